@@ -1,0 +1,45 @@
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { ApiError, createRouter, onError, onNotFound } from './http/errors';
+import type { ProviderDeps } from './http/env';
+import { authRoutes } from './routes/auth';
+import { checkoutRoutes } from './routes/checkout';
+import { dashboardRoutes } from './routes/dashboard';
+import { depositsRoutes } from './routes/deposits';
+import { mailboxRoutes } from './routes/mailbox';
+import { recipientsRoutes } from './routes/recipients';
+import { referencesRoutes } from './routes/references';
+import { sandboxRoutes } from './routes/sandbox';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The payment-service sandbox as one Hono app: the interface's /v1 API plus its hosted pages. */
+export function createProviderApp(deps: ProviderDeps) {
+  const app = createRouter();
+  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: undefined }));
+  app.use('*', bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => { throw new ApiError(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`); },
+  }));
+
+  app.route('/', authRoutes(deps));
+  app.route('/', depositsRoutes(deps));
+  app.route('/', referencesRoutes(deps));
+  app.route('/', checkoutRoutes(deps));
+  app.route('/', recipientsRoutes(deps));
+  app.route('/', dashboardRoutes(deps));
+  app.route('/', sandboxRoutes(deps));
+  app.route('/', mailboxRoutes(deps));
+
+  app.doc31('/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'kasir payment service (sandbox)', version: '1.0.0', description: 'The payment service interface, as implemented by the kasir sandbox.' },
+    servers: [{ url: deps.config.baseUrl }],
+  });
+
+  app.notFound(onNotFound);
+  app.onError(onError);
+  return app;
+}
+
+export type ProviderApp = ReturnType<typeof createProviderApp>;

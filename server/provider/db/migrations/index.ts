@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely';
+import * as core from './001_core';
+import * as deposits from './002_deposits';
+import * as accounts from './003_accounts';
+
+/** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
+export const migrations: Record<string, Migration> = {
+  '001_core': core,
+  '002_deposits': deposits,
+  '003_accounts': accounts,
+};

@@ -1,0 +1,80 @@
+import type { Generated } from 'kysely';
+
+// Column conventions, chosen so the same schema runs on SQLite and PostgreSQL:
+// ids are text, timestamps are ISO 8601 UTC text (they sort as strings), booleans are 0/1 integers,
+// money is decimal text (never a binary float).
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  email: string;
+  password_hash: string;
+  policy: string;
+  role: string;
+  is_active: number;
+  country: string;
+  country_code: string;
+  national_id: string;
+  legal_full_name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** API credentials and settings of one merchant account (one per organization). */
+export interface MerchantsTable {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  client_id: string;
+  client_secret: string;
+  webhook_url: string | null;
+  webhook_secret: string;
+  checkout_enabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Accepted signatures of non-GET requests, kept for the timestamp window to refuse replays. */
+export interface SignatureNoncesTable {
+  signature: string;
+  expires_at: number;
+}
+
+/** The webhook outbox: one row per event, written in the same transaction as the change it reports. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  merchant_id: string;
+  event_type: string;
+  deposit_id: string;
+  payload: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempt_count: number;
+  next_attempt_at: number;
+  created_at: string;
+  succeeded_at: string | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_at: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface CoreTables {
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  merchants: MerchantsTable;
+  signature_nonces: SignatureNoncesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}

@@ -1,0 +1,62 @@
+import { createMiddleware } from 'hono/factory';
+import { sign, verify } from 'hono/jwt';
+import { ApiError } from './errors';
+import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env';
+
+const DAY_SECONDS = 24 * 3600;
+
+/** Issues an HS256 access token for a user: 24 h, or without expiry when `disableExpire` (interface 5.2). */
+export function issueAccessToken(deps: ProviderDeps, userId: string, disableExpire = false): Promise<string> {
+  const iat = Math.floor(deps.now().getTime() / 1000);
+  return sign({ sub: userId, iat, ...(disableExpire ? {} : { exp: iat + DAY_SECONDS }) }, deps.jwtSecret, 'HS256');
+}
+
+/** Resolves a bearer token's user to its merchant account; undefined when the user or account is gone. */
+async function merchantOfUser(deps: ProviderDeps, userId: string): Promise<AuthenticatedMerchant | undefined> {
+  const row = await deps.db
+    .selectFrom('users')
+    .innerJoin('merchants', 'merchants.organization_id', 'users.organization_id')
+    .select(['merchants.id as merchantId', 'merchants.organization_id as organizationId', 'users.id as userId', 'merchants.client_id as clientId', 'users.is_active'])
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+  if (!row || !row.is_active) return undefined;
+  return { merchantId: row.merchantId, organizationId: row.organizationId, userId: row.userId, clientId: row.clientId };
+}
+
+/** Verifies `Authorization: Bearer <jwt>` and sets `merchant`. */
+export function bearerAuth(deps: ProviderDeps) {
+  return createMiddleware<ProviderEnv>(async (c, next) => {
+    const merchant = await authenticateBearer(deps, c.req.header('authorization'));
+    c.set('merchant', merchant);
+    c.set('auth', 'bearer');
+    await next();
+  });
+}
+
+export async function authenticateBearer(deps: ProviderDeps, header: string | undefined): Promise<AuthenticatedMerchant> {
+  if (!header) throw new ApiError(401, 'Missing Authorization header: send Authorization: Bearer <accessToken>');
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) throw new ApiError(401, 'Authorization header must be: Bearer <accessToken>');
+  let payload: { sub?: unknown; exp?: unknown };
+  try {
+    payload = await verify(match[1], deps.jwtSecret, 'HS256');
+  } catch (err) {
+    const expired = err instanceof Error && /expired/i.test(err.name + err.message);
+    throw new ApiError(401, expired ? 'Access token expired: log in again' : 'Invalid access token');
+  }
+  const merchant = typeof payload.sub === 'string' ? await merchantOfUser(deps, payload.sub) : undefined;
+  if (!merchant) throw new ApiError(401, 'Invalid access token: the user has no active merchant account');
+  return merchant;
+}
+
+/** A or S: a bearer token when an Authorization header is present, otherwise the signature headers. */
+export function bearerOrSignature(deps: ProviderDeps, signature: ReturnType<typeof import('./signature').signatureAuth>) {
+  return createMiddleware<ProviderEnv>(async (c, next) => {
+    if (c.req.header('authorization')) {
+      c.set('merchant', await authenticateBearer(deps, c.req.header('authorization')));
+      c.set('auth', 'bearer');
+      return next();
+    }
+    return signature(c, next);
+  });
+}

@@ -1,0 +1,46 @@
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createProviderApp } from './app';
+import { loadProviderConfig, type ProviderConfig } from './config';
+import { openDatabase } from './db/database';
+import type { ProviderDeps } from './http/env';
+import { startBackgroundJobs } from './jobs';
+import { loadJwtSecret } from './secrets';
+import { seedSandbox, type SandboxCredentials } from './seed';
+
+export interface RunningProvider {
+  deps: ProviderDeps;
+  credentials: SandboxCredentials;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the database, seeds the sandbox merchant, and serves the payment service on config.port. */
+export async function startProvider(config: ProviderConfig = loadProviderConfig(), options: { now?: () => Date } = {}): Promise<RunningProvider> {
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const deps: ProviderDeps = { db, config, jwtSecret: loadJwtSecret(config.dataDir), now: options.now ?? (() => new Date()) };
+  const credentials = await seedSandbox(deps);
+  const app = createProviderApp(deps);
+  const stopJobs = startBackgroundJobs(deps);
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: '0.0.0.0' });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    deps,
+    credentials,
+    url: `http://localhost:${port}`,
+    async stop() {
+      await stopJobs();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const provider = await startProvider();
+  console.log(`[provider] payment service sandbox on ${provider.url} (data in ${provider.deps.config.dataDir})`);
+  const shutdown = () => provider.stop().finally(() => process.exit(0));
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

@@ -1,0 +1,7 @@
+import { createRouter } from '../http/errors';
+import type { ProviderDeps } from '../http/env';
+
+export function recipientsRoutes(_deps: ProviderDeps) {
+  const router = createRouter();
+  return router;
+}

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashPassword } from './auth/passwords';
+import { issueAccessToken } from './http/bearer';
+import type { ProviderDeps } from './http/env';
+import { newRecordId } from './ids';
+
+/** The file DESIGN.md section 2 promises: everything a merchant backend needs to talk to this sandbox. */
+export interface SandboxCredentials {
+  baseUrl: string;
+  checkoutUrl: string;
+  dashboardUrl: string;
+  email: string;
+  password: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  webhookSecret: string;
+}
+
+export const SANDBOX_EMAIL = 'merchant@sandbox.kasir.test';
+
+export const newClientId = () => `kasir_test_${randomBytes(10).toString('hex')}`;
+export const newClientSecret = () => `sk_test_${randomBytes(24).toString('base64url')}`;
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+/**
+ * Seeds the sandbox merchant on first start and (re)writes sandbox.json. A restart keeps the account,
+ * its secrets and its token; only the URLs follow the current ports.
+ */
+export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredentials> {
+  const { db, config } = deps;
+  const file = join(config.dataDir, 'sandbox.json');
+  const previous: Partial<SandboxCredentials> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  const urls = {
+    baseUrl: config.baseUrl,
+    checkoutUrl: `${config.baseUrl}/checkout`,
+    dashboardUrl: `${config.baseUrl}/dashboard`,
+  };
+
+  let merchant = await db
+    .selectFrom('merchants')
+    .innerJoin('users', 'users.id', 'merchants.user_id')
+    .select(['merchants.id', 'merchants.client_id', 'merchants.client_secret', 'merchants.webhook_secret', 'users.id as user_id', 'users.email'])
+    .where('users.email', '=', SANDBOX_EMAIL)
+    .executeTakeFirst();
+
+  let password = previous.password;
+  if (!merchant || !password) {
+    password = randomBytes(12).toString('base64url');
+    const passwordHash = await hashPassword(password, config.scryptN);
+    const now = deps.now().toISOString();
+    if (merchant) {
+      await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', merchant.user_id).execute();
+    } else {
+      const orgId = newRecordId();
+      const userId = newRecordId();
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('organizations').values({ id: orgId, name: 'Kasir Sandbox Store', created_at: now }).execute();
+        await trx.insertInto('users').values({
+          id: userId, organization_id: orgId, name: 'Sandbox Merchant', email: SANDBOX_EMAIL, password_hash: passwordHash,
+          policy: 'merchant-admin', role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '',
+          legal_full_name: 'Sandbox Merchant', created_at: now, updated_at: now,
+        }).execute();
+        await trx.insertInto('merchants').values({
+          id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
+          webhook_url: config.seedWebhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
+        }).execute();
+      });
+    }
+    merchant = await db
+      .selectFrom('merchants')
+      .innerJoin('users', 'users.id', 'merchants.user_id')
+      .select(['merchants.id', 'merchants.client_id', 'merchants.client_secret', 'merchants.webhook_secret', 'users.id as user_id', 'users.email'])
+      .where('users.email', '=', SANDBOX_EMAIL)
+      .executeTakeFirstOrThrow();
+  }
+  if (process.env.KASIR_WEBHOOK_URL) {
+    await db.updateTable('merchants').set({ webhook_url: config.seedWebhookUrl }).where('id', '=', merchant.id).execute();
+  }
+
+  const credentials: SandboxCredentials = {
+    ...urls,
+    email: merchant.email,
+    password,
+    // Secrets are read back from the database: the dashboard may have rotated them since the last start.
+    clientId: merchant.client_id,
+    clientSecret: merchant.client_secret,
+    accessToken: previous.accessToken ?? (await issueAccessToken(deps, merchant.user_id, true)),
+    webhookSecret: merchant.webhook_secret,
+  };
+  writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  return credentials;
+}

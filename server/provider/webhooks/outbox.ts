@@ -1,0 +1,49 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/database';
+import { randomToken } from '../ids';
+
+export type DepositEventType = 'deposit.completed' | 'deposit.expired';
+
+/** Minimal view of a deposit the outbox needs; `data` is the full Deposit as the interface shows it. */
+export interface DepositEvent {
+  type: DepositEventType;
+  merchantId: string;
+  depositId: string;
+  reference: string | null;
+  status: string;
+  data: unknown;
+}
+
+/**
+ * Writes a webhook to the outbox inside the caller's transaction, so the event exists if and only if
+ * the change it reports was committed. The dispatcher delivers it later (and again after a restart).
+ */
+export async function enqueueDepositWebhook(trx: Transaction<Database>, event: DepositEvent, now: Date): Promise<string> {
+  const id = `msg_${randomToken(18)}`;
+  const timestamp = now.toISOString();
+  const payload = {
+    type: event.type,
+    orderId: event.depositId,
+    depositId: event.depositId,
+    reference: event.reference ?? '',
+    status: event.status,
+    data: event.data,
+    timestamp,
+  };
+  await trx
+    .insertInto('webhook_deliveries')
+    .values({
+      id,
+      merchant_id: event.merchantId,
+      event_type: event.type,
+      deposit_id: event.depositId,
+      payload: JSON.stringify(payload),
+      status: 'pending',
+      attempt_count: 0,
+      next_attempt_at: now.getTime(),
+      created_at: timestamp,
+      succeeded_at: null,
+    })
+    .execute();
+  return id;
+}

@@ -1,0 +1,68 @@
+// Test harness for the payment service: a fresh database in a temp dir, the seeded sandbox merchant,
+// and helpers that sign requests exactly as DESIGN.md section 3 says, through app.request().
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createProviderApp } from '../../server/provider/app';
+import { loadProviderConfig, type ProviderConfig } from '../../server/provider/config';
+import { openDatabase } from '../../server/provider/db/database';
+import type { ProviderDeps } from '../../server/provider/http/env';
+import { loadJwtSecret } from '../../server/provider/secrets';
+import { seedSandbox, type SandboxCredentials } from '../../server/provider/seed';
+
+export interface TestProvider {
+  app: ReturnType<typeof createProviderApp>;
+  deps: ProviderDeps;
+  creds: SandboxCredentials;
+  /** Moves the service's clock (expiry, timestamp windows). */
+  clock: { offsetMs: number };
+  /** A request signed with the seeded merchant's client secret. */
+  signed(method: string, target: string, body?: unknown, init?: { headers?: Record<string, string>; timestamp?: string; secret?: string; clientId?: string }): Promise<Response>;
+  /** A request with the seeded merchant's bearer token. */
+  bearer(method: string, target: string, body?: unknown, token?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function signHeaders(clientId: string, secret: string, method: string, target: string, rawBody: string, timestamp = new Date().toISOString()) {
+  const bodyHash = createHash('sha256').update(rawBody).digest('hex');
+  const signature = createHmac('sha256', secret).update(`${method}:${target}:${bodyHash}:${timestamp}`).digest('hex');
+  return { 'X-Client-ID': clientId, 'X-Timestamp': timestamp, 'X-Signature': signature };
+}
+
+export async function createTestProvider(overrides: Partial<ProviderConfig> = {}): Promise<TestProvider> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kasir-test-'));
+  const config = loadProviderConfig({ KASIR_DATA_DIR: dataDir }, { scryptN: 2 ** 10, sweepIntervalMs: 60_000, ...overrides });
+  const db = await openDatabase({ dataDir });
+  const clock = { offsetMs: 0 };
+  const deps: ProviderDeps = { db, config, jwtSecret: loadJwtSecret(dataDir), now: () => new Date(Date.now() + clock.offsetMs) };
+  const creds = await seedSandbox(deps);
+  const app = createProviderApp(deps);
+  const base = 'http://localhost';
+
+  const toRaw = (body: unknown) => (body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body));
+  return {
+    app, deps, creds, clock,
+    signed(method, target, body, init = {}) {
+      const raw = toRaw(body);
+      const headers = {
+        ...signHeaders(init.clientId ?? creds.clientId, init.secret ?? creds.clientSecret, method, target, raw, init.timestamp ?? deps.now().toISOString()),
+        ...(raw ? { 'Content-Type': 'application/json' } : {}),
+        ...init.headers,
+      };
+      return app.request(base + target, { method, headers, body: raw || undefined });
+    },
+    bearer(method, target, body, token = creds.accessToken) {
+      const raw = toRaw(body);
+      return app.request(base + target, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, ...(raw ? { 'Content-Type': 'application/json' } : {}) },
+        body: raw || undefined,
+      });
+    },
+    async close() {
+      await db.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
