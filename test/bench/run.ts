@@ -1,0 +1,14 @@
+// `npm run bench`: every benchmark, in one run on this machine, so the ratios compare like with like.
+// Each part lives in its own file and exports `run(): Promise<void>`; they run one after another.
+const parts = ['./provider', './accounts', './merchant', './widget'];
+
+for (const part of parts) {
+  let mod: { run?: () => Promise<void> };
+  try {
+    mod = await import(part);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') continue;
+    throw err;
+  }
+  await mod.run?.();
+}
