@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, in one run on this machine, so the ratios compare like with like.
+export {};
 // Each part lives in its own file and exports `run(): Promise<void>`; they run one after another.
 const parts = ['./provider', './accounts', './merchant', './widget'];
 

@@ -43,7 +43,7 @@ export async function createTestProvider(overrides: Partial<ProviderConfig> = {}
   const toRaw = (body: unknown) => (body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body));
   return {
     app, deps, creds, clock,
-    signed(method, target, body, init = {}) {
+    async signed(method, target, body, init = {}) {
       const raw = toRaw(body);
       const headers = {
         ...signHeaders(init.clientId ?? creds.clientId, init.secret ?? creds.clientSecret, method, target, raw, init.timestamp ?? deps.now().toISOString()),
@@ -52,7 +52,7 @@ export async function createTestProvider(overrides: Partial<ProviderConfig> = {}
       };
       return app.request(base + target, { method, headers, body: raw || undefined });
     },
-    bearer(method, target, body, token = creds.accessToken) {
+    async bearer(method, target, body, token = creds.accessToken) {
       const raw = toRaw(body);
       return app.request(base + target, {
         method,
