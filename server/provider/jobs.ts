@@ -1,6 +1,11 @@
+import { startExpirySweeper } from './deposits/expiry-sweeper';
 import type { ProviderDeps } from './http/env';
+import { startWebhookDispatcher } from './webhooks/dispatcher';
 
 /** Background work of the service (expiry sweeper, webhook dispatcher). Returns a function that stops it. */
-export function startBackgroundJobs(_deps: ProviderDeps): () => Promise<void> {
-  return async () => {};
+export function startBackgroundJobs(deps: ProviderDeps): () => Promise<void> {
+  const stops = [startExpirySweeper(deps), startWebhookDispatcher(deps)];
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
 }

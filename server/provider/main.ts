@@ -19,18 +19,24 @@ export interface RunningProvider {
 export async function startProvider(config: ProviderConfig = loadProviderConfig(), options: { now?: () => Date } = {}): Promise<RunningProvider> {
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const deps: ProviderDeps = { db, config, jwtSecret: loadJwtSecret(config.dataDir), now: options.now ?? (() => new Date()) };
-  const credentials = await seedSandbox(deps);
   const app = createProviderApp(deps);
-  const stopJobs = startBackgroundJobs(deps);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: '0.0.0.0' });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const port = (server.address() as AddressInfo).port;
+  // With port 0 (tests) the real port is known only now; the seeded URLs must carry it.
+  if (config.port === 0) {
+    config.port = port;
+    config.baseUrl = `http://localhost:${port}`;
+  }
+  const credentials = await seedSandbox(deps);
+  const stopJobs = startBackgroundJobs(deps);
   return {
     deps,
     credentials,
-    url: `http://localhost:${port}`,
+    url: config.baseUrl,
     async stop() {
       await stopJobs();
+      (server as import("node:http").Server).closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
     },
