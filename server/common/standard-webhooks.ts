@@ -1,0 +1,166 @@
+// Standard Webhooks v1 (https://www.standardwebhooks.com): signing and verification, shared by the
+// payment service (which sends) and the merchant backend (which receives). Neutral on purpose: it
+// imports nothing from either side, only node:crypto.
+//
+//   webhook-id:        msg_...            (the same on every retry of one message; receivers dedupe on it)
+//   webhook-timestamp: 1763773323         (Unix seconds of this attempt)
+//   webhook-signature: v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>  (space-separated list allowed)
+//   secret:            whsec_<base64 key>
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** Default largest distance between webhook-timestamp and the receiver's clock. */
+export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
+
+export interface WebhookHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+export type WebhookVerificationReason = 'missing_headers' | 'bad_secret' | 'bad_timestamp' | 'too_old' | 'too_new' | 'bad_signature' | 'replay';
+
+/** Why a webhook was refused. A `replay` is a message already accepted: answer it with 2xx, do not process it again. */
+export class WebhookVerificationError extends Error {
+  constructor(readonly reason: WebhookVerificationReason, message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+/**
+ * Remembers accepted webhook ids. `claim` returns true the first time it sees an id (and remembers it
+ * until `expiresAtMs`), false for a replay. `release` forgets an id again, so a message whose processing
+ * failed is accepted when the sender retries it. Back it by a database table or Redis when several
+ * receivers share the work; `MemoryReplayGuard` serves one process.
+ */
+export interface ReplayGuard {
+  claim(id: string, expiresAtMs: number): boolean | Promise<boolean>;
+  release(id: string): void | Promise<void>;
+}
+
+/** An in-process ReplayGuard with a size bound (oldest ids are forgotten first). */
+export class MemoryReplayGuard implements ReplayGuard {
+  private readonly seen = new Map<string, number>();
+  constructor(private readonly maxEntries = 100_000, private readonly now: () => number = Date.now) {}
+
+  claim(id: string, expiresAtMs: number): boolean {
+    const t = this.now();
+    const until = this.seen.get(id);
+    if (until !== undefined && until > t) return false;
+    this.seen.delete(id);
+    this.seen.set(id, expiresAtMs);
+    if (this.seen.size > this.maxEntries) {
+      for (const [key, exp] of this.seen) {
+        if (this.seen.size <= this.maxEntries && exp > t) break;
+        this.seen.delete(key);
+      }
+    }
+    return true;
+  }
+
+  release(id: string): void {
+    this.seen.delete(id);
+  }
+}
+
+/** A fresh secret in the Standard Webhooks format: whsec_ + base64 of 24 random bytes. */
+export function generateWebhookSecret(bytes = 24): string {
+  return WEBHOOK_SECRET_PREFIX + randomBytes(bytes).toString('base64');
+}
+
+/** The HMAC key of a `whsec_...` secret (base64 after the prefix). Throws on an empty or malformed secret. */
+export function webhookSecretKey(secret: string): Buffer {
+  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) {
+    throw new WebhookVerificationError('bad_secret', 'Webhook secret must be whsec_ followed by base64');
+  }
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length === 0) throw new WebhookVerificationError('bad_secret', 'Webhook secret is empty');
+  return key;
+}
+
+/** `v1,<base64 signature>` of one message. `timestampSeconds` is Unix seconds. */
+export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string | Uint8Array): string {
+  const mac = createHmac('sha256', webhookSecretKey(secret));
+  mac.update(`${id}.${timestampSeconds}.`, 'utf8');
+  mac.update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+  return `v1,${mac.digest('base64')}`;
+}
+
+/** The three headers a sender attaches to one delivery attempt. */
+export function webhookHeaders(secret: string, id: string, body: string | Uint8Array, now: Date = new Date()): WebhookHeaders {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(secret, id, timestamp, body) };
+}
+
+export interface VerifyOptions {
+  /** Largest allowed distance between webhook-timestamp and now, in seconds (default 300). */
+  toleranceSeconds?: number;
+  /** The receiver's clock (default: the system clock). */
+  now?: () => Date;
+  /** When given, each webhook-id is accepted once; see ReplayGuard. */
+  replayGuard?: ReplayGuard;
+  /** How long the guard remembers an id, in seconds (default 3 days: longer than the sender's retry schedule). */
+  dedupeSeconds?: number;
+}
+
+export interface VerifiedWebhook {
+  id: string;
+  timestamp: Date;
+}
+
+type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const record = headers as Record<string, string | string[] | undefined>;
+  for (const key of Object.keys(record)) {
+    if (key.toLowerCase() === name) {
+      const value = record[key];
+      return Array.isArray(value) ? value[0] : value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Verifies a received webhook against the raw body bytes exactly as received (never a re-serialised
+ * object). Checks, in order: headers present, timestamp well-formed and within tolerance, one of the
+ * `v1` signatures matches (constant-time), and, with a replayGuard, that the id is new.
+ * Throws WebhookVerificationError; returns the id and timestamp on success.
+ */
+export async function verifyWebhook(secret: string, body: string | Uint8Array, headers: HeaderSource, options: VerifyOptions = {}): Promise<VerifiedWebhook> {
+  const id = header(headers, 'webhook-id');
+  const timestampHeader = header(headers, 'webhook-timestamp');
+  const signatureHeader = header(headers, 'webhook-signature');
+  if (!id || !timestampHeader || !signatureHeader) {
+    throw new WebhookVerificationError('missing_headers', 'Missing webhook-id, webhook-timestamp or webhook-signature header');
+  }
+  if (!/^\d{1,12}$/.test(timestampHeader)) {
+    throw new WebhookVerificationError('bad_timestamp', 'webhook-timestamp must be Unix seconds');
+  }
+  const timestamp = Number(timestampHeader);
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const nowSeconds = Math.floor((options.now?.() ?? new Date()).getTime() / 1000);
+  if (nowSeconds - timestamp > tolerance) throw new WebhookVerificationError('too_old', 'webhook-timestamp is too old');
+  if (timestamp - nowSeconds > tolerance) throw new WebhookVerificationError('too_new', 'webhook-timestamp is too far in the future');
+
+  const expected = Buffer.from(signWebhook(secret, id, timestamp, body).slice(3), 'utf8');
+  let matched = false;
+  for (const candidate of signatureHeader.split(' ')) {
+    const comma = candidate.indexOf(',');
+    if (comma < 0 || candidate.slice(0, comma) !== 'v1') continue;
+    const given = Buffer.from(candidate.slice(comma + 1), 'utf8');
+    if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true;
+  }
+  if (!matched) throw new WebhookVerificationError('bad_signature', 'No matching webhook signature');
+
+  if (options.replayGuard) {
+    const expiresAtMs = nowSeconds * 1000 + (options.dedupeSeconds ?? 3 * 24 * 3600) * 1000;
+    if (!(await options.replayGuard.claim(id, expiresAtMs))) {
+      throw new WebhookVerificationError('replay', `Webhook ${id} was already accepted`);
+    }
+  }
+  return { id, timestamp: new Date(timestamp * 1000) };
+}

@@ -1,0 +1,26 @@
+import type { Db } from '../db/database';
+import { randomToken } from '../ids';
+
+/**
+ * Sends a delivery again, on request from the dashboard: a new outbox row with the same payload and
+ * a new webhook-id (the original keeps its history; a succeeded row is never sent twice by the dispatcher).
+ * Returns the new delivery id, or undefined when the delivery is not the merchant's.
+ */
+export async function resendDelivery(db: Db, merchantId: string, deliveryId: string, now: Date): Promise<string | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const original = await trx
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'merchant_id', 'event_type', 'deposit_id', 'payload'])
+      .where('id', '=', deliveryId)
+      .where('merchant_id', '=', merchantId)
+      .executeTakeFirst();
+    if (!original) return undefined;
+    const id = `msg_${randomToken(18)}`;
+    await trx.insertInto('webhook_deliveries').values({
+      id, merchant_id: merchantId, event_type: original.event_type, deposit_id: original.deposit_id, payload: original.payload,
+      status: 'pending', attempt_count: 0, next_attempt_at: now.getTime(), created_at: now.toISOString(), succeeded_at: null,
+    }).execute();
+    await trx.insertInto('webhook_resends').values({ delivery_id: id, original_delivery_id: original.id, created_at: now.toISOString() }).execute();
+    return id;
+  });
+}
