@@ -1,0 +1,82 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Db } from '../db/database';
+import type { ProviderDeps } from '../http/env';
+import { newRecordId } from '../ids';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+  /** The one-time code the message carries, if any. */
+  code?: string;
+}
+
+export interface Mailer {
+  /** Sends (SMTP) or files (sandbox mailbox) one message. Never throws for a delivery failure. */
+  send(mail: OutgoingMail): Promise<void>;
+}
+
+const FROM = process.env.SMTP_FROM || 'kasir sandbox <no-reply@kasir.test>';
+
+/** Masks an address for the log: m*****t@sandbox.kasir.test. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at < 1) return '***';
+  const local = email.slice(0, at);
+  return `${local[0]}${'*'.repeat(Math.max(1, local.length - 2))}${local.length > 1 ? local[local.length - 1] : ''}${email.slice(at)}`;
+}
+
+/** The sandbox mailbox: mail is kept in the database and announced in the log. */
+export function mailboxMailer(db: Db, now: () => Date, log: (line: string) => void = (line) => console.log(line)): Mailer {
+  return {
+    async send(mail) {
+      await db.insertInto('sandbox_mailbox').values({
+        id: newRecordId(), to_email: mail.to.toLowerCase(), subject: mail.subject, body: mail.text, code: mail.code ?? null,
+        created_at: now().toISOString(),
+      }).execute();
+      // DESIGN.md: without SMTP the sandbox prints its mail to the log (a sandbox OTP, never a password or secret).
+      log(`[mailbox] to ${mail.to}: ${mail.subject}${mail.code ? ` (code ${mail.code})` : ''}`);
+    },
+  };
+}
+
+/** SMTP through nodemailer. Sends in the background so a request never waits on (or reveals) the mail server. */
+export function smtpMailer(smtpUrl: string, transporter: Transporter = nodemailer.createTransport(smtpUrl)): Mailer {
+  return {
+    async send(mail) {
+      transporter.sendMail({ from: FROM, to: mail.to, subject: mail.subject, text: mail.text }).catch((err: unknown) => {
+        console.error(`[mail] could not send "${mail.subject}" to ${maskEmail(mail.to)}:`, err instanceof Error ? err.message : 'error');
+      });
+    },
+  };
+}
+
+const cache = new WeakMap<ProviderDeps, Mailer>();
+
+/** The mailer the configuration asks for: SMTP when SMTP_URL is set, else the sandbox mailbox. */
+export function mailerFor(deps: ProviderDeps): Mailer {
+  let mailer = cache.get(deps);
+  if (!mailer) {
+    mailer = deps.config.smtpUrl ? smtpMailer(deps.config.smtpUrl) : mailboxMailer(deps.db, deps.now);
+    cache.set(deps, mailer);
+  }
+  return mailer;
+}
+
+export function otpMail(to: string, code: string, purpose: 'register' | 'login', minutes: number): OutgoingMail {
+  const action = purpose === 'register' ? 'finish creating your kasir account' : 'sign in to kasir';
+  return {
+    to,
+    subject: `Your kasir code: ${code}`,
+    code,
+    text: `Use this code to ${action}: ${code}\n\nIt is valid for ${minutes} minutes and can be used once.\nIf you did not ask for it, ignore this message; your password was not used without the code.\n`,
+  };
+}
+
+export function accountExistsMail(to: string): OutgoingMail {
+  return {
+    to,
+    subject: 'Someone tried to register with your email',
+    text: 'An account for this email already exists, so no new account was created.\nTo sign in, use "log in"; if that was not you, no action is needed.\n',
+  };
+}
