@@ -1,2 +1,75 @@
 // Tables of deposits, checkouts and their history (migration 002_deposits).
-export interface DepositTables {}
+// Money columns are decimal text; timestamps ISO 8601 UTC text; booleans 0/1 (see schema.ts).
+
+export interface DepositsTable {
+  /** The record id (interface `id`). */
+  id: string;
+  /** The interface's depositId: a UUID, or the checkout id for checkout deposits. Unique. */
+  deposit_id: string;
+  merchant_id: string;
+  user_id: string;
+  deposit_type: 'fiat' | 'crypto';
+  /** bankCode of the fiat payment method; null for crypto. */
+  method_code: string | null;
+  input_currency: string;
+  input_amount: string;
+  output_currency: string;
+  output_amount: string;
+  exchange_rate: string;
+  fee_amount: string;
+  fee_percentage: string;
+  fee_currency: string;
+  /** JSON of paymentFiat ({} for crypto). */
+  payment_fiat: string;
+  /** JSON of paymentCrypto ({} for fiat). */
+  payment_crypto: string;
+  /** The VA number, unique across the service; null for other methods. */
+  va_number: string | null;
+  status: 'pending' | 'expired' | 'completed';
+  /** Client transaction id: unique per merchant when present. */
+  reference: string | null;
+  note: string;
+  bank_note: string;
+  balance_type: string;
+  quote_id: string | null;
+  is_reconciled: number;
+  /** JSON of payerInfo once paid; null before. */
+  payer_info: string | null;
+  /** 1 when exchangeInfo is shown (direct convert or checkout deposit). */
+  show_exchange_info: number;
+  checkout_id: string | null;
+  expired_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DepositActivitiesTable {
+  /** The entry's _id. */
+  id: string;
+  /** deposits.id */
+  deposit_row_id: string;
+  seq: number;
+  activity: string;
+  status: string;
+  description: string;
+  updated_at: string;
+}
+
+export interface CheckoutsTable {
+  /** The checkout id (= the depositId of the deposit the shopper creates). */
+  id: string;
+  merchant_id: string;
+  input_currency: string;
+  output_currency: string;
+  /** Exactly one of input_amount / output_amount is set. */
+  input_amount: string | null;
+  output_amount: string | null;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface DepositTables {
+  deposits: DepositsTable;
+  deposit_activities: DepositActivitiesTable;
+  checkouts: CheckoutsTable;
+}

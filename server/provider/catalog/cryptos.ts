@@ -1,0 +1,54 @@
+// Crypto assets (interface 2.5): EVM and Stellar, each id of the form <SYMBOL>-<NETWORK>.
+export type BlockchainType = 'EVM' | 'STELLAR';
+
+export interface CryptoDef {
+  recordId: string;
+  id: string;
+  symbol: string;
+  name: string;
+  network: string;
+  networkName: string;
+  blockchainType: BlockchainType;
+  /** Token contract (EVM) or issuer (Stellar); empty for native assets. */
+  address: string;
+  chainId: number;
+  isNative: boolean;
+  decimal: number;
+  priceId: string;
+  currencies: string[];
+  /** Goes through the service's smart-contract proxy (the useSmartContract filter). */
+  useSmartContract: boolean;
+  logo: string;
+}
+
+const evm = (recordId: string, symbol: string, name: string, network: string, networkName: string, chainId: number, address: string, decimal: number, priceId: string, currencies: string[]): CryptoDef => ({
+  recordId, id: `${symbol}-${network}`, symbol, name, network, networkName, blockchainType: 'EVM', address, chainId,
+  isNative: address === '', decimal, priceId, currencies, useSmartContract: address !== '', logo: `${symbol.toLowerCase()}.svg`,
+});
+
+const stellar = (recordId: string, symbol: string, name: string, issuer: string, priceId: string, currencies: string[]): CryptoDef => ({
+  recordId, id: `${symbol}-STELLAR`, symbol, name, network: 'STELLAR', networkName: 'Stellar', blockchainType: 'STELLAR', address: issuer,
+  // Stellar has no EVM chain id; 148 is its SLIP-44 coin type.
+  chainId: 148, isNative: issuer === '', decimal: 7, priceId, currencies, useSmartContract: false, logo: `${symbol.toLowerCase()}.svg`,
+});
+
+const FIATS = ['IDR', 'USD', 'SGD', 'EUR', 'MYR', 'PHP'];
+
+export const CRYPTOS: readonly CryptoDef[] = [
+  evm('65b2e1d3f5c1b2c3d4e5f001', 'USDT', 'Tether USD', 'ETHEREUM', 'Ethereum', 1, '0xdAC17F958D2ee523a2206206994597C13D831ec7', 6, 'tether', FIATS),
+  evm('65b2e1d3f5c1b2c3d4e5f002', 'USDC', 'USD Coin', 'ETHEREUM', 'Ethereum', 1, '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 6, 'usd-coin', FIATS),
+  evm('65b2e1d3f5c1b2c3d4e5f003', 'ETH', 'Ether', 'ETHEREUM', 'Ethereum', 1, '', 18, 'ethereum', ['IDR', 'USD']),
+  evm('65b2e1d3f5c1b2c3d4e5f004', 'USDC', 'USD Coin', 'POLYGON', 'Polygon', 137, '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', 6, 'usd-coin', FIATS),
+  evm('65b2e1d3f5c1b2c3d4e5f005', 'USDT', 'Tether USD', 'POLYGON', 'Polygon', 137, '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', 6, 'tether', FIATS),
+  evm('65b2e1d3f5c1b2c3d4e5f006', 'IDRX', 'IDRX', 'POLYGON', 'Polygon', 137, '0x649a2DA7B28E0D54c13D5eFf95d3A660652742cC', 2, 'idrx', ['IDR']),
+  evm('65b2e1d3f5c1b2c3d4e5f007', 'POL', 'Polygon Ecosystem Token', 'POLYGON', 'Polygon', 137, '', 18, 'polygon-ecosystem-token', ['IDR', 'USD']),
+  evm('65b2e1d3f5c1b2c3d4e5f008', 'USDC', 'USD Coin', 'BASE', 'Base', 8453, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 6, 'usd-coin', FIATS),
+  stellar('65b2e1d3f5c1b2c3d4e5f009', 'USDC', 'USD Coin', 'GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN', 'usd-coin', FIATS),
+  stellar('65b2e1d3f5c1b2c3d4e5f00a', 'XLM', 'Stellar Lumens', '', 'stellar', ['IDR', 'USD']),
+];
+
+const byId = new Map(CRYPTOS.map((c) => [c.id, c]));
+
+export function findCrypto(id: string): CryptoDef | undefined {
+  return byId.get(id);
+}

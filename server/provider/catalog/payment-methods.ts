@@ -1,0 +1,57 @@
+// The sandbox catalog of Indonesian fiat payment methods (interface 2.3), with realistic limits and fees.
+export type MethodKind = 'va' | 'qris' | 'ewallet';
+
+export interface PaymentMethodDef {
+  /** The interface's bankCode: what a client sends as paymentMethod. */
+  code: string;
+  kind: MethodKind;
+  /** The interface's depositPaymentType. */
+  depositPaymentType: 'va' | 'qris' | 'ewallet';
+  bankName: string;
+  /** Display name, e.g. "BCA Virtual Account". */
+  name: string;
+  currency: string;
+  minimumAmount: string;
+  maximumAmount: string;
+  feeFlat: string;
+  feePercentage: string;
+  /** File under /static/logos/. */
+  logo: string;
+  /** VA numbers: this prefix plus digits, 16 in all. */
+  vaPrefix?: string;
+}
+
+const va = (code: string, bankName: string, short: string, vaPrefix: string, maximumAmount: string, feeFlat = '4000'): PaymentMethodDef => ({
+  code, kind: 'va', depositPaymentType: 'va', bankName, name: `${short} Virtual Account`, currency: 'IDR',
+  minimumAmount: '10000', maximumAmount, feeFlat, feePercentage: '0', logo: `${short.toLowerCase()}.svg`, vaPrefix,
+});
+
+const ewallet = (code: string, bankName: string, feePercentage: string, maximumAmount: string, logo: string): PaymentMethodDef => ({
+  code, kind: 'ewallet', depositPaymentType: 'ewallet', bankName, name: bankName, currency: 'IDR',
+  minimumAmount: '1000', maximumAmount, feeFlat: '0', feePercentage, logo,
+});
+
+export const PAYMENT_METHODS: readonly PaymentMethodDef[] = [
+  va('BCA_VA', 'Bank Central Asia', 'BCA', '39358', '50000000'),
+  va('BNI_VA', 'Bank Negara Indonesia', 'BNI', '8808', '50000000'),
+  va('BRI_VA', 'Bank Rakyat Indonesia', 'BRI', '26215', '50000000'),
+  va('MANDIRI_VA', 'Bank Mandiri', 'Mandiri', '88608', '50000000'),
+  va('PERMATA_VA', 'Bank Permata', 'Permata', '8625', '50000000'),
+  va('CIMB_VA', 'Bank CIMB Niaga', 'CIMB', '5919', '50000000'),
+  va('BSI_VA', 'Bank Syariah Indonesia', 'BSI', '9347', '50000000'),
+  {
+    code: 'QRIS', kind: 'qris', depositPaymentType: 'qris', bankName: 'QRIS', name: 'QRIS', currency: 'IDR',
+    minimumAmount: '1500', maximumAmount: '10000000', feeFlat: '0', feePercentage: '0.7', logo: 'qris.svg',
+  },
+  ewallet('OVO', 'OVO', '1.5', '10000000', 'ovo.svg'),
+  ewallet('DANA', 'DANA', '1.5', '10000000', 'dana.svg'),
+  ewallet('SHOPEEPAY', 'ShopeePay', '2', '10000000', 'shopeepay.svg'),
+  ewallet('GOPAY', 'GoPay', '2', '10000000', 'gopay.svg'),
+  ewallet('LINKAJA', 'LinkAja', '1.5', '10000000', 'linkaja.svg'),
+];
+
+const byCode = new Map(PAYMENT_METHODS.map((m) => [m.code, m]));
+
+export function findPaymentMethod(code: string): PaymentMethodDef | undefined {
+  return byCode.get(code);
+}

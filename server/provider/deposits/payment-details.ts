@@ -1,0 +1,134 @@
+// Realistic payment details: VA numbers, QRIS (EMVCo merchant-presented) payloads, crypto addresses.
+import { randomBytes, randomInt } from 'node:crypto';
+
+/** A VA number: the bank's prefix plus random digits, 16 in all. Uniqueness is the database's job. */
+export function newVaNumber(prefix: string): string {
+  let digits = prefix;
+  while (digits.length < 16) digits += String(randomInt(0, 10));
+  return digits;
+}
+
+/** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor), as EMVCo tag 63 requires. */
+export function crc16CcittFalse(data: string | Uint8Array): number {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  let crc = 0xffff;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** CRC-16/XMODEM (poly 0x1021, init 0): the checksum of Stellar StrKey addresses. */
+export function crc16Xmodem(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+const tlv = (tag: string, value: string) => {
+  if (value.length > 99) throw new RangeError(`EMVCo field ${tag} is longer than 99 characters`);
+  return tag + String(value.length).padStart(2, '0') + value;
+};
+
+/** Keeps characters EMVCo allows in names (ANS), trimmed to `max`. */
+const ans = (s: string, max: number) => s.replace(/[^\x20-\x7e]/g, '').slice(0, max).trim() || 'KASIR';
+
+export interface QrisOptions {
+  merchantName: string;
+  merchantCity: string;
+  /** Integer IDR amount. */
+  amount: string;
+  billNumber: string;
+  /** 15-digit National Merchant ID part. */
+  merchantId: string;
+}
+
+/**
+ * A dynamic QRIS payload (EMVCo merchant-presented mode): 00 format "01", 01 "12" (dynamic), 26 merchant
+ * account, 51 QRIS NMID, 52 MCC, 53 "360" (IDR), 54 amount, 58 "ID", 59 name, 60 city, 61 postal code,
+ * 62 additional data with the bill number, 63 CRC-16/CCITT-FALSE over everything before it including "6304".
+ */
+export function qrisPayload(o: QrisOptions): string {
+  const body = [
+    tlv('00', '01'),
+    tlv('01', '12'),
+    tlv('26', tlv('00', 'ID.CO.KASIR.WWW') + tlv('01', `936099990${o.merchantId.slice(0, 10)}`) + tlv('02', o.merchantId) + tlv('03', 'UMI')),
+    tlv('51', tlv('00', 'ID.CO.QRIS.WWW') + tlv('02', `ID10${o.merchantId}`) + tlv('03', 'UMI')),
+    tlv('52', '5999'),
+    tlv('53', '360'),
+    tlv('54', o.amount),
+    tlv('58', 'ID'),
+    tlv('59', ans(o.merchantName, 25)),
+    tlv('60', ans(o.merchantCity, 15)),
+    tlv('61', '12190'),
+    tlv('62', tlv('01', o.billNumber.slice(0, 25)) + tlv('07', 'KASIR01')),
+  ].join('') + '6304';
+  return body + crc16CcittFalse(body).toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** Parses an EMVCo TLV string into its top-level fields (used by tests and the sandbox). */
+export function parseTlv(payload: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let i = 0;
+  while (i < payload.length) {
+    const tag = payload.slice(i, i + 2);
+    const len = Number(payload.slice(i + 2, i + 4));
+    if (!/^\d{2}$/.test(tag) || !Number.isInteger(len) || i + 4 + len > payload.length) throw new Error(`bad TLV at ${i}`);
+    out.set(tag, payload.slice(i + 4, i + 4 + len));
+    i += 4 + len;
+  }
+  return out;
+}
+
+/** A fresh EVM deposit address: 0x + 40 lowercase hex (valid; EIP-55 checksumming is optional). */
+export function newEvmAddress(): string {
+  return '0x' + randomBytes(20).toString('hex');
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+function base32(bytes: Uint8Array): string {
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** A fresh Stellar account id (StrKey "G...": version byte 6<<3, 32-byte key, CRC-16/XMODEM little-endian; 56 chars). */
+export function newStellarAddress(): string {
+  const payload = Buffer.concat([Buffer.from([6 << 3]), randomBytes(32)]);
+  const crc = crc16Xmodem(payload);
+  return base32(Buffer.concat([payload, Buffer.from([crc & 0xff, crc >> 8])]));
+}
+
+/** Checks a Stellar G-address's version byte and checksum. */
+export function isValidStellarAddress(address: string): boolean {
+  if (!/^G[A-Z2-7]{55}$/.test(address)) return false;
+  let bits = 0;
+  let value = 0;
+  const bytes: number[] = [];
+  for (const ch of address) {
+    value = (value << 5) | BASE32.indexOf(ch);
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  const raw = Uint8Array.from(bytes.slice(0, 35));
+  const crc = crc16Xmodem(raw.subarray(0, 33));
+  return raw[0] === 6 << 3 && raw[33] === (crc & 0xff) && raw[34] === crc >> 8;
+}
