@@ -1,16 +1,85 @@
+// Starts the merchant backend: `npm run start:merchant` (configured by env, DESIGN.md section 2), or
+// `startMerchantFromSandbox(credentials)` from `npm start` (configured by the sandbox's sandbox.json).
 import { serve } from '@hono/node-server';
-import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createMerchantApp, type MerchantApp, type MerchantAppOptions } from './app';
+import { ConfigError, loadMerchantConfig, type MerchantConfig } from './config';
 
-/** Placeholder until the merchant backend lands: serves the built widget. */
-export async function startMerchantFromSandbox(_credentials: unknown) {
-  const app = new Hono();
-  app.get('/kasir-checkout.js', serveStatic({ path: './dist/widget/kasir-checkout.js' }));
-  const server = serve({ fetch: app.fetch, port: Number(process.env.PORT || 3000) });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+export { createMerchantApp, type MerchantAppOptions } from './app';
+export { PaymentServiceClient } from './client/client';
+export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors';
+export { ConfigError, loadMerchantConfig, type MerchantConfig } from './config';
+
+/** What the backend needs from the sandbox's credentials (the shape of sandbox.json; no import of its code). */
+export interface ServiceCredentials {
+  baseUrl: string;
+  checkoutUrl: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  webhookSecret: string;
+}
+
+export interface RunningMerchant {
+  app: MerchantApp;
+  config: MerchantConfig;
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startMerchant(config: MerchantConfig, options: Omit<MerchantAppOptions, 'config'> = {}): Promise<RunningMerchant> {
+  const app = createMerchantApp({ ...options, config });
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://localhost:${(server.address() as AddressInfo).port}`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    app, config, port,
+    url: `http://localhost:${port}`,
+    stop: () => new Promise<void>((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    }),
   };
+}
+
+/** `npm start`: the backend against the embedded sandbox; the rest of the configuration still comes from env. */
+export async function startMerchantFromSandbox(credentials: ServiceCredentials, options: Omit<MerchantAppOptions, 'config'> = {}, env: NodeJS.ProcessEnv = process.env) {
+  const config = loadMerchantConfig(env, {
+    baseUrl: credentials.baseUrl,
+    checkoutUrl: credentials.checkoutUrl,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    accessToken: credentials.accessToken,
+    webhookSecret: credentials.webhookSecret,
+    sandbox: true,
+  });
+  // The sandbox's credentials win over stale KASIR_* variables in the environment.
+  Object.assign(config, {
+    baseUrl: credentials.baseUrl.replace(/\/+$/, ''), checkoutUrl: credentials.checkoutUrl.replace(/\/+$/, ''),
+    clientId: credentials.clientId, clientSecret: credentials.clientSecret, accessToken: credentials.accessToken, webhookSecret: credentials.webhookSecret,
+  });
+  return startMerchant(config, options);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  let config: MerchantConfig;
+  try {
+    config = loadMerchantConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`[merchant] ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const merchant = await startMerchant(config);
+  console.log(`[merchant] storefront and widget API on ${merchant.url} (payment service ${config.baseUrl}${config.sandbox ? ', sandbox routes on' : ''})`);
+  const shutdown = () => merchant.stop().finally(() => process.exit(0));
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
 }

@@ -1,0 +1,197 @@
+// The merchant backend as one Hono app: the widget API under /api, the webhook receiver, the built widget at
+// /kasir-checkout.js and the demo storefront at /. It talks to the payment service only over HTTP.
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import { streamSSE } from 'hono/streaming';
+import { rateLimiter } from 'hono-rate-limiter';
+import { PaymentServiceClient } from './client/client';
+import type { MerchantConfig } from './config';
+import { ApiError, checkoutIdParam, errorBody, jsonBody, ok, onError, onNotFound } from './http';
+import { MerchantService, type MerchantHooks } from './service';
+import { staticRoutes } from './static';
+import type { CachedDeposit } from './status-cache';
+import { TERMINAL } from './views';
+import { webhookRoutes } from './webhooks';
+import type { ReplayGuard } from '../common/standard-webhooks';
+
+export interface MerchantAppOptions extends MerchantHooks {
+  config: MerchantConfig;
+  /** The fetch the payment-service client uses (tests and the benchmark count calls with it). */
+  fetch?: typeof fetch;
+  /** The backend's clock (default Date.now). */
+  now?: () => number;
+  /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
+  heartbeatMs?: number;
+  /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
+  maxStreamMs?: number;
+  /** Shared store of accepted webhook ids when several copies of the backend receive webhooks. */
+  replayGuard?: ReplayGuard;
+}
+
+export type MerchantApp = Hono & { service: MerchantService };
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+export function createMerchantApp(options: MerchantAppOptions): MerchantApp {
+  const { config } = options;
+  const now = options.now ?? Date.now;
+  const client = new PaymentServiceClient({
+    baseUrl: config.baseUrl, checkoutUrl: config.checkoutUrl, clientId: config.clientId, clientSecret: config.clientSecret,
+    accessToken: config.accessToken, fetch: options.fetch, now,
+  });
+  const service = new MerchantService(client, config, {
+    priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated, onDepositCompleted: options.onDepositCompleted,
+  }, now);
+
+  const app = new Hono() as MerchantApp;
+  app.service = service;
+  app.onError(onError);
+  app.notFound(onNotFound);
+
+  // ---- /api: the widget API ----
+  const api = new Hono();
+  api.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }));
+  api.use('*', cors({
+    origin: (origin, c) => (isAllowedOrigin(origin, c, config) ? origin : null),
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID'],
+    exposeHeaders: ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'],
+    maxAge: 600,
+  }));
+  api.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413) }));
+  api.use('*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+  });
+
+  const checkoutLimit = rateLimiter({
+    windowMs: 60_000,
+    limit: config.checkoutRateLimit,
+    standardHeaders: 'draft-7',
+    keyGenerator: (c) => clientAddress(c, config.trustProxy),
+    handler: (c) => {
+      c.header('Retry-After', '60');
+      return c.json(errorBody(429, 'Too many checkouts from this address; try again in a minute'), 429);
+    },
+  });
+
+  api.post('/checkouts', checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
+
+  api.get('/checkouts/:id', async (c) => ok(c, await service.getCheckout(checkoutIdParam(c))));
+
+  api.post('/checkouts/:id/deposit', async (c) => {
+    const id = checkoutIdParam(c);
+    const deposit = await service.chooseMethod(id, await jsonBody(c));
+    return ok(c, { ...deposit, serverTime: new Date(now()).toISOString() }, 201, 'Payment method chosen');
+  });
+
+  api.get('/checkouts/:id/deposit', async (c) => {
+    const entry = await service.readDeposit(checkoutIdParam(c));
+    c.header('ETag', entry.etag);
+    c.header('Cache-Control', 'no-cache');
+    if (matchesEtag(c.req.header('if-none-match'), entry.etag)) return c.body(null, 304);
+    return ok(c, { ...entry.deposit, serverTime: new Date(now()).toISOString() });
+  });
+
+  api.post('/checkouts/:id/cancel', async (c) => {
+    const deposit = await service.cancel(checkoutIdParam(c));
+    return ok(c, { ...deposit, serverTime: new Date(now()).toISOString() }, 200, 'Deposit cancelled');
+  });
+
+  api.get('/checkouts/:id/events', async (c) => {
+    const id = checkoutIdParam(c);
+    if (!(await service.exists(id))) throw new ApiError(404, 'Checkout not found');
+    const heartbeatMs = options.heartbeatMs ?? 15_000;
+    const maxStreamMs = options.maxStreamMs ?? 10 * 60_000;
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(c, async (stream) => {
+      let lastEtag: string | undefined;
+      let wake: (() => void) | undefined;
+      let pending: CachedDeposit | undefined;
+      const unsubscribe = service.deposits.subscribe(id, (entry) => {
+        pending = entry;
+        wake?.();
+      });
+      stream.onAbort(() => wake?.());
+      const send = async (entry: CachedDeposit | undefined | null) => {
+        if (!entry?.deposit || entry.etag === lastEtag) return false;
+        lastEtag = entry.etag;
+        await stream.writeSSE({ event: 'deposit', data: JSON.stringify({ ...entry.deposit, serverTime: new Date(now()).toISOString() }) });
+        return TERMINAL.has(entry.deposit.status);
+      };
+      const deadline = Date.now() + maxStreamMs;
+      try {
+        await stream.write('retry: 3000\n\n');
+        if (await send(await service.deposits.get(id).catch(() => service.deposits.peek(id)))) return;
+        while (!stream.aborted && !stream.closed && Date.now() < deadline) {
+          const next = pending ?? (await new Promise<CachedDeposit | undefined>((resolve) => {
+            const timer = setTimeout(() => resolve(undefined), heartbeatMs);
+            wake = () => { clearTimeout(timer); resolve(pending); };
+          }));
+          wake = undefined;
+          pending = undefined;
+          if (stream.aborted || stream.closed) break;
+          if (next) {
+            if (await send(next)) return;
+          } else {
+            await stream.write(': ping\n\n');
+            // Bounded re-read: catches a change whose webhook has not (yet) arrived; listeners fire on change.
+            void service.deposits.get(id).catch(() => undefined);
+          }
+        }
+      } finally {
+        unsubscribe();
+      }
+    });
+  });
+
+  if (config.sandbox) {
+    api.post('/sandbox/checkouts/:id/pay', async (c) => ok(c, withTime(await service.sandboxSet(checkoutIdParam(c), 'completed'), now), 200, 'Sandbox: deposit paid'));
+    api.post('/sandbox/checkouts/:id/expire', async (c) => ok(c, withTime(await service.sandboxSet(checkoutIdParam(c), 'expired'), now), 200, 'Sandbox: deposit expired'));
+  }
+
+  // Server-to-server: no CORS, its own body handling.
+  app.route('/api/webhooks/kasir', webhookRoutes(service, {
+    secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, replayGuard: options.replayGuard,
+  }));
+  app.route('/api', api);
+  api.notFound(onNotFound);
+  api.onError(onError);
+
+  app.route('/', staticRoutes(config));
+  return app;
+}
+
+const withTime = <T extends object>(deposit: T, now: () => number) => ({ ...deposit, serverTime: new Date(now()).toISOString() });
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
+}
+
+/** The configured storefront origins, plus the backend's own (the demo), however it is addressed. */
+function isAllowedOrigin(origin: string, c: Context, config: MerchantConfig): boolean {
+  if (!origin) return false;
+  if (config.allowedOrigins.includes(origin)) return true;
+  const host = c.req.header('host');
+  if (!host) return false;
+  const own = new URL(c.req.url);
+  return origin === `${own.protocol}//${host}`;
+}
+
+function clientAddress(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown'; // app.request() in tests: no socket
+  }
+}

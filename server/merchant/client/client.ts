@@ -1,0 +1,231 @@
+import { createHash, createHmac } from 'node:crypto';
+import { PaymentServiceError, PaymentServiceUnavailableError } from './errors';
+import type {
+  Checkout, CheckoutSession, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
+  CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, Page, PaymentMethod,
+  Recipient, RecipientBody, RecipientPatch, RegisterBody, User,
+} from './types';
+
+export interface PaymentServiceClientOptions {
+  /** The service's origin, to which the interface's `/v1/...` paths are relative (e.g. http://localhost:4010). */
+  baseUrl: string;
+  /** The hosted checkout page address ({checkout_url}); its session API lives under it. Default `${baseUrl}/checkout`. */
+  checkoutUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  accessToken?: string;
+  /** Per-call timeout in ms (default 10 s). */
+  timeoutMs?: number;
+  /** The fetch to use (default globalThis.fetch); benchmarks and tests pass a counting one. */
+  fetch?: typeof fetch;
+  /** Clock for X-Timestamp (default Date.now). */
+  now?: () => number;
+}
+
+/** How a call authenticates (interface section 5): S = signature headers, A = bearer token, none. */
+export type AuthMode = 'S' | 'A' | 'none';
+
+export interface CallOptions {
+  auth: AuthMode;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  body?: unknown;
+  /** Use the checkout URL instead of the base URL as the prefix. */
+  checkout?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The hex HMAC-SHA256 signature of DESIGN.md section 3: `METHOD:PATH:BODYHASH:TIMESTAMP`. */
+export function signRequest(secret: string, method: string, target: string, rawBody: string, timestamp: string): string {
+  const bodyHash = createHash('sha256').update(rawBody, 'utf8').digest('hex');
+  return createHmac('sha256', secret).update(`${method.toUpperCase()}:${target}:${bodyHash}:${timestamp}`, 'utf8').digest('hex');
+}
+
+/**
+ * A typed client for the whole payment-service interface (section 4). Signs S calls, sends the bearer token on
+ * A calls, and turns error envelopes into `PaymentServiceError`s. It knows nothing of any implementation: base
+ * URL, checkout URL and credentials are configuration.
+ */
+export class PaymentServiceClient {
+  readonly baseUrl: string;
+  readonly checkoutUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly now: () => number;
+  private lastTimestampMs = 0;
+
+  constructor(private readonly options: PaymentServiceClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.checkoutUrl = (options.checkoutUrl ?? `${this.baseUrl}/checkout`).replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.now = options.now ?? Date.now;
+  }
+
+  // ---- 4.1 Authentication (no auth header) ----
+
+  register(body: RegisterBody) {
+    return this.data<{ verificationToken: string }>('POST', '/v1/auth/register', { auth: 'none', body });
+  }
+  login(body: { email: string; password: string }) {
+    return this.data<{ verificationToken: string }>('POST', '/v1/auth/login', { auth: 'none', body });
+  }
+  verifyLogin(body: { verificationToken: string; otp: string; isDisableExpire?: boolean }) {
+    return this.data<{ accessToken: string; user: User }>('POST', '/v1/auth/verify-login', { auth: 'none', body });
+  }
+
+  // ---- 4.2 Deposits ----
+
+  listDeposits(query: ListDepositsQuery = {}) {
+    return this.data<Page<Deposit>>('GET', '/v1/deposit', { auth: 'S', query: { ...query } });
+  }
+  getDeposit(depositIdOrReference: string, init: { signal?: AbortSignal } = {}) {
+    return this.data<Deposit>('GET', `/v1/deposit/${enc(depositIdOrReference)}`, { auth: 'S', signal: init.signal });
+  }
+  createFiatDeposit(body: CreateFiatDepositBody) {
+    return this.data<Deposit>('POST', '/v1/deposit/fiat', { auth: 'A', body });
+  }
+  createCryptoDeposit(body: CreateCryptoDepositBody) {
+    return this.data<Deposit>('POST', '/v1/deposit/crypto', { auth: 'A', body });
+  }
+  /** PATCH /v1/deposit/:depositId/cancel: answers only statusCode and message. */
+  cancelDeposit(depositId: string) {
+    return this.call<never>('PATCH', `/v1/deposit/${enc(depositId)}/cancel`, { auth: 'A' });
+  }
+  /** PATCH /v1/deposit/:depositId (sandbox only; A or S). */
+  sandboxUpdateDeposit(depositId: string, status: DepositStatus, auth: 'A' | 'S' = 'A') {
+    return this.data<Deposit>('PATCH', `/v1/deposit/${enc(depositId)}`, { auth, body: { status } });
+  }
+  listPaymentMethods(query: { currency?: string } = {}) {
+    return this.data<PaymentMethod[]>('GET', '/v1/deposit/payment-method', { auth: 'A', query: { ...query } });
+  }
+
+  // ---- 4.3 References (deprecated, no auth header) ----
+
+  listCurrencies() {
+    return this.data<CurrencyReference[]>('GET', '/v1/reference/currencies', { auth: 'none' });
+  }
+  listCryptos(query: { useSmartContract?: boolean; blockchainType?: 'EVM' | 'STELLAR' } = {}) {
+    return this.data<CryptoReference[]>('GET', '/v1/reference/cryptos', { auth: 'none', query: { ...query } });
+  }
+
+  // ---- 4.4 Checkout ----
+
+  createCheckout(body: CreateCheckoutBody) {
+    return this.data<Checkout>('POST', '/v1/checkout', { auth: 'S', body });
+  }
+
+  // ---- 4.5 Recipients (S) ----
+
+  listRecipients(query: ListRecipientsQuery = {}) {
+    return this.data<Page<Recipient>>('GET', '/v1/recipient', { auth: 'S', query: { ...query } });
+  }
+  getRecipient(id: string) {
+    return this.data<Recipient>('GET', `/v1/recipient/${enc(id)}`, { auth: 'S' });
+  }
+  createRecipient(body: RecipientBody) {
+    return this.data<Recipient>('POST', '/v1/recipient', { auth: 'S', body });
+  }
+  /** PATCH /v1/recipient?id=<id> (the recipient is identified by `?id=`, DESIGN.md section 3). */
+  updateRecipient(id: string, body: RecipientPatch) {
+    return this.data<Recipient>('PATCH', '/v1/recipient', { auth: 'S', query: { id }, body });
+  }
+  deleteRecipient(id: string) {
+    return this.data<Recipient>('DELETE', '/v1/recipient', { auth: 'S', query: { id } });
+  }
+
+  // ---- The hosted checkout's session API (public, keyed by the unguessable checkout id) ----
+
+  getCheckoutSession(checkoutId: string, init: { signal?: AbortSignal } = {}) {
+    return this.data<CheckoutSession>('GET', `/${enc(checkoutId)}/session`, { auth: 'none', checkout: true, signal: init.signal });
+  }
+  /** Chooses the payment method: creates the deposit whose depositId is the checkout id. */
+  createCheckoutDeposit(checkoutId: string, paymentMethod: string) {
+    return this.data<Deposit>('POST', `/${enc(checkoutId)}/deposit`, { auth: 'none', checkout: true, body: { paymentMethod } });
+  }
+
+  // ---- The transport ----
+
+  /** One call; answers `data`. */
+  async data<T>(method: string, path: string, options: CallOptions): Promise<T> {
+    return (await this.call<T>(method, path, options)).data as T;
+  }
+
+  /** One call; answers the whole success envelope, or throws a typed error. */
+  async call<T>(method: string, path: string, options: CallOptions): Promise<Envelope<T>> {
+    try {
+      return await this.send<T>(method, path, options);
+    } catch (err) {
+      // Two identical signed non-GET calls in the same millisecond would carry the same signature, and the
+      // service rejects the second as a replay; the timestamps are made unique per client, so a replay
+      // answer can only come from another copy of this backend sharing the credentials: retry once.
+      if (err instanceof PaymentServiceError && err.statusCode === 401 && options.auth === 'S' && /replay/i.test(err.message)) {
+        return this.send<T>(method, path, options);
+      }
+      throw err;
+    }
+  }
+
+  private async send<T>(method: string, path: string, options: CallOptions): Promise<Envelope<T>> {
+    method = method.toUpperCase();
+    const url = new URL((options.checkout ? this.checkoutUrl : this.baseUrl) + path + queryString(options.query));
+    // The path and query exactly as they go on the request line (the URL's own serialization is what fetch sends).
+    const target = url.pathname + url.search;
+    const call = `${method} ${url.pathname}`;
+    const raw = options.body === undefined ? '' : JSON.stringify(options.body);
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (raw) headers['Content-Type'] = 'application/json';
+    if (options.auth === 'S') {
+      const { clientId, clientSecret } = this.options;
+      if (!clientId || !clientSecret) throw new Error('The payment-service client has no clientId/clientSecret for a signed call');
+      const timestamp = this.timestamp();
+      headers['X-Client-ID'] = clientId;
+      headers['X-Timestamp'] = timestamp;
+      headers['X-Signature'] = signRequest(clientSecret, method, target, raw, timestamp);
+    } else if (options.auth === 'A') {
+      if (!this.options.accessToken) throw new Error('The payment-service client has no accessToken for a bearer call');
+      headers.Authorization = `Bearer ${this.options.accessToken}`;
+    }
+
+    const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 10_000);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, { method, headers, body: raw || undefined, signal, redirect: 'error' });
+    } catch (err) {
+      const why = err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
+      throw new PaymentServiceUnavailableError(`The payment service ${why} (${call})`, call, { cause: err });
+    }
+    const text = await res.text().catch(() => '');
+    let body: Envelope<T>;
+    try {
+      body = JSON.parse(text) as Envelope<T>;
+      if (!body || typeof body !== 'object') throw new Error('not an object');
+    } catch {
+      if (!res.ok) throw new PaymentServiceError(res.status, res.statusText || 'Error', `HTTP ${res.status} without an envelope`, res.status, call);
+      throw new PaymentServiceUnavailableError(`The payment service answered something other than JSON (${call})`, call);
+    }
+    const statusCode = typeof body.statusCode === 'number' ? body.statusCode : typeof body.status === 'number' ? body.status : res.status;
+    if (statusCode >= 400 || !res.ok || body.error !== undefined) {
+      const code = statusCode >= 400 ? statusCode : res.status >= 400 ? res.status : 400;
+      throw new PaymentServiceError(code, body.error ?? 'Error', body.message ?? 'Request failed', res.status, call);
+    }
+    return { ...body, statusCode };
+  }
+
+  /** ISO 8601 UTC with milliseconds, strictly increasing per client so no two signed calls share one. */
+  private timestamp(): string {
+    const ms = Math.max(this.now(), this.lastTimestampMs + 1);
+    this.lastTimestampMs = ms;
+    return new Date(ms).toISOString();
+  }
+}
+
+const enc = (segment: string) => encodeURIComponent(segment);
+
+function queryString(query: CallOptions['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== '') params.append(key, String(value));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}

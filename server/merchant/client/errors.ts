@@ -1,0 +1,35 @@
+/**
+ * An error envelope from the payment service, typed. `statusCode` is read from the body as the interface
+ * requires (falling back to the HTTP status only when the body has none).
+ */
+export class PaymentServiceError extends Error {
+  override readonly name = 'PaymentServiceError';
+  constructor(
+    /** The envelope's statusCode (or status, on login and verify-login). */
+    readonly statusCode: number,
+    /** The envelope's short label, e.g. "Bad Request" or "Not Found". */
+    readonly label: string,
+    message: string,
+    /** The HTTP status of the response. */
+    readonly httpStatus: number,
+    /** METHOD and path of the call that failed (no query, no body, no secret). */
+    readonly call: string,
+  ) {
+    super(message);
+  }
+
+  get isNotFound() {
+    return this.statusCode === 404;
+  }
+  get isAuth() {
+    return this.statusCode === 401 || this.statusCode === 403;
+  }
+}
+
+/** The service could not be reached, timed out, or answered something that is not the envelope. */
+export class PaymentServiceUnavailableError extends Error {
+  override readonly name = 'PaymentServiceUnavailableError';
+  constructor(message: string, readonly call: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

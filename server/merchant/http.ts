@@ -1,0 +1,87 @@
+// The envelope of every /api answer, and the one place thrown errors are shaped into it.
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors';
+
+const LABELS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 410: 'Gone', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
+};
+
+/** An expected failure, answered as `{statusCode, error, message}`. */
+export class ApiError extends HTTPException {
+  constructor(status: ContentfulStatusCode, message: string) {
+    super(status, { message });
+  }
+}
+
+export const errorBody = (status: number, message: string) => ({ statusCode: status, error: LABELS[status] ?? 'Error', message });
+
+export function ok<T>(c: Context, data: T, status: 200 | 201 = 200, message = 'Success') {
+  return c.json({ statusCode: status, message, data }, status);
+}
+
+/**
+ * Turns a payment-service failure into what a shopper may read. Its 4xx messages are about the shopper's own
+ * request ("Payment method not found") and pass through; a refusal of the shop's credentials or a failure of the
+ * service itself is the shop's problem and says so without details (which go to the log).
+ */
+export function fromUpstream(err: unknown): ApiError | undefined {
+  if (err instanceof PaymentServiceUnavailableError) {
+    console.error(`[merchant] ${err.message}`);
+    return new ApiError(503, 'The payment service is unavailable; please try again shortly');
+  }
+  if (err instanceof PaymentServiceError) {
+    if (err.isAuth) {
+      console.error(`[merchant] payment service refused the shop's credentials on ${err.call}: ${err.statusCode} ${err.message}`);
+      return new ApiError(502, "The payment service refused this shop's request; the shop has been notified");
+    }
+    if (err.statusCode >= 500) {
+      console.error(`[merchant] payment service failed on ${err.call}: ${err.statusCode} ${err.message}`);
+      return new ApiError(502, 'The payment service failed; please try again shortly');
+    }
+    const status = (LABELS[err.statusCode] ? err.statusCode : 400) as ContentfulStatusCode;
+    return new ApiError(status, err.message.slice(0, 300));
+  }
+  return undefined;
+}
+
+export const onError: ErrorHandler = (err, c) => {
+  const upstream = fromUpstream(err);
+  if (upstream) return c.json(errorBody(upstream.status, upstream.message), upstream.status);
+  if (err instanceof HTTPException) {
+    const message = /malformed json/i.test(err.message) ? 'Malformed JSON in request body' : err.message || LABELS[err.status] || 'Error';
+    return c.json(errorBody(err.status, message), err.status as ContentfulStatusCode);
+  }
+  console.error(`[merchant] ${c.req.method} ${new URL(c.req.url).pathname} failed:`, err instanceof Error ? err.stack ?? err.message : err);
+  return c.json(errorBody(500, 'Internal server error'), 500);
+};
+
+export const onNotFound: NotFoundHandler = (c) => c.json(errorBody(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`), 404);
+
+/** Reads a JSON object body, or throws a 400/415 in the envelope. */
+export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const type = c.req.header('content-type') ?? '';
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  if (type && !/^application\/json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
+    throw new ApiError(415, 'Send the body as application/json');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'Malformed JSON in request body');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
+export function checkoutIdParam(c: Context): string {
+  const id = c.req.param('id') ?? '';
+  if (!ID.test(id)) throw new ApiError(404, 'Checkout not found');
+  return id;
+}

@@ -1,0 +1,205 @@
+// The merchant backend's logic behind /api: checkouts, methods, deposits and their status, independent of HTTP.
+import Decimal from 'decimal.js';
+import { PaymentServiceClient } from './client/client';
+import { PaymentServiceError } from './client/errors';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types';
+import type { FeesPaidBy, MerchantConfig } from './config';
+import { ApiError } from './http';
+import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache';
+import { checkoutView, depositView, precision, sessionFeesPaidBy, type CheckoutView, type StoredDeposit } from './views';
+
+/** What the merchant's `priceOrder` hook answers: the amount its own order costs. */
+export interface PricedOrder {
+  amount: string | number;
+  currency: string;
+}
+
+export interface CompletedDeposit {
+  checkoutId: string;
+  /** The merchant's order id, when the checkout was created from one by this process. */
+  orderId?: string;
+  /** The deposit as the payment service sent it in the (verified) webhook. */
+  deposit: UpstreamDeposit;
+  /** The webhook's id (Standard Webhooks `webhook-id`), for the merchant's own idempotency. */
+  webhookId: string;
+}
+
+export interface MerchantHooks {
+  /**
+   * Prices an order from the merchant's own records, so a shopper cannot pay less by editing the page. When set,
+   * POST /api/checkouts takes `{orderId}` and refuses a bare amount. Answer null for an unknown order.
+   */
+  priceOrder?: (orderId: string) => PricedOrder | null | undefined | Promise<PricedOrder | null | undefined>;
+  /** Called after a checkout was created (e.g. to store checkoutId next to the order). */
+  onCheckoutCreated?: (checkout: { checkoutId: string; orderId?: string; amount: string; currency: string; url: string }) => void | Promise<void>;
+  /**
+   * Called once per deposit when its completion webhook lands (verified, deduplicated). If it throws, the
+   * webhook is answered 503 and the payment service retries it later.
+   */
+  onDepositCompleted?: (event: CompletedDeposit) => void | Promise<void>;
+}
+
+interface CheckoutMeta {
+  feesPaidBy: FeesPaidBy;
+  orderId?: string;
+  currency?: string;
+  methods?: PaymentMethod[];
+}
+
+const MAX_AMOUNT = new Decimal('1e15');
+
+export class MerchantService {
+  readonly deposits: DepositStatusCache;
+  readonly sessions: BoundedReader<CheckoutSession | null>;
+  readonly methods: BoundedReader<PaymentMethod[]>;
+  private readonly meta = new Map<string, CheckoutMeta>();
+
+  constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
+    this.deposits = new DepositStatusCache(async (id) => {
+      try {
+        return await this.view(await this.client.getDeposit(id));
+      } catch (err) {
+        if (err instanceof PaymentServiceError && (err.statusCode === 404 || /deposit not found/i.test(err.message))) return null;
+        throw err;
+      }
+    }, { refreshMs: config.statusRefreshMs, now });
+    this.sessions = new BoundedReader(async (id) => {
+      try {
+        return await this.client.getCheckoutSession(id);
+      } catch (err) {
+        if (err instanceof PaymentServiceError && err.statusCode === 404) return null;
+        throw err;
+      }
+    }, { refreshMs: config.statusRefreshMs, now });
+    this.methods = new BoundedReader((currency) => this.client.listPaymentMethods({ currency: currency || undefined }), { refreshMs: 5 * 60_000, now });
+  }
+
+  // ---- checkouts ----
+
+  /** POST /checkouts: the amount comes from the page, or from the merchant's priceOrder hook. */
+  async createCheckout(body: Record<string, unknown>): Promise<CheckoutView> {
+    let amount: unknown;
+    let currency: unknown;
+    let orderId: string | undefined;
+    if (this.hooks.priceOrder) {
+      if (typeof body.orderId !== 'string' || !/^[\w.:-]{1,128}$/.test(body.orderId)) {
+        throw new ApiError(400, 'orderId: this shop prices orders itself; send the orderId (letters, digits, _ . : -, at most 128)');
+      }
+      orderId = body.orderId;
+      const priced = await this.hooks.priceOrder(orderId);
+      if (!priced) throw new ApiError(404, 'Order not found');
+      ({ amount, currency } = priced);
+    } else {
+      if (body.orderId !== undefined) throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
+      ({ amount, currency } = body);
+    }
+    const { value, code } = this.validateAmount(amount, currency);
+    const feesPaidBy = this.config.feesPaidBy;
+    const created = await this.client.createCheckout(
+      feesPaidBy === 'shopper'
+        ? { inputCurrency: code, outputAmount: value.toNumber(), outputCurrency: code }
+        : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
+    );
+    this.remember(created.id, { feesPaidBy, orderId, currency: code });
+    await this.hooks.onCheckoutCreated?.({ checkoutId: created.id, orderId, amount: value.toFixed(), currency: code, url: created.url });
+    return this.getCheckout(created.id);
+  }
+
+  /** GET /checkouts/:id: the hosted checkout's session, as a shopper may see it. */
+  async getCheckout(id: string): Promise<CheckoutView> {
+    const session = await this.sessions.get(id);
+    if (!session) throw new ApiError(404, 'Checkout not found');
+    const meta = this.meta.get(id);
+    const feesPaidBy = meta?.feesPaidBy ?? sessionFeesPaidBy(session, this.config.feesPaidBy);
+    this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: session.paymentMethods });
+    if (session.deposit) this.deposits.update(this.view(session.deposit));
+    const deposit = this.deposits.peek(id)?.deposit ?? null;
+    return checkoutView({ ...session, id }, feesPaidBy, deposit, new Date(this.now()));
+  }
+
+  /** POST /checkouts/:id/deposit: chooses the method; the same method again answers the same deposit. */
+  async chooseMethod(id: string, body: Record<string, unknown>): Promise<StoredDeposit> {
+    const method = body.method;
+    if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
+    const known = this.deposits.peek(id)?.deposit;
+    if (known) {
+      if (known.method.code === method) return known;
+      throw new ApiError(400, `A payment method (${known.method.code}) was already chosen for this checkout`);
+    }
+    let deposit: UpstreamDeposit;
+    try {
+      deposit = await this.client.createCheckoutDeposit(id, method);
+    } catch (err) {
+      if (err instanceof PaymentServiceError && err.statusCode === 404) throw new ApiError(404, 'Checkout not found');
+      throw err;
+    }
+    this.sessions.invalidate(id);
+    return this.deposits.update(this.view(deposit)).deposit!;
+  }
+
+  /** GET /checkouts/:id/deposit: from the cache, re-read at most once per refresh interval. */
+  async readDeposit(id: string): Promise<CachedDeposit & { deposit: StoredDeposit }> {
+    const entry = await this.deposits.get(id);
+    if (!entry.deposit) throw new ApiError(404, 'No payment method has been chosen for this checkout yet');
+    return entry as CachedDeposit & { deposit: StoredDeposit };
+  }
+
+  /** POST /checkouts/:id/cancel. */
+  async cancel(id: string): Promise<StoredDeposit> {
+    await this.requireDeposit(id);
+    await this.client.cancelDeposit(id);
+    return this.deposits.update(this.view(await this.client.getDeposit(id))).deposit!;
+  }
+
+  /** Sandbox only: PATCH /v1/deposit/:id {status}. */
+  async sandboxSet(id: string, status: 'completed' | 'expired'): Promise<StoredDeposit> {
+    const deposit = await this.deposits.get(id).catch(() => null);
+    if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
+    const updated = await this.client.sandboxUpdateDeposit(id, status);
+    return this.deposits.update(this.view(updated)).deposit!;
+  }
+
+  /** Whether a checkout exists (for SSE): a deposit, or a session. */
+  async exists(id: string): Promise<boolean> {
+    if (this.deposits.peek(id)?.deposit) return true;
+    return !!(await this.sessions.get(id));
+  }
+
+  /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
+  view(deposit: UpstreamDeposit): StoredDeposit {
+    const meta = this.meta.get(deposit.depositId);
+    const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
+    if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
+    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods });
+  }
+
+  orderIdOf(checkoutId: string): string | undefined {
+    return this.meta.get(checkoutId)?.orderId;
+  }
+
+  private async requireDeposit(id: string) {
+    const entry = await this.deposits.get(id);
+    if (!entry.deposit) throw new ApiError(404, 'No payment method has been chosen for this checkout yet');
+    return entry.deposit;
+  }
+
+  private remember(id: string, meta: CheckoutMeta) {
+    const previous = this.meta.get(id);
+    this.meta.delete(id);
+    this.meta.set(id, { ...previous, ...Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) } as CheckoutMeta);
+    if (this.meta.size > 50_000) this.meta.delete(this.meta.keys().next().value!);
+  }
+
+  private validateAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {
+    if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) throw new ApiError(400, 'currency: a 3-letter currency code, e.g. IDR');
+    const code = currency.toUpperCase();
+    if (!this.config.currencies.includes(code)) throw new ApiError(400, `currency: this shop accepts ${this.config.currencies.join(', ')}`);
+    const raw = typeof amount === 'number' ? String(amount) : amount;
+    if (typeof raw !== 'string' || !/^\d{1,16}(\.\d{1,8})?$/.test(raw.trim())) throw new ApiError(400, 'amount: a positive decimal number, e.g. "150000"');
+    const value = new Decimal(raw.trim());
+    if (value.lte(0) || value.gt(MAX_AMOUNT)) throw new ApiError(400, 'amount: must be positive');
+    const dp = precision(code);
+    if (value.decimalPlaces() > dp) throw new ApiError(400, `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`);
+    return { value, code };
+  }
+}

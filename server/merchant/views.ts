@@ -1,0 +1,206 @@
+// What a shopper may see: the widget API's shapes (widget/WIDGET-API.md), built field by field from the
+// payment service's resources. Nothing is spread from upstream objects, so no userId, note, payerInfo,
+// activity history or secret can ever leave /api.
+import Decimal from 'decimal.js';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, SessionPaymentMethod } from './client/types';
+import type { FeesPaidBy } from './config';
+
+export type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank';
+export type DepositStatus = 'pending' | 'completed' | 'expired';
+
+export interface MethodView {
+  kind: MethodKind;
+  code: string;
+  name: string;
+  image: string;
+  currency: string;
+  fee: string;
+  total: string;
+  available: boolean;
+}
+
+export interface DepositView {
+  id: string;
+  checkoutId: string;
+  status: DepositStatus;
+  method: { kind: MethodKind; code: string; name: string; image: string };
+  currency: string;
+  amount: string;
+  fee: string;
+  accountNumber?: string;
+  accountName?: string;
+  qrData?: string;
+  checkoutUrl?: string;
+  expiresAt: string;
+  serverTime: string;
+  updatedAt: string;
+}
+
+/** A deposit view before `serverTime` is stamped on it at answer time. */
+export type StoredDeposit = Omit<DepositView, 'serverTime'>;
+
+export interface CheckoutView {
+  id: string;
+  currency: string;
+  amount: string;
+  expiresAt: string;
+  serverTime: string;
+  feesPaidBy: FeesPaidBy;
+  capabilities: { events: boolean };
+  methods: MethodView[];
+  deposit: DepositView | null;
+}
+
+export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'expired']);
+
+/** Decimal places of a currency's amounts (IDR and other zero-decimal currencies 0, crypto 8, others 2). */
+export function precision(currency: string): number {
+  if (currency.includes('-')) return 8;
+  return ['IDR', 'JPY', 'KRW', 'VND', 'CLP', 'ISK', 'UGX', 'XAF', 'XOF'].includes(currency.toUpperCase()) ? 0 : 2;
+}
+
+/** An exact decimal string of a JSON number or numeric string ("150000", never "1.5e+5"). */
+export function money(value: number | string | Decimal | null | undefined): string {
+  if (value === null || value === undefined || value === '') return '0';
+  try {
+    return new Decimal(value).toFixed();
+  } catch {
+    return '0';
+  }
+}
+
+export function methodKind(type: string | undefined, code = ''): MethodKind {
+  const t = (type ?? '').toLowerCase().replace(/[^a-z]/g, '');
+  if (t === 'qris' || t === 'qr') return 'qris';
+  if (t === 'va' || t.includes('virtual')) return 'va';
+  if (t.includes('wallet')) return 'ewallet';
+  if (t.includes('bank') || t.includes('transfer')) return 'bank';
+  if (/qris/i.test(code)) return 'qris';
+  if (/_VA$/i.test(code)) return 'va';
+  return 'bank';
+}
+
+/** "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
+export function methodName(method: Pick<PaymentMethod, 'bankName' | 'depositPaymentType' | 'bankCode'>): string {
+  const name = method.bankName || method.bankCode;
+  const kind = methodKind(method.depositPaymentType, method.bankCode);
+  if (kind === 'va' && !/virtual account/i.test(name)) return `${name} Virtual Account`;
+  if (kind === 'bank' && !/transfer/i.test(name)) return `${name} Bank Transfer`;
+  return name;
+}
+
+const num = (v: unknown): Decimal | null => {
+  if (typeof v === 'number' && Number.isFinite(v)) return new Decimal(v);
+  if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return new Decimal(v);
+  if (v && typeof v === 'object' && 'amount' in v) return num((v as { amount: unknown }).amount);
+  return null;
+};
+
+/** The session's computed payable amount for a method, under whichever name the service uses. */
+function sessionPayable(m: SessionPaymentMethod): Decimal | null {
+  for (const key of ['payableAmount', 'payAmount', 'totalAmount', 'total', 'inputAmount', 'amount']) {
+    const v = num(m[key]);
+    if (v) return v;
+  }
+  return null;
+}
+
+/**
+ * Fee and total for the shopper with one method. Merchant bears the fee: the shopper pays the amount, fee 0.
+ * Shopper bears it: the smallest input whose output after fee (feeFlat + input x feePercentage / 100) reaches
+ * the amount, rounded up to the currency's precision; the session's own figure wins when it gives one.
+ */
+export function quote(method: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): { fee: string; total: string } {
+  const a = new Decimal(amount);
+  if (feesPaidBy === 'merchant') return { fee: '0', total: money(a) };
+  const dp = precision(currency);
+  let total = sessionPayable(method);
+  if (!total || total.lessThan(a)) {
+    const p = new Decimal(method.feePercentage || 0).div(100);
+    total = a.plus(method.feeFlat || 0).div(new Decimal(1).minus(p)).toDecimalPlaces(dp, Decimal.ROUND_UP);
+  }
+  return { fee: money(total.minus(a)), total: money(total) };
+}
+
+export function methodView(m: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): MethodView {
+  const { fee, total } = quote(m, amount, currency, feesPaidBy);
+  const t = new Decimal(total);
+  const min = num(m.minimumAmount);
+  const max = num(m.maximumAmount);
+  return {
+    kind: methodKind(m.depositPaymentType, m.bankCode),
+    code: String(m.bankCode),
+    name: methodName(m),
+    image: typeof m.image === 'string' ? m.image : '',
+    currency: m.currency || currency,
+    fee,
+    total,
+    available: (!min || t.greaterThanOrEqualTo(min)) && (!max || max.isZero() || t.lessThanOrEqualTo(max)),
+  };
+}
+
+export interface DepositContext {
+  /** Who bears the fee on this checkout. */
+  feesPaidBy: FeesPaidBy;
+  /** The methods known for the deposit's currency, to name the chosen one and find its logo. */
+  methods?: ReadonlyArray<Pick<PaymentMethod, 'bankCode' | 'bankName' | 'depositPaymentType' | 'image'>>;
+}
+
+export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDeposit {
+  const pf = d.paymentFiat ?? {};
+  const code = pf.bankCode ?? '';
+  const known = ctx.methods?.find((m) => m.bankCode === code);
+  const qrData = pf.qrData || pf.qrCode;
+  const kind = known
+    ? methodKind(known.depositPaymentType, code)
+    : qrData ? 'qris' : pf.checkoutUrl ? 'ewallet' : methodKind(undefined, code);
+  const status: DepositStatus = d.status === 'completed' || d.status === 'expired' ? d.status : 'pending';
+  const view: StoredDeposit = {
+    id: d.depositId,
+    checkoutId: d.depositId,
+    status,
+    method: {
+      kind,
+      code,
+      name: known ? methodName(known) : methodName({ bankName: pf.bankName ?? code, bankCode: code, depositPaymentType: kind }),
+      image: known?.image ?? '',
+    },
+    currency: d.inputCurrency,
+    amount: money(d.inputAmount),
+    fee: ctx.feesPaidBy === 'shopper' ? money(d.fee?.amount ?? 0) : '0',
+    expiresAt: d.expiredAt,
+    updatedAt: d.updatedAt,
+  };
+  if (kind === 'va' || kind === 'bank') {
+    if (pf.accountNumber) view.accountNumber = String(pf.accountNumber);
+    if (pf.accountName) view.accountName = pf.accountName;
+  }
+  if (kind === 'qris' && qrData) view.qrData = qrData;
+  if (kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl)) view.checkoutUrl = pf.checkoutUrl;
+  return view;
+}
+
+/** Which amount the checkout was created with tells who bears the fee; the configured policy breaks a tie. */
+export function sessionFeesPaidBy(s: Pick<CheckoutSession, 'inputAmount' | 'outputAmount'>, fallback: FeesPaidBy): FeesPaidBy {
+  const hasIn = s.inputAmount !== null && s.inputAmount !== undefined;
+  const hasOut = s.outputAmount !== null && s.outputAmount !== undefined;
+  if (hasIn && !hasOut) return 'merchant';
+  if (hasOut && !hasIn) return 'shopper';
+  return fallback;
+}
+
+export function checkoutView(s: CheckoutSession, feesPaidBy: FeesPaidBy, deposit: StoredDeposit | null, now: Date): CheckoutView {
+  const currency = s.inputCurrency;
+  const amount = money(feesPaidBy === 'shopper' ? s.outputAmount ?? s.inputAmount : s.inputAmount ?? s.outputAmount);
+  return {
+    id: s.id,
+    currency,
+    amount,
+    expiresAt: s.expiresAt,
+    serverTime: now.toISOString(),
+    feesPaidBy,
+    capabilities: { events: true },
+    methods: (s.paymentMethods ?? []).map((m) => methodView(m, amount, currency, feesPaidBy)),
+    deposit: deposit ? { ...deposit, serverTime: now.toISOString() } : null,
+  };
+}
