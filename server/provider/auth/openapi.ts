@@ -9,3 +9,6 @@ export const ErrorSchema = z.object({
 
 /** An application/json response entry of a createRoute() `responses` map. */
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+
+/** zod error option for a string field: "is required" when absent, "must be a string" otherwise. */
+export const stringError = { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string') };

@@ -6,26 +6,26 @@ import { hashVerificationToken } from '../auth/verification';
 import { issueAccessToken } from '../http/bearer';
 import { createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
-import { ErrorSchema, jsonResponse as json } from '../auth/openapi';
+import { ErrorSchema, jsonResponse as json, stringError } from '../auth/openapi';
 
-const Email = z.string({ error: 'email is required' }).trim().max(254, 'email is too long').pipe(z.email({ error: 'email must be a valid email address' }));
-const Password = z.string({ error: 'password is required' }).max(1024, 'password is too long');
+const Email = z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' }));
+const Password = z.string(stringError).max(1024, 'is too long');
 
 const RegisterBody = z.object({
   email: Email,
-  password: Password.min(8, 'password must be at least 8 characters'),
-  fullName: z.string({ error: 'fullName is required' }).trim().min(1, 'fullName must not be empty').max(200, 'fullName is too long'),
-  nationalID: z.string({ error: 'nationalID must be a string' }).max(64, 'nationalID is too long').optional(),
-  country: z.string({ error: 'country must be a string' }).max(100, 'country is too long').optional(),
-  countryCode: z.string({ error: 'countryCode must be a string' }).max(8, 'countryCode is too long').optional(),
+  password: Password.min(8, 'must be at least 8 characters'),
+  fullName: z.string(stringError).trim().min(1, 'must not be empty').max(200, 'is too long'),
+  nationalID: z.string({ error: 'must be a string' }).max(64, 'is too long').optional(),
+  country: z.string({ error: 'must be a string' }).max(100, 'is too long').optional(),
+  countryCode: z.string({ error: 'must be a string' }).max(8, 'is too long').optional(),
 }).openapi('RegisterRequest');
 
-const LoginBody = z.object({ email: Email, password: Password.min(1, 'password is required') }).openapi('LoginRequest');
+const LoginBody = z.object({ email: Email, password: Password.min(1, 'is required') }).openapi('LoginRequest');
 
 const VerifyBody = z.object({
-  verificationToken: z.string({ error: 'verificationToken is required' }).min(1, 'verificationToken is required').max(256, 'verificationToken is too long'),
-  otp: z.string({ error: 'otp is required (a string of 6 digits)' }).min(1, 'otp is required').max(32, 'otp is too long'),
-  isDisableExpire: z.boolean({ error: 'isDisableExpire must be a boolean' }).optional().default(false),
+  verificationToken: z.string(stringError).min(1, 'is required').max(256, 'is too long'),
+  otp: z.string(stringError).min(1, 'is required').max(32, 'is too long'),
+  isDisableExpire: z.boolean({ error: 'must be a boolean' }).optional().default(false),
 }).openapi('VerifyLoginRequest');
 
 const TokenData = z.object({ verificationToken: z.string() });

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { normalizeEmail } from '../auth/accounts';
-import { ErrorSchema, jsonResponse as json } from '../auth/openapi';
+import { ErrorSchema, jsonResponse as json, stringError } from '../auth/openapi';
 import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 
@@ -13,7 +13,7 @@ const mailboxRoute = createRoute({
   summary: 'Mail the sandbox sent to an address (newest first; sandbox mode without SMTP only)',
   request: {
     query: z.object({
-      email: z.string({ error: 'email is required' }).trim().max(254, 'email is too long').pipe(z.email({ error: 'email must be a valid email address' })),
+      email: z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' })),
     }),
   },
   responses: {
