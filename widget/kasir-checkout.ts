@@ -1,12 +1,475 @@
-import { LitElement, html } from 'lit';
-import { customElement, property } from 'lit/decorators.js';
+import { LitElement, html, nothing, type PropertyValues } from 'lit';
+import { ApiError, WidgetApi } from './api';
+import { CountdownController } from './countdown-controller';
+import { DepositStatusController } from './deposit-status-controller';
+import {
+  KasirCompletedEvent,
+  KasirErrorEvent,
+  KasirExpiredEvent,
+  KasirMethodSelectedEvent,
+  KasirPendingEvent,
+  KasirReadyEvent,
+} from './events';
+import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n';
+import { styles } from './kasir-checkout.styles';
+import { QUIET, qrPath, qrPng } from './qr';
+import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types';
 
-/** Placeholder: the real element lands with the widget issue. */
-@customElement('kasir-checkout')
+export * from './events';
+export type * from './types';
+
+const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet'];
+const STORE = 'kasir-checkout:';
+
+const remembered = (key: string) => {
+  try {
+    return sessionStorage.getItem(STORE + key);
+  } catch {
+    return null;
+  }
+};
+const remember = (key: string, id: string | null) => {
+  try {
+    if (id) sessionStorage.setItem(STORE + key, id);
+    else sessionStorage.removeItem(STORE + key);
+  } catch {
+    // storage disabled: a reload then starts over, which the backend tolerates
+  }
+};
+/** Only http and https links may open a wallet's approval page. */
+const safeUrl = (url = '') => {
+  try {
+    return /^https?:$/.test(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+};
+const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
+
+/**
+ * An embeddable checkout: the shopper chooses a payment method (virtual account, QRIS, e-wallet), sees what to
+ * pay and how, and the element follows the deposit (server-sent events when offered, else polling) until it is
+ * completed or expired. It speaks the widget API (widget/WIDGET-API.md) at `endpoint`, holds no secret, and
+ * resumes the same checkout and deposit after a reload.
+ *
+ * @summary A payment checkout for virtual accounts, QRIS and e-wallets.
+ *
+ * @attr {string} endpoint - Base URL of the widget API, e.g. `https://shop.example/api` (required).
+ * @attr {string} checkout-id - A checkout the shop created on its server; wins over `amount`.
+ * @attr {string} amount - What the order costs, a decimal string, e.g. `150000`.
+ * @attr {string} currency - The order's currency (default `IDR`).
+ * @attr {'en' | 'id'} locale - Language and number formats (default from the page's `lang`, else `en`).
+ * @attr {number} poll-interval - First polling interval in ms (default 3000; backs off to 10 s after a minute).
+ * @attr {'loading' | 'choosing' | 'pending' | 'completed' | 'expired' | 'error'} state - The phase, reflected (read only).
+ *
+ * @fires {KasirReadyEvent} kasir-ready - The checkout is loaded; `detail.checkout`.
+ * @fires {KasirMethodSelectedEvent} kasir-method-selected - The shopper chose a method; `detail.method`.
+ * @fires {KasirPendingEvent} kasir-pending - A deposit awaits payment; `detail.deposit`.
+ * @fires {KasirCompletedEvent} kasir-completed - The payment was received; `detail.deposit`.
+ * @fires {KasirExpiredEvent} kasir-expired - The time to pay ran out; `detail.deposit` (null when none was made).
+ * @fires {KasirErrorEvent} kasir-error - Something failed; `detail.message`, `detail.status`.
+ *
+ * @csspart method - A method choice (a button), with `data-method` set to the method's code.
+ * @csspart instructions - The steps to pay.
+ * @csspart va-number - The virtual account (or bank account) number.
+ * @csspart qr - The QRIS code's container, holding an inline SVG.
+ * @csspart amount - The amount to pay.
+ * @csspart countdown - The time left to pay.
+ * @csspart check-now - The button that checks the payment status at once.
+ * @csspart result - The completed, expired or error panel.
+ *
+ * @cssprop [--kasir-font=system-ui, sans-serif] - Font family.
+ * @cssprop [--kasir-text=#1d2433] - Text colour.
+ * @cssprop [--kasir-muted=#5b6475] - Secondary text colour.
+ * @cssprop [--kasir-bg=#fff] - Background of the panel.
+ * @cssprop [--kasir-surface=#f5f7fa] - Background of blocks inside the panel.
+ * @cssprop [--kasir-border=#d5dae3] - Borders.
+ * @cssprop [--kasir-accent=#0b5cd5] - Buttons and focus.
+ * @cssprop [--kasir-accent-text=#fff] - Text on accent.
+ * @cssprop [--kasir-success=#137a3a] - The completed panel.
+ * @cssprop [--kasir-danger=#b42318] - Errors and the expired panel.
+ * @cssprop [--kasir-radius=12px] - Corner radius.
+ * @cssprop [--kasir-max-width=30rem] - Widest the element grows.
+ */
 export class KasirCheckout extends LitElement {
-  @property() endpoint = '';
-  @property({ reflect: true }) state = 'loading';
+  static override styles = styles;
+  // Declared without decorators: the decorator runtime costs bytes a shopper downloads.
+  static override properties = {
+    endpoint: {},
+    checkoutId: { attribute: 'checkout-id' },
+    amount: {},
+    currency: {},
+    locale: {},
+    pollInterval: { attribute: 'poll-interval', type: Number },
+    state: { reflect: true },
+    checkout: { state: true },
+    deposit: { state: true },
+    failed: { state: true },
+    lapsed: { state: true },
+    offline: { state: true },
+    copied: { state: true },
+    notice: { state: true },
+  };
+
+  /** Base URL of the widget API. */
+  endpoint = '';
+  /** A checkout created by the shop's server; when set, `amount` and `currency` are not used. */
+  checkoutId = '';
+  /** What the order costs (decimal string). */
+  amount = '';
+  /** The order's currency. */
+  currency = 'IDR';
+  /** `en` or `id`; empty follows the page's `lang`. */
+  locale: Locale | '' = '';
+  /** First polling interval in ms. */
+  pollInterval = 3000;
+  /** The phase: loading, choosing, pending, completed, expired or error (reflected, read only). */
+  state: CheckoutState = 'loading';
+
+  private checkout: Checkout | null = null;
+  private deposit: Deposit | null = null;
+  private failed: ApiError | null = null;
+  /** The checkout's window to choose a method ran out in front of the shopper. */
+  private lapsed = false;
+  private badLink = false;
+  private offline = false;
+  private copied = '';
+  private notice = '';
+
+  private api = new WidgetApi('');
+  private picked?: Method;
+  private qr: { data: string; d: string; size: number } | null = null;
+
+  private countdown = new CountdownController(this, () => {
+    if (this.deposit) this.follow.checkNow();
+    else this.lapsed = true;
+  });
+
+  private follow = new DepositStatusController(this, {
+    read: () => this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`),
+    onDeposit: (deposit) => (this.deposit = deposit),
+    onTrouble: (err) => (this.offline = !!err),
+    interval: () => this.pollInterval,
+  });
+
+  /** The current load's number: a newer load (the attributes changed) makes an older one's answers stale. */
+  private loads = 0;
+  /** What "Try again" repeats. */
+  private again?: () => void;
+
+  /** Loads the checkout: the one named by `checkout-id`, else the one remembered for this order, else a new one. */
+  private async load() {
+    const { endpoint, checkoutId: id, amount, currency } = this;
+    const run = ++this.loads;
+    this.follow.stop();
+    this.checkout = this.deposit = null;
+    this.lapsed = false;
+    this.api = new WidgetApi(endpoint);
+    await this.attempt(this.load, async () => {
+      if (!endpoint || !(id || amount)) throw new ApiError('kasir-checkout needs endpoint and amount or checkout-id', 0);
+      const key = `${endpoint}|${amount}|${currency}`;
+      const known = id || remembered(key);
+      let checkout: Checkout | null = null;
+      if (known) {
+        try {
+          checkout = await this.api.call<Checkout>(`/checkouts/${encodeURIComponent(known)}`);
+        } catch (err) {
+          if (id || (err as ApiError).status !== 404) throw err;
+        }
+        // A remembered checkout whose window closed before anything was chosen is of no use: start afresh.
+        if (!id && checkout && !checkout.deposit && Date.parse(checkout.expiresAt) <= Date.parse(checkout.serverTime)) {
+          checkout = null;
+        }
+      }
+      if (!checkout) {
+        checkout = await this.api.call<Checkout>('/checkouts', { amount, currency });
+        if (!id) remember(key, checkout.id);
+      }
+      if (run !== this.loads) return;
+      this.checkout = checkout;
+      this.deposit = checkout.deposit;
+    });
+  }
+
+  /** Creates (or, chosen meanwhile in another tab, resumes) the deposit for a method. */
+  private async pick(method: Method) {
+    this.dispatchEvent(new KasirMethodSelectedEvent(method));
+    this.picked = method;
+    const path = `/checkouts/${this.checkout!.id}`;
+    await this.attempt(
+      () => this.pick(method),
+      async () => {
+        try {
+          this.deposit = await this.api.call<Deposit>(`${path}/deposit`, { method: method.code });
+        } catch (err) {
+          const again = await this.api.call<Checkout>(path).catch(() => null);
+          if (!again?.deposit) throw err;
+          this.deposit = again.deposit;
+        }
+      },
+    );
+    this.picked = undefined;
+  }
+
+  /** Runs a step; on failure the element shows the error and "Try again" repeats `retry`. */
+  private async attempt(retry: () => void, step: () => Promise<void>) {
+    this.failed = null;
+    try {
+      await step();
+    } catch (err) {
+      this.again = retry;
+      this.failed = err as ApiError;
+    }
+  }
+
+  private get t(): Messages {
+    return messages[this.loc];
+  }
+
+  private get loc(): Locale {
+    return (this.locale || document.documentElement.lang || '').startsWith('id') ? 'id' : 'en';
+  }
+
+  /** Forgets the remembered checkout and starts a new one (offered once a payment expired). */
+  restart() {
+    remember(`${this.endpoint}|${this.amount}|${this.currency}`, null);
+    this.load();
+  }
+
+  private failure(): { message: string; status?: number } | null {
+    const err = this.failed;
+    if (this.badLink) return { message: this.t.badUrl };
+    return err && { message: (err.status < 500 && err.message) || this.t.network, status: err.status || undefined };
+  }
+
+  override willUpdate(changed: PropertyValues) {
+    if (['endpoint', 'checkoutId', 'amount', 'currency'].some((p) => changed.has(p))) this.load();
+    const d = this.deposit;
+    this.badLink = d?.method.kind === 'ewallet' && d.status === 'pending' && !safeUrl(d.checkoutUrl);
+    if (d?.qrData && d.qrData !== this.qr?.data) this.qr = { data: d.qrData, ...qrPath(d.qrData) };
+    this.state = this.failure()
+      ? 'error'
+      : !this.checkout
+        ? 'loading'
+        : d
+          ? d.status
+          : this.lapsed
+            ? 'expired'
+            : 'choosing';
+  }
+
+  override updated(changed: PropertyValues) {
+    const { checkout, deposit } = this;
+    if (changed.has('deposit') && deposit?.status === 'pending') this.countdown.set(deposit.expiresAt, deposit.serverTime);
+    if (!changed.has('state')) return;
+    const before = changed.get('state');
+    if (this.state !== 'pending') this.follow.stop();
+    if (this.state === 'choosing') this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
+    else if (this.state !== 'pending') this.countdown.stop();
+    if (before === 'loading' && checkout) this.dispatchEvent(new KasirReadyEvent(checkout));
+    switch (this.state) {
+      case 'pending':
+        this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
+        this.dispatchEvent(new KasirPendingEvent(deposit!));
+        break;
+      case 'completed':
+        this.dispatchEvent(new KasirCompletedEvent(deposit!));
+        break;
+      case 'expired':
+        this.dispatchEvent(new KasirExpiredEvent(deposit));
+        break;
+      case 'error': {
+        const { message, status } = this.failure()!;
+        this.dispatchEvent(new KasirErrorEvent(message, status));
+      }
+    }
+    // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
+    const active = document.activeElement;
+    if (before && before !== 'loading' && (active === this || !active || active === document.body)) {
+      this.renderRoot.querySelector<HTMLElement>('h2')?.focus();
+    }
+  }
+
   override render() {
-    return html`<p>kasir</p>`;
+    const { t } = this;
+    return html`<div class="card" lang=${this.loc} aria-busy=${this.state === 'loading'}>
+      ${this.screen(t)}
+      <p class="sr" role="status">${this.notice}</p>
+    </div>`;
+  }
+
+  private screen(t: Messages) {
+    const { checkout, deposit } = this;
+    switch (this.state) {
+      case 'loading':
+        return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${t.loading}</p>`;
+      case 'error':
+        return html`<div part="result" class="result bad" role="alert">
+          <h2 tabindex="-1">${t.errorTitle}</h2>
+          <p>${this.failure()!.message}</p>
+          <button class="primary" @click=${this.retry}>${t.retry}</button>
+        </div>`;
+      case 'completed':
+        return html`<div part="result" class="result ok">
+          <svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d="M5 12.5l4.5 4.5L19 7.5" /></svg>
+          <h2 tabindex="-1">${t.paidTitle}</h2>
+          <p>${fill(t.paidText, this.money(deposit!.amount, deposit!.currency), deposit!.method.name)}</p>
+        </div>`;
+      case 'expired':
+        return html`<div part="result" class="result bad">
+          <h2 tabindex="-1">${t.expiredTitle}</h2>
+          <p>${t.expiredText}</p>
+          ${this.checkoutId ? nothing : html`<button class="primary" @click=${this.restart}>${t.restart}</button>`}
+        </div>`;
+      case 'choosing':
+        return this.methods(t, checkout!);
+      default:
+        return this.pending(t, deposit!);
+    }
+  }
+
+  private methods(t: Messages, checkout: Checkout) {
+    const busy = !!this.picked;
+    return html`<h2 tabindex="-1">${t.choose}</h2>
+      <p class="row">
+        <span>${t.orderTotal}</span><strong part="amount">${this.money(checkout.amount, checkout.currency)}</strong>
+      </p>
+      ${KINDS.map((kind) => {
+        const list = checkout.methods.filter((m) => m.kind === kind);
+        return list.length
+          ? html`<div class="group" role="group" aria-labelledby="k-${kind}">
+              <h3 id="k-${kind}">${t[kind]}</h3>
+              <ul>
+                ${list.map(
+                  (m) =>
+                    html`<li>
+                      <button
+                        part="method"
+                        class="method"
+                        data-method=${m.code}
+                        ?disabled=${!m.available || busy}
+                        aria-busy=${busy && this.picked === m}
+                        @click=${() => this.pick(m)}
+                      >
+                        <img src=${m.image} alt="" width="48" height="32" />
+                        <span class="name">${m.name}</span>
+                        <span class="fee">${!m.available ? t.unavailable : +m.fee ? fill(t.fee, this.money(m.fee, m.currency)) : t.noFee}</span>
+                        <strong class="total">${this.money(m.total, m.currency)}</strong>
+                      </button>
+                    </li>`,
+                )}
+              </ul>
+            </div>`
+          : nothing;
+      })}
+      ${this.timer(t)}`;
+  }
+
+  private pending(t: Messages, d: Deposit) {
+    const kind = d.method.kind;
+    const amount = this.money(d.amount, d.currency);
+    const copy = (value: string, what: string, key: string) =>
+      html`<button class="copy" @click=${() => this.copy(value, what, key)}>
+        ${this.copied === key ? t.copied : t.copy}<span class="sr"> ${what}</span>
+      </button>`;
+    const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${fill(s, d.method.name)}</li>`)}</ol>`;
+    let body;
+    if (kind === 'qris') {
+      const { d: path, size } = this.qr!;
+      const box = size + 2 * QUIET;
+      body = html`<figure part="qr">
+          <svg role="img" aria-label=${fill(t.qrLabel, amount)} viewBox="${-QUIET} ${-QUIET} ${box} ${box}" shape-rendering="crispEdges">
+            <rect x=${-QUIET} y=${-QUIET} width=${box} height=${box} fill="#fff" />
+            <path d=${path} fill="#000" />
+          </svg>
+        </figure>
+        <p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
+        <button class="secondary" @click=${this.download}>${t.download}</button>
+        ${steps(t.qrSteps)}`;
+    } else if (kind === 'ewallet') {
+      body = html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
+        <a class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer"
+          >${fill(t.openWallet, d.method.name)}<span class="sr"> ${t.newTab}</span></a
+        >
+        ${steps(t.walletSteps)}`;
+    } else {
+      body = html`<dl>
+          <div>
+            <dt>${t.vaNumber}</dt>
+            <dd><span part="va-number" class="mono">${grouped(d.accountNumber)}</span>${copy(d.accountNumber!, t.theNumber, 'n')}</dd>
+          </div>
+          ${d.accountName ? html`<div><dt>${t.accountName}</dt><dd>${d.accountName}</dd></div>` : nothing}
+          <div>
+            <dt>${t.exactAmount}</dt>
+            <dd><strong part="amount">${amount}</strong>${copy(d.amount, t.theAmount, 'a')}</dd>
+          </div>
+        </dl>
+        ${steps(t.vaSteps)}`;
+    }
+    return html`<h2 tabindex="-1" class="head"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
+      ${body} ${this.timer(t)}
+      <p class="waiting"><span class="spin" aria-hidden="true"></span>${this.offline ? t.offline : t.waiting}</p>
+      <button part="check-now" class="secondary" ?disabled=${this.follow.busy} @click=${this.checkNow}>
+        ${this.follow.busy ? t.checking : t.checkNow}
+      </button>`;
+  }
+
+  private timer(t: Messages) {
+    const { remaining, spoken } = this.countdown;
+    return html`<p part="countdown" class="row">
+      <span aria-hidden="true">${t.payWithin}</span><strong aria-hidden="true" class="mono">${clock(remaining)}</strong>
+      <span class="sr" aria-live="polite" aria-atomic="true">${spoken ? fill(t.left, duration(spoken.n, spoken.unit, this.loc)) : ''}</span>
+    </p>`;
+  }
+
+  private money(amount: string, currency: string) {
+    return money(amount, currency, this.loc);
+  }
+
+  private say(text: string) {
+    // A trailing no-break space makes a repeated message a change, so it is announced again.
+    this.notice = this.notice === text ? `${text}\u00a0` : text;
+  }
+
+  private retry() {
+    if (this.badLink) this.load();
+    else this.again?.();
+  }
+
+  private async checkNow() {
+    await this.follow.checkNow();
+    if (this.deposit?.status === 'pending') this.say(this.offline ? this.t.offline : this.t.stillPending);
+  }
+
+  private async copy(value: string, what: string, key: string) {
+    try {
+      await navigator.clipboard.writeText(value);
+    } catch {
+      // No clipboard (an insecure page, a denied permission): select the text so the shopper can copy it.
+      const node = this.renderRoot.querySelector(key === 'n' ? '[part=va-number]' : 'dd [part=amount]');
+      if (node) getSelection()?.selectAllChildren(node);
+      return;
+    }
+    this.copied = key;
+    this.say(`${this.t.copied}: ${what}`);
+    setTimeout(() => this.copied === key && (this.copied = ''), 2000);
+  }
+
+  private async download() {
+    const blob = await qrPng(this.qr!.d, this.qr!.size);
+    if (!blob) return;
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = `qris-${this.deposit!.id}.png`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+  }
+}
+
+customElements.define('kasir-checkout', KasirCheckout);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'kasir-checkout': KasirCheckout;
   }
 }

@@ -1,0 +1,48 @@
+// The widget API client (widget/WIDGET-API.md): envelopes unwrapped, failures as ApiError, ETags honoured.
+
+/** A failed call: `status` is the HTTP status (0 when the network failed). */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export class WidgetApi {
+  /** Last answer and its ETag, per path, so an unchanged resource costs a 304 with no body. */
+  private cache = new Map<string, { etag: string; data: unknown }>();
+
+  constructor(readonly endpoint: string) {}
+
+  url(path: string) {
+    return this.endpoint.replace(/\/+$/, '') + path;
+  }
+
+  async call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const cached = body ? undefined : this.cache.get(path);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body) headers['content-type'] = 'application/json';
+    if (cached) headers['if-none-match'] = cached.etag;
+    let res: Response;
+    try {
+      res = await fetch(this.url(path), {
+        method: body ? 'POST' : 'GET',
+        headers,
+        body: body ? JSON.stringify(body) : undefined,
+        cache: 'no-store',
+        signal,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      throw new ApiError('', 0);
+    }
+    if (res.status === 304 && cached) return cached.data as T;
+    const json = await res.json().catch(() => null);
+    if (!res.ok) throw new ApiError(json?.message || res.statusText || '', res.status);
+    const etag = res.headers.get('etag');
+    if (etag && !body) this.cache.set(path, { etag, data: json.data });
+    return json.data as T;
+  }
+}

@@ -1,0 +1,72 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+
+export type Spoken = { n: number; unit: 'hour' | 'minute' | 'second' };
+
+/**
+ * Counts down to a server time, corrected for the difference between the server's clock and this one
+ * (every answer carries `serverTime`). Re-renders the host each second; `spoken` changes only at coarse
+ * steps (each hour above an hour, each 5 minutes above 5 minutes, each minute below, then at 30 s) so a
+ * polite live region does not chatter. Calls `onZero` once when the time is up.
+ */
+export class CountdownController implements ReactiveController {
+  /** Milliseconds left (0 when up or unset). */
+  remaining = 0;
+  spoken: Spoken | null = null;
+  private end = NaN;
+  private skew = 0;
+  private timer?: ReturnType<typeof setInterval>;
+  private fired = false;
+
+  constructor(
+    private host: ReactiveControllerHost,
+    private onZero: () => void,
+  ) {
+    host.addController(this);
+  }
+
+  /** Counts to `endsAt`, taking `serverTime` (ISO) as "now" on the server. */
+  set(endsAt: string, serverTime?: string) {
+    const server = Date.parse(serverTime || '');
+    if (server) this.skew = server - Date.now();
+    const end = Date.parse(endsAt);
+    if (end !== this.end) this.fired = false;
+    this.end = end;
+    this.tick();
+    if (!this.timer) this.timer = setInterval(() => this.tick(), 1000);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  hostDisconnected() {
+    this.stop();
+  }
+
+  hostConnected() {
+    if (this.end && !this.fired && !this.timer) this.set(new Date(this.end).toISOString());
+  }
+
+  private tick() {
+    this.remaining = Math.max(0, this.end - (Date.now() + this.skew)) || 0;
+    const s = Math.ceil(this.remaining / 1000);
+    const spoken: Spoken | null =
+      s > 3600
+        ? { n: Math.floor(s / 3600), unit: 'hour' }
+        : s > 300
+          ? { n: Math.ceil(s / 300) * 5, unit: 'minute' }
+          : s > 30
+            ? { n: Math.ceil(s / 60), unit: 'minute' }
+            : s > 0
+              ? { n: 30, unit: 'second' }
+              : null;
+    if (spoken?.n !== this.spoken?.n || spoken?.unit !== this.spoken?.unit) this.spoken = spoken;
+    this.host.requestUpdate();
+    if (!s && !this.fired) {
+      this.fired = true;
+      this.stop();
+      this.onZero();
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// The element's events: typed classes, bubbling and composed so a shop can listen on any ancestor.
+import type { Checkout, Deposit, Method } from './types';
+
+abstract class KasirEvent<T> extends CustomEvent<T> {
+  constructor(type: string, detail: T) {
+    super(type, { detail, bubbles: true, composed: true });
+  }
+}
+
+/** The checkout is loaded (created or resumed); `detail.checkout` is the widget API's Checkout. */
+export class KasirReadyEvent extends KasirEvent<{ checkout: Checkout }> {
+  constructor(checkout: Checkout) {
+    super('kasir-ready', { checkout });
+  }
+}
+
+/** The shopper chose a payment method. */
+export class KasirMethodSelectedEvent extends KasirEvent<{ method: Method }> {
+  constructor(method: Method) {
+    super('kasir-method-selected', { method });
+  }
+}
+
+/** A deposit waits for the shopper's payment (after a choice, or resumed on reload). */
+export class KasirPendingEvent extends KasirEvent<{ deposit: Deposit }> {
+  constructor(deposit: Deposit) {
+    super('kasir-pending', { deposit });
+  }
+}
+
+/** The payment was received. */
+export class KasirCompletedEvent extends KasirEvent<{ deposit: Deposit }> {
+  constructor(deposit: Deposit) {
+    super('kasir-completed', { deposit });
+  }
+}
+
+/** The deposit (or, before any choice, the checkout) expired. */
+export class KasirExpiredEvent extends KasirEvent<{ deposit: Deposit | null }> {
+  constructor(deposit: Deposit | null) {
+    super('kasir-expired', { deposit });
+  }
+}
+
+/** Something failed; the element shows the message and a retry button. `status` is the HTTP status when there was one. */
+export class KasirErrorEvent extends KasirEvent<{ message: string; status?: number }> {
+  constructor(message: string, status?: number) {
+    super('kasir-error', { message, status });
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'kasir-ready': KasirReadyEvent;
+    'kasir-method-selected': KasirMethodSelectedEvent;
+    'kasir-pending': KasirPendingEvent;
+    'kasir-completed': KasirCompletedEvent;
+    'kasir-expired': KasirExpiredEvent;
+    'kasir-error': KasirErrorEvent;
+  }
+}

@@ -1,0 +1,149 @@
+// The element's words in English and Indonesian, and locale-aware money and duration formatting.
+
+const en = {
+  loading: 'Preparing your payment…',
+  choose: 'Choose how to pay',
+  orderTotal: 'Order total',
+  va: 'Virtual account',
+  qris: 'QRIS',
+  ewallet: 'E-wallet',
+  bank: 'Bank transfer',
+  fee: 'Fee {0}',
+  noFee: 'No fee',
+  unavailable: 'Not available for this amount',
+  payWithin: 'Pay within',
+  vaNumber: 'Account number',
+  accountName: 'Account name',
+  exactAmount: 'Transfer exactly',
+  amount: 'Amount to pay',
+  copy: 'Copy',
+  copied: 'Copied',
+  theNumber: 'account number',
+  theAmount: 'amount',
+  vaSteps: [
+    'Open your bank app, internet banking or an ATM.',
+    'Choose a virtual account transfer and enter the number above.',
+    'Transfer exactly the amount shown. This page updates by itself.',
+  ],
+  qrSteps: [
+    'Open any app that pays with QRIS (banking or e-wallet).',
+    'Scan this code and check the amount.',
+    'Confirm the payment. This page updates by itself.',
+  ],
+  walletSteps: ['Continue to {0} and approve the payment.', 'Come back here: this page updates by itself.'],
+  qrLabel: 'QRIS code for {0}',
+  download: 'Download QR code',
+  openWallet: 'Continue to {0}',
+  newTab: '(opens in a new tab)',
+  waiting: 'Waiting for your payment…',
+  checkNow: 'Check payment status',
+  checking: 'Checking…',
+  stillPending: 'Not received yet.',
+  offline: 'Connection lost. Retrying…',
+  paidTitle: 'Payment received',
+  paidText: 'Thank you! Your payment of {0} with {1} is complete.',
+  expiredTitle: 'Payment expired',
+  expiredText: 'The time to pay ran out. Nothing was charged.',
+  restart: 'Start a new payment',
+  errorTitle: 'Something went wrong',
+  network: 'We could not reach the payment service. Check your connection.',
+  badUrl: 'This payment link cannot be opened safely.',
+  retry: 'Try again',
+  left: '{0} left to pay',
+  change: 'Change',
+};
+
+export type Messages = typeof en;
+
+const id: Messages = {
+  loading: 'Menyiapkan pembayaran…',
+  choose: 'Pilih cara bayar',
+  orderTotal: 'Total pesanan',
+  va: 'Virtual account',
+  qris: 'QRIS',
+  ewallet: 'E-wallet',
+  bank: 'Transfer bank',
+  fee: 'Biaya {0}',
+  noFee: 'Tanpa biaya',
+  unavailable: 'Tidak tersedia untuk jumlah ini',
+  payWithin: 'Bayar dalam',
+  vaNumber: 'Nomor rekening',
+  accountName: 'Nama rekening',
+  exactAmount: 'Transfer tepat',
+  amount: 'Jumlah pembayaran',
+  copy: 'Salin',
+  copied: 'Tersalin',
+  theNumber: 'nomor rekening',
+  theAmount: 'jumlah',
+  vaSteps: [
+    'Buka aplikasi bank, internet banking, atau ATM.',
+    'Pilih transfer virtual account dan masukkan nomor di atas.',
+    'Transfer tepat sesuai jumlah. Halaman ini diperbarui otomatis.',
+  ],
+  qrSteps: [
+    'Buka aplikasi yang mendukung QRIS (m-banking atau e-wallet).',
+    'Pindai kode ini dan periksa jumlahnya.',
+    'Konfirmasi pembayaran. Halaman ini diperbarui otomatis.',
+  ],
+  walletSteps: ['Lanjutkan ke {0} dan setujui pembayaran.', 'Kembali ke sini: halaman ini diperbarui otomatis.'],
+  qrLabel: 'Kode QRIS untuk {0}',
+  download: 'Unduh kode QR',
+  openWallet: 'Lanjutkan ke {0}',
+  newTab: '(membuka tab baru)',
+  waiting: 'Menunggu pembayaran Anda…',
+  checkNow: 'Cek status pembayaran',
+  checking: 'Memeriksa…',
+  stillPending: 'Belum diterima.',
+  offline: 'Koneksi terputus. Mencoba lagi…',
+  paidTitle: 'Pembayaran diterima',
+  paidText: 'Terima kasih! Pembayaran {0} dengan {1} telah selesai.',
+  expiredTitle: 'Pembayaran kedaluwarsa',
+  expiredText: 'Waktu pembayaran habis. Tidak ada dana yang ditarik.',
+  restart: 'Mulai pembayaran baru',
+  errorTitle: 'Terjadi kesalahan',
+  network: 'Tidak dapat terhubung ke layanan pembayaran. Periksa koneksi Anda.',
+  badUrl: 'Tautan pembayaran ini tidak aman untuk dibuka.',
+  retry: 'Coba lagi',
+  left: 'Sisa waktu {0}',
+  change: 'Ganti',
+};
+
+export type Locale = 'en' | 'id';
+export const messages: Record<Locale, Messages> = { en, id };
+
+/** Fills `{0}`, `{1}` ... in a message. */
+export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
+
+const tag = (locale: Locale) => (locale === 'id' ? 'id-ID' : 'en-US');
+
+/**
+ * Formats a decimal string exactly (Intl formats numeric strings without going through a float), with as many
+ * fraction digits as the string carries: "150000" IDR is "Rp 150.000" in `id`, "Rp 150,000" in `en`.
+ */
+export function money(amount: string, currency: string, locale: Locale) {
+  const digits = (amount.split('.')[1] || '').length;
+  try {
+    return new Intl.NumberFormat(tag(locale), {
+      style: 'currency',
+      currency,
+      currencyDisplay: 'narrowSymbol',
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(amount as unknown as number);
+  } catch {
+    return `${amount} ${currency}`;
+  }
+}
+
+/** "14 minutes" / "14 menit": a spoken duration for a polite announcement. */
+export function duration(value: number, unit: 'hour' | 'minute' | 'second', locale: Locale) {
+  return new Intl.NumberFormat(tag(locale), { style: 'unit', unit, unitDisplay: 'long' }).format(value);
+}
+
+/** "23:59:07" or "14:07": the visible countdown. */
+export function clock(ms: number) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const two = (n: number) => String(n).padStart(2, '0');
+  const h = Math.floor(s / 3600);
+  return (h ? `${h}:${two(Math.floor(s / 60) % 60)}` : `${Math.floor(s / 60)}`) + `:${two(s % 60)}`;
+}

@@ -1,0 +1,247 @@
+import { css } from 'lit';
+
+export const styles = css`
+  :host {
+    display: block;
+    max-width: var(--kasir-max-width, 30rem);
+    color: var(--kasir-text, #1d2433);
+    font: 1rem/1.45 var(--kasir-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
+    --a: var(--kasir-accent, #0b5cd5);
+    --m: var(--kasir-muted, #5b6475);
+    --b: var(--kasir-border, #d5dae3);
+    --s: var(--kasir-surface, #f5f7fa);
+    --r: var(--kasir-radius, 12px);
+  }
+  :host([hidden]) {
+    display: none;
+  }
+  * {
+    box-sizing: border-box;
+  }
+  .card {
+    background: var(--kasir-bg, #fff);
+    border: 1px solid var(--b);
+    border-radius: var(--r);
+    padding: 1.25rem;
+    display: grid;
+    gap: 0.9rem;
+  }
+  h2 {
+    font-size: 1.2rem;
+    margin: 0;
+    display: flex;
+    align-items: center;
+    gap: 0.6rem;
+    outline: none;
+  }
+  h3 {
+    font-size: 0.8rem;
+    text-transform: uppercase;
+    letter-spacing: 0.05em;
+    color: var(--m);
+    margin: 0 0 0.4rem;
+  }
+  p,
+  ol,
+  ul,
+  dl,
+  figure {
+    margin: 0;
+  }
+  ul {
+    list-style: none;
+    padding: 0;
+    display: grid;
+    gap: 0.5rem;
+  }
+  ol {
+    padding-left: 1.3rem;
+    color: var(--m);
+    font-size: 0.92rem;
+  }
+  img {
+    object-fit: contain;
+    flex: none;
+  }
+  button,
+  .button {
+    font: inherit;
+    min-height: 44px;
+    border-radius: calc(var(--r) - 4px);
+    border: 1px solid var(--b);
+    background: var(--kasir-bg, #fff);
+    color: inherit;
+    padding: 0.5rem 1rem;
+    cursor: pointer;
+    text-decoration: none;
+    text-align: center;
+  }
+  .primary {
+    background: var(--a);
+    border-color: var(--a);
+    color: var(--kasir-accent-text, #fff);
+    font-weight: 600;
+  }
+  .secondary {
+    color: var(--a);
+    font-weight: 600;
+  }
+  .button {
+    display: block;
+  }
+  button:focus-visible,
+  a:focus-visible,
+  h2:focus-visible {
+    outline: 3px solid var(--a);
+    outline-offset: 2px;
+  }
+  button:disabled {
+    cursor: default;
+    opacity: 0.55;
+  }
+  .method {
+    width: 100%;
+    display: grid;
+    grid-template-columns: auto 1fr auto;
+    grid-template-areas: 'logo name total' 'logo fee total';
+    align-items: center;
+    column-gap: 0.75rem;
+    text-align: left;
+  }
+  .method:not(:disabled):hover {
+    border-color: var(--a);
+    background: var(--s);
+  }
+  .method img {
+    grid-area: logo;
+  }
+  .name {
+    grid-area: name;
+    font-weight: 600;
+  }
+  .fee {
+    grid-area: fee;
+    font-size: 0.85rem;
+    color: var(--m);
+  }
+  .total {
+    grid-area: total;
+  }
+  .row {
+    display: flex;
+    flex-wrap: wrap;
+    justify-content: space-between;
+    gap: 0.25rem 1rem;
+    color: var(--m);
+  }
+  .row strong {
+    color: var(--kasir-text, #1d2433);
+  }
+  dl {
+    display: grid;
+    gap: 0.6rem;
+    background: var(--s);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.9rem;
+  }
+  dt {
+    font-size: 0.85rem;
+    color: var(--m);
+  }
+  dd {
+    margin: 0;
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    justify-content: space-between;
+    gap: 0.5rem;
+    font-size: 1.1rem;
+  }
+  .mono {
+    font-variant-numeric: tabular-nums;
+    font-weight: 700;
+    letter-spacing: 0.02em;
+  }
+  [part='va-number'] {
+    font-size: 1.25rem;
+  }
+  .copy {
+    min-height: 36px;
+    padding: 0.2rem 0.8rem;
+    font-size: 0.9rem;
+    color: var(--a);
+  }
+  [part='qr'] {
+    justify-self: center;
+    width: min(100%, 16rem);
+    background: #fff;
+    border: 1px solid var(--b);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.25rem;
+  }
+  [part='qr'] svg {
+    display: block;
+    width: 100%;
+    height: auto;
+  }
+  .waiting,
+  .loading {
+    display: flex;
+    align-items: center;
+    gap: 0.6rem;
+    color: var(--m);
+  }
+  .spin {
+    width: 1rem;
+    height: 1rem;
+    border: 2px solid var(--b);
+    border-top-color: var(--a);
+    border-radius: 50%;
+    animation: spin 0.9s linear infinite;
+  }
+  @keyframes spin {
+    to {
+      transform: rotate(1turn);
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    .spin {
+      animation: none;
+    }
+  }
+  .result {
+    text-align: center;
+    display: grid;
+    gap: 0.75rem;
+    justify-items: center;
+    padding: 0.5rem 0;
+  }
+  .result h2 {
+    font-size: 1.35rem;
+  }
+  .ok h2 {
+    color: var(--kasir-success, #137a3a);
+  }
+  .bad h2 {
+    color: var(--kasir-danger, #b42318);
+  }
+  .icon {
+    width: 3.5rem;
+    height: 3.5rem;
+    border-radius: 50%;
+    background: var(--kasir-success, #137a3a);
+    fill: none;
+    stroke: #fff;
+    stroke-width: 2.5;
+    stroke-linecap: round;
+    stroke-linejoin: round;
+  }
+  .sr {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip-path: inset(50%);
+    white-space: nowrap;
+  }
+`;
