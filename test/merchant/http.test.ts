@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
+import { call, merchantApp, startUpstream, type Upstream } from './support';
+
+describe('merchant backend: configuration', () => {
+  const full = {
+    KASIR_BASE_URL: 'http://localhost:4010', KASIR_CLIENT_ID: 'id', KASIR_CLIENT_SECRET: 'secret',
+    KASIR_ACCESS_TOKEN: 'token', KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0',
+  };
+
+  it('names every missing variable in one clear error', () => {
+    assert.throws(() => loadMerchantConfig({}), (err: Error) => {
+      assert.ok(err instanceof ConfigError);
+      for (const name of ['KASIR_BASE_URL', 'KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET', 'KASIR_ACCESS_TOKEN', 'KASIR_WEBHOOK_SECRET']) {
+        assert.match(err.message, new RegExp(name));
+      }
+      return true;
+    });
+  });
+
+  it('rejects malformed values with the variable named', () => {
+    assert.throws(() => loadMerchantConfig({ ...full, KASIR_BASE_URL: 'not a url' }), /KASIR_BASE_URL must be an http\(s\) URL/);
+    assert.throws(() => loadMerchantConfig({ ...full, KASIR_FEES_PAID_BY: 'nobody' }), /KASIR_FEES_PAID_BY/);
+    assert.throws(() => loadMerchantConfig({ ...full, KASIR_ALLOWED_ORIGINS: 'https://shop.example/path' }), /KASIR_ALLOWED_ORIGINS/);
+    assert.throws(() => loadMerchantConfig({ ...full, PORT: 'eighty' }), /PORT/);
+  });
+
+  it('applies the documented defaults', () => {
+    const config = loadMerchantConfig({ ...full, KASIR_ALLOWED_ORIGINS: 'https://a.example, http://b.example:8080' });
+    assert.equal(config.port, 3000);
+    assert.equal(config.checkoutUrl, 'http://localhost:4010/checkout');
+    assert.equal(config.feesPaidBy, 'merchant');
+    assert.equal(config.sandbox, false);
+    assert.deepEqual(config.allowedOrigins, ['https://a.example', 'http://b.example:8080']);
+    assert.equal(loadMerchantConfig({ ...full, KASIR_FEES_PAID_BY: 'shopper' }).feesPaidBy, 'shopper');
+  });
+});
+
+describe('merchant backend: HTTP surface', () => {
+  let up: Upstream;
+  before(async () => { up = await startUpstream(); });
+  after(async () => { await up.close(); });
+
+  it('allows CORS for configured origins and its own, and for no one else', async () => {
+    const app = merchantApp(up, {}, { allowedOrigins: ['https://shop.example'] });
+    const preflight = await app.request('http://localhost:3000/api/checkouts', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+    });
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://shop.example');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /content-type/i);
+
+    const own = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'http://localhost:3000', Host: 'localhost:3000' } });
+    assert.equal(own.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+
+    const evil = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://evil.example' } });
+    assert.equal(evil.headers.get('access-control-allow-origin'), null);
+    const evilPreflight = await app.request('http://localhost:3000/api/checkouts', {
+      method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    assert.equal(evilPreflight.headers.get('access-control-allow-origin'), null);
+
+    const etagExposed = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://shop.example' } });
+    assert.match(etagExposed.headers.get('access-control-expose-headers') ?? '', /ETag/i);
+  });
+
+  it('rate-limits checkout creation per client address', async () => {
+    const app = merchantApp(up, {}, { checkoutRateLimit: 3 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call(app, 'POST', '/api/checkouts', { amount: 'x', currency: 'IDR' })).status);
+    assert.deepEqual(statuses, [400, 400, 400, 429, 429]);
+    const limited = await call(app, 'POST', '/api/checkouts', { amount: '1000', currency: 'IDR' });
+    assert.deepEqual(limited.json, { statusCode: 429, error: 'Too Many Requests', message: 'Too many checkouts from this address; try again in a minute' });
+    assert.equal(limited.headers.get('retry-after'), '60');
+    // Reads are not limited.
+    assert.equal((await call(app, 'GET', '/api/checkouts/unknown-id')).status, 404);
+  });
+
+  it('answers every failure in the envelope, never a stack trace', async () => {
+    const app = merchantApp(up);
+    const unknown = await call(app, 'GET', '/api/nope');
+    assert.deepEqual(unknown.json, { statusCode: 404, error: 'Not Found', message: 'Cannot GET /api/nope' });
+    const malformed = await call(app, 'POST', '/api/checkouts', '{"amount":');
+    assert.deepEqual(malformed.json, { statusCode: 400, error: 'Bad Request', message: 'Malformed JSON in request body' });
+    const array = await call(app, 'POST', '/api/checkouts', '[1]');
+    assert.equal(array.status, 400);
+    const big = await call(app, 'POST', '/api/checkouts', JSON.stringify({ pad: 'x'.repeat(20_000) }));
+    assert.equal(big.status, 413);
+    assert.equal(big.json.statusCode, 413);
+    const badId = await call(app, 'GET', '/api/checkouts/..%2F..%2Fv1%2Fdeposit');
+    assert.equal(badId.status, 404);
+    for (const r of [unknown, malformed, array, big, badId]) assert.doesNotMatch(r.text, /at .*\.ts:\d+|Error:/);
+  });
+
+  it('refuses sandbox routes when not in sandbox mode', async () => {
+    const app = merchantApp(up, {}, { sandbox: false });
+    const res = await call(app, 'POST', '/api/sandbox/checkouts/abc/pay');
+    assert.equal(res.status, 404);
+  });
+
+  it('serves the built widget as a cross-origin loadable ES module with cache headers', async () => {
+    const dist = mkdtempSync(join(tmpdir(), 'kasir-dist-'));
+    mkdirSync(join(dist, 'widget'));
+    writeFileSync(join(dist, 'widget', 'kasir-checkout.js'), 'export const kasir = 1;\n');
+    try {
+      const app = merchantApp(up, {}, { distDir: dist });
+      const res = await app.request('http://localhost/kasir-checkout.js');
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/javascript/);
+      assert.match(res.headers.get('cache-control') ?? '', /max-age=\d+/);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.equal(await res.text(), 'export const kasir = 1;\n');
+      const etag = res.headers.get('etag')!;
+      assert.ok(etag);
+      const again = await app.request('http://localhost/kasir-checkout.js', { headers: { 'If-None-Match': etag } });
+      assert.equal(again.status, 304);
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+
+  it('serves the demo with a strict CSP, or a fallback page when it is not built', async () => {
+    const dist = mkdtempSync(join(tmpdir(), 'kasir-dist-'));
+    try {
+      const fallback = await merchantApp(up, {}, { distDir: dist }).request('http://localhost/');
+      assert.equal(fallback.status, 200);
+      const csp = fallback.headers.get('content-security-policy') ?? '';
+      assert.match(await fallback.text(), /npm run build:widget/);
+      assert.match(csp, /script-src 'self'(;|$)/);
+      assert.doesNotMatch(csp, /script-src[^;]*unsafe-inline/);
+      assert.match(csp, /frame-ancestors 'none'/);
+
+      mkdirSync(join(dist, 'demo'));
+      writeFileSync(join(dist, 'demo', 'index.html'), '<!doctype html><title>shop</title><script type="module" src="/app.js"></script>');
+      writeFileSync(join(dist, 'demo', 'app.js'), 'console.log(1)');
+      const app = merchantApp(up, {}, { distDir: dist });
+      const page = await app.request('http://localhost/');
+      assert.equal(page.status, 200);
+      assert.ok(page.headers.get('content-security-policy'));
+      assert.match(await page.text(), /<title>shop<\/title>/);
+      const js = await app.request('http://localhost/app.js');
+      assert.match(js.headers.get('content-type') ?? '', /javascript/);
+      assert.equal((await app.request('http://localhost/missing.js')).status, 404);
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+    assert.ok(!existsSync(dist));
+  });
+});

@@ -1,0 +1,88 @@
+// A real payment-service sandbox (started over HTTP on port 0, fresh data dir, cheap scrypt) and the merchant
+// backend configured from its credentials. Tests may start the provider; the backend itself never imports it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadProviderConfig } from '../../server/provider/config';
+import { startProvider, type RunningProvider } from '../../server/provider/main';
+import { createMerchantApp, type MerchantAppOptions } from '../../server/merchant/app';
+import { loadMerchantConfig, type MerchantConfig } from '../../server/merchant/config';
+import { startMerchant, type RunningMerchant } from '../../server/merchant/main';
+
+export interface Upstream {
+  provider: RunningProvider;
+  /** Calls the merchant backends of this stack made to the payment service, by "METHOD path". */
+  calls: string[];
+  countingFetch: typeof fetch;
+  config(overrides?: Partial<MerchantConfig>): MerchantConfig;
+  close(): Promise<void>;
+}
+
+export async function startUpstream(): Promise<Upstream> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kasir-merchant-test-'));
+  const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir }, { port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 }));
+  const calls: string[] = [];
+  const countingFetch: typeof fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    calls.push(`${init?.method ?? 'GET'} ${url.pathname}`);
+    return fetch(input, init);
+  };
+  const creds = provider.credentials;
+  return {
+    provider, calls, countingFetch,
+    config: (overrides = {}) => ({
+      ...loadMerchantConfig({}, {
+        baseUrl: creds.baseUrl, checkoutUrl: creds.checkoutUrl, clientId: creds.clientId, clientSecret: creds.clientSecret,
+        accessToken: creds.accessToken, webhookSecret: creds.webhookSecret, sandbox: true, port: 0, distDir: 'dist',
+      }),
+      ...overrides,
+    }),
+    async close() {
+      await provider.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Points the sandbox merchant's webhooks at a running backend. */
+export async function routeWebhooksTo(upstream: Upstream, url: string) {
+  await upstream.provider.deps.db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
+}
+
+export function merchantApp(upstream: Upstream, options: Partial<MerchantAppOptions> = {}, config: Partial<MerchantConfig> = {}) {
+  return createMerchantApp({ fetch: upstream.countingFetch, ...options, config: upstream.config(config) });
+}
+
+export async function runningMerchant(upstream: Upstream, options: Partial<MerchantAppOptions> = {}, config: Partial<MerchantConfig> = {}): Promise<RunningMerchant> {
+  const merchant = await startMerchant(upstream.config(config), { fetch: upstream.countingFetch, ...options });
+  await routeWebhooksTo(upstream, merchant.url);
+  return merchant;
+}
+
+/** app.request() with a JSON body. */
+export async function call(app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await app.request(`http://localhost${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  // Read the headers before the body: after serve() in this process, @hono/node-server's lightweight
+  // Response forgets headers set by middleware once its body was read.
+  const resHeaders = new Headers(res.headers);
+  const text = await res.text();
+  let json: any;
+  try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+  return { res, headers: resHeaders, status: res.status, json, text };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, stepMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('waitFor: timed out');
+    await sleep(stepMs);
+  }
+}
