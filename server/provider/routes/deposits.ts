@@ -1,7 +1,122 @@
-import { createRouter } from '../http/errors';
+import { createRoute, z } from '@hono/zod-openapi';
+import { logoUrl } from '../catalog/logos';
+import { PAYMENT_METHODS } from '../catalog/index';
+import {
+  createCryptoDeposit, createFiatDeposit, DepositNotFound, DepositNotPending, listDeposits, ownerOf, readDeposit, transitionDeposit,
+} from '../deposits/service';
+import {
+  BEARER, body, CryptoDepositSchema, DepositSchema, envelope, errorResponses, FiatDepositSchema, json, ListQuerySchema, MessageSchema,
+  pagination, PaymentMethodSchema, SandboxStatusSchema, send, SIGNED,
+} from '../deposits/schemas';
+import { bearerAuth, bearerOrSignature } from '../http/bearer';
+import { createMiddleware } from 'hono/factory';
+import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
+import { signatureAuth } from '../http/signature';
+import { toNumber } from '../money';
 
-export function depositsRoutes(_deps: ProviderDeps) {
+const depositIdParam = z.object({ depositId: z.string().min(1).max(128).openapi({ param: { name: 'depositId', in: 'path' } }) });
+
+/** Interface 4.2: deposits (list, read, create fiat and crypto, cancel, sandbox status update) and payment methods. */
+export function depositsRoutes(deps: ProviderDeps) {
   const router = createRouter();
+  const signed = signatureAuth(deps);
+  const bearer = bearerAuth(deps);
+  const either = bearerOrSignature(deps, signed);
+  const sandboxOnly = createMiddleware(async (_c, next) => {
+    if (!deps.config.sandbox) throw new ApiError(403, 'The deposit status update is available in sandbox mode only');
+    await next();
+  });
+
+  router.openapi(createRoute({
+    method: 'get', path: '/v1/deposit', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signed] as const,
+    request: { query: ListQuerySchema },
+    responses: { 200: json(envelope(pagination(DepositSchema)), 'A page of deposits'), ...errorResponses(400, 401) },
+  }), async (c) => {
+    const q = c.req.valid('query');
+    const page = await listDeposits(deps, c.get('merchant').merchantId, {
+      limit: q.limit ?? 10, page: q.page ?? 1, sort: q.sort ?? 'createdAt', status: q.status, depositType: q.depositType,
+    });
+    return send(c, 200, 'Deposits retrieved successfully', page);
+  });
+
+  // Registered before /v1/deposit/{depositIdOrReference} so that "payment-method" is not taken for an id.
+  router.openapi(createRoute({
+    method: 'get', path: '/v1/deposit/payment-method', tags: ['Deposits'], summary: 'Fiat payment methods', security: BEARER, middleware: [bearer] as const,
+    request: { query: z.object({ currency: z.string().min(1).max(16).optional().openapi({ example: 'IDR' }) }) },
+    responses: { 200: json(envelope(z.array(PaymentMethodSchema)), 'Payment methods'), ...errorResponses(400, 401) },
+  }), (c) => {
+    const { currency } = c.req.valid('query');
+    const base = deps.config.baseUrl;
+    const methods = PAYMENT_METHODS.filter((m) => !currency || m.currency === currency.toUpperCase()).map((m) => ({
+      depositPaymentType: m.depositPaymentType, bankName: m.bankName, bankCode: m.code, currency: m.currency,
+      minimumAmount: toNumber(m.minimumAmount), maximumAmount: toNumber(m.maximumAmount), image: logoUrl(base, m.logo),
+      feeFlat: toNumber(m.feeFlat), feePercentage: toNumber(m.feePercentage),
+    }));
+    return send(c, 200, 'Payment methods retrieved successfully', methods);
+  });
+
+  router.openapi(createRoute({
+    method: 'get', path: '/v1/deposit/{depositIdOrReference}', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
+    security: SIGNED, middleware: [signed] as const,
+    request: { params: z.object({ depositIdOrReference: z.string().min(1).max(128).openapi({ param: { name: 'depositIdOrReference', in: 'path' } }) }) },
+    responses: { 200: json(envelope(DepositSchema), 'The deposit'), ...errorResponses(401, 404) },
+  }), async (c) => {
+    const view = await readDeposit(deps, c.get('merchant').merchantId, c.req.valid('param').depositIdOrReference);
+    if (!view) throw new ApiError(404, 'Deposit not found');
+    return send(c, 200, 'Deposit retrieved successfully', view);
+  });
+
+  router.openapi(createRoute({
+    method: 'post', path: '/v1/deposit/fiat', tags: ['Deposits'], summary: 'Create a fiat deposit', security: BEARER, middleware: [bearer] as const,
+    request: { body: body(FiatDepositSchema) },
+    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
+  }), async (c) => {
+    const view = await createFiatDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
+    return send(c, 201, 'Deposit created successfully', view);
+  });
+
+  router.openapi(createRoute({
+    method: 'post', path: '/v1/deposit/crypto', tags: ['Deposits'], summary: 'Create a crypto deposit', security: BEARER, middleware: [bearer] as const,
+    request: { body: body(CryptoDepositSchema) },
+    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
+  }), async (c) => {
+    const view = await createCryptoDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
+    return send(c, 201, 'Deposit created successfully', view);
+  });
+
+  router.openapi(createRoute({
+    method: 'patch', path: '/v1/deposit/{depositId}/cancel', tags: ['Deposits'], summary: 'Cancel a pending deposit (it becomes expired)',
+    security: BEARER, middleware: [bearer] as const, request: { params: depositIdParam },
+    responses: { 200: json(MessageSchema, 'Cancelled'), ...errorResponses(400, 401, 404) },
+  }), async (c) => {
+    try {
+      await transitionDeposit(deps, c.req.valid('param').depositId, 'cancelled', c.get('merchant').merchantId);
+    } catch (err) {
+      if (err instanceof DepositNotFound) throw new ApiError(404, 'Deposit not found');
+      if (err instanceof DepositNotPending) throw new ApiError(400, `Deposit is ${err.status}: only pending deposits can be cancelled`);
+      throw err;
+    }
+    return send(c, 200, 'Deposit cancelled successfully');
+  });
+
+  router.openapi(createRoute({
+    method: 'patch', path: '/v1/deposit/{depositId}', tags: ['Deposits'], summary: 'Sandbox: set a deposit status',
+    description: 'Sandbox only. Moves a pending deposit to completed or expired and sends the deposit webhook.',
+    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly] as const,
+    request: { params: depositIdParam, body: body(SandboxStatusSchema) },
+    responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
+  }), async (c) => {
+    const { status } = c.req.valid('json');
+    try {
+      const view = await transitionDeposit(deps, c.req.valid('param').depositId, status === 'completed' ? 'sandbox-completed' : 'sandbox-expired', c.get('merchant').merchantId);
+      return send(c, 200, 'Deposit updated successfully', view);
+    } catch (err) {
+      if (err instanceof DepositNotFound) throw new ApiError(400, 'Deposit not found', 'Bad Request');
+      if (err instanceof DepositNotPending) throw new ApiError(400, `status: deposit is ${err.status}; only a pending deposit can move to ${status}`);
+      throw err;
+    }
+  });
+
   return router;
 }

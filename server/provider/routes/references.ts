@@ -1,7 +1,83 @@
-import { createRouter } from '../http/errors';
+import { createRoute, z } from '@hono/zod-openapi';
+import { createMiddleware } from 'hono/factory';
+import { CRYPTOS, FIAT_CURRENCIES } from '../catalog/index';
+import { logoSvg, logoUrl } from '../catalog/logos';
+import { envelope, errorResponses, json, send } from '../deposits/schemas';
+import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 
-export function referencesRoutes(_deps: ProviderDeps) {
+const CurrencySchema = z.object({
+  _id: z.string(), id: z.string(), value: z.string(), currency: z.string(), countryCode: z.string(), logo: z.string(), name: z.string(),
+  country: z.string(), symbol: z.string(), requireBankName: z.boolean(), requireIfsc: z.boolean(), requireIban: z.boolean(),
+  requireAchOrWire: z.boolean(), requireAccountNumber: z.boolean(),
+}).openapi('CurrencyReference');
+
+const CryptoSchema = z.object({
+  _id: z.string(), id: z.string(), symbol: z.string(), name: z.string(), label: z.string(), address: z.string(), logo: z.string(),
+  priceId: z.string(), chainId: z.number().int(), is_native: z.boolean(), decimal: z.number().int(), currencies: z.array(z.string()),
+}).openapi('CryptoReference');
+
+/** An empty value means "no filter" (interface 4.3); otherwise true/false, case-insensitive. */
+const optionalBoolean = z.string().max(5).optional()
+  .refine((v) => v === undefined || /^(|true|false)$/i.test(v), { message: 'must be true or false' })
+  .openapi({ type: 'boolean', description: 'true: only tokens using the smart-contract proxy; false: only the others; empty: all' });
+
+/** Deprecated endpoints answer with a Deprecation header (RFC 9745) and a Link to what replaces them. */
+const deprecation = createMiddleware(async (c, next) => {
+  await next();
+  c.header('Deprecation', '@1735689600');
+  c.header('Link', '</v1/deposit/payment-method>; rel="alternate"');
+});
+
+/** Interface 4.3 (deprecated reference lists) and the logos the sandbox serves. */
+export function referencesRoutes(deps: ProviderDeps) {
   const router = createRouter();
+
+  router.openapi(createRoute({
+    method: 'get', path: '/v1/reference/currencies', tags: ['References'], summary: 'Currencies (deprecated)', deprecated: true,
+    middleware: [deprecation] as const,
+    responses: { 200: json(envelope(z.array(CurrencySchema)), 'Currencies') },
+  }), (c) => {
+    const base = deps.config.baseUrl;
+    return send(c, 200, 'Currencies retrieved successfully', FIAT_CURRENCIES.map((f) => ({
+      _id: f.recordId, id: f.recordId, value: f.code, currency: f.code, countryCode: f.countryCode, logo: logoUrl(base, `${f.code.toLowerCase()}.svg`),
+      name: f.name, country: f.country, symbol: f.symbol, requireBankName: f.requireBankName, requireIfsc: f.requireIfsc,
+      requireIban: f.requireIban, requireAchOrWire: f.requireAchOrWire, requireAccountNumber: f.requireAccountNumber,
+    })));
+  });
+
+  router.openapi(createRoute({
+    method: 'get', path: '/v1/reference/cryptos', tags: ['References'], summary: 'Cryptocurrencies (deprecated)', deprecated: true,
+    middleware: [deprecation] as const,
+    request: {
+      query: z.object({
+        useSmartContract: optionalBoolean,
+        blockchainType: z.string().max(10).optional()
+          .refine((v) => v === undefined || /^(|evm|stellar)$/i.test(v), { message: 'must be EVM or STELLAR' })
+          .openapi({ enum: ['EVM', 'STELLAR'] }),
+      }),
+    },
+    responses: { 200: json(envelope(z.array(CryptoSchema)), 'Cryptocurrencies'), ...errorResponses(400) },
+  }), (c) => {
+    const { useSmartContract, blockchainType } = c.req.valid('query');
+    const base = deps.config.baseUrl;
+    const smart = useSmartContract ? useSmartContract.toLowerCase() === 'true' : undefined;
+    const chain = blockchainType ? blockchainType.toUpperCase() : undefined;
+    const items = CRYPTOS
+      .filter((k) => smart === undefined || k.useSmartContract === smart)
+      .filter((k) => chain === undefined || k.blockchainType === chain)
+      .map((k) => ({
+        _id: k.recordId, id: k.id, symbol: k.symbol, name: k.name, label: `${k.symbol} (${k.networkName})`, address: k.address,
+        logo: logoUrl(base, k.logo), priceId: k.priceId, chainId: k.chainId, is_native: k.isNative, decimal: k.decimal, currencies: [...k.currencies],
+      }));
+    return send(c, 200, 'Cryptos retrieved successfully', items);
+  });
+
+  router.get('/static/logos/:file', (c) => {
+    const svg = logoSvg(c.req.param('file'));
+    if (!svg) throw new ApiError(404, 'Logo not found');
+    return c.body(svg, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8', 'Cache-Control': 'public, max-age=86400' });
+  });
+
   return router;
 }

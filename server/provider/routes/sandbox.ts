@@ -1,7 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'hono';
+import { findPaymentMethod } from '../catalog/index';
+import { logoUrl } from '../catalog/logos';
+import { DepositNotPending, readDepositById, transitionDeposit } from '../deposits/service';
 import { createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
+import { money } from '../money';
 
-export function sandboxRoutes(_deps: ProviderDeps) {
+const CSS = `:root{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}
+body{margin:0;display:flex;justify-content:center}main{max-width:400px;width:100%;margin:40px 16px;background:#fff;border-radius:14px;padding:24px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+img{height:40px}h1{font-size:1.15rem;margin:12px 0}.amount{font-size:1.8rem;font-weight:700;margin:8px 0 16px}.muted{color:#6b7280;font-size:.9rem}
+form{display:inline}button{font:inherit;border:0;border-radius:8px;padding:10px 18px;margin:12px 8px 0 0;cursor:pointer}
+.approve{background:#059669;color:#fff}.decline{background:#e5e7eb;color:#111827}.badge{display:inline-block;padding:4px 10px;border-radius:999px;background:#eef2ff}`;
+const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
+const CSP = `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function formatIdr(amount: string, currency: string): string {
+  const [int, frac] = money(amount).toFixed().split('.');
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `${currency === 'IDR' ? 'Rp' : currency} ${grouped}${frac ? ',' + frac : ''}`;
+}
+
+function html(c: Context, status: 200 | 403 | 404, title: string, content: string) {
+  c.header('Content-Security-Policy', CSP);
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  return c.html(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head>
+<body><main>
+${content}
+</main></body>
+</html>
+`, status);
+}
+
+/** The sandbox's e-wallet approval page: where an e-wallet deposit's checkoutUrl leads. Plain forms, no script. */
+export function sandboxRoutes(deps: ProviderDeps) {
   const router = createRouter();
+
+  router.get('/sandbox/ewallet/:depositId', async (c) => {
+    if (!deps.config.sandbox) return html(c, 403, 'Not available', '<h1>Not available</h1><p>The e-wallet simulator exists in sandbox mode only.</p>');
+    const id = c.req.param('depositId');
+    const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
+    const method = found && findPaymentMethod(found.row.method_code ?? '');
+    if (!found || !method || method.kind !== 'ewallet') {
+      return html(c, 404, 'Payment not found', '<h1>Payment not found</h1><p class="muted">There is no e-wallet payment with this link.</p>');
+    }
+    const { row } = found;
+    const org = await deps.db.selectFrom('merchants').innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
+      .select('organizations.name').where('merchants.id', '=', row.merchant_id).executeTakeFirst();
+    const back = row.checkout_id ? `<p><a href="/checkout/${esc(row.checkout_id)}">Back to the checkout</a></p>` : '';
+    const head = `<img src="${esc(logoUrl('', method.logo))}" alt="${esc(method.name)}">
+<h1>${esc(method.name)} payment to ${esc(org?.name ?? 'the merchant')}</h1>
+<div class="amount">${esc(formatIdr(row.input_amount, row.input_currency))}</div>`;
+    if (row.status === 'completed') return html(c, 200, 'Payment approved', `${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
+    if (row.status === 'expired') return html(c, 200, 'Payment closed', `${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
+    return html(c, 200, `Approve ${method.name} payment`, `${head}
+<p class="muted">Sandbox e-wallet: approve to pay, decline to refuse. Expires ${esc(row.expired_at)}.</p>
+<form method="post" action="/sandbox/ewallet/${esc(row.deposit_id)}/approve"><button class="approve" type="submit">Approve</button></form>
+<form method="post" action="/sandbox/ewallet/${esc(row.deposit_id)}/decline"><button class="decline" type="submit">Decline</button></form>`);
+  });
+
+  const decide = (kind: 'paid' | 'declined') => async (c: Context) => {
+    if (!deps.config.sandbox) return html(c, 403, 'Not available', '<h1>Not available</h1><p>The e-wallet simulator exists in sandbox mode only.</p>');
+    const id = c.req.param('depositId')!;
+    const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
+    if (!found || findPaymentMethod(found.row.method_code ?? '')?.kind !== 'ewallet') {
+      return html(c, 404, 'Payment not found', '<h1>Payment not found</h1><p class="muted">There is no e-wallet payment with this link.</p>');
+    }
+    try {
+      await transitionDeposit(deps, id, kind);
+    } catch (err) {
+      if (!(err instanceof DepositNotPending)) throw err;
+    }
+    // Post/redirect/get: the page shows the outcome, a reload does not post again.
+    return c.redirect(`/sandbox/ewallet/${encodeURIComponent(id)}`, 303);
+  };
+  router.post('/sandbox/ewallet/:depositId/approve', decide('paid'));
+  router.post('/sandbox/ewallet/:depositId/decline', decide('declined'));
+
   return router;
 }

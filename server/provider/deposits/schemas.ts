@@ -1,0 +1,118 @@
+// zod schemas shared by the deposit, checkout and reference routes: they validate requests and, through
+// @hono/zod-openapi, generate the OpenAPI document, so the two cannot drift apart.
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+
+export const SIGNED = [{ ClientId: [], Timestamp: [], Signature: [] }];
+export const BEARER = [{ Bearer: [] }];
+
+const positive = (field: string) => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
+
+export const ErrorSchema = z.object({
+  statusCode: z.number().int(),
+  error: z.string(),
+  message: z.string(),
+}).openapi('Error');
+
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [code, { description: `Error (${code})`, content: { 'application/json': { schema: ErrorSchema } } }]));
+
+export const ActivitySchema = z.object({
+  activity: z.string(), status: z.string(), description: z.string(), updatedAt: z.string(), _id: z.string(),
+}).openapi('DepositActivity');
+
+export const DepositSchema = z.object({
+  id: z.string(),
+  depositId: z.string(),
+  depositType: z.enum(['fiat', 'crypto']),
+  userId: z.string(),
+  inputCurrency: z.string(),
+  inputAmount: z.number(),
+  outputCurrency: z.string(),
+  exchangeRate: z.number(),
+  outputAmount: z.number(),
+  fee: z.object({ amount: z.number(), percentage: z.number(), currency: z.string() }),
+  paymentFiat: z.object({
+    bankName: z.string().optional(), bankCode: z.string().optional(), accountName: z.string().optional(),
+    accountNumber: z.string().optional(), qrData: z.string().optional(), checkoutUrl: z.string().optional(),
+  }),
+  paymentCrypto: z.object({ payoutWallet: z.string().optional(), network: z.string().optional() }),
+  status: z.enum(['pending', 'expired', 'completed']),
+  activityHistory: z.array(ActivitySchema),
+  reference: z.string(),
+  note: z.string(),
+  bankNote: z.string(),
+  exchangeInfo: z.object({ exchangeRate: z.number(), outputCurrency: z.string(), outputAmount: z.number() }).optional(),
+  isReconciled: z.boolean().optional(),
+  payerInfo: z.object({ transactionCode: z.string(), name: z.string(), bankName: z.string(), accountNumber: z.string(), mid: z.string() }).optional(),
+  expiredAt: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi('Deposit');
+
+export const envelope = <T extends z.ZodTypeAny>(data: T) => z.object({ statusCode: z.number().int(), message: z.string(), data });
+export const MessageSchema = z.object({ statusCode: z.number().int(), message: z.string() });
+
+export const pagination = <T extends z.ZodTypeAny>(item: T) => z.object({
+  docs: z.array(item), totalDocs: z.number().int(), offset: z.number().int(), limit: z.number().int(), totalPages: z.number().int(),
+  page: z.number().int(), pagingCounter: z.number().int(), hasPrevPage: z.boolean(), hasNextPage: z.boolean(),
+  prevPage: z.number().int().nullable(), nextPage: z.number().int().nullable(),
+});
+
+export const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+export const body = <T extends z.ZodTypeAny>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
+
+export const ListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Page size: 10 by default, 100 at most', example: 10 }),
+  page: z.coerce.number().int().min(1).optional().openapi({ example: 1 }),
+  sort: z.enum(['createdAt', '-createdAt', 'updatedAt', '-updatedAt']).optional().openapi({ description: 'createdAt (default) or updatedAt; prefix - for descending' }),
+  status: z.enum(['pending', 'expired', 'completed']).optional(),
+  depositType: z.enum(['fiat', 'crypto']).optional(),
+});
+
+export const FiatDepositSchema = z.object({
+  inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
+  inputAmount: positive('inputAmount').optional().openapi({ example: 150000 }),
+  outputCurrency: z.string().min(1).max(32).openapi({ example: 'IDR' }),
+  outputAmount: z.object({ fiat: positive('outputAmount.fiat').optional(), crypto: positive('outputAmount.crypto').optional() }).optional(),
+  balanceType: z.string().min(1).max(32).openapi({ example: 'fiat' }),
+  paymentMethod: z.string().min(1).max(32).openapi({ example: 'BCA_VA' }),
+  reference: z.string().min(1).max(128).optional(),
+  note: z.string().max(500).optional(),
+  quoteId: z.string().max(128).optional(),
+}).openapi('FiatDepositRequest');
+
+export const CryptoDepositSchema = z.object({
+  inputCurrency: z.string().min(1).max(32).openapi({ example: 'USDC-POLYGON' }),
+  inputAmount: positive('inputAmount').openapi({ example: 25.5 }),
+  outputCurrency: z.string().min(1).max(32).optional(),
+  reference: z.string().min(1).max(128).optional(),
+  note: z.string().max(500).optional(),
+  quoteId: z.string().max(128).optional(),
+}).openapi('CryptoDepositRequest');
+
+export const SandboxStatusSchema = z.object({
+  status: z.enum(['completed', 'expired']).openapi({ description: 'pending deposits move to completed or expired' }),
+}).openapi('SandboxStatusUpdate');
+
+export const CheckoutRequestSchema = z.object({
+  inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
+  inputAmount: positive('inputAmount').optional().openapi({ example: 150000 }),
+  outputAmount: positive('outputAmount').optional(),
+  outputCurrency: z.string().min(1).max(32).optional(),
+}).openapi('CheckoutRequest');
+
+export const PaymentMethodSchema = z.object({
+  depositPaymentType: z.string(), bankName: z.string(), bankCode: z.string(), currency: z.string(),
+  minimumAmount: z.number(), maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
+}).openapi('PaymentMethod');
+
+export const IdParam = (name: string) => z.object({ [name]: z.string().min(1).max(128).openapi({ param: { name, in: 'path' } }) });
+
+/** Answers in the envelope; typed `never` so it fits any route's declared responses. */
+export function send(c: Context, status: 200 | 201, message: string, data?: unknown): never {
+  return c.json(data === undefined ? { statusCode: status, message } : { statusCode: status, message, data }, status) as never;
+}
+
+/** Public base URL of the service (follows the real port when started on port 0). */
+export const baseUrlOf = (c: Context, fallback: string) => fallback || new URL(c.req.url).origin;

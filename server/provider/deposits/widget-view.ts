@@ -1,0 +1,103 @@
+// The widget API's shapes (widget/WIDGET-API.md) for the hosted checkout's own checkouts.
+import { createHash } from 'node:crypto';
+import { findPaymentMethod, PAYMENT_METHODS } from '../catalog/index';
+import { logoUrl } from '../catalog/logos';
+import { money, toText } from '../money';
+import { offersFor, type CheckoutRow } from './checkout';
+import type { DepositRow } from './view';
+
+export interface WidgetMethod {
+  kind: 'va' | 'qris' | 'ewallet' | 'bank';
+  code: string;
+  name: string;
+  image: string;
+  currency: string;
+  fee: string;
+  total: string;
+  available: boolean;
+}
+
+export interface WidgetDeposit {
+  id: string;
+  checkoutId: string;
+  status: 'pending' | 'completed' | 'expired';
+  method: { kind: WidgetMethod['kind']; code: string; name: string; image: string };
+  currency: string;
+  amount: string;
+  fee: string;
+  accountNumber?: string;
+  accountName?: string;
+  qrData?: string;
+  checkoutUrl?: string;
+  expiresAt: string;
+  serverTime: string;
+  updatedAt: string;
+}
+
+export interface WidgetCheckout {
+  id: string;
+  currency: string;
+  amount: string;
+  expiresAt: string;
+  serverTime: string;
+  feesPaidBy: 'merchant' | 'shopper';
+  capabilities: { events: boolean };
+  methods: WidgetMethod[];
+  deposit: WidgetDeposit | null;
+}
+
+export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
+
+export function widgetMethods(baseUrl: string, checkout: CheckoutRow): WidgetMethod[] {
+  return offersFor(checkout).map((o) => ({
+    kind: o.quote.method.kind, code: o.quote.method.code, name: o.quote.method.name, image: logoUrl(baseUrl, o.quote.method.logo),
+    currency: o.quote.method.currency, fee: toText(o.shopperFee), total: toText(o.quote.inputAmount), available: o.available,
+  }));
+}
+
+/** What the order costs in the checkout's (input) currency. */
+export function checkoutAmount(checkout: CheckoutRow): string {
+  if (checkout.input_amount !== null) return checkout.input_amount;
+  const offers = offersFor(checkout);
+  return offers.length ? toText(offers[0].amount) : checkout.output_amount!;
+}
+
+export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: DepositRow, now: Date): WidgetDeposit {
+  const method = findPaymentMethod(row.method_code ?? '') ?? PAYMENT_METHODS[0];
+  const fiat = JSON.parse(row.payment_fiat) as Record<string, string | undefined>;
+  const fee = feesPaidBy(checkout) === 'merchant' ? money(0) : money(row.input_amount).minus(checkoutAmount(checkout));
+  return {
+    id: row.deposit_id,
+    checkoutId: checkout.id,
+    status: row.status,
+    method: { kind: method.kind, code: method.code, name: method.name, image: logoUrl(baseUrl, method.logo) },
+    currency: row.input_currency,
+    amount: row.input_amount,
+    fee: toText(fee.isNegative() ? money(0) : fee),
+    ...(fiat.accountNumber ? { accountNumber: fiat.accountNumber, accountName: fiat.accountName } : {}),
+    ...(fiat.qrData ? { qrData: fiat.qrData } : {}),
+    ...(fiat.checkoutUrl ? { checkoutUrl: fiat.checkoutUrl } : {}),
+    expiresAt: row.expired_at,
+    serverTime: now.toISOString(),
+    updatedAt: row.updated_at,
+  };
+}
+
+export function widgetCheckout(baseUrl: string, checkout: CheckoutRow, deposit: DepositRow | undefined, now: Date): WidgetCheckout {
+  return {
+    id: checkout.id,
+    currency: checkout.input_currency,
+    amount: checkoutAmount(checkout),
+    expiresAt: checkout.expires_at,
+    serverTime: now.toISOString(),
+    feesPaidBy: feesPaidBy(checkout),
+    capabilities: { events: false },
+    methods: widgetMethods(baseUrl, checkout),
+    deposit: deposit ? widgetDeposit(baseUrl, checkout, deposit, now) : null,
+  };
+}
+
+/** A strong ETag over what a poller cares about: status and last change. */
+export function depositEtag(row: DepositRow): string {
+  return `"${createHash('sha256').update(`${row.deposit_id}|${row.status}|${row.updated_at}`).digest('base64url').slice(0, 27)}"`;
+}
