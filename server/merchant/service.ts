@@ -41,6 +41,8 @@ export interface MerchantHooks {
 
 interface CheckoutMeta {
   feesPaidBy: FeesPaidBy;
+  /** What the order costs (the checkout's amount). */
+  amount?: string;
   orderId?: string;
   currency?: string;
   methods?: PaymentMethod[];
@@ -100,7 +102,7 @@ export class MerchantService {
         ? { inputCurrency: code, outputAmount: value.toNumber(), outputCurrency: code }
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
-    this.remember(created.id, { feesPaidBy, orderId, currency: code });
+    this.remember(created.id, { feesPaidBy, orderId, currency: code, amount: value.toFixed() });
     await this.hooks.onCheckoutCreated?.({ checkoutId: created.id, orderId, amount: value.toFixed(), currency: code, url: created.url });
     return this.getCheckout(created.id);
   }
@@ -111,10 +113,11 @@ export class MerchantService {
     if (!session) throw new ApiError(404, 'Checkout not found');
     const meta = this.meta.get(id);
     const feesPaidBy = meta?.feesPaidBy ?? sessionFeesPaidBy(session, this.config.feesPaidBy);
-    this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: session.paymentMethods });
+    const view = checkoutView({ ...session, id }, feesPaidBy, null, new Date(this.now()));
+    this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: session.paymentMethods, amount: view.amount });
     if (session.deposit) this.deposits.update(this.view(session.deposit));
     const deposit = this.deposits.peek(id)?.deposit ?? null;
-    return checkoutView({ ...session, id }, feesPaidBy, deposit, new Date(this.now()));
+    return { ...view, deposit: deposit ? { ...deposit, serverTime: view.serverTime } : null };
   }
 
   /** POST /checkouts/:id/deposit: chooses the method; the same method again answers the same deposit. */
@@ -170,7 +173,7 @@ export class MerchantService {
     const meta = this.meta.get(deposit.depositId);
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
     if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
-    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods });
+    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods, orderAmount: meta?.amount });
   }
 
   orderIdOf(checkoutId: string): string | undefined {

@@ -81,7 +81,8 @@ export function methodKind(type: string | undefined, code = ''): MethodKind {
 }
 
 /** "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
-export function methodName(method: Pick<PaymentMethod, 'bankName' | 'depositPaymentType' | 'bankCode'>): string {
+export function methodName(method: Pick<PaymentMethod, 'bankName' | 'depositPaymentType' | 'bankCode'> & { name?: unknown }): string {
+  if (typeof method.name === 'string' && method.name) return method.name;
   const name = method.bankName || method.bankCode;
   const kind = methodKind(method.depositPaymentType, method.bankCode);
   if (kind === 'va' && !/virtual account/i.test(name)) return `${name} Virtual Account`;
@@ -98,7 +99,7 @@ const num = (v: unknown): Decimal | null => {
 
 /** The session's computed payable amount for a method, under whichever name the service uses. */
 function sessionPayable(m: SessionPaymentMethod): Decimal | null {
-  for (const key of ['payableAmount', 'payAmount', 'totalAmount', 'total', 'inputAmount', 'amount']) {
+  for (const key of ['payableAmount', 'payAmount', 'totalAmount', 'total']) {
     const v = num(m[key]);
     if (v) return v;
   }
@@ -143,7 +144,9 @@ export interface DepositContext {
   /** Who bears the fee on this checkout. */
   feesPaidBy: FeesPaidBy;
   /** The methods known for the deposit's currency, to name the chosen one and find its logo. */
-  methods?: ReadonlyArray<Pick<PaymentMethod, 'bankCode' | 'bankName' | 'depositPaymentType' | 'image'>>;
+  methods?: ReadonlyArray<Pick<PaymentMethod, 'bankCode' | 'bankName' | 'depositPaymentType' | 'image'> & { name?: unknown }>;
+  /** What the order costs, when known: the shopper's fee is what the deposit asks on top of it. */
+  orderAmount?: string;
 }
 
 export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDeposit {
@@ -167,7 +170,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
     },
     currency: d.inputCurrency,
     amount: money(d.inputAmount),
-    fee: ctx.feesPaidBy === 'shopper' ? money(d.fee?.amount ?? 0) : '0',
+    fee: ctx.feesPaidBy === 'shopper' ? shopperFee(d, ctx.orderAmount) : '0',
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,
   };
@@ -178,6 +181,14 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
   if (kind === 'qris' && qrData) view.qrData = qrData;
   if (kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl)) view.checkoutUrl = pf.checkoutUrl;
   return view;
+}
+
+function shopperFee(d: UpstreamDeposit, orderAmount: string | undefined): string {
+  if (orderAmount) {
+    const fee = new Decimal(d.inputAmount).minus(orderAmount);
+    return money(fee.isNegative() ? 0 : fee);
+  }
+  return money(d.fee?.amount ?? 0);
 }
 
 /** Which amount the checkout was created with tells who bears the fee; the configured policy breaks a tie. */
