@@ -6,6 +6,7 @@ import { authRoutes } from './routes/auth';
 import { checkoutRoutes } from './routes/checkout';
 import { dashboardRoutes } from './routes/dashboard';
 import { depositsRoutes } from './routes/deposits';
+import { docsRoutes } from './routes/docs';
 import { mailboxRoutes } from './routes/mailbox';
 import { recipientsRoutes } from './routes/recipients';
 import { referencesRoutes } from './routes/references';
@@ -30,6 +31,17 @@ export function createProviderApp(deps: ProviderDeps) {
   app.route('/', dashboardRoutes(deps));
   app.route('/', sandboxRoutes(deps));
   app.route('/', mailboxRoutes(deps));
+  app.route('/', docsRoutes(deps));
+
+  // Security schemes named by the routes: S = the three signature headers together, A = a bearer token.
+  const registry = app.openAPIRegistry;
+  registry.registerComponent('securitySchemes', 'ClientId', { type: 'apiKey', in: 'header', name: 'X-Client-ID', description: "The merchant's client id." });
+  registry.registerComponent('securitySchemes', 'Timestamp', { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'ISO 8601 UTC with milliseconds; within 300 s of the server clock.' });
+  registry.registerComponent('securitySchemes', 'Signature', {
+    type: 'apiKey', in: 'header', name: 'X-Signature',
+    description: 'Lowercase hex HMAC-SHA256 with the client secret over METHOD:PATH:BODYHASH:TIMESTAMP (BODYHASH = hex SHA-256 of the raw body). A non-GET signature is accepted once.',
+  });
+  registry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The accessToken from POST /v1/auth/verify-login.' });
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
