@@ -244,32 +244,28 @@ export class KasirCheckout extends LitElement {
 
   override willUpdate(changed: PropertyValues) {
     if (['endpoint', 'checkoutId', 'amount', 'currency'].some((p) => changed.has(p))) this.load();
-    const d = this.deposit;
+    const { checkout, deposit: d } = this;
     this.badLink = d?.method.kind === 'ewallet' && d.status === 'pending' && !safeUrl(d.checkoutUrl);
     if (d?.qrData && d.qrData !== this.qr?.data) this.qr = { data: d.qrData, ...qrPath(d.qrData) };
-    this.state = this.failure()
-      ? 'error'
-      : !this.checkout
-        ? 'loading'
-        : d
-          ? d.status
-          : this.lapsed
-            ? 'expired'
-            : 'choosing';
+    const before = this.state;
+    this.state = this.failure() ? 'error' : !checkout ? 'loading' : d ? d.status : this.lapsed ? 'expired' : 'choosing';
+    // Controllers follow the phase here, before rendering, so their first tick lands in this update.
+    if (changed.has('deposit') && d?.status === 'pending') this.countdown.set(d.expiresAt, d.serverTime);
+    if (before === this.state) return;
+    if (this.state === 'pending') {
+      this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
+    } else this.follow.stop();
+    if (this.state === 'choosing') this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
+    else if (this.state !== 'pending') this.countdown.stop();
   }
 
   override updated(changed: PropertyValues) {
-    const { checkout, deposit } = this;
-    if (changed.has('deposit') && deposit?.status === 'pending') this.countdown.set(deposit.expiresAt, deposit.serverTime);
     if (!changed.has('state')) return;
+    const { checkout, deposit } = this;
     const before = changed.get('state');
-    if (this.state !== 'pending') this.follow.stop();
-    if (this.state === 'choosing') this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
-    else if (this.state !== 'pending') this.countdown.stop();
     if (before === 'loading' && checkout) this.dispatchEvent(new KasirReadyEvent(checkout));
     switch (this.state) {
       case 'pending':
-        this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
         this.dispatchEvent(new KasirPendingEvent(deposit!));
         break;
       case 'completed':

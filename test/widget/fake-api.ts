@@ -1,0 +1,205 @@
+// A fake widget API for component tests: window.fetch and window.EventSource stubbed in the page, answering
+// the shapes of widget/WIDGET-API.md from an in-memory checkout, recording every request.
+import type { Checkout, Deposit, Method } from '../../widget/types';
+
+export interface Call {
+  method: string;
+  path: string;
+  body: unknown;
+  headers: Headers;
+}
+
+const LOGO = 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
+/** A dynamic QRIS-shaped EMVCo payload (its CRC is not checked by the element). */
+export const QR_DATA =
+  '00020101021226610016ID.CO.KASIR.WWW01189360091800000000000215KASIR000000000010303UMI51440014ID.CO.QRIS.WWW0215ID10200000000010303UMI5204539953033605406152500' +
+  '5802ID5910KASIR DEMO6007JAKARTA61051219062200518ORD-2026-000000016304A1B2';
+
+export const METHODS: Method[] = [
+  { kind: 'va', code: 'BCA_VA', name: 'BCA Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
+  { kind: 'va', code: 'BNI_VA', name: 'BNI Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
+  { kind: 'qris', code: 'QRIS', name: 'QRIS', image: LOGO, currency: 'IDR', fee: '1050', total: '151050', available: true },
+  { kind: 'ewallet', code: 'OVO', name: 'OVO', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: true },
+  { kind: 'ewallet', code: 'DANA', name: 'DANA', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: false },
+];
+
+export interface FakeOptions {
+  events?: boolean;
+  /** Server clock minus the page's clock, in ms. */
+  skew?: number;
+  /** Deposit lifetime per kind, in ms. */
+  lifetime?: number;
+  checkoutUrl?: string;
+  amount?: string;
+}
+
+export class FakeApi {
+  calls: Call[] = [];
+  checkouts = new Map<string, Checkout>();
+  /** When set, GET .../deposit answers wait until `release()`. */
+  hold = false;
+  /** When set, every request fails with this HTTP status (0: a network error). */
+  failWith: number | null = null;
+  private held: Array<() => void> = [];
+  private realFetch = window.fetch;
+  private realEventSource = window.EventSource;
+  private seq = 0;
+
+  constructor(readonly options: FakeOptions = {}) {}
+
+  get now() {
+    return Date.now() + (this.options.skew ?? 0);
+  }
+
+  install() {
+    window.fetch = ((input: RequestInfo | URL, init?: RequestInit) => this.fetch(String(input), init)) as typeof fetch;
+    FakeEventSource.instances = [];
+    window.EventSource = FakeEventSource as unknown as typeof EventSource;
+    return this;
+  }
+
+  uninstall() {
+    window.fetch = this.realFetch;
+    window.EventSource = this.realEventSource;
+  }
+
+  release() {
+    const held = this.held;
+    this.held = [];
+    held.forEach((go) => go());
+  }
+
+  requests(method: string, suffix: string) {
+    return this.calls.filter((c) => c.method === method && c.path.endsWith(suffix));
+  }
+
+  newCheckout(amount = this.options.amount ?? '150000', currency = 'IDR'): Checkout {
+    const id = `chk_${++this.seq}_${Math.random().toString(36).slice(2, 8)}`;
+    const checkout: Checkout = {
+      id,
+      currency,
+      amount,
+      expiresAt: new Date(this.now + 15 * 60_000).toISOString(),
+      serverTime: new Date(this.now).toISOString(),
+      feesPaidBy: 'shopper',
+      capabilities: { events: !!this.options.events },
+      methods: METHODS,
+      deposit: null,
+    };
+    this.checkouts.set(id, checkout);
+    return checkout;
+  }
+
+  /** The backend's side of a payment (as the sandbox's pay and expire calls would do). */
+  settle(id: string, status: 'completed' | 'expired') {
+    const c = this.checkouts.get(id)!;
+    c.deposit = { ...c.deposit!, status, updatedAt: new Date(this.now).toISOString(), serverTime: new Date(this.now).toISOString() };
+    FakeEventSource.instances.filter((s) => s.url.includes(id)).forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
+    return c.deposit;
+  }
+
+  get only(): Checkout {
+    return [...this.checkouts.values()].at(-1)!;
+  }
+
+  private fresh<T extends { serverTime: string }>(x: T): T {
+    return { ...x, serverTime: new Date(this.now).toISOString() };
+  }
+
+  private async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const u = new URL(url, location.href);
+    const method = (init.method || 'GET').toUpperCase();
+    const body = init.body ? JSON.parse(String(init.body)) : undefined;
+    const headers = new Headers(init.headers);
+    const path = u.pathname.replace(/^.*?\/api/, '');
+    this.calls.push({ method, path, body, headers });
+    if (this.failWith !== null) {
+      if (this.failWith === 0) throw new TypeError('Failed to fetch');
+      return this.json(this.failWith, { statusCode: this.failWith, error: 'Server Error', message: 'Upstream unavailable' });
+    }
+    let m: RegExpMatchArray | null;
+    if (method === 'POST' && path === '/checkouts') {
+      return this.json(201, { statusCode: 201, message: 'Created', data: this.newCheckout(body.amount, body.currency) });
+    }
+    if ((m = path.match(/^\/checkouts\/([^/]+)(\/deposit)?$/))) {
+      const c = this.checkouts.get(decodeURIComponent(m[1]));
+      if (!c) return this.json(404, { statusCode: 404, error: 'Not Found', message: 'Checkout not found' });
+      if (!m[2]) return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c) });
+      if (method === 'POST') {
+        const choice = METHODS.find((x) => x.code === body.method)!;
+        if (c.deposit && c.deposit.method.code !== choice.code) {
+          return this.json(400, { statusCode: 400, error: 'Bad Request', message: 'Another method was already chosen' });
+        }
+        c.deposit ??= this.deposit(c, choice);
+        return this.json(201, { statusCode: 201, message: 'Created', data: this.fresh(c.deposit) });
+      }
+      if (this.hold) await new Promise<void>((go) => this.held.push(go));
+      if (!c.deposit) return this.json(404, { statusCode: 404, error: 'Not Found', message: 'No deposit yet' });
+      const etag = `"${c.deposit.status}-${c.deposit.updatedAt}"`;
+      if (headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers: { etag } });
+      return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) }, { etag });
+    }
+    return this.json(404, { statusCode: 404, error: 'Not Found', message: 'Route not found' });
+  }
+
+  private deposit(c: Checkout, m: Method): Deposit {
+    const now = new Date(this.now).toISOString();
+    return {
+      id: c.id,
+      checkoutId: c.id,
+      status: 'pending',
+      method: { kind: m.kind, code: m.code, name: m.name, image: m.image },
+      currency: c.currency,
+      amount: m.total,
+      fee: m.fee,
+      ...(m.kind === 'va' ? { accountNumber: '8808123456789012', accountName: 'KASIR DEMO STORE' } : {}),
+      ...(m.kind === 'qris' ? { qrData: QR_DATA } : {}),
+      ...(m.kind === 'ewallet' ? { checkoutUrl: this.options.checkoutUrl ?? 'https://wallet.example/approve/123' } : {}),
+      expiresAt: new Date(this.now + (this.options.lifetime ?? 30 * 60_000)).toISOString(),
+      serverTime: now,
+      updatedAt: now,
+    };
+  }
+
+  private json(status: number, body: unknown, headers: Record<string, string> = {}) {
+    return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  }
+}
+
+/** A stand-in for EventSource that the test drives. */
+export class FakeEventSource extends EventTarget {
+  static instances: FakeEventSource[] = [];
+  static readonly CONNECTING = 0;
+  static readonly OPEN = 1;
+  static readonly CLOSED = 2;
+  readyState = 0;
+  onopen: ((e: Event) => void) | null = null;
+  onerror: ((e: Event) => void) | null = null;
+  closed = false;
+
+  constructor(readonly url: string) {
+    super();
+    FakeEventSource.instances.push(this);
+  }
+
+  open() {
+    this.readyState = 1;
+    this.onopen?.(new Event('open'));
+  }
+
+  emit(type: string, data: unknown) {
+    if (this.closed) return;
+    this.dispatchEvent(new MessageEvent(type, { data: JSON.stringify(data) }));
+  }
+
+  /** Fails for good (as on an error status): the element should fall back to polling. */
+  fail() {
+    this.readyState = 2;
+    this.onerror?.(new Event('error'));
+  }
+
+  close() {
+    this.readyState = 2;
+    this.closed = true;
+  }
+}
