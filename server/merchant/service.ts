@@ -6,7 +6,7 @@ import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from 
 import type { FeesPaidBy, MerchantConfig } from './config';
 import { ApiError } from './http';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache';
-import { checkoutView, depositView, precision, sessionFeesPaidBy, type CheckoutView, type StoredDeposit } from './views';
+import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type CheckoutView, type StoredDeposit } from './views';
 
 /** What the merchant's `priceOrder` hook answers: the amount its own order costs. */
 export interface PricedOrder {
@@ -114,7 +114,7 @@ export class MerchantService {
     const meta = this.meta.get(id);
     const feesPaidBy = meta?.feesPaidBy ?? sessionFeesPaidBy(session, this.config.feesPaidBy);
     const view = checkoutView({ ...session, id }, feesPaidBy, null, new Date(this.now()));
-    this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: session.paymentMethods, amount: view.amount });
+    this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: sessionMethods(session), amount: view.amount });
     if (session.deposit) this.deposits.update(this.view(session.deposit));
     const deposit = this.deposits.peek(id)?.deposit ?? null;
     return { ...view, deposit: deposit ? { ...deposit, serverTime: view.serverTime } : null };

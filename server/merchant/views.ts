@@ -97,30 +97,20 @@ const num = (v: unknown): Decimal | null => {
   return null;
 };
 
-/** The session's computed payable amount for a method, under whichever name the service uses. */
-function sessionPayable(m: SessionPaymentMethod): Decimal | null {
-  for (const key of ['payableAmount', 'payAmount', 'totalAmount', 'total']) {
-    const v = num(m[key]);
-    if (v) return v;
-  }
-  return null;
-}
-
 /**
- * Fee and total for the shopper with one method. Merchant bears the fee: the shopper pays the amount, fee 0.
- * Shopper bears it: the smallest input whose output after fee (feeFlat + input x feePercentage / 100) reaches
- * the amount, rounded up to the currency's precision; the session's own figure wins when it gives one.
+ * Fee and total for the shopper with one method. The session's own figures win (paymentAmount, shopperFee).
+ * Without them: merchant bears the fee, the shopper pays the amount, fee 0; shopper bears it, the smallest
+ * input whose output after fee (feeFlat + input x feePercentage / 100) reaches the amount, rounded up.
  */
 export function quote(method: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): { fee: string; total: string } {
   const a = new Decimal(amount);
+  const total = num(method.paymentAmount);
+  const fee = num(method.shopperFee);
+  if (total && fee) return { fee: money(fee), total: money(total) };
   if (feesPaidBy === 'merchant') return { fee: '0', total: money(a) };
-  const dp = precision(currency);
-  let total = sessionPayable(method);
-  if (!total || total.lessThan(a)) {
-    const p = new Decimal(method.feePercentage || 0).div(100);
-    total = a.plus(method.feeFlat || 0).div(new Decimal(1).minus(p)).toDecimalPlaces(dp, Decimal.ROUND_UP);
-  }
-  return { fee: money(total.minus(a)), total: money(total) };
+  const p = new Decimal(method.feePercentage || 0).div(100);
+  const computed = a.plus(method.feeFlat || 0).div(new Decimal(1).minus(p)).toDecimalPlaces(precision(currency), Decimal.ROUND_UP);
+  return { fee: money(computed.minus(a)), total: money(computed) };
 }
 
 export function methodView(m: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): MethodView {
@@ -136,7 +126,7 @@ export function methodView(m: SessionPaymentMethod, amount: string, currency: st
     currency: m.currency || currency,
     fee,
     total,
-    available: (!min || t.greaterThanOrEqualTo(min)) && (!max || max.isZero() || t.lessThanOrEqualTo(max)),
+    available: typeof m.available === 'boolean' ? m.available : (!min || t.greaterThanOrEqualTo(min)) && (!max || max.isZero() || t.lessThanOrEqualTo(max)),
   };
 }
 
@@ -191,8 +181,15 @@ function shopperFee(d: UpstreamDeposit, orderAmount: string | undefined): string
   return money(d.fee?.amount ?? 0);
 }
 
+/** The session's methods (named `methods`; `paymentMethods` accepted too). */
+export function sessionMethods(s: CheckoutSession): SessionPaymentMethod[] {
+  const list = (s as { methods?: unknown }).methods ?? (s as { paymentMethods?: unknown }).paymentMethods;
+  return Array.isArray(list) ? (list as SessionPaymentMethod[]) : [];
+}
+
 /** Which amount the checkout was created with tells who bears the fee; the configured policy breaks a tie. */
-export function sessionFeesPaidBy(s: Pick<CheckoutSession, 'inputAmount' | 'outputAmount'>, fallback: FeesPaidBy): FeesPaidBy {
+export function sessionFeesPaidBy(s: Pick<CheckoutSession, 'inputAmount' | 'outputAmount' | 'feesPaidBy'>, fallback: FeesPaidBy): FeesPaidBy {
+  if (s.feesPaidBy === 'merchant' || s.feesPaidBy === 'shopper') return s.feesPaidBy;
   const hasIn = s.inputAmount !== null && s.inputAmount !== undefined;
   const hasOut = s.outputAmount !== null && s.outputAmount !== undefined;
   if (hasIn && !hasOut) return 'merchant';
@@ -211,7 +208,7 @@ export function checkoutView(s: CheckoutSession, feesPaidBy: FeesPaidBy, deposit
     serverTime: now.toISOString(),
     feesPaidBy,
     capabilities: { events: true },
-    methods: (s.paymentMethods ?? []).map((m) => methodView(m, amount, currency, feesPaidBy)),
+    methods: sessionMethods(s).map((m) => methodView(m, amount, currency, feesPaidBy)),
     deposit: deposit ? { ...deposit, serverTime: now.toISOString() } : null,
   };
 }

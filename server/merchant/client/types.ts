@@ -254,9 +254,15 @@ export type RecipientPatch = Partial<Omit<RecipientBody, 'bank'>> & { bank?: Par
  * with it costs for this checkout. The computed fields' names are read tolerantly (see client.ts).
  */
 export interface SessionPaymentMethod extends PaymentMethod {
-  fee?: number | string;
   /** The amount the payer transfers with this method. */
-  payableAmount?: number | string;
+  paymentAmount?: number;
+  /** The method's whole fee (whoever bears it). */
+  fee?: number;
+  /** What the payer pays on top of the order's amount (0 when the merchant bears the fee). */
+  shopperFee?: number;
+  outputAmount?: number;
+  /** False when the payment amount is outside the method's limits. */
+  available?: boolean;
   [extra: string]: unknown;
 }
 
@@ -267,9 +273,10 @@ export interface CheckoutSession {
   inputAmount: number | null;
   outputCurrency: string;
   outputAmount: number | null;
+  feesPaidBy?: 'merchant' | 'shopper';
   expiresAt: string;
-  serverTime?: string;
-  paymentMethods: SessionPaymentMethod[];
+  expired?: boolean;
+  methods: SessionPaymentMethod[];
   deposit: Deposit | null;
   [extra: string]: unknown;
 }
