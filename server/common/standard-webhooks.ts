@@ -12,11 +12,11 @@ export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Default largest distance between webhook-timestamp and the receiver's clock. */
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
-export interface WebhookHeaders {
+export type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 export type WebhookVerificationReason = 'missing_headers' | 'bad_secret' | 'bad_timestamp' | 'too_old' | 'too_new' | 'bad_signature' | 'replay';
 

@@ -1,7 +1,144 @@
-import { createRouter } from '../http/errors';
+import { readFileSync } from 'node:fs';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { ErrorSchema, jsonResponse as json, stringError } from '../auth/openapi';
+import {
+  accountOf, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
+} from '../dashboard/service';
+import { bearerAuth } from '../http/bearer';
+import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
+import { resendDelivery } from '../webhooks/resend';
 
-export function dashboardRoutes(_deps: ProviderDeps) {
+const asset = (name: string) => readFileSync(new URL(`../dashboard/assets/${name}`, import.meta.url), 'utf8');
+
+/** No inline script or style anywhere: the page works under this policy. */
+export const DASHBOARD_CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:",
+  "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+].join('; ');
+
+const WebhookUrl = z.string(stringError).trim().max(2048, 'must be at most 2048 characters')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL without credentials');
+
+const ok = <T extends z.ZodType>(data: T, description: string) => json(z.object({ statusCode: z.number(), message: z.string(), data }), description);
+const errors = { 400: json(ErrorSchema, 'Invalid request'), 401: json(ErrorSchema, 'Missing or invalid bearer token') };
+const ClientSecret = z.object({ clientSecret: z.string() });
+const WebhookSecret = z.object({ webhookSecret: z.string() });
+const security = [{ bearer: [] }];
+const common = { tags: ['Dashboard'], security, hide: true as const };
+
+/** The merchant dashboard ({dashboard_url}): a small page with its JS and CSS, and its bearer-token API. */
+export function dashboardRoutes(deps: ProviderDeps) {
   const router = createRouter();
+  const page = asset('dashboard.html');
+  const script = asset('dashboard.js');
+  const style = asset('dashboard.css');
+
+  const serve = (body: string, type: string) => (c: Context) => {
+    c.header('Content-Security-Policy', DASHBOARD_CSP);
+    c.header('Cache-Control', 'no-cache');
+    return c.body(body, 200, { 'Content-Type': type });
+  };
+  router.get('/dashboard', serve(page, 'text/html; charset=utf-8'));
+  router.get('/dashboard/', serve(page, 'text/html; charset=utf-8'));
+  router.get('/dashboard/dashboard.js', serve(script, 'text/javascript; charset=utf-8'));
+  router.get('/dashboard/dashboard.css', serve(style, 'text/css; charset=utf-8'));
+
+  router.use('/dashboard/api/*', bearerAuth(deps), async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'get', path: '/dashboard/api/account', summary: 'The signed-in merchant account',
+    responses: {
+      200: ok(z.object({ clientId: z.string(), email: z.string(), name: z.string(), orgName: z.string(), webhookUrl: z.string().nullable(), checkoutEnabled: z.boolean() }), 'Account'),
+      ...errors,
+    },
+  }), async (c) => c.json({ statusCode: 200, message: 'Account', data: await accountOf(deps.db, c.get('merchant').merchantId) }, 200));
+
+  router.openapi(createRoute({
+    ...common, method: 'post', path: '/dashboard/api/client-secret/reveal', summary: 'Reveal the client secret',
+    responses: { 200: ok(ClientSecret, 'Client secret'), ...errors },
+  }), async (c) => {
+    const { client_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
+    return c.json({ statusCode: 200, message: 'Client secret', data: { clientSecret: client_secret } }, 200);
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'post', path: '/dashboard/api/client-secret/rotate', summary: 'Replace the client secret (the old one stops working at once)',
+    responses: { 200: ok(ClientSecret, 'New client secret'), ...errors },
+  }), async (c) => {
+    const clientSecret = await rotateClientSecret(deps.db, c.get('merchant').merchantId, deps.now());
+    return c.json({ statusCode: 200, message: 'Client secret rotated', data: { clientSecret } }, 200);
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'post', path: '/dashboard/api/webhook-secret/reveal', summary: 'Reveal the webhook signing secret',
+    responses: { 200: ok(WebhookSecret, 'Webhook secret'), ...errors },
+  }), async (c) => {
+    const { webhook_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
+    return c.json({ statusCode: 200, message: 'Webhook secret', data: { webhookSecret: webhook_secret } }, 200);
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'post', path: '/dashboard/api/webhook-secret/rotate', summary: 'Replace the webhook signing secret',
+    responses: { 200: ok(WebhookSecret, 'New webhook secret'), ...errors },
+  }), async (c) => {
+    const webhookSecret = await rotateWebhookSecret(deps.db, c.get('merchant').merchantId, deps.now());
+    return c.json({ statusCode: 200, message: 'Webhook secret rotated', data: { webhookSecret } }, 200);
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'put', path: '/dashboard/api/webhook-url', summary: 'Set (or clear, with null) the webhook URL',
+    request: { body: { content: { 'application/json': { schema: z.object({ webhookUrl: WebhookUrl.nullable() }) } }, required: true } },
+    responses: { 200: ok(z.object({ webhookUrl: z.string().nullable() }), 'Saved'), ...errors },
+  }), async (c) => {
+    const { webhookUrl } = c.req.valid('json');
+    const value = webhookUrl === null || webhookUrl === '' ? null : webhookUrl;
+    await updateMerchant(deps.db, c.get('merchant').merchantId, { webhook_url: value }, deps.now());
+    return c.json({ statusCode: 200, message: 'Webhook URL saved', data: { webhookUrl: value } }, 200);
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'put', path: '/dashboard/api/checkout', summary: 'Switch hosted checkout on or off',
+    request: { body: { content: { 'application/json': { schema: z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }) } }, required: true } },
+    responses: { 200: ok(z.object({ checkoutEnabled: z.boolean() }), 'Saved'), ...errors },
+  }), async (c) => {
+    const { enabled } = c.req.valid('json');
+    await updateMerchant(deps.db, c.get('merchant').merchantId, { checkout_enabled: enabled ? 1 : 0 }, deps.now());
+    return c.json({ statusCode: 200, message: enabled ? 'Checkout enabled' : 'Checkout disabled', data: { checkoutEnabled: enabled } }, 200);
+  });
+
+  const Limit = z.string(stringError).regex(/^\d{1,3}$/, 'must be a whole number').transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100'));
+  router.openapi(createRoute({
+    ...common, method: 'get', path: '/dashboard/api/webhooks', summary: 'Recent webhook deliveries with their attempts',
+    request: { query: z.object({ limit: Limit.optional() }) },
+    responses: { 200: ok(z.array(z.any()), 'Deliveries, newest first'), ...errors },
+  }), async (c) => {
+    const data = await recentDeliveries(deps.db, c.get('merchant').merchantId, c.req.valid('query').limit ?? 20);
+    return c.json({ statusCode: 200, message: 'Webhook deliveries', data }, 200);
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'post', path: '/dashboard/api/webhooks/{id}/resend', summary: 'Send a delivery again (a new message with the same payload)',
+    request: { params: z.object({ id: z.string(stringError).min(1).max(64, 'must be at most 64 characters') }) },
+    responses: { 200: ok(z.object({ id: z.string(), resendOf: z.string() }), 'Queued'), 404: json(ErrorSchema, 'No such delivery'), ...errors },
+  }), async (c) => {
+    const original = c.req.valid('param').id;
+    const id = await resendDelivery(deps.db, c.get('merchant').merchantId, original, deps.now());
+    if (!id) throw new ApiError(404, 'Webhook delivery not found');
+    return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: original } }, 200);
+  });
+
   return router;
 }

@@ -1,0 +1,162 @@
+// The kasir dashboard: plain DOM, no framework, no inline script (served under a strict CSP).
+// The access token lives in sessionStorage for this tab only.
+const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = 'kasir.dashboard.token';
+let pending = null; // { verificationToken, email }
+
+function notice(text, ok = false) {
+  $('notice').textContent = text;
+  $('notice').className = ok ? 'ok' : '';
+}
+
+async function call(path, { method = 'GET', body, auth = true } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (auth && token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json().catch(() => ({}));
+  const code = json.statusCode ?? json.status ?? res.status;
+  if (code >= 400) {
+    if (code === 401 && auth) signOut();
+    throw new Error(json.message || `Request failed (${code})`);
+  }
+  return json.data;
+}
+
+function show(signedIn) {
+  $('sign-in').hidden = signedIn;
+  $('account').hidden = !signedIn;
+  $('sign-out').hidden = !signedIn;
+}
+
+function signOut() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  show(false);
+}
+
+async function loadAccount() {
+  const account = await call('/dashboard/api/account');
+  $('org-name').textContent = account.orgName;
+  $('client-id').textContent = account.clientId;
+  $('client-secret').textContent = '••••••••••••';
+  $('webhook-secret').textContent = '••••••••••••';
+  $('webhook-form').elements.webhookUrl.value = account.webhookUrl ?? '';
+  $('checkout-enabled').checked = account.checkoutEnabled;
+  show(true);
+  await loadDeliveries();
+}
+
+function cell(row, text, className) {
+  const td = document.createElement('td');
+  if (className) td.className = className;
+  td.textContent = text;
+  row.append(td);
+  return td;
+}
+
+async function loadDeliveries() {
+  const deliveries = await call('/dashboard/api/webhooks?limit=20');
+  const body = $('deliveries');
+  body.replaceChildren();
+  for (const d of deliveries) {
+    const row = document.createElement('tr');
+    cell(row, new Date(d.createdAt).toLocaleString());
+    cell(row, d.eventType);
+    cell(row, d.depositId);
+    cell(row, d.status, `status-${d.status}`);
+    const attempts = cell(row, `${d.attemptCount}`);
+    const list = document.createElement('ol');
+    for (const a of d.attempts) {
+      const li = document.createElement('li');
+      li.textContent = `${new Date(a.attemptedAt).toLocaleTimeString()}: ${a.responseStatus ?? '-'} ${a.error ?? 'ok'} (${a.durationMs} ms)`;
+      list.append(li);
+    }
+    attempts.append(list);
+    const actions = cell(row, '');
+    const resend = document.createElement('button');
+    resend.type = 'button';
+    resend.textContent = 'Send again';
+    resend.addEventListener('click', () => run(async () => {
+      await call(`/dashboard/api/webhooks/${encodeURIComponent(d.id)}/resend`, { method: 'POST' });
+      notice('Queued to be sent again.', true);
+      await loadDeliveries();
+    }));
+    actions.append(resend);
+    body.append(row);
+  }
+}
+
+function run(task) {
+  task().catch((err) => notice(err.message));
+}
+
+$('login-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  run(async () => {
+    const email = form.elements.email.value;
+    const data = await call('/v1/auth/login', { method: 'POST', auth: false, body: { email, password: form.elements.password.value } });
+    pending = { verificationToken: data.verificationToken, email };
+    form.elements.password.value = '';
+    $('otp-email').textContent = email;
+    const link = $('mailbox-link');
+    link.href = `/sandbox/mailbox?email=${encodeURIComponent(email)}`;
+    link.hidden = false;
+    $('otp-form').hidden = false;
+    notice('Code sent.', true);
+  });
+});
+
+$('otp-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  run(async () => {
+    if (!pending) throw new Error('Start with your email and password.');
+    const data = await call('/v1/auth/verify-login', { method: 'POST', auth: false, body: { verificationToken: pending.verificationToken, otp: form.elements.otp.value } });
+    sessionStorage.setItem(TOKEN_KEY, data.accessToken);
+    pending = null;
+    form.reset();
+    $('otp-form').hidden = true;
+    notice('');
+    await loadAccount();
+  });
+});
+
+const secretButtons = [
+  ['reveal-client-secret', '/dashboard/api/client-secret/reveal', 'client-secret', 'clientSecret', null],
+  ['rotate-client-secret', '/dashboard/api/client-secret/rotate', 'client-secret', 'clientSecret', 'Rotate the client secret? Requests signed with the old one stop working at once.'],
+  ['reveal-webhook-secret', '/dashboard/api/webhook-secret/reveal', 'webhook-secret', 'webhookSecret', null],
+  ['rotate-webhook-secret', '/dashboard/api/webhook-secret/rotate', 'webhook-secret', 'webhookSecret', 'Rotate the webhook secret? Your receiver must use the new one.'],
+];
+for (const [button, path, target, field, confirmText] of secretButtons) {
+  $(button).addEventListener('click', () => run(async () => {
+    if (confirmText && !confirm(confirmText)) return;
+    const data = await call(path, { method: 'POST' });
+    $(target).textContent = data[field];
+    if (confirmText) notice('Rotated.', true);
+  }));
+}
+
+$('webhook-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = event.currentTarget.elements.webhookUrl.value.trim();
+  run(async () => {
+    await call('/dashboard/api/webhook-url', { method: 'PUT', body: { webhookUrl: value || null } });
+    notice('Webhook URL saved.', true);
+  });
+});
+
+$('checkout-enabled').addEventListener('change', (event) => {
+  const enabled = event.currentTarget.checked;
+  run(async () => {
+    await call('/dashboard/api/checkout', { method: 'PUT', body: { enabled } });
+    notice(enabled ? 'Checkout enabled.' : 'Checkout disabled.', true);
+  });
+});
+
+$('refresh-deliveries').addEventListener('click', () => run(loadDeliveries));
+$('sign-out').addEventListener('click', signOut);
+
+if (sessionStorage.getItem(TOKEN_KEY)) run(loadAccount);
+else show(false);

@@ -1,0 +1,70 @@
+import type { Db } from '../db/database';
+import { newClientSecret, newWebhookSecret } from '../seed';
+
+export async function accountOf(db: Db, merchantId: string) {
+  const row = await db
+    .selectFrom('merchants')
+    .innerJoin('users', 'users.id', 'merchants.user_id')
+    .innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
+    .select(['merchants.client_id', 'merchants.webhook_url', 'merchants.checkout_enabled', 'users.email', 'users.name', 'organizations.name as org_name'])
+    .where('merchants.id', '=', merchantId)
+    .executeTakeFirstOrThrow();
+  return {
+    clientId: row.client_id, email: row.email, name: row.name, orgName: row.org_name,
+    webhookUrl: row.webhook_url, checkoutEnabled: row.checkout_enabled === 1,
+  };
+}
+
+export async function secretsOf(db: Db, merchantId: string) {
+  return db.selectFrom('merchants').select(['client_secret', 'webhook_secret']).where('id', '=', merchantId).executeTakeFirstOrThrow();
+}
+
+export async function rotateClientSecret(db: Db, merchantId: string, now: Date): Promise<string> {
+  const secret = newClientSecret();
+  await db.updateTable('merchants').set({ client_secret: secret, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
+  return secret;
+}
+
+export async function rotateWebhookSecret(db: Db, merchantId: string, now: Date): Promise<string> {
+  const secret = newWebhookSecret();
+  await db.updateTable('merchants').set({ webhook_secret: secret, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
+  return secret;
+}
+
+export async function updateMerchant(db: Db, merchantId: string, set: { webhook_url?: string | null; checkout_enabled?: number }, now: Date) {
+  await db.updateTable('merchants').set({ ...set, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
+}
+
+/** The merchant's most recent deliveries, newest first, each with its attempts in order. */
+export async function recentDeliveries(db: Db, merchantId: string, limit: number) {
+  const deliveries = await db
+    .selectFrom('webhook_deliveries')
+    .leftJoin('webhook_resends', 'webhook_resends.delivery_id', 'webhook_deliveries.id')
+    .select([
+      'webhook_deliveries.id', 'webhook_deliveries.event_type', 'webhook_deliveries.deposit_id', 'webhook_deliveries.status',
+      'webhook_deliveries.attempt_count', 'webhook_deliveries.next_attempt_at', 'webhook_deliveries.created_at',
+      'webhook_deliveries.succeeded_at', 'webhook_resends.original_delivery_id',
+    ])
+    .where('webhook_deliveries.merchant_id', '=', merchantId)
+    .orderBy('webhook_deliveries.created_at', 'desc')
+    .orderBy('webhook_deliveries.id', 'desc')
+    .limit(limit)
+    .execute();
+  const attempts = deliveries.length
+    ? await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveries.map((d) => d.id)).orderBy('id').execute()
+    : [];
+  return deliveries.map((d) => ({
+    id: d.id,
+    eventType: d.event_type,
+    depositId: d.deposit_id,
+    status: d.status,
+    attemptCount: d.attempt_count,
+    nextAttemptAt: d.status === 'pending' ? new Date(Number(d.next_attempt_at)).toISOString() : null,
+    createdAt: d.created_at,
+    succeededAt: d.succeeded_at,
+    resendOf: d.original_delivery_id ?? null,
+    attempts: attempts.filter((a) => a.delivery_id === d.id).map((a) => ({
+      attemptedAt: a.attempted_at, responseStatus: a.response_status, error: a.error, durationMs: a.duration_ms,
+    })),
+  }));
+}
