@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PaymentServiceClient } from '../../server/merchant/client/client';
+import type { RunningMerchant } from '../../server/merchant/main';
+import type { CompletedDeposit } from '../../server/merchant/service';
+import { runningMerchant, startUpstream, waitFor, type Upstream } from './support';
+
+interface SseEvent { event?: string; data?: string }
+
+/** Opens an SSE stream and collects its events; `done` resolves when the server closes it. */
+function openEvents(url: string, headers: Record<string, string> = {}) {
+  const events: SseEvent[] = [];
+  const controller = new AbortController();
+  let status = 0;
+  let contentType = '';
+  const done = (async () => {
+    const res = await fetch(url, { headers: { Accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    status = res.status;
+    contentType = res.headers.get('content-type') ?? '';
+    if (!res.body) return;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const e: SseEvent = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) e.event = line.slice(7);
+            if (line.startsWith('data: ')) e.data = (e.data ? e.data + '\n' : '') + line.slice(6);
+          }
+          if (e.event || e.data) events.push(e);
+        }
+      }
+    } catch (err) {
+      if (!controller.signal.aborted) throw err;
+    }
+  })();
+  return { events, done, close: () => controller.abort(), get status() { return status; }, get contentType() { return contentType; } };
+}
+
+describe('merchant backend: live status over SSE, fed by the payment service\'s webhooks', () => {
+  let up: Upstream;
+  let merchant: RunningMerchant;
+  let provider: PaymentServiceClient;
+  const completed: CompletedDeposit[] = [];
+
+  before(async () => {
+    up = await startUpstream();
+    // Long heartbeat and refresh: a change can only arrive through a webhook.
+    merchant = await runningMerchant(up, { heartbeatMs: 60_000, onDepositCompleted: (e) => { completed.push(e); } }, { statusRefreshMs: 60_000 });
+    const c = up.provider.credentials;
+    provider = new PaymentServiceClient({ baseUrl: c.baseUrl, clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken });
+  });
+  after(async () => {
+    await merchant.stop();
+    await up.close();
+  });
+
+  const post = async (path: string, body?: unknown) => {
+    const res = await fetch(merchant.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, json: await res.json() as any };
+  };
+
+  it('pushes the chosen deposit, then the completion the moment its webhook lands, then closes', async () => {
+    const checkout = (await post('/api/checkouts', { amount: '125000', currency: 'IDR' })).json.data;
+    const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
+    await waitFor(() => stream.status === 200);
+    assert.match(stream.contentType, /^text\/event-stream/);
+    assert.equal(stream.events.length, 0, 'nothing to send before a method is chosen');
+
+    await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'BRI_VA' });
+    await waitFor(() => stream.events.length === 1);
+    assert.equal(stream.events[0].event, 'deposit');
+    const pending = JSON.parse(stream.events[0].data!);
+    assert.equal(pending.status, 'pending');
+    assert.match(pending.accountNumber, /^\d{16}$/);
+
+    // The shopper pays at the payment service: the backend hears of it only through the webhook.
+    const readsBefore = up.calls.length;
+    await provider.sandboxUpdateDeposit(checkout.id, 'completed');
+    await waitFor(() => stream.events.length === 2, 10_000);
+    const done = JSON.parse(stream.events[1].data!);
+    assert.equal(done.status, 'completed');
+    assert.equal(done.id, checkout.id);
+    assert.doesNotMatch(stream.events[1].data!, /userId|activityHistory|note/);
+    await stream.done; // the server closed the stream on the terminal status
+    assert.equal(up.calls.length, readsBefore, 'no upstream read: the webhook carried the change');
+    await waitFor(() => completed.length === 1);
+    assert.equal(completed[0].checkoutId, checkout.id);
+    assert.equal(completed[0].deposit.status, 'completed');
+
+    // The status read agrees, from the cache.
+    const res = await fetch(`${merchant.url}/api/checkouts/${checkout.id}/deposit`);
+    assert.equal(((await res.json()) as any).data.status, 'completed');
+  });
+
+  it('sends the current deposit on connect and closes at once when it is already final', async () => {
+    const checkout = (await post('/api/checkouts', { amount: '40000', currency: 'IDR' })).json.data;
+    await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
+    await post(`/api/sandbox/checkouts/${checkout.id}/expire`);
+    const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
+    await stream.done;
+    assert.equal(stream.events.length, 1);
+    assert.equal(JSON.parse(stream.events[0].data!).status, 'expired');
+  });
+
+  it('fans one change out to many listeners', async () => {
+    const checkout = (await post('/api/checkouts', { amount: '45000', currency: 'IDR' })).json.data;
+    await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'DANA' });
+    const streams = Array.from({ length: 25 }, () => openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`));
+    await waitFor(() => streams.every((s) => s.events.length === 1));
+    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 25);
+    await provider.sandboxUpdateDeposit(checkout.id, 'completed');
+    await Promise.all(streams.map((s) => s.done));
+    for (const s of streams) assert.equal(JSON.parse(s.events[1].data!).status, 'completed');
+    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 0);
+  });
+
+  it('stops listening when the shopper goes away', async () => {
+    const checkout = (await post('/api/checkouts', { amount: '46000', currency: 'IDR' })).json.data;
+    const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
+    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 1);
+    stream.close();
+    await stream.done;
+    // The next change notices the closed connection and unsubscribes.
+    await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
+    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 0);
+  });
+
+  it('answers an unknown checkout with a 404 envelope, not a stream', async () => {
+    const res = await fetch(`${merchant.url}/api/checkouts/00000000-0000-4000-8000-000000000000/events`);
+    assert.equal(res.status, 404);
+    assert.equal(((await res.json()) as any).statusCode, 404);
+  });
+});
