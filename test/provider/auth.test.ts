@@ -311,3 +311,43 @@ describe('accounts: rate limits', () => {
     }
   });
 });
+
+describe('npm run login (server/cli/login.ts)', () => {
+  it('walks through login and OTP against a running service and prints a non-expiring token', async () => {
+    const { spawn } = await import('node:child_process');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { loadProviderConfig } = await import('../../server/provider/config');
+    const { startProvider } = await import('../../server/provider/main');
+    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-cli-'));
+    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { scryptN: 2 ** 10 }));
+    const run = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/login.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '' } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => { stdout += d; });
+      child.stderr.on('data', (d) => { stderr += d; });
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    try {
+      const { credentials } = provider;
+      const ok = await run(['--base-url', provider.url, '--email', credentials.email, '--password', credentials.password, '--mailbox']);
+      assert.equal(ok.code, 0, ok.stderr);
+      const match = /^KASIR_ACCESS_TOKEN=(\S+)\n$/.exec(ok.stdout);
+      assert.ok(match, ok.stdout);
+      assert.equal(jwtPayload(match[1]).exp, undefined, 'non-expiring');
+      const merchant = await authenticateBearer(provider.deps, `Bearer ${match[1]}`);
+      assert.equal(merchant.clientId, credentials.clientId);
+      assert.ok(!ok.stderr.includes(credentials.password), 'the password is never echoed');
+
+      const bad = await run(['--base-url', provider.url, '--email', credentials.email, '--password', 'wrong-password', '--otp', '000000']);
+      assert.equal(bad.code, 1);
+      assert.equal(bad.stdout, '');
+      assert.match(bad.stderr, /Invalid email or password/);
+    } finally {
+      await provider.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
