@@ -16,6 +16,7 @@ export class CountdownController implements ReactiveController {
   private skew = 0;
   private timer?: ReturnType<typeof setInterval>;
   private fired = false;
+  private step = NaN;
 
   constructor(
     private host: ReactiveControllerHost,
@@ -29,7 +30,10 @@ export class CountdownController implements ReactiveController {
     const server = Date.parse(serverTime || '');
     if (server) this.skew = server - Date.now();
     const end = Date.parse(endsAt);
-    if (end !== this.end) this.fired = false;
+    if (end !== this.end) {
+      this.fired = false;
+      this.step = NaN;
+    }
     this.end = end;
     this.tick();
     if (!this.timer) this.timer = setInterval(() => this.tick(), 1000);
@@ -51,17 +55,19 @@ export class CountdownController implements ReactiveController {
   private tick() {
     this.remaining = Math.max(0, this.end - (Date.now() + this.skew)) || 0;
     const s = Math.ceil(this.remaining / 1000);
-    const spoken: Spoken | null =
-      s > 3600
-        ? { n: Math.floor(s / 3600), unit: 'hour' }
-        : s > 300
-          ? { n: Math.ceil(s / 300) * 5, unit: 'minute' }
+    // The step this moment falls in; the announcement changes only when the step does, and then says the time left.
+    const step = s > 3600 ? -Math.ceil(s / 3600) : s > 300 ? Math.ceil(s / 300) * 5 : s > 30 ? Math.ceil(s / 60) : s ? 0.5 : 0;
+    if (step !== this.step) {
+      this.step = step;
+      this.spoken =
+        s > 3600
+          ? { n: Math.ceil(s / 3600), unit: 'hour' }
           : s > 30
             ? { n: Math.ceil(s / 60), unit: 'minute' }
-            : s > 0
-              ? { n: 30, unit: 'second' }
+            : s
+              ? { n: s, unit: 'second' }
               : null;
-    if (spoken?.n !== this.spoken?.n || spoken?.unit !== this.spoken?.unit) this.spoken = spoken;
+    }
     this.host.requestUpdate();
     if (!s && !this.fired) {
       this.fired = true;

@@ -7,6 +7,8 @@ export interface Call {
   path: string;
   body: unknown;
   headers: Headers;
+  /** Date.now() when the request was made. */
+  at: number;
 }
 
 const LOGO = 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
@@ -112,7 +114,7 @@ export class FakeApi {
     const body = init.body ? JSON.parse(String(init.body)) : undefined;
     const headers = new Headers(init.headers);
     const path = u.pathname.replace(/^.*?\/api/, '');
-    this.calls.push({ method, path, body, headers });
+    this.calls.push({ method, path, body, headers, at: Date.now() });
     if (this.failWith !== null) {
       if (this.failWith === 0) throw new TypeError('Failed to fetch');
       return this.json(this.failWith, { statusCode: this.failWith, error: 'Server Error', message: 'Upstream unavailable' });
