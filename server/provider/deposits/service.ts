@@ -10,6 +10,7 @@ import type { AuthenticatedMerchant, ProviderDeps } from '../http/env';
 import { newRecordId, newUuid } from '../ids';
 import { deriveInputAmount, feeOf, money, outputOf, toText } from '../money';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox';
+import { cachedView, forgetView, generationOf, storeView } from './read-cache';
 import { newEvmAddress, newStellarAddress, newVaNumber, qrisPayload } from './payment-details';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view';
 
@@ -302,11 +303,12 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
 export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promise<boolean> {
   const now = deps.now();
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    const view = await deps.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('deposits').selectAll().where('id', '=', rowId).executeTakeFirst();
       if (!row || row.status !== 'pending' || row.expired_at > now.toISOString()) throw new DepositNotPending(row?.status ?? 'missing');
-      await applyTransition(trx, row, 'expired', now);
+      return applyTransition(trx, row, 'expired', now);
     });
+    forgetView(view.depositId);
     return true;
   } catch (err) {
     if (err instanceof DepositNotPending) return false;
@@ -326,11 +328,15 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
   if (!found) throw new DepositNotFound();
   if (found.status === 'pending' && found.expired_at <= deps.now().toISOString()) await expireIfOverdue(deps, found.id);
   const now = deps.now();
-  return deps.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('deposits').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
-    if (row.status !== 'pending') throw new DepositNotPending(row.status);
-    return applyTransition(trx, row, kind, now);
-  });
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('deposits').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
+      if (row.status !== 'pending') throw new DepositNotPending(row.status);
+      return applyTransition(trx, row, kind, now);
+    });
+  } finally {
+    forgetView(depositId);
+  }
 }
 
 /** Expires every overdue pending deposit (of one merchant, or all); returns how many it moved. */
@@ -353,6 +359,9 @@ async function withHistory(db: Kysely<Database>, row: DepositRow, detail: boolea
 
 /** Reads one deposit of a merchant by depositId, else by reference. Never shows pending past expiredAt. */
 export async function readDeposit(deps: ProviderDeps, merchantId: string, idOrReference: string): Promise<DepositView | undefined> {
+  const hit = cachedView(idOrReference, merchantId, deps.now());
+  if (hit) return hit;
+  const generation = generationOf(idOrReference);
   const find = async () =>
     (await deps.db.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantId).where('deposit_id', '=', idOrReference).executeTakeFirst())
     ?? (await deps.db.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantId).where('reference', '=', idOrReference).executeTakeFirst());
@@ -362,7 +371,9 @@ export async function readDeposit(deps: ProviderDeps, merchantId: string, idOrRe
     await expireIfOverdue(deps, row.id);
     row = (await find())!;
   }
-  return withHistory(deps.db, row, true);
+  const view = await withHistory(deps.db, row, true);
+  if (view.depositId === idOrReference) storeView(merchantId, view, deps.now(), generation);
+  return view;
 }
 
 /** Reads a deposit by depositId for the public checkout pages (no merchant scope: the id is the key). */

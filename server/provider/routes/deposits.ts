@@ -13,6 +13,7 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 import { signatureAuth } from '../http/signature';
+import { cachedSignatureAuth } from '../deposits/signed-read';
 import { toNumber } from '../money';
 
 const depositIdParam = z.object({ depositId: z.string().min(1).max(128).openapi({ param: { name: 'depositId', in: 'path' } }) });
@@ -21,6 +22,7 @@ const depositIdParam = z.object({ depositId: z.string().min(1).max(128).openapi(
 export function depositsRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const signed = signatureAuth(deps);
+  const signedRead = cachedSignatureAuth(deps, signed);
   const bearer = bearerAuth(deps);
   const either = bearerOrSignature(deps, signed);
   const sandboxOnly = createMiddleware(async (_c, next) => {
@@ -29,7 +31,7 @@ export function depositsRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(createRoute({
-    method: 'get', path: '/v1/deposit', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signed] as const,
+    method: 'get', path: '/v1/deposit', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signedRead] as const,
     request: { query: ListQuerySchema },
     responses: { 200: json(envelope(pagination(DepositSchema)), 'A page of deposits'), ...errorResponses(400, 401) },
   }), async (c) => {
@@ -58,7 +60,7 @@ export function depositsRoutes(deps: ProviderDeps) {
 
   router.openapi(createRoute({
     method: 'get', path: '/v1/deposit/{depositIdOrReference}', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
-    security: SIGNED, middleware: [signed] as const,
+    security: SIGNED, middleware: [signedRead] as const,
     request: { params: z.object({ depositIdOrReference: z.string().min(1).max(128).openapi({ param: { name: 'depositIdOrReference', in: 'path' } }) }) },
     responses: { 200: json(envelope(DepositSchema), 'The deposit'), ...errorResponses(401, 404) },
   }), async (c) => {
