@@ -65,7 +65,7 @@ describe('payment-service client against the real sandbox', () => {
     assert.equal((await client.getDeposit(created.depositId)).depositId, created.depositId);
     assert.equal((await client.getDeposit(reference)).depositId, created.depositId);
     const cancelled = await client.cancelDeposit(created.depositId);
-    assert.ok(cancelled.statusCode >= 200 && cancelled.statusCode < 300);
+    assert.ok(cancelled.statusCode! >= 200 && cancelled.statusCode! < 300);
     assert.equal((await client.getDeposit(created.depositId)).status, 'expired');
 
     const other = await client.createFiatDeposit({ inputCurrency: 'IDR', inputAmount: 50000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' });
