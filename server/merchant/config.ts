@@ -25,7 +25,7 @@ export interface MerchantConfig {
   sandbox: boolean;
   /** Currencies a shopper may create a checkout in (KASIR_CURRENCIES, default IDR). */
   currencies: string[];
-  /** Checkout creations allowed per client address per minute (KASIR_CHECKOUT_RATE_LIMIT, default 20). */
+  /** Checkout creations allowed per client address per minute (KASIR_CHECKOUT_RATE_LIMIT, default 60). */
   checkoutRateLimit: number;
   /** Least time between two reads of one deposit from the payment service, in ms (KASIR_STATUS_REFRESH_MS, default 2000). */
   statusRefreshMs: number;
@@ -115,7 +115,7 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     feesPaidBy: feesRaw === 'shopper' ? 'shopper' : 'merchant',
     sandbox: bool('KASIR_SANDBOX', defaults.sandbox ?? false),
     currencies,
-    checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT', defaults.checkoutRateLimit ?? 20, 1),
+    checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT', defaults.checkoutRateLimit ?? 60, 1),
     statusRefreshMs: int('KASIR_STATUS_REFRESH_MS', defaults.statusRefreshMs ?? 2000),
     webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS', defaults.webhookToleranceSeconds ?? 300, 1),
     trustProxy: bool('KASIR_TRUST_PROXY', defaults.trustProxy ?? false),

@@ -29,6 +29,11 @@ export interface RunningMerchant {
   stop(): Promise<void>;
 }
 
+/** The default completion hook of the commands: a log line (a real shop marks its order paid here). */
+const logCompletion: MerchantAppOptions['onDepositCompleted'] = ({ checkoutId, orderId, deposit }) => {
+  console.log(`[merchant] deposit ${checkoutId}${orderId ? ` (order ${orderId})` : ''} completed: ${deposit.inputAmount} ${deposit.inputCurrency}`);
+};
+
 export async function startMerchant(config: MerchantConfig, options: Omit<MerchantAppOptions, 'config'> = {}): Promise<RunningMerchant> {
   const app = createMerchantApp({ ...options, config });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }) as Server;
@@ -63,7 +68,7 @@ export async function startMerchantFromSandbox(credentials: ServiceCredentials, 
     baseUrl: credentials.baseUrl.replace(/\/+$/, ''), checkoutUrl: credentials.checkoutUrl.replace(/\/+$/, ''),
     clientId: credentials.clientId, clientSecret: credentials.clientSecret, accessToken: credentials.accessToken, webhookSecret: credentials.webhookSecret,
   });
-  return startMerchant(config, options);
+  return startMerchant(config, { onDepositCompleted: logCompletion, ...options });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -77,7 +82,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     throw err;
   }
-  const merchant = await startMerchant(config);
+  const merchant = await startMerchant(config, { onDepositCompleted: logCompletion });
   console.log(`[merchant] storefront and widget API on ${merchant.url} (payment service ${config.baseUrl}${config.sandbox ? ', sandbox routes on' : ''})`);
   const shutdown = () => merchant.stop().finally(() => process.exit(0));
   process.once('SIGINT', shutdown);
