@@ -32,7 +32,7 @@ const ok = <T extends z.ZodType>(data: T, description: string) => json(z.object(
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 401: json(ErrorSchema, 'Missing or invalid bearer token') };
 const ClientSecret = z.object({ clientSecret: z.string() });
 const WebhookSecret = z.object({ webhookSecret: z.string() });
-const security = [{ bearer: [] }];
+const security = [{ Bearer: [] }];
 const common = { tags: ['Dashboard'], security, hide: true as const };
 
 /** The merchant dashboard ({dashboard_url}): a small page with its JS and CSS, and its bearer-token API. */

@@ -14,7 +14,7 @@ const errors = {
   401: json(ErrorSchema, 'Signature check failed (the message says which)'),
   404: json(ErrorSchema, 'No such recipient in your organization'),
 };
-const security = [{ signature: [] }];
+const security = [{ ClientId: [], Timestamp: [], Signature: [] }];
 const notFound = () => new ApiError(404, 'Recipient not found');
 
 /** Interface 4.5, S-authenticated and scoped to the caller's organization (another merchant's recipient is a 404). */
