@@ -11,6 +11,7 @@ export const styles = css`
     --b: var(--kasir-border, #d5dae3);
     --s: var(--kasir-surface, #f5f7fa);
     --r: var(--kasir-radius, 12px);
+    container-type: inline-size;
   }
   :host([hidden]) {
     display: none;
@@ -24,6 +25,7 @@ export const styles = css`
     border-radius: var(--r);
     padding: 1.25rem;
     display: grid;
+    grid-template-columns: minmax(0, 1fr);
     gap: 0.9rem;
   }
   h2 {
@@ -127,6 +129,22 @@ export const styles = css`
   .total {
     grid-area: total;
   }
+  @container (max-width: 25rem) {
+    .card {
+      padding: 1rem;
+    }
+    .method {
+      grid-template-columns: auto minmax(0, 1fr);
+      grid-template-areas: 'logo name' 'logo fee' 'logo total';
+      padding: 0.5rem 0.75rem;
+    }
+    .method img {
+      width: 40px;
+    }
+    dl {
+      padding: 0.75rem;
+    }
+  }
   .row {
     display: flex;
     flex-wrap: wrap;
@@ -163,7 +181,8 @@ export const styles = css`
     letter-spacing: 0.02em;
   }
   [part='va-number'] {
-    font-size: 1.25rem;
+    font-size: min(1.25rem, 5.6cqi);
+    white-space: nowrap;
   }
   .copy {
     min-height: 36px;

@@ -18,8 +18,8 @@ export const QR_DATA =
   '5802ID5910KASIR DEMO6007JAKARTA61051219062200518ORD-2026-000000016304A1B2';
 
 export const METHODS: Method[] = [
-  { kind: 'va', code: 'BCA_VA', name: 'BCA Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
-  { kind: 'va', code: 'BNI_VA', name: 'BNI Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
+  { kind: 'va', code: 'BCA_VA', name: 'Bank Central Asia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
+  { kind: 'va', code: 'BNI_VA', name: 'Bank Negara Indonesia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
   { kind: 'qris', code: 'QRIS', name: 'QRIS', image: LOGO, currency: 'IDR', fee: '1050', total: '151050', available: true },
   { kind: 'ewallet', code: 'OVO', name: 'OVO', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: true },
   { kind: 'ewallet', code: 'DANA', name: 'DANA', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: false },

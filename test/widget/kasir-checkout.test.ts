@@ -48,7 +48,7 @@ describe('<kasir-checkout>', () => {
     expect(groups).to.deep.equal(['Virtual account', 'QRIS', 'E-wallet']);
     const methods = parts(el, 'method');
     expect(methods.map((m) => m.dataset.method)).to.deep.equal(['BCA_VA', 'BNI_VA', 'QRIS', 'OVO', 'DANA']);
-    expect(text(methods[0])).to.contain('BCA Virtual Account').and.contain('Fee Rp 4,000').and.contain('Rp 154,000');
+    expect(text(methods[0])).to.contain('Bank Central Asia Virtual Account').and.contain('Fee Rp 4,000').and.contain('Rp 154,000');
     expect(methods[0].querySelector('img')).to.exist;
     expect((methods[4] as HTMLButtonElement).disabled, 'unavailable method').to.be.true;
     expect(text(methods[4])).to.contain('Not available');
@@ -161,7 +161,7 @@ describe('<kasir-checkout>', () => {
     expect((await completed).detail.deposit.status).to.equal('completed');
     await el.updateComplete;
     expect(el.getAttribute('state')).to.equal('completed');
-    expect(text(part(el, 'result'))).to.contain('Payment received').and.contain('Rp 154,000').and.contain('BCA Virtual Account');
+    expect(text(part(el, 'result'))).to.contain('Payment received').and.contain('Rp 154,000').and.contain('Bank Central Asia Virtual Account');
     expect(part(el, 'check-now')).to.not.exist;
     await expect(el).to.be.accessible();
     const polls = api.requests('GET', '/deposit').length;
@@ -324,7 +324,7 @@ describe('<kasir-checkout>', () => {
     await reached(el, 'pending');
     await el.updateComplete;
     expect(el.shadowRoot!.activeElement?.tagName).to.equal('H2');
-    expect(text(el.shadowRoot!.activeElement)).to.equal('BCA Virtual Account');
+    expect(text(el.shadowRoot!.activeElement)).to.equal('Bank Central Asia Virtual Account');
   });
 
   it('is themed by --kasir-* custom properties', async () => {
@@ -337,15 +337,29 @@ describe('<kasir-checkout>', () => {
     expect(getComputedStyle(part(el, 'check-now')!).color).to.equal('rgb(200, 0, 100)');
   });
 
-  it('fits a 320 px phone without horizontal scrolling', async () => {
-    const box = await fixture<HTMLDivElement>(html`<div style="width: 320px"></div>`);
+  it('fits a 320 px phone without horizontal scrolling, in every phase', async () => {
+    // A 320 px phone, less a storefront's 20 px margins.
+    const box = await fixture<HTMLDivElement>(html`<div style="width: 280px"></div>`);
     const el = document.createElement('kasir-checkout');
-    Object.assign(el, { endpoint: '/api', amount: '150000' });
+    Object.assign(el, { endpoint: '/api', amount: '150000', locale: 'id', pollInterval: 100 });
     box.append(el);
-    await choose(el, 'BCA_VA');
-    for (const node of [el, ...el.shadowRoot!.querySelectorAll<HTMLElement>('.card, dl, dd, [part]')]) {
-      expect(node.scrollWidth, node.className || node.getAttribute('part') || node.tagName).to.be.at.most(node.clientWidth || 320);
-    }
-    expect(el.getBoundingClientRect().width).to.be.at.most(320);
+    const fits = async (phase: string) => {
+      await el.updateComplete;
+      const card = el.shadowRoot!.querySelector<HTMLElement>('.card')!;
+      expect(card.getBoundingClientRect().width, phase).to.be.at.most(280);
+      for (const node of el.shadowRoot!.querySelectorAll<HTMLElement>('.card *')) {
+        if (node.closest('.sr') || node.tagName === 'path' || node.tagName === 'rect') continue;
+        const r = node.getBoundingClientRect();
+        expect(r.right, `${phase}: ${node.tagName}.${node.className} ${node.textContent?.slice(0, 30)}`).to.be.at.most(card.getBoundingClientRect().right + 0.5);
+      }
+    };
+    await reached(el, 'choosing');
+    await fits('choosing');
+    el.shadowRoot!.querySelector<HTMLButtonElement>('[data-method="BCA_VA"]')!.click();
+    await reached(el, 'pending');
+    await fits('va');
+    api.settle(api.only.id, 'completed');
+    await reached(el, 'completed');
+    await fits('completed');
   });
 });

@@ -1,0 +1,79 @@
+// End-to-end harness: the real `npm start` (payment-service sandbox + merchant backend + demo) on spare ports with
+// a fresh data dir, and Debian's Chromium driven by playwright-core.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumArgs, chromiumPath } from '../support/chromium';
+
+export interface Kasir {
+  url: string;
+  providerUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function sparePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `tsx server/start.ts` (the widget and demo must be built: `npm run test:e2e` builds them first). */
+export async function startKasir(env: Record<string, string> = {}): Promise<Kasir> {
+  const [port, providerPort] = [await sparePort(), await sparePort()];
+  const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/start.ts'], {
+    env: { ...process.env, PORT: String(port), PROVIDER_PORT: String(providerPort), KASIR_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kasir did not start in 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('[merchant] storefront and widget API on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+      if (output.includes('[merchant] not started')) {
+        clearTimeout(timer);
+        reject(new Error(`the merchant backend did not start:\n${output}`));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kasir exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `http://localhost:${port}`,
+    providerUrl: `http://localhost:${providerPort}`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
+}
+
+/** The element's phase, as its reflected `state` attribute says. */
+export async function waitForState(page: Page, state: string, timeout = 20_000) {
+  await page.waitForSelector(`kasir-checkout[state="${state}"]`, { timeout });
+}

@@ -1,0 +1,64 @@
+// Screenshots of each phase of the demo (choosing, VA, QRIS, e-wallet, completed, expired) on a desktop and a
+// phone, into demo/screenshots/. Not part of `npm test`: `npm run build:widget && npx tsx test/e2e/screenshots.ts`.
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { launch, startKasir, waitForState } from './harness';
+
+const out = 'demo/screenshots';
+const viewports = {
+  desktop: { width: 1280, height: 900 },
+  phone: { width: 360, height: 780 },
+  'phone-320': { width: 320, height: 700 },
+};
+
+async function shoot(browser: Browser, url: string, device: keyof typeof viewports) {
+  const context = await browser.newContext({ viewport: viewports[device], deviceScaleFactor: device === 'desktop' ? 1 : 2 });
+  const snap = async (page: Page, name: string) => {
+    await page.waitForTimeout(300);
+    const target = device === 'desktop' ? page : page.locator('kasir-checkout');
+    await target.screenshot({ path: `${out}/${name}-${device}.png` });
+  };
+  const open = async () => {
+    const page = await context.newPage();
+    await page.goto(url);
+    await waitForState(page, 'choosing');
+    return page;
+  };
+  const pick = async (page: Page, code: string) => {
+    await page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
+    await waitForState(page, 'pending');
+  };
+
+  let page = await open();
+  await snap(page, 'choosing');
+  await pick(page, 'BCA_VA');
+  await snap(page, 'va');
+  await page.click('#pay');
+  await waitForState(page, 'completed');
+  await snap(page, 'completed');
+  await page.click('#restart');
+  await waitForState(page, 'choosing');
+  await pick(page, 'QRIS');
+  await snap(page, 'qris');
+  await page.click('#expire');
+  await waitForState(page, 'expired');
+  await snap(page, 'expired');
+  await page.click('#restart');
+  await waitForState(page, 'choosing');
+  await pick(page, 'OVO');
+  await snap(page, 'ewallet');
+  await page.close();
+  page = await open();
+  await context.close();
+}
+
+mkdirSync(out, { recursive: true });
+const kasir = await startKasir();
+const browser = await launch();
+try {
+  for (const device of Object.keys(viewports) as Array<keyof typeof viewports>) await shoot(browser, kasir.url, device);
+  console.log(`screenshots in ${out}/`);
+} finally {
+  await browser.close();
+  await kasir.stop();
+}
