@@ -351,3 +351,63 @@ describe('npm run login (server/cli/login.ts)', () => {
     }
   });
 });
+
+describe('OTP mail through SMTP when SMTP_URL is set', () => {
+  it('sends the code to the SMTP server and keeps nothing in the sandbox mailbox', async () => {
+    const net = await import('node:net');
+    const messages: Array<{ rcpt: string[]; data: string }> = [];
+    const smtp = net.createServer((socket) => {
+      let buffer = '';
+      let inData = false;
+      let current = { rcpt: [] as string[], data: '' };
+      socket.write('220 localhost fake ESMTP\r\n');
+      socket.on('data', (chunk) => {
+        buffer += chunk.toString('utf8');
+        let nl: number;
+        while ((nl = buffer.indexOf('\r\n')) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 2);
+          if (inData) {
+            if (line === '.') {
+              inData = false;
+              messages.push(current);
+              current = { rcpt: [], data: '' };
+              socket.write('250 2.0.0 queued\r\n');
+            } else {
+              current.data += line + '\n';
+            }
+            continue;
+          }
+          const verb = line.slice(0, 4).toUpperCase();
+          if (verb === 'EHLO' || verb === 'HELO') socket.write('250-localhost\r\n250 8BITMIME\r\n');
+          else if (verb === 'MAIL') socket.write('250 2.1.0 ok\r\n');
+          else if (verb === 'RCPT') { current.rcpt.push(line); socket.write('250 2.1.5 ok\r\n'); }
+          else if (verb === 'DATA') { inData = true; socket.write('354 go ahead\r\n'); }
+          else if (verb === 'QUIT') { socket.end('221 bye\r\n'); }
+          else socket.write('250 ok\r\n');
+        }
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const port = (smtp.address() as import('node:net').AddressInfo).port;
+    const p = await createTestProvider({ smtpUrl: `smtp://127.0.0.1:${port}` });
+    try {
+      const login = await post(p, '/v1/auth/login', { email: p.creds.email, password: p.creds.password });
+      assert.equal(login.status, 200);
+      const deadline = Date.now() + 5000;
+      while (!messages.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(messages.length, 1);
+      assert.match(messages[0].rcpt[0], new RegExp(p.creds.email.replace(/[.]/g, '\\.')));
+      const code = /code to sign in to kasir: (\d{6})/.exec(messages[0].data)?.[1];
+      assert.ok(code, messages[0].data);
+      const box = await (await p.app.request(`http://localhost/sandbox/mailbox?email=${encodeURIComponent(p.creds.email)}`)).json();
+      assert.deepEqual(box.data, []);
+      const verify = await post(p, '/v1/auth/verify-login', { verificationToken: (await login.json()).data.verificationToken, otp: code });
+      assert.equal(verify.status, 200);
+    } finally {
+      await p.close();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
+  });
+});
