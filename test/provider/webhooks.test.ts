@@ -310,3 +310,49 @@ describe('standard-webhooks helper', () => {
     assert.equal(guard.claim('d', 3000), true, 'expired ids are accepted again');
   });
 });
+
+describe('webhooks end to end (running service, background dispatcher)', () => {
+  it('a sandbox status update reaches the merchant receiver, signed, with orderId = depositId', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { loadProviderConfig } = await import('../../server/provider/config');
+    const { startProvider } = await import('../../server/provider/main');
+    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
+    const receiver = await startReceiver([200]);
+    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { scryptN: 2 ** 10 }));
+    const { accessToken, webhookSecret } = provider.credentials;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(provider.url + path, {
+        method, headers: { Authorization: `Bearer ${accessToken}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const json = await res.json();
+      assert.ok(res.status < 300, `${method} ${path}: ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    try {
+      await call('PUT', '/dashboard/api/webhook-url', { webhookUrl: receiver.url });
+      const [method] = await call('GET', '/v1/deposit/payment-method?currency=IDR');
+      const deposit = await call('POST', '/v1/deposit/fiat', {
+        inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: method.bankCode, reference: 'order-e2e',
+      });
+      await call('PATCH', `/v1/deposit/${deposit.depositId}`, { status: 'completed' });
+      await waitFor(() => receiver.received.length > 0, 8000, 'the webhook');
+      const { headers, body } = receiver.received[0];
+      await verifyWebhook(webhookSecret, body, headers as Record<string, string>);
+      const payload = JSON.parse(body);
+      assert.equal(payload.type, 'deposit.completed');
+      assert.equal(payload.orderId, deposit.depositId);
+      assert.equal(payload.reference, 'order-e2e');
+      assert.equal(payload.data.status, 'completed');
+      const deliveries = await call('GET', '/dashboard/api/webhooks');
+      await waitFor(async () => (await call('GET', '/dashboard/api/webhooks'))[0].status === 'succeeded', 3000, 'recorded success');
+      assert.equal(deliveries[0].depositId, deposit.depositId);
+    } finally {
+      await provider.stop();
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
