@@ -1,0 +1,117 @@
+// The shopper's whole journey in the demo storefront, in Chromium, against the real `npm start`.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launch, startKasir, waitForState, type Kasir } from './harness';
+
+describe('the demo storefront, end to end', () => {
+  let kasir: Kasir;
+  let browser: Browser;
+
+  before(async () => {
+    kasir = await startKasir();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await kasir?.stop();
+  });
+
+  /** A fresh shopper (own sessionStorage), on the demo page, with the methods on screen. */
+  async function shopper(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    return { context, page, problems };
+  }
+
+  const choose = async (page: Page, code: string) => {
+    await page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
+    await waitForState(page, 'pending');
+  };
+
+  it('pays by virtual account and shows the completed screen', async () => {
+    const { context, page, problems } = await shopper();
+    await choose(page, 'BCA_VA');
+    const number = await page.locator('kasir-checkout [part="va-number"]').textContent();
+    assert.match(number!, /^\d{4} \d{4} \d{4} \d{4}$/);
+    assert.match((await page.locator('kasir-checkout [part="amount"]').textContent())!, /^Rp\s150,000$/);
+    assert.match((await page.locator('kasir-checkout [part="countdown"]').textContent())!, /Pay within\s*(23:59:\d\d|24:00:00)/);
+    await page.click('#pay');
+    await waitForState(page, 'completed');
+    assert.match((await page.locator('kasir-checkout [part="result"]').textContent())!, /Payment received/);
+    assert.match((await page.locator('#log').textContent())!, /kasir-completed/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('pays by QRIS: a scannable inline SVG, then completed', async () => {
+    const { context, page, problems } = await shopper();
+    await choose(page, 'QRIS');
+    const svg = page.locator('kasir-checkout [part="qr"] svg');
+    assert.equal(await svg.getAttribute('shape-rendering'), 'crispEdges');
+    const d = await svg.locator('path').getAttribute('d');
+    assert.ok(d && d.startsWith('M0 0h7v1H0z'), 'the finder pattern is drawn');
+    const box = await svg.boundingBox();
+    assert.ok(box && box.width >= 200, `the code is large enough to scan (${box?.width} px)`);
+    await page.click('#pay');
+    await waitForState(page, 'completed');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('pays by e-wallet approval in the wallet page and comes back completed', async () => {
+    const { context, page, problems } = await shopper();
+    await choose(page, 'OVO');
+    const link = page.locator('kasir-checkout a.button');
+    const href = await link.getAttribute('href');
+    assert.match(href!, /^https?:\/\//);
+    const [wallet] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await wallet.waitForLoadState();
+    await wallet.getByRole('button', { name: 'Approve' }).click();
+    await wallet.waitForSelector('[data-status="completed"]');
+    await waitForState(page, 'completed');
+    assert.match((await page.locator('kasir-checkout [part="result"]').textContent())!, /OVO/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('shows expired when the deposit expires', async () => {
+    const { context, page } = await shopper();
+    await choose(page, 'QRIS');
+    await page.click('#expire');
+    await waitForState(page, 'expired');
+    assert.match((await page.locator('kasir-checkout [part="result"]').textContent())!, /Payment expired/);
+    assert.match((await page.locator('#log').textContent())!, /kasir-expired/);
+    await context.close();
+  });
+
+  it('resumes the same checkout and deposit after a reload, creating nothing new', async () => {
+    const { context, page } = await shopper();
+    await choose(page, 'BNI_VA');
+    const number = await page.locator('kasir-checkout [part="va-number"]').textContent();
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(new URL(r.url()).pathname));
+    await page.reload();
+    await waitForState(page, 'pending');
+    assert.equal(await page.locator('kasir-checkout [part="va-number"]').textContent(), number);
+    assert.deepEqual(posts, []);
+    await context.close();
+  });
+
+  it('runs under the storefront\'s strict CSP (no inline script, no eval)', async () => {
+    const { context, page, problems } = await shopper();
+    const response = await page.goto(kasir.url);
+    const csp = response!.headers()['content-security-policy'] ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/);
+    await waitForState(page, 'choosing');
+    await choose(page, 'QRIS');
+    await page.locator('kasir-checkout button', { hasText: 'Download QR code' }).click();
+    assert.deepEqual(problems.filter((p) => /Content Security Policy|unsafe-eval/i.test(p)), []);
+    await context.close();
+  });
+});
