@@ -156,6 +156,9 @@ export function createMerchantApp(options: MerchantAppOptions): MerchantApp {
             void service.deposits.get(id).catch(() => undefined);
           }
         }
+      } catch (err) {
+        // A shopper who went away makes the next write fail: nothing to report.
+        if (!stream.aborted && !stream.closed) console.error('[merchant] event stream failed:', err instanceof Error ? err.message : err);
       } finally {
         unsubscribe();
       }

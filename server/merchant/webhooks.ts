@@ -1,6 +1,7 @@
 // The webhook receiver: Standard Webhooks v1 verification, staleness and replay protection, dedupe on
 // webhook-id, then the cache update (which wakes SSE listeners) and the merchant's completion hook.
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { MemoryReplayGuard, verifyWebhook, WebhookVerificationError, type ReplayGuard } from '../common/standard-webhooks';
 import type { Deposit as UpstreamDeposit } from './client/types';
 import { errorBody } from './http';
@@ -45,11 +46,13 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
   };
 
   const app = new Hono();
-  app.post('/', async (c) => {
-    const raw = await c.req.text();
+  app.post('/', bodyLimit({ maxSize: 256 * 1024, onError: (c) => c.json(errorBody(413, 'Webhook body too large'), 413) }), async (c) => {
+    // Verified over the raw bytes exactly as received, never a re-encoding of them.
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const raw = new TextDecoder().decode(bytes);
     let id: string;
     try {
-      ({ id } = await verifyWebhook(options.secret, raw, c.req.raw.headers, {
+      ({ id } = await verifyWebhook(options.secret, bytes, c.req.raw.headers, {
         toleranceSeconds: options.toleranceSeconds, now: () => new Date(now()), replayGuard: guard,
       }));
     } catch (err) {

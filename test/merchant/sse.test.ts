@@ -131,6 +131,31 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
     await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 0);
   });
 
+  it('without webhooks, heartbeats re-read the status (bounded) and still push the change', async () => {
+    // A second copy of the backend that receives no webhooks (they go to the first one).
+    const { startMerchant } = await import('../../server/merchant/main');
+    const lonely = await startMerchant(up.config({ statusRefreshMs: 100 }), { fetch: up.countingFetch, heartbeatMs: 150 });
+    try {
+      const created = await fetch(`${lonely.url}/api/checkouts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ amount: '47000', currency: 'IDR' }) });
+      const checkout = ((await created.json()) as any).data;
+      await fetch(`${lonely.url}/api/checkouts/${checkout.id}/deposit`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'QRIS' }) });
+      const raw: string[] = [];
+      const res = await fetch(`${lonely.url}/api/checkouts/${checkout.id}/events`);
+      const reading = (async () => {
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) raw.push(decoder.decode(chunk, { stream: true }));
+      })();
+      await waitFor(() => raw.join('').includes('"status":"pending"'));
+      await provider.sandboxUpdateDeposit(checkout.id, 'completed');
+      await reading; // closed by the server after the completed deposit
+      const text = raw.join('');
+      assert.match(text, /^: ping$/m);
+      assert.match(text, /"status":"completed"/);
+    } finally {
+      await lonely.stop();
+    }
+  });
+
   it('answers an unknown checkout with a 404 envelope, not a stream', async () => {
     const res = await fetch(`${merchant.url}/api/checkouts/00000000-0000-4000-8000-000000000000/events`);
     assert.equal(res.status, 404);

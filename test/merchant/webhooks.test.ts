@@ -81,6 +81,17 @@ describe('merchant backend: webhook receiver', () => {
     assert.equal(calls, 1);
   });
 
+  it('verifies over the raw bytes (non-ASCII payloads)', async () => {
+    const app = merchantApp(up);
+    const id = randomUUID();
+    const d = deposit(id, 'pending');
+    d.paymentFiat!.accountName = 'Toko Kopi Café 日本';
+    const body = event(d);
+    const r = await deliver(app, body, webhookHeaders(secret, `msg_${id}`, body) as unknown as Record<string, string>);
+    assert.equal(r.status, 200);
+    assert.equal(app.service.deposits.peek(id)?.deposit?.accountName, 'Toko Kopi Café 日本');
+  });
+
   it('rejects a tampered body, a wrong secret and missing headers', async () => {
     const app = merchantApp(up, { onDepositCompleted: () => assert.fail('must not be called') });
     const id = randomUUID();
