@@ -220,6 +220,41 @@ describe('webhook dispatcher', () => {
     assert.equal((await delivery(id)).attempt_count, 3);
   });
 
+  it('does not let a hanging receiver hold up other merchants', async () => {
+    const now = new Date().toISOString();
+    await p.deps.db.insertInto('organizations').values({ id: 'org-slow', name: 'Slow', created_at: now }).execute();
+    await p.deps.db.insertInto('users').values({
+      id: 'user-slow', organization_id: 'org-slow', name: 'Slow', email: 'slow@example.com', password_hash: 'x', policy: 'p', role: 'admin',
+      is_active: 1, country: '', country_code: '', national_id: '', legal_full_name: '', created_at: now, updated_at: now,
+    }).execute();
+    const hang = await startReceiver(['hang']);
+    const quick = await startReceiver([200]);
+    await p.deps.db.insertInto('merchants').values({
+      id: 'merchant-slow', organization_id: 'org-slow', user_id: 'user-slow', client_id: 'kasir_test_slow', client_secret: 'sk',
+      webhook_url: hang.url, webhook_secret: generateWebhookSecret(), checkout_enabled: 0, created_at: now, updated_at: now,
+    }).execute();
+    await setUrl(quick.url);
+    const slowId = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
+      type: 'deposit.completed', merchantId: 'merchant-slow', depositId: 'd-slow', reference: null, status: 'completed', data: {},
+    }, p.deps.now()));
+    const stop = start({ pollIntervalMs: 10, scheduleMs: [60_000], timeoutMs: 3000 });
+    try {
+      await waitFor(() => hang.received.length === 1, 2000, 'the slow receiver to be called');
+      const t0 = Date.now();
+      const id = await enqueue();
+      await waitFor(async () => (await delivery(id)).status === 'succeeded', 1500, 'the other merchant\'s delivery');
+      assert.ok(Date.now() - t0 < 1500);
+      assert.equal((await attempts(slowId)).length, 0, 'the slow attempt is still in flight');
+    } finally {
+      await stop();
+      await hang.close();
+      await quick.close();
+    }
+    assert.equal((await delivery(slowId)).status, 'pending', 'stopping mid-attempt gives the row back');
+    assert.ok((await delivery(slowId)).next_attempt_at <= Date.now());
+    await p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', slowId).execute();
+  });
+
   it('counts timeouts, redirects, refused connections and a missing URL as failed attempts', async () => {
     const hang = await startReceiver(['hang']);
     const redirect = await startReceiver([302]);

@@ -34,6 +34,10 @@ export function mailboxMailer(db: Db, now: () => Date, log: (line: string) => vo
         id: newRecordId(), to_email: mail.to.toLowerCase(), subject: mail.subject, body: mail.text, code: mail.code ?? null,
         created_at: now().toISOString(),
       }).execute();
+      // The sandbox mailbox keeps a day of mail.
+      if (Math.random() < 0.01) {
+        await db.deleteFrom('sandbox_mailbox').where('created_at', '<', new Date(now().getTime() - 24 * 3600_000).toISOString()).execute();
+      }
       // DESIGN.md: without SMTP the sandbox prints its mail to the log (a sandbox OTP, never a password or secret).
       log(`[mailbox] to ${mail.to}: ${mail.subject}${mail.code ? ` (code ${mail.code})` : ''}`);
     },

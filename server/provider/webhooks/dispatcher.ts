@@ -13,8 +13,10 @@ export interface DispatcherOptions {
   scheduleMs?: readonly number[];
   /** Per-attempt timeout of the POST, in ms (default 10 s). */
   timeoutMs?: number;
-  /** Most rows claimed per poll, sent concurrently (default 25). */
+  /** Most rows claimed per poll (default 25). */
   batchSize?: number;
+  /** Most attempts in flight at once; a slow receiver never holds up the others (default 100). */
+  concurrency?: number;
   /** The HTTP client (default: global fetch). */
   fetch?: typeof fetch;
   /** Called after every attempt (tests, metrics). Never given secrets. */
@@ -67,8 +69,19 @@ export class WebhookDispatcher {
     this.fetchFn = options.fetch ?? fetch;
   }
 
-  /** Claims and sends every due row (up to batchSize). Returns how many attempts were made. */
+  /** Claims and sends every due row (up to batchSize) and waits for the attempts. Returns how many were made. */
   async runOnce(): Promise<number> {
+    const claimed = await this.claimDue(this.batchSize);
+    await Promise.all(claimed.map(({ id, lease }) => this.attempt(id, lease)));
+    return claimed.length;
+  }
+
+  /**
+   * Claims up to `max` due rows: a compare-and-set per row, so of several dispatchers exactly one wins it.
+   * The claim moves next_attempt_at past the attempt's timeout (the lease).
+   */
+  async claimDue(max: number): Promise<Array<{ id: string; lease: number }>> {
+    if (max <= 0) return [];
     const { db } = this.deps;
     const now = this.deps.now().getTime();
     const due = await db
@@ -77,9 +90,9 @@ export class WebhookDispatcher {
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
       .orderBy('next_attempt_at')
-      .limit(this.batchSize)
+      .limit(max)
       .execute();
-    const claimed: string[] = [];
+    const claimed: Array<{ id: string; lease: number }> = [];
     const lease = now + this.timeoutMs + 30_000;
     for (const row of due) {
       const result = await db
@@ -89,10 +102,9 @@ export class WebhookDispatcher {
         .where('status', '=', 'pending')
         .where('next_attempt_at', '=', row.next_attempt_at)
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) claimed.push(row.id);
+      if (Number(result.numUpdatedRows) === 1) claimed.push({ id: row.id, lease });
     }
-    await Promise.all(claimed.map((id) => this.attempt(id, lease)));
-    return claimed.length;
+    return claimed;
   }
 
   /** Aborts attempts in flight; their rows are released for the next dispatcher. */
@@ -100,7 +112,8 @@ export class WebhookDispatcher {
     this.stopController.abort();
   }
 
-  private async attempt(id: string, lease: number): Promise<void> {
+  /** One attempt at a claimed row: POST, then record the attempt and the outcome in one transaction. */
+  async attempt(id: string, lease: number): Promise<void> {
     const { db } = this.deps;
     const row = await db
       .selectFrom('webhook_deliveries')
@@ -168,6 +181,9 @@ export class WebhookDispatcher {
 export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOptions = {}): () => Promise<void> {
   const dispatcher = new WebhookDispatcher(deps, options);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const batchSize = options.batchSize ?? 25;
+  const concurrency = options.concurrency ?? 100;
+  const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -175,8 +191,19 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
   const tick = () => {
     running = (async () => {
       try {
-        // A full batch means more may be due: go again at once.
-        while (!stopped && (await dispatcher.runOnce()) >= (options.batchSize ?? 25));
+        for (;;) {
+          if (stopped) break;
+          const want = Math.min(batchSize, concurrency - inFlight.size);
+          const claimed = await dispatcher.claimDue(want);
+          for (const { id, lease } of claimed) {
+            const attempt: Promise<void> = dispatcher.attempt(id, lease)
+              .catch((err) => console.error('[webhooks] attempt failed to record:', err instanceof Error ? err.message : err))
+              .finally(() => inFlight.delete(attempt));
+            inFlight.add(attempt);
+          }
+          // A full claim means more may be due: go again at once (while there is room).
+          if (claimed.length < want || want === 0) break;
+        }
       } catch (err) {
         if (!stopped) console.error('[webhooks] dispatcher pass failed:', err instanceof Error ? err.message : err);
       }
@@ -190,5 +217,6 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
     if (timer) clearTimeout(timer);
     dispatcher.abort();
     await running;
+    await Promise.all(inFlight);
   };
 }
