@@ -186,3 +186,59 @@ describe('merchant dashboard', () => {
     assert.equal((await api('POST', `/webhooks/${theirs}/resend`, undefined, token)).status, 404);
   });
 });
+
+describe('dashboard page in Chromium', () => {
+  it('signs in with the OTP, shows and reveals credentials, saves settings, with no CSP violation', async () => {
+    const { chromium } = await import('playwright-core');
+    const { chromiumArgs, chromiumPath } = await import('../support/chromium');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { loadProviderConfig } = await import('../../server/provider/config');
+    const { startProvider } = await import('../../server/provider/main');
+    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-dash-'));
+    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { scryptN: 2 ** 10 }));
+    const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    const problems: string[] = [];
+    try {
+      const page = await browser.newPage();
+      page.on('console', (msg) => { if (msg.type() === 'error') problems.push(msg.text()); });
+      page.on('pageerror', (err) => problems.push(err.message));
+      const { email, password, clientId, clientSecret } = provider.credentials;
+      await page.goto(`${provider.url}/dashboard`);
+      await page.fill('#login-form input[name=email]', email);
+      await page.fill('#login-form input[name=password]', password);
+      await page.click('#login-form button[type=submit]');
+      await page.waitForSelector('#otp-form:not([hidden])');
+      const box = await (await fetch(`${provider.url}/sandbox/mailbox?email=${encodeURIComponent(email)}`)).json();
+      await page.fill('#otp-form input[name=otp]', box.data[0].code);
+      await page.click('#otp-form button[type=submit]');
+      await page.waitForSelector('#account:not([hidden])');
+      await page.waitForFunction((id) => document.getElementById('client-id')?.textContent === id, clientId);
+      await page.click('#reveal-client-secret');
+      await page.waitForFunction((s) => document.getElementById('client-secret')?.textContent === s, clientSecret);
+
+      await page.fill('#webhook-form input[name=webhookUrl]', 'https://shop.example/hooks/kasir');
+      await page.click('#webhook-form button[type=submit]');
+      await page.waitForFunction(() => /saved/i.test(document.getElementById('notice')?.textContent ?? ''));
+      await page.click('#checkout-enabled');
+      await page.waitForFunction(() => /disabled/i.test(document.getElementById('notice')?.textContent ?? ''));
+      const merchant = await provider.deps.db.selectFrom('merchants').select(['webhook_url', 'checkout_enabled']).where('client_id', '=', clientId).executeTakeFirstOrThrow();
+      assert.equal(merchant.webhook_url, 'https://shop.example/hooks/kasir');
+      assert.equal(merchant.checkout_enabled, 0);
+
+      // A wrong OTP shows the service's message.
+      await page.click('#sign-out');
+      await page.fill('#login-form input[name=email]', email);
+      await page.fill('#login-form input[name=password]', 'wrong-password');
+      await page.click('#login-form button[type=submit]');
+      await page.waitForFunction(() => document.getElementById('notice')?.textContent === 'Invalid email or password');
+      assert.deepEqual(problems.filter((p) => !/401|Failed to load resource/.test(p)), []);
+      assert.ok(!problems.some((p) => /Content Security Policy/i.test(p)), problems.join('\n'));
+    } finally {
+      await browser.close();
+      await provider.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
