@@ -102,13 +102,13 @@ export class KasirCheckout extends LitElement {
     locale: {},
     pollInterval: { attribute: 'poll-interval', type: Number },
     state: { reflect: true },
-    checkout: { state: true },
-    deposit: { state: true },
-    failed: { state: true },
-    lapsed: { state: true },
-    offline: { state: true },
-    copied: { state: true },
-    notice: { state: true },
+    checkout: { state: true, attribute: false },
+    deposit: { state: true, attribute: false },
+    failed: { state: true, attribute: false },
+    lapsed: { state: true, attribute: false },
+    offline: { state: true, attribute: false },
+    copied: { state: true, attribute: false },
+    notice: { state: true, attribute: false },
   };
 
   /** Base URL of the widget API. */
@@ -193,7 +193,7 @@ export class KasirCheckout extends LitElement {
 
   /** Creates (or, chosen meanwhile in another tab, resumes) the deposit for a method. */
   private async pick(method: Method) {
-    this.dispatchEvent(new KasirMethodSelectedEvent(method));
+    this.emit(new KasirMethodSelectedEvent(method));
     this.picked = method;
     const path = `/checkouts/${this.checkout!.id}`;
     await this.attempt(
@@ -263,20 +263,20 @@ export class KasirCheckout extends LitElement {
     if (!changed.has('state')) return;
     const { checkout, deposit } = this;
     const before = changed.get('state');
-    if (before === 'loading' && checkout) this.dispatchEvent(new KasirReadyEvent(checkout));
+    if (before === 'loading' && checkout) this.emit(new KasirReadyEvent(checkout));
     switch (this.state) {
       case 'pending':
-        this.dispatchEvent(new KasirPendingEvent(deposit!));
+        this.emit(new KasirPendingEvent(deposit!));
         break;
       case 'completed':
-        this.dispatchEvent(new KasirCompletedEvent(deposit!));
+        this.emit(new KasirCompletedEvent(deposit!));
         break;
       case 'expired':
-        this.dispatchEvent(new KasirExpiredEvent(deposit));
+        this.emit(new KasirExpiredEvent(deposit));
         break;
       case 'error': {
         const { message, status } = this.failure()!;
-        this.dispatchEvent(new KasirErrorEvent(message, status));
+        this.emit(new KasirErrorEvent(message, status));
       }
     }
     // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
@@ -416,6 +416,11 @@ export class KasirCheckout extends LitElement {
       <span aria-hidden="true">${t.payWithin}</span><strong aria-hidden="true" class="mono">${clock(remaining)}</strong>
       <span class="sr" aria-live="polite" aria-atomic="true">${spoken ? fill(t.left, duration(spoken.n, spoken.unit, this.loc)) : ''}</span>
     </p>`;
+  }
+
+  /** Dispatches one of the element's events (documented by the class's @fires tags). */
+  private emit(event: Event) {
+    this.dispatchEvent(event);
   }
 
   private money(amount: string, currency: string) {
