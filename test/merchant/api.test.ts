@@ -213,6 +213,25 @@ describe('merchant backend: widget API against the real payment service', () => 
     assert.doesNotMatch(r.text, /signature|sk_test/i);
   });
 
+  it('keeps serving the last known status while the payment service is down, and says 503 when it knows nothing', async () => {
+    let down = false;
+    const flaky = merchantApp(up, {
+      fetch: (input, init) => (down ? Promise.reject(new TypeError('fetch failed')) : up.countingFetch(input, init)),
+    }, { statusRefreshMs: 50 });
+    const c = (await call(flaky, 'POST', '/api/checkouts', { amount: '65000', currency: 'IDR' })).json.data;
+    await call(flaky, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' });
+    down = true;
+    await sleep(60);
+    const stale = await call(flaky, 'GET', `/api/checkouts/${c.id}/deposit`);
+    assert.equal(stale.status, 200);
+    assert.equal(stale.json.data.status, 'pending');
+    const unknown = await call(flaky, 'GET', '/api/checkouts/11111111-1111-4111-8111-111111111111/deposit');
+    assert.equal(unknown.status, 503);
+    assert.deepEqual(unknown.json, { statusCode: 503, error: 'Service Unavailable', message: 'The payment service is unavailable; please try again shortly' });
+    const create = await call(flaky, 'POST', '/api/checkouts', { amount: '65000', currency: 'IDR' });
+    assert.equal(create.status, 503);
+  });
+
   it('never sends a secret or an internal field to the shopper', () => {
     assert.ok(bodies.length > 20);
     for (const body of bodies) assert.doesNotMatch(body, SECRET_FIELDS);
