@@ -30,14 +30,16 @@ if (flags.help) {
   process.exit(0);
 }
 
+// Piped input: one answer per line, from one reader (a reader per question would lose buffered lines).
+let pipedLines: AsyncIterator<string> | undefined;
+
 async function ask(question: string, hidden = false): Promise<string> {
   if (!process.stdin.isTTY) {
-    // Piped input: one answer per line.
-    const rl = createInterface({ input: process.stdin, terminal: false });
+    pipedLines ??= createInterface({ input: process.stdin, terminal: false })[Symbol.asyncIterator]();
     process.stderr.write(question);
-    const line = await new Promise<string>((resolve) => rl.once('line', resolve).once('close', () => resolve('')));
-    rl.close();
-    return line.trim();
+    const next = await pipedLines.next();
+    process.stderr.write('\n');
+    return next.done ? '' : next.value.trim();
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   if (hidden) {
@@ -106,7 +108,7 @@ async function main(): Promise<void> {
   process.stdout.write(`KASIR_ACCESS_TOKEN=${token}\n`);
 }
 
-main().catch((err: unknown) => {
+main().then(() => process.exit(0), (err: unknown) => {
   say(`login failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -322,8 +322,11 @@ describe('npm run login (server/cli/login.ts)', () => {
     const { startProvider } = await import('../../server/provider/main');
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-cli-'));
     const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { scryptN: 2 ** 10 }));
-    const run = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/login.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '' } });
+    const run = (args: string[], input?: string, env: Record<string, string> = {}) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/login.ts', ...args], {
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },
+      });
+      if (input !== undefined) child.stdin!.end(input);
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => { stdout += d; });
@@ -340,6 +343,12 @@ describe('npm run login (server/cli/login.ts)', () => {
       const merchant = await authenticateBearer(provider.deps, `Bearer ${match[1]}`);
       assert.equal(merchant.clientId, credentials.clientId);
       assert.ok(!ok.stderr.includes(credentials.password), 'the password is never echoed');
+
+      // Prompts answered on stdin (email, then password), base URL from the environment, a 24-hour token.
+      const piped = await run(['--mailbox', '--expiring'], `${credentials.email}\n${credentials.password}\n`, { KASIR_BASE_URL: provider.url });
+      assert.equal(piped.code, 0, piped.stderr);
+      const pipedToken = /^KASIR_ACCESS_TOKEN=(\S+)\n$/.exec(piped.stdout)![1];
+      assert.equal(jwtPayload(pipedToken).exp - jwtPayload(pipedToken).iat, 24 * 3600);
 
       const bad = await run(['--base-url', provider.url, '--email', credentials.email, '--password', 'wrong-password', '--otp', '000000']);
       assert.equal(bad.code, 1);
