@@ -329,8 +329,8 @@ describe('npm run login (server/cli/login.ts)', () => {
       if (input !== undefined) child.stdin!.end(input);
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d) => { stdout += d; });
-      child.stderr.on('data', (d) => { stderr += d; });
+      child.stdout!.on('data', (d) => { stdout += d; });
+      child.stderr!.on('data', (d) => { stderr += d; });
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
     try {
