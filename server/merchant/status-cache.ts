@@ -8,6 +8,9 @@ interface Slot<T> {
   value?: T;
   fetchedAt: number;
   inflight?: Promise<T>;
+  /** The last failed load while there was no value, and when: repeated for refreshMs instead of retried. */
+  error?: unknown;
+  failedAt?: number;
 }
 
 export interface BoundedReaderOptions<T> {
@@ -40,6 +43,7 @@ export class BoundedReader<T> {
       if (this.now() - slot.fetchedAt < maxAge) return slot.value;
     }
     if (slot.inflight) return slot.inflight;
+    if (slot.failedAt !== undefined && this.now() - slot.failedAt < maxAge) throw slot.error;
     this.loads++;
     const started = this.now();
     const inflight = this.load(key).then(
@@ -49,7 +53,11 @@ export class BoundedReader<T> {
         return slot.value as T;
       },
       (err) => {
-        if (slot.value === undefined) throw err;
+        if (slot.value === undefined) {
+          slot.error = err;
+          slot.failedAt = this.now();
+          throw err;
+        }
         slot.fetchedAt = this.now(); // back off: the next try is one interval away
         return slot.value;
       },
@@ -89,6 +97,7 @@ export class BoundedReader<T> {
   }
 
   private store(key: string, slot: Slot<T>, value: T) {
+    slot.error = slot.failedAt = undefined;
     slot.value = this.onStore(key, slot.value, value);
     slot.fetchedAt = this.now();
   }

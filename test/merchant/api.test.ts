@@ -225,6 +225,13 @@ describe('merchant backend: widget API against the real payment service', () => 
     const stale = await call(flaky, 'GET', `/api/checkouts/${c.id}/deposit`);
     assert.equal(stale.status, 200);
     assert.equal(stale.json.data.status, 'pending');
+    const attempts = up.calls.length;
+    let failures = 0;
+    const counting = merchantApp(up, { fetch: () => { failures++; return Promise.reject(new TypeError('fetch failed')); } }, { statusRefreshMs: 60_000 });
+    const many = await Promise.all(Array.from({ length: 50 }, () => call(counting, 'GET', '/api/checkouts/22222222-2222-4222-8222-222222222222/deposit')));
+    assert.ok(many.every((r) => r.status === 503));
+    assert.equal(failures, 1, 'a failed read is not retried for every poller');
+    assert.equal(up.calls.length, attempts);
     const unknown = await call(flaky, 'GET', '/api/checkouts/11111111-1111-4111-8111-111111111111/deposit');
     assert.equal(unknown.status, 503);
     assert.deepEqual(unknown.json, { statusCode: 503, error: 'Service Unavailable', message: 'The payment service is unavailable; please try again shortly' });
