@@ -259,6 +259,13 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
 });
 
 describe('accounts: rate limits', () => {
+  it('defaults to 20 per email and 200 per address in 15 minutes, configurable by environment', async () => {
+    const { loadAuthRateLimits } = await import('../../server/provider/auth/rate-limit');
+    assert.deepEqual(loadAuthRateLimits({}), { windowSeconds: 900, perEmail: 20, perAddress: 200, trustProxy: false });
+    assert.deepEqual(loadAuthRateLimits({ KASIR_AUTH_RATE_WINDOW_SECONDS: '60', KASIR_AUTH_RATE_PER_EMAIL: '3', KASIR_AUTH_RATE_PER_ADDRESS: 'x', KASIR_TRUST_PROXY: 'true' }),
+      { windowSeconds: 60, perEmail: 3, perAddress: 200, trustProxy: true });
+  });
+
   it('answers 429 in the envelope over the per-email limit', async () => {
     const p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '3', KASIR_AUTH_RATE_PER_ADDRESS: '1000' });
     try {

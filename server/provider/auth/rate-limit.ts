@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors';
 /**
  * Auth rate limits (DESIGN.md section 3): fixed windows counted in the database, so every copy of the
  * service shares them. Read from the environment once, when the routes are built:
- * KASIR_AUTH_RATE_WINDOW_SECONDS (900), KASIR_AUTH_RATE_PER_EMAIL (10), KASIR_AUTH_RATE_PER_ADDRESS (100),
+ * KASIR_AUTH_RATE_WINDOW_SECONDS (900), KASIR_AUTH_RATE_PER_EMAIL (20), KASIR_AUTH_RATE_PER_ADDRESS (200),
  * KASIR_TRUST_PROXY=true to take the client address from X-Forwarded-For (only behind a proxy that sets it).
  */
 export interface AuthRateLimits {
@@ -25,8 +25,8 @@ const positive = (value: string | undefined, fallback: number) => {
 export function loadAuthRateLimits(env: NodeJS.ProcessEnv = process.env): AuthRateLimits {
   return {
     windowSeconds: positive(env.KASIR_AUTH_RATE_WINDOW_SECONDS, 900),
-    perEmail: positive(env.KASIR_AUTH_RATE_PER_EMAIL, 10),
-    perAddress: positive(env.KASIR_AUTH_RATE_PER_ADDRESS, 100),
+    perEmail: positive(env.KASIR_AUTH_RATE_PER_EMAIL, 20),
+    perAddress: positive(env.KASIR_AUTH_RATE_PER_ADDRESS, 200),
     trustProxy: env.KASIR_TRUST_PROXY === 'true',
   };
 }
