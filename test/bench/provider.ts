@@ -1,12 +1,14 @@
 // Provider benchmark: deposit creations/s and signed GET /v1/deposit/:id per second over real HTTP
 // (autocannon, 50 connections), each next to a bare Hono handler measured in the same run.
+// Each figure is the best of BENCH_ROUNDS (default 2) alternating rounds after a short warm-up, so a
+// burst of other work on the machine does not decide a ratio.
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProviderConfig } from '../../server/provider/config';
 import { startProvider } from '../../server/provider/main';
-import { load, printRow, startBareHono } from './support';
+import { load, printRow, startBareHono, type LoadOptions, type LoadResult } from './support';
 
 function signedHeaders(clientId: string, secret: string, method: string, target: string, body: string) {
   const timestamp = new Date().toISOString();
@@ -15,7 +17,21 @@ function signedHeaders(clientId: string, secret: string, method: string, target:
   return { 'x-client-id': clientId, 'x-timestamp': timestamp, 'x-signature': signature };
 }
 
+/** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
+async function bestOf(scenarios: Record<string, LoadOptions>, rounds: number): Promise<Record<string, LoadResult>> {
+  for (const options of Object.values(scenarios)) await load({ ...options, durationSeconds: 1 }); // warm-up (JIT, caches)
+  const best: Record<string, LoadResult> = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, options] of Object.entries(scenarios)) {
+      const result = await load(options);
+      if (!best[name] || result.requestsPerSecond > best[name].requestsPerSecond) best[name] = result;
+    }
+  }
+  return best;
+}
+
 export async function run(): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS || 2);
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-'));
   const config = loadProviderConfig({ ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 });
   const provider = await startProvider(config);
@@ -23,24 +39,7 @@ export async function run(): Promise<void> {
   const { clientId, clientSecret, accessToken } = provider.credentials;
   const base = provider.url.replace('localhost', '127.0.0.1');
   try {
-    console.log('\npayment service (sandbox)');
-    const bareGet = await load({ url: bare.url });
-    const barePost = await load({ url: bare.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    printRow('bare Hono GET (yardstick)', bareGet.requestsPerSecond, bareGet.requestsPerSecond);
-    printRow('bare Hono POST (yardstick)', barePost.requestsPerSecond, barePost.requestsPerSecond);
-
-    let n = 0;
-    const create = await load({
-      url: `${base}/v1/deposit/fiat`,
-      method: 'POST',
-      setupRequest: (req) => {
-        const body = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000 + (n++ % 1000), outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' });
-        return { ...req, method: 'POST', path: '/v1/deposit/fiat', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` } };
-      },
-    });
-    printRow('POST /v1/deposit/fiat (bearer, VA)', create.requestsPerSecond, barePost.requestsPerSecond, `p99 ${create.p99Ms} ms, non-2xx ${create.non2xx}`);
-
-    // One deposit to read; its signature stays valid for the whole run (GETs are not replay-checked).
+    // One deposit to read; GET signatures are not replay-checked, but each request is signed afresh anyway.
     const res = await fetch(`${base}/v1/deposit/fiat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
@@ -48,14 +47,31 @@ export async function run(): Promise<void> {
     });
     const { data } = (await res.json()) as { data: { depositId: string } };
     const target = `/v1/deposit/${data.depositId}`;
-    const read = await load({
-      url: `${base}${target}`,
-      setupRequest: (req) => ({ ...req, method: 'GET', path: target, headers: signedHeaders(clientId, clientSecret, 'GET', target, '') }),
-    });
+    let n = 0;
+    const results = await bestOf({
+      bareGet: { url: bare.url },
+      read: { url: `${base}${target}`, setupRequest: (req) => ({ ...req, method: 'GET', path: target, headers: signedHeaders(clientId, clientSecret, 'GET', target, '') }) },
+      barePost: { url: bare.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+      create: {
+        url: `${base}/v1/deposit/fiat`,
+        method: 'POST',
+        setupRequest: (req) => {
+          const body = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000 + (n++ % 1000), outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' });
+          return { ...req, method: 'POST', path: '/v1/deposit/fiat', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` } };
+        },
+      },
+    }, rounds);
+
+    const { bareGet, read, barePost, create } = results;
+    console.log(`\npayment service (sandbox): 50 connections, best of ${rounds} rounds`);
+    printRow('bare Hono GET (yardstick)', bareGet.requestsPerSecond, bareGet.requestsPerSecond);
     printRow('GET /v1/deposit/:id (signed)', read.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${read.p99Ms} ms, non-2xx ${read.non2xx}`);
+    printRow('bare Hono POST (yardstick)', barePost.requestsPerSecond, barePost.requestsPerSecond);
+    printRow('POST /v1/deposit/fiat (bearer, VA)', create.requestsPerSecond, barePost.requestsPerSecond, `p99 ${create.p99Ms} ms, non-2xx ${create.non2xx}`);
     const ratio = read.requestsPerSecond / bareGet.requestsPerSecond;
     console.log(`  signed read / bare handler: ${ratio.toFixed(2)} (target >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
   } finally {
+    await new Promise((resolve) => setTimeout(resolve, 500)); // let the last in-flight requests finish
     await bare.stop();
     await provider.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,11 +1,16 @@
 // Realistic payment details: VA numbers, QRIS (EMVCo merchant-presented) payloads, crypto addresses.
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /** A VA number: the bank's prefix plus random digits, 16 in all. Uniqueness is the database's job. */
 export function newVaNumber(prefix: string): string {
-  let digits = prefix;
-  while (digits.length < 16) digits += String(randomInt(0, 10));
-  return digits;
+  const width = 16 - prefix.length;
+  // One draw of 64 random bits, reduced by rejection so every suffix is equally likely.
+  const range = 10n ** BigInt(width);
+  const limit = (1n << 64n) - ((1n << 64n) % range);
+  for (;;) {
+    const n = randomBytes(8).readBigUInt64BE();
+    if (n < limit) return prefix + (n % range).toString().padStart(width, '0');
+  }
 }
 
 /** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor), as EMVCo tag 63 requires. */

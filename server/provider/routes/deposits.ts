@@ -16,6 +16,9 @@ import { signatureAuth } from '../http/signature';
 import { cachedSignatureAuth } from '../deposits/signed-read';
 import { toNumber } from '../money';
 
+/** Serialized answers of cached views: a polled deposit is stringified once per cache lifetime, not per read. */
+const serialized = new WeakMap<object, string>();
+
 const depositIdParam = z.object({ depositId: z.string().min(1).max(128).openapi({ param: { name: 'depositId', in: 'path' } }) });
 
 /** Interface 4.2: deposits (list, read, create fiat and crypto, cancel, sandbox status update) and payment methods. */
@@ -66,7 +69,12 @@ export function depositsRoutes(deps: ProviderDeps) {
   }), async (c) => {
     const view = await readDeposit(deps, c.get('merchant').merchantId, c.req.valid('param').depositIdOrReference);
     if (!view) throw new ApiError(404, 'Deposit not found');
-    return send(c, 200, 'Deposit retrieved successfully', view);
+    let json = serialized.get(view);
+    if (!json) {
+      json = JSON.stringify({ statusCode: 200, message: 'Deposit retrieved successfully', data: view });
+      serialized.set(view, json);
+    }
+    return c.body(json, 200, { 'Content-Type': 'application/json' }) as never;
   });
 
   router.openapi(createRoute({
