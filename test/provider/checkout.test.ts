@@ -180,6 +180,23 @@ describe('checkout', () => {
       assert.ok(js.status === 200 || js.status === 503);
       if (js.status === 200) assert.match(js.headers.get('content-type')!, /javascript/);
       else assert.match((await js.json() as any).message, /not built/);
+      process.env.KASIR_WIDGET_FILE = '/nonexistent/kasir-checkout.js';
+      try {
+        const notBuilt = await get('/checkout/kasir-checkout.js');
+        assert.equal(notBuilt.status, 503);
+        assert.deepEqual(await notBuilt.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The checkout widget is not built yet: run npm run build:widget' });
+      } finally { delete process.env.KASIR_WIDGET_FILE; }
+      const { mkdtempSync, writeFileSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const { tmpdir } = await import('node:os');
+      process.env.KASIR_WIDGET_FILE = join(mkdtempSync(join(tmpdir(), 'kasir-widget-')), 'kasir-checkout.js');
+      writeFileSync(process.env.KASIR_WIDGET_FILE, 'export const built = true;\n');
+      try {
+        const built = await get('/checkout/kasir-checkout.js');
+        assert.equal(built.status, 200);
+        assert.match(built.headers.get('content-type')!, /text\/javascript/);
+        assert.equal(await built.text(), 'export const built = true;\n');
+      } finally { delete process.env.KASIR_WIDGET_FILE; }
       const missing = await get('/checkout/00000000-0000-0000-0000-000000000000');
       assert.equal(missing.status, 404);
       assert.doesNotMatch(await missing.text(), /<kasir-checkout/);

@@ -14,6 +14,7 @@ import { ApiError, createRouter, describeZodError } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 import { signatureAuth } from '../http/signature';
 
+/** The built widget (vite); KASIR_WIDGET_FILE points elsewhere. */
 const WIDGET_FILE = fileURLToPath(new URL('../../../dist/widget/kasir-checkout.js', import.meta.url));
 
 const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
@@ -91,15 +92,16 @@ export function checkoutRoutes(deps: ProviderDeps) {
   });
 
   // The built widget, served to the hosted page (registered before /checkout/:id).
-  let cached: { mtimeMs: number; body: string } | undefined;
+  let cached: { file: string; mtimeMs: number; body: string } | undefined;
   router.get('/checkout/kasir-checkout.js', async (c) => {
+    const file = process.env.KASIR_WIDGET_FILE || WIDGET_FILE;
     let info;
     try {
-      info = await stat(WIDGET_FILE);
+      info = await stat(file);
     } catch {
       throw new ApiError(503, 'The checkout widget is not built yet: run npm run build:widget');
     }
-    if (!cached || cached.mtimeMs !== info.mtimeMs) cached = { mtimeMs: info.mtimeMs, body: await readFile(WIDGET_FILE, 'utf8') };
+    if (!cached || cached.file !== file || cached.mtimeMs !== info.mtimeMs) cached = { file, mtimeMs: info.mtimeMs, body: await readFile(file, 'utf8') };
     return c.body(cached.body, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
   });
 
