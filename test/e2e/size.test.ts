@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { WIDGET_BUDGET_BYTES as BUDGET_BYTES } from './harness';
 
-export const BUDGET_BYTES = 16 * 1024;
 const widget = readFileSync('dist/widget/kasir-checkout.js');
 const code = widget.toString('utf8');
 
