@@ -76,7 +76,11 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
       .where('users.email', '=', SANDBOX_EMAIL)
       .executeTakeFirstOrThrow();
   }
-  if (process.env.KASIR_WEBHOOK_URL) {
+  // KASIR_WEBHOOK_URL always wins. Without it, a URL that is still the default receiver follows the current
+  // PORT (a restart on another port must not send webhooks to the old one); one set in the dashboard stays.
+  const stored = await db.selectFrom('merchants').select('webhook_url').where('id', '=', merchant.id).executeTakeFirstOrThrow();
+  const isDefaultReceiver = !stored.webhook_url || /^http:\/\/localhost:\d+\/api\/webhooks\/kasir$/.test(stored.webhook_url);
+  if (process.env.KASIR_WEBHOOK_URL || (isDefaultReceiver && stored.webhook_url !== config.seedWebhookUrl)) {
     await db.updateTable('merchants').set({ webhook_url: config.seedWebhookUrl }).where('id', '=', merchant.id).execute();
   }
 
