@@ -114,4 +114,25 @@ describe('the demo storefront, end to end', () => {
     assert.deepEqual(problems.filter((p) => /Content Security Policy|unsafe-eval/i.test(p)), []);
     await context.close();
   });
+
+  it('runs the same element on the payment service\'s hosted checkout page', async () => {
+    const created = await fetch(`${kasir.url}/api/checkouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: '75000', currency: 'IDR' }),
+    }).then((r) => r.json());
+    const id = created.data.id as string;
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(`${kasir.providerUrl}/checkout/${id}`);
+    await waitForState(page, 'choosing');
+    assert.equal(await page.locator('kasir-checkout').getAttribute('checkout-id'), id);
+    await choose(page, 'QRIS');
+    await page.evaluate((cid) => fetch(`/checkout/api/sandbox/checkouts/${cid}/pay`, { method: 'POST' }), id);
+    await waitForState(page, 'completed');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
 });
