@@ -171,6 +171,8 @@ export class WebhookDispatcher {
             : { attempt_count: attempt, next_attempt_at: finished.getTime() + retryDelay })
         .where('id', '=', id)
         .where('status', '=', 'pending')
+        // Still our claim (an attempt that outlived its lease may have been taken over; that one decides).
+        .where('next_attempt_at', '=', lease)
         .execute();
     });
     this.options.onAttempt?.({ deliveryId: id, attempt, ok, responseStatus, error, durationMs });
