@@ -25,6 +25,7 @@ function sandboxReady(state: string) {
 
 checkout.addEventListener('kasir-ready', (e) => {
   checkoutId = e.detail.checkout.id;
+  status.textContent = '';
   note(e.type, checkoutId);
 });
 checkout.addEventListener('kasir-method-selected', (e) => note(e.type, e.detail.method.code));

@@ -144,6 +144,9 @@ export const styles = css`
     dl {
       padding: 0.75rem;
     }
+    h2 {
+      font-size: 1.1rem;
+    }
   }
   .row {
     display: flex;
@@ -192,7 +195,7 @@ export const styles = css`
   }
   [part='qr'] {
     justify-self: center;
-    width: min(100%, 16rem);
+    max-width: 100%;
     background: #fff;
     border: 1px solid var(--b);
     border-radius: calc(var(--r) - 4px);
@@ -200,7 +203,7 @@ export const styles = css`
   }
   [part='qr'] svg {
     display: block;
-    width: 100%;
+    max-width: 100%;
     height: auto;
   }
   .waiting,

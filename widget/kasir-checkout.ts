@@ -373,8 +373,17 @@ export class KasirCheckout extends LitElement {
     if (kind === 'qris') {
       const { d: path, size } = this.qr!;
       const box = size + 2 * QUIET;
+      // A whole number of CSS pixels per module (about 250 px in all), so crisp edges give every module one size.
+      const px = box * Math.max(3, Math.floor(250 / box));
       body = html`<figure part="qr">
-          <svg role="img" aria-label=${fill(t.qrLabel, amount)} viewBox="${-QUIET} ${-QUIET} ${box} ${box}" shape-rendering="crispEdges">
+          <svg
+            role="img"
+            aria-label=${fill(t.qrLabel, amount)}
+            viewBox="${-QUIET} ${-QUIET} ${box} ${box}"
+            width=${px}
+            height=${px}
+            shape-rendering="crispEdges"
+          >
             <rect x=${-QUIET} y=${-QUIET} width=${box} height=${box} fill="#fff" />
             <path d=${path} fill="#000" />
           </svg>

@@ -103,6 +103,9 @@ describe('<kasir-checkout>', () => {
     expect(size % 4, 'a QR size is 17 + 4 x version').to.equal(1);
     const d = svg.querySelector('path')!.getAttribute('d')!;
     expect(d).to.match(/^M0 0h7v1H0z/); // the top-left finder pattern's first row
+    const drawn = svg.getBoundingClientRect().width;
+    expect(drawn % w, 'a whole number of pixels per module').to.equal(0);
+    expect(drawn).to.be.within(200, 260);
     expect(svg.getAttribute('aria-label')!.replace(/\u00a0/g, ' ')).to.equal('QRIS code for Rp 151,050');
     expect(text(part(el, 'amount'))).to.equal('Rp 151,050');
 
@@ -361,5 +364,12 @@ describe('<kasir-checkout>', () => {
     api.settle(api.only.id, 'completed');
     await reached(el, 'completed');
     await fits('completed');
+    el.restart();
+    await reached(el, 'choosing');
+    el.shadowRoot!.querySelector<HTMLButtonElement>('[data-method="QRIS"]')!.click();
+    await reached(el, 'pending');
+    await fits('qris');
+    const qr = part(el, 'qr')!.querySelector('svg')!.getBoundingClientRect().width;
+    expect(qr, 'the code stays large enough to scan').to.be.at.least(180);
   });
 });
