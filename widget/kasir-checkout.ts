@@ -165,7 +165,8 @@ export class KasirCheckout extends LitElement {
     this.checkout = this.deposit = null;
     this.lapsed = false;
     this.api = new WidgetApi(endpoint);
-    await this.attempt(this.load, async () => {
+    const current = () => run === this.loads;
+    await this.attempt(this.load, current, async () => {
       if (!endpoint || !(id || amount)) throw new ApiError('kasir-checkout needs endpoint and amount or checkout-id', 0);
       const key = `${endpoint}|${amount}|${currency}`;
       const known = id || remembered(key);
@@ -185,7 +186,8 @@ export class KasirCheckout extends LitElement {
         checkout = await this.api.call<Checkout>('/checkouts', { amount, currency });
         if (!id) remember(key, checkout.id);
       }
-      if (run !== this.loads) return;
+      // Superseded by a newer load (the attributes changed meanwhile): its answer is the one to show.
+      if (!current()) return;
       this.checkout = checkout;
       this.deposit = checkout.deposit;
     });
@@ -198,6 +200,7 @@ export class KasirCheckout extends LitElement {
     const path = `/checkouts/${this.checkout!.id}`;
     await this.attempt(
       () => this.pick(method),
+      () => true,
       async () => {
         try {
           this.deposit = await this.api.call<Deposit>(`${path}/deposit`, { method: method.code });
@@ -211,12 +214,13 @@ export class KasirCheckout extends LitElement {
     this.picked = undefined;
   }
 
-  /** Runs a step; on failure the element shows the error and "Try again" repeats `retry`. */
-  private async attempt(retry: () => void, step: () => Promise<void>) {
+  /** Runs a step; on failure (unless no longer `current`) the element shows the error and "Try again" repeats `retry`. */
+  private async attempt(retry: () => void, current: () => boolean, step: () => Promise<void>) {
     this.failed = null;
     try {
       await step();
     } catch (err) {
+      if (!current()) return;
       this.again = retry;
       this.failed = err as ApiError;
     }

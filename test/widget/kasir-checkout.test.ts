@@ -277,6 +277,17 @@ describe('<kasir-checkout>', () => {
     expect(api.requests('POST', '/checkouts'), 'another amount is another checkout').to.have.length(2);
   });
 
+  it('follows a change of amount: the new order gets its own checkout', async () => {
+    const el = await mount(api);
+    el.amount = '99000';
+    await reached(el, 'choosing');
+    await el.updateComplete;
+    expect(text(part(el, 'amount'))).to.equal('Rp 99,000');
+    expect(api.requests('POST', '/checkouts').map((c) => (c.body as { amount: string }).amount)).to.deep.equal(['150000', '99000']);
+    await aTimeout(50);
+    expect(text(part(el, 'amount'))).to.equal('Rp 99,000');
+  });
+
   it('uses the checkout-id attribute over anything remembered, and never creates one', async () => {
     const made = api.newCheckout('275000');
     sessionStorage.setItem('kasir-checkout:/api||IDR', 'chk_other');
