@@ -1,4 +1,5 @@
 import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
 import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import { FakeApi } from './fake-api';
@@ -339,6 +340,28 @@ describe('<kasir-checkout>', () => {
     await el.updateComplete;
     expect(el.shadowRoot!.activeElement?.tagName).to.equal('H2');
     expect(text(el.shadowRoot!.activeElement)).to.equal('Bank Central Asia Virtual Account');
+  });
+
+  it('works by keyboard alone: Tab to a method, Enter to choose, Tab to the copy and check buttons', async () => {
+    const before = await fixture<HTMLButtonElement>(html`<button>before</button>`);
+    const el = await mount(api);
+    await reached(el, 'choosing');
+    await el.updateComplete;
+    before.focus();
+    await sendKeys({ press: 'Tab' });
+    expect(el.shadowRoot!.activeElement?.getAttribute('data-method')).to.equal('BCA_VA');
+    await sendKeys({ press: 'Tab' });
+    expect(el.shadowRoot!.activeElement?.getAttribute('data-method')).to.equal('BNI_VA');
+    await sendKeys({ press: 'Enter' });
+    await reached(el, 'pending');
+    await el.updateComplete;
+    expect(api.requests('POST', '/deposit')[0].body).to.deep.equal({ method: 'BNI_VA' });
+    const stops: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await sendKeys({ press: 'Tab' });
+      stops.push(text(el.shadowRoot!.activeElement));
+    }
+    expect(stops).to.deep.equal(['Copy account number', 'Copy amount', 'Check payment status']);
   });
 
   it('is themed by --kasir-* custom properties', async () => {
