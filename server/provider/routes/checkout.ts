@@ -38,6 +38,7 @@ function page(title: string, content: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <style>${PAGE_CSS}</style>
 <script type="module" src="/checkout/kasir-checkout.js"></script>
 </head>
