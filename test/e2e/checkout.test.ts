@@ -135,4 +135,27 @@ describe('the demo storefront, end to end', () => {
     assert.deepEqual(problems, []);
     await context.close();
   });
+
+  it('the demo page has no accessibility violations (axe) while choosing, pending and completed', async () => {
+    // axe is injected as a script, which the page's CSP would rightly refuse: bypass it for this audit only.
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    await page.addScriptTag({ path: 'node_modules/axe-core/axe.min.js' });
+    const audit = async (phase: string) => {
+      const violations = await page.evaluate(async () => {
+        const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe.run();
+        return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
+      });
+      assert.deepEqual(violations, [], `${phase}: ${violations.join(', ')}`);
+    };
+    await audit('choosing');
+    await choose(page, 'MANDIRI_VA');
+    await audit('pending');
+    await page.click('#pay');
+    await waitForState(page, 'completed');
+    await audit('completed');
+    await context.close();
+  });
 });
