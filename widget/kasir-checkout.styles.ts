@@ -134,9 +134,12 @@ export const styles = css`
       padding: 1rem;
     }
     .method {
-      grid-template-columns: auto minmax(0, 1fr);
-      grid-template-areas: 'logo name' 'logo fee' 'logo total';
+      grid-template-columns: auto minmax(0, 1fr) auto;
+      grid-template-areas: 'logo name name' 'logo fee total';
       padding: 0.5rem 0.75rem;
+    }
+    .name {
+      font-size: 0.95rem;
     }
     .method img {
       width: 40px;

@@ -48,7 +48,14 @@ async function shoot(browser: Browser, url: string, device: keyof typeof viewpor
   await pick(page, 'OVO');
   await snap(page, 'ewallet');
   await page.close();
-  page = await open();
+  if (device !== 'desktop') {
+    // Indonesian: the pending VA screen with Indonesian amounts.
+    page = await open();
+    await page.click('[data-locale="id"]');
+    await pick(page, 'BRI_VA');
+    await snap(page, 'va-id');
+    await page.close();
+  }
   await context.close();
 }
 
