@@ -18,10 +18,14 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function createProviderApp(deps: ProviderDeps) {
   const app = createRouter();
   app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: undefined }));
-  app.use('*', bodyLimit({
+  const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => { throw new ApiError(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`); },
-  }));
+  });
+  // A bodiless GET or HEAD has nothing to limit; skipping the limiter spares the hot read path a full Request copy.
+  const bodiless = (c: { req: { method: string; header(name: string): string | undefined } }) =>
+    (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.header('content-length') && !c.req.header('transfer-encoding');
+  app.use('*', (c, next) => (bodiless(c) ? next() : limitBody(c, next)));
 
   app.route('/', authRoutes(deps));
   app.route('/', depositsRoutes(deps));

@@ -33,19 +33,34 @@ export function bearerAuth(deps: ProviderDeps) {
   });
 }
 
+/** Recently verified tokens, so a busy client does not pay for JWT verification and a user lookup per call. */
+const VERIFIED_TTL_MS = 10_000;
+const MAX_VERIFIED = 10_000;
+const verifiedTokens = new WeakMap<ProviderDeps, Map<string, { merchant: AuthenticatedMerchant; until: number }>>();
+
 export async function authenticateBearer(deps: ProviderDeps, header: string | undefined): Promise<AuthenticatedMerchant> {
   if (!header) throw new ApiError(401, 'Missing Authorization header: send Authorization: Bearer <accessToken>');
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) throw new ApiError(401, 'Authorization header must be: Bearer <accessToken>');
+  const token = match[1];
+  let cache = verifiedTokens.get(deps);
+  if (!cache) verifiedTokens.set(deps, (cache = new Map()));
+  const nowMs = Date.now();
+  const hit = cache.get(token);
+  if (hit && hit.until > nowMs) return hit.merchant;
+
   let payload: { sub?: unknown; exp?: unknown };
   try {
-    payload = await verify(match[1], deps.jwtSecret, 'HS256');
+    payload = await verify(token, deps.jwtSecret, 'HS256');
   } catch (err) {
     const expired = err instanceof Error && /expired/i.test(err.name + err.message);
     throw new ApiError(401, expired ? 'Access token expired: log in again' : 'Invalid access token');
   }
   const merchant = typeof payload.sub === 'string' ? await merchantOfUser(deps, payload.sub) : undefined;
   if (!merchant) throw new ApiError(401, 'Invalid access token: the user has no active merchant account');
+  if (cache.size >= MAX_VERIFIED) cache.clear();
+  const expiresMs = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
+  cache.set(token, { merchant, until: Math.min(nowMs + VERIFIED_TTL_MS, expiresMs) });
   return merchant;
 }
 
