@@ -2,7 +2,8 @@ import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/t
 import { sendKeys } from '@web/test-runner-commands';
 import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
-import { FakeApi } from './fake-api';
+import { correction, generate } from 'lean-qr/nano';
+import { FakeApi, QR_DATA } from './fake-api';
 
 const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
 const parts = (el: KasirCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
@@ -130,6 +131,21 @@ describe('<kasir-checkout>', () => {
     expect(blob!.type).to.equal('image/png');
     const bitmap = await createImageBitmap(blob!);
     expect(bitmap.width).to.equal((size + 8) * 10);
+    // Every module of the PNG (sampled at its centre) matches the encoder's, and the quiet zone is light.
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = canvas.getContext('2d')!;
+    ctx.drawImage(bitmap, 0, 0);
+    const pixels = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+    const dark = (mx: number, my: number) => pixels[((my * 10 + 5) * bitmap.width + (mx * 10 + 5)) * 4] < 128;
+    const code = generate(QR_DATA, { minCorrectionLevel: correction.M });
+    expect(code.size).to.equal(size);
+    const wrong: string[] = [];
+    for (let my = 0; my < size + 8; my++) {
+      for (let mx = 0; mx < size + 8; mx++) {
+        if (dark(mx, my) !== code.get(mx - 4, my - 4)) wrong.push(`${mx - 4},${my - 4}`);
+      }
+    }
+    expect(wrong, 'modules that differ').to.deep.equal([]);
     await expect(el).to.be.accessible();
   });
 
