@@ -109,6 +109,7 @@ export class KasirCheckout extends LitElement {
     offline: { state: true, attribute: false },
     copied: { state: true, attribute: false },
     notice: { state: true, attribute: false },
+    picked: { state: true, attribute: false },
   };
 
   /** Base URL of the widget API. */
@@ -195,6 +196,7 @@ export class KasirCheckout extends LitElement {
 
   /** Creates (or, chosen meanwhile in another tab, resumes) the deposit for a method. */
   private async pick(method: Method) {
+    if (this.picked) return; // one choice at a time (a double click chooses once)
     this.emit(new KasirMethodSelectedEvent(method));
     this.picked = method;
     const path = `/checkouts/${this.checkout!.id}`;

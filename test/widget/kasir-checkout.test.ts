@@ -226,6 +226,20 @@ describe('<kasir-checkout>', () => {
     expect(el.state).to.equal('choosing');
   });
 
+  it('chooses once on a double click, and shows the choice as busy meanwhile', async () => {
+    const el = await mount(api);
+    await reached(el, 'choosing');
+    const button = part(el, 'method') as HTMLButtonElement;
+    button.click();
+    button.click();
+    await el.updateComplete;
+    expect(el.state).to.equal('choosing');
+    expect(button.getAttribute('aria-busy')).to.equal('true');
+    expect(button.disabled).to.be.true;
+    await reached(el, 'pending');
+    expect(api.requests('POST', '/deposit')).to.have.length(1);
+  });
+
   it('shows the server message on a failed choice, and retries the same choice', async () => {
     const el = await mount(api);
     await reached(el, 'choosing');
