@@ -1,6 +1,8 @@
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { ApiError, createRouter, onError, onNotFound } from './http/errors';
+import { rawHeader } from './http/request-target';
 import type { ProviderDeps } from './http/env';
 import { authRoutes } from './routes/auth';
 import { checkoutRoutes } from './routes/checkout';
@@ -17,14 +19,17 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** The payment-service sandbox as one Hono app: the interface's /v1 API plus its hosted pages. */
 export function createProviderApp(deps: ProviderDeps) {
   const app = createRouter();
-  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: undefined }));
+  // The browser-facing pages get the security headers; the /v1 JSON API is read by servers, and setting a
+  // dozen headers there would make every hot read materialise a full Headers object.
+  const pageHeaders = secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: undefined });
+  app.use('*', (c, next) => (c.req.path.startsWith('/v1/') ? next() : pageHeaders(c, next)));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => { throw new ApiError(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`); },
   });
   // A bodiless GET or HEAD has nothing to limit; skipping the limiter spares the hot read path a full Request copy.
-  const bodiless = (c: { req: { method: string; header(name: string): string | undefined } }) =>
-    (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.header('content-length') && !c.req.header('transfer-encoding');
+  const bodiless = (c: Context) =>
+    (c.req.method === 'GET' || c.req.method === 'HEAD') && !rawHeader(c, 'content-length') && !rawHeader(c, 'transfer-encoding');
   app.use('*', (c, next) => (bodiless(c) ? next() : limitBody(c, next)));
 
   app.route('/', authRoutes(deps));

@@ -1,6 +1,8 @@
 // Shared pieces of the benchmarks: autocannon over real HTTP on loopback, and a bare Hono handler
-// started in the same process as the yardstick every figure is compared with.
+// started in the same process as the servers measured, as the yardstick every figure is compared with.
 import { serve } from '@hono/node-server';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +14,14 @@ export interface LoadResult {
   errors: number;
 }
 
+/** One request shape; autocannon cycles through a list of them on each connection. */
+export interface LoadRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 export interface LoadOptions {
   url: string;
   connections?: number;
@@ -19,26 +29,39 @@ export interface LoadOptions {
   method?: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   body?: string;
-  /** Builds each request afresh (for signatures and bodies that must differ per request). */
-  setupRequest?: (req: { method?: string; path?: string; headers?: Record<string, string>; body?: string }) => typeof req;
+  /** Requests to cycle through (e.g. many ids), still run in the separate load process. */
+  requests?: LoadRequest[];
+  /**
+   * Builds each request afresh (for bodies that must differ per request). A function cannot cross into
+   * another process, so such a load runs in this process and competes with the servers for its core.
+   */
+  setupRequest?: (req: LoadRequest) => LoadRequest;
 }
 
+const loadWorker = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
+
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({
+  const settings = {
     url: options.url,
     connections: options.connections ?? 50,
     duration: options.durationSeconds ?? Number(process.env.BENCH_SECONDS || 5),
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
-    requests: options.setupRequest ? [{ setupRequest: options.setupRequest as never }] : undefined,
-  });
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
+    requests: options.requests,
   };
+  if (options.setupRequest) {
+    const result = await autocannon({ ...settings, requests: [{ setupRequest: options.setupRequest as never }] });
+    return { requestsPerSecond: Math.round(result.requests.average), p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  }
+  // The load generator runs in its own process (its own core): the figures measure the server, not both.
+  const child = spawn(process.execPath, [loadWorker], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(JSON.stringify(settings));
+  let out = '';
+  for await (const chunk of child.stdout) out += chunk;
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`load generator exited with ${code}`);
+  return JSON.parse(out) as LoadResult;
 }
 
 /** A Hono app that answers a small JSON body and does nothing else: the ceiling for this machine. */

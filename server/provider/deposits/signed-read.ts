@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from '../http/env';
-import { requestTarget } from '../http/request-target';
+import { rawHeader, requestTarget } from '../http/request-target';
 import { sign, signatureAuth, signingString } from '../http/signature';
 
 /** How long a merchant's client secret is trusted from memory (a rotated secret takes effect within this). */
@@ -42,9 +42,9 @@ export function cachedSignatureAuth(deps: ProviderDeps, inner = signatureAuth(de
 
   return createMiddleware<ProviderEnv>(async (c, next) => {
     if (c.req.method === 'GET') {
-      const clientId = c.req.header('x-client-id');
-      const timestamp = c.req.header('x-timestamp');
-      const signature = c.req.header('x-signature');
+      const clientId = rawHeader(c, 'x-client-id');
+      const timestamp = rawHeader(c, 'x-timestamp');
+      const signature = rawHeader(c, 'x-signature');
       if (clientId && timestamp && signature && ISO_UTC_MS.test(timestamp)) {
         const at = Date.parse(timestamp);
         const fresh = !Number.isNaN(at) && Math.abs(deps.now().getTime() - at) / 1000 <= TOLERANCE_SECONDS;

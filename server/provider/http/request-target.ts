@@ -11,3 +11,14 @@ export function requestTarget(c: Context): string {
   const url = new URL(c.req.url);
   return url.pathname + url.search;
 }
+
+/**
+ * A request header, read from Node's own parsed headers when running under @hono/node-server: touching
+ * `c.req.raw.headers` there builds a full WHATWG Headers object, which dominates the cost of a hot read.
+ */
+export function rawHeader(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+  if (!incoming?.headers) return c.req.header(name);
+  const value = incoming.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
