@@ -276,9 +276,11 @@ export class KasirCheckout extends LitElement {
         break;
       case 'completed':
         this.emit(new KasirCompletedEvent(deposit!));
+        this.say(this.t.paidTitle); // heard even when focus is elsewhere on the page
         break;
       case 'expired':
         this.emit(new KasirExpiredEvent(deposit));
+        this.say(this.t.expiredTitle);
         break;
       case 'error': {
         const { message, status } = this.failure()!;

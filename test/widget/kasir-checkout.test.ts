@@ -183,6 +183,8 @@ describe('<kasir-checkout>', () => {
     expect(el.getAttribute('state')).to.equal('completed');
     expect(text(part(el, 'result'))).to.contain('Payment received').and.contain('Rp 154,000').and.contain('Bank Central Asia Virtual Account');
     expect(part(el, 'check-now')).to.not.exist;
+    await el.updateComplete;
+    expect(text(el.shadowRoot!.querySelector('[role=status]')), 'announced politely').to.equal('Payment received');
     await expect(el).to.be.accessible();
     const polls = api.requests('GET', '/deposit').length;
     await aTimeout(350);
