@@ -1,4 +1,4 @@
-import ts from 'typescript';
+import type TypeScript from 'typescript';
 import { build, defineConfig, type Plugin } from 'vite';
 
 // `vite build` makes two things:
@@ -29,11 +29,14 @@ const minifyTemplates = (): Plugin => ({
   name: 'kasir-minify-templates',
   enforce: 'pre',
   apply: 'build',
-  transform(code, id) {
+  async transform(code, id) {
     if (!/\/widget\/[^/]+\.ts$/.test(id)) return;
+    // TypeScript is a dev dependency: without it (an install without dev dependencies) templates stay as written.
+    const ts: typeof TypeScript | undefined = await import('typescript').then((m) => m.default ?? m, () => undefined);
+    if (!ts) return;
     const file = ts.createSourceFile(id, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
     const edits: Array<[number, number, string]> = [];
-    const visit = (node: ts.Node) => {
+    const visit = (node: TypeScript.Node) => {
       if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && /^(html|css|svg)$/.test(node.tag.text)) {
         const t = node.template;
         const literals = ts.isNoSubstitutionTemplateLiteral(t) ? [t] : [t.head, ...t.templateSpans.map((s) => s.literal)];
