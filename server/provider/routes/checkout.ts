@@ -55,7 +55,7 @@ ${content}
 const checkoutIdParam = z.object({ id: z.string().min(1).max(128).openapi({ param: { name: 'id', in: 'path' } }) });
 
 const SessionMethodSchema = z.object({
-  depositPaymentType: z.string(), bankName: z.string(), bankCode: z.string(), currency: z.string(), minimumAmount: z.number(),
+  depositPaymentType: z.string(), bankName: z.string(), bankCode: z.string(), name: z.string(), currency: z.string(), minimumAmount: z.number(),
   maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
   paymentAmount: z.number(), fee: z.number(), shopperFee: z.number(), outputAmount: z.number(), available: z.boolean(),
 });
@@ -140,7 +140,7 @@ export function checkoutRoutes(deps: ProviderDeps) {
       expiresAt: checkout.expires_at,
       expired: checkout.expires_at <= deps.now().toISOString(),
       methods: offersFor(checkout).map(({ quote, shopperFee, available }) => ({
-        depositPaymentType: quote.method.depositPaymentType, bankName: quote.method.bankName, bankCode: quote.method.code,
+        depositPaymentType: quote.method.depositPaymentType, bankName: quote.method.bankName, bankCode: quote.method.code, name: quote.method.name,
         currency: quote.method.currency, minimumAmount: toNumber(quote.method.minimumAmount), maximumAmount: toNumber(quote.method.maximumAmount),
         image: logoUrl(base(), quote.method.logo), feeFlat: toNumber(quote.method.feeFlat), feePercentage: toNumber(quote.method.feePercentage),
         paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),
