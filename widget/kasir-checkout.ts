@@ -258,6 +258,9 @@ export class KasirCheckout extends LitElement {
     // Controllers follow the phase here, before rendering, so their first tick lands in this update.
     if (changed.has('deposit') && d?.status === 'pending') this.countdown.set(d.expiresAt, d.serverTime);
     if (before === this.state) return;
+    // The outcome is heard even when focus is elsewhere on the page.
+    if (this.state === 'completed') this.say(this.t.paidTitle);
+    if (this.state === 'expired') this.say(this.t.expiredTitle);
     if (this.state === 'pending') {
       this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
     } else this.follow.stop();
@@ -276,11 +279,9 @@ export class KasirCheckout extends LitElement {
         break;
       case 'completed':
         this.emit(new KasirCompletedEvent(deposit!));
-        this.say(this.t.paidTitle); // heard even when focus is elsewhere on the page
         break;
       case 'expired':
         this.emit(new KasirExpiredEvent(deposit));
-        this.say(this.t.expiredTitle);
         break;
       case 'error': {
         const { message, status } = this.failure()!;
@@ -366,7 +367,7 @@ export class KasirCheckout extends LitElement {
             </div>`
           : nothing;
       })}
-      ${this.timer(t)}`;
+      ${this.timer(t.chooseWithin)}`;
   }
 
   private pending(t: Messages, d: Deposit) {
@@ -417,20 +418,21 @@ export class KasirCheckout extends LitElement {
             <dd><strong part="amount">${amount}</strong>${copy(d.amount, t.theAmount, 'a')}</dd>
           </div>
         </dl>
-        ${steps(t.vaSteps)}`;
+        ${steps(kind === 'bank' ? [t.vaSteps[0], t.bankStep, t.vaSteps[2]] : t.vaSteps)}`;
     }
     return html`<h2 tabindex="-1" class="head"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
-      ${body} ${this.timer(t)}
+      ${body} ${this.timer(t.payWithin)}
       <p class="waiting"><span class="spin" aria-hidden="true"></span>${this.offline ? t.offline : t.waiting}</p>
       <button part="check-now" class="secondary" ?disabled=${this.follow.busy} @click=${this.checkNow}>
         ${this.follow.busy ? t.checking : t.checkNow}
       </button>`;
   }
 
-  private timer(t: Messages) {
+  private timer(label: string) {
+    const { t } = this;
     const { remaining, spoken } = this.countdown;
     return html`<p part="countdown" class="row">
-      <span aria-hidden="true">${t.payWithin}</span><strong aria-hidden="true" class="mono">${clock(remaining)}</strong>
+      <span aria-hidden="true">${label}</span><strong aria-hidden="true" class="mono">${clock(remaining)}</strong>
       <span class="sr" aria-live="polite" aria-atomic="true">${spoken ? fill(t.left, duration(spoken.n, spoken.unit, this.loc)) : ''}</span>
     </p>`;
   }

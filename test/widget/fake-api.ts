@@ -20,6 +20,7 @@ export const QR_DATA =
 export const METHODS: Method[] = [
   { kind: 'va', code: 'BCA_VA', name: 'Bank Central Asia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
   { kind: 'va', code: 'BNI_VA', name: 'Bank Negara Indonesia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
+  { kind: 'bank', code: 'BCA_TRANSFER', name: 'BCA Bank Transfer', image: LOGO, currency: 'IDR', fee: '0', total: '150000', available: true },
   { kind: 'qris', code: 'QRIS', name: 'QRIS', image: LOGO, currency: 'IDR', fee: '1050', total: '151050', available: true },
   { kind: 'ewallet', code: 'OVO', name: 'OVO', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: true },
   { kind: 'ewallet', code: 'DANA', name: 'DANA', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: false },
@@ -155,6 +156,7 @@ export class FakeApi {
       amount: m.total,
       fee: m.fee,
       ...(m.kind === 'va' ? { accountNumber: '8808123456789012', accountName: 'KASIR DEMO STORE' } : {}),
+      ...(m.kind === 'bank' ? { accountNumber: '0123456789', accountName: 'PT KASIR DEMO' } : {}),
       ...(m.kind === 'qris' ? { qrData: QR_DATA } : {}),
       ...(m.kind === 'ewallet' ? { checkoutUrl: this.options.checkoutUrl ?? 'https://wallet.example/approve/123' } : {}),
       expiresAt: new Date(this.now + (this.options.lifetime ?? 30 * 60_000)).toISOString(),

@@ -47,14 +47,16 @@ describe('<kasir-checkout>', () => {
     expect(api.requests('POST', '/checkouts')).to.have.length(1);
     expect(api.calls[0].body).to.deep.equal({ amount: '150000', currency: 'IDR' });
     const groups = [...el.shadowRoot!.querySelectorAll('[role=group] h3')].map(text);
-    expect(groups).to.deep.equal(['Virtual account', 'QRIS', 'E-wallet']);
+    expect(groups).to.deep.equal(['Virtual account', 'Bank transfer', 'QRIS', 'E-wallet']);
     const methods = parts(el, 'method');
-    expect(methods.map((m) => m.dataset.method)).to.deep.equal(['BCA_VA', 'BNI_VA', 'QRIS', 'OVO', 'DANA']);
+    expect(methods.map((m) => m.dataset.method)).to.deep.equal(['BCA_VA', 'BNI_VA', 'BCA_TRANSFER', 'QRIS', 'OVO', 'DANA']);
     expect(text(methods[0])).to.contain('Bank Central Asia Virtual Account').and.contain('Fee Rp 4,000').and.contain('Rp 154,000');
     expect(methods[0].querySelector('img')).to.exist;
-    expect((methods[4] as HTMLButtonElement).disabled, 'unavailable method').to.be.true;
-    expect(text(methods[4])).to.contain('Not available');
+    expect(text(methods[2])).to.contain('No fee').and.contain('Rp 150,000');
+    expect((methods[5] as HTMLButtonElement).disabled, 'unavailable method').to.be.true;
+    expect(text(methods[5])).to.contain('Not available');
     expect(text(part(el, 'amount'))).to.equal('Rp 150,000');
+    expect(text(part(el, 'countdown'))).to.match(/^Choose within\s*(15:00|14:59)/);
   });
 
   it('pays by virtual account: number grouped, copy buttons, exact amount, instructions', async () => {
@@ -90,6 +92,16 @@ describe('<kasir-checkout>', () => {
     } finally {
       navigator.clipboard.writeText = original;
     }
+    await expect(el).to.be.accessible();
+  });
+
+  it('pays by bank transfer: the account number and name, the exact amount', async () => {
+    const el = await mount(api);
+    await choose(el, 'BCA_TRANSFER');
+    expect(text(part(el, 'va-number'))).to.equal('0123 4567 89');
+    expect(text(el.shadowRoot!.querySelector('dl'))).to.contain('PT KASIR DEMO');
+    expect(text(part(el, 'amount'))).to.equal('Rp 150,000');
+    expect(text(part(el, 'instructions'))).to.contain('from any bank').and.not.contain('virtual account');
     await expect(el).to.be.accessible();
   });
 
