@@ -64,10 +64,14 @@ export function depositsRoutes(deps: ProviderDeps) {
   router.openapi(createRoute({
     method: 'get', path: '/v1/deposit/{depositIdOrReference}', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
     security: SIGNED, middleware: [signedRead] as const,
-    request: { params: z.object({ depositIdOrReference: z.string().min(1).max(128).openapi({ param: { name: 'depositIdOrReference', in: 'path' } }) }) },
+    // The path parameter is documented here but checked in the handler: the generic validator reads the
+    // Content-Type header, and on this hottest route that alone costs a tenth of the request.
+    parameters: [{ name: 'depositIdOrReference', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 128 } }],
     responses: { 200: json(envelope(DepositSchema), 'The deposit'), ...errorResponses(401, 404) },
   }), async (c) => {
-    const view = await readDeposit(deps, c.get('merchant').merchantId, c.req.valid('param').depositIdOrReference);
+    const idOrReference = c.req.param('depositIdOrReference');
+    if (!idOrReference || idOrReference.length > 128) throw new ApiError(400, 'depositIdOrReference: must be 1 to 128 characters');
+    const view = await readDeposit(deps, c.get('merchant').merchantId, idOrReference);
     if (!view) throw new ApiError(404, 'Deposit not found');
     let json = serialized.get(view);
     if (!json) {
