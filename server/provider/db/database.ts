@@ -33,7 +33,27 @@ function createDialect(options: DatabaseOptions): Dialect {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  cachePreparedStatements(sqlite);
   return new SqliteDialect({ database: sqlite });
+}
+
+/**
+ * Kysely prepares every query anew; the service runs a few dozen distinct statements, so keeping them
+ * prepared saves SQLite's parse and plan on every call. Safe because Kysely runs each statement to
+ * completion (all/run) before the next; bounded in case of unexpected variety.
+ */
+function cachePreparedStatements(sqlite: SQLite.Database, max = 500): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const statements = new Map<string, SQLite.Statement>();
+  sqlite.prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (!statement) {
+      if (statements.size >= max) statements.clear();
+      statement = prepare(source);
+      statements.set(source, statement);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
 }
 
 /** Opens the database and brings its schema up to date. */
