@@ -5,51 +5,12 @@ import Decimal from 'decimal.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, SessionPaymentMethod } from './client/types';
 import type { FeesPaidBy } from './config';
 
-export type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank';
-export type DepositStatus = 'pending' | 'completed' | 'expired';
-
-export interface MethodView {
-  kind: MethodKind;
-  code: string;
-  name: string;
-  image: string;
-  currency: string;
-  fee: string;
-  total: string;
-  available: boolean;
-}
-
-export interface DepositView {
-  id: string;
-  checkoutId: string;
-  status: DepositStatus;
-  method: { kind: MethodKind; code: string; name: string; image: string };
-  currency: string;
-  amount: string;
-  fee: string;
-  accountNumber?: string;
-  accountName?: string;
-  qrData?: string;
-  checkoutUrl?: string;
-  expiresAt: string;
-  serverTime: string;
-  updatedAt: string;
-}
+// The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
+export type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, Method as MethodView, MethodKind } from '../../widget/types';
+import type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, MethodKind, Method as MethodView } from '../../widget/types';
 
 /** A deposit view before `serverTime` is stamped on it at answer time. */
 export type StoredDeposit = Omit<DepositView, 'serverTime'>;
-
-export interface CheckoutView {
-  id: string;
-  currency: string;
-  amount: string;
-  expiresAt: string;
-  serverTime: string;
-  feesPaidBy: FeesPaidBy;
-  capabilities: { events: boolean };
-  methods: MethodView[];
-  deposit: DepositView | null;
-}
 
 export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'expired']);
 

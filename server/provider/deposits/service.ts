@@ -1,6 +1,7 @@
 // Deposit creation, reads and transitions. Every transition runs in one transaction that appends to
 // activityHistory and writes the deposit webhook to the outbox (DESIGN.md 3).
 import { createHash, randomInt } from 'node:crypto';
+import { paginate, type Page } from '../http/pagination';
 import type Decimal from 'decimal.js';
 import type { Kysely, Transaction } from 'kysely';
 import { findCrypto, findFiat, findPaymentMethod, isCrypto, placesOf, rateOf, type CryptoDef, type PaymentMethodDef } from '../catalog/index';
@@ -404,32 +405,6 @@ export interface ListQuery {
   depositType?: 'fiat' | 'crypto';
 }
 
-export interface Page<T> {
-  docs: T[];
-  totalDocs: number;
-  offset: number;
-  limit: number;
-  totalPages: number;
-  page: number;
-  pagingCounter: number;
-  hasPrevPage: boolean;
-  hasNextPage: boolean;
-  prevPage: number | null;
-  nextPage: number | null;
-}
-
-/** The pagination envelope of interface 2.8. */
-export function pageOf<T>(docs: T[], totalDocs: number, page: number, limit: number): Page<T> {
-  const totalPages = Math.max(1, Math.ceil(totalDocs / limit));
-  const offset = (page - 1) * limit;
-  const hasPrevPage = page > 1;
-  const hasNextPage = page < totalPages;
-  return {
-    docs, totalDocs, offset, limit, totalPages, page, pagingCounter: offset + 1,
-    hasPrevPage, hasNextPage, prevPage: hasPrevPage ? page - 1 : null, nextPage: hasNextPage ? page + 1 : null,
-  };
-}
-
 export async function listDeposits(deps: ProviderDeps, merchantId: string, query: ListQuery): Promise<Page<DepositView>> {
   await expireOverdue(deps, merchantId);
   let base = deps.db.selectFrom('deposits').where('merchant_id', '=', merchantId);
@@ -449,5 +424,5 @@ export async function listDeposits(deps: ProviderDeps, merchantId: string, query
     : [];
   const byRow = new Map<string, ActivityRow[]>();
   for (const a of activities) byRow.set(a.deposit_row_id, [...(byRow.get(a.deposit_row_id) ?? []), a]);
-  return pageOf(rows.map((r) => toDepositView(r, byRow.get(r.id) ?? [])), Number(count), query.page, query.limit);
+  return paginate(rows.map((r) => toDepositView(r, byRow.get(r.id) ?? [])), Number(count), query.page, query.limit);
 }

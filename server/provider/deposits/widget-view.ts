@@ -6,45 +6,9 @@ import { money, toText } from '../money';
 import { offersFor, type CheckoutRow } from './checkout';
 import type { DepositRow } from './view';
 
-export interface WidgetMethod {
-  kind: 'va' | 'qris' | 'ewallet' | 'bank';
-  code: string;
-  name: string;
-  image: string;
-  currency: string;
-  fee: string;
-  total: string;
-  available: boolean;
-}
-
-export interface WidgetDeposit {
-  id: string;
-  checkoutId: string;
-  status: 'pending' | 'completed' | 'expired';
-  method: { kind: WidgetMethod['kind']; code: string; name: string; image: string };
-  currency: string;
-  amount: string;
-  fee: string;
-  accountNumber?: string;
-  accountName?: string;
-  qrData?: string;
-  checkoutUrl?: string;
-  expiresAt: string;
-  serverTime: string;
-  updatedAt: string;
-}
-
-export interface WidgetCheckout {
-  id: string;
-  currency: string;
-  amount: string;
-  expiresAt: string;
-  serverTime: string;
-  feesPaidBy: 'merchant' | 'shopper';
-  capabilities: { events: boolean };
-  methods: WidgetMethod[];
-  deposit: WidgetDeposit | null;
-}
+// The shapes are the widget's contract, declared once beside it (type-only).
+export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '../../../widget/types';
+import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '../../../widget/types';
 
 export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 

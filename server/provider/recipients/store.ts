@@ -3,7 +3,7 @@ import type { Database, Db } from '../db/database';
 import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables';
 import type { AuthenticatedMerchant } from '../http/env';
 import { newRecordId } from '../ids';
-import { paginate, type Page } from './pagination';
+import { paginate, type Page } from '../http/pagination';
 import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas';
 
 export const DEFAULT_LIMIT = 10;
