@@ -15,6 +15,8 @@ export interface DepositStatusOptions {
 /** After the first minute the interval grows by half each poll up to this. */
 export const MAX_INTERVAL = 10_000;
 export const FAST_PHASE = 60_000;
+/** How long an event stream may take to reconnect before the shopper is told the connection is lost. */
+export const RECONNECT_GRACE_MS = 5_000;
 
 /**
  * Follows a pending deposit until it is completed or expired: by server-sent events when the backend offers
@@ -120,9 +122,19 @@ export class DepositStatusController implements ReactiveController {
         // a malformed message: the next one, or a poll, will tell
       }
     });
-    source.onopen = () => this.options.onTrouble?.(null);
+    // The server ends long streams on purpose and the browser reconnects within its retry (3 s): only a
+    // reconnection that takes longer than that is trouble worth showing the shopper.
+    let trouble: ReturnType<typeof setTimeout> | undefined;
+    source.onopen = () => {
+      clearTimeout(trouble);
+      this.options.onTrouble?.(null);
+    };
     source.onerror = () => {
-      if (source.readyState !== EventSource.CLOSED) return this.options.onTrouble?.(new Error('reconnecting'));
+      clearTimeout(trouble);
+      if (source.readyState !== EventSource.CLOSED) {
+        trouble = setTimeout(() => source === this.source && this.options.onTrouble?.(new Error('reconnecting')), RECONNECT_GRACE_MS);
+        return;
+      }
       // The stream is gone for good (an error status, a wrong content type): poll instead.
       this.source = null;
       this.sseUrl = null;

@@ -196,6 +196,12 @@ export class FakeEventSource extends EventTarget {
     this.dispatchEvent(new MessageEvent(type, { data: JSON.stringify(data) }));
   }
 
+  /** Drops the connection the way a server ending a long stream does: the browser will reconnect. */
+  drop() {
+    this.readyState = 0;
+    this.onerror?.(new Event('error'));
+  }
+
   /** Fails for good (as on an error status): the element should fall back to polling. */
   fail() {
     this.readyState = 2;

@@ -178,6 +178,30 @@ describe('<kasir-checkout> following the payment', () => {
     expect(polls(api)).to.have.length(1);
   });
 
+  it('says the connection is lost only when a dropped stream does not come back within its retry', async () => {
+    const el = await pendingWith('QRIS', { events: true });
+    const source = FakeEventSource.instances[0];
+    const waiting = () => el.shadowRoot!.querySelector('.waiting')!.textContent!.trim();
+    source.open();
+    await settle();
+    expect(waiting()).to.equal('Waiting for your payment…');
+    source.drop(); // the server ended a long stream on purpose
+    await clock.tick(2500);
+    await settle();
+    expect(waiting(), 'a routine reconnection is not shown').to.equal('Waiting for your payment…');
+    source.open(); // reconnected within the retry
+    await settle();
+    expect(waiting()).to.equal('Waiting for your payment…');
+    source.drop();
+    await clock.tick(6000); // still not back
+    await settle();
+    expect(waiting()).to.equal('Connection lost. Retrying…');
+    source.open();
+    await settle();
+    expect(waiting()).to.equal('Waiting for your payment…');
+    expect(polls(api), 'a reconnecting stream is not replaced by polling').to.have.length(0);
+  });
+
   it('falls back to polling when the event stream fails for good', async () => {
     await pendingWith('BCA_VA', { events: true });
     const source = FakeEventSource.instances[0];
