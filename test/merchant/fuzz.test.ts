@@ -1,0 +1,96 @@
+// Property-based test of the widget API: malformed bodies, ids, queries and headers at every /api route of the
+// merchant backend (including the webhook receiver), against a real sandbox. Never a 5xx, always the envelope,
+// and never a secret in any answer.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { call, merchantApp, startUpstream, type Upstream } from './support';
+
+interface Route { method: string; path: (id: string) => string; fields?: string[] }
+
+const ROUTES: Route[] = [
+  { method: 'POST', path: () => '/api/checkouts', fields: ['amount', 'currency', 'orderId'] },
+  { method: 'GET', path: (id) => `/api/checkouts/${id}` },
+  { method: 'POST', path: (id) => `/api/checkouts/${id}/deposit`, fields: ['method'] },
+  { method: 'GET', path: (id) => `/api/checkouts/${id}/deposit` },
+  { method: 'POST', path: (id) => `/api/checkouts/${id}/cancel` },
+  { method: 'POST', path: (id) => `/api/sandbox/checkouts/${id}/pay` },
+  { method: 'POST', path: (id) => `/api/sandbox/checkouts/${id}/expire` },
+  { method: 'POST', path: () => '/api/webhooks/kasir', fields: ['type', 'orderId', 'depositId', 'status', 'data', 'timestamp'] },
+  { method: 'PUT', path: (id) => `/api/checkouts/${id}` },
+];
+
+const nasty = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.constantFrom('', ' ', '0', '-1', '1e309', 'NaN', '150000', '150000.5', '0.1', '9007199254740993', 'IDR', 'idr', 'USD', 'BCA_VA', 'QRIS', 'OVO', '%', '../', 'é漢字', '<script>', "' OR 1=1 --"),
+);
+const anyValue = fc.oneof(fc.jsonValue(), nasty, fc.double(), fc.constantFrom(null, true, [], {}, -5, 150000, 1e308));
+
+function bodyArb(fields: string[] | undefined) {
+  const structured = fields ? fc.dictionary(fc.constantFrom(...fields), anyValue, { maxKeys: fields.length }) : fc.constant({});
+  return fc.oneof(
+    structured.map((o) => JSON.stringify(o)),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom('', '{', 'null', '[]', '{"amount":1e999}', '{"__proto__":{"x":1}}', 'x'.repeat(70_000)),
+  );
+}
+
+const headersArb = fc.record({
+  'content-type': fc.constantFrom('application/json', 'text/plain', ''),
+  'if-none-match': fc.constantFrom('', '*', 'W/"x"', '"', 'garbage'),
+  origin: fc.constantFrom('', 'https://evil.example', 'null'),
+  'webhook-id': fc.constantFrom('', 'msg_1', 'msg_' + 'x'.repeat(300)),
+  'webhook-timestamp': fc.constantFrom('', '0', '-1', 'NaN', String(Math.floor(Date.now() / 1000)), '99999999999999'),
+  'webhook-signature': fc.constantFrom('', 'v1,', 'v1,AAAA', 'v2,abc', 'garbage'),
+}, { requiredKeys: [] });
+
+describe('merchant backend fuzz: never a 5xx, always the envelope, never a secret', () => {
+  let up: Upstream;
+  let app: ReturnType<typeof merchantApp>;
+  let realIds: string[];
+  before(async () => {
+    up = await startUpstream();
+    app = merchantApp(up, {}, { checkoutRateLimit: 100_000 });
+    const created = await call(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' });
+    const chosen = await call(app, 'POST', '/api/checkouts', { amount: '250000', currency: 'IDR' });
+    await call(app, 'POST', `/api/checkouts/${chosen.json.data.id}/deposit`, { method: 'QRIS' });
+    realIds = [created.json.data.id, chosen.json.data.id];
+  });
+  after(async () => { await up.close(); });
+
+  for (const route of ROUTES) {
+    it(`${route.method} ${route.path(':id')}`, async () => {
+      const secrets = [up.provider.credentials.clientSecret, up.provider.credentials.accessToken, up.provider.credentials.webhookSecret];
+      await fc.assert(fc.asyncProperty(
+        fc.oneof(nasty.map((s) => encodeURIComponent(s) || 'x'), fc.constantFrom(...realIds)),
+        bodyArb(route.fields),
+        headersArb,
+        async (id, body, headers) => {
+          const target = route.path(id);
+          const hasBody = route.method !== 'GET';
+          const cleaned = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== ''));
+          let res: Response;
+          try {
+            res = await app.request(`http://localhost${target}`, { method: route.method, headers: cleaned, body: hasBody && body ? body : undefined });
+          } catch (err) {
+            if (err instanceof TypeError) return; // refused by the client before reaching the app
+            throw err;
+          }
+          const text = await res.text();
+          assert.ok(res.status < 500, `${route.method} ${target} ${JSON.stringify(body).slice(0, 200)} -> ${res.status} ${text}`);
+          for (const secret of secrets) assert.ok(!text.includes(secret), `${route.method} ${target} leaked a secret`);
+          if (res.status === 304) return;
+          const json = JSON.parse(text);
+          assert.equal(typeof json.statusCode, 'number', text);
+          assert.equal(typeof json.message, 'string', text);
+          if (res.status >= 400) {
+            assert.equal(json.statusCode, res.status, text);
+            assert.equal(typeof json.error, 'string', text);
+            assert.equal('data' in json, false, text);
+          }
+        },
+      ), { numRuns: Number(process.env.FUZZ_RUNS || 60) });
+    });
+  }
+});
