@@ -162,7 +162,7 @@ describe('webhook dispatcher', () => {
     assert.equal(receiver.received.length, 1);
 
     // A new process: its own database connection to the same file, a new dispatcher.
-    const db = await openDatabase({ dataDir: p.deps.config.dataDir });
+    const db = await openDatabase({ dataDir: p.deps.config.dataDir, databaseUrl: p.deps.config.databaseUrl });
     const second = startWebhookDispatcher({ ...p.deps, db }, options);
     try {
       await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery after restart');
@@ -182,7 +182,7 @@ describe('webhook dispatcher', () => {
     const receiver = await startReceiver([200]);
     await setUrl(receiver.url);
     const ids = await Promise.all(Array.from({ length: 30 }, () => enqueue()));
-    const db = await openDatabase({ dataDir: p.deps.config.dataDir });
+    const db = await openDatabase({ dataDir: p.deps.config.dataDir, databaseUrl: p.deps.config.databaseUrl });
     const a = start({ ...fast, batchSize: 5 });
     const b = start({ ...fast, batchSize: 5 }, { ...p.deps, db });
     try {
