@@ -55,6 +55,16 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   return { url: url.toString(), drop: () => adminQuery(`drop database if exists ${name} with (force)`) };
 }
 
+/**
+ * The database environment for a service a test starts itself (startProvider): a fresh PostgreSQL database
+ * when the suite runs on PostgreSQL, else nothing (the SQLite file in the service's data dir).
+ */
+export async function testDatabaseEnv(): Promise<{ env: { DATABASE_URL?: string }; drop(): Promise<void> }> {
+  if (!testDatabaseUrl) return { env: {}, drop: async () => {} };
+  const database = await createTestDatabase();
+  return { env: { DATABASE_URL: database.url }, drop: database.drop };
+}
+
 export async function createTestProvider(overrides: Partial<ProviderConfig> = {}): Promise<TestProvider> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-test-'));
   const database = testDatabaseUrl ? await createTestDatabase() : undefined;
