@@ -50,7 +50,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"${RUN[@]}" "$BINDIR/initdb" -D "$DATA" -U postgres -A trust -E UTF8 >"$ROOT/initdb.log" 2>&1 \
+# KASIR_PG_INITDB_ARGS adds initdb options, e.g. "--locale-provider=icu --icu-locale=en-US" to try a collation
+# other than C.UTF-8.
+# shellcheck disable=SC2086
+"${RUN[@]}" "$BINDIR/initdb" -D "$DATA" -U postgres -A trust -E UTF8 ${KASIR_PG_INITDB_ARGS:-} >"$ROOT/initdb.log" 2>&1 \
   || { cat "$ROOT/initdb.log" >&2; exit 1; }
 # A test cluster: durability off for speed; enough connections for a pool per test provider.
 "${RUN[@]}" "$BINDIR/pg_ctl" -D "$DATA" -l "$ROOT/postgres.log" -w -t 60 \
