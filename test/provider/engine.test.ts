@@ -3,7 +3,7 @@
 // stay atomic when transactions run in parallel (PostgreSQL's pool) rather than one at a time (SQLite).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { engineOf } from '../../server/provider/db/database';
+import { engineOf, openDatabase } from '../../server/provider/db/database';
 import { createTestProvider, testDatabaseUrl, type TestProvider } from '../support/provider';
 import { createFiat, outbox } from './deposit-helpers';
 
@@ -17,6 +17,10 @@ describe(`database engine (${expected})`, () => {
   it('runs on the engine the suite asked for', () => {
     assert.equal(engineOf(p.deps.db), expected);
     assert.equal(p.deps.config.databaseUrl === undefined, expected === 'sqlite');
+  });
+
+  it('refuses a DATABASE_URL that is not PostgreSQL, naming what it takes', async () => {
+    await assert.rejects(openDatabase({ dataDir: p.deps.config.dataDir, databaseUrl: 'mysql://localhost/kasir' }), /postgres:\/\/ or postgresql:\/\//);
   });
 
   it('returns bigint columns and counts as numbers', async () => {
