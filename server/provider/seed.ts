@@ -6,6 +6,11 @@ import { issueAccessToken } from './http/bearer';
 import type { ProviderDeps } from './http/env';
 import { newRecordId } from './ids';
 
+const isUniqueViolation = (err: unknown) => {
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+};
+
 /** The file DESIGN.md section 2 promises: everything a merchant backend needs to talk to this sandbox. */
 export interface SandboxCredentials {
   baseUrl: string;
@@ -56,18 +61,24 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     } else {
       const orgId = newRecordId();
       const userId = newRecordId();
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('organizations').values({ id: orgId, name: 'Kasir Sandbox Store', created_at: now }).execute();
-        await trx.insertInto('users').values({
-          id: userId, organization_id: orgId, name: 'Sandbox Merchant', email: SANDBOX_EMAIL, password_hash: passwordHash,
-          policy: 'merchant-admin', role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '',
-          legal_full_name: 'Sandbox Merchant', created_at: now, updated_at: now,
-        }).execute();
-        await trx.insertInto('merchants').values({
-          id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
-          webhook_url: config.seedWebhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
-        }).execute();
-      });
+      try {
+        await db.transaction().execute(async (trx) => {
+          await trx.insertInto('organizations').values({ id: orgId, name: 'Kasir Sandbox Store', created_at: now }).execute();
+          await trx.insertInto('users').values({
+            id: userId, organization_id: orgId, name: 'Sandbox Merchant', email: SANDBOX_EMAIL, password_hash: passwordHash,
+            policy: 'merchant-admin', role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '',
+            legal_full_name: 'Sandbox Merchant', created_at: now, updated_at: now,
+          }).execute();
+          await trx.insertInto('merchants').values({
+            id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
+            webhook_url: config.seedWebhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
+          }).execute();
+        });
+      } catch (err) {
+        // Another process on the same PostgreSQL database seeded it a moment ago: take it over as above.
+        if (!isUniqueViolation(err)) throw err;
+        await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('email', '=', SANDBOX_EMAIL).execute();
+      }
     }
     merchant = await db
       .selectFrom('merchants')

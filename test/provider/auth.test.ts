@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { authenticateBearer } from '../../server/provider/http/bearer';
-import { createTestProvider, type TestProvider } from '../support/provider';
+import { createTestProvider, testDatabaseEnv, type TestProvider } from '../support/provider';
 
 /** Builds a provider with the given auth rate-limit environment (read once, when the routes are built). */
 async function providerWithLimits(env: Record<string, string>): Promise<TestProvider> {
@@ -328,7 +328,8 @@ describe('npm run login (server/cli/login.ts)', () => {
     const { loadProviderConfig } = await import('../../server/provider/config');
     const { startProvider } = await import('../../server/provider/main');
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-cli-'));
-    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { scryptN: 2 ** 10 }));
+    const database = await testDatabaseEnv();
+    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, { scryptN: 2 ** 10 }));
     const run = (args: string[], input?: string, env: Record<string, string> = {}) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/login.ts', ...args], {
         stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },
@@ -363,6 +364,7 @@ describe('npm run login (server/cli/login.ts)', () => {
       assert.match(bad.stderr, /Invalid email or password/);
     } finally {
       await provider.stop();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

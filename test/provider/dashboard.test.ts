@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { verifyWebhook } from '../../server/common/standard-webhooks';
 import { WebhookDispatcher } from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook } from '../../server/provider/webhooks/outbox';
-import { createTestProvider, type TestProvider } from '../support/provider';
+import { createTestProvider, testDatabaseEnv, type TestProvider } from '../support/provider';
 
 describe('merchant dashboard', () => {
   let p: TestProvider;
@@ -197,7 +197,8 @@ describe('dashboard page in Chromium', () => {
     const { loadProviderConfig } = await import('../../server/provider/config');
     const { startProvider } = await import('../../server/provider/main');
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-dash-'));
-    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { scryptN: 2 ** 10 }));
+    const database = await testDatabaseEnv();
+    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, { scryptN: 2 ** 10 }));
     const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
     const problems: string[] = [];
     try {
@@ -238,6 +239,7 @@ describe('dashboard page in Chromium', () => {
     } finally {
       await browser.close();
       await provider.stop();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -9,7 +9,7 @@ import {
 import { openDatabase } from '../../server/provider/db/database';
 import { RETRY_SCHEDULE_MS, startWebhookDispatcher, type DispatcherOptions } from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook } from '../../server/provider/webhooks/outbox';
-import { createTestProvider, type TestProvider } from '../support/provider';
+import { createTestProvider, testDatabaseEnv, type TestProvider } from '../support/provider';
 
 interface Received { headers: IncomingHttpHeaders; body: string }
 
@@ -162,7 +162,7 @@ describe('webhook dispatcher', () => {
     assert.equal(receiver.received.length, 1);
 
     // A new process: its own database connection to the same file, a new dispatcher.
-    const db = await openDatabase({ dataDir: p.deps.config.dataDir });
+    const db = await openDatabase({ dataDir: p.deps.config.dataDir, databaseUrl: p.deps.config.databaseUrl });
     const second = startWebhookDispatcher({ ...p.deps, db }, options);
     try {
       await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery after restart');
@@ -182,7 +182,7 @@ describe('webhook dispatcher', () => {
     const receiver = await startReceiver([200]);
     await setUrl(receiver.url);
     const ids = await Promise.all(Array.from({ length: 30 }, () => enqueue()));
-    const db = await openDatabase({ dataDir: p.deps.config.dataDir });
+    const db = await openDatabase({ dataDir: p.deps.config.dataDir, databaseUrl: p.deps.config.databaseUrl });
     const a = start({ ...fast, batchSize: 5 });
     const b = start({ ...fast, batchSize: 5 }, { ...p.deps, db });
     try {
@@ -354,8 +354,9 @@ describe('webhooks end to end (running service, background dispatcher)', () => {
     const { loadProviderConfig } = await import('../../server/provider/config');
     const { startProvider } = await import('../../server/provider/main');
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
+    const database = await testDatabaseEnv();
     const receiver = await startReceiver([200]);
-    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { scryptN: 2 ** 10 }));
+    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, { scryptN: 2 ** 10 }));
     const { accessToken, webhookSecret } = provider.credentials;
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(provider.url + path, {
@@ -386,6 +387,7 @@ describe('webhooks end to end (running service, background dispatcher)', () => {
       assert.equal(deliveries[0].depositId, deposit.depositId);
     } finally {
       await provider.stop();
+      await database.drop();
       await receiver.close();
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -1,9 +1,11 @@
-// Test harness for the payment service: a fresh database in a temp dir, the seeded sandbox merchant,
-// and helpers that sign requests exactly as DESIGN.md section 3 says, through app.request().
-import { createHash, createHmac } from 'node:crypto';
+// Test harness for the payment service: a fresh database (a SQLite file in a temp dir, or with
+// KASIR_TEST_DATABASE_URL=postgres://... a fresh PostgreSQL database per provider), the seeded sandbox
+// merchant, and helpers that sign requests exactly as DESIGN.md section 3 says, through app.request().
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { createProviderApp } from '../../server/provider/app';
 import { loadProviderConfig, type ProviderConfig } from '../../server/provider/config';
 import { openDatabase } from '../../server/provider/db/database';
@@ -30,10 +32,45 @@ export function signHeaders(clientId: string, secret: string, method: string, ta
   return { 'X-Client-ID': clientId, 'X-Timestamp': timestamp, 'X-Signature': signature };
 }
 
+/** The PostgreSQL server tests run against (test/support/with-postgres.sh sets it), or undefined for SQLite. */
+export const testDatabaseUrl = process.env.KASIR_TEST_DATABASE_URL || undefined;
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testDatabaseUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty PostgreSQL database on the test server; returns its URL and a function that drops it. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!testDatabaseUrl) throw new Error('KASIR_TEST_DATABASE_URL is not set');
+  const name = `kasir_test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`create database ${name}`);
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(`drop database if exists ${name} with (force)`) };
+}
+
+/**
+ * The database environment for a service a test starts itself (startProvider): a fresh PostgreSQL database
+ * when the suite runs on PostgreSQL, else nothing (the SQLite file in the service's data dir).
+ */
+export async function testDatabaseEnv(): Promise<{ env: { DATABASE_URL?: string }; drop(): Promise<void> }> {
+  if (!testDatabaseUrl) return { env: {}, drop: async () => {} };
+  const database = await createTestDatabase();
+  return { env: { DATABASE_URL: database.url }, drop: database.drop };
+}
+
 export async function createTestProvider(overrides: Partial<ProviderConfig> = {}): Promise<TestProvider> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-test-'));
-  const config = loadProviderConfig({ KASIR_DATA_DIR: dataDir }, { scryptN: 2 ** 10, sweepIntervalMs: 60_000, ...overrides });
-  const db = await openDatabase({ dataDir });
+  const database = testDatabaseUrl ? await createTestDatabase() : undefined;
+  const env = { KASIR_DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
+  const config = loadProviderConfig(env, { scryptN: 2 ** 10, sweepIntervalMs: 60_000, ...overrides });
+  const db = await openDatabase({ dataDir, databaseUrl: config.databaseUrl });
   const clock = { offsetMs: 0 };
   const deps: ProviderDeps = { db, config, jwtSecret: loadJwtSecret(dataDir), now: () => new Date(Date.now() + clock.offsetMs) };
   const creds = await seedSandbox(deps);
@@ -62,6 +99,7 @@ export async function createTestProvider(overrides: Partial<ProviderConfig> = {}
     },
     async close() {
       await db.destroy();
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

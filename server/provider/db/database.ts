@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import pg from 'pg';
 import type { AccountTables } from './account-tables';
 import type { DepositTables } from './deposit-tables';
 import { migrations } from './migrations/index';
 import type { CoreTables } from './schema';
+
+export { engineOf, forUpdate, type Engine } from './engine';
 
 export type Database = CoreTables & DepositTables & AccountTables;
 export type Db = Kysely<Database>;
@@ -16,15 +19,49 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** ':memory:' for throwaway test databases. */
   sqliteFile?: string;
+  /** Most PostgreSQL connections this process holds (default 10). */
+  poolSize?: number;
+}
+
+const INT8_OID = 20;
+
+/**
+ * pg hands int8 (bigint, and count(*)) back as strings, since not every int8 fits a JS number. Every int8
+ * here (epoch-ms deadlines, counts) does, so they come back as numbers, as on SQLite; a value beyond 2^53
+ * stays a string rather than silently losing digits.
+ */
+function parseInt8(value: string): number | string {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value;
+}
+
+const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return !!url && /^postgres(ql)?:\/\//i.test(url);
+}
+
+function createPostgresDialect(connectionString: string, poolSize: number): Dialect {
+  const pool = new pg.Pool({ connectionString, max: poolSize, types: pgTypes });
+  // An idle client whose connection drops (server restart, failover) must not crash the process; the pool
+  // discards it and the next query opens a new one.
+  pool.on('error', (err) => console.error('[db] idle PostgreSQL connection failed:', err.message));
+  return new PostgresDialect({ pool });
 }
 
 /**
- * The one seam between the service and its database engine. Routes only see Kysely, so adding
- * PostgreSQL means adding a dialect here (Kysely's PostgresDialect over `pg`), not touching routes.
+ * The one seam between the service and its database engine. Routes only see Kysely: the embedded SQLite
+ * file by default, PostgreSQL (Kysely's PostgresDialect over a `pg` pool) when databaseUrl is postgres://.
  */
 function createDialect(options: DatabaseOptions): Dialect {
   if (options.databaseUrl) {
-    throw new Error('DATABASE_URL is set, but this build ships only the embedded SQLite dialect; unset DATABASE_URL to use it.');
+    if (!isPostgresUrl(options.databaseUrl)) {
+      throw new Error('DATABASE_URL must be a postgres:// or postgresql:// URL; unset it to use the embedded SQLite file.');
+    }
+    return createPostgresDialect(options.databaseUrl, options.poolSize ?? 10);
   }
   const file = options.sqliteFile ?? join(options.dataDir, 'kasir.sqlite');
   if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true });

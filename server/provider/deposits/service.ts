@@ -6,6 +6,7 @@ import type Decimal from 'decimal.js';
 import type { Kysely, Transaction } from 'kysely';
 import { findCrypto, findFiat, findPaymentMethod, isCrypto, placesOf, rateOf, type CryptoDef, type PaymentMethodDef } from '../catalog/index';
 import type { Database } from '../db/database';
+import { forUpdate } from '../db/engine';
 import { ApiError } from '../http/errors';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env';
 import { newRecordId, newUuid } from '../ids';
@@ -313,7 +314,7 @@ export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promis
   const now = deps.now();
   try {
     const view = await deps.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('deposits').selectAll().where('id', '=', rowId).executeTakeFirst();
+      const row = await forUpdate(trx, trx.selectFrom('deposits').selectAll().where('id', '=', rowId)).executeTakeFirst();
       if (!row || row.status !== 'pending' || row.expired_at > now.toISOString()) throw new DepositNotPending(row?.status ?? 'missing');
       return applyTransition(trx, row, 'expired', now);
     });
@@ -339,7 +340,8 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
   const now = deps.now();
   try {
     return await deps.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('deposits').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
+      // Locked on PostgreSQL: a concurrent transition waits, then reads (and reports) the status it left.
+      const row = await forUpdate(trx, trx.selectFrom('deposits').selectAll().where('id', '=', found.id)).executeTakeFirstOrThrow();
       if (row.status !== 'pending') throw new DepositNotPending(row.status);
       return applyTransition(trx, row, kind, now);
     });

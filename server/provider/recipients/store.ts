@@ -83,8 +83,9 @@ export async function deleteRecipient(db: Db, organizationId: string, id: string
     const existing = await findRecipient(trx as unknown as Db, organizationId, id);
     if (!existing) return undefined;
     await trx.deleteFrom('recipient_banks').where('recipient_id', '=', id).execute();
-    await trx.deleteFrom('recipients').where('id', '=', id).where('organization_id', '=', organizationId).execute();
-    return existing;
+    const deleted = await trx.deleteFrom('recipients').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    // A concurrent delete (PostgreSQL runs them in parallel) got there first: only one of them reports it.
+    return Number(deleted.numDeletedRows) === 1 ? existing : undefined;
   });
 }
 

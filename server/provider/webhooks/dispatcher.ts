@@ -1,4 +1,5 @@
 import { webhookHeaders } from '../../common/standard-webhooks';
+import { engineOf } from '../db/engine';
 import type { ProviderDeps } from '../http/env';
 
 /** DESIGN.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
@@ -48,9 +49,9 @@ function describeError(err: unknown): string {
  * One webhook dispatcher. All state is in the database (webhook_deliveries, webhook_attempts), so any
  * number of dispatchers may run against one database and a restart resumes where the last one stopped:
  *
- * - A row is claimed with a compare-and-set on (status = pending, next_attempt_at = the value read), which
- *   also moves next_attempt_at past the attempt's timeout (a lease). Only one dispatcher wins a row; if it
- *   dies mid-attempt, the lease runs out and the row is tried again.
+ * - A row is claimed by moving next_attempt_at past the attempt's timeout (a lease), atomically (see
+ *   claimDue). Only one dispatcher wins a row; if it dies mid-attempt, the lease runs out and the row is
+ *   tried again.
  * - The outcome and the attempt are written in one transaction. A success sets status = succeeded, and a
  *   succeeded row is never claimed again.
  * - Every attempt carries the same webhook-id and a fresh webhook-timestamp and signature.
@@ -77,13 +78,37 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Claims up to `max` due rows: a compare-and-set per row, so of several dispatchers exactly one wins it.
-   * The claim moves next_attempt_at past the attempt's timeout (the lease).
+   * Claims up to `max` due rows, so that of several dispatchers exactly one wins each row. The claim moves
+   * next_attempt_at past the attempt's timeout (the lease).
+   *
+   * PostgreSQL: one UPDATE over the due rows picked with FOR UPDATE SKIP LOCKED, so concurrent dispatchers
+   * take disjoint rows without waiting on each other. SQLite: a compare-and-set per row (status = pending,
+   * next_attempt_at = the value read).
    */
   async claimDue(max: number): Promise<Array<{ id: string; lease: number }>> {
     if (max <= 0) return [];
     const { db } = this.deps;
     const now = this.deps.now().getTime();
+    const lease = now + this.timeoutMs + 30_000;
+    if (engineOf(db) === 'postgres') {
+      const rows = await db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: lease })
+        .where('id', 'in', (eb) => eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .orderBy('next_attempt_at')
+          .limit(max)
+          .forUpdate()
+          .skipLocked())
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .returning('id')
+        .execute();
+      return rows.map(({ id }) => ({ id, lease }));
+    }
     const due = await db
       .selectFrom('webhook_deliveries')
       .select(['id', 'next_attempt_at'])
@@ -93,7 +118,6 @@ export class WebhookDispatcher {
       .limit(max)
       .execute();
     const claimed: Array<{ id: string; lease: number }> = [];
-    const lease = now + this.timeoutMs + 30_000;
     for (const row of due) {
       const result = await db
         .updateTable('webhook_deliveries')

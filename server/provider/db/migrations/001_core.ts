@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { engineOf } from '../engine';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createTable('organizations')
@@ -57,8 +58,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
   await db.schema.createIndex('webhook_deliveries_merchant').on('webhook_deliveries').columns(['merchant_id', 'created_at']).execute();
 
+  // SQLite: integer primary key autoincrement; PostgreSQL has no autoincrement keyword: an identity column.
   await db.schema.createTable('webhook_attempts')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', (c) => (engineOf(db) === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
     .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id'))
     .addColumn('attempted_at', 'text', (c) => c.notNull())
     .addColumn('response_status', 'integer')
