@@ -1,5 +1,4 @@
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../common/http-server';
 import { createProviderApp } from './app';
 import { loadProviderConfig, type ProviderConfig } from './config';
 import { openDatabase } from './db/database';
@@ -20,9 +19,8 @@ export async function startProvider(config: ProviderConfig = loadProviderConfig(
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const deps: ProviderDeps = { db, config, jwtSecret: loadJwtSecret(config.dataDir), now: options.now ?? (() => new Date()) };
   const app = createProviderApp(deps);
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: '0.0.0.0' });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
+  const http = await listen(app.fetch, config.port, '0.0.0.0');
+  const port = http.port;
   // With port 0 (tests) the real port is known only now; the seeded URLs must carry it.
   if (config.port === 0) {
     config.port = port;
@@ -36,8 +34,7 @@ export async function startProvider(config: ProviderConfig = loadProviderConfig(
     url: config.baseUrl,
     async stop() {
       await stopJobs();
-      (server as import("node:http").Server).closeAllConnections?.();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await http.close();
       await db.destroy();
     },
   };

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadProviderConfig } from '../../server/provider/config';
+import { startProvider } from '../../server/provider/main';
 import { createTestProvider, type TestProvider } from '../support/provider';
 
 describe('payment service foundation', () => {
@@ -28,5 +34,28 @@ describe('payment service foundation', () => {
       assert.ok(p.creds[key], key);
     }
     assert.match(p.creds.webhookSecret, /^whsec_/);
+  });
+});
+
+describe('payment service over real HTTP', () => {
+  it('answers a request no URL can be built from (a backslash in the path) in the envelope', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-http-'));
+    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir }, { port: 0, scryptN: 2 ** 10 }));
+    try {
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: provider.deps.config.port, path: '/v1/a\\b' }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => { body += chunk; });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status, 400);
+      assert.deepEqual(JSON.parse(body), { statusCode: 400, error: 'Bad Request', message: 'Bad request: Backslash in request path' });
+    } finally {
+      await provider.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
