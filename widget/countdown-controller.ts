@@ -6,7 +6,8 @@ export type Spoken = { n: number; unit: 'hour' | 'minute' | 'second' };
  * Counts down to a server time, corrected for the difference between the server's clock and this one
  * (every answer carries `serverTime`). Re-renders the host each second; `spoken` changes only at coarse
  * steps (each hour above an hour, each 5 minutes above 5 minutes, each minute below, then at 30 s) so a
- * polite live region does not chatter. Calls `onZero` once when the time is up.
+ * polite live region does not chatter, and is null again once the visible second changes, so what it said never
+ * disagrees with the visible clock. Calls `onZero` once when the time is up.
  */
 export class CountdownController implements ReactiveController {
   /** Milliseconds left (0 when up or unset). */
@@ -17,6 +18,8 @@ export class CountdownController implements ReactiveController {
   private timer?: ReturnType<typeof setInterval>;
   private fired = false;
   private step = NaN;
+  /** The second `spoken` was said at. */
+  private said = NaN;
 
   constructor(
     private host: ReactiveControllerHost,
@@ -59,6 +62,7 @@ export class CountdownController implements ReactiveController {
     const step = s > 3600 ? -Math.ceil(s / 3600) : s > 300 ? Math.ceil(s / 300) * 5 : s > 30 ? Math.ceil(s / 60) : s ? 0.5 : 0;
     if (step !== this.step) {
       this.step = step;
+      this.said = s;
       this.spoken =
         s > 3600
           ? { n: Math.ceil(s / 3600), unit: 'hour' }
@@ -67,7 +71,9 @@ export class CountdownController implements ReactiveController {
             : s
               ? { n: s, unit: 'second' }
               : null;
-    }
+      // Said as the step begins, then cleared once the visible clock moves on: left in place it would go on
+      // saying a time the clock has already left behind ("6 seconds" at 0:05).
+    } else if (s !== this.said) this.spoken = null;
     this.host.requestUpdate();
     if (!s && !this.fired) {
       this.fired = true;
