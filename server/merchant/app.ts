@@ -4,11 +4,12 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
+import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
 import { PaymentServiceClient } from './client/client';
 import type { MerchantConfig } from './config';
-import { ApiError, checkoutIdParam, errorBody, jsonBody, ok, onError, onNotFound } from './http';
+import { ApiError, checkoutIdParam, errorBody, isJsonType, jsonBody, ok, onError, onNotFound } from './http';
 import { MerchantService, type MerchantHooks } from './service';
 import { staticRoutes } from './static';
 import type { CachedDeposit } from './status-cache';
@@ -94,26 +95,35 @@ export function createMerchantApp(options: MerchantAppOptions): MerchantApp {
   });
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413) });
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
+  // A body is JSON or nothing: a form or a no-cors fetch (text/plain, form types) cannot carry one, so a
+  // cross-site POST with a body must be preflighted. The JSON routes also require the header (jsonOnly).
+  api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', async (c, next) => {
+    if (!isJsonType(c.req.header('content-type')) && (await c.req.text()).length > 0) throw new ApiError(415, 'Send the body as application/json');
+    await next();
+  });
+  const jsonOnly = createMiddleware(async (c, next) => {
+    if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
+    await next();
+  });
 
   const checkoutLimit = rateLimiter({
     windowMs: 60_000,
     limit: config.checkoutRateLimit,
     standardHeaders: 'draft-7',
     keyGenerator: (c) => clientAddress(c, config.trustProxy),
-    handler: (c) => {
-      c.header('Retry-After', '60');
-      return c.json(errorBody(429, 'Too many checkouts from this address; try again in a minute'), 429);
-    },
+    // The limiter has already set Retry-After (and RateLimit) from the window's reset: the same number of seconds.
+    handler: (c) => c.json(errorBody(429, 'Too many checkouts from this address; try again in a minute'), 429),
   });
 
-  api.post('/checkouts', checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
+  api.post('/checkouts', jsonOnly, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
 
   api.get('/checkouts/:id', async (c) => ok(c, await service.getCheckout(checkoutIdParam(c))));
 
-  api.post('/checkouts/:id/deposit', async (c) => {
+  api.post('/checkouts/:id/deposit', jsonOnly, async (c) => {
     const id = checkoutIdParam(c);
-    const deposit = await service.chooseMethod(id, await jsonBody(c));
-    return ok(c, { ...deposit, serverTime: new Date(now()).toISOString() }, 201, 'Payment method chosen');
+    const { deposit, created } = await service.chooseMethod(id, await jsonBody(c));
+    // 201 the first time, 200 for the same method again (as the payment service's own session API answers).
+    return ok(c, { ...deposit, serverTime: new Date(now()).toISOString() }, created ? 201 : 200, created ? 'Payment method chosen' : 'Payment method already chosen');
   });
 
   api.get('/checkouts/:id/deposit', async (c) => {

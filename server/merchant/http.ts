@@ -61,14 +61,17 @@ export const onError: ErrorHandler = (err, c) => {
 
 export const onNotFound: NotFoundHandler = (c) => c.json(errorBody(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`), 404);
 
-/** Reads a JSON object body, or throws a 400/415 in the envelope. */
+/** `application/json`, with or without parameters (`; charset=utf-8`). */
+export const isJsonType = (type: string | undefined): boolean => !!type && /^\s*application\/json\s*(;|$)/i.test(type);
+
+/**
+ * Reads a JSON object body, or throws a 400/415 in the envelope. Only `application/json` is read: a type a
+ * page can send cross-site without a CORS preflight (text/plain, forms) is refused.
+ */
 export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  const type = c.req.header('content-type') ?? '';
+  if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
   const text = await c.req.text();
   if (!text.trim()) return {};
-  if (type && !/^application\/json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
-    throw new ApiError(415, 'Send the body as application/json');
-  }
   let body: unknown;
   try {
     body = JSON.parse(text);

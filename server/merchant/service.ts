@@ -54,12 +54,21 @@ export class MerchantService {
   readonly deposits: DepositStatusCache;
   readonly sessions: BoundedReader<CheckoutSession | null>;
   readonly methods: BoundedReader<PaymentMethod[]>;
+  /**
+   * Which ids are checkouts (true) or not (false), as the public session API tells (it answers only for checkout
+   * ids). Only checkouts are reachable through /api: never any other deposit of the merchant, nor a deposit by its
+   * reference. A yes is final (one upstream call per checkout at most, none for checkouts created here); a no is
+   * asked again after the refresh interval.
+   */
+  readonly checkouts: BoundedReader<boolean>;
   private readonly meta = new Map<string, CheckoutMeta>();
 
   constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
     this.deposits = new DepositStatusCache(async (id) => {
       try {
-        return await this.view(await this.client.getDeposit(id));
+        const deposit = await this.client.getDeposit(id);
+        // GET /v1/deposit/:x also answers by reference: only the deposit whose id is this checkout's is its deposit.
+        return deposit.depositId === id ? this.view(deposit) : null;
       } catch (err) {
         if (err instanceof PaymentServiceError && (err.statusCode === 404 || /deposit not found/i.test(err.message))) return null;
         throw err;
@@ -67,12 +76,16 @@ export class MerchantService {
     }, { refreshMs: config.statusRefreshMs, now });
     this.sessions = new BoundedReader(async (id) => {
       try {
-        return await this.client.getCheckoutSession(id);
+        const session = await this.client.getCheckoutSession(id);
+        return session && session.id === id ? session : null;
       } catch (err) {
         if (err instanceof PaymentServiceError && err.statusCode === 404) return null;
         throw err;
       }
     }, { refreshMs: config.statusRefreshMs, now });
+    this.checkouts = new BoundedReader(async (id) => !!(await this.sessions.get(id)), {
+      refreshMs: config.statusRefreshMs, now, isFinal: (known) => known,
+    });
     this.methods = new BoundedReader((currency) => this.client.listPaymentMethods({ currency: currency || undefined }), { refreshMs: 5 * 60_000, now });
   }
 
@@ -102,6 +115,7 @@ export class MerchantService {
         ? { inputCurrency: code, outputAmount: value.toNumber(), outputCurrency: code }
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
+    this.checkouts.put(created.id, true);
     this.remember(created.id, { feesPaidBy, orderId, currency: code, amount: value.toFixed() });
     await this.hooks.onCheckoutCreated?.({ checkoutId: created.id, orderId, amount: value.toFixed(), currency: code, url: created.url });
     return this.getCheckout(created.id);
@@ -111,37 +125,44 @@ export class MerchantService {
   async getCheckout(id: string): Promise<CheckoutView> {
     const session = await this.sessions.get(id);
     if (!session) throw new ApiError(404, 'Checkout not found');
+    this.checkouts.put(id, true);
     const meta = this.meta.get(id);
     const feesPaidBy = meta?.feesPaidBy ?? sessionFeesPaidBy(session, this.config.feesPaidBy);
-    const view = checkoutView({ ...session, id }, feesPaidBy, null, new Date(this.now()));
+    const view = checkoutView({ ...session, id }, feesPaidBy, null, new Date(this.now()), meta?.amount);
     this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: sessionMethods(session), amount: view.amount });
     if (session.deposit) this.deposits.update(this.view(session.deposit));
     const deposit = this.deposits.peek(id)?.deposit ?? null;
     return { ...view, deposit: deposit ? { ...deposit, serverTime: view.serverTime } : null };
   }
 
-  /** POST /checkouts/:id/deposit: chooses the method; the same method again answers the same deposit. */
-  async chooseMethod(id: string, body: Record<string, unknown>): Promise<StoredDeposit> {
+  /**
+   * POST /checkouts/:id/deposit: chooses the method; the same method again answers the same deposit
+   * (`created` false).
+   */
+  async chooseMethod(id: string, body: Record<string, unknown>): Promise<{ deposit: StoredDeposit; created: boolean }> {
     const method = body.method;
     if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
+    await this.requireCheckout(id);
     const known = this.deposits.peek(id)?.deposit;
     if (known) {
-      if (known.method.code === method) return known;
+      if (known.method.code === method) return { deposit: known, created: false };
       throw new ApiError(400, `A payment method (${known.method.code}) was already chosen for this checkout`);
     }
-    let deposit: UpstreamDeposit;
+    let chosen: { deposit: UpstreamDeposit; created: boolean };
     try {
-      deposit = await this.client.createCheckoutDeposit(id, method);
+      chosen = await this.client.chooseCheckoutMethod(id, method);
     } catch (err) {
       if (err instanceof PaymentServiceError && err.statusCode === 404) throw new ApiError(404, 'Checkout not found');
       throw err;
     }
+    if (chosen.deposit.depositId !== id) throw new ApiError(404, 'Checkout not found');
     this.sessions.invalidate(id);
-    return this.deposits.update(this.view(deposit)).deposit!;
+    return { deposit: this.deposits.update(this.view(chosen.deposit)).deposit!, created: chosen.created };
   }
 
   /** GET /checkouts/:id/deposit: from the cache, re-read at most once per refresh interval. */
   async readDeposit(id: string): Promise<CachedDeposit & { deposit: StoredDeposit }> {
+    if (this.checkouts.peek(id) !== true) await this.requireCheckout(id);
     const entry = await this.deposits.get(id);
     if (!entry.deposit) throw new ApiError(404, 'No payment method has been chosen for this checkout yet');
     return entry as CachedDeposit & { deposit: StoredDeposit };
@@ -151,21 +172,24 @@ export class MerchantService {
   async cancel(id: string): Promise<StoredDeposit> {
     await this.requireDeposit(id);
     await this.client.cancelDeposit(id);
-    return this.deposits.update(this.view(await this.client.getDeposit(id))).deposit!;
+    const deposit = await this.client.getDeposit(id);
+    if (deposit.depositId !== id) throw new ApiError(404, 'Checkout not found');
+    return this.deposits.update(this.view(deposit)).deposit!;
   }
 
   /** Sandbox only: PATCH /v1/deposit/:id {status}. */
   async sandboxSet(id: string, status: 'completed' | 'expired'): Promise<StoredDeposit> {
+    await this.requireCheckout(id);
     const deposit = await this.deposits.get(id).catch(() => null);
     if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
     const updated = await this.client.sandboxUpdateDeposit(id, status);
+    if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
     return this.deposits.update(this.view(updated)).deposit!;
   }
 
-  /** Whether a checkout exists (for SSE): a deposit, or a session. */
+  /** Whether the id is a checkout's (for SSE). */
   async exists(id: string): Promise<boolean> {
-    if (this.deposits.peek(id)?.deposit) return true;
-    return !!(await this.sessions.get(id));
+    return this.checkouts.get(id);
   }
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
@@ -180,7 +204,13 @@ export class MerchantService {
     return this.meta.get(checkoutId)?.orderId;
   }
 
+  /** 404 unless the id is a checkout's (the only deposits /api may reach). */
+  async requireCheckout(id: string): Promise<void> {
+    if (!(await this.checkouts.get(id))) throw new ApiError(404, 'Checkout not found');
+  }
+
   private async requireDeposit(id: string) {
+    await this.requireCheckout(id);
     const entry = await this.deposits.get(id);
     if (!entry.deposit) throw new ApiError(404, 'No payment method has been chosen for this checkout yet');
     return entry.deposit;

@@ -158,9 +158,29 @@ export function sessionFeesPaidBy(s: Pick<CheckoutSession, 'inputAmount' | 'outp
   return fallback;
 }
 
-export function checkoutView(s: CheckoutSession, feesPaidBy: FeesPaidBy, deposit: StoredDeposit | null, now: Date): CheckoutView {
+/**
+ * What the order costs, in the checkout's input currency. The session's `orderAmount` wins. A service that does
+ * not send it: inputAmount; outputAmount when it is in the input currency (never an amount of another currency,
+ * e.g. a crypto outputAmount); else what the methods say the order costs before the shopper's fee; else what this
+ * backend remembers from creating the checkout.
+ */
+export function orderAmount(s: CheckoutSession, known?: string): string {
+  const given = num(s.orderAmount);
+  if (given && !given.isNegative()) return money(given);
+  if (s.inputAmount !== null && s.inputAmount !== undefined) return money(s.inputAmount);
+  const sameCurrency = !s.outputCurrency || s.outputCurrency.toUpperCase() === s.inputCurrency.toUpperCase();
+  if (sameCurrency && s.outputAmount !== null && s.outputAmount !== undefined) return money(s.outputAmount);
+  for (const m of sessionMethods(s)) {
+    const total = num(m.paymentAmount);
+    const fee = num(m.shopperFee);
+    if (total && fee && (!m.currency || m.currency === s.inputCurrency)) return money(total.minus(fee));
+  }
+  return known ?? '0';
+}
+
+export function checkoutView(s: CheckoutSession, feesPaidBy: FeesPaidBy, deposit: StoredDeposit | null, now: Date, knownAmount?: string): CheckoutView {
   const currency = s.inputCurrency;
-  const amount = money(feesPaidBy === 'shopper' ? s.outputAmount ?? s.inputAmount : s.inputAmount ?? s.outputAmount);
+  const amount = orderAmount(s, knownAmount);
   return {
     id: s.id,
     currency,

@@ -70,7 +70,8 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     let event: DepositWebhook;
     try {
       event = JSON.parse(raw) as DepositWebhook;
-      if (!event || typeof event !== 'object') throw new Error();
+      // An object, nothing else: arrays, strings, numbers and null are refused like malformed JSON.
+      if (!event || typeof event !== 'object' || Array.isArray(event)) throw new Error();
     } catch {
       await guard.release(id);
       return c.json(errorBody(400, 'Webhook body is not a JSON object'), 400);

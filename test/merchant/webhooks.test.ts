@@ -35,7 +35,8 @@ describe('merchant backend: webhook receiver', () => {
   it('accepts a signed delivery, updates the cache and calls onDepositCompleted once', async () => {
     const completed: CompletedDeposit[] = [];
     const app = merchantApp(up, { onDepositCompleted: (e) => { completed.push(e); } });
-    const id = randomUUID();
+    // A checkout this backend created (only checkouts are readable through /api).
+    const id = (await call(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' })).json.data.id as string;
     const body = event(deposit(id, 'completed'));
     const headers = webhookHeaders(secret, `msg_${id}`, body) as unknown as Record<string, string>;
     const first = await deliver(app, body, headers);
@@ -139,6 +140,16 @@ describe('merchant backend: webhook receiver', () => {
     const retried = await deliver(app, body, webhookHeaders(secret, `msg_${id}`, body) as unknown as Record<string, string>);
     assert.equal(retried.status, 200);
     assert.equal(attempts, 2);
+  });
+
+  it('answers 400 to a signed body that is not a JSON object (arrays, strings, numbers, null), like malformed JSON', async () => {
+    const app = merchantApp(up);
+    for (const body of ['[]', '[{"depositId":"x"}]', '"deposit"', '42', 'null', 'true', '{', '']) {
+      const headers = webhookHeaders(secret, `msg_${randomUUID()}`, body) as unknown as Record<string, string>;
+      const r = await deliver(app, body, headers);
+      assert.equal(r.status, 400, `${JSON.stringify(body)} -> ${r.status} ${r.text}`);
+      assert.deepEqual(r.json, { statusCode: 400, error: 'Bad Request', message: 'Webhook body is not a JSON object' });
+    }
   });
 
   it('never lets an older or non-terminal update overwrite a terminal status, and wakes listeners on change', async () => {

@@ -130,6 +130,24 @@ describe('checkout', () => {
       assert.equal(d.outputAmount, 100000);
     });
 
+    it('session orderAmount: what the order costs in the input currency, as the hosted widget API says', async () => {
+      for (const body of [
+        { inputCurrency: 'IDR', inputAmount: 150000 },
+        { inputCurrency: 'IDR', outputAmount: 100000 },
+        { inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' },
+      ]) {
+        const { id } = await create(body);
+        const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;
+        const widget = (await (await get(`/checkout/api/checkouts/${id}`)).json() as any).data;
+        assert.equal(typeof session.orderAmount, 'string', JSON.stringify(body));
+        assert.equal(session.orderAmount, widget.amount, JSON.stringify(body));
+      }
+      const { id } = await create({ inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' });
+      const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;
+      assert.notEqual(session.orderAmount, '6'); // rupiah, not the crypto amount
+      assert.ok(Number(session.orderAmount) > 1000, session.orderAmount);
+    });
+
     it('marks methods whose total is outside their limits as unavailable and refuses them', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 5000 });
       const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;

@@ -137,8 +137,13 @@ export class PaymentServiceClient {
     return this.data<CheckoutSession>('GET', `/${enc(checkoutId)}/session`, { auth: 'none', checkout: true, signal: init.signal });
   }
   /** Chooses the payment method: creates the deposit whose depositId is the checkout id. */
-  createCheckoutDeposit(checkoutId: string, paymentMethod: string) {
-    return this.data<Deposit>('POST', `/${enc(checkoutId)}/deposit`, { auth: 'none', checkout: true, body: { paymentMethod } });
+  async createCheckoutDeposit(checkoutId: string, paymentMethod: string) {
+    return (await this.chooseCheckoutMethod(checkoutId, paymentMethod)).deposit;
+  }
+  /** The same, telling whether the deposit was created now (201) or chosen before with the same method (200). */
+  async chooseCheckoutMethod(checkoutId: string, paymentMethod: string): Promise<{ deposit: Deposit; created: boolean }> {
+    const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, { auth: 'none', checkout: true, body: { paymentMethod } });
+    return { deposit: answer.data as Deposit, created: answer.statusCode === 201 };
   }
 
   // ---- The transport ----

@@ -273,6 +273,12 @@ export interface CheckoutSession {
   inputAmount: number | null;
   outputCurrency: string;
   outputAmount: number | null;
+  /**
+   * What the order costs in inputCurrency (a decimal string; a number accepted): inputAmount, or for a checkout
+   * created with outputAmount (possibly in another currency) the input that converts to it before fees.
+   * Optional: a service that does not send it is read from inputAmount / outputAmount (see views.ts).
+   */
+  orderAmount?: string | number;
   feesPaidBy?: 'merchant' | 'shopper';
   expiresAt: string;
   expired?: boolean;

@@ -9,7 +9,7 @@ import { logoUrl } from '../catalog/logos';
 import { checkoutDeposit, chooseMethod, createCheckout, findCheckout, offersFor, type CheckoutRow } from '../deposits/checkout';
 import { CheckoutRequestSchema, body, DepositSchema, envelope, errorResponses, json, send, SIGNED } from '../deposits/schemas';
 import { DepositNotFound, DepositNotPending, transitionDeposit, type TransitionKind } from '../deposits/service';
-import { depositEtag, feesPaidBy, widgetCheckout, widgetDeposit } from '../deposits/widget-view';
+import { checkoutAmount, depositEtag, feesPaidBy, widgetCheckout, widgetDeposit } from '../deposits/widget-view';
 import { ApiError, createRouter, describeZodError } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 import { signatureAuth } from '../http/signature';
@@ -61,6 +61,11 @@ const SessionMethodSchema = z.object({
 });
 const SessionSchema = z.object({
   id: z.string(), inputCurrency: z.string(), inputAmount: z.number().nullable(), outputCurrency: z.string(), outputAmount: z.number().nullable(),
+  orderAmount: z.string().openapi({
+    description: "What the order costs in inputCurrency, as an exact decimal string (the hosted widget API's Checkout.amount): "
+      + 'inputAmount, or for a checkout created with outputAmount the input that converts to it before fees',
+    example: '98880',
+  }),
   feesPaidBy: z.enum(['merchant', 'shopper']), expiresAt: z.string(), expired: z.boolean(), methods: z.array(SessionMethodSchema),
   deposit: DepositSchema.nullable(),
 }).openapi('CheckoutSession');
@@ -136,6 +141,7 @@ export function checkoutRoutes(deps: ProviderDeps) {
       inputAmount: checkout.input_amount === null ? null : toNumber(checkout.input_amount),
       outputCurrency: checkout.output_currency,
       outputAmount: checkout.output_amount === null ? null : toNumber(checkout.output_amount),
+      orderAmount: checkoutAmount(checkout),
       feesPaidBy: feesPaidBy(checkout),
       expiresAt: checkout.expires_at,
       expired: checkout.expires_at <= deps.now().toISOString(),

@@ -1,0 +1,128 @@
+// What the public widget API may reach: the checkouts, and nothing else of the merchant's. A deposit created
+// outside checkout (by /v1/deposit, with the merchant's own reference) is invisible and untouchable through /api,
+// by its id or by its reference, however the backend learnt of it. Knowing an id is a checkout costs at most one
+// upstream call per checkout.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { webhookHeaders } from '../../server/common/standard-webhooks';
+import { orderAmount } from '../../server/merchant/views';
+import { call, merchantApp, sleep, startUpstream, type Upstream } from './support';
+
+describe('merchant backend: /api reaches checkout deposits only', () => {
+  let up: Upstream;
+  let app: ReturnType<typeof merchantApp>;
+  before(async () => {
+    up = await startUpstream();
+    app = merchantApp(up);
+  });
+  after(async () => { await up.close(); });
+
+  const notFound = (r: { status: number; json: any }, what: string) => {
+    assert.equal(r.status, 404, `${what}: ${JSON.stringify(r.json)}`);
+    assert.deepEqual(r.json, { statusCode: 404, error: 'Not Found', message: 'Checkout not found' }, what);
+  };
+
+  it('a non-checkout deposit cannot be read, by its id or by the merchant reference', async () => {
+    const reference = `order-${randomUUID().slice(0, 8)}`;
+    const d = await app.service.client.createFiatDeposit({
+      inputCurrency: 'IDR', inputAmount: 123000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA', reference,
+    });
+    const va = d.paymentFiat?.accountNumber;
+    assert.ok(va);
+    for (const backend of [app, merchantApp(up)]) {
+      for (const key of [reference, d.depositId]) {
+        for (const path of [`/api/checkouts/${key}/deposit`, `/api/checkouts/${key}`, `/api/checkouts/${key}/events`]) {
+          const r = await call(backend, 'GET', path);
+          notFound(r, path);
+          assert.ok(!r.text.includes(String(va)), `${path} leaked the VA number`);
+        }
+        notFound(await call(backend, 'POST', `/api/checkouts/${key}/deposit`, { method: 'BCA_VA' }), 'choose');
+      }
+    }
+  });
+
+  it('a non-checkout deposit cannot be cancelled, paid or expired', async () => {
+    const fiat = await app.service.client.createFiatDeposit({
+      inputCurrency: 'IDR', inputAmount: 77000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS', reference: `order-${randomUUID()}`,
+    });
+    const crypto = await app.service.client.createCryptoDeposit({ inputCurrency: (await app.service.client.listCryptos())[0].id, inputAmount: 1 });
+    for (const d of [fiat, crypto]) {
+      for (const path of [`/api/checkouts/${d.depositId}/cancel`, `/api/sandbox/checkouts/${d.depositId}/pay`, `/api/sandbox/checkouts/${d.depositId}/expire`,
+        `/api/checkouts/${d.reference || d.depositId}/cancel`]) {
+        notFound(await call(merchantApp(up), 'POST', path), path);
+      }
+      assert.equal((await app.service.client.getDeposit(d.depositId)).status, 'pending', `${d.depositType} deposit was changed`);
+    }
+  });
+
+  it('a non-checkout deposit learnt from a webhook is still not reachable', async () => {
+    const d = await app.service.client.createFiatDeposit({
+      inputCurrency: 'IDR', inputAmount: 88000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BNI_VA', reference: `order-${randomUUID()}`,
+    });
+    const body = JSON.stringify({ type: 'deposit.completed', orderId: d.depositId, depositId: d.depositId, reference: d.reference, status: 'completed', data: { ...d, status: 'completed' }, timestamp: new Date().toISOString() });
+    const headers = webhookHeaders(up.provider.credentials.webhookSecret, `msg_${randomUUID()}`, body) as unknown as Record<string, string>;
+    assert.equal((await call(app, 'POST', '/api/webhooks/kasir', body, headers)).status, 200);
+    notFound(await call(app, 'GET', `/api/checkouts/${d.depositId}/deposit`), 'read after webhook');
+    notFound(await call(app, 'POST', `/api/checkouts/${d.depositId}/deposit`, { method: 'BNI_VA' }), 'choose after webhook');
+  });
+
+  it('a checkout is still reached by its id, at most one session call per checkout (none for one created here)', async () => {
+    const reader = merchantApp(up, {}, { statusRefreshMs: 100 });
+    const c = (await call(reader, 'POST', '/api/checkouts', { amount: '61000', currency: 'IDR' })).json.data;
+    const mark = up.calls.length;
+    assert.equal((await call(reader, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' })).status, 201);
+    assert.equal((await call(reader, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
+    assert.deepEqual(up.calls.slice(mark).filter((x) => x.endsWith('/session')), [], 'created here: known without asking');
+
+    const cold = merchantApp(up, {}, { statusRefreshMs: 100 });
+    const before = up.calls.length;
+    const reads = await Promise.all(Array.from({ length: 50 }, () => call(cold, 'GET', `/api/checkouts/${c.id}/deposit`)));
+    assert.ok(reads.every((r) => r.status === 200 && r.json.data.id === c.id));
+    for (let i = 0; i < 3; i++) {
+      await sleep(120);
+      assert.equal((await call(cold, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
+    }
+    assert.equal((await call(cold, 'POST', `/api/sandbox/checkouts/${c.id}/pay`)).json.data.status, 'completed');
+    const sessions = up.calls.slice(before).filter((x) => x === `GET /checkout/${c.id}/session`);
+    assert.equal(sessions.length, 1, 'one session call per checkout');
+  });
+});
+
+describe('merchant backend: the order total of a checkout created with a crypto outputAmount', () => {
+  let up: Upstream;
+  before(async () => { up = await startUpstream(); });
+  after(async () => { await up.close(); });
+
+  it('shows the amount in the input currency, as the hosted widget API does', async () => {
+    const app = merchantApp(up);
+    const created = await app.service.client.createCheckout({ inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' });
+    const hosted = await fetch(`${up.provider.credentials.checkoutUrl}/api/checkouts/${created.id}`).then((r) => r.json() as Promise<any>);
+    const r = await call(app, 'GET', `/api/checkouts/${created.id}`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.data.currency, 'IDR');
+    assert.notEqual(r.json.data.amount, '6');
+    assert.equal(r.json.data.amount, hosted.data.amount);
+    assert.equal(r.json.data.feesPaidBy, 'shopper');
+    const bca = r.json.data.methods.find((m: any) => m.code === 'BCA_VA');
+    assert.equal(bca.fee, hosted.data.methods.find((m: any) => m.code === 'BCA_VA').fee);
+    // The shopper's fee on the chosen deposit is measured against the same order amount.
+    const chosen = await call(app, 'POST', `/api/checkouts/${created.id}/deposit`, { method: 'BCA_VA' });
+    assert.equal(chosen.json.data.fee, bca.fee);
+  });
+});
+
+describe('merchant backend: order amount of a session', () => {
+  const base = { id: 'c1', inputCurrency: 'IDR', outputCurrency: 'USDT-POLYGON', inputAmount: null, outputAmount: 6, expiresAt: '', deposit: null };
+  const methods = [{ bankCode: 'BCA_VA', currency: 'IDR', paymentAmount: 102880, shopperFee: 4000 }] as any;
+
+  it("takes the session's orderAmount, and falls back without ever using an amount of another currency", () => {
+    assert.equal(orderAmount({ ...base, orderAmount: '98880', methods } as any), '98880');
+    assert.equal(orderAmount({ ...base, orderAmount: 98880, methods } as any), '98880');
+    assert.equal(orderAmount({ ...base, methods } as any), '98880'); // a service without orderAmount: from the methods
+    assert.equal(orderAmount({ ...base, methods: [] } as any, '98000'), '98000'); // what the backend remembers
+    assert.equal(orderAmount({ ...base, methods: [] } as any), '0');
+    assert.equal(orderAmount({ ...base, inputAmount: 150000, outputAmount: null, methods: [] } as any), '150000');
+    assert.equal(orderAmount({ ...base, outputCurrency: 'IDR', outputAmount: 100000, methods: [] } as any), '100000');
+  });
+});
