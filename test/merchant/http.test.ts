@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
-import { call, merchantApp, startUpstream, type Upstream } from './support';
+import { call, merchantApp, sleep, startUpstream, type Upstream } from './support';
 
 describe('merchant backend: configuration', () => {
   const full = {
@@ -78,6 +78,50 @@ describe('merchant backend: HTTP surface', () => {
     assert.equal(limited.headers.get('retry-after'), '60');
     // Reads are not limited.
     assert.equal((await call(app, 'GET', '/api/checkouts/unknown-id')).status, 404);
+  });
+
+  it("429: Retry-After says what the limiter's RateLimit reset says, later in the window too", async () => {
+    const app = merchantApp(up, {}, { checkoutRateLimit: 1 });
+    await call(app, 'POST', '/api/checkouts', { amount: 'x', currency: 'IDR' });
+    await sleep(1100);
+    const limited = await call(app, 'POST', '/api/checkouts', { amount: '1000', currency: 'IDR' });
+    assert.equal(limited.status, 429);
+    const reset = /reset=(\d+)/.exec(limited.headers.get('ratelimit') ?? '')?.[1];
+    assert.ok(reset && Number(reset) < 60, limited.headers.get('ratelimit') ?? 'no RateLimit header');
+    assert.equal(limited.headers.get('retry-after'), reset);
+  });
+
+  it('requires application/json on JSON POSTs, so a cross-site form or no-cors fetch cannot create a checkout', async () => {
+    const app = merchantApp(up, {}, { checkoutRateLimit: 1000 });
+    const creates = () => up.calls.filter((x) => x === 'POST /v1/checkout').length;
+    const before = creates();
+    const json = JSON.stringify({ amount: '150000', currency: 'IDR' });
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/json']) {
+      const r = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type, Origin: 'https://evil.example' });
+      assert.equal(r.status, 415, `${type}: ${r.text}`);
+      assert.deepEqual(r.json, { statusCode: 415, error: 'Unsupported Media Type', message: 'Send the body as application/json' });
+    }
+    // A body without a type (a string body gets text/plain from fetch; a bare one has none at all).
+    const bare = await app.request('http://localhost/api/checkouts', { method: 'POST', body: new TextEncoder().encode(json) });
+    assert.equal(bare.status, 415);
+    assert.equal((await call(app, 'POST', '/api/checkouts')).status, 415, 'no body, no type');
+    assert.equal(creates(), before, 'no checkout was created');
+
+    const ok = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': 'application/json; charset=utf-8' });
+    assert.equal(ok.status, 201, ok.text);
+    const id = ok.json.data.id;
+    const choose = await call(app, 'POST', `/api/checkouts/${id}/deposit`, JSON.stringify({ method: 'QRIS' }), { 'Content-Type': 'text/plain' });
+    assert.equal(choose.status, 415);
+    assert.equal((await call(app, 'GET', `/api/checkouts/${id}/deposit`)).status, 404, 'no method was chosen');
+    assert.equal((await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'QRIS' })).status, 201);
+    // Bodiless POSTs stay as they are; a body with another type is refused.
+    for (const path of [`/api/checkouts/${id}/cancel`, `/api/sandbox/checkouts/${id}/pay`, `/api/sandbox/checkouts/${id}/expire`]) {
+      const r = await call(app, 'POST', path, 'x=1', { 'Content-Type': 'application/x-www-form-urlencoded' });
+      assert.equal(r.status, 415, `${path}: ${r.text}`);
+    }
+    assert.equal((await call(app, 'GET', `/api/checkouts/${id}/deposit`)).json.data.status, 'pending');
+    const cancelled = await call(app, 'POST', `/api/checkouts/${id}/cancel`);
+    assert.equal(cancelled.status, 200, cancelled.text);
   });
 
   it('answers every failure in the envelope, never a stack trace', async () => {
