@@ -97,7 +97,7 @@ export function createMerchantApp(options: MerchantAppOptions): MerchantApp {
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
   // A body is JSON or nothing: a form or a no-cors fetch (text/plain, form types) cannot carry one, so a
   // cross-site POST with a body must be preflighted. The JSON routes also require the header (jsonOnly).
-  api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', async (c, next) => {
+  api.on('POST', '*', async (c, next) => {
     if (!isJsonType(c.req.header('content-type')) && (await c.req.text()).length > 0) throw new ApiError(415, 'Send the body as application/json');
     await next();
   });

@@ -77,7 +77,8 @@ export class MerchantService {
     this.sessions = new BoundedReader(async (id) => {
       try {
         const session = await this.client.getCheckoutSession(id);
-        return session && session.id === id ? session : null;
+        // Answered for a checkout id only; a session naming another id is not this checkout's.
+        return session && (session.id === undefined || session.id === id) ? session : null;
       } catch (err) {
         if (err instanceof PaymentServiceError && err.statusCode === 404) return null;
         throw err;
