@@ -45,6 +45,9 @@ const safeUrl = (url = '') => {
   }
 };
 const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
+/** The window to choose a method closed before anything was chosen. */
+const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
+const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
 
 /**
  * An embeddable checkout: the shopper chooses a payment method (virtual account, QRIS, e-wallet), sees what to
@@ -150,7 +153,8 @@ export class KasirCheckout extends LitElement {
     read: () => this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`),
     onDeposit: (deposit) => (this.deposit = deposit),
     onTrouble: (err) => (this.offline = !!err),
-    interval: () => this.pollInterval,
+    // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
+    interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
   });
 
   /** The current load's number: a newer load (the attributes changed) makes an older one's answers stale. */
@@ -169,7 +173,7 @@ export class KasirCheckout extends LitElement {
     const current = () => run === this.loads;
     await this.attempt(this.load, current, async () => {
       if (!endpoint || !(id || amount)) throw new ApiError('kasir-checkout needs endpoint and amount or checkout-id', 0);
-      const key = `${endpoint}|${amount}|${currency}`;
+      const key = this.key();
       const known = id || remembered(key);
       let checkout: Checkout | null = null;
       if (known) {
@@ -178,10 +182,9 @@ export class KasirCheckout extends LitElement {
         } catch (err) {
           if (id || (err as ApiError).status !== 404) throw err;
         }
-        // A remembered checkout whose window closed before anything was chosen is of no use: start afresh.
-        if (!id && checkout && !checkout.deposit && Date.parse(checkout.expiresAt) <= Date.parse(checkout.serverTime)) {
-          checkout = null;
-        }
+        // A remembered checkout that is over (paid, expired, or its window closed unused) belongs to an earlier
+        // order: start afresh rather than replay its outcome. A pending one is resumed.
+        if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' : lapsed(checkout))) checkout = null;
       }
       if (!checkout) {
         checkout = await this.api.call<Checkout>('/checkouts', { amount, currency });
@@ -191,6 +194,8 @@ export class KasirCheckout extends LitElement {
       if (!current()) return;
       this.checkout = checkout;
       this.deposit = checkout.deposit;
+      // Already over when opened: the first screen is the expired one, not a method list that then lapses.
+      this.lapsed = lapsed(checkout);
     });
   }
 
@@ -236,16 +241,44 @@ export class KasirCheckout extends LitElement {
     return (this.locale || document.documentElement.lang || '').startsWith('id') ? 'id' : 'en';
   }
 
+  /**
+   * Where this element's checkout id is remembered: the order, the page (path and query), and the element's
+   * place among the page's elements for the same order, so two orders or two elements never share a checkout.
+   */
+  private key() {
+    const o = order(this);
+    const same = [...document.querySelectorAll('kasir-checkout')].filter((e) => order(e) === o);
+    return `${o}|${location.pathname}${location.search}|${same.indexOf(this)}`;
+  }
+
   /** Forgets the remembered checkout and starts a new one (offered once a payment expired). */
   restart() {
-    remember(`${this.endpoint}|${this.amount}|${this.currency}`, null);
+    remember(this.key(), null);
     this.load();
   }
 
-  private failure(): { message: string; status?: number } | null {
-    const err = this.failed;
-    if (this.badLink) return { message: this.t.badUrl };
-    return err && { message: (err.status < 500 && err.message) || this.t.network, status: err.status || undefined };
+  /**
+   * What failed, in the shopper's words (chosen by the kind of failure, never the server's text), what the
+   * shopper can do about it, and the server's own message and status for the shop's developers.
+   */
+  private failure(): { text: string; action?: 'retry' | 'restart'; message: string; status?: number } | null {
+    const { t, failed: err } = this;
+    // Starting over makes sense once a checkout of the shop's own order was open.
+    const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
+    if (this.badLink) return { text: t.badUrl, action: restart, message: t.badUrl };
+    if (!err) return null;
+    const s = err.status;
+    const [text, action] =
+      s == 429
+        ? [t.busy, 'retry']
+        : !s || s > 499
+          ? [t.network, 'retry']
+          : s == 404
+            ? [t.gone, restart]
+            : s == 400 && !this.checkout
+              ? [t.badAmount]
+              : [t.failed, restart];
+    return { text, action: action as 'retry', message: err.message || text, status: s || undefined };
   }
 
   override willUpdate(changed: PropertyValues) {
@@ -308,12 +341,14 @@ export class KasirCheckout extends LitElement {
     switch (this.state) {
       case 'loading':
         return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${t.loading}</p>`;
-      case 'error':
+      case 'error': {
+        const { text, action } = this.failure()!;
         return html`<div part="result" class="result bad" role="alert">
           <h2 tabindex="-1">${t.errorTitle}</h2>
-          <p>${this.failure()!.message}</p>
-          <button class="primary" @click=${this.retry}>${t.retry}</button>
+          <p>${text}</p>
+          ${action ? html`<button class="primary" @click=${action == 'retry' ? this.again : this.restart}>${t[action]}</button>` : nothing}
         </div>`;
+      }
       case 'completed':
         return html`<div part="result" class="result ok">
           <svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d="M5 12.5l4.5 4.5L19 7.5" /></svg>
@@ -432,7 +467,7 @@ export class KasirCheckout extends LitElement {
     const { t } = this;
     const { remaining, spoken } = this.countdown;
     return html`<p part="countdown" class="row">
-      <span aria-hidden="true">${label}</span><strong aria-hidden="true" class="mono">${clock(remaining)}</strong>
+      <span>${label}</span><strong class="mono">${clock(remaining)}</strong>
       <span class="sr" aria-live="polite" aria-atomic="true">${spoken ? fill(t.left, duration(spoken.n, spoken.unit, this.loc)) : ''}</span>
     </p>`;
   }
@@ -449,11 +484,6 @@ export class KasirCheckout extends LitElement {
   private say(text: string) {
     // A trailing no-break space makes a repeated message a change, so it is announced again.
     this.notice = this.notice === text ? `${text}\u00a0` : text;
-  }
-
-  private retry() {
-    if (this.badLink) this.load();
-    else this.again?.();
   }
 
   private async checkNow() {

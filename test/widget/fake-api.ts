@@ -43,6 +43,8 @@ export class FakeApi {
   hold = false;
   /** When set, every request fails with this HTTP status (0: a network error). */
   failWith: number | null = null;
+  /** The message of those failures. */
+  failMessage = 'Upstream unavailable';
   private held: Array<() => void> = [];
   private realFetch = window.fetch;
   private realEventSource = window.EventSource;
@@ -118,7 +120,7 @@ export class FakeApi {
     this.calls.push({ method, path, body, headers, at: Date.now() });
     if (this.failWith !== null) {
       if (this.failWith === 0) throw new TypeError('Failed to fetch');
-      return this.json(this.failWith, { statusCode: this.failWith, error: 'Server Error', message: 'Upstream unavailable' });
+      return this.json(this.failWith, { statusCode: this.failWith, error: 'Server Error', message: this.failMessage });
     }
     let m: RegExpMatchArray | null;
     if (method === 'POST' && path === '/checkouts') {

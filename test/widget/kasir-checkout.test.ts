@@ -10,6 +10,9 @@ const parts = (el: KasirCheckout, name: string) => [...el.shadowRoot!.querySelec
 const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
 const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 
+/** Where the element remembers its checkout: the order, this page, and its place among the page's elements. */
+const key = (amount: string, index = 0) => `kasir-checkout:/api|${amount}|IDR|${location.pathname}${location.search}|${index}`;
+
 async function mount(api: FakeApi, attrs: Partial<{ amount: string; checkoutId: string; locale: string }> = {}) {
   const el = await fixture<KasirCheckout>(
     html`<kasir-checkout
@@ -240,6 +243,92 @@ describe('<kasir-checkout>', () => {
     expect(el.state).to.equal('choosing');
   });
 
+  describe('error messages, by the kind of failure', () => {
+    const cases = [
+      { status: 0, raw: '', says: 'We could not reach the payment service.', action: 'Try again' },
+      { status: 500, raw: 'Internal Server Error', says: 'We could not reach the payment service.', action: 'Try again' },
+      { status: 502, raw: 'Bad Gateway', says: 'We could not reach the payment service.', action: 'Try again' },
+      { status: 503, raw: 'Service Unavailable', says: 'We could not reach the payment service.', action: 'Try again' },
+      { status: 429, raw: 'Too Many Requests', says: 'Too many attempts.', action: 'Try again' },
+      { status: 400, raw: 'inputAmount: no payment method accepts this amount', says: 'This amount cannot be paid online.', action: null },
+      { status: 404, raw: 'Cannot POST /checkouts', says: 'This payment link is unknown or has ended.', action: null },
+    ];
+    let details: Array<{ message: string; status?: number }>;
+    const record = (e: Event) => details.push((e as CustomEvent).detail);
+    beforeEach(() => {
+      details = [];
+      document.addEventListener('kasir-error', record);
+    });
+    afterEach(() => document.removeEventListener('kasir-error', record));
+    const buttons = (el: KasirCheckout) => [...part(el, 'result')!.querySelectorAll('button')].map(text);
+
+    for (const { status, raw, says, action } of cases) {
+      it(`creating the checkout fails with ${status || 'a network error'}: "${says}"${action ? `, "${action}"` : ', no button'}`, async () => {
+        api.failWith = status;
+        api.failMessage = raw;
+        const el = await mount(api);
+        await reached(el, 'error');
+        await el.updateComplete;
+        expect(text(part(el, 'result'))).to.contain(says);
+        if (raw) expect(text(part(el, 'result')), 'no raw server text').to.not.contain(raw);
+        expect(buttons(el)).to.deep.equal(action ? [action] : []);
+        expect(details, 'the event carries the raw message and status').to.deep.equal([
+          { message: raw || text(part(el, 'result')!.querySelector('p')), status: status || undefined },
+        ]);
+        if (action) {
+          api.failWith = null;
+          part(el, 'result')!.querySelector('button')!.click();
+          await reached(el, 'choosing');
+        }
+      });
+    }
+
+    it('speaks Indonesian: an unknown checkout-id, with no button (nothing to retry or restart)', async () => {
+      const el = await mount(api, { checkoutId: 'chk_unknown', locale: 'id' });
+      await reached(el, 'error');
+      await el.updateComplete;
+      expect(text(part(el, 'result'))).to.equal('Terjadi kesalahan Tautan pembayaran ini tidak dikenal atau sudah berakhir.');
+      expect(buttons(el)).to.deep.equal([]);
+      expect(details).to.deep.equal([{ message: 'Checkout not found', status: 404 }]);
+    });
+
+    it('speaks Indonesian for every kind of failure', async () => {
+      api.failWith = 429;
+      const el = await mount(api, { locale: 'id' });
+      await reached(el, 'error');
+      await el.updateComplete;
+      expect(text(part(el, 'result'))).to.contain('Terlalu banyak percobaan');
+      expect(buttons(el)).to.deep.equal(['Coba lagi']);
+      for (const [status, says] of [[503, 'Layanan pembayaran tidak dapat dihubungi'], [400, 'Jumlah ini tidak dapat dibayar'], [404, 'tidak dikenal']] as const) {
+        api.failWith = status;
+        el.amount = `${status}000`;
+        await waitUntil(() => text(part(el, 'result')).includes(says), `${status}: ${says}`, { timeout: 3000 });
+      }
+    });
+
+    for (const [status, raw, says] of [
+      [404, 'Checkout not found', 'This payment link is unknown or has ended.'],
+      [409, 'Checkout is being updated', 'This payment could not be processed.'],
+    ] as const) {
+      it(`a choice that fails with ${status} offers "Start a new payment", which works`, async () => {
+        const el = await mount(api);
+        await reached(el, 'choosing');
+        const old = api.only.id;
+        api.failWith = status;
+        api.failMessage = raw;
+        part(el, 'method')!.click();
+        await reached(el, 'error');
+        await el.updateComplete;
+        expect(text(part(el, 'result'))).to.equal(`Something went wrong ${says} Start a new payment`);
+        expect(details).to.deep.equal([{ message: raw, status }]);
+        api.failWith = null;
+        part(el, 'result')!.querySelector('button')!.click();
+        await reached(el, 'choosing');
+        expect(api.only.id).to.not.equal(old);
+      });
+    }
+  });
+
   it('chooses once on a double click, and shows the choice as busy meanwhile', async () => {
     const el = await mount(api);
     await reached(el, 'choosing');
@@ -311,15 +400,92 @@ describe('<kasir-checkout>', () => {
   });
 
   it('starts afresh when the remembered checkout is gone, and remembers per order', async () => {
-    sessionStorage.setItem('kasir-checkout:/api|150000|IDR', 'chk_gone');
+    sessionStorage.setItem(key('150000'), 'chk_gone');
     const el = await mount(api);
     await reached(el, 'choosing');
     expect(api.requests('GET', '/checkouts/chk_gone')).to.have.length(1);
     expect(api.requests('POST', '/checkouts')).to.have.length(1);
-    expect(sessionStorage.getItem('kasir-checkout:/api|150000|IDR')).to.equal(api.only.id);
+    expect(sessionStorage.getItem(key('150000'))).to.equal(api.only.id);
     const other = await mount(api, { amount: '99000' });
     await reached(other, 'choosing');
     expect(api.requests('POST', '/checkouts'), 'another amount is another checkout').to.have.length(2);
+  });
+
+  for (const outcome of ['completed', 'expired'] as const) {
+    it(`a new order at the same price after a ${outcome} payment gets a new checkout, not the old outcome`, async () => {
+      const first = await mount(api);
+      first.pollInterval = 1000;
+      await choose(first, 'BCA_VA');
+      const old = api.only.id;
+      api.settle(old, outcome);
+      await reached(first, outcome);
+      first.remove();
+      // A single-page shop puts a new element up for the next order, at the same price.
+      const seen: string[] = [];
+      const next = document.createElement('kasir-checkout');
+      for (const type of ['kasir-completed', 'kasir-expired', 'kasir-pending'] as const) next.addEventListener(type, () => seen.push(type));
+      Object.assign(next, { endpoint: '/api', amount: '150000', currency: 'IDR', locale: 'en' });
+      document.body.append(next);
+      try {
+        await reached(next, 'choosing');
+        expect(api.requests('POST', '/checkouts')).to.have.length(2);
+        expect(api.only.id).to.not.equal(old);
+        expect(sessionStorage.getItem(key('150000'))).to.equal(api.only.id);
+        await aTimeout(50);
+        expect(seen, 'the old outcome is not replayed').to.deep.equal([]);
+        expect(next.state).to.equal('choosing');
+      } finally {
+        next.remove();
+      }
+    });
+  }
+
+  it('gives two elements for the same amount on one page a checkout each, and each resumes its own', async () => {
+    const page = () => fixture<HTMLDivElement>(html`<div>
+      <kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>
+      <kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>
+    </div>`);
+    const both = (box: HTMLElement) => [...box.querySelectorAll('kasir-checkout')];
+    let box = await page();
+    const [a, b] = both(box);
+    await reached(a, 'choosing');
+    await reached(b, 'choosing');
+    expect(api.requests('POST', '/checkouts')).to.have.length(2);
+    const ids = [sessionStorage.getItem(key('150000', 0)), sessionStorage.getItem(key('150000', 1))];
+    expect(ids[0]).to.not.equal(ids[1]);
+    await choose(b, 'QRIS');
+    box.remove();
+    // A reload: each element finds its own checkout again.
+    box = await page();
+    const [a2, b2] = both(box);
+    await reached(a2, 'choosing');
+    await reached(b2, 'pending');
+    expect(api.requests('POST', '/checkouts')).to.have.length(2);
+    expect(api.requests('POST', '/deposit')).to.have.length(1);
+    expect(api.requests('GET', `/checkouts/${ids[0]}`)).to.have.length(1);
+    expect(api.requests('GET', `/checkouts/${ids[1]}`)).to.have.length(1);
+  });
+
+  it('gives another order page (another query) its own checkout at the same price', async () => {
+    const here = location.href;
+    const first = await mount(api);
+    await reached(first, 'choosing');
+    const one = api.only.id;
+    first.remove();
+    history.replaceState(null, '', `${location.pathname}${location.search ? `${location.search}&` : '?'}order=2`);
+    try {
+      const second = await mount(api);
+      await reached(second, 'choosing');
+      expect(api.requests('POST', '/checkouts'), 'a second order page').to.have.length(2);
+      expect(api.only.id).to.not.equal(one);
+      second.remove();
+    } finally {
+      history.replaceState(null, '', here);
+    }
+    const again = await mount(api);
+    await reached(again, 'choosing');
+    expect(api.requests('POST', '/checkouts'), 'back on the first order page, its checkout is resumed').to.have.length(2);
+    expect(api.requests('GET', `/checkouts/${one}`)).to.have.length(1);
   });
 
   it('follows a change of amount: the new order gets its own checkout', async () => {
@@ -369,6 +535,27 @@ describe('<kasir-checkout>', () => {
       expect(text(el.shadowRoot!.querySelector('h2'))).to.equal('Pilih cara bayar');
     } finally {
       document.documentElement.lang = 'en';
+    }
+  });
+
+  it('opens an already expired checkout on the expired screen, with no method list first and no focus moved', async () => {
+    const made = api.newCheckout();
+    made.expiresAt = new Date(Date.now() - 60_000).toISOString();
+    const el = document.createElement('kasir-checkout');
+    let first = '';
+    el.addEventListener('kasir-ready', () => (first = `${el.state} ${parts(el, 'method').length} methods`));
+    Object.assign(el, { endpoint: '/api', checkoutId: made.id, locale: 'en' });
+    document.body.append(el);
+    try {
+      await reached(el, 'expired');
+      await el.updateComplete;
+      await aTimeout(50);
+      expect(first, 'the first screen after loading').to.equal('expired 0 methods');
+      expect(text(part(el, 'result'))).to.equal('Payment expired The time to pay ran out. Nothing was charged.');
+      expect(el.shadowRoot!.activeElement, 'focus stays where the page put it').to.equal(null);
+      expect(document.activeElement).to.equal(document.body);
+    } finally {
+      el.remove();
     }
   });
 

@@ -28,7 +28,7 @@ describe('<kasir-checkout> following the payment', () => {
     api.uninstall();
   });
 
-  async function pendingWith(code: string, options: ConstructorParameters<typeof FakeApi>[0] = {}, pollInterval?: number) {
+  async function pendingWith(code: string, options: ConstructorParameters<typeof FakeApi>[0] = {}, pollInterval?: number | string) {
     api = new FakeApi(options).install();
     const el = await fixture<KasirCheckout>(
       html`<kasir-checkout endpoint="/api" amount="150000" locale="en" poll-interval=${pollInterval ?? 3000}></kasir-checkout>`,
@@ -61,6 +61,14 @@ describe('<kasir-checkout> following the payment', () => {
     await clock.tick(10_000);
     expect(gaps(polls(api).map((c) => c.at))).to.deep.equal(Array(10).fill(1000));
   });
+
+  for (const [value, gap] of [['-1', 3000], ['0', 3000], ['soon', 3000], ['10', 1000], ['999', 1000], ['1500', 1500]] as const) {
+    it(`takes poll-interval="${value}" as ${gap} ms: never below a second, the default when not a positive number`, async () => {
+      await pendingWith('QRIS', {}, value);
+      await clock.tick(9000);
+      expect(gaps(polls(api).map((c) => c.at))).to.deep.equal(Array(9000 / gap).fill(gap));
+    });
+  }
 
   it('keeps one request in flight: "check now" joins it, and the clock restarts after it', async () => {
     const el = await pendingWith('BCA_VA');
