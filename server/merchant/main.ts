@@ -1,8 +1,6 @@
 // Starts the merchant backend: `npm run start:merchant` (configured by env, DESIGN.md section 2), or
 // `startMerchantFromSandbox(credentials)` from `npm start` (configured by the sandbox's sandbox.json).
-import { serve } from '@hono/node-server';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../common/http-server';
 import { createMerchantApp, type MerchantApp, type MerchantAppOptions } from './app';
 import { ConfigError, loadMerchantConfig, type MerchantConfig } from './config';
 
@@ -36,19 +34,11 @@ const logCompletion: MerchantAppOptions['onDepositCompleted'] = ({ checkoutId, o
 
 export async function startMerchant(config: MerchantConfig, options: Omit<MerchantAppOptions, 'config'> = {}): Promise<RunningMerchant> {
   const app = createMerchantApp({ ...options, config });
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }) as Server;
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', () => resolve());
-    server.once('error', reject);
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listen(app.fetch, config.port, config.host);
   return {
     app, config, port,
     url: `http://localhost:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections?.();
-      server.close(() => resolve());
-    }),
+    stop: close,
   };
 }
 
