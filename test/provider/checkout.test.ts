@@ -177,6 +177,17 @@ describe('checkout', () => {
       assert.deepEqual(await res.json(), { statusCode: 404, error: 'Not Found', message: 'Checkout not found' });
     });
 
+    it('speaks the shopper\'s language on the hosted page: ?lang=, then Accept-Language, else English', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
+      const page = async (path: string, headers: Record<string, string> = {}) => (await p.app.request(`http://localhost${path}`, { headers })).text();
+      const indonesian = await page(`/checkout/${id}`, { 'Accept-Language': 'id-ID,id;q=0.9,en;q=0.8' });
+      assert.match(indonesian, /<html lang="id">/);
+      assert.ok(indonesian.includes(`checkout-id="${id}" locale="id"`));
+      assert.match(await page(`/checkout/${id}?lang=id`, { 'Accept-Language': 'en' }), /locale="id"/);
+      assert.match(await page(`/checkout/${id}`, { 'Accept-Language': 'fr-FR' }), /locale="en"/);
+      assert.match(await page('/checkout/nope', { 'Accept-Language': 'id' }), /Checkout tidak ditemukan/);
+    });
+
     it('serves the hosted page: the widget element, the widget module, a strict CSP and no inline script', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       const res = await get(`/checkout/${id}`);
@@ -188,7 +199,7 @@ describe('checkout', () => {
       assert.match(csp, /frame-ancestors 'none'/);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
       const html = await res.text();
-      assert.ok(html.includes(`<kasir-checkout endpoint="/checkout/api" checkout-id="${id}"></kasir-checkout>`));
+      assert.ok(html.includes(`<kasir-checkout endpoint="/checkout/api" checkout-id="${id}" locale="en"></kasir-checkout>`));
       assert.ok(html.includes('<script type="module" src="/checkout/kasir-checkout.js"></script>'));
       assert.equal((html.match(/<script/g) ?? []).length, 1, 'only the module script, no inline script');
       const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1];

@@ -1,3 +1,4 @@
+import { languageDetector } from 'hono/language';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -31,9 +32,9 @@ export const CHECKOUT_CSP = [
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-function page(title: string, content: string): string {
+function page(title: string, content: string, lang: 'en' | 'id' = 'en'): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -111,19 +112,27 @@ export function checkoutRoutes(deps: ProviderDeps) {
     return c.body(cached.body, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
   });
 
-  router.get('/checkout/:id', async (c) => {
+  // The hosted page speaks the shopper's language: ?lang=, else Accept-Language, else English.
+  const detectLanguage = languageDetector({
+    supportedLanguages: ['en', 'id'], fallbackLanguage: 'en', order: ['querystring', 'header'], lookupQueryString: 'lang', caches: false,
+  });
+  router.get('/checkout/:id', detectLanguage, async (c) => {
+    const lang = c.get('language') === 'id' ? 'id' : 'en';
     const id = c.req.param('id');
     const checkout = id.length <= 128 ? await findCheckout(deps, id) : undefined;
     c.header('Content-Security-Policy', CHECKOUT_CSP);
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
     if (!checkout) {
-      return c.html(page('Checkout not found', '<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>'), 404);
+      return c.html(lang === 'id'
+        ? page('Checkout tidak ditemukan', '<h1>Checkout tidak ditemukan</h1><p>Tautan pembayaran ini tidak ada. Minta tautan baru ke toko.</p>', lang)
+        : page('Checkout not found', '<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>', lang), 404);
     }
     const org = await deps.db.selectFrom('merchants').innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
       .select('organizations.name').where('merchants.id', '=', checkout.merchant_id).executeTakeFirst();
     const name = org?.name ?? 'Checkout';
-    return c.html(page(`Pay ${name}`, `<h1>${escapeHtml(name)}</h1>\n<kasir-checkout endpoint="/checkout/api" checkout-id="${escapeHtml(checkout.id)}"></kasir-checkout>`));
+    return c.html(page(lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
+      `<h1>${escapeHtml(name)}</h1>\n<kasir-checkout endpoint="/checkout/api" checkout-id="${escapeHtml(checkout.id)}" locale="${lang}"></kasir-checkout>`, lang));
   });
 
   // --- The session API of DESIGN.md 3 (public, keyed by the unguessable id) ---
