@@ -103,6 +103,46 @@ describe('the demo storefront, end to end', () => {
     await context.close();
   });
 
+  it('starts a new checkout for a new order in the same tab, never replaying the last one as paid', async () => {
+    const { context, page } = await shopper();
+    await choose(page, 'QRIS');
+    await page.click('#pay');
+    await waitForState(page, 'completed');
+    const paid = await page.evaluate(() => [...document.querySelectorAll('#log code')].map((c) => c.parentElement!.textContent).join('\n'));
+    assert.match(paid, /kasir-completed/);
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(new URL(r.url()).pathname));
+    // The next order's page, in the same tab, at the same price.
+    await page.goto(`${kasir.url}/?order=2`);
+    await waitForState(page, 'choosing');
+    assert.deepEqual(posts, ['/api/checkouts']);
+    // And the paid order's page again: its finished checkout is not replayed either.
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    assert.doesNotMatch((await page.locator('#log').textContent())!, /kasir-completed/);
+    assert.deepEqual(posts, ['/api/checkouts', '/api/checkouts']);
+    await context.close();
+  });
+
+  it('tells the shopper, in their language, that an amount cannot be paid, without the server\'s wording', async () => {
+    const { context, page } = await shopper();
+    const detail = await page.evaluate(
+      () =>
+        new Promise<{ message: string; status?: number }>((done) => {
+          const el = document.createElement('kasir-checkout');
+          el.addEventListener('kasir-error', (e) => done(e.detail));
+          Object.assign(el, { endpoint: '/api', amount: '1', currency: 'IDR', locale: 'id' });
+          document.body.append(el);
+        }),
+    );
+    assert.equal(detail.status, 400);
+    const text = await page.locator('kasir-checkout >> nth=1').locator('[part="result"]').textContent();
+    assert.match(text!, /Jumlah ini tidak dapat dibayar secara online/);
+    assert.ok(!text!.includes(detail.message), `the server's message (${detail.message}) is for the shop, not the shopper`);
+    assert.equal(await page.locator('kasir-checkout >> nth=1').locator('[part="result"] button').count(), 0);
+    await context.close();
+  });
+
   it('runs under the storefront\'s strict CSP (no inline script, no eval)', async () => {
     const { context, page, problems } = await shopper();
     const response = await page.goto(kasir.url);
