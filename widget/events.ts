@@ -42,7 +42,11 @@ export class KasirExpiredEvent extends KasirEvent<{ deposit: Deposit | null }> {
   }
 }
 
-/** Something failed; the element shows the message and a retry button. `status` is the HTTP status when there was one. */
+/**
+ * Something failed. The shopper sees a localized message chosen by the kind of failure (and "Try again" where
+ * retrying can help); `message` is the server's own (or, with none, the shopper's), for the shop's developers, and
+ * `status` the HTTP status when there was one.
+ */
 export class KasirErrorEvent extends KasirEvent<{ message: string; status?: number }> {
   constructor(message: string, status?: number) {
     super('kasir-error', { message, status });

@@ -53,7 +53,7 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
  * An embeddable checkout: the shopper chooses a payment method (virtual account, QRIS, e-wallet), sees what to
  * pay and how, and the element follows the deposit (server-sent events when offered, else polling) until it is
  * completed or expired. It speaks the widget API (widget/WIDGET-API.md) at `endpoint`, holds no secret, and
- * resumes the same checkout and deposit after a reload.
+ * resumes the same checkout and deposit after a reload (a finished one is not replayed: the next order starts afresh).
  *
  * @summary A payment checkout for virtual accounts, QRIS and e-wallets.
  *
@@ -62,7 +62,7 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
  * @attr {string} amount - What the order costs, a decimal string, e.g. `150000`.
  * @attr {string} currency - The order's currency (default `IDR`).
  * @attr {'en' | 'id'} locale - Language and number formats (default from the page's `lang`, else `en`).
- * @attr {number} poll-interval - First polling interval in ms (default 3000; backs off to 10 s after a minute).
+ * @attr {number} poll-interval - First polling interval in ms (default 3000, also for anything not a positive number; at least 1000; backs off to 10 s after a minute).
  * @attr {'loading' | 'choosing' | 'pending' | 'completed' | 'expired' | 'error'} state - The phase, reflected (read only).
  *
  * @fires {KasirReadyEvent} kasir-ready - The checkout is loaded; `detail.checkout`.
@@ -70,7 +70,7 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
  * @fires {KasirPendingEvent} kasir-pending - A deposit awaits payment; `detail.deposit`.
  * @fires {KasirCompletedEvent} kasir-completed - The payment was received; `detail.deposit`.
  * @fires {KasirExpiredEvent} kasir-expired - The time to pay ran out; `detail.deposit` (null when none was made).
- * @fires {KasirErrorEvent} kasir-error - Something failed; `detail.message`, `detail.status`.
+ * @fires {KasirErrorEvent} kasir-error - Something failed; `detail.message` (the server's own, for the shop's developers; the shopper sees a localized one), `detail.status`.
  *
  * @csspart method - A method choice (a button), with `data-method` set to the method's code.
  * @csspart instructions - The steps to pay.
