@@ -172,7 +172,7 @@ export class KasirCheckout extends LitElement {
     this.api = new WidgetApi(endpoint);
     const current = () => run === this.loads;
     await this.attempt(this.load, current, async () => {
-      if (!endpoint || !(id || amount)) throw new ApiError('kasir-checkout needs endpoint and amount or checkout-id', 0);
+      if (!endpoint || !(id || amount)) throw new ApiError('kasir-checkout needs endpoint and amount or checkout-id', -1);
       const key = this.key();
       const known = id || remembered(key);
       let checkout: Checkout | null = null;
@@ -267,6 +267,7 @@ export class KasirCheckout extends LitElement {
     const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
     if (this.badLink) return { text: t.badUrl, action: restart, message: t.badUrl };
     if (!err) return null;
+    // -1: the element's own attributes are incomplete (nothing to retry); 0: the network failed.
     const s = err.status;
     const [text, action] =
       s == 429
@@ -278,7 +279,7 @@ export class KasirCheckout extends LitElement {
             : s == 400 && !this.checkout
               ? [t.badAmount]
               : [t.failed, restart];
-    return { text, action: action as 'retry', message: err.message || text, status: s || undefined };
+    return { text, action: action as 'retry', message: err.message || text, status: s > 0 ? s : undefined };
   }
 
   override willUpdate(changed: PropertyValues) {

@@ -283,6 +283,15 @@ describe('<kasir-checkout>', () => {
       });
     }
 
+    it('says what is missing to the shop\'s developers when amount and checkout-id are both missing, with no button', async () => {
+      const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" locale="en"></kasir-checkout>`);
+      await reached(el, 'error');
+      await el.updateComplete;
+      expect(text(part(el, 'result'))).to.equal('Something went wrong This payment could not be processed.');
+      expect(details).to.deep.equal([{ message: 'kasir-checkout needs endpoint and amount or checkout-id', status: undefined }]);
+      expect(api.calls).to.deep.equal([]);
+    });
+
     it('speaks Indonesian: an unknown checkout-id, with no button (nothing to retry or restart)', async () => {
       const el = await mount(api, { checkoutId: 'chk_unknown', locale: 'id' });
       await reached(el, 'error');
