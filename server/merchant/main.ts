@@ -10,14 +10,7 @@ export { PaymentServiceError, PaymentServiceUnavailableError } from './client/er
 export { ConfigError, loadMerchantConfig, type MerchantConfig } from './config';
 
 /** What the backend needs from the sandbox's credentials (the shape of sandbox.json; no import of its code). */
-export interface ServiceCredentials {
-  baseUrl: string;
-  checkoutUrl: string;
-  clientId: string;
-  clientSecret: string;
-  accessToken: string;
-  webhookSecret: string;
-}
+export type ServiceCredentials = Pick<MerchantConfig, 'baseUrl' | 'checkoutUrl' | 'clientId' | 'clientSecret' | 'accessToken' | 'webhookSecret'>;
 
 export interface RunningMerchant {
   app: MerchantApp;

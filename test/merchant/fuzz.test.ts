@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { assertEnvelope } from '../support/envelope';
 import { call, merchantApp, startUpstream, type Upstream } from './support';
 
 interface Route { method: string; path: (id: string) => string; fields?: string[] }
@@ -81,14 +82,7 @@ describe('merchant backend fuzz: never a 5xx, always the envelope, never a secre
           assert.ok(res.status < 500, `${route.method} ${target} ${JSON.stringify(body).slice(0, 200)} -> ${res.status} ${text}`);
           for (const secret of secrets) assert.ok(!text.includes(secret), `${route.method} ${target} leaked a secret`);
           if (res.status === 304) return;
-          const json = JSON.parse(text);
-          assert.equal(typeof json.statusCode, 'number', text);
-          assert.equal(typeof json.message, 'string', text);
-          if (res.status >= 400) {
-            assert.equal(json.statusCode, res.status, text);
-            assert.equal(typeof json.error, 'string', text);
-            assert.equal('data' in json, false, text);
-          }
+          assertEnvelope(res.status, text);
         },
       ), { numRuns: Number(process.env.FUZZ_RUNS || 60) });
     });

@@ -3,27 +3,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { assertEnvelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 
 const RUNS = Number(process.env.FUZZ_RUNS || 150);
 
-async function assertEnvelope(res: Response, what: string) {
+async function assertAnswer(res: Response, what: string) {
   assert.ok(res.status < 500, `${what} answered ${res.status}`);
-  const text = await res.text();
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    assert.fail(`${what} answered non-JSON: ${text.slice(0, 200)}`);
-  }
-  const code = body.statusCode ?? body.status;
-  assert.equal(code, res.status, `${what}: body code matches HTTP status`);
-  assert.equal(typeof body.message, 'string', what);
-  if (res.status >= 400) {
-    assert.equal(typeof body.statusCode, 'number', `${what}: errors keep statusCode`);
-    assert.equal(typeof body.error, 'string', what);
-    assert.doesNotMatch(text, /\n\s+at |node_modules/, `${what}: no stack trace`);
-  }
+  assertEnvelope(res.status, await res.text(), what);
 }
 
 // Values that exercise type confusion, sizes and odd characters.
@@ -72,14 +59,14 @@ describe('fuzz: accounts endpoints never 5xx, always the envelope', () => {
       fc.constantFrom('/v1/auth/register', '/v1/auth/login', '/v1/auth/verify-login'), rawBody, contentType,
       async (path, body, type) => {
         const res = await p.app.request(`http://localhost${path}`, { method: 'POST', headers: type ? { 'Content-Type': type } : {}, body });
-        await assertEnvelope(res, `POST ${path} ${body.slice(0, 80)}`);
+        await assertAnswer(res, `POST ${path} ${body.slice(0, 80)}`);
       },
     ), { numRuns: RUNS });
   });
 
   it('the mailbox takes any query', async () => {
     await fc.assert(fc.asyncProperty(fc.oneof(query, fc.constantFrom('?email=%E0%A4%A', '?email=a%40b.co&email=c%40d.co', '?email=%00')), async (q) => {
-      await assertEnvelope(await p.app.request(`http://localhost/sandbox/mailbox${q}`), `GET mailbox${q}`);
+      await assertAnswer(await p.app.request(`http://localhost/sandbox/mailbox${q}`), `GET mailbox${q}`);
     }), { numRuns: RUNS });
   });
 
@@ -90,7 +77,7 @@ describe('fuzz: accounts endpoints never 5xx, always the envelope', () => {
         const target = method === 'GET' && q === '' ? `/v1/recipient/${encodeURIComponent(id)}` : `/v1/recipient${q}`;
         const send = method === 'GET' || method === 'DELETE' ? undefined : body;
         const res = await p.signed(method, target, send === '' ? undefined : send);
-        await assertEnvelope(res, `${method} ${target} ${String(send).slice(0, 80)}`);
+        await assertAnswer(res, `${method} ${target} ${String(send).slice(0, 80)}`);
       },
     ), { numRuns: RUNS * 2 });
   });
@@ -104,7 +91,7 @@ describe('fuzz: accounts endpoints never 5xx, always the envelope', () => {
         const clean = Object.fromEntries(Object.entries(headers).filter(([, v]) => /^[\x20-\x7e]*$/.test(v)));
         const res = await p.app.request(`http://localhost/v1/recipient${q}`, { method, headers: clean, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
         assert.equal(res.status, 401);
-        await assertEnvelope(res, `${method} recipient with ${JSON.stringify(clean)}`);
+        await assertAnswer(res, `${method} recipient with ${JSON.stringify(clean)}`);
       },
     ), { numRuns: RUNS });
   });
@@ -123,7 +110,7 @@ describe('fuzz: accounts endpoints never 5xx, always the envelope', () => {
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       if (authorization && /^[\x20-\x7e]*$/.test(authorization)) headers.Authorization = authorization;
       const res = await p.app.request(`http://localhost${path}${q}`, { method, headers, body: method === 'GET' ? undefined : body });
-      await assertEnvelope(res, `${method} ${path}${q} ${body.slice(0, 60)}`);
+      await assertAnswer(res, `${method} ${path}${q} ${body.slice(0, 60)}`);
     }), { numRuns: RUNS });
   });
 });

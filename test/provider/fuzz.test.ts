@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { assertEnvelope } from '../support/envelope';
 import { createTestProvider, signHeaders, type TestProvider } from '../support/provider';
 import { createFiat } from './deposit-helpers';
 
@@ -108,16 +109,7 @@ describe('fuzz: never a 5xx, always the envelope', () => {
           const text = await res.text();
           assert.ok(res.status < 500, `${ep.method} ${target} body=${JSON.stringify(body)} -> ${res.status} ${text}`);
           if (ep.path('x').startsWith('/static/') && res.status === 200) return;
-          let json: any;
-          try { json = JSON.parse(text); } catch { assert.fail(`not JSON: ${res.status} ${text.slice(0, 200)}`); }
-          const code = json.statusCode ?? json.status;
-          assert.equal(typeof code, 'number', text);
-          assert.equal(typeof json.message, 'string', text);
-          if (res.status >= 400) {
-            assert.equal(json.statusCode, res.status, text);
-            assert.equal(typeof json.error, 'string', text);
-            assert.equal('data' in json, false, text);
-          }
+          assertEnvelope(res.status, text);
         },
       ), { numRuns: Number(process.env.FUZZ_RUNS || 60) });
     });
