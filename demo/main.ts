@@ -59,12 +59,21 @@ function formatPrices(locale: 'en' | 'id') {
 }
 formatPrices('en');
 
+/** The page's own words: each element carries its Indonesian text in data-id; the English is kept in data-en. */
+function translatePage(locale: 'en' | 'id') {
+  for (const node of document.querySelectorAll<HTMLElement>('[data-id]')) {
+    node.dataset.en ??= node.textContent ?? '';
+    node.textContent = locale === 'id' ? node.dataset.id! : node.dataset.en;
+  }
+}
+
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-locale]')) {
   button.addEventListener('click', () => {
     const locale = button.dataset.locale as 'en' | 'id';
     checkout.locale = locale;
     document.documentElement.lang = locale;
     formatPrices(locale);
+    translatePage(locale);
     for (const other of document.querySelectorAll('[data-locale]')) other.setAttribute('aria-pressed', String(other === button));
   });
 }
