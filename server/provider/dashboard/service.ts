@@ -1,4 +1,5 @@
 import type { Db } from '../db/database';
+import { forgetCredentials } from '../http/signature';
 import { newClientSecret, newWebhookSecret } from '../seed';
 
 export async function accountOf(db: Db, merchantId: string) {
@@ -22,6 +23,7 @@ export async function secretsOf(db: Db, merchantId: string) {
 export async function rotateClientSecret(db: Db, merchantId: string, now: Date): Promise<string> {
   const secret = newClientSecret();
   await db.updateTable('merchants').set({ client_secret: secret, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
+  forgetCredentials(db);
   return secret;
 }
 

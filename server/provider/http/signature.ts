@@ -1,8 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors';
-import type { ProviderDeps, ProviderEnv } from './env';
-import { requestTarget } from './request-target';
+import type { Db } from '../db/database';
+import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env';
+import { rawHeader, requestTarget } from './request-target';
 
 export interface SignatureOptions {
   /** Largest allowed distance between X-Timestamp and the server clock, in seconds. */
@@ -13,14 +14,56 @@ const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const unauthorized = (message: string) => new ApiError(401, message);
 
 /** The string a client signs (DESIGN.md section 3): METHOD:PATH:BODYHASH:TIMESTAMP. */
+const EMPTY_BODY_HASH = createHash('sha256').update('').digest('hex');
+
 export function signingString(method: string, target: string, body: Uint8Array | string, timestamp: string): string {
-  const bodyHash = createHash('sha256').update(body).digest('hex');
+  const bodyHash = body.length === 0 ? EMPTY_BODY_HASH : createHash('sha256').update(body).digest('hex');
   return `${method.toUpperCase()}:${target}:${bodyHash}:${timestamp}`;
 }
 
 export function sign(secret: string, message: string): string {
   return createHmac('sha256', secret).update(message, 'utf8').digest('hex');
 }
+
+/** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
+export const CREDENTIAL_CACHE_MS = 5000;
+
+interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
+
+/** Credentials recently read, per database: the signed hot path (merchants polling deposits) skips the lookup. */
+const credentialCaches = new WeakMap<Db, Map<string, Credential>>();
+
+/** Forgets cached credentials, so a secret rotated in this process takes effect at once. */
+export function forgetCredentials(db: Db): void {
+  credentialCaches.get(db)?.clear();
+}
+
+async function credentialOf(db: Db, clientId: string): Promise<Credential | undefined> {
+  let cache = credentialCaches.get(db);
+  if (!cache) credentialCaches.set(db, (cache = new Map()));
+  const now = Date.now();
+  const cached = cache.get(clientId);
+  if (cached && cached.until > now) return cached;
+  const row = await db
+    .selectFrom('merchants')
+    .select(['id', 'organization_id', 'user_id', 'client_id', 'client_secret'])
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  if (!row) {
+    cache.delete(clientId);
+    return undefined;
+  }
+  if (cache.size >= 1000) cache.clear();
+  const entry: Credential = {
+    merchant: { merchantId: row.id, organizationId: row.organization_id, userId: row.user_id, clientId: row.client_id },
+    secret: row.client_secret,
+    until: now + CREDENTIAL_CACHE_MS,
+  };
+  cache.set(clientId, entry);
+  return entry;
+}
+
+const EMPTY_BODY = new Uint8Array(0);
 
 /**
  * Verifies the S headers (X-Client-ID, X-Timestamp, X-Signature) and sets `merchant`.
@@ -29,28 +72,28 @@ export function sign(secret: string, message: string): string {
 export function signatureAuth(deps: ProviderDeps, options: SignatureOptions = {}) {
   const tolerance = options.toleranceSeconds ?? 300;
   return createMiddleware<ProviderEnv>(async (c, next) => {
-    const clientId = c.req.header('x-client-id');
-    const timestamp = c.req.header('x-timestamp');
-    const signature = c.req.header('x-signature');
-    const missing = [!clientId && 'X-Client-ID', !timestamp && 'X-Timestamp', !signature && 'X-Signature'].filter(Boolean);
-    if (missing.length) throw unauthorized(`Missing signature headers: ${missing.join(', ')}`);
+    // Headers are read from Node's own parse (see rawHeader): this runs on the service's hottest path.
+    const clientId = rawHeader(c, 'x-client-id');
+    const timestamp = rawHeader(c, 'x-timestamp');
+    const signature = rawHeader(c, 'x-signature');
+    if (!clientId || !timestamp || !signature) {
+      const missing = [!clientId && 'X-Client-ID', !timestamp && 'X-Timestamp', !signature && 'X-Signature'].filter(Boolean);
+      throw unauthorized(`Missing signature headers: ${missing.join(', ')}`);
+    }
 
-    if (!ISO_UTC_MS.test(timestamp!) || Number.isNaN(Date.parse(timestamp!))) {
+    if (!ISO_UTC_MS.test(timestamp) || Number.isNaN(Date.parse(timestamp))) {
       throw unauthorized('X-Timestamp must be ISO 8601 UTC with milliseconds, e.g. 2026-11-22T01:02:03.456Z');
     }
-    const skew = Math.abs(deps.now().getTime() - Date.parse(timestamp!)) / 1000;
+    const skew = Math.abs(deps.now().getTime() - Date.parse(timestamp)) / 1000;
     if (skew > tolerance) throw unauthorized(`Stale timestamp: X-Timestamp is more than ${tolerance} seconds from the server clock`);
 
-    const merchant = await deps.db
-      .selectFrom('merchants')
-      .select(['id', 'organization_id', 'user_id', 'client_id', 'client_secret'])
-      .where('client_id', '=', clientId!)
-      .executeTakeFirst();
-    if (!merchant) throw unauthorized('Unknown client: X-Client-ID is not registered');
+    const credential = await credentialOf(deps.db, clientId);
+    if (!credential) throw unauthorized('Unknown client: X-Client-ID is not registered');
 
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    const expected = Buffer.from(sign(merchant.client_secret, signingString(c.req.method, requestTarget(c), body, timestamp!)), 'utf8');
-    const given = Buffer.from(signature!.toLowerCase(), 'utf8');
+    const bodiless = (c.req.method === 'GET' || c.req.method === 'HEAD') && !rawHeader(c, 'content-length') && !rawHeader(c, 'transfer-encoding');
+    const body = bodiless ? EMPTY_BODY : new Uint8Array(await c.req.arrayBuffer());
+    const expected = Buffer.from(sign(credential.secret, signingString(c.req.method, requestTarget(c), body, timestamp)), 'utf8');
+    const given = Buffer.from(signature.toLowerCase(), 'utf8');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw unauthorized('Bad signature: X-Signature does not match the request');
     }
@@ -59,19 +102,14 @@ export function signatureAuth(deps: ProviderDeps, options: SignatureOptions = {}
       const nowMs = deps.now().getTime();
       const inserted = await deps.db
         .insertInto('signature_nonces')
-        .values({ signature: `${merchant.client_id}:${expected.toString()}`, expires_at: Date.parse(timestamp!) + tolerance * 1000 })
+        .values({ signature: `${credential.merchant.clientId}:${expected.toString()}`, expires_at: Date.parse(timestamp) + tolerance * 1000 })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (!inserted.numInsertedOrUpdatedRows) throw unauthorized('Replay: this signed request was already accepted');
       if (Math.random() < 0.01) await deps.db.deleteFrom('signature_nonces').where('expires_at', '<', nowMs).execute();
     }
 
-    c.set('merchant', {
-      merchantId: merchant.id,
-      organizationId: merchant.organization_id,
-      userId: merchant.user_id,
-      clientId: merchant.client_id,
-    });
+    c.set('merchant', credential.merchant);
     c.set('auth', 'signature');
     await next();
   });

@@ -13,7 +13,6 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 import { signatureAuth } from '../http/signature';
-import { cachedSignatureAuth } from '../deposits/signed-read';
 import { toNumber } from '../money';
 
 /** Serialized answers of cached views: a polled deposit is stringified once per cache lifetime, not per read. */
@@ -25,7 +24,6 @@ const depositIdParam = z.object({ depositId: z.string().min(1).max(128).openapi(
 export function depositsRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const signed = signatureAuth(deps);
-  const signedRead = cachedSignatureAuth(deps, signed);
   const bearer = bearerAuth(deps);
   const either = bearerOrSignature(deps, signed);
   const sandboxOnly = createMiddleware(async (_c, next) => {
@@ -34,7 +32,7 @@ export function depositsRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(createRoute({
-    method: 'get', path: '/v1/deposit', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signedRead] as const,
+    method: 'get', path: '/v1/deposit', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signed] as const,
     request: { query: ListQuerySchema },
     responses: { 200: json(envelope(pagination(DepositSchema)), 'A page of deposits'), ...errorResponses(400, 401) },
   }), async (c) => {
@@ -63,7 +61,7 @@ export function depositsRoutes(deps: ProviderDeps) {
 
   router.openapi(createRoute({
     method: 'get', path: '/v1/deposit/{depositIdOrReference}', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
-    security: SIGNED, middleware: [signedRead] as const,
+    security: SIGNED, middleware: [signed] as const,
     // The path parameter is documented here but checked in the handler: the generic validator reads the
     // Content-Type header, and on this hottest route that alone costs a tenth of the request.
     parameters: [{ name: 'depositIdOrReference', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 128 } }],
