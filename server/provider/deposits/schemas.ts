@@ -3,19 +3,8 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 
-export const SIGNED = [{ ClientId: [], Timestamp: [], Signature: [] }];
-export const BEARER = [{ Bearer: [] }];
 
 const positive = (field: string) => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
-
-export const ErrorSchema = z.object({
-  statusCode: z.number().int(),
-  error: z.string(),
-  message: z.string(),
-}).openapi('Error');
-
-export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [code, { description: `Error (${code})`, content: { 'application/json': { schema: ErrorSchema } } }]));
 
 export const ActivitySchema = z.object({
   activity: z.string(), status: z.string(), description: z.string(), updatedAt: z.string(), _id: z.string(),
@@ -50,17 +39,7 @@ export const DepositSchema = z.object({
   updatedAt: z.string(),
 }).openapi('Deposit');
 
-export const envelope = <T extends z.ZodTypeAny>(data: T) => z.object({ statusCode: z.number().int(), message: z.string(), data });
 export const MessageSchema = z.object({ statusCode: z.number().int(), message: z.string() });
-
-export const pagination = <T extends z.ZodTypeAny>(item: T) => z.object({
-  docs: z.array(item), totalDocs: z.number().int(), offset: z.number().int(), limit: z.number().int(), totalPages: z.number().int(),
-  page: z.number().int(), pagingCounter: z.number().int(), hasPrevPage: z.boolean(), hasNextPage: z.boolean(),
-  prevPage: z.number().int().nullable(), nextPage: z.number().int().nullable(),
-});
-
-export const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
-export const body = <T extends z.ZodTypeAny>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
 
 export const ListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Page size: 10 by default, 100 at most', example: 10 }),

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { stringError } from '../auth/openapi';
+import { pagination, stringError } from '../http/openapi';
 
 // Validation of interface 4.5. Messages are short; the envelope prefixes each with the field's path,
 // e.g. "bank.accountType: must be Checking or Savings".
@@ -97,11 +97,7 @@ export const RecipientView = z.object({
   createdAt: z.string(), updatedAt: z.string(),
 }).openapi('Recipient');
 
-export const RecipientPage = z.object({
-  docs: z.array(RecipientView), totalDocs: z.number().int(), offset: z.number().int(), limit: z.number().int(),
-  totalPages: z.number().int(), page: z.number().int(), pagingCounter: z.number().int(), hasPrevPage: z.boolean(),
-  hasNextPage: z.boolean(), prevPage: z.number().int().nullable(), nextPage: z.number().int().nullable(),
-}).openapi('RecipientPage');
+export const RecipientPage = pagination(RecipientView).openapi('RecipientPage');
 
 export type CreateRecipientInput = z.infer<typeof CreateRecipientBody>;
 export type UpdateRecipientInput = z.infer<typeof UpdateRecipientBody>;

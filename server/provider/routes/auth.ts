@@ -6,7 +6,7 @@ import { hashVerificationToken } from '../auth/verification';
 import { issueAccessToken } from '../http/bearer';
 import { createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
-import { ErrorSchema, jsonResponse as json, stringError } from '../auth/openapi';
+import { ErrorSchema, json, stringError } from '../http/openapi';
 
 const Email = z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' }));
 const Password = z.string(stringError).max(1024, 'is too long');

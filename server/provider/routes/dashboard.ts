@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ErrorSchema, jsonResponse as json, stringError } from '../auth/openapi';
+import { ErrorSchema, json, stringError } from '../http/openapi';
 import {
   accountOf, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
 } from '../dashboard/service';

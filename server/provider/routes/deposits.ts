@@ -5,9 +5,9 @@ import {
   createCryptoDeposit, createFiatDeposit, DepositNotFound, DepositNotPending, listDeposits, ownerOf, readDeposit, transitionDeposit,
 } from '../deposits/service';
 import {
-  BEARER, body, CryptoDepositSchema, DepositSchema, envelope, errorResponses, FiatDepositSchema, json, ListQuerySchema, MessageSchema,
-  pagination, PaymentMethodSchema, SandboxStatusSchema, send, SIGNED,
+  CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, SandboxStatusSchema, send,
 } from '../deposits/schemas';
+import { BEARER, body, envelope, errorResponses, json, pagination, SIGNED } from '../http/openapi';
 import { bearerAuth, bearerOrSignature } from '../http/bearer';
 import { createMiddleware } from 'hono/factory';
 import { ApiError, createRouter } from '../http/errors';

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { normalizeEmail } from '../auth/accounts';
-import { ErrorSchema, jsonResponse as json, stringError } from '../auth/openapi';
+import { ErrorSchema, json, stringError } from '../http/openapi';
 import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 

@@ -1,5 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi';
-import { ErrorSchema, jsonResponse as json } from '../auth/openapi';
+import { createRoute } from '@hono/zod-openapi';
+import { envelope, ErrorSchema, json, SIGNED } from '../http/openapi';
 import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 import { signatureAuth } from '../http/signature';
@@ -8,13 +8,11 @@ import {
 } from '../recipients/schemas';
 import { createRecipient, deleteRecipient, findRecipient, listRecipients, updateRecipient } from '../recipients/store';
 
-const envelope = <T extends z.ZodType>(data: T) => z.object({ statusCode: z.number().int(), message: z.string(), data });
 const errors = {
   400: json(ErrorSchema, 'Invalid request (the message names the field)'),
   401: json(ErrorSchema, 'Signature check failed (the message says which)'),
   404: json(ErrorSchema, 'No such recipient in your organization'),
 };
-const security = [{ ClientId: [], Timestamp: [], Signature: [] }];
 const notFound = () => new ApiError(404, 'Recipient not found');
 
 /** Interface 4.5, S-authenticated and scoped to the caller's organization (another merchant's recipient is a 404). */
@@ -23,7 +21,7 @@ export function recipientsRoutes(deps: ProviderDeps) {
   const middleware = signatureAuth(deps);
 
   router.openapi(createRoute({
-    method: 'get', path: '/v1/recipient', tags: ['Recipients'], summary: 'List recipients', security, middleware,
+    method: 'get', path: '/v1/recipient', tags: ['Recipients'], summary: 'List recipients', security: SIGNED, middleware,
     request: { query: ListQuery },
     responses: { 200: json(envelope(RecipientPage), 'A page of recipients'), ...errors },
   }), async (c) => {
@@ -32,7 +30,7 @@ export function recipientsRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(createRoute({
-    method: 'get', path: '/v1/recipient/{id}', tags: ['Recipients'], summary: 'Read a recipient', security, middleware,
+    method: 'get', path: '/v1/recipient/{id}', tags: ['Recipients'], summary: 'Read a recipient', security: SIGNED, middleware,
     request: { params: IdParam },
     responses: { 200: json(envelope(RecipientView), 'The recipient'), ...errors },
   }), async (c) => {
@@ -42,7 +40,7 @@ export function recipientsRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(createRoute({
-    method: 'post', path: '/v1/recipient', tags: ['Recipients'], summary: 'Create a recipient (bank: one object in, an array out)', security, middleware,
+    method: 'post', path: '/v1/recipient', tags: ['Recipients'], summary: 'Create a recipient (bank: one object in, an array out)', security: SIGNED, middleware,
     request: { body: { content: { 'application/json': { schema: CreateRecipientBody } }, required: true } },
     responses: { 200: json(envelope(RecipientView), 'The created recipient'), 403: json(ErrorSchema, 'organizationId is not yours'), ...errors },
   }), async (c) => {
@@ -56,7 +54,7 @@ export function recipientsRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(createRoute({
-    method: 'patch', path: '/v1/recipient', tags: ['Recipients'], summary: 'Update a recipient (?id=); name is applied', security, middleware,
+    method: 'patch', path: '/v1/recipient', tags: ['Recipients'], summary: 'Update a recipient (?id=); name is applied', security: SIGNED, middleware,
     request: { query: IdQuery, body: { content: { 'application/json': { schema: UpdateRecipientBody } }, required: true } },
     responses: { 200: json(envelope(RecipientView), 'The updated recipient'), 403: json(ErrorSchema, 'organizationId is not yours'), ...errors },
   }), async (c) => {
@@ -71,7 +69,7 @@ export function recipientsRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(createRoute({
-    method: 'delete', path: '/v1/recipient', tags: ['Recipients'], summary: 'Delete a recipient (?id=); answers with the deleted one', security, middleware,
+    method: 'delete', path: '/v1/recipient', tags: ['Recipients'], summary: 'Delete a recipient (?id=); answers with the deleted one', security: SIGNED, middleware,
     request: { query: IdQuery },
     responses: { 200: json(envelope(RecipientView), 'The deleted recipient'), ...errors },
   }), async (c) => {

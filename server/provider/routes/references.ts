@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { CRYPTOS, FIAT_CURRENCIES } from '../catalog/index';
 import { logoSvg, logoUrl } from '../catalog/logos';
-import { envelope, errorResponses, json, send } from '../deposits/schemas';
+import { send } from '../deposits/schemas';
+import { envelope, errorResponses, json } from '../http/openapi';
 import { ApiError, createRouter } from '../http/errors';
 import type { ProviderDeps } from '../http/env';
 
