@@ -1,6 +1,6 @@
 // The demo storefront's own script: the language switch, the sandbox panel and the event log.
 // The element comes from /kasir-checkout.js (loaded by index.html); only its types are imported here.
-import type { KasirCheckout } from '../widget/kasir-checkout';
+import type { KasirCheckout } from '../widget/kasir-checkout.js';
 
 const checkout = document.querySelector<KasirCheckout>('#checkout')!;
 const payButton = document.querySelector<HTMLButtonElement>('#pay')!;

@@ -2,11 +2,10 @@
 
 /** A failed call: `status` is the HTTP status (0 when the network failed). */
 export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
+  readonly status: number;
+  constructor(message: string, status: number) {
     super(message);
+    this.status = status;
   }
 }
 
@@ -14,7 +13,10 @@ export class WidgetApi {
   /** Last answer and its ETag, per path, so an unchanged resource costs a 304 with no body. */
   private cache = new Map<string, { etag: string; data: unknown }>();
 
-  constructor(readonly endpoint: string) {}
+  readonly endpoint: string;
+  constructor(endpoint: string) {
+    this.endpoint = endpoint;
+  }
 
   url(path: string) {
     return this.endpoint.replace(/\/+$/, '') + path;

@@ -21,10 +21,12 @@ export class CountdownController implements ReactiveController {
   /** The second `spoken` was said at. */
   private said = NaN;
 
-  constructor(
-    private host: ReactiveControllerHost,
-    private onZero: () => void,
-  ) {
+  private host: ReactiveControllerHost;
+  private onZero: () => void;
+
+  constructor(host: ReactiveControllerHost, onZero: () => void) {
+    this.host = host;
+    this.onZero = onZero;
     host.addController(this);
   }
 

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { Deposit } from './types';
+import type { Deposit } from './types.js';
 
 export interface DepositStatusOptions {
   /** Reads the deposit once (GET .../deposit, with If-None-Match). */
@@ -36,10 +36,12 @@ export class DepositStatusController implements ReactiveController {
   private startedAt = 0;
   private delay = 0;
 
-  constructor(
-    private host: ReactiveControllerHost,
-    private options: DepositStatusOptions,
-  ) {
+  private host: ReactiveControllerHost;
+  private options: DepositStatusOptions;
+
+  constructor(host: ReactiveControllerHost, options: DepositStatusOptions) {
+    this.host = host;
+    this.options = options;
     host.addController(this);
   }
 

@@ -1,5 +1,5 @@
 // The element's events: typed classes, bubbling and composed so a shop can listen on any ancestor.
-import type { Checkout, Deposit, Method } from './types';
+import type { Checkout, Deposit, Method } from './types.js';
 
 abstract class KasirEvent<T> extends CustomEvent<T> {
   constructor(type: string, detail: T) {

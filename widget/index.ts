@@ -1,1 +1,1 @@
-export * from './kasir-checkout';
+export * from './kasir-checkout.js';

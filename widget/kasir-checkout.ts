@@ -1,7 +1,7 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { ApiError, WidgetApi } from './api';
-import { CountdownController } from './countdown-controller';
-import { DepositStatusController } from './deposit-status-controller';
+import { ApiError, WidgetApi } from './api.js';
+import { CountdownController } from './countdown-controller.js';
+import { DepositStatusController } from './deposit-status-controller.js';
 import {
   KasirCompletedEvent,
   KasirErrorEvent,
@@ -9,14 +9,14 @@ import {
   KasirMethodSelectedEvent,
   KasirPendingEvent,
   KasirReadyEvent,
-} from './events';
-import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n';
-import { styles } from './kasir-checkout.styles';
-import { QUIET, qrPath, qrPng } from './qr';
-import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types';
+} from './events.js';
+import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
+import { styles } from './kasir-checkout.styles.js';
+import { QUIET, qrPath, qrPng } from './qr.js';
+import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 
-export * from './events';
-export type * from './types';
+export * from './events.js';
+export type * from './types.js';
 
 const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet'];
 const STORE = 'kasir-checkout:';
@@ -517,7 +517,13 @@ export class KasirCheckout extends LitElement {
   }
 }
 
-customElements.define('kasir-checkout', KasirCheckout);
+// Two copies of the element's code on one page (two script tags, or an older and a newer version) must not throw:
+// the first definition wins. Without a DOM (server rendering) there may be no registry at all.
+if (typeof customElements !== 'undefined') {
+  const defined = customElements.get('kasir-checkout');
+  if (!defined) customElements.define('kasir-checkout', KasirCheckout);
+  else if (defined !== KasirCheckout) console.warn('<kasir-checkout> is already defined by another copy of @kasir/checkout on this page; the first one is used.');
+}
 
 declare global {
   interface HTMLElementTagNameMap {

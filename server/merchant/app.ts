@@ -7,15 +7,15 @@ import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
-import { PaymentServiceClient } from './client/client';
-import type { MerchantConfig } from './config';
-import { ApiError, checkoutIdParam, errorBody, isJsonType, jsonBody, ok, onError, onNotFound } from './http';
-import { MerchantService, type MerchantHooks } from './service';
-import { staticRoutes } from './static';
-import type { CachedDeposit } from './status-cache';
-import { TERMINAL } from './views';
-import { webhookRoutes } from './webhooks';
-import type { ReplayGuard } from '../common/standard-webhooks';
+import { PaymentServiceClient } from './client/client.js';
+import type { MerchantConfig } from './config.js';
+import { ApiError, checkoutIdParam, errorBody, isJsonType, jsonBody, ok, onError, onNotFound } from './http.js';
+import { MerchantService, type MerchantHooks } from './service.js';
+import { staticRoutes } from './static.js';
+import type { CachedDeposit } from './status-cache.js';
+import { TERMINAL } from './views.js';
+import { webhookRoutes } from './webhooks.js';
+import type { ReplayGuard } from '../common/standard-webhooks.js';
 
 export interface MerchantAppOptions extends MerchantHooks {
   config: MerchantConfig;

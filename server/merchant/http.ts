@@ -2,7 +2,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors';
+import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 
 const LABELS: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
@@ -19,7 +19,7 @@ export class ApiError extends HTTPException {
 
 export const errorBody = (status: number, message: string) => ({ statusCode: status, error: LABELS[status] ?? 'Error', message });
 
-export function ok<T>(c: Context, data: T, status: 200 | 201 = 200, message = 'Success') {
+export function ok<T>(c: Context, data: T, status: 200 | 201 = 200, message = 'Success'): Response {
   return c.json({ statusCode: status, message, data }, status);
 }
 

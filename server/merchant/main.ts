@@ -1,13 +1,13 @@
 // Starts the merchant backend: `npm run start:merchant` (configured by env, DESIGN.md section 2), or
 // `startMerchantFromSandbox(credentials)` from `npm start` (configured by the sandbox's sandbox.json).
-import { listen } from '../common/http-server';
-import { createMerchantApp, type MerchantApp, type MerchantAppOptions } from './app';
-import { ConfigError, loadMerchantConfig, type MerchantConfig } from './config';
+import { listen } from '../common/http-server.js';
+import { createMerchantApp, type MerchantApp, type MerchantAppOptions } from './app.js';
+import { ConfigError, loadMerchantConfig, type MerchantConfig } from './config.js';
 
-export { createMerchantApp, type MerchantAppOptions } from './app';
-export { PaymentServiceClient } from './client/client';
-export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors';
-export { ConfigError, loadMerchantConfig, type MerchantConfig } from './config';
+export { createMerchantApp, type MerchantAppOptions } from './app.js';
+export { PaymentServiceClient } from './client/client.js';
+export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
+export { ConfigError, loadMerchantConfig, type MerchantConfig } from './config.js';
 
 /** What the backend needs from the sandbox's credentials (the shape of sandbox.json; no import of its code). */
 export type ServiceCredentials = Pick<MerchantConfig, 'baseUrl' | 'checkoutUrl' | 'clientId' | 'clientSecret' | 'accessToken' | 'webhookSecret'>;

@@ -1,12 +1,12 @@
 // The merchant backend's logic behind /api: checkouts, methods, deposits and their status, independent of HTTP.
-import Decimal from 'decimal.js';
-import { PaymentServiceClient } from './client/client';
-import { PaymentServiceError } from './client/errors';
-import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types';
-import type { FeesPaidBy, MerchantConfig } from './config';
-import { ApiError } from './http';
-import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache';
-import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type CheckoutView, type StoredDeposit } from './views';
+import { Decimal } from 'decimal.js';
+import { PaymentServiceClient } from './client/client.js';
+import { PaymentServiceError } from './client/errors.js';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types.js';
+import type { FeesPaidBy, MerchantConfig } from './config.js';
+import { ApiError } from './http.js';
+import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
+import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type CheckoutView, type StoredDeposit } from './views.js';
 
 /** What the merchant's `priceOrder` hook answers: the amount its own order costs. */
 export interface PricedOrder {

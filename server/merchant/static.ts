@@ -6,8 +6,8 @@ import { secureHeaders } from 'hono/secure-headers';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { MerchantConfig } from './config';
-import { errorBody } from './http';
+import type { MerchantConfig } from './config.js';
+import { errorBody } from './http.js';
 
 export function staticRoutes(config: MerchantConfig) {
   const app = new Hono();

@@ -2,7 +2,7 @@
 // re-reads (at most one upstream read per key per refresh interval, concurrent readers sharing one request),
 // so a thousand shoppers polling one checkout cost the payment service one call every couple of seconds.
 import { createHash } from 'node:crypto';
-import { TERMINAL, type StoredDeposit } from './views';
+import { TERMINAL, type StoredDeposit } from './views.js';
 
 interface Slot<T> {
   value?: T;

@@ -1,13 +1,13 @@
 // What a shopper may see: the widget API's shapes (widget/WIDGET-API.md), built field by field from the
 // payment service's resources. Nothing is spread from upstream objects, so no userId, note, payerInfo,
 // activity history or secret can ever leave /api.
-import Decimal from 'decimal.js';
-import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, SessionPaymentMethod } from './client/types';
-import type { FeesPaidBy } from './config';
+import { Decimal } from 'decimal.js';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, SessionPaymentMethod } from './client/types.js';
+import type { FeesPaidBy } from './config.js';
 
 // The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
-export type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, Method as MethodView, MethodKind } from '../../widget/types';
-import type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, MethodKind, Method as MethodView } from '../../widget/types';
+export type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, Method as MethodView, MethodKind } from '@kasir/checkout';
+import type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, MethodKind, Method as MethodView } from '@kasir/checkout';
 
 /** A deposit view before `serverTime` is stamped on it at answer time. */
 export type StoredDeposit = Omit<DepositView, 'serverTime'>;

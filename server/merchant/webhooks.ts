@@ -2,10 +2,10 @@
 // webhook-id, then the cache update (which wakes SSE listeners) and the merchant's completion hook.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { MemoryReplayGuard, verifyWebhook, WebhookVerificationError, type ReplayGuard } from '../common/standard-webhooks';
-import type { Deposit as UpstreamDeposit } from './client/types';
-import { errorBody } from './http';
-import type { MerchantService } from './service';
+import { MemoryReplayGuard, verifyWebhook, WebhookVerificationError, type ReplayGuard } from '../common/standard-webhooks.js';
+import type { Deposit as UpstreamDeposit } from './client/types.js';
+import { errorBody } from './http.js';
+import type { MerchantService } from './service.js';
 
 interface DepositWebhook {
   type?: string;

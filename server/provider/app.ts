@@ -1,18 +1,18 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import { ApiError, createRouter, onError, onNotFound } from './http/errors';
-import { rawHeader } from './http/request-target';
-import type { ProviderDeps } from './http/env';
-import { authRoutes } from './routes/auth';
-import { checkoutRoutes } from './routes/checkout';
-import { dashboardRoutes } from './routes/dashboard';
-import { depositsRoutes } from './routes/deposits';
-import { docsRoutes } from './routes/docs';
-import { mailboxRoutes } from './routes/mailbox';
-import { recipientsRoutes } from './routes/recipients';
-import { referencesRoutes } from './routes/references';
-import { sandboxRoutes } from './routes/sandbox';
+import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
+import { rawHeader } from './http/request-target.js';
+import type { ProviderDeps } from './http/env.js';
+import { authRoutes } from './routes/auth.js';
+import { checkoutRoutes } from './routes/checkout.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { depositsRoutes } from './routes/deposits.js';
+import { docsRoutes } from './routes/docs.js';
+import { mailboxRoutes } from './routes/mailbox.js';
+import { recipientsRoutes } from './routes/recipients.js';
+import { referencesRoutes } from './routes/references.js';
+import { sandboxRoutes } from './routes/sandbox.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

@@ -1,6 +1,6 @@
-import { startExpirySweeper } from './deposits/expiry-sweeper';
-import type { ProviderDeps } from './http/env';
-import { startWebhookDispatcher } from './webhooks/dispatcher';
+import { startExpirySweeper } from './deposits/expiry-sweeper.js';
+import type { ProviderDeps } from './http/env.js';
+import { startWebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Background work of the service (expiry sweeper, webhook dispatcher). Returns a function that stops it. */
 export function startBackgroundJobs(deps: ProviderDeps): () => Promise<void> {

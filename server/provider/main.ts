@@ -1,11 +1,11 @@
-import { listen } from '../common/http-server';
-import { createProviderApp } from './app';
-import { loadProviderConfig, type ProviderConfig } from './config';
-import { openDatabase } from './db/database';
-import type { ProviderDeps } from './http/env';
-import { startBackgroundJobs } from './jobs';
-import { loadJwtSecret } from './secrets';
-import { seedSandbox, type SandboxCredentials } from './seed';
+import { listen } from '../common/http-server.js';
+import { createProviderApp } from './app.js';
+import { loadProviderConfig, type ProviderConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import type { ProviderDeps } from './http/env.js';
+import { startBackgroundJobs } from './jobs.js';
+import { loadJwtSecret } from './secrets.js';
+import { seedSandbox, type SandboxCredentials } from './seed.js';
 
 export interface RunningProvider {
   deps: ProviderDeps;

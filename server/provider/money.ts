@@ -1,4 +1,4 @@
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 
 /**
  * Exact decimal money. Amounts travel as JSON numbers (the interface says so) but are parsed from their

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hashPassword } from './auth/passwords';
-import { issueAccessToken } from './http/bearer';
-import type { ProviderDeps } from './http/env';
-import { newRecordId } from './ids';
+import { hashPassword } from './auth/passwords.js';
+import { issueAccessToken } from './http/bearer.js';
+import type { ProviderDeps } from './http/env.js';
+import { newRecordId } from './ids.js';
 
 const isUniqueViolation = (err: unknown) => {
   const code = (err as { code?: string } | undefined)?.code;

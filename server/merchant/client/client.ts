@@ -1,10 +1,10 @@
 import { createHash, createHmac } from 'node:crypto';
-import { PaymentServiceError, PaymentServiceUnavailableError } from './errors';
+import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import type {
   Checkout, CheckoutSession, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
   CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, Page, PaymentMethod,
   Recipient, RecipientBody, RecipientPatch, RegisterBody, User,
-} from './types';
+} from './types.js';
 
 export interface PaymentServiceClientOptions {
   /** The service's origin, to which the interface's `/v1/...` paths are relative (e.g. http://localhost:4010). */

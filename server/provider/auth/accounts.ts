@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/database';
-import type { ProviderDeps } from '../http/env';
-import { ApiError } from '../http/errors';
-import { newRecordId } from '../ids';
-import { accountExistsMail, mailerFor, otpMail } from '../mail/mailer';
-import { newClientId, newClientSecret, newWebhookSecret } from '../seed';
-import { hashPassword, verifyPassword } from './passwords';
-import { decoyVerificationToken, issueVerification, VERIFICATION_TTL_MS, verifyOtp } from './verification';
+import type { Db } from '../db/database.js';
+import type { ProviderDeps } from '../http/env.js';
+import { ApiError } from '../http/errors.js';
+import { newRecordId } from '../ids.js';
+import { accountExistsMail, mailerFor, otpMail } from '../mail/mailer.js';
+import { newClientId, newClientSecret, newWebhookSecret } from '../seed.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { decoyVerificationToken, issueVerification, VERIFICATION_TTL_MS, verifyOtp } from './verification.js';
 
 export const LOGIN_FAILED = 'Invalid email or password';
 const OTP_MINUTES = VERIFICATION_TTL_MS / 60_000;

@@ -1,10 +1,10 @@
-import { findCrypto } from './cryptos';
-import { findFiat } from './currencies';
+import { findCrypto } from './cryptos.js';
+import { findFiat } from './currencies.js';
 
-export * from './cryptos';
-export * from './currencies';
-export * from './payment-methods';
-export * from './rates';
+export * from './cryptos.js';
+export * from './currencies.js';
+export * from './payment-methods.js';
+export * from './rates.js';
 
 /** Decimal places of a currency code or crypto id; undefined when unknown. */
 export function placesOf(code: string): number | undefined {

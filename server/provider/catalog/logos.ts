@@ -1,6 +1,6 @@
 // Small SVG logos served by the sandbox at /static/logos/:file (plain badges in each brand's colours).
-import { CRYPTOS } from './cryptos';
-import { FIAT_CURRENCIES } from './currencies';
+import { CRYPTOS } from './cryptos.js';
+import { FIAT_CURRENCIES } from './currencies.js';
 
 interface Badge { label: string; bg: string; fg: string }
 

@@ -1,8 +1,8 @@
 // The sandbox rate table: the price of one unit of each currency in IDR. A rate between two currencies is
 // the quotient of their prices, to 12 significant digits (half-up). Override with KASIR_SANDBOX_RATES,
 // a JSON object of { "<code>": "<price in IDR>" }.
-import { Money } from '../money';
-import type Decimal from 'decimal.js';
+import { Money } from '../money.js';
+import type { Decimal } from 'decimal.js';
 
 export const DEFAULT_PRICES_IDR: Readonly<Record<string, string>> = {
   IDR: '1', USD: '16500', SGD: '12300', EUR: '17800', MYR: '3700', PHP: '285', INR: '190',

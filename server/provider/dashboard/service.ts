@@ -1,6 +1,6 @@
-import type { Db } from '../db/database';
-import { forgetCredentials } from '../http/signature';
-import { newClientSecret, newWebhookSecret } from '../seed';
+import type { Db } from '../db/database.js';
+import { forgetCredentials } from '../http/signature.js';
+import { newClientSecret, newWebhookSecret } from '../seed.js';
 
 export async function accountOf(db: Db, merchantId: string) {
   const row = await db

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import pg from 'pg';
-import type { AccountTables } from './account-tables';
-import type { DepositTables } from './deposit-tables';
-import { migrations } from './migrations/index';
-import type { CoreTables } from './schema';
+import type { AccountTables } from './account-tables.js';
+import type { DepositTables } from './deposit-tables.js';
+import { migrations } from './migrations/index.js';
+import type { CoreTables } from './schema.js';
 
-export { engineOf, forUpdate, type Engine } from './engine';
+export { engineOf, forUpdate, type Engine } from './engine.js';
 
 export type Database = CoreTables & DepositTables & AccountTables;
 export type Db = Kysely<Database>;

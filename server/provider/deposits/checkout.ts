@@ -1,14 +1,14 @@
 // Hosted checkout: a priced, 15-minute link whose deposit (depositId = checkout id) the shopper creates.
-import type Decimal from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import type { Selectable } from 'kysely';
-import { findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, rateOf } from '../catalog/index';
-import type { CheckoutsTable } from '../db/deposit-tables';
-import { ApiError } from '../http/errors';
-import type { AuthenticatedMerchant, ProviderDeps } from '../http/env';
-import { newUuid } from '../ids';
-import { ceilTo, money, toText } from '../money';
-import { createFiatDeposit, DepositIdTaken, quoteMethod, readDepositById, type FiatQuote } from './service';
-import type { DepositRow, DepositView } from './view';
+import { findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, rateOf } from '../catalog/index.js';
+import type { CheckoutsTable } from '../db/deposit-tables.js';
+import { ApiError } from '../http/errors.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
+import { newUuid } from '../ids.js';
+import { ceilTo, money, toText } from '../money.js';
+import { createFiatDeposit, DepositIdTaken, quoteMethod, readDepositById, type FiatQuote } from './service.js';
+import type { DepositRow, DepositView } from './view.js';
 
 export const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
 

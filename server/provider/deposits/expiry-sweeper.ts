@@ -1,5 +1,5 @@
-import type { ProviderDeps } from '../http/env';
-import { expireOverdue } from './service';
+import type { ProviderDeps } from '../http/env.js';
+import { expireOverdue } from './service.js';
 
 /** Moves overdue pending deposits to expired every config.sweepIntervalMs. Returns a stop function. */
 export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {

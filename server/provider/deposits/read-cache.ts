@@ -2,7 +2,7 @@
 // backends). Entries live READ_CACHE_MS at most, are dropped by every transition in this process, and are
 // never served as pending once expiredAt has passed, so the rule "no read shows pending past expiredAt" holds.
 // Another process (scale-out) sees a change at most READ_CACHE_MS late.
-import type { DepositView } from './view';
+import type { DepositView } from './view.js';
 
 export const READ_CACHE_MS = 1000;
 const MAX_ENTRIES = 10_000;

@@ -1,20 +1,20 @@
 // Deposit creation, reads and transitions. Every transition runs in one transaction that appends to
 // activityHistory and writes the deposit webhook to the outbox (DESIGN.md 3).
 import { createHash, randomInt } from 'node:crypto';
-import { paginate, type Page } from '../http/pagination';
-import type Decimal from 'decimal.js';
+import { paginate, type Page } from '../http/pagination.js';
+import type { Decimal } from 'decimal.js';
 import type { Kysely, Transaction } from 'kysely';
-import { findCrypto, findFiat, findPaymentMethod, isCrypto, placesOf, rateOf, type CryptoDef, type PaymentMethodDef } from '../catalog/index';
-import type { Database } from '../db/database';
-import { forUpdate } from '../db/engine';
-import { ApiError } from '../http/errors';
-import type { AuthenticatedMerchant, ProviderDeps } from '../http/env';
-import { newRecordId, newUuid } from '../ids';
-import { deriveInputAmount, feeOf, money, outputOf, toText } from '../money';
-import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox';
-import { cachedView, forgetView, generationOf, storeView } from './read-cache';
-import { newEvmAddress, newStellarAddress, newVaNumber, qrisPayload } from './payment-details';
-import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view';
+import { findCrypto, findFiat, findPaymentMethod, isCrypto, placesOf, rateOf, type CryptoDef, type PaymentMethodDef } from '../catalog/index.js';
+import type { Database } from '../db/database.js';
+import { forUpdate } from '../db/engine.js';
+import { ApiError } from '../http/errors.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
+import { newRecordId, newUuid } from '../ids.js';
+import { deriveInputAmount, feeOf, money, outputOf, toText } from '../money.js';
+import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
+import { cachedView, forgetView, generationOf, storeView } from './read-cache.js';
+import { newEvmAddress, newStellarAddress, newVaNumber, qrisPayload } from './payment-details.js';
+import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 
 export const ACTIVITY_CREATED = { activity: 'Payee Payment', status: 'pending', description: 'Waiting for payment' } as const;
 

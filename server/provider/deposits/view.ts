@@ -1,8 +1,8 @@
 // The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../db/database';
-import type { DepositActivitiesTable, DepositsTable } from '../db/deposit-tables';
-import { toNumber } from '../money';
+import type { Database } from '../db/database.js';
+import type { DepositActivitiesTable, DepositsTable } from '../db/deposit-tables.js';
+import { toNumber } from '../money.js';
 
 export type DepositRow = Selectable<DepositsTable>;
 export type ActivityRow = Selectable<DepositActivitiesTable>;

@@ -1,14 +1,14 @@
 // The widget API's shapes (widget/WIDGET-API.md) for the hosted checkout's own checkouts.
 import { createHash } from 'node:crypto';
-import { findPaymentMethod, PAYMENT_METHODS } from '../catalog/index';
-import { logoUrl } from '../catalog/logos';
-import { money, toText } from '../money';
-import { offersFor, type CheckoutRow } from './checkout';
-import type { DepositRow } from './view';
+import { findPaymentMethod, PAYMENT_METHODS } from '../catalog/index.js';
+import { logoUrl } from '../catalog/logos.js';
+import { money, toText } from '../money.js';
+import { offersFor, type CheckoutRow } from './checkout.js';
+import type { DepositRow } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
-export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '../../../widget/types';
-import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '../../../widget/types';
+export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
+import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
 
 export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 

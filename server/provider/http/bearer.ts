@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import { sign, verify } from 'hono/jwt';
-import { ApiError } from './errors';
-import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env';
+import { ApiError } from './errors.js';
+import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env.js';
 
 const DAY_SECONDS = 24 * 3600;
 
@@ -65,7 +65,7 @@ export async function authenticateBearer(deps: ProviderDeps, header: string | un
 }
 
 /** A or S: a bearer token when an Authorization header is present, otherwise the signature headers. */
-export function bearerOrSignature(deps: ProviderDeps, signature: ReturnType<typeof import('./signature').signatureAuth>) {
+export function bearerOrSignature(deps: ProviderDeps, signature: ReturnType<typeof import('./signature.js').signatureAuth>) {
   return createMiddleware<ProviderEnv>(async (c, next) => {
     if (c.req.header('authorization')) {
       c.set('merchant', await authenticateBearer(deps, c.req.header('authorization')));

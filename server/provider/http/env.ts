@@ -1,5 +1,5 @@
-import type { ProviderConfig } from '../config';
-import type { Db } from '../db/database';
+import type { ProviderConfig } from '../config.js';
+import type { Db } from '../db/database.js';
 
 /** What every part of the payment service is built from; route and middleware factories take it. */
 export interface ProviderDeps {

@@ -1,9 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from './errors';
-import type { Db } from '../db/database';
-import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env';
-import { rawHeader, requestTarget } from './request-target';
+import { ApiError } from './errors.js';
+import type { Db } from '../db/database.js';
+import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env.js';
+import { rawHeader, requestTarget } from './request-target.js';
 
 export interface SignatureOptions {
   /** Largest allowed distance between X-Timestamp and the server clock, in seconds. */

@@ -1,7 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Db } from '../db/database';
-import type { ProviderDeps } from '../http/env';
-import { newRecordId } from '../ids';
+import type { Db } from '../db/database.js';
+import type { ProviderDeps } from '../http/env.js';
+import { newRecordId } from '../ids.js';
 
 export interface OutgoingMail {
   to: string;

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { pagination, stringError } from '../http/openapi';
+import { pagination, stringError } from '../http/openapi.js';
 
 // Validation of interface 4.5. Messages are short; the envelope prefixes each with the field's path,
 // e.g. "bank.accountType: must be Checking or Savings".

@@ -1,10 +1,10 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { Database, Db } from '../db/database';
-import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables';
-import type { AuthenticatedMerchant } from '../http/env';
-import { newRecordId } from '../ids';
-import { paginate, type Page } from '../http/pagination';
-import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas';
+import type { Database, Db } from '../db/database.js';
+import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables.js';
+import type { AuthenticatedMerchant } from '../http/env.js';
+import { newRecordId } from '../ids.js';
+import { paginate, type Page } from '../http/pagination.js';
+import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas.js';
 
 export const DEFAULT_LIMIT = 10;
 

@@ -1,12 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { dummyHash, emailOfToken, login, normalizeEmail, register, userView, verifyLogin } from '../auth/accounts';
-import { clientAddress, enforceAuthRateLimit, loadAuthRateLimits, RateLimitError } from '../auth/rate-limit';
-import { hashVerificationToken } from '../auth/verification';
-import { issueAccessToken } from '../http/bearer';
-import { createRouter } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
-import { ErrorSchema, json, stringError } from '../http/openapi';
+import { dummyHash, emailOfToken, login, normalizeEmail, register, userView, verifyLogin } from '../auth/accounts.js';
+import { clientAddress, enforceAuthRateLimit, loadAuthRateLimits, RateLimitError } from '../auth/rate-limit.js';
+import { hashVerificationToken } from '../auth/verification.js';
+import { issueAccessToken } from '../http/bearer.js';
+import { createRouter } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
+import { ErrorSchema, json, stringError } from '../http/openapi.js';
 
 const Email = z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' }));
 const Password = z.string(stringError).max(1024, 'is too long');

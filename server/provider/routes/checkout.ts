@@ -5,19 +5,19 @@ import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { toNumber } from '../money';
-import { logoUrl } from '../catalog/logos';
-import { checkoutDeposit, chooseMethod, createCheckout, findCheckout, offersFor, type CheckoutRow } from '../deposits/checkout';
-import { CheckoutRequestSchema, DepositSchema, send } from '../deposits/schemas';
-import { body, envelope, errorResponses, json, SIGNED } from '../http/openapi';
-import { DepositNotFound, DepositNotPending, transitionDeposit, type TransitionKind } from '../deposits/service';
-import { checkoutAmount, depositEtag, feesPaidBy, widgetCheckout, widgetDeposit } from '../deposits/widget-view';
-import { ApiError, createRouter, describeZodError } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
-import { signatureAuth } from '../http/signature';
+import { toNumber } from '../money.js';
+import { logoUrl } from '../catalog/logos.js';
+import { checkoutDeposit, chooseMethod, createCheckout, findCheckout, offersFor, type CheckoutRow } from '../deposits/checkout.js';
+import { CheckoutRequestSchema, DepositSchema, send } from '../deposits/schemas.js';
+import { body, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
+import { DepositNotFound, DepositNotPending, transitionDeposit, type TransitionKind } from '../deposits/service.js';
+import { checkoutAmount, depositEtag, feesPaidBy, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
+import { ApiError, createRouter, describeZodError } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
+import { signatureAuth } from '../http/signature.js';
 
-/** The built widget (vite); KASIR_WIDGET_FILE points elsewhere. */
-const WIDGET_FILE = fileURLToPath(new URL('../../../dist/widget/kasir-checkout.js', import.meta.url));
+/** The script-tag build of @kasir/checkout (a dependency of this package); KASIR_WIDGET_FILE points elsewhere. */
+const WIDGET_FILE = fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
 
 const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
 body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center}
@@ -107,7 +107,7 @@ export function checkoutRoutes(deps: ProviderDeps) {
     try {
       info = await stat(file);
     } catch {
-      throw new ApiError(503, 'The checkout widget is not built yet: run npm run build:widget');
+      throw new ApiError(503, 'The checkout widget is not built yet: run npm run build');
     }
     if (!cached || cached.file !== file || cached.mtimeMs !== info.mtimeMs) cached = { file, mtimeMs: info.mtimeMs, body: await readFile(file, 'utf8') };
     return c.body(cached.body, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });

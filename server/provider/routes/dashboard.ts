@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ErrorSchema, json, stringError } from '../http/openapi';
+import { ErrorSchema, json, stringError } from '../http/openapi.js';
 import {
   accountOf, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
-} from '../dashboard/service';
-import { bearerAuth } from '../http/bearer';
-import { ApiError, createRouter } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
-import { resendDelivery } from '../webhooks/resend';
+} from '../dashboard/service.js';
+import { bearerAuth } from '../http/bearer.js';
+import { ApiError, createRouter } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
+import { resendDelivery } from '../webhooks/resend.js';
 
 const asset = (name: string) => readFileSync(new URL(`../dashboard/assets/${name}`, import.meta.url), 'utf8');
 

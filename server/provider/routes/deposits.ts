@@ -1,19 +1,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { logoUrl } from '../catalog/logos';
-import { PAYMENT_METHODS } from '../catalog/index';
+import { logoUrl } from '../catalog/logos.js';
+import { PAYMENT_METHODS } from '../catalog/index.js';
 import {
   createCryptoDeposit, createFiatDeposit, DepositNotFound, DepositNotPending, listDeposits, ownerOf, readDeposit, transitionDeposit,
-} from '../deposits/service';
+} from '../deposits/service.js';
 import {
   CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, SandboxStatusSchema, send,
-} from '../deposits/schemas';
-import { BEARER, body, envelope, errorResponses, json, pagination, SIGNED } from '../http/openapi';
-import { bearerAuth, bearerOrSignature } from '../http/bearer';
+} from '../deposits/schemas.js';
+import { BEARER, body, envelope, errorResponses, json, pagination, SIGNED } from '../http/openapi.js';
+import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
 import { createMiddleware } from 'hono/factory';
-import { ApiError, createRouter } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
-import { signatureAuth } from '../http/signature';
-import { toNumber } from '../money';
+import { ApiError, createRouter } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
+import { signatureAuth } from '../http/signature.js';
+import { toNumber } from '../money.js';
 
 /** Serialized answers of cached views: a polled deposit is stringified once per cache lifetime, not per read. */
 const serialized = new WeakMap<object, string>();

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createRouter } from '../http/errors';
-import { ApiError } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
+import { createRouter } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
 
 // swagger-ui-dist, served from node_modules so the reference works offline.
 const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -1,12 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
-import { envelope, ErrorSchema, json, SIGNED } from '../http/openapi';
-import { ApiError, createRouter } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
-import { signatureAuth } from '../http/signature';
+import { envelope, ErrorSchema, json, SIGNED } from '../http/openapi.js';
+import { ApiError, createRouter } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
+import { signatureAuth } from '../http/signature.js';
 import {
   CreateRecipientBody, IdParam, IdQuery, ListQuery, RecipientPage, RecipientView, UpdateRecipientBody,
-} from '../recipients/schemas';
-import { createRecipient, deleteRecipient, findRecipient, listRecipients, updateRecipient } from '../recipients/store';
+} from '../recipients/schemas.js';
+import { createRecipient, deleteRecipient, findRecipient, listRecipients, updateRecipient } from '../recipients/store.js';
 
 const errors = {
   400: json(ErrorSchema, 'Invalid request (the message names the field)'),

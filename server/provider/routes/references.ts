@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { CRYPTOS, FIAT_CURRENCIES } from '../catalog/index';
-import { logoSvg, logoUrl } from '../catalog/logos';
-import { send } from '../deposits/schemas';
-import { envelope, errorResponses, json } from '../http/openapi';
-import { ApiError, createRouter } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
+import { CRYPTOS, FIAT_CURRENCIES } from '../catalog/index.js';
+import { logoSvg, logoUrl } from '../catalog/logos.js';
+import { send } from '../deposits/schemas.js';
+import { envelope, errorResponses, json } from '../http/openapi.js';
+import { ApiError, createRouter } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
 
 const CurrencySchema = z.object({
   _id: z.string(), id: z.string(), value: z.string(), currency: z.string(), countryCode: z.string(), logo: z.string(), name: z.string(),

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import { findPaymentMethod } from '../catalog/index';
-import { logoUrl } from '../catalog/logos';
-import { DepositNotPending, readDepositById, transitionDeposit } from '../deposits/service';
-import { createRouter } from '../http/errors';
-import type { ProviderDeps } from '../http/env';
-import { money } from '../money';
+import { findPaymentMethod } from '../catalog/index.js';
+import { logoUrl } from '../catalog/logos.js';
+import { DepositNotPending, readDepositById, transitionDeposit } from '../deposits/service.js';
+import { createRouter } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
+import { money } from '../money.js';
 
 const CSS = `:root{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}
 body{margin:0;display:flex;justify-content:center}main{max-width:400px;width:100%;margin:40px 16px;background:#fff;border-radius:14px;padding:24px;box-shadow:0 1px 3px rgba(0,0,0,.12)}

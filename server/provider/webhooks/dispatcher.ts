@@ -1,6 +1,6 @@
-import { webhookHeaders } from '../../common/standard-webhooks';
-import { engineOf } from '../db/engine';
-import type { ProviderDeps } from '../http/env';
+import { webhookHeaders } from '../../common/standard-webhooks.js';
+import { engineOf } from '../db/engine.js';
+import type { ProviderDeps } from '../http/env.js';
 
 /** DESIGN.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
 export const RETRY_SCHEDULE_MS: readonly number[] = [

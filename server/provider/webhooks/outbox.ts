@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { Database } from '../db/database';
-import { randomToken } from '../ids';
+import type { Database } from '../db/database.js';
+import { randomToken } from '../ids.js';
 
 export type DepositEventType = 'deposit.completed' | 'deposit.expired';
 

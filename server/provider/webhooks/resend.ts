@@ -1,5 +1,5 @@
-import type { Db } from '../db/database';
-import { randomToken } from '../ids';
+import type { Db } from '../db/database.js';
+import { randomToken } from '../ids.js';
 
 /**
  * Sends a delivery again, on request from the dashboard: a new outbox row with the same payload and

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { engineOf } from '../engine';
+import { engineOf } from '../engine.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createTable('organizations')

@@ -1,7 +1,7 @@
 import type { Migration } from 'kysely';
-import * as core from './001_core';
-import * as deposits from './002_deposits';
-import * as accounts from './003_accounts';
+import * as core from './001_core.js';
+import * as deposits from './002_deposits.js';
+import * as accounts from './003_accounts.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
