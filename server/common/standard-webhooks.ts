@@ -18,7 +18,7 @@ export type WebhookHeaders = {
   'webhook-signature': string;
 };
 
-export type WebhookVerificationReason = 'missing_headers' | 'bad_secret' | 'bad_timestamp' | 'too_old' | 'too_new' | 'bad_signature' | 'replay';
+export type WebhookVerificationReason = 'missing_headers' | 'bad_secret' | 'bad_timestamp' | 'too_old' | 'too_new' | 'bad_signature' | 'bad_body' | 'replay';
 
 /** Why a webhook was refused. A `replay` is a message already accepted: answer it with 2xx, do not process it again. */
 export class WebhookVerificationError extends Error {
@@ -110,7 +110,7 @@ export interface VerifiedWebhook {
   timestamp: Date;
 }
 
-type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderSource, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
@@ -125,12 +125,11 @@ function header(headers: HeaderSource, name: string): string | undefined {
 }
 
 /**
- * Verifies a received webhook against the raw body bytes exactly as received (never a re-serialised
- * object). Checks, in order: headers present, timestamp well-formed and within tolerance, one of the
- * `v1` signatures matches (constant-time), and, with a replayGuard, that the id is new.
- * Throws WebhookVerificationError; returns the id and timestamp on success.
+ * Checks a received webhook's headers and signature against the raw body bytes exactly as received (never a
+ * re-serialised object), synchronously: headers present, timestamp well-formed and within tolerance, one of the
+ * `v1` signatures matches (constant-time). Throws WebhookVerificationError; returns the id and timestamp.
  */
-export async function verifyWebhook(secret: string, body: string | Uint8Array, headers: HeaderSource, options: VerifyOptions = {}): Promise<VerifiedWebhook> {
+export function verifyWebhookSignature(secret: string, body: string | Uint8Array, headers: HeaderSource, options: Omit<VerifyOptions, 'replayGuard' | 'dedupeSeconds'> = {}): VerifiedWebhook {
   const id = header(headers, 'webhook-id');
   const timestampHeader = header(headers, 'webhook-timestamp');
   const signatureHeader = header(headers, 'webhook-signature');
@@ -155,12 +154,21 @@ export async function verifyWebhook(secret: string, body: string | Uint8Array, h
     if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true;
   }
   if (!matched) throw new WebhookVerificationError('bad_signature', 'No matching webhook signature');
+  return { id, timestamp: new Date(timestamp * 1000) };
+}
 
+/**
+ * verifyWebhookSignature, then, with a replayGuard, that the id is new (a `replay` error otherwise).
+ * Throws WebhookVerificationError; returns the id and timestamp on success.
+ */
+export async function verifyWebhook(secret: string, body: string | Uint8Array, headers: HeaderSource, options: VerifyOptions = {}): Promise<VerifiedWebhook> {
+  const verified = verifyWebhookSignature(secret, body, headers, options);
   if (options.replayGuard) {
-    const expiresAtMs = nowSeconds * 1000 + (options.dedupeSeconds ?? 3 * 24 * 3600) * 1000;
-    if (!(await options.replayGuard.claim(id, expiresAtMs))) {
-      throw new WebhookVerificationError('replay', `Webhook ${id} was already accepted`);
+    const nowMs = (options.now?.() ?? new Date()).getTime();
+    const expiresAtMs = nowMs + (options.dedupeSeconds ?? 3 * 24 * 3600) * 1000;
+    if (!(await options.replayGuard.claim(verified.id, expiresAtMs))) {
+      throw new WebhookVerificationError('replay', `Webhook ${verified.id} was already accepted`);
     }
   }
-  return { id, timestamp: new Date(timestamp * 1000) };
+  return verified;
 }

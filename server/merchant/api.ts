@@ -1,5 +1,5 @@
-// The merchant backend as one Hono app: the widget API under /api, the webhook receiver, the built widget at
-// /kasir-checkout.js and the demo storefront at /. It talks to the payment service only over HTTP.
+// createKasirApi: the merchant backend as one Hono app to mount under /api: the widget API at its root and the
+// webhook receiver at /webhooks/kasir. It talks to the payment service only over HTTP.
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -8,30 +8,35 @@ import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
 import { PaymentServiceClient } from './client/client.js';
-import type { MerchantConfig } from './config.js';
-import { ApiError, checkoutIdParam, errorBody, isJsonType, jsonBody, ok, onError, onNotFound } from './http.js';
-import { MerchantService, type MerchantHooks } from './service.js';
-import { staticRoutes } from './static.js';
+import { resolveMerchantConfig, type KasirApiOptions, type MerchantConfig } from './config.js';
+import { ApiError, checkoutIdParam, errorBody, isJsonType, jsonBody, matchesEtag, ok, onError, onNotFound } from './http.js';
+import { MerchantService } from './service.js';
 import type { CachedDeposit } from './status-cache.js';
-import { TERMINAL } from './views.js';
+import { TERMINAL, type CheckoutView } from './views.js';
 import { webhookRoutes } from './webhooks.js';
-import type { ReplayGuard } from '../common/standard-webhooks.js';
 
-export interface MerchantAppOptions extends MerchantHooks {
-  config: MerchantConfig;
-  /** The fetch the payment-service client uses (tests and the benchmark count calls with it). */
-  fetch?: typeof fetch;
-  /** The backend's clock (default Date.now). */
-  now?: () => number;
-  /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
-  heartbeatMs?: number;
-  /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
-  maxStreamMs?: number;
-  /** Shared store of accepted webhook ids when several copies of the backend receive webhooks. */
-  replayGuard?: ReplayGuard;
+/** What a shop's server passes to `createCheckout`: an order it priced itself. */
+export interface ServerOrder {
+  /** What the order costs, a decimal string (or a number with no more decimals than the currency has). */
+  amount: string | number;
+  /** The order's currency (default the first of `currencies`, IDR). */
+  currency?: string;
+  /** The shop's own order id, handed back to `onDepositCompleted`/`onDepositExpired`. */
+  orderId?: string;
 }
 
-export type MerchantApp = Hono & { service: MerchantService };
+export type KasirApi = Hono & {
+  /** The checked settings the API runs on. */
+  readonly config: MerchantConfig;
+  /** The backend's logic behind the routes (status cache, payment-service client). */
+  readonly service: MerchantService;
+  /**
+   * Creates a checkout from the shop's own server (a "server-created checkout"): render
+   * `<kasir-checkout endpoint=".../api" checkout-id=${checkout.id}>` with it. Throws an HTTPException (400) for an
+   * amount or currency the shop does not accept.
+   */
+  createCheckout(order: ServerOrder): Promise<CheckoutView>;
+};
 
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -45,23 +50,23 @@ const API_HEADERS: ReadonlyArray<[string, string]> = [
   ['Cache-Control', 'no-store'],
 ];
 
-export function createMerchantApp(options: MerchantAppOptions): MerchantApp {
-  const { config } = options;
+/**
+ * The widget API (widget/WIDGET-API.md) and the webhook receiver, as a Hono app to mount under `/api`:
+ * `app.route('/api', createKasirApi(options))`. Its `.fetch` is a plain fetch handler (Next.js route handlers,
+ * Bun, Deno). Throws a ConfigError naming each wrong or missing option at once, before any request.
+ */
+export function createKasirApi(options: KasirApiOptions): KasirApi {
+  const config = resolveMerchantConfig(options);
   const now = options.now ?? Date.now;
   const client = new PaymentServiceClient({
     baseUrl: config.baseUrl, checkoutUrl: config.checkoutUrl, clientId: config.clientId, clientSecret: config.clientSecret,
     accessToken: config.accessToken, fetch: options.fetch, now,
   });
   const service = new MerchantService(client, config, {
-    priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated, onDepositCompleted: options.onDepositCompleted,
+    priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
+    onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
   }, now);
 
-  const app = new Hono() as MerchantApp;
-  app.service = service;
-  app.onError(onError);
-  app.notFound(onNotFound);
-
-  // ---- /api: the widget API ----
   const api = new Hono();
   // One middleware for the fixed headers of every /api answer (cheaper than several layers on the hot read path).
   // Set before the handler builds its response (handlers may override Cache-Control); touching c.res.headers
@@ -196,26 +201,26 @@ export function createMerchantApp(options: MerchantAppOptions): MerchantApp {
     api.post('/sandbox/checkouts/:id/expire', async (c) => ok(c, withTime(await service.sandboxSet(checkoutIdParam(c), 'expired'), now), 200, 'Sandbox: deposit expired'));
   }
 
-  // Server-to-server: no CORS, its own body handling.
-  app.route('/api/webhooks/kasir', webhookRoutes(service, {
-    secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, replayGuard: options.replayGuard,
-  }));
-  app.route('/api', api);
   api.notFound(onNotFound);
   api.onError(onError);
 
-  app.route('/', staticRoutes(config));
-  return app;
+  // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
+  // API's middleware never runs for it.
+  const app = new Hono();
+  app.onError(onError);
+  app.notFound(onNotFound);
+  app.route('/webhooks/kasir', webhookRoutes(service, {
+    secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, replayGuard: options.replayGuard,
+  }));
+  app.route('/', api);
+  return Object.assign(app, {
+    config,
+    service,
+    createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
+  });
 }
 
 const withTime = <T extends object>(deposit: T, now: () => number) => ({ ...deposit, serverTime: new Date(now()).toISOString() });
-
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
-}
 
 /** The configured storefront origins, plus the backend's own (the demo), however it is addressed. */
 const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;

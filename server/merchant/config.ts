@@ -1,138 +1,258 @@
-// The merchant backend's configuration (DESIGN.md section 2), read once from the environment or built
-// from the sandbox's credentials by `npm start`.
+// The merchant backend's options: what a shop passes to createKasirApi (KasirApiOptions), checked once into the
+// settings the backend runs on (MerchantConfig), and the same read from the environment (DESIGN.md section 2) by the
+// kasir-merchant command. Every problem names the option (or the variable) it is about, before the first request.
+import type { MerchantHooks } from './service.js';
+import type { ReplayGuard } from '../common/standard-webhooks.js';
 
 export type FeesPaidBy = 'merchant' | 'shopper';
 
-export interface MerchantConfig {
-  /** Port of the backend and the demo (PORT, default 3000; 0 picks a free one). */
-  port: number;
-  /** Interface to listen on (HOST, default all). */
-  host?: string;
-  /** The payment service's origin (KASIR_BASE_URL). */
+/** What `createKasirApi` takes (DESIGN.md section 7). Only the connection to the payment service is required. */
+export interface KasirApiOptions extends MerchantHooks {
+  /** The payment service's origin, e.g. `https://sandbox.example` (its `/v1/...` paths are relative to it). */
   baseUrl: string;
-  /** The hosted checkout page address (KASIR_CHECKOUT_URL, default `${baseUrl}/checkout`). */
+  /** The hosted checkout page address (default `${baseUrl}/checkout`). */
+  checkoutUrl?: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  /** Standard Webhooks secret, `whsec_...`, for the receiver at `/webhooks/kasir`. */
+  webhookSecret: string;
+  /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
+  allowedOrigins?: readonly string[];
+  /** Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount). */
+  feesPaidBy?: FeesPaidBy;
+  /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
+  sandbox?: boolean;
+  /** Currencies a shopper may create a checkout in (default `['IDR']`). */
+  currencies?: readonly string[];
+  /** Checkout creations allowed per client address per minute (default 60). */
+  checkoutRateLimit?: number;
+  /** Least time between two reads of one deposit from the payment service, in ms (default 2000). */
+  statusRefreshMs?: number;
+  /** Largest age of a webhook accepted, in seconds (default 300). */
+  webhookToleranceSeconds?: number;
+  /** Take the client address from `X-Forwarded-For` (behind a reverse proxy; default false). */
+  trustProxy?: boolean;
+  /** The fetch the payment-service client uses (default the global fetch; tests count calls with it). */
+  fetch?: typeof fetch;
+  /** The backend's clock in ms (default Date.now). */
+  now?: () => number;
+  /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
+  heartbeatMs?: number;
+  /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
+  maxStreamMs?: number;
+  /** Shared store of accepted webhook ids when several copies of the backend receive webhooks. */
+  replayGuard?: ReplayGuard;
+}
+
+/** The checked settings the backend runs on: every option present, URLs without a trailing slash. */
+export interface MerchantConfig {
+  baseUrl: string;
   checkoutUrl: string;
   clientId: string;
   clientSecret: string;
   accessToken: string;
-  /** Standard Webhooks secret, `whsec_...` (KASIR_WEBHOOK_SECRET). */
   webhookSecret: string;
-  /** Storefront origins allowed to call /api cross-origin (KASIR_ALLOWED_ORIGINS, comma-separated). */
   allowedOrigins: string[];
-  /** Who bears the payment method's fee (KASIR_FEES_PAID_BY, default merchant). */
   feesPaidBy: FeesPaidBy;
-  /** Enables /api/sandbox/* (KASIR_SANDBOX). */
   sandbox: boolean;
-  /** Currencies a shopper may create a checkout in (KASIR_CURRENCIES, default IDR). */
   currencies: string[];
-  /** Checkout creations allowed per client address per minute (KASIR_CHECKOUT_RATE_LIMIT, default 60). */
   checkoutRateLimit: number;
-  /** Least time between two reads of one deposit from the payment service, in ms (KASIR_STATUS_REFRESH_MS, default 2000). */
   statusRefreshMs: number;
-  /** Largest age of a webhook accepted, in seconds (KASIR_WEBHOOK_TOLERANCE_SECONDS, default 300). */
   webhookToleranceSeconds: number;
-  /** Trust X-Forwarded-For for the client address (KASIR_TRUST_PROXY=true, behind a reverse proxy). */
   trustProxy: boolean;
-  /** Where the built widget and demo are (default ./dist). */
-  distDir: string;
+}
+
+/** The kasir-merchant command's options: the API's, and where to listen. */
+export interface MerchantServerOptions extends KasirApiOptions {
+  /** Port to listen on (default 3000; 0 picks a free one). */
+  port?: number;
+  /** Interface to listen on (default all). */
+  host?: string;
 }
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const REQUIRED = ['KASIR_BASE_URL', 'KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET', 'KASIR_ACCESS_TOKEN', 'KASIR_WEBHOOK_SECRET'] as const;
+const REQUIRED = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'] as const;
 
-/** Reads the backend's configuration from env; throws a ConfigError that names every missing or bad variable. */
-export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, defaults: Partial<MerchantConfig> = {}): MerchantConfig {
+/** Each option's environment variable (DESIGN.md section 2), for messages about the environment. */
+const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
+  baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
+  accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
+  feesPaidBy: 'KASIR_FEES_PAID_BY', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
+  statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
+  port: 'PORT', host: 'HOST',
+};
+
+type Label = (option: keyof typeof ENV_NAMES) => string;
+
+/**
+ * Checks createKasirApi's options and fills the defaults. Throws one ConfigError listing every problem, each
+ * naming its option (`label` renames them, e.g. to environment variables).
+ */
+export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (name) => name): MerchantConfig {
+  if (!options || typeof options !== 'object') {
+    throw new ConfigError(`createKasirApi needs an options object with ${REQUIRED.join(', ')}`);
+  }
   const problems: string[] = [];
-  const missing = REQUIRED.filter((name) => !env[name]?.trim() && !defaultFor(name, defaults));
-  if (missing.length) problems.push(`missing ${missing.join(', ')}`);
+  const missing = REQUIRED.filter((name) => options[name] === undefined || options[name] === null || options[name] === '');
+  if (missing.length) problems.push(`missing ${missing.map(label).join(', ')}`);
 
-  const url = (name: string, value: string | undefined) => {
-    if (!value) return '';
+  const text = (name: (typeof REQUIRED)[number]) => {
+    const value = options[name];
+    if (value === undefined || value === null || value === '') return '';
+    if (typeof value !== 'string' || !value.trim()) {
+      problems.push(`${label(name)} must be a non-empty string`);
+      return '';
+    }
+    return value.trim();
+  };
+  const url = (name: 'baseUrl' | 'checkoutUrl', value: unknown) => {
+    if (value === undefined || value === '') return '';
     try {
+      if (typeof value !== 'string') throw new Error();
       const u = new URL(value);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-      return value.replace(/\/+$/, '');
+      return value.trim().replace(/\/+$/, '');
     } catch {
-      problems.push(`${name} must be an http(s) URL (got "${value}")`);
+      problems.push(`${label(name)} must be an http(s) URL (got ${JSON.stringify(value)})`);
       return '';
     }
   };
-  const int = (name: string, fallback: number, min = 0) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) {
-      problems.push(`${name} must be an integer >= ${min} (got "${raw}")`);
+  const int = (name: 'checkoutRateLimit' | 'statusRefreshMs' | 'webhookToleranceSeconds', fallback: number, min: number) => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+      problems.push(`${label(name)} must be an integer >= ${min} (got ${JSON.stringify(value)})`);
       return fallback;
     }
-    return n;
+    return value;
   };
-  const bool = (name: string, fallback: boolean) => {
-    const raw = env[name]?.trim().toLowerCase();
-    if (!raw) return fallback;
-    if (['true', '1', 'yes'].includes(raw)) return true;
-    if (['false', '0', 'no'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${env[name]}")`);
-    return fallback;
+  const bool = (name: 'sandbox' | 'trustProxy') => {
+    const value = options[name];
+    if (value === undefined) return false;
+    if (typeof value !== 'boolean') problems.push(`${label(name)} must be true or false (got ${JSON.stringify(value)})`);
+    return value === true;
+  };
+  const list = (name: 'allowedOrigins' | 'currencies'): string[] => {
+    const value = options[name];
+    if (value === undefined) return [];
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+      problems.push(`${label(name)} must be a list of strings`);
+      return [];
+    }
+    return value.map((v) => v.trim()).filter(Boolean);
+  };
+  const hook = (name: keyof MerchantHooks) => {
+    if (options[name] !== undefined && typeof options[name] !== 'function') problems.push(`${name} must be a function`);
   };
 
-  const baseUrl = url('KASIR_BASE_URL', env.KASIR_BASE_URL?.trim() || defaults.baseUrl);
-  const checkoutUrl = url('KASIR_CHECKOUT_URL', env.KASIR_CHECKOUT_URL?.trim() || defaults.checkoutUrl) || (baseUrl ? `${baseUrl}/checkout` : '');
+  const baseUrl = url('baseUrl', text('baseUrl') || undefined);
+  const checkoutUrl = url('checkoutUrl', options.checkoutUrl) || (baseUrl ? `${baseUrl}/checkout` : '');
+  const clientId = text('clientId');
+  const clientSecret = text('clientSecret');
+  const accessToken = text('accessToken');
+  const webhookSecret = text('webhookSecret');
+  if (webhookSecret && !/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) problems.push(`${label('webhookSecret')} must look like whsec_<base64>`);
 
-  const feesRaw = (env.KASIR_FEES_PAID_BY?.trim() || defaults.feesPaidBy || 'merchant').toLowerCase();
-  if (feesRaw !== 'merchant' && feesRaw !== 'shopper') problems.push(`KASIR_FEES_PAID_BY must be merchant or shopper (got "${feesRaw}")`);
-
-  const webhookSecret = env.KASIR_WEBHOOK_SECRET?.trim() || defaults.webhookSecret || '';
-  if (webhookSecret && !/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) problems.push('KASIR_WEBHOOK_SECRET must look like whsec_<base64>');
+  const feesPaidBy = options.feesPaidBy ?? 'merchant';
+  if (feesPaidBy !== 'merchant' && feesPaidBy !== 'shopper') problems.push(`${label('feesPaidBy')} must be merchant or shopper (got ${JSON.stringify(feesPaidBy)})`);
 
   const allowedOrigins: string[] = [];
-  for (const origin of (env.KASIR_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const origin of list('allowedOrigins')) {
     try {
       const u = new URL(origin);
       if (u.origin === 'null' || u.origin !== origin.replace(/\/+$/, '')) throw new Error();
       allowedOrigins.push(u.origin);
     } catch {
-      problems.push(`KASIR_ALLOWED_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path)`);
+      problems.push(`${label('allowedOrigins')}: "${origin}" is not an origin (scheme://host[:port], no path)`);
     }
   }
-  allowedOrigins.push(...(defaults.allowedOrigins ?? []));
-
-  const currencies = (env.KASIR_CURRENCIES || defaults.currencies?.join(',') || 'IDR').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const currencies = list('currencies').map((c) => c.toUpperCase());
+  for (const code of currencies) if (!/^[A-Z]{3}$/.test(code)) problems.push(`${label('currencies')}: "${code}" is not a 3-letter currency code`);
+  for (const name of ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired'] as const) hook(name);
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') problems.push('fetch must be a function');
 
   const config: MerchantConfig = {
-    port: int('PORT', defaults.port ?? 3000),
-    host: env.HOST || defaults.host,
     baseUrl,
     checkoutUrl,
-    clientId: env.KASIR_CLIENT_ID?.trim() || defaults.clientId || '',
-    clientSecret: env.KASIR_CLIENT_SECRET?.trim() || defaults.clientSecret || '',
-    accessToken: env.KASIR_ACCESS_TOKEN?.trim() || defaults.accessToken || '',
+    clientId,
+    clientSecret,
+    accessToken,
     webhookSecret,
     allowedOrigins: [...new Set(allowedOrigins)],
-    feesPaidBy: feesRaw === 'shopper' ? 'shopper' : 'merchant',
-    sandbox: bool('KASIR_SANDBOX', defaults.sandbox ?? false),
-    currencies,
-    checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT', defaults.checkoutRateLimit ?? 60, 1),
-    statusRefreshMs: int('KASIR_STATUS_REFRESH_MS', defaults.statusRefreshMs ?? 2000),
-    webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS', defaults.webhookToleranceSeconds ?? 300, 1),
-    trustProxy: bool('KASIR_TRUST_PROXY', defaults.trustProxy ?? false),
-    distDir: env.KASIR_DIST_DIR || defaults.distDir || 'dist',
+    feesPaidBy: feesPaidBy === 'shopper' ? 'shopper' : 'merchant',
+    sandbox: bool('sandbox'),
+    currencies: currencies.length ? [...new Set(currencies)] : ['IDR'],
+    checkoutRateLimit: int('checkoutRateLimit', 60, 1),
+    statusRefreshMs: int('statusRefreshMs', 2000, 0),
+    webhookToleranceSeconds: int('webhookToleranceSeconds', 300, 1),
+    trustProxy: bool('trustProxy'),
   };
-  if (problems.length) {
-    throw new ConfigError(`The merchant backend's configuration is incomplete: ${problems.join('; ')}. See README "Configuration".`);
-  }
+  if (problems.length) throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}.`);
   return config;
 }
 
-function defaultFor(name: (typeof REQUIRED)[number], d: Partial<MerchantConfig>): string | undefined {
-  switch (name) {
-    case 'KASIR_BASE_URL': return d.baseUrl;
-    case 'KASIR_CLIENT_ID': return d.clientId;
-    case 'KASIR_CLIENT_SECRET': return d.clientSecret;
-    case 'KASIR_ACCESS_TOKEN': return d.accessToken;
-    case 'KASIR_WEBHOOK_SECRET': return d.webhookSecret;
+/**
+ * The kasir-merchant command's options from the environment (DESIGN.md section 2), every value checked: one
+ * ConfigError names every missing or malformed variable. `defaults` fill what the environment leaves out.
+ */
+export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, defaults: Partial<MerchantServerOptions> = {}): MerchantServerOptions & MerchantConfig & { port: number } {
+  const problems: string[] = [];
+  const str = (name: string) => env[name]?.trim() || undefined;
+  const int = (name: string) => {
+    const raw = str(name);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0) {
+      problems.push(`${name} must be an integer >= 0 (got "${raw}")`);
+      return undefined;
+    }
+    return n;
+  };
+  const bool = (name: string) => {
+    const raw = str(name)?.toLowerCase();
+    if (raw === undefined) return undefined;
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${env[name]}")`);
+    return undefined;
+  };
+  const csv = (name: string) => str(name)?.split(',').map((s) => s.trim()).filter(Boolean);
+  const fees = str('KASIR_FEES_PAID_BY')?.toLowerCase();
+  const port = int('PORT') ?? defaults.port ?? 3000;
+  if (port > 65535) problems.push(`PORT must be at most 65535 (got ${port})`);
+
+  const fromEnv: MerchantServerOptions = {
+    ...defaults,
+    baseUrl: str('KASIR_BASE_URL') ?? defaults.baseUrl ?? '',
+    checkoutUrl: str('KASIR_CHECKOUT_URL') ?? defaults.checkoutUrl,
+    clientId: str('KASIR_CLIENT_ID') ?? defaults.clientId ?? '',
+    clientSecret: str('KASIR_CLIENT_SECRET') ?? defaults.clientSecret ?? '',
+    accessToken: str('KASIR_ACCESS_TOKEN') ?? defaults.accessToken ?? '',
+    webhookSecret: str('KASIR_WEBHOOK_SECRET') ?? defaults.webhookSecret ?? '',
+    allowedOrigins: [...(csv('KASIR_ALLOWED_ORIGINS') ?? []), ...(defaults.allowedOrigins ?? [])],
+    feesPaidBy: (fees ?? defaults.feesPaidBy) as FeesPaidBy | undefined,
+    sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
+    currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
+    checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,
+    statusRefreshMs: int('KASIR_STATUS_REFRESH_MS') ?? defaults.statusRefreshMs,
+    webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS') ?? defaults.webhookToleranceSeconds,
+    trustProxy: bool('KASIR_TRUST_PROXY') ?? defaults.trustProxy,
+    port,
+    host: str('HOST') ?? defaults.host,
+  };
+  let config: MerchantConfig | undefined;
+  try {
+    config = resolveMerchantConfig(fromEnv, (name) => ENV_NAMES[name]);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.unshift(err.message.replace(/^kasir merchant backend: /, '').replace(/\.$/, ''));
   }
+  if (problems.length || !config) {
+    throw new ConfigError(`The merchant backend's configuration is incomplete: ${problems.join('; ')}. See README "Configuration".`);
+  }
+  return { ...fromEnv, ...config, port };
 }

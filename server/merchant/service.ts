@@ -24,6 +24,9 @@ export interface CompletedDeposit {
   webhookId: string;
 }
 
+/** What `onDepositExpired` receives: the same fields as a completion. */
+export type ExpiredDeposit = CompletedDeposit;
+
 export interface MerchantHooks {
   /**
    * Prices an order from the merchant's own records, so a shopper cannot pay less by editing the page. When set,
@@ -37,6 +40,11 @@ export interface MerchantHooks {
    * webhook is answered 503 and the payment service retries it later.
    */
   onDepositCompleted?: (event: CompletedDeposit) => void | Promise<void>;
+  /**
+   * Called once per deposit when its expiry webhook lands (the shopper did not pay in time, or cancelled), e.g. to
+   * release the order's stock. If it throws, the webhook is answered 503 and retried.
+   */
+  onDepositExpired?: (event: ExpiredDeposit) => void | Promise<void>;
 }
 
 interface CheckoutMeta {
@@ -109,6 +117,21 @@ export class MerchantService {
       if (body.orderId !== undefined) throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
       ({ amount, currency } = body);
     }
+    return this.openCheckout(amount, currency, orderId);
+  }
+
+  /**
+   * A checkout created by the shop's own server for an order it priced itself (no priceOrder round trip): the
+   * shop renders `<kasir-checkout checkout-id=...>` with the answer's id.
+   */
+  async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<CheckoutView> {
+    if (order.orderId !== undefined && !/^[\w.:-]{1,128}$/.test(order.orderId)) {
+      throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
+    }
+    return this.openCheckout(order.amount, order.currency ?? this.config.currencies[0], order.orderId);
+  }
+
+  private async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<CheckoutView> {
     const { value, code } = this.validateAmount(amount, currency);
     const feesPaidBy = this.config.feesPaidBy;
     const created = await this.client.createCheckout(

@@ -1,5 +1,5 @@
 // The webhook receiver: Standard Webhooks v1 verification, staleness and replay protection, dedupe on
-// webhook-id, then the cache update (which wakes SSE listeners) and the merchant's completion hook.
+// webhook-id, then the cache update (which wakes SSE listeners) and the merchant's completion or expiry hook.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MemoryReplayGuard, verifyWebhook, WebhookVerificationError, type ReplayGuard } from '../common/standard-webhooks.js';
@@ -27,21 +27,22 @@ export interface WebhookReceiverOptions {
 export function webhookRoutes(service: MerchantService, options: WebhookReceiverOptions) {
   const now = options.now ?? Date.now;
   const guard = options.replayGuard ?? new MemoryReplayGuard(200_000, now);
-  /** Deposits whose completion hook ran (once per deposit), and runs in progress. */
-  const completed = new Set<string>();
+  /** Deposits whose completion or expiry hook ran (once per deposit and kind), and runs in progress. */
+  const done = new Set<string>();
   const running = new Map<string, Promise<void>>();
 
-  const runCompletionHook = async (deposit: UpstreamDeposit, webhookId: string) => {
-    const hook = service.hooks.onDepositCompleted;
+  const runHookOnce = async (status: 'completed' | 'expired', deposit: UpstreamDeposit, webhookId: string) => {
+    const hook = status === 'completed' ? service.hooks.onDepositCompleted : service.hooks.onDepositExpired;
     const id = deposit.depositId;
-    if (!hook || completed.has(id)) return;
-    const inFlight = running.get(id);
+    const key = `${status}:${id}`;
+    if (!hook || done.has(key)) return;
+    const inFlight = running.get(key);
     if (inFlight) return inFlight;
     const run = (async () => {
       await hook({ checkoutId: id, orderId: service.orderIdOf(id), deposit, webhookId });
-      completed.add(id);
-    })().finally(() => running.delete(id));
-    running.set(id, run);
+      done.add(key);
+    })().finally(() => running.delete(key));
+    running.set(key, run);
     return run;
   };
 
@@ -81,13 +82,13 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       const depositId = deposit?.depositId ?? event.depositId ?? event.orderId;
       if (deposit) {
         service.deposits.update(service.view(deposit));
-        if (deposit.status === 'completed') await runCompletionHook(deposit, id);
+        if (deposit.status === 'completed' || deposit.status === 'expired') await runHookOnce(deposit.status, deposit, id);
       } else if (typeof depositId === 'string') {
         // No deposit in the body: re-read it now (bounded), which updates the cache and wakes listeners.
         service.deposits.invalidate(depositId);
         void service.deposits.get(depositId).catch(() => undefined);
       }
-      while (completed.size > 200_000) completed.delete(completed.values().next().value!);
+      while (done.size > 200_000) done.delete(done.values().next().value!);
       return c.json({ statusCode: 200, message: 'Webhook received' }, 200);
     } catch (err) {
       // Forget the id so the sender's retry is processed again.

@@ -28,11 +28,11 @@ export async function sparePort(): Promise<number> {
   });
 }
 
-/** Starts `tsx server/start.ts` (the widget and demo must be built: `npm run test:e2e` builds them first). */
+/** Starts `npm start`'s compiled server, dist/server/start.js (`npm test` builds it first: `npm run build`). */
 export async function startKasir(env: Record<string, string> = {}): Promise<Kasir> {
   const [port, providerPort] = [await sparePort(), await sparePort()];
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/start.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['dist/server/start.js'], {
     env: { ...process.env, PORT: String(port), PROVIDER_PORT: String(providerPort), KASIR_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -41,7 +41,7 @@ export async function startKasir(env: Record<string, string> = {}): Promise<Kasi
     const timer = setTimeout(() => reject(new Error(`kasir did not start in 30 s:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      if (output.includes('[merchant] storefront and widget API on')) {
+      if (output.includes('[merchant] demo shop on')) {
         clearTimeout(timer);
         resolve();
       }

@@ -1,5 +1,5 @@
 // Screenshots of each phase of the demo (choosing, VA, QRIS, e-wallet, completed, expired) on a desktop and a
-// phone, into demo/screenshots/. Not part of `npm test`: `npm run build:widget && npx tsx test/e2e/screenshots.ts`.
+// phone, into demo/screenshots/. Not part of `npm test`: `npm run build && npx tsx test/e2e/screenshots.ts`.
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launch, startKasir, waitForState } from './harness';

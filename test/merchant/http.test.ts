@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
+import { createMerchantApp } from '../../server/merchant/server';
+import { WIDGET_SCRIPT_FILE, widgetScriptRoutes } from '../../server/merchant/widget-script';
 import { call, merchantApp, sleep, startUpstream, type Upstream } from './support';
 
 describe('merchant backend: configuration', () => {
@@ -148,10 +150,10 @@ describe('merchant backend: HTTP surface', () => {
 
   it('serves the built widget as a cross-origin loadable ES module with cache headers', async () => {
     const dist = mkdtempSync(join(tmpdir(), 'kasir-dist-'));
-    mkdirSync(join(dist, 'widget'));
-    writeFileSync(join(dist, 'widget', 'kasir-checkout.js'), 'export const kasir = 1;\n');
+    const file = join(dist, 'kasir-checkout.js');
+    writeFileSync(file, 'export const kasir = 1;\n');
     try {
-      const app = merchantApp(up, {}, { distDir: dist });
+      const app = widgetScriptRoutes(file);
       const res = await app.request('http://localhost/kasir-checkout.js');
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^text\/javascript/);
@@ -167,31 +169,12 @@ describe('merchant backend: HTTP surface', () => {
     }
   });
 
-  it('serves the demo with a strict CSP, or a fallback page when it is not built', async () => {
-    const dist = mkdtempSync(join(tmpdir(), 'kasir-dist-'));
-    try {
-      const fallback = await merchantApp(up, {}, { distDir: dist }).request('http://localhost/');
-      assert.equal(fallback.status, 200);
-      const csp = fallback.headers.get('content-security-policy') ?? '';
-      assert.match(await fallback.text(), /npm run build:widget/);
-      assert.match(csp, /script-src 'self'(;|$)/);
-      assert.doesNotMatch(csp, /script-src[^;]*unsafe-inline/);
-      assert.match(csp, /frame-ancestors 'none'/);
-
-      mkdirSync(join(dist, 'demo'));
-      writeFileSync(join(dist, 'demo', 'index.html'), '<!doctype html><title>shop</title><script type="module" src="/app.js"></script>');
-      writeFileSync(join(dist, 'demo', 'app.js'), 'console.log(1)');
-      const app = merchantApp(up, {}, { distDir: dist });
-      const page = await app.request('http://localhost/');
-      assert.equal(page.status, 200);
-      assert.ok(page.headers.get('content-security-policy'));
-      assert.match(await page.text(), /<title>shop<\/title>/);
-      const js = await app.request('http://localhost/app.js');
-      assert.match(js.headers.get('content-type') ?? '', /javascript/);
-      assert.equal((await app.request('http://localhost/missing.js')).status, 404);
-    } finally {
-      rmSync(dist, { recursive: true, force: true });
-    }
-    assert.ok(!existsSync(dist));
+  it('serves the installed @kasir/checkout script at /kasir-checkout.js next to /api', async () => {
+    const app = createMerchantApp({ ...up.config(), port: 0 });
+    const res = await app.request('http://localhost/kasir-checkout.js');
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), readFileSync(WIDGET_SCRIPT_FILE, 'utf8'));
+    assert.equal((await app.request('http://localhost/api/checkouts/nope')).status, 404);
   });
+
 });

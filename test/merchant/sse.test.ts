@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
-import type { RunningMerchant } from '../../server/merchant/main';
+import type { RunningMerchant } from '../../server/merchant/server';
 import type { CompletedDeposit } from '../../server/merchant/service';
 import { runningMerchant, startUpstream, waitFor, type Upstream } from './support';
 
@@ -113,28 +113,28 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
     await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'DANA' });
     const streams = Array.from({ length: 25 }, () => openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`));
     await waitFor(() => streams.every((s) => s.events.length === 1));
-    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 25);
+    await waitFor(() => merchant.app.api.service.deposits.listenerCount(checkout.id) === 25);
     await provider.sandboxUpdateDeposit(checkout.id, 'completed');
     await Promise.all(streams.map((s) => s.done));
     for (const s of streams) assert.equal(JSON.parse(s.events[1].data!).status, 'completed');
-    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 0);
+    await waitFor(() => merchant.app.api.service.deposits.listenerCount(checkout.id) === 0);
   });
 
   it('stops listening when the shopper goes away', async () => {
     const checkout = (await post('/api/checkouts', { amount: '46000', currency: 'IDR' })).json.data;
     const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
-    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 1);
+    await waitFor(() => merchant.app.api.service.deposits.listenerCount(checkout.id) === 1);
     stream.close();
     await stream.done;
     // The next change notices the closed connection and unsubscribes.
     await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
-    await waitFor(() => merchant.app.service.deposits.listenerCount(checkout.id) === 0);
+    await waitFor(() => merchant.app.api.service.deposits.listenerCount(checkout.id) === 0);
   });
 
   it('without webhooks, heartbeats re-read the status (bounded) and still push the change', async () => {
     // A second copy of the backend that receives no webhooks (they go to the first one).
-    const { startMerchant } = await import('../../server/merchant/main');
-    const lonely = await startMerchant(up.config({ statusRefreshMs: 100 }), { fetch: up.countingFetch, heartbeatMs: 150 });
+    const { startMerchant } = await import('../../server/merchant/server');
+    const lonely = await startMerchant({ ...up.config({ statusRefreshMs: 100 }), fetch: up.countingFetch, heartbeatMs: 150, port: 0 });
     try {
       const created = await fetch(`${lonely.url}/api/checkouts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ amount: '47000', currency: 'IDR' }) });
       const checkout = ((await created.json()) as any).data;

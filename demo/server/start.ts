@@ -1,0 +1,31 @@
+// `npm start`: the payment-service sandbox and the demo shop (the merchant backend with its pages) in one process,
+// on the embedded defaults (DESIGN.md section 2).
+import { loadMerchantConfig, type RunningMerchant } from '@kasir/merchant';
+import { startSandbox } from '@kasir/sandbox';
+import { listenStorefront } from './listen.js';
+
+const sandbox = await startSandbox();
+console.log(`[provider] payment service sandbox on ${sandbox.url}`);
+
+let merchant: RunningMerchant | undefined;
+try {
+  const { credentials } = sandbox;
+  // The sandbox's credentials win over stale KASIR_* variables; the rest of the configuration comes from env.
+  const env = { ...process.env, KASIR_BASE_URL: undefined, KASIR_CHECKOUT_URL: undefined, KASIR_CLIENT_ID: undefined,
+    KASIR_CLIENT_SECRET: undefined, KASIR_ACCESS_TOKEN: undefined, KASIR_WEBHOOK_SECRET: undefined };
+  merchant = await listenStorefront(loadMerchantConfig(env, {
+    baseUrl: credentials.baseUrl, checkoutUrl: credentials.checkoutUrl, clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret, accessToken: credentials.accessToken, webhookSecret: credentials.webhookSecret,
+    sandbox: true,
+  }));
+} catch (err) {
+  console.error('[merchant] not started:', err instanceof Error ? err.message : err);
+}
+
+const shutdown = async () => {
+  await merchant?.stop().catch(() => {});
+  await sandbox.stop().catch(() => {});
+  process.exit(0);
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);

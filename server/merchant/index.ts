@@ -1,0 +1,11 @@
+// @kasir/merchant: the merchant backend as a library (createKasirApi, verifyWebhook) and a server (startMerchant).
+export { createKasirApi, type KasirApi, type ServerOrder } from './api.js';
+export { ConfigError, loadMerchantConfig, type FeesPaidBy, type KasirApiOptions, type MerchantConfig, type MerchantServerOptions } from './config.js';
+export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
+export type { CompletedDeposit, ExpiredDeposit, MerchantHooks, PricedOrder } from './service.js';
+export { verifyWebhook, type KasirWebhookEvent, type VerifyWebhookOptions } from './verify-webhook.js';
+export { WebhookVerificationError, type ReplayGuard, type WebhookVerificationReason } from '../common/standard-webhooks.js';
+export { PaymentServiceClient } from './client/client.js';
+export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
+export type * from './client/types.js';
+export type { CheckoutView, DepositView, MethodView } from './views.js';
