@@ -80,7 +80,10 @@ export function createStorefront(options: StorefrontOptions): MerchantApp {
   for (const [prefix, folder] of [['/react', 'demo-react'], ['/vue', 'demo-vue']] as const) {
     const root = join(dist, folder);
     pages.get(prefix, (c) => c.redirect(`${prefix}/`, 301));
-    pages.get(`${prefix}/*`, serveStatic({ root: relativeTo(root), rewriteRequestPath: (path) => path.slice(prefix.length) }), (c) => spaIndex(c, root));
+    const files = (c: Context, next: () => Promise<void>) => existsSync(root)
+      ? serveStatic({ root: relativeTo(root), rewriteRequestPath: (path) => path.slice(prefix.length) })(c, next)
+      : next();
+    pages.get(`${prefix}/*`, files, (c) => spaIndex(c, root));
   }
   pages.use('*', async (c, next) => {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();

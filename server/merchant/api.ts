@@ -213,6 +213,8 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
     secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, replayGuard: options.replayGuard,
   }));
   app.route('/', api);
+  // Mounted in a shop's app, a sub-app's notFound is not used: a last catch-all keeps unknown paths in the envelope.
+  app.all('*', onNotFound);
   return Object.assign(app, {
     config,
     service,
