@@ -1,8 +1,60 @@
+// The sandbox's configuration: startSandbox's options, each backed by the environment variable the kasir-sandbox
+// bin reads (README, Configuration). An option given in code wins over its variable; a variable wins over the
+// default. A bad value is an error naming the option or the variable it came from, raised before anything listens.
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-/** Everything the payment-service sandbox reads from its environment, parsed once. */
+/** Deposit validity per payment kind, in seconds. */
+export interface ExpirySeconds {
+  /** Virtual accounts (default 86400: 24 h). */
+  va: number;
+  /** Bank transfer (default 86400: 24 h). */
+  bank: number;
+  /** QRIS (default 1800: 30 min). */
+  qris: number;
+  /** E-wallets (default 900: 15 min). */
+  ewallet: number;
+  /** Crypto (default 3600: 60 min). */
+  crypto: number;
+}
+
+/** Options of `startSandbox`. Every one is optional; an unset one comes from the environment variable named, then the default. */
+export interface SandboxOptions {
+  /** Port to listen on. `PROVIDER_PORT`, else 4010; 0 picks a free port (read it from `RunningSandbox.port`). */
+  port?: number;
+  /** Interface to listen on. `PROVIDER_HOST`, else all IPv4 interfaces (`0.0.0.0`). */
+  host?: string;
+  /** The service's public origin, written to sandbox.json as `baseUrl`. `KASIR_PROVIDER_PUBLIC_URL`, else `http://localhost:<port>`. */
+  baseUrl?: string;
+  /** Where the SQLite file, the token key and sandbox.json live. `KASIR_DATA_DIR`, else `./.kasir`. Created when missing. */
+  dataDir?: string;
+  /** `postgres://...` keeps the state in PostgreSQL instead of the SQLite file. `DATABASE_URL`, else none. */
+  databaseUrl?: string;
+  /**
+   * The seeded merchant's webhook URL, set on every start. `KASIR_WEBHOOK_URL`, else the merchant backend's receiver
+   * (`http://localhost:<PORT or 3000>/api/webhooks/kasir`, which then leaves a URL set in the dashboard alone).
+   */
+  webhookUrl?: string;
+  /** Sandbox-only endpoints (status update, mailbox, e-wallet approval page). `KASIR_SANDBOX` (`true`/`false`), else true. */
+  sandbox?: boolean;
+  /** Send OTP mail through SMTP (`smtp://` or `smtps://`). `SMTP_URL`, else the sandbox mailbox. */
+  smtpUrl?: string;
+  /** scrypt cost N for passwords, a power of two. `KASIR_SCRYPT_N`, else 131072; a test suite wants 1024. */
+  scryptN?: number;
+  /** Deposit validity per kind, in seconds. `KASIR_EXPIRY_{VA,BANK,QRIS,EWALLET,CRYPTO}_SECONDS`. */
+  expirySeconds?: Partial<ExpirySeconds>;
+  /** How often overdue deposits are expired, in ms. `KASIR_SWEEP_INTERVAL_MS`, else 5000. */
+  sweepIntervalMs?: number;
+  /** The service's clock (deposit expiry, signed-request timestamps, tokens). Default: the system clock. */
+  now?: () => Date;
+  /** Where unset options are read from. Default `process.env`; pass `{}` to ignore the environment. */
+  env?: Record<string, string | undefined>;
+}
+
+/** The resolved configuration every part of the service reads (as `deps.config`). */
 export interface ProviderConfig {
   port: number;
+  host: string;
   dataDir: string;
   /** Public origin of the service, e.g. http://localhost:4010 (the interface's {base_url}). */
   baseUrl: string;
@@ -10,42 +62,192 @@ export interface ProviderConfig {
   sandbox: boolean;
   /** When set (postgres://...), the service uses PostgreSQL instead of the embedded SQLite file. */
   databaseUrl?: string;
-  /** Where the seeded merchant's webhooks go (DESIGN.md section 2). */
-  seedWebhookUrl: string;
+  /** The seeded merchant's webhook URL (DESIGN.md section 2). */
+  webhookUrl: string;
+  /** True when webhookUrl was given (option or KASIR_WEBHOOK_URL): it then replaces one set in the dashboard. */
+  webhookUrlExplicit: boolean;
   /** scrypt cost parameter N (2^17 in production; tests lower it). */
   scryptN: number;
-  /** Deposit validity per payment kind, in seconds. */
-  expirySeconds: { va: number; bank: number; qris: number; ewallet: number; crypto: number };
+  expirySeconds: ExpirySeconds;
   /** How often the expiry sweeper runs, in ms. */
   sweepIntervalMs: number;
   smtpUrl?: string;
 }
 
-const int = (v: string | undefined, fallback: number) => {
-  const n = Number(v);
-  return Number.isFinite(n) && v !== undefined && v !== '' ? n : fallback;
-};
+/** A bad option or environment variable; `setting` is its name as the caller wrote it (`port`, `PROVIDER_PORT`). */
+export class SandboxConfigError extends Error {
+  override name = 'SandboxConfigError';
+  constructor(readonly setting: string, problem: string, value?: unknown) {
+    super(`Invalid ${setting}: ${problem}${value === undefined ? '' : `; got ${JSON.stringify(value) ?? String(value)}`}`);
+  }
+}
 
-export function loadProviderConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ProviderConfig> = {}): ProviderConfig {
-  const port = int(env.PROVIDER_PORT, 4010);
-  const merchantPort = int(env.PORT, 3000);
+const OPTION_NAMES: ReadonlySet<string> = new Set<keyof SandboxOptions>([
+  'port', 'host', 'baseUrl', 'dataDir', 'databaseUrl', 'webhookUrl', 'sandbox', 'smtpUrl', 'scryptN', 'expirySeconds',
+  'sweepIntervalMs', 'now', 'env',
+]);
+const EXPIRY_KINDS = ['va', 'bank', 'qris', 'ewallet', 'crypto'] as const;
+const DEFAULT_EXPIRY: ExpirySeconds = { va: 24 * 3600, bank: 24 * 3600, qris: 30 * 60, ewallet: 15 * 60, crypto: 60 * 60 };
+
+/** A value as given: by an option (a JS value) or by an environment variable (a string). */
+interface Setting {
+  name: string;
+  value: unknown;
+  fromEnv: boolean;
+}
+
+function integer(s: Setting, min: number, max: number, problem: string): number {
+  const n = s.fromEnv ? (/^\s*\d+\s*$/.test(s.value as string) ? Number(s.value) : NaN) : s.value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw new SandboxConfigError(s.name, problem, s.value);
+  return n;
+}
+
+function text(s: Setting): string {
+  if (typeof s.value !== 'string' || !s.value.trim()) throw new SandboxConfigError(s.name, 'must be a non-empty string', s.value);
+  return s.value.trim();
+}
+
+function url(s: Setting, protocols: readonly string[], problem: string): string {
+  const raw = text(s);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new SandboxConfigError(s.name, problem, s.value);
+  }
+  if (!protocols.includes(parsed.protocol) || !parsed.host) throw new SandboxConfigError(s.name, problem, s.value);
+  return raw;
+}
+
+function boolean(s: Setting): boolean {
+  if (!s.fromEnv) {
+    if (typeof s.value !== 'boolean') throw new SandboxConfigError(s.name, 'must be true or false', s.value);
+    return s.value;
+  }
+  const v = String(s.value).trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new SandboxConfigError(s.name, 'must be true or false', s.value);
+}
+
+const PORT_PROBLEM = 'must be a port number from 0 to 65535 (0 picks a free port)';
+const HTTP = ['http:', 'https:'];
+
+/** Creates the data directory when missing and checks it can be written, so a bad one fails before anything starts. */
+function writableDir(s: Setting): string {
+  const dir = resolve(text(s));
+  try {
+    mkdirSync(dir, { recursive: true });
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SandboxConfigError(s.name, `cannot create or write the directory ${dir}${code ? ` (${code})` : ''}`);
+  }
+  return dir;
+}
+
+/**
+ * The variables the service reads outside this config (catalog/rates.ts, auth/rate-limit.ts) are checked here too,
+ * so the bin refuses a bad one at start instead of silently falling back to the default.
+ */
+function checkOtherVariables(env: Record<string, string | undefined>): void {
+  for (const name of ['KASIR_AUTH_RATE_WINDOW_SECONDS', 'KASIR_AUTH_RATE_PER_EMAIL', 'KASIR_AUTH_RATE_PER_ADDRESS']) {
+    if (env[name]) integer({ name, value: env[name], fromEnv: true }, 1, Number.MAX_SAFE_INTEGER, 'must be a positive integer');
+  }
+  if (env.KASIR_TRUST_PROXY) boolean({ name: 'KASIR_TRUST_PROXY', value: env.KASIR_TRUST_PROXY, fromEnv: true });
+  const rates = env.KASIR_SANDBOX_RATES;
+  if (rates) {
+    const problem = 'must be a JSON object of positive prices in IDR, e.g. {"USD":"16500"}';
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rates);
+    } catch {
+      throw new SandboxConfigError('KASIR_SANDBOX_RATES', problem, rates);
+    }
+    const ok = !!parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every((price) =>
+      (typeof price === 'number' && price > 0 && Number.isFinite(price)) || (typeof price === 'string' && /^\d+(\.\d+)?$/.test(price) && Number(price) > 0));
+    if (!ok) throw new SandboxConfigError('KASIR_SANDBOX_RATES', problem, rates);
+  }
+}
+
+/**
+ * Resolves startSandbox's options against the environment into the service's configuration. Throws a
+ * SandboxConfigError naming the option (`port`) or the variable (`PROVIDER_PORT`) whose value is bad. Creates the
+ * data directory when it is missing; nothing else.
+ */
+export function resolveProviderConfig(options: SandboxOptions = {}): ProviderConfig {
+  if (options === null || typeof options !== 'object') throw new SandboxConfigError('options', 'must be an object', options);
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.has(key)) throw new SandboxConfigError('options', `unknown option "${key}" (known: ${[...OPTION_NAMES].join(', ')})`);
+  }
+  const env = options.env ?? process.env;
+  if (typeof env !== 'object' || env === null) throw new SandboxConfigError('env', 'must be an object of environment variables', env);
+  const opts = options as Record<string, unknown>;
+  /** The option when given, else the variable when set (an empty variable counts as unset), else undefined. */
+  const pick = (option: string, variable: string, given: unknown = opts[option]): Setting | undefined =>
+    given !== undefined ? { name: option, value: given, fromEnv: false }
+      : env[variable] !== undefined && env[variable] !== '' ? { name: variable, value: env[variable], fromEnv: true }
+        : undefined;
+
+  const portSetting = pick('port', 'PROVIDER_PORT');
+  const port = portSetting ? integer(portSetting, 0, 65535, PORT_PROBLEM) : 4010;
+  const hostSetting = pick('host', 'PROVIDER_HOST');
+  const host = hostSetting ? text(hostSetting) : '0.0.0.0';
+  const baseSetting = pick('baseUrl', 'KASIR_PROVIDER_PUBLIC_URL');
+  // On port 0 the default base URL says :0 until the real port is known (startSandbox then fills it in).
+  const baseUrl = (baseSetting ? url(baseSetting, HTTP, 'must be an http:// or https:// URL') : `http://localhost:${port}`).replace(/\/+$/, '');
+  const dataSetting = pick('dataDir', 'KASIR_DATA_DIR') ?? { name: 'dataDir', value: '.kasir', fromEnv: false };
+  text(dataSetting);
+  const dbSetting = pick('databaseUrl', 'DATABASE_URL');
+  const databaseUrl = dbSetting
+    ? url(dbSetting, ['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite file)')
+    : undefined;
+  const hookSetting = pick('webhookUrl', 'KASIR_WEBHOOK_URL');
+  let webhookUrl: string;
+  if (hookSetting) {
+    webhookUrl = url(hookSetting, HTTP, 'must be an http:// or https:// URL');
+  } else {
+    const merchantPort = pick('', 'PORT', undefined);
+    webhookUrl = `http://localhost:${merchantPort ? integer(merchantPort, 1, 65535, 'must be a port number from 1 to 65535') : 3000}/api/webhooks/kasir`;
+  }
+  const sandboxSetting = pick('sandbox', 'KASIR_SANDBOX');
+  const smtpSetting = pick('smtpUrl', 'SMTP_URL');
+  const scryptSetting = pick('scryptN', 'KASIR_SCRYPT_N');
+  const scryptN = scryptSetting ? integer(scryptSetting, 2, 2 ** 20, 'must be a power of two from 2 to 1048576') : 2 ** 17;
+  if ((scryptN & (scryptN - 1)) !== 0) throw new SandboxConfigError(scryptSetting!.name, 'must be a power of two from 2 to 1048576', scryptSetting!.value);
+
+  const expiryOption = options.expirySeconds;
+  if (expiryOption !== undefined && (expiryOption === null || typeof expiryOption !== 'object')) {
+    throw new SandboxConfigError('expirySeconds', `must be an object with any of ${EXPIRY_KINDS.join(', ')}`, expiryOption);
+  }
+  for (const key of Object.keys(expiryOption ?? {})) {
+    if (!(EXPIRY_KINDS as readonly string[]).includes(key)) throw new SandboxConfigError('expirySeconds', `unknown kind "${key}" (known: ${EXPIRY_KINDS.join(', ')})`);
+  }
+  const expirySeconds = { ...DEFAULT_EXPIRY };
+  for (const kind of EXPIRY_KINDS) {
+    const s = pick(`expirySeconds.${kind}`, `KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS`, expiryOption?.[kind]);
+    if (s) expirySeconds[kind] = integer(s, 1, 10 * 365 * 24 * 3600, 'must be a positive whole number of seconds');
+  }
+  const sweepSetting = pick('sweepIntervalMs', 'KASIR_SWEEP_INTERVAL_MS');
+  const sweepIntervalMs = sweepSetting ? integer(sweepSetting, 1, 2 ** 31 - 1, 'must be a positive whole number of milliseconds') : 5_000;
+  if (options.now !== undefined && typeof options.now !== 'function') throw new SandboxConfigError('now', 'must be a function returning a Date', options.now);
+  checkOtherVariables(env);
+  // Last, once every value is known good: a bad option leaves no directory behind.
+  const dataDir = writableDir(dataSetting);
+
   return {
     port,
-    dataDir: resolve(env.KASIR_DATA_DIR || '.kasir'),
-    baseUrl: (env.KASIR_PROVIDER_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
-    sandbox: env.KASIR_SANDBOX !== 'false',
-    databaseUrl: env.DATABASE_URL || undefined,
-    seedWebhookUrl: env.KASIR_WEBHOOK_URL || `http://localhost:${merchantPort}/api/webhooks/kasir`,
-    scryptN: int(env.KASIR_SCRYPT_N, 2 ** 17),
-    expirySeconds: {
-      va: int(env.KASIR_EXPIRY_VA_SECONDS, 24 * 3600),
-      bank: int(env.KASIR_EXPIRY_BANK_SECONDS, 24 * 3600),
-      qris: int(env.KASIR_EXPIRY_QRIS_SECONDS, 30 * 60),
-      ewallet: int(env.KASIR_EXPIRY_EWALLET_SECONDS, 15 * 60),
-      crypto: int(env.KASIR_EXPIRY_CRYPTO_SECONDS, 60 * 60),
-    },
-    sweepIntervalMs: int(env.KASIR_SWEEP_INTERVAL_MS, 5_000),
-    smtpUrl: env.SMTP_URL || undefined,
-    ...overrides,
+    host,
+    dataDir,
+    baseUrl,
+    sandbox: sandboxSetting ? boolean(sandboxSetting) : true,
+    databaseUrl,
+    webhookUrl,
+    webhookUrlExplicit: !!hookSetting,
+    scryptN,
+    expirySeconds,
+    sweepIntervalMs,
+    smtpUrl: smtpSetting ? url(smtpSetting, ['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL') : undefined,
   };
 }

@@ -1,49 +1,130 @@
-import { listen } from '../common/http-server.js';
-import { createProviderApp } from './app.js';
-import { loadProviderConfig, type ProviderConfig } from './config.js';
+// Starting the payment-service sandbox: the one implementation behind startSandbox (the package's entry), the
+// kasir-sandbox bin and the demo's `npm start`.
+import { join } from 'node:path';
+import { listen, type ListeningServer } from '../common/http-server.js';
+import { createProviderApp, type ProviderApp } from './app.js';
+import { resolveProviderConfig, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
 import type { ProviderDeps } from './http/env.js';
 import { startBackgroundJobs } from './jobs.js';
 import { loadJwtSecret } from './secrets.js';
 import { seedSandbox, type SandboxCredentials } from './seed.js';
 
-export interface RunningProvider {
-  deps: ProviderDeps;
-  credentials: SandboxCredentials;
+/** A sandbox serving over HTTP, as `startSandbox` returns it. */
+export interface RunningSandbox {
+  /** The service's origin (= `credentials.baseUrl`), e.g. `http://localhost:4010`; the interface's `/v1/...` paths are relative to it. */
   url: string;
+  /** The port it listens on (the one picked when started with port 0). */
+  port: number;
+  /** The seeded merchant account: the same object as `sandbox.json`. */
+  credentials: SandboxCredentials;
+  /** The absolute data directory; `sandbox.json` is `join(dataDir, 'sandbox.json')`. */
+  dataDir: string;
+  /** Stops the background jobs, closes the server (and its open connections) and the database. Safe to call twice. */
   stop(): Promise<void>;
 }
 
-/** Opens the database, seeds the sandbox merchant, and serves the payment service on config.port. */
-export async function startProvider(config: ProviderConfig = loadProviderConfig(), options: { now?: () => Date } = {}): Promise<RunningProvider> {
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  const deps: ProviderDeps = { db, config, jwtSecret: loadJwtSecret(config.dataDir), now: options.now ?? (() => new Date()) };
-  const app = createProviderApp(deps);
-  const http = await listen(app.fetch, config.port, '0.0.0.0');
-  const port = http.port;
-  // With port 0 (tests) the real port is known only now; the seeded URLs must carry it.
-  if (config.port === 0) {
-    config.port = port;
-    config.baseUrl = `http://localhost:${port}`;
-  }
-  const credentials = await seedSandbox(deps);
-  const stopJobs = startBackgroundJobs(deps);
-  return {
-    deps,
-    credentials,
-    url: config.baseUrl,
-    async stop() {
-      await stopJobs();
-      await http.close();
-      await db.destroy();
-    },
-  };
+const internals = new WeakMap<RunningSandbox, ProviderDeps>();
+
+/** The internals of a running sandbox (database, config, clock) for this repository's own tests; not part of the package's API. */
+export function sandboxDeps(sandbox: RunningSandbox): ProviderDeps {
+  const deps = internals.get(sandbox);
+  if (!deps) throw new Error('not a sandbox started by startSandbox');
+  return deps;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const provider = await startProvider();
-  console.log(`[provider] payment service sandbox on ${provider.url} (data in ${provider.deps.config.dataDir})`);
-  const shutdown = () => provider.stop().finally(() => process.exit(0));
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+/** Where a database URL points, without its credentials (for error messages). */
+function describeDatabase(config: ProviderConfig): string {
+  if (!config.databaseUrl) return `the SQLite file ${join(config.dataDir, 'kasir.sqlite')}`;
+  try {
+    const u = new URL(config.databaseUrl);
+    return `the PostgreSQL database ${u.host}${u.pathname}`;
+  } catch {
+    return 'the PostgreSQL database';
+  }
+}
+
+/**
+ * Opens (and migrates) the database of a resolved configuration and loads the token key: everything the service
+ * is built from, with nothing listening. startSandbox serves it; the tests drive it through app.request().
+ */
+export async function openProvider(config: ProviderConfig, now: () => Date = () => new Date()): Promise<ProviderDeps> {
+  let db;
+  try {
+    db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  } catch (err) {
+    const code = (err as { code?: string } | undefined)?.code;
+    const reason = (err instanceof Error && err.message) || code || String(err);
+    throw Object.assign(new Error(`Cannot open ${describeDatabase(config)}: ${reason}`, { cause: err }), {
+      code: code ?? 'KASIR_DATABASE',
+    });
+  }
+  try {
+    return { db, config, jwtSecret: loadJwtSecret(config.dataDir), now };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
+
+/**
+ * Starts the payment-service sandbox: opens its database (SQLite in `dataDir`, or PostgreSQL with `databaseUrl`),
+ * serves the interface's API, the hosted checkout, the dashboard and the docs on `port`, seeds the sandbox merchant
+ * (once; a restart on the same data keeps it) and writes `sandbox.json` in `dataDir`.
+ *
+ * Options left out come from the environment (`PROVIDER_PORT`, `KASIR_DATA_DIR`, `DATABASE_URL`, `KASIR_WEBHOOK_URL`, ...)
+ * and then the defaults. A bad option throws an Error naming it (a `SandboxConfigError`) before anything listens.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const config = resolveProviderConfig(options);
+  const deps = await openProvider(config, options.now);
+  let http: ListeningServer | undefined;
+  let stopJobs: (() => Promise<void>) | undefined;
+  try {
+    // The app is built once the port is known: with port 0 the URLs it hands out (OpenAPI servers, checkout links)
+    // must carry the port picked. Nothing is dispatched before the line after listen() runs.
+    let app: ProviderApp | undefined;
+    try {
+      http = await listen((request, env) => app!.fetch(request, env), config.port, config.host);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const reason = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+      throw Object.assign(new Error(`Cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err }), { code });
+    }
+    if (config.port === 0) {
+      config.port = http.port;
+      const base = new URL(config.baseUrl);
+      if (base.port === '0') {
+        base.port = String(http.port);
+        config.baseUrl = base.origin;
+      }
+    }
+    app = createProviderApp(deps);
+    const credentials = await seedSandbox(deps);
+    stopJobs = startBackgroundJobs(deps);
+    const server = http;
+    const jobs = stopJobs;
+    let stopping: Promise<void> | undefined;
+    const sandbox: RunningSandbox = {
+      url: config.baseUrl,
+      port: http.port,
+      credentials,
+      dataDir: config.dataDir,
+      stop() {
+        stopping ??= (async () => {
+          await jobs();
+          await server.close();
+          await deps.db.destroy();
+        })();
+        return stopping;
+      },
+    };
+    internals.set(sandbox, deps);
+    return sandbox;
+  } catch (err) {
+    await stopJobs?.().catch(() => {});
+    await http?.close().catch(() => {});
+    await deps.db.destroy().catch(() => {});
+    throw err;
+  }
 }

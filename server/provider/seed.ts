@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { verify } from 'hono/jwt';
 import { hashPassword } from './auth/passwords.js';
 import { issueAccessToken } from './http/bearer.js';
 import type { ProviderDeps } from './http/env.js';
@@ -29,6 +30,17 @@ export const SANDBOX_EMAIL = 'merchant@sandbox.kasir.test';
 export const newClientId = () => `kasir_test_${randomBytes(10).toString('hex')}`;
 export const newClientSecret = () => `sk_test_${randomBytes(24).toString('base64url')}`;
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** The token sandbox.json held, when it is still one for this user under this key (a new database or key needs a new one). */
+async function stillValid(deps: ProviderDeps, token: string | undefined, userId: string): Promise<string | undefined> {
+  if (!token) return undefined;
+  try {
+    const payload = await verify(token, deps.jwtSecret, 'HS256');
+    return payload.sub === userId && payload.exp === undefined ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Seeds the sandbox merchant on first start and (re)writes sandbox.json. A restart keeps the account,
@@ -71,7 +83,7 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
           }).execute();
           await trx.insertInto('merchants').values({
             id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
-            webhook_url: config.seedWebhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
+            webhook_url: config.webhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
           }).execute();
         });
       } catch (err) {
@@ -87,12 +99,13 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
       .where('users.email', '=', SANDBOX_EMAIL)
       .executeTakeFirstOrThrow();
   }
-  // KASIR_WEBHOOK_URL always wins. Without it, a URL that is still the default receiver follows the current
-  // PORT (a restart on another port must not send webhooks to the old one); one set in the dashboard stays.
+  // A webhook URL given (webhookUrl, KASIR_WEBHOOK_URL) always wins. Without one, a URL that is still the default
+  // receiver follows the current PORT (a restart on another port must not send webhooks to the old one); one set in
+  // the dashboard stays.
   const stored = await db.selectFrom('merchants').select('webhook_url').where('id', '=', merchant.id).executeTakeFirstOrThrow();
   const isDefaultReceiver = !stored.webhook_url || /^http:\/\/localhost:\d+\/api\/webhooks\/kasir$/.test(stored.webhook_url);
-  if (process.env.KASIR_WEBHOOK_URL || (isDefaultReceiver && stored.webhook_url !== config.seedWebhookUrl)) {
-    await db.updateTable('merchants').set({ webhook_url: config.seedWebhookUrl }).where('id', '=', merchant.id).execute();
+  if (stored.webhook_url !== config.webhookUrl && (config.webhookUrlExplicit || isDefaultReceiver)) {
+    await db.updateTable('merchants').set({ webhook_url: config.webhookUrl }).where('id', '=', merchant.id).execute();
   }
 
   const credentials: SandboxCredentials = {
@@ -102,7 +115,7 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     // Secrets are read back from the database: the dashboard may have rotated them since the last start.
     clientId: merchant.client_id,
     clientSecret: merchant.client_secret,
-    accessToken: previous.accessToken ?? (await issueAccessToken(deps, merchant.user_id, true)),
+    accessToken: (await stillValid(deps, previous.accessToken, merchant.user_id)) ?? (await issueAccessToken(deps, merchant.user_id, true)),
     webhookSecret: merchant.webhook_secret,
   };
   writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });

@@ -6,15 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadMerchantConfig } from '../../server/merchant/config';
 import { startMerchant } from '../../server/merchant/main';
-import { loadProviderConfig } from '../../server/provider/config';
-import { startProvider } from '../../server/provider/main';
+import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono } from './support';
 
 const CONNECTIONS = 1000;
 
 export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-merchant-'));
-  const provider = await startProvider(loadProviderConfig({ ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 }));
+  const provider = await startSandbox({ env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 });
   let upstreamCalls = 0;
   const countingFetch: typeof fetch = (input, init) => {
     upstreamCalls++;

@@ -6,8 +6,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadProviderConfig } from '../../server/provider/config';
-import { startProvider } from '../../server/provider/main';
+import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono, type LoadOptions, type LoadResult } from './support';
 
 function signedHeaders(clientId: string, secret: string, method: string, target: string, body: string) {
@@ -33,8 +32,7 @@ async function bestOf(scenarios: Record<string, () => LoadOptions>, rounds: numb
 export async function run(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS || 2);
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-'));
-  const config = loadProviderConfig({ ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, { port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 });
-  const provider = await startProvider(config);
+  const provider = await startSandbox({ env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 });
   const bare = await startBareHono();
   const { clientId, clientSecret, accessToken } = provider.credentials;
   const base = provider.url.replace('localhost', '127.0.0.1');

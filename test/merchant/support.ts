@@ -3,14 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadProviderConfig } from '../../server/provider/config';
-import { startProvider, type RunningProvider } from '../../server/provider/main';
+import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/main';
 import { createMerchantApp, type MerchantAppOptions } from '../../server/merchant/app';
 import { loadMerchantConfig, type MerchantConfig } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/main';
 
 export interface Upstream {
-  provider: RunningProvider;
+  provider: RunningSandbox;
   /** Calls the merchant backends of this stack made to the payment service, by "METHOD path". */
   calls: string[];
   countingFetch: typeof fetch;
@@ -20,7 +19,7 @@ export interface Upstream {
 
 export async function startUpstream(): Promise<Upstream> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-merchant-test-'));
-  const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir }, { port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 }));
+  const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir }, port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 });
   const calls: string[] = [];
   const countingFetch: typeof fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -46,7 +45,7 @@ export async function startUpstream(): Promise<Upstream> {
 
 /** Points the sandbox merchant's webhooks at a running backend. */
 export async function routeWebhooksTo(upstream: Upstream, url: string) {
-  await upstream.provider.deps.db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
+  await sandboxDeps(upstream.provider).db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
 }
 
 export function merchantApp(upstream: Upstream, options: Partial<MerchantAppOptions> = {}, config: Partial<MerchantConfig> = {}) {

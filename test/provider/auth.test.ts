@@ -325,11 +325,10 @@ describe('npm run login (server/cli/login.ts)', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { loadProviderConfig } = await import('../../server/provider/config');
-    const { startProvider } = await import('../../server/provider/main');
+    const { startSandbox, sandboxDeps } = await import('../../server/provider/main');
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-cli-'));
     const database = await testDatabaseEnv();
-    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, { scryptN: 2 ** 10 }));
+    const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
     const run = (args: string[], input?: string, env: Record<string, string> = {}) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/login.ts', ...args], {
         stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },
@@ -348,7 +347,7 @@ describe('npm run login (server/cli/login.ts)', () => {
       const match = /^KASIR_ACCESS_TOKEN=(\S+)\n$/.exec(ok.stdout);
       assert.ok(match, ok.stdout);
       assert.equal(jwtPayload(match[1]).exp, undefined, 'non-expiring');
-      const merchant = await authenticateBearer(provider.deps, `Bearer ${match[1]}`);
+      const merchant = await authenticateBearer(sandboxDeps(provider), `Bearer ${match[1]}`);
       assert.equal(merchant.clientId, credentials.clientId);
       assert.ok(!ok.stderr.includes(credentials.password), 'the password is never echoed');
 

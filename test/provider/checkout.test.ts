@@ -213,7 +213,7 @@ describe('checkout', () => {
       try {
         const notBuilt = await get('/checkout/kasir-checkout.js');
         assert.equal(notBuilt.status, 503);
-        assert.deepEqual(await notBuilt.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The checkout widget is not built yet: run npm run build:widget' });
+        assert.deepEqual(await notBuilt.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The checkout widget is not built yet: run npm run build' });
       } finally { delete process.env.KASIR_WIDGET_FILE; }
       const { mkdtempSync, writeFileSync } = await import('node:fs');
       const { join } = await import('node:path');

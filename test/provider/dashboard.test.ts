@@ -194,11 +194,10 @@ describe('dashboard page in Chromium', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { loadProviderConfig } = await import('../../server/provider/config');
-    const { startProvider } = await import('../../server/provider/main');
+    const { startSandbox, sandboxDeps } = await import('../../server/provider/main');
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-dash-'));
     const database = await testDatabaseEnv();
-    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, { scryptN: 2 ** 10 }));
+    const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
     const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
     const problems: string[] = [];
     try {
@@ -224,7 +223,7 @@ describe('dashboard page in Chromium', () => {
       await page.waitForFunction(() => /saved/i.test(document.getElementById('notice')?.textContent ?? ''));
       await page.click('#checkout-enabled');
       await page.waitForFunction(() => /disabled/i.test(document.getElementById('notice')?.textContent ?? ''));
-      const merchant = await provider.deps.db.selectFrom('merchants').select(['webhook_url', 'checkout_enabled']).where('client_id', '=', clientId).executeTakeFirstOrThrow();
+      const merchant = await sandboxDeps(provider).db.selectFrom('merchants').select(['webhook_url', 'checkout_enabled']).where('client_id', '=', clientId).executeTakeFirstOrThrow();
       assert.equal(merchant.webhook_url, 'https://shop.example/hooks/kasir');
       assert.equal(merchant.checkout_enabled, 0);
 

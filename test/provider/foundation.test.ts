@@ -4,8 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadProviderConfig } from '../../server/provider/config';
-import { startProvider } from '../../server/provider/main';
+import { startSandbox } from '../../server/provider/main';
 import { createTestProvider, type TestProvider } from '../support/provider';
 
 describe('payment service foundation', () => {
@@ -40,10 +39,10 @@ describe('payment service foundation', () => {
 describe('payment service over real HTTP', () => {
   it('answers a request no URL can be built from (a backslash in the path) in the envelope', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-http-'));
-    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir }, { port: 0, scryptN: 2 ** 10 }));
+    const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir }, port: 0, scryptN: 2 ** 10 });
     try {
       const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: provider.deps.config.port, path: '/v1/a\\b' }, (res) => {
+        const req = request({ host: '127.0.0.1', port: provider.port, path: '/v1/a\\b' }, (res) => {
           let body = '';
           res.on('data', (chunk) => { body += chunk; });
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));

@@ -351,12 +351,11 @@ describe('webhooks end to end (running service, background dispatcher)', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { loadProviderConfig } = await import('../../server/provider/config');
-    const { startProvider } = await import('../../server/provider/main');
+    const { startSandbox } = await import('../../server/provider/main');
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
     const database = await testDatabaseEnv();
     const receiver = await startReceiver([200]);
-    const provider = await startProvider(loadProviderConfig({ KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, { scryptN: 2 ** 10 }));
+    const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
     const { accessToken, webhookSecret } = provider.credentials;
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(provider.url + path, {

@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createProviderApp } from '../../server/provider/app';
-import { loadProviderConfig, type ProviderConfig } from '../../server/provider/config';
-import { openDatabase } from '../../server/provider/db/database';
+import { resolveProviderConfig, type SandboxOptions } from '../../server/provider/config';
 import type { ProviderDeps } from '../../server/provider/http/env';
-import { loadJwtSecret } from '../../server/provider/secrets';
+import { openProvider } from '../../server/provider/main';
 import { seedSandbox, type SandboxCredentials } from '../../server/provider/seed';
 
 export interface TestProvider {
@@ -56,7 +55,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
 }
 
 /**
- * The database environment for a service a test starts itself (startProvider): a fresh PostgreSQL database
+ * The database environment for a service a test starts itself (startSandbox): a fresh PostgreSQL database
  * when the suite runs on PostgreSQL, else nothing (the SQLite file in the service's data dir).
  */
 export async function testDatabaseEnv(): Promise<{ env: { DATABASE_URL?: string }; drop(): Promise<void> }> {
@@ -65,14 +64,14 @@ export async function testDatabaseEnv(): Promise<{ env: { DATABASE_URL?: string 
   return { env: { DATABASE_URL: database.url }, drop: database.drop };
 }
 
-export async function createTestProvider(overrides: Partial<ProviderConfig> = {}): Promise<TestProvider> {
+export async function createTestProvider(overrides: SandboxOptions = {}): Promise<TestProvider> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-test-'));
   const database = testDatabaseUrl ? await createTestDatabase() : undefined;
   const env = { KASIR_DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
-  const config = loadProviderConfig(env, { scryptN: 2 ** 10, sweepIntervalMs: 60_000, ...overrides });
-  const db = await openDatabase({ dataDir, databaseUrl: config.databaseUrl });
+  const config = resolveProviderConfig({ env, scryptN: 2 ** 10, sweepIntervalMs: 60_000, ...overrides });
   const clock = { offsetMs: 0 };
-  const deps: ProviderDeps = { db, config, jwtSecret: loadJwtSecret(dataDir), now: () => new Date(Date.now() + clock.offsetMs) };
+  const deps = await openProvider(config, () => new Date(Date.now() + clock.offsetMs));
+  const { db } = deps;
   const creds = await seedSandbox(deps);
   const app = createProviderApp(deps);
   const base = 'http://localhost';

@@ -1,0 +1,5 @@
+// @kasir/sandbox: the payment-service sandbox as a library. `startSandbox` does from code what the kasir-sandbox bin
+// does: a real, offline payment service for a shop's own tests. Importing this module starts nothing.
+export { startSandbox, type RunningSandbox } from './main.js';
+export { SandboxConfigError, type ExpirySeconds, type SandboxOptions } from './config.js';
+export type { SandboxCredentials } from './seed.js';
