@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadMerchantConfig } from '../../server/merchant/config';
-import { startMerchant } from '../../server/merchant/main';
+import { startMerchant } from '../../server/merchant/server';
 import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono } from './support';
 
@@ -25,7 +25,7 @@ export async function run(): Promise<void> {
     clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken, webhookSecret: c.webhookSecret,
     port: 0, host: '127.0.0.1', sandbox: true, checkoutRateLimit: 10_000,
   });
-  const merchant = await startMerchant(config, { fetch: countingFetch });
+  const merchant = await startMerchant({ ...config, fetch: countingFetch });
   const base = `http://127.0.0.1:${merchant.port}`;
   const bare = await startBareHono();
   try {

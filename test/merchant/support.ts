@@ -4,16 +4,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/main';
-import { createMerchantApp, type MerchantAppOptions } from '../../server/merchant/app';
-import { loadMerchantConfig, type MerchantConfig } from '../../server/merchant/config';
-import { startMerchant, type RunningMerchant } from '../../server/merchant/main';
+import { Hono } from 'hono';
+import { createKasirApi } from '../../server/merchant/api';
+import type { KasirApiOptions } from '../../server/merchant/config';
+import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 
 export interface Upstream {
   provider: RunningSandbox;
   /** Calls the merchant backends of this stack made to the payment service, by "METHOD path". */
   calls: string[];
   countingFetch: typeof fetch;
-  config(overrides?: Partial<MerchantConfig>): MerchantConfig;
+  /** createKasirApi's options for the sandbox merchant (sandbox routes on), with overrides. */
+  config(overrides?: Partial<KasirApiOptions>): KasirApiOptions;
   close(): Promise<void>;
 }
 
@@ -30,10 +32,8 @@ export async function startUpstream(): Promise<Upstream> {
   return {
     provider, calls, countingFetch,
     config: (overrides = {}) => ({
-      ...loadMerchantConfig({}, {
-        baseUrl: creds.baseUrl, checkoutUrl: creds.checkoutUrl, clientId: creds.clientId, clientSecret: creds.clientSecret,
-        accessToken: creds.accessToken, webhookSecret: creds.webhookSecret, sandbox: true, port: 0, distDir: 'dist',
-      }),
+      baseUrl: creds.baseUrl, checkoutUrl: creds.checkoutUrl, clientId: creds.clientId, clientSecret: creds.clientSecret,
+      accessToken: creds.accessToken, webhookSecret: creds.webhookSecret, sandbox: true,
       ...overrides,
     }),
     async close() {
@@ -48,12 +48,14 @@ export async function routeWebhooksTo(upstream: Upstream, url: string) {
   await sandboxDeps(upstream.provider).db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
 }
 
-export function merchantApp(upstream: Upstream, options: Partial<MerchantAppOptions> = {}, config: Partial<MerchantConfig> = {}) {
-  return createMerchantApp({ fetch: upstream.countingFetch, ...options, config: upstream.config(config) });
+/** createKasirApi mounted at /api, as a shop mounts it; `.service` is the API's. */
+export function merchantApp(upstream: Upstream, options: Partial<KasirApiOptions> = {}, config: Partial<KasirApiOptions> = {}) {
+  const api = createKasirApi({ ...upstream.config(config), fetch: upstream.countingFetch, ...options });
+  return Object.assign(new Hono().route('/api', api), { service: api.service });
 }
 
-export async function runningMerchant(upstream: Upstream, options: Partial<MerchantAppOptions> = {}, config: Partial<MerchantConfig> = {}): Promise<RunningMerchant> {
-  const merchant = await startMerchant(upstream.config(config), { fetch: upstream.countingFetch, ...options });
+export async function runningMerchant(upstream: Upstream, options: Partial<KasirApiOptions> = {}, config: Partial<KasirApiOptions> = {}): Promise<RunningMerchant> {
+  const merchant = await startMerchant({ ...upstream.config(config), fetch: upstream.countingFetch, ...options, port: 0 });
   await routeWebhooksTo(upstream, merchant.url);
   return merchant;
 }
