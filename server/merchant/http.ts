@@ -1,23 +1,10 @@
 // The envelope of every /api answer, and the one place thrown errors are shaped into it.
-import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
-import { HTTPException } from 'hono/http-exception';
+import type { Context, ErrorHandler } from 'hono';
+import { ApiError, errorBody, expectedErrorBody, STATUS_LABELS } from '../common/errors.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 
-const LABELS: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 410: 'Gone', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
-};
-
-/** An expected failure, answered as `{statusCode, error, message}`. */
-export class ApiError extends HTTPException {
-  constructor(status: ContentfulStatusCode, message: string) {
-    super(status, { message });
-  }
-}
-
-export const errorBody = (status: number, message: string) => ({ statusCode: status, error: LABELS[status] ?? 'Error', message });
+export { ApiError, errorBody, onNotFound } from '../common/errors.js';
 
 export function ok<T>(c: Context, data: T, status: 200 | 201 = 200, message = 'Success'): Response {
   return c.json({ statusCode: status, message, data }, status);
@@ -42,24 +29,18 @@ export function fromUpstream(err: unknown): ApiError | undefined {
       console.error(`[merchant] payment service failed on ${err.call}: ${err.statusCode} ${err.message}`);
       return new ApiError(502, 'The payment service failed; please try again shortly');
     }
-    const status = (LABELS[err.statusCode] ? err.statusCode : 400) as ContentfulStatusCode;
+    const status = (STATUS_LABELS[err.statusCode] ? err.statusCode : 400) as ContentfulStatusCode;
     return new ApiError(status, err.message.slice(0, 300));
   }
   return undefined;
 }
 
 export const onError: ErrorHandler = (err, c) => {
-  const upstream = fromUpstream(err);
-  if (upstream) return c.json(errorBody(upstream.status, upstream.message), upstream.status);
-  if (err instanceof HTTPException) {
-    const message = /malformed json/i.test(err.message) ? 'Malformed JSON in request body' : err.message || LABELS[err.status] || 'Error';
-    return c.json(errorBody(err.status, message), err.status as ContentfulStatusCode);
-  }
+  const body = expectedErrorBody(fromUpstream(err) ?? err);
+  if (body) return c.json(body, body.statusCode as ContentfulStatusCode);
   console.error(`[merchant] ${c.req.method} ${new URL(c.req.url).pathname} failed:`, err instanceof Error ? err.stack ?? err.message : err);
   return c.json(errorBody(500, 'Internal server error'), 500);
 };
-
-export const onNotFound: NotFoundHandler = (c) => c.json(errorBody(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`), 404);
 
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
 export const isJsonType = (type: string | undefined): boolean => !!type && /^\s*application\/json\s*(;|$)/i.test(type);
