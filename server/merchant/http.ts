@@ -69,11 +69,3 @@ export function checkoutIdParam(c: Context): string {
   if (!ID.test(id)) throw new ApiError(404, 'Checkout not found');
   return id;
 }
-
-/** If-None-Match against an ETag, weak comparison (RFC 9110 section 13.1.2): `*` or any listed tag, W/ ignored. */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
-}

@@ -1,10 +1,10 @@
 // GET /kasir-checkout.js: the script-tag build of @kasir/checkout (a dependency of this package), loadable from any
 // storefront origin. Read again when the file changes (a rebuild needs no restart), with an ETag and short caching.
 import { Hono } from 'hono';
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { errorBody, matchesEtag } from './http.js';
+import { etagOf, matchesEtag } from '../common/etag.js';
+import { errorBody } from './http.js';
 
 /** Where the script is: the installed @kasir/checkout's `kasir-checkout.js` export. */
 export const WIDGET_SCRIPT_FILE = fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
@@ -21,7 +21,7 @@ export function widgetScriptRoutes(file: string = WIDGET_SCRIPT_FILE) {
     }
     if (!cached || cached.mtimeMs !== stat.mtimeMs || cached.size !== stat.size) {
       const body = readFileSync(file);
-      cached = { mtimeMs: stat.mtimeMs, size: stat.size, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      cached = { mtimeMs: stat.mtimeMs, size: stat.size, body, etag: etagOf(body) };
     }
     c.header('Content-Type', 'text/javascript; charset=utf-8');
     c.header('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
