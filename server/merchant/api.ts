@@ -13,7 +13,7 @@ import { matchesEtag } from '../common/etag.js';
 import { ApiError, checkoutIdParam, errorBody, isJsonType, jsonBody, ok, onError, onNotFound } from './http.js';
 import { MerchantService } from './service.js';
 import type { CachedDeposit } from './status-cache.js';
-import { TERMINAL, type CheckoutView } from './views.js';
+import { TERMINAL, type WidgetCheckout } from './views.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
@@ -36,7 +36,7 @@ export type KasirApi = Hono & {
    * `<kasir-checkout endpoint=".../api" checkout-id=${checkout.id}>` with it. Throws an HTTPException (400) for an
    * amount or currency the shop does not accept.
    */
-  createCheckout(order: ServerOrder): Promise<CheckoutView>;
+  createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
 };
 
 const MAX_BODY_BYTES = 16 * 1024;

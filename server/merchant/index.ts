@@ -8,4 +8,4 @@ export { WebhookVerificationError, type ReplayGuard, type WebhookVerificationRea
 export { PaymentServiceClient } from './client/client.js';
 export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 export type * from './client/types.js';
-export type { CheckoutView, DepositView, MethodView } from './views.js';
+export type { WidgetCheckout, WidgetDeposit, WidgetMethod } from './views.js';

@@ -6,7 +6,7 @@ import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from 
 import type { FeesPaidBy, MerchantConfig } from './config.js';
 import { ApiError } from './http.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
-import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type CheckoutView, type StoredDeposit } from './views.js';
+import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type WidgetCheckout, type StoredDeposit } from './views.js';
 
 /** What the merchant's `priceOrder` hook answers: the amount its own order costs. */
 export interface PricedOrder {
@@ -101,7 +101,7 @@ export class MerchantService {
   // ---- checkouts ----
 
   /** POST /checkouts: the amount comes from the page, or from the merchant's priceOrder hook. */
-  async createCheckout(body: Record<string, unknown>): Promise<CheckoutView> {
+  async createCheckout(body: Record<string, unknown>): Promise<WidgetCheckout> {
     let amount: unknown;
     let currency: unknown;
     let orderId: string | undefined;
@@ -124,14 +124,14 @@ export class MerchantService {
    * A checkout created by the shop's own server for an order it priced itself (no priceOrder round trip): the
    * shop renders `<kasir-checkout checkout-id=...>` with the answer's id.
    */
-  async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<CheckoutView> {
+  async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<WidgetCheckout> {
     if (order.orderId !== undefined && !/^[\w.:-]{1,128}$/.test(order.orderId)) {
       throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
     }
     return this.openCheckout(order.amount, order.currency ?? this.config.currencies[0], order.orderId);
   }
 
-  private async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<CheckoutView> {
+  private async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
     const { value, code } = this.validateAmount(amount, currency);
     const feesPaidBy = this.config.feesPaidBy;
     const created = await this.client.createCheckout(
@@ -146,7 +146,7 @@ export class MerchantService {
   }
 
   /** GET /checkouts/:id: the hosted checkout's session, as a shopper may see it. */
-  async getCheckout(id: string): Promise<CheckoutView> {
+  async getCheckout(id: string): Promise<WidgetCheckout> {
     const session = await this.sessions.get(id);
     if (!session) throw new ApiError(404, 'Checkout not found');
     this.checkouts.put(id, true);

@@ -6,11 +6,11 @@ import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, Sessio
 import type { FeesPaidBy } from './config.js';
 
 // The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
-export type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, Method as MethodView, MethodKind } from '@kasir/checkout';
-import type { Checkout as CheckoutView, Deposit as DepositView, DepositStatus, MethodKind, Method as MethodView } from '@kasir/checkout';
+export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, DepositStatus, Method as WidgetMethod, MethodKind } from '@kasir/checkout';
+import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, DepositStatus, MethodKind, Method as WidgetMethod } from '@kasir/checkout';
 
 /** A deposit view before `serverTime` is stamped on it at answer time. */
-export type StoredDeposit = Omit<DepositView, 'serverTime'>;
+export type StoredDeposit = Omit<WidgetDeposit, 'serverTime'>;
 
 export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'expired']);
 
@@ -21,7 +21,7 @@ export function precision(currency: string): number {
 }
 
 /** An exact decimal string of a JSON number or numeric string ("150000", never "1.5e+5"). */
-export function money(value: number | string | Decimal | null | undefined): string {
+export function decimalText(value: number | string | Decimal | null | undefined): string {
   if (value === null || value === undefined || value === '') return '0';
   try {
     return new Decimal(value).toFixed();
@@ -67,14 +67,14 @@ export function quote(method: SessionPaymentMethod, amount: string, currency: st
   const a = new Decimal(amount);
   const total = num(method.paymentAmount);
   const fee = num(method.shopperFee);
-  if (total && fee) return { fee: money(fee), total: money(total) };
-  if (feesPaidBy === 'merchant') return { fee: '0', total: money(a) };
+  if (total && fee) return { fee: decimalText(fee), total: decimalText(total) };
+  if (feesPaidBy === 'merchant') return { fee: '0', total: decimalText(a) };
   const p = new Decimal(method.feePercentage || 0).div(100);
   const computed = a.plus(method.feeFlat || 0).div(new Decimal(1).minus(p)).toDecimalPlaces(precision(currency), Decimal.ROUND_UP);
-  return { fee: money(computed.minus(a)), total: money(computed) };
+  return { fee: decimalText(computed.minus(a)), total: decimalText(computed) };
 }
 
-export function methodView(m: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): MethodView {
+export function methodView(m: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): WidgetMethod {
   const { fee, total } = quote(m, amount, currency, feesPaidBy);
   const t = new Decimal(total);
   const min = num(m.minimumAmount);
@@ -120,7 +120,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
       image: known?.image ?? '',
     },
     currency: d.inputCurrency,
-    amount: money(d.inputAmount),
+    amount: decimalText(d.inputAmount),
     fee: ctx.feesPaidBy === 'shopper' ? shopperFee(d, ctx.orderAmount) : '0',
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,
@@ -137,9 +137,9 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
 function shopperFee(d: UpstreamDeposit, orderAmount: string | undefined): string {
   if (orderAmount) {
     const fee = new Decimal(d.inputAmount).minus(orderAmount);
-    return money(fee.isNegative() ? 0 : fee);
+    return decimalText(fee.isNegative() ? 0 : fee);
   }
-  return money(d.fee?.amount ?? 0);
+  return decimalText(d.fee?.amount ?? 0);
 }
 
 /** The session's methods (named `methods`; `paymentMethods` accepted too). */
@@ -166,19 +166,19 @@ export function sessionFeesPaidBy(s: Pick<CheckoutSession, 'inputAmount' | 'outp
  */
 export function orderAmount(s: CheckoutSession, known?: string): string {
   const given = num(s.orderAmount);
-  if (given && !given.isNegative()) return money(given);
-  if (s.inputAmount !== null && s.inputAmount !== undefined) return money(s.inputAmount);
+  if (given && !given.isNegative()) return decimalText(given);
+  if (s.inputAmount !== null && s.inputAmount !== undefined) return decimalText(s.inputAmount);
   const sameCurrency = !s.outputCurrency || s.outputCurrency.toUpperCase() === s.inputCurrency.toUpperCase();
-  if (sameCurrency && s.outputAmount !== null && s.outputAmount !== undefined) return money(s.outputAmount);
+  if (sameCurrency && s.outputAmount !== null && s.outputAmount !== undefined) return decimalText(s.outputAmount);
   for (const m of sessionMethods(s)) {
     const total = num(m.paymentAmount);
     const fee = num(m.shopperFee);
-    if (total && fee && (!m.currency || m.currency === s.inputCurrency)) return money(total.minus(fee));
+    if (total && fee && (!m.currency || m.currency === s.inputCurrency)) return decimalText(total.minus(fee));
   }
   return known ?? '0';
 }
 
-export function checkoutView(s: CheckoutSession, feesPaidBy: FeesPaidBy, deposit: StoredDeposit | null, now: Date, knownAmount?: string): CheckoutView {
+export function checkoutView(s: CheckoutSession, feesPaidBy: FeesPaidBy, deposit: StoredDeposit | null, now: Date, knownAmount?: string): WidgetCheckout {
   const currency = s.inputCurrency;
   const amount = orderAmount(s, knownAmount);
   return {
