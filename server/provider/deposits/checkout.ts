@@ -85,6 +85,13 @@ export async function findCheckout(deps: ProviderDeps, id: string): Promise<Chec
   return deps.db.selectFrom('checkouts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The checkout with this id, or a 404 "Checkout not found". */
+export async function requireCheckout(deps: ProviderDeps, id: string): Promise<CheckoutRow> {
+  const checkout = await findCheckout(deps, id);
+  if (!checkout) throw new ApiError(404, 'Checkout not found');
+  return checkout;
+}
+
 export async function checkoutDeposit(deps: ProviderDeps, checkout: CheckoutRow): Promise<{ row: DepositRow; view: DepositView } | undefined> {
   const found = await readDepositById(deps, checkout.id);
   return found && found.row.checkout_id === checkout.id ? found : undefined;

@@ -1,0 +1,91 @@
+// The hosted checkout page (DESIGN.md 3): GET /checkout/:id renders <kasir-checkout> in hosted mode under a strict
+// CSP, and GET /checkout/kasir-checkout.js serves the element's script-tag build to it.
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { languageDetector } from 'hono/language';
+import { findCheckout } from '../deposits/checkout.js';
+import { ApiError, createRouter } from '../http/errors.js';
+import type { ProviderDeps } from '../http/env.js';
+
+/** The script-tag build of @kasir/checkout (a dependency of this package); KASIR_WIDGET_FILE points elsewhere. */
+const WIDGET_FILE = fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
+
+const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
+body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center}
+main{width:100%;max-width:440px;margin:32px 16px;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.1);padding:24px}
+h1{font-size:1.1rem;margin:0 0 16px}p.foot{color:#6b7280;font-size:.8rem;margin:16px 0 0;text-align:center}`;
+const PAGE_CSS_HASH = createHash('sha256').update(PAGE_CSS).digest('base64');
+
+/** Strict CSP for the hosted page: scripts only from this origin, no inline script, the page style by hash. */
+export const CHECKOUT_CSP = [
+  "default-src 'none'", "script-src 'self'", `style-src 'self' 'sha256-${PAGE_CSS_HASH}'`, "img-src 'self' data:", "connect-src 'self'",
+  "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function page(title: string, content: string, lang: 'en' | 'id' = 'en'): string {
+  return `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<style>${PAGE_CSS}</style>
+<script type="module" src="/checkout/kasir-checkout.js"></script>
+</head>
+<body>
+<main>
+${content}
+<p class="foot">Secured by kasir · sandbox</p>
+</main>
+</body>
+</html>
+`;
+}
+
+/** GET /checkout/kasir-checkout.js and GET /checkout/:id, for mounting at the root. */
+export function hostedPageRoutes(deps: ProviderDeps) {
+  const router = createRouter();
+
+  // The built widget, served to the hosted page (registered before /checkout/:id).
+  let cached: { file: string; mtimeMs: number; body: string } | undefined;
+  router.get('/checkout/kasir-checkout.js', async (c) => {
+    const file = process.env.KASIR_WIDGET_FILE || WIDGET_FILE;
+    let info;
+    try {
+      info = await stat(file);
+    } catch {
+      throw new ApiError(503, 'The checkout widget is not built yet: run npm run build');
+    }
+    if (!cached || cached.file !== file || cached.mtimeMs !== info.mtimeMs) cached = { file, mtimeMs: info.mtimeMs, body: await readFile(file, 'utf8') };
+    return c.body(cached.body, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
+  });
+
+  // The hosted page speaks the shopper's language: ?lang=, else Accept-Language, else English.
+  const detectLanguage = languageDetector({
+    supportedLanguages: ['en', 'id'], fallbackLanguage: 'en', order: ['querystring', 'header'], lookupQueryString: 'lang', caches: false,
+  });
+  router.get('/checkout/:id', detectLanguage, async (c) => {
+    const lang = c.get('language') === 'id' ? 'id' : 'en';
+    const id = c.req.param('id');
+    const checkout = id.length <= 128 ? await findCheckout(deps, id) : undefined;
+    c.header('Content-Security-Policy', CHECKOUT_CSP);
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    if (!checkout) {
+      return c.html(lang === 'id'
+        ? page('Checkout tidak ditemukan', '<h1>Checkout tidak ditemukan</h1><p>Tautan pembayaran ini tidak ada. Minta tautan baru ke toko.</p>', lang)
+        : page('Checkout not found', '<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>', lang), 404);
+    }
+    const org = await deps.db.selectFrom('merchants').innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
+      .select('organizations.name').where('merchants.id', '=', checkout.merchant_id).executeTakeFirst();
+    const name = org?.name ?? 'Checkout';
+    return c.html(page(lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
+      `<h1>${escapeHtml(name)}</h1>\n<kasir-checkout endpoint="/checkout/api" checkout-id="${escapeHtml(checkout.id)}" locale="${lang}"></kasir-checkout>`, lang));
+  });
+
+  return router;
+}
