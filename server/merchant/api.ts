@@ -9,8 +9,8 @@ import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
 import { PaymentServiceClient } from './client/client.js';
 import { resolveMerchantConfig, type KasirApiOptions, type MerchantConfig } from './config.js';
-import { matchesEtag } from '../common/etag.js';
-import { ApiError, checkoutIdParam, errorBody, isJsonType, jsonBody, ok, onError, onNotFound } from './http.js';
+import { checkoutIdParam, isJsonType, jsonBody, ok, widgetApiRoutes } from '../common/widget-api.js';
+import { ApiError, errorBody, onError, onNotFound } from './http.js';
 import { MerchantService } from './service.js';
 import type { CachedDeposit } from './status-cache.js';
 import { TERMINAL, type WidgetCheckout } from './views.js';
@@ -123,30 +123,6 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
 
   api.post('/checkouts', jsonOnly, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
 
-  api.get('/checkouts/:id', async (c) => ok(c, await service.getCheckout(checkoutIdParam(c))));
-
-  api.post('/checkouts/:id/deposit', jsonOnly, async (c) => {
-    const id = checkoutIdParam(c);
-    const { deposit, created } = await service.chooseMethod(id, await jsonBody(c));
-    // 201 the first time, 200 for the same method again (as the payment service's own session API answers).
-    return ok(c, { ...deposit, serverTime: new Date(now()).toISOString() }, created ? 201 : 200, created ? 'Payment method chosen' : 'Payment method already chosen');
-  });
-
-  api.get('/checkouts/:id/deposit', async (c) => {
-    const entry = await service.readDeposit(checkoutIdParam(c));
-    c.header('ETag', entry.etag);
-    c.header('Cache-Control', 'no-cache');
-    if (matchesEtag(c.req.header('if-none-match'), entry.etag)) return c.body(null, 304);
-    // The envelope around the pre-serialised deposit: only serverTime is new per answer.
-    c.header('Content-Type', 'application/json');
-    return c.body(`{"statusCode":200,"message":"Success","data":${entry.jsonHead},"serverTime":"${new Date(now()).toISOString()}"}}`);
-  });
-
-  api.post('/checkouts/:id/cancel', async (c) => {
-    const deposit = await service.cancel(checkoutIdParam(c));
-    return ok(c, { ...deposit, serverTime: new Date(now()).toISOString() }, 200, 'Deposit cancelled');
-  });
-
   api.get('/checkouts/:id/events', async (c) => {
     const id = checkoutIdParam(c);
     if (!(await service.exists(id))) throw new ApiError(404, 'Checkout not found');
@@ -197,10 +173,14 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
     });
   });
 
-  if (config.sandbox) {
-    api.post('/sandbox/checkouts/:id/pay', async (c) => ok(c, withTime(await service.sandboxSet(checkoutIdParam(c), 'completed'), now), 200, 'Sandbox: deposit paid'));
-    api.post('/sandbox/checkouts/:id/expire', async (c) => ok(c, withTime(await service.sandboxSet(checkoutIdParam(c), 'expired'), now), 200, 'Sandbox: deposit expired'));
-  }
+  // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
+  api.route('/', widgetApiRoutes({
+    getCheckout: (id) => service.getCheckout(id),
+    chooseMethod: (id, method) => service.chooseMethod(id, method),
+    readDeposit: (id) => service.readDeposit(id),
+    cancel: (id) => service.cancel(id),
+    sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,
+  }, now));
 
   api.notFound(onNotFound);
   api.onError(onError);
@@ -222,8 +202,6 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
   });
 }
-
-const withTime = <T extends object>(deposit: T, now: () => number) => ({ ...deposit, serverTime: new Date(now()).toISOString() });
 
 /** The configured storefront origins, plus the backend's own (the demo), however it is addressed. */
 const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;

@@ -163,9 +163,7 @@ export class MerchantService {
    * POST /checkouts/:id/deposit: chooses the method; the same method again answers the same deposit
    * (`created` false).
    */
-  async chooseMethod(id: string, body: Record<string, unknown>): Promise<{ deposit: StoredDeposit; created: boolean }> {
-    const method = body.method;
-    if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
+  async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; created: boolean }> {
     await this.requireCheckout(id);
     const known = this.deposits.peek(id)?.deposit;
     if (known) {

@@ -1,0 +1,105 @@
+// The widget API (widget/WIDGET-API.md) that <kasir-checkout> speaks, implemented once. The merchant backend
+// (createKasirApi, over its payment-service client) and the sandbox's hosted checkout page (over its database) each
+// supply a WidgetBackend; these routes read the request, answer in the envelope and honour ETags. What only one of
+// them offers (creating a checkout, server-sent events, CORS) it adds around them.
+import type { Checkout, Deposit } from '@kasir/checkout';
+import { Hono, type Context } from 'hono';
+import { ApiError } from './errors.js';
+import { matchesEtag } from './etag.js';
+
+/** A deposit as a backend keeps it: `serverTime` is stamped on it when it is answered. */
+export type WidgetDepositRecord = Omit<Deposit, 'serverTime'>;
+
+export interface WidgetDepositRead {
+  deposit: WidgetDepositRecord;
+  /** Validator of the deposit as a shopper sees it. */
+  etag: string;
+  /** The deposit's JSON without its closing brace, when the backend keeps it serialised (the hot read path). */
+  jsonHead?: string;
+}
+
+/** What a server provides to serve the widget API for its checkouts. Expected failures throw ApiError. */
+export interface WidgetBackend {
+  /** The checkout with its methods and deposit, stamped with serverTime; 404 when the id is not a checkout. */
+  getCheckout(id: string): Promise<Checkout>;
+  /** Chooses a method: creates the deposit (`created`), or answers the one chosen before with the same method. */
+  chooseMethod(id: string, method: string): Promise<{ deposit: WidgetDepositRecord; created: boolean }>;
+  /** The checkout's deposit; 404 when no method was chosen yet. */
+  readDeposit(id: string): Promise<WidgetDepositRead>;
+  /** Cancels the pending deposit (it expires). */
+  cancel(id: string): Promise<WidgetDepositRecord>;
+  /** Sandbox only: the payment arrives, or the time runs out. Without it the sandbox routes do not exist. */
+  sandboxSet?(id: string, status: 'completed' | 'expired'): Promise<WidgetDepositRecord>;
+}
+
+/** `application/json`, with or without parameters (`; charset=utf-8`). */
+export const isJsonType = (type: string | undefined): boolean => !!type && /^\s*application\/json\s*(;|$)/i.test(type);
+
+/**
+ * Reads a JSON object body, or throws a 400/415 in the envelope. Only `application/json` is read: a type a page can
+ * send cross-site without a CORS preflight (text/plain, forms) is refused.
+ */
+export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'Malformed JSON in request body');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+const CHECKOUT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The `:id` of a checkout route; anything that cannot be a checkout id is simply not found. */
+export function checkoutIdParam(c: Context): string {
+  const id = c.req.param('id') ?? '';
+  if (!CHECKOUT_ID.test(id)) throw new ApiError(404, 'Checkout not found');
+  return id;
+}
+
+export function ok<T>(c: Context, data: T, status: 200 | 201 = 200, message = 'Success'): Response {
+  return c.json({ statusCode: status, message, data }, status);
+}
+
+/** The widget API's routes over a backend, to mount at the API's root. */
+export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date.now): Hono {
+  const app = new Hono();
+  const stamped = (deposit: WidgetDepositRecord): Deposit => ({ ...deposit, serverTime: new Date(now()).toISOString() });
+
+  app.get('/checkouts/:id', async (c) => ok(c, await backend.getCheckout(checkoutIdParam(c))));
+
+  app.post('/checkouts/:id/deposit', async (c) => {
+    if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
+    const id = checkoutIdParam(c);
+    const { method } = await jsonBody(c);
+    if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
+    const { deposit, created } = await backend.chooseMethod(id, method);
+    // 201 the first time, 200 for the same method again.
+    return ok(c, stamped(deposit), created ? 201 : 200, created ? 'Payment method chosen' : 'Payment method already chosen');
+  });
+
+  app.get('/checkouts/:id/deposit', async (c) => {
+    const read = await backend.readDeposit(checkoutIdParam(c));
+    c.header('ETag', read.etag);
+    c.header('Cache-Control', 'no-cache');
+    if (matchesEtag(c.req.header('if-none-match'), read.etag)) return c.body(null, 304);
+    // The envelope around the serialised deposit: only serverTime is new per answer.
+    const head = read.jsonHead ?? JSON.stringify(read.deposit).slice(0, -1);
+    c.header('Content-Type', 'application/json');
+    return c.body(`{"statusCode":200,"message":"Success","data":${head},"serverTime":"${new Date(now()).toISOString()}"}}`);
+  });
+
+  app.post('/checkouts/:id/cancel', async (c) => ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'));
+
+  const { sandboxSet } = backend;
+  if (sandboxSet) {
+    app.post('/sandbox/checkouts/:id/pay', async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'completed')), 200, 'Sandbox: deposit paid'));
+    app.post('/sandbox/checkouts/:id/expire', async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'expired')), 200, 'Sandbox: deposit expired'));
+  }
+  return app;
+}
