@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { PaymentServiceClient, signRequest } from '../../server/merchant/client/client';
+import { signRequest } from '../../server/common/request-signing';
+import { PaymentServiceClient } from '../../server/merchant/client/client';
 import { PaymentServiceError, PaymentServiceUnavailableError } from '../../server/merchant/client/errors';
-import { sign, signingString } from '../../server/provider/http/signature';
 import { startUpstream, type Upstream } from './support';
 
 describe('payment-service client against the real sandbox', () => {
@@ -27,8 +27,10 @@ describe('payment-service client against the real sandbox', () => {
   it('signs exactly as the service verifies: METHOD:PATH:BODYHASH:TIMESTAMP', () => {
     const ts = '2026-11-22T01:02:03.456Z';
     const body = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 1000 });
-    assert.equal(signRequest('s3cret', 'post', '/v1/checkout', body, ts), sign('s3cret', signingString('POST', '/v1/checkout', body, ts)));
-    assert.equal(signRequest('s3cret', 'GET', '/v1/deposit?page=2&limit=5', '', ts), sign('s3cret', signingString('GET', '/v1/deposit?page=2&limit=5', '', ts)));
+    // Both sides sign with server/common/request-signing.ts; the expected values are HMAC-SHA256 computed independently.
+    assert.equal(signRequest('s3cret', 'post', '/v1/checkout', body, ts), '63f4148236c56ff4c9d577b050a649e6cf21163909d66e99a637a4965028ecee');
+    assert.equal(signRequest('s3cret', 'GET', '/v1/deposit?page=2&limit=5', '', ts), 'b8687e5b480c43e7d1227360b78b5e7daa8017e1664afdb8204e348531ad188d');
+    assert.equal(signRequest('s3cret', 'POST', '/v1/checkout', new TextEncoder().encode(body), ts), signRequest('s3cret', 'POST', '/v1/checkout', body, ts));
   });
 
   it('makes signed calls the service accepts (with a query, with a body), with ISO-ms timestamps', async () => {

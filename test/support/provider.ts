@@ -1,11 +1,12 @@
 // Test harness for the payment service: a fresh database (a SQLite file in a temp dir, or with
 // KASIR_TEST_DATABASE_URL=postgres://... a fresh PostgreSQL database per provider), the seeded sandbox
 // merchant, and helpers that sign requests exactly as DESIGN.md section 3 says, through app.request().
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { signedRequestHeaders } from '../../server/common/request-signing';
 import { createProviderApp } from '../../server/provider/app';
 import { resolveProviderConfig, type SandboxOptions } from '../../server/provider/config';
 import type { ProviderDeps } from '../../server/provider/http/env';
@@ -25,11 +26,8 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export function signHeaders(clientId: string, secret: string, method: string, target: string, rawBody: string, timestamp = new Date().toISOString()) {
-  const bodyHash = createHash('sha256').update(rawBody).digest('hex');
-  const signature = createHmac('sha256', secret).update(`${method}:${target}:${bodyHash}:${timestamp}`).digest('hex');
-  return { 'X-Client-ID': clientId, 'X-Timestamp': timestamp, 'X-Signature': signature };
-}
+/** The X-Client-ID, X-Timestamp and X-Signature headers of a signed request (server/common/request-signing.ts). */
+export const signHeaders = signedRequestHeaders;
 
 /** The PostgreSQL server tests run against (test/support/with-postgres.sh sets it), or undefined for SQLite. */
 export const testDatabaseUrl = process.env.KASIR_TEST_DATABASE_URL || undefined;

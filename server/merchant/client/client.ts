@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { signedRequestHeaders } from '../../common/request-signing.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import type {
   Checkout, CheckoutSession, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
@@ -32,12 +32,6 @@ export interface CallOptions {
   /** Use the checkout URL instead of the base URL as the prefix. */
   checkout?: boolean;
   signal?: AbortSignal;
-}
-
-/** The hex HMAC-SHA256 signature of DESIGN.md section 3: `METHOD:PATH:BODYHASH:TIMESTAMP`. */
-export function signRequest(secret: string, method: string, target: string, rawBody: string, timestamp: string): string {
-  const bodyHash = createHash('sha256').update(rawBody, 'utf8').digest('hex');
-  return createHmac('sha256', secret).update(`${method.toUpperCase()}:${target}:${bodyHash}:${timestamp}`, 'utf8').digest('hex');
 }
 
 /**
@@ -180,10 +174,7 @@ export class PaymentServiceClient {
     if (options.auth === 'S') {
       const { clientId, clientSecret } = this.options;
       if (!clientId || !clientSecret) throw new Error('The payment-service client has no clientId/clientSecret for a signed call');
-      const timestamp = this.timestamp();
-      headers['X-Client-ID'] = clientId;
-      headers['X-Timestamp'] = timestamp;
-      headers['X-Signature'] = signRequest(clientSecret, method, target, raw, timestamp);
+      Object.assign(headers, signedRequestHeaders(clientId, clientSecret, method, target, raw, this.timestamp()));
     } else if (options.auth === 'A') {
       if (!this.options.accessToken) throw new Error('The payment-service client has no accessToken for a bearer call');
       headers.Authorization = `Bearer ${this.options.accessToken}`;

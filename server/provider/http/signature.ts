@@ -1,5 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
+import { signatureMatches, signRequest } from '../../common/request-signing.js';
 import { ApiError } from './errors.js';
 import type { Db } from '../db/database.js';
 import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env.js';
@@ -12,18 +12,6 @@ export interface SignatureOptions {
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const unauthorized = (message: string) => new ApiError(401, message);
-
-/** The string a client signs (DESIGN.md section 3): METHOD:PATH:BODYHASH:TIMESTAMP. */
-const EMPTY_BODY_HASH = createHash('sha256').update('').digest('hex');
-
-export function signingString(method: string, target: string, body: Uint8Array | string, timestamp: string): string {
-  const bodyHash = body.length === 0 ? EMPTY_BODY_HASH : createHash('sha256').update(body).digest('hex');
-  return `${method.toUpperCase()}:${target}:${bodyHash}:${timestamp}`;
-}
-
-export function sign(secret: string, message: string): string {
-  return createHmac('sha256', secret).update(message, 'utf8').digest('hex');
-}
 
 /** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
 export const CREDENTIAL_CACHE_MS = 5000;
@@ -92,17 +80,14 @@ export function signatureAuth(deps: ProviderDeps, options: SignatureOptions = {}
 
     const bodiless = (c.req.method === 'GET' || c.req.method === 'HEAD') && !rawHeader(c, 'content-length') && !rawHeader(c, 'transfer-encoding');
     const body = bodiless ? EMPTY_BODY : new Uint8Array(await c.req.arrayBuffer());
-    const expected = Buffer.from(sign(credential.secret, signingString(c.req.method, requestTarget(c), body, timestamp)), 'utf8');
-    const given = Buffer.from(signature.toLowerCase(), 'utf8');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw unauthorized('Bad signature: X-Signature does not match the request');
-    }
+    const expected = signRequest(credential.secret, c.req.method, requestTarget(c), body, timestamp);
+    if (!signatureMatches(signature, expected)) throw unauthorized('Bad signature: X-Signature does not match the request');
 
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       const nowMs = deps.now().getTime();
       const inserted = await deps.db
         .insertInto('signature_nonces')
-        .values({ signature: `${credential.merchant.clientId}:${expected.toString()}`, expires_at: Date.parse(timestamp) + tolerance * 1000 })
+        .values({ signature: `${credential.merchant.clientId}:${expected}`, expires_at: Date.parse(timestamp) + tolerance * 1000 })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (!inserted.numInsertedOrUpdatedRows) throw unauthorized('Replay: this signed request was already accepted');
