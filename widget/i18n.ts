@@ -53,10 +53,10 @@ const en = {
   gone: 'This payment link is unknown or has ended.',
   badAmount: 'This amount cannot be paid online. Please contact the shop.',
   failed: 'This payment could not be processed.',
+  setup: 'This payment is not set up correctly. Please contact the shop.',
   badUrl: 'This payment link cannot be opened safely.',
   retry: 'Try again',
   left: '{0} left to pay',
-  change: 'Change',
 };
 
 export type Messages = typeof en;
@@ -114,10 +114,10 @@ const id: Messages = {
   gone: 'Tautan pembayaran ini tidak dikenal atau sudah berakhir.',
   badAmount: 'Jumlah ini tidak dapat dibayar secara online. Silakan hubungi toko.',
   failed: 'Pembayaran ini tidak dapat diproses.',
+  setup: 'Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.',
   badUrl: 'Tautan pembayaran ini tidak aman untuk dibuka.',
   retry: 'Coba lagi',
   left: 'Sisa waktu {0}',
-  change: 'Ganti',
 };
 
 export type Locale = 'en' | 'id';

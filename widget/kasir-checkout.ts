@@ -105,14 +105,15 @@ export class KasirCheckout extends LitElement {
     locale: {},
     pollInterval: { attribute: 'poll-interval', type: Number },
     state: { reflect: true },
-    checkout: { state: true, attribute: false },
-    deposit: { state: true, attribute: false },
-    failed: { state: true, attribute: false },
-    lapsed: { state: true, attribute: false },
-    offline: { state: true, attribute: false },
-    copied: { state: true, attribute: false },
-    notice: { state: true, attribute: false },
-    picked: { state: true, attribute: false },
+    // Internal state (never an attribute).
+    checkout: { state: true },
+    deposit: { state: true },
+    failed: { state: true },
+    lapsed: { state: true },
+    offline: { state: true },
+    copied: { state: true },
+    notice: { state: true },
+    picked: { state: true },
   };
 
   /** Base URL of the widget API. */
@@ -133,12 +134,13 @@ export class KasirCheckout extends LitElement {
   private checkout: Checkout | null = null;
   private deposit: Deposit | null = null;
   private failed: ApiError | null = null;
+  // Unset (falsy) until first used: no initializers, for the bytes a shopper downloads.
   /** The checkout's window to choose a method ran out in front of the shopper. */
-  private lapsed = false;
-  private badLink = false;
-  private offline = false;
-  private copied = '';
-  private notice = '';
+  private lapsed?: boolean;
+  private badLink?: boolean;
+  private offline?: boolean;
+  private copied?: string;
+  private notice?: string;
 
   private api = new WidgetApi('');
   private picked?: Method;
@@ -173,6 +175,11 @@ export class KasirCheckout extends LitElement {
     const current = () => run === this.loads;
     await this.attempt(this.load, current, async () => {
       if (!endpoint || !(id || amount)) throw new ApiError('kasir-checkout needs endpoint and amount or checkout-id', -1);
+      // -2: an attribute the element cannot use (a URL or path; a positive decimal; a currency code), before any request.
+      const bad = !/^(https?:\/|\.*)\/\S*$/i.test(endpoint)
+        ? 'endpoint'
+        : !id && (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ? 'amount' : !/^[a-z]{3}$/i.test(currency) && 'currency');
+      if (bad) throw new ApiError(`kasir-checkout: invalid ${bad} "${this[bad]}"`, -2);
       const key = this.key();
       const known = id || remembered(key);
       let checkout: Checkout | null = null;
@@ -267,10 +274,12 @@ export class KasirCheckout extends LitElement {
     const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
     if (this.badLink) return { text: t.badUrl, action: restart, message: t.badUrl };
     if (!err) return null;
-    // -1: the element's own attributes are incomplete (nothing to retry); 0: the network failed.
+    // -1: the element's own attributes are incomplete, -2: one is invalid (nothing to retry); 0: the network failed.
     const s = err.status;
     const [text, action] =
-      s == 429
+      s == -2
+        ? [t.setup]
+        : s == 429
         ? [t.busy, 'retry']
         : !s || s > 499
           ? [t.network, 'retry']

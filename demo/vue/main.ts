@@ -1,0 +1,7 @@
+import { createApp } from 'vue';
+// Registers <kasir-checkout> (Vue renders it as a custom element: see isCustomElement in vite.config.ts).
+import '@kasir/checkout';
+import App from './App.vue';
+import './style.css';
+
+createApp(App).mount('#app');
