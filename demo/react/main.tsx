@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import './style.css';
+import '../shop.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
