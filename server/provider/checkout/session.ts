@@ -3,7 +3,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { logoUrl } from '../catalog/logos.js';
 import { checkoutDeposit, chooseMethod, offersFor, requireCheckout } from '../deposits/checkout.js';
-import { DepositSchema, send } from '../deposits/schemas.js';
+import { DepositSchema } from '../deposits/schemas.js';
 import { checkoutAmount, feesPaidBy } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
@@ -40,17 +40,17 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
   }), async (c) => {
     const checkout = await requireCheckout(deps, c.req.valid('param').id);
     const deposit = await checkoutDeposit(deps, checkout);
-    return send(c, 200, 'Checkout session retrieved successfully', {
+    return c.json({ statusCode: 200, message: 'Checkout session retrieved successfully', data: {
       id: checkout.id,
       inputCurrency: checkout.input_currency,
       inputAmount: checkout.input_amount === null ? null : toNumber(checkout.input_amount),
       outputCurrency: checkout.output_currency,
       outputAmount: checkout.output_amount === null ? null : toNumber(checkout.output_amount),
-      orderAmount: checkoutAmount(checkout),
+      orderAmount: checkoutAmount(checkout, deps.config.rates),
       feesPaidBy: feesPaidBy(checkout),
       expiresAt: checkout.expires_at,
       expired: checkout.expires_at <= deps.now().toISOString(),
-      methods: offersFor(checkout).map(({ quote, shopperFee, available }) => ({
+      methods: offersFor(checkout, deps.config.rates).map(({ quote, shopperFee, available }) => ({
         depositPaymentType: quote.method.depositPaymentType, bankName: quote.method.bankName, bankCode: quote.method.code, name: quote.method.name,
         currency: quote.method.currency, minimumAmount: toNumber(quote.method.minimumAmount), maximumAmount: toNumber(quote.method.maximumAmount),
         image: logoUrl(base(), quote.method.logo), feeFlat: toNumber(quote.method.feeFlat), feePercentage: toNumber(quote.method.feePercentage),
@@ -58,7 +58,7 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
         outputAmount: toNumber(quote.outputAmount), available,
       })),
       deposit: deposit?.view ?? null,
-    });
+    } }, 200);
   });
 
   router.openapi(createRoute({
@@ -70,7 +70,9 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
   }), async (c) => {
     const checkout = await requireCheckout(deps, c.req.valid('param').id);
     const { view, created } = await chooseMethod(deps, checkout, c.req.valid('json').paymentMethod);
-    return send(c, created ? 201 : 200, created ? 'Deposit created successfully' : 'Deposit retrieved successfully', view);
+    return created
+      ? c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201)
+      : c.json({ statusCode: 200, message: 'Deposit retrieved successfully', data: view }, 200);
   });
 
   return router;

@@ -3,7 +3,6 @@
 import type { Context } from 'hono';
 import { z } from '@hono/zod-openapi';
 import { checkoutDeposit, chooseMethod, requireCheckout, type CheckoutRow } from '../deposits/checkout.js';
-import { send } from '../deposits/schemas.js';
 import { DepositNotFound, DepositNotPending, transitionDeposit, type TransitionKind } from '../deposits/service.js';
 import { depositEtag, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
 import { ApiError, createRouter, describeZodError } from '../http/errors.js';
@@ -24,7 +23,7 @@ export function hostedWidgetApi(deps: ProviderDeps) {
     const checkout = await requireCheckout(deps, c.req.param('id'));
     const deposit = await checkoutDeposit(deps, checkout);
     c.header('Cache-Control', 'no-store');
-    return send(c, 200, 'Checkout retrieved successfully', widgetCheckout(base(), checkout, deposit?.row, deps.now()));
+    return c.json({ statusCode: 200, message: 'Checkout retrieved successfully', data: widgetCheckout(base(), checkout, deposit?.row, deps.now()) }, 200);
   });
 
   const MethodBody = z.object({ method: z.string({ error: 'must be a string' }).min(1).max(32) });
@@ -34,7 +33,7 @@ export function hostedWidgetApi(deps: ProviderDeps) {
     if (!parsed.success) throw new ApiError(400, describeZodError(parsed.error));
     const { created } = await chooseMethod(deps, checkout, parsed.data.method);
     const row = await widgetDepositOf(checkout);
-    return send(c, created ? 201 : 200, 'Deposit created successfully', widgetDeposit(base(), checkout, row, deps.now()));
+    return c.json({ statusCode: created ? 201 : 200, message: 'Deposit created successfully', data: widgetDeposit(base(), checkout, row, deps.now()) }, created ? 201 : 200);
   });
 
   router.get('/checkouts/:id/deposit', async (c) => {
@@ -45,7 +44,7 @@ export function hostedWidgetApi(deps: ProviderDeps) {
     c.header('Cache-Control', 'no-cache');
     const match = c.req.header('if-none-match');
     if (match && (match.trim() === '*' || match.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag))) return c.body(null, 304);
-    return send(c, 200, 'Deposit retrieved successfully', widgetDeposit(base(), checkout, row, deps.now()));
+    return c.json({ statusCode: 200, message: 'Deposit retrieved successfully', data: widgetDeposit(base(), checkout, row, deps.now()) }, 200);
   });
 
   const move = (kind: Exclude<TransitionKind, 'expired'>, sandboxOnly: boolean) => async (c: Context) => {
@@ -59,7 +58,7 @@ export function hostedWidgetApi(deps: ProviderDeps) {
       if (err instanceof DepositNotPending) throw new ApiError(400, `Deposit is ${err.status}: only a pending deposit can change`);
       throw err;
     }
-    return send(c, 200, 'Deposit updated successfully', widgetDeposit(base(), checkout, await widgetDepositOf(checkout), deps.now()));
+    return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: widgetDeposit(base(), checkout, await widgetDepositOf(checkout), deps.now()) }, 200);
   };
   router.post('/checkouts/:id/cancel', move('cancelled', false));
   router.post('/sandbox/checkouts/:id/pay', move('sandbox-completed', true));

@@ -1,10 +1,8 @@
 // zod schemas shared by the deposit, checkout and reference routes: they validate requests and, through
 // @hono/zod-openapi, generate the OpenAPI document, so the two cannot drift apart.
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 
-
-const positive = (field: string) => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
+const positive = () => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
 
 export const ActivitySchema = z.object({
   activity: z.string(), status: z.string(), description: z.string(), updatedAt: z.string(), _id: z.string(),
@@ -51,9 +49,9 @@ export const ListQuerySchema = z.object({
 
 export const FiatDepositSchema = z.object({
   inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
-  inputAmount: positive('inputAmount').optional().openapi({ example: 150000 }),
+  inputAmount: positive().optional().openapi({ example: 150000 }),
   outputCurrency: z.string().min(1).max(32).openapi({ example: 'IDR' }),
-  outputAmount: z.object({ fiat: positive('outputAmount.fiat').optional(), crypto: positive('outputAmount.crypto').optional() }).optional(),
+  outputAmount: z.object({ fiat: positive().optional(), crypto: positive().optional() }).optional(),
   balanceType: z.string().min(1).max(32).openapi({ example: 'fiat' }),
   paymentMethod: z.string().min(1).max(32).openapi({ example: 'BCA_VA' }),
   reference: z.string().min(1).max(128).optional(),
@@ -63,7 +61,7 @@ export const FiatDepositSchema = z.object({
 
 export const CryptoDepositSchema = z.object({
   inputCurrency: z.string().min(1).max(32).openapi({ example: 'USDC-POLYGON' }),
-  inputAmount: positive('inputAmount').openapi({ example: 25.5 }),
+  inputAmount: positive().openapi({ example: 25.5 }),
   outputCurrency: z.string().min(1).max(32).optional(),
   reference: z.string().min(1).max(128).optional(),
   note: z.string().max(500).optional(),
@@ -76,8 +74,8 @@ export const SandboxStatusSchema = z.object({
 
 export const CheckoutRequestSchema = z.object({
   inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
-  inputAmount: positive('inputAmount').optional().openapi({ example: 150000 }),
-  outputAmount: positive('outputAmount').optional(),
+  inputAmount: positive().optional().openapi({ example: 150000 }),
+  outputAmount: positive().optional(),
   outputCurrency: z.string().min(1).max(32).optional(),
 }).openapi('CheckoutRequest');
 
@@ -85,13 +83,3 @@ export const PaymentMethodSchema = z.object({
   depositPaymentType: z.string(), bankName: z.string(), bankCode: z.string(), currency: z.string(),
   minimumAmount: z.number(), maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
 }).openapi('PaymentMethod');
-
-export const IdParam = (name: string) => z.object({ [name]: z.string().min(1).max(128).openapi({ param: { name, in: 'path' } }) });
-
-/** Answers in the envelope; typed `never` so it fits any route's declared responses. */
-export function send(c: Context, status: 200 | 201, message: string, data?: unknown): never {
-  return c.json(data === undefined ? { statusCode: status, message } : { statusCode: status, message, data }, status) as never;
-}
-
-/** Public base URL of the service (follows the real port when started on port 0). */
-export const baseUrlOf = (c: Context, fallback: string) => fallback || new URL(c.req.url).origin;

@@ -1,6 +1,6 @@
 // The widget API's shapes (widget/WIDGET-API.md) for the hosted checkout's own checkouts.
-import { createHash } from 'node:crypto';
-import { findPaymentMethod, PAYMENT_METHODS } from '../catalog/index.js';
+import { etagOf } from '../../common/etag.js';
+import { findPaymentMethod, PAYMENT_METHODS, type RateTable } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
 import { money, toText } from '../money.js';
 import { offersFor, type CheckoutRow } from './checkout.js';
@@ -12,24 +12,24 @@ import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as Wi
 
 export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 
-export function widgetMethods(baseUrl: string, checkout: CheckoutRow): WidgetMethod[] {
-  return offersFor(checkout).map((o) => ({
+export function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable): WidgetMethod[] {
+  return offersFor(checkout, rates).map((o) => ({
     kind: o.quote.method.kind, code: o.quote.method.code, name: o.quote.method.name, image: logoUrl(baseUrl, o.quote.method.logo),
     currency: o.quote.method.currency, fee: toText(o.shopperFee), total: toText(o.quote.inputAmount), available: o.available,
   }));
 }
 
 /** What the order costs in the checkout's (input) currency. */
-export function checkoutAmount(checkout: CheckoutRow): string {
+export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string {
   if (checkout.input_amount !== null) return checkout.input_amount;
-  const offers = offersFor(checkout);
+  const offers = offersFor(checkout, rates);
   return offers.length ? toText(offers[0].amount) : checkout.output_amount!;
 }
 
-export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: DepositRow, now: Date): WidgetDeposit {
+export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: DepositRow, now: Date, rates: RateTable): WidgetDeposit {
   const method = findPaymentMethod(row.method_code ?? '') ?? PAYMENT_METHODS[0];
   const fiat = JSON.parse(row.payment_fiat) as Record<string, string | undefined>;
-  const fee = feesPaidBy(checkout) === 'merchant' ? money(0) : money(row.input_amount).minus(checkoutAmount(checkout));
+  const fee = feesPaidBy(checkout) === 'merchant' ? money(0) : money(row.input_amount).minus(checkoutAmount(checkout, rates));
   return {
     id: row.deposit_id,
     checkoutId: checkout.id,
@@ -47,21 +47,21 @@ export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: Depos
   };
 }
 
-export function widgetCheckout(baseUrl: string, checkout: CheckoutRow, deposit: DepositRow | undefined, now: Date): WidgetCheckout {
+export function widgetCheckout(baseUrl: string, checkout: CheckoutRow, deposit: DepositRow | undefined, now: Date, rates: RateTable): WidgetCheckout {
   return {
     id: checkout.id,
     currency: checkout.input_currency,
-    amount: checkoutAmount(checkout),
+    amount: checkoutAmount(checkout, rates),
     expiresAt: checkout.expires_at,
     serverTime: now.toISOString(),
     feesPaidBy: feesPaidBy(checkout),
     capabilities: { events: false },
-    methods: widgetMethods(baseUrl, checkout),
-    deposit: deposit ? widgetDeposit(baseUrl, checkout, deposit, now) : null,
+    methods: widgetMethods(baseUrl, checkout, rates),
+    deposit: deposit ? widgetDeposit(baseUrl, checkout, deposit, now, rates) : null,
   };
 }
 
 /** A strong ETag over what a poller cares about: status and last change. */
 export function depositEtag(row: DepositRow): string {
-  return `"${createHash('sha256').update(`${row.deposit_id}|${row.status}|${row.updated_at}`).digest('base64url').slice(0, 27)}"`;
+  return etagOf(`${row.deposit_id}|${row.status}|${row.updated_at}`);
 }

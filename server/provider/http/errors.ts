@@ -1,8 +1,10 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, ErrorHandler } from 'hono';
-import { errorBody, expectedErrorBody } from '../../common/errors.js';
+// Errors of the payment service's HTTP layer: the one onError that shapes every thrown error into the envelope,
+// and the validation hook that answers a request failing its route's zod schema in the same envelope.
+import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
+import type { ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
+import { errorBody, expectedErrorBody } from '../../common/errors.js';
 import type { ProviderEnv } from './env.js';
 
 export { ApiError, errorBody, onNotFound } from '../../common/errors.js';
@@ -27,13 +29,12 @@ export function describeZodError(error: ZodError): string {
 }
 
 /** The validation hook every router uses: a 400 envelope naming the field, instead of zod's raw output. */
-export function validationHook(result: { success: boolean; error?: unknown }, c: Context) {
-  if (!result.success) {
-    return c.json(errorBody(400, describeZodError(result.error as ZodError)), 400);
-  }
-}
+export const validationHook: Hook<unknown, ProviderEnv, string, Response | undefined> = (result, c) => {
+  if (!result.success) return c.json(errorBody(400, describeZodError(result.error)), 400);
+  return undefined;
+};
 
 /** A router whose request validation failures come out in the envelope. One per resource. */
 export function createRouter() {
-  return new OpenAPIHono<ProviderEnv>({ defaultHook: validationHook as never });
+  return new OpenAPIHono<ProviderEnv>({ defaultHook: validationHook });
 }

@@ -80,7 +80,7 @@ export async function updateRecipient(db: Db, organizationId: string, id: string
 
 export async function deleteRecipient(db: Db, organizationId: string, id: string): Promise<Recipient | undefined> {
   return db.transaction().execute(async (trx) => {
-    const existing = await findRecipient(trx as unknown as Db, organizationId, id);
+    const existing = await findRecipient(trx, organizationId, id);
     if (!existing) return undefined;
     await trx.deleteFrom('recipient_banks').where('recipient_id', '=', id).execute();
     const deleted = await trx.deleteFrom('recipients').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();

@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { createCheckout } from '../deposits/checkout.js';
-import { CheckoutRequestSchema, send } from '../deposits/schemas.js';
+import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps, ProviderEnv } from '../http/env.js';
 import { body, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
 import { signatureAuth } from '../http/signature.js';
 
@@ -12,7 +12,7 @@ export function checkoutRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const signed = signatureAuth(deps);
 
-  const checkoutEnabled = createMiddleware(async (c, next) => {
+  const checkoutEnabled = createMiddleware<ProviderEnv>(async (c, next) => {
     const row = await deps.db.selectFrom('merchants').select('checkout_enabled').where('id', '=', c.get('merchant').merchantId).executeTakeFirst();
     if (!row?.checkout_enabled) throw new ApiError(400, 'Checkout is not enabled', 'Bad Request');
     await next();
@@ -24,7 +24,7 @@ export function checkoutRoutes(deps: ProviderDeps) {
     responses: { 200: json(envelope(z.object({ id: z.string(), url: z.string() })), 'The checkout'), ...errorResponses(400, 401) },
   }), async (c) => {
     const checkout = await createCheckout(deps, c.get('merchant'), c.req.valid('json'));
-    return send(c, 200, 'Checkout created successfully', checkout);
+    return c.json({ statusCode: 200, message: 'Checkout created successfully', data: checkout }, 200);
   });
 
   return router;

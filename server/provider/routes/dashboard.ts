@@ -32,6 +32,11 @@ const ok = <T extends z.ZodType>(data: T, description: string) => json(z.object(
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 401: json(ErrorSchema, 'Missing or invalid bearer token') };
 const ClientSecret = z.object({ clientSecret: z.string() });
 const WebhookSecret = z.object({ webhookSecret: z.string() });
+const Delivery = z.object({
+  id: z.string(), eventType: z.string(), depositId: z.string(), status: z.enum(['pending', 'succeeded', 'failed']), attemptCount: z.number(),
+  nextAttemptAt: z.string().nullable(), createdAt: z.string(), succeededAt: z.string().nullable(), resendOf: z.string().nullable(),
+  attempts: z.array(z.object({ attemptedAt: z.string(), responseStatus: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })),
+});
 const security = [{ Bearer: [] }];
 const common = { tags: ['Dashboard'], security, hide: true as const };
 
@@ -123,7 +128,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
   router.openapi(createRoute({
     ...common, method: 'get', path: '/dashboard/api/webhooks', summary: 'Recent webhook deliveries with their attempts',
     request: { query: z.object({ limit: Limit.optional() }) },
-    responses: { 200: ok(z.array(z.any()), 'Deliveries, newest first'), ...errors },
+    responses: { 200: ok(z.array(Delivery), 'Deliveries, newest first'), ...errors },
   }), async (c) => {
     const data = await recentDeliveries(deps.db, c.get('merchant').merchantId, c.req.valid('query').limit ?? 20);
     return c.json({ statusCode: 200, message: 'Webhook deliveries', data }, 200);

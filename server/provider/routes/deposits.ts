@@ -1,22 +1,21 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { logoUrl } from '../catalog/logos.js';
 import { PAYMENT_METHODS } from '../catalog/index.js';
-import {
-  createCryptoDeposit, createFiatDeposit, DepositNotFound, DepositNotPending, listDeposits, ownerOf, readDeposit, transitionDeposit,
-} from '../deposits/service.js';
-import {
-  CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, SandboxStatusSchema, send,
-} from '../deposits/schemas.js';
-import { BEARER, body, envelope, errorResponses, json, pagination, SIGNED } from '../http/openapi.js';
-import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
 import { createMiddleware } from 'hono/factory';
+import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from '../deposits/service.js';
+import {
+  CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, SandboxStatusSchema,
+} from '../deposits/schemas.js';
+import type { DepositView } from '../deposits/view.js';
+import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
+import { transitionOrAnswer } from '../http/deposit-errors.js';
+import type { ProviderDeps, ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import { BEARER, body, envelope, errorResponses, json, jsonText, pagination, sendJsonText, SIGNED, type JsonText } from '../http/openapi.js';
 import { signatureAuth } from '../http/signature.js';
 import { toNumber } from '../money.js';
 
-/** Serialized answers of cached views: a polled deposit is stringified once per cache lifetime, not per read. */
-const serialized = new WeakMap<object, string>();
+type DepositAnswer = { statusCode: 200; message: string; data: DepositView };
 
 const depositIdParam = z.object({ depositId: z.string().min(1).max(128).openapi({ param: { name: 'depositId', in: 'path' } }) });
 
@@ -26,7 +25,9 @@ export function depositsRoutes(deps: ProviderDeps) {
   const signed = signatureAuth(deps);
   const bearer = bearerAuth(deps);
   const either = bearerOrSignature(deps, signed);
-  const sandboxOnly = createMiddleware(async (_c, next) => {
+  // Serialised answers of cached views: a polled deposit is stringified once per cache lifetime, not per read.
+  const serialized = new WeakMap<DepositView, JsonText<DepositAnswer>>();
+  const sandboxOnly = createMiddleware<ProviderEnv>(async (_c, next) => {
     if (!deps.config.sandbox) throw new ApiError(403, 'The deposit status update is available in sandbox mode only');
     await next();
   });
@@ -40,7 +41,7 @@ export function depositsRoutes(deps: ProviderDeps) {
     const page = await listDeposits(deps, c.get('merchant').merchantId, {
       limit: q.limit ?? 10, page: q.page ?? 1, sort: q.sort ?? 'createdAt', status: q.status, depositType: q.depositType,
     });
-    return send(c, 200, 'Deposits retrieved successfully', page);
+    return c.json({ statusCode: 200, message: 'Deposits retrieved successfully', data: page }, 200);
   });
 
   // Registered before /v1/deposit/{depositIdOrReference} so that "payment-method" is not taken for an id.
@@ -56,7 +57,7 @@ export function depositsRoutes(deps: ProviderDeps) {
       minimumAmount: toNumber(m.minimumAmount), maximumAmount: toNumber(m.maximumAmount), image: logoUrl(base, m.logo),
       feeFlat: toNumber(m.feeFlat), feePercentage: toNumber(m.feePercentage),
     }));
-    return send(c, 200, 'Payment methods retrieved successfully', methods);
+    return c.json({ statusCode: 200, message: 'Payment methods retrieved successfully', data: methods }, 200);
   });
 
   router.openapi(createRoute({
@@ -71,12 +72,12 @@ export function depositsRoutes(deps: ProviderDeps) {
     if (!idOrReference || idOrReference.length > 128) throw new ApiError(400, 'depositIdOrReference: must be 1 to 128 characters');
     const view = await readDeposit(deps, c.get('merchant').merchantId, idOrReference);
     if (!view) throw new ApiError(404, 'Deposit not found');
-    let json = serialized.get(view);
-    if (!json) {
-      json = JSON.stringify({ statusCode: 200, message: 'Deposit retrieved successfully', data: view });
-      serialized.set(view, json);
+    let text = serialized.get(view);
+    if (!text) {
+      text = jsonText<DepositAnswer>({ statusCode: 200, message: 'Deposit retrieved successfully', data: view });
+      serialized.set(view, text);
     }
-    return c.body(json, 200, { 'Content-Type': 'application/json' }) as never;
+    return sendJsonText(c, text, 200);
   });
 
   router.openapi(createRoute({
@@ -85,7 +86,7 @@ export function depositsRoutes(deps: ProviderDeps) {
     responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
   }), async (c) => {
     const view = await createFiatDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
-    return send(c, 201, 'Deposit created successfully', view);
+    return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
   });
 
   router.openapi(createRoute({
@@ -94,7 +95,7 @@ export function depositsRoutes(deps: ProviderDeps) {
     responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
   }), async (c) => {
     const view = await createCryptoDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
-    return send(c, 201, 'Deposit created successfully', view);
+    return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
   });
 
   router.openapi(createRoute({
@@ -102,14 +103,10 @@ export function depositsRoutes(deps: ProviderDeps) {
     security: BEARER, middleware: [bearer] as const, request: { params: depositIdParam },
     responses: { 200: json(MessageSchema, 'Cancelled'), ...errorResponses(400, 401, 404) },
   }), async (c) => {
-    try {
-      await transitionDeposit(deps, c.req.valid('param').depositId, 'cancelled', c.get('merchant').merchantId);
-    } catch (err) {
-      if (err instanceof DepositNotFound) throw new ApiError(404, 'Deposit not found');
-      if (err instanceof DepositNotPending) throw new ApiError(400, `Deposit is ${err.status}: only pending deposits can be cancelled`);
-      throw err;
-    }
-    return send(c, 200, 'Deposit cancelled successfully');
+    await transitionOrAnswer(deps, c.req.valid('param').depositId, 'cancelled', {
+      notFound: { status: 404 }, notPending: (status) => `Deposit is ${status}: only pending deposits can be cancelled`,
+    }, c.get('merchant').merchantId);
+    return c.json({ statusCode: 200, message: 'Deposit cancelled successfully' }, 200);
   });
 
   router.openapi(createRoute({
@@ -120,14 +117,10 @@ export function depositsRoutes(deps: ProviderDeps) {
     responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
   }), async (c) => {
     const { status } = c.req.valid('json');
-    try {
-      const view = await transitionDeposit(deps, c.req.valid('param').depositId, status === 'completed' ? 'sandbox-completed' : 'sandbox-expired', c.get('merchant').merchantId);
-      return send(c, 200, 'Deposit updated successfully', view);
-    } catch (err) {
-      if (err instanceof DepositNotFound) throw new ApiError(400, 'Deposit not found', 'Bad Request');
-      if (err instanceof DepositNotPending) throw new ApiError(400, `status: deposit is ${err.status}; only a pending deposit can move to ${status}`);
-      throw err;
-    }
+    const view = await transitionOrAnswer(deps, c.req.valid('param').depositId, status === 'completed' ? 'sandbox-completed' : 'sandbox-expired', {
+      notFound: { status: 400, label: 'Bad Request' }, notPending: (current) => `status: deposit is ${current}; only a pending deposit can move to ${status}`,
+    }, c.get('merchant').merchantId);
+    return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: view }, 200);
   });
 
   return router;

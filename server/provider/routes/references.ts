@@ -2,7 +2,6 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { CRYPTOS, FIAT_CURRENCIES } from '../catalog/index.js';
 import { logoSvg, logoUrl } from '../catalog/logos.js';
-import { send } from '../deposits/schemas.js';
 import { envelope, errorResponses, json } from '../http/openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
@@ -40,11 +39,12 @@ export function referencesRoutes(deps: ProviderDeps) {
     responses: { 200: json(envelope(z.array(CurrencySchema)), 'Currencies') },
   }), (c) => {
     const base = deps.config.baseUrl;
-    return send(c, 200, 'Currencies retrieved successfully', FIAT_CURRENCIES.map((f) => ({
+    const data = FIAT_CURRENCIES.map((f) => ({
       _id: f.recordId, id: f.recordId, value: f.code, currency: f.code, countryCode: f.countryCode, logo: logoUrl(base, `${f.code.toLowerCase()}.svg`),
       name: f.name, country: f.country, symbol: f.symbol, requireBankName: f.requireBankName, requireIfsc: f.requireIfsc,
       requireIban: f.requireIban, requireAchOrWire: f.requireAchOrWire, requireAccountNumber: f.requireAccountNumber,
-    })));
+    }));
+    return c.json({ statusCode: 200, message: 'Currencies retrieved successfully', data }, 200);
   });
 
   router.openapi(createRoute({
@@ -71,7 +71,7 @@ export function referencesRoutes(deps: ProviderDeps) {
         _id: k.recordId, id: k.id, symbol: k.symbol, name: k.name, label: `${k.symbol} (${k.networkName})`, address: k.address,
         logo: logoUrl(base, k.logo), priceId: k.priceId, chainId: k.chainId, is_native: k.isNative, decimal: k.decimal, currencies: [...k.currencies],
       }));
-    return send(c, 200, 'Cryptos retrieved successfully', items);
+    return c.json({ statusCode: 200, message: 'Cryptos retrieved successfully', data: items }, 200);
   });
 
   router.get('/static/logos/:file', (c) => {
