@@ -1,12 +1,20 @@
 // Standard Webhooks v1 (https://www.standardwebhooks.com): signing and verification, shared by the
 // payment service (which sends) and the merchant backend (which receives). Neutral on purpose: it
-// imports nothing from either side, only node:crypto.
+// imports nothing from either side.
+//
+// The signature itself is the `standardwebhooks` library's (Webhook.sign), for sending and for checking.
+// Its Webhook.verify is not used: it checks the timestamp against the system clock with a fixed
+// 5-minute window, and the receiver's window is configurable (webhookToleranceSeconds) and its clock
+// injectable. So this module reads the headers, checks the secret's format and the timestamp window,
+// compares the library's signature with each `v1` one received in constant time, and keeps the replay
+// guard; every refusal carries a WebhookVerificationReason.
 //
 //   webhook-id:        msg_...            (the same on every retry of one message; receivers dedupe on it)
 //   webhook-timestamp: 1763773323         (Unix seconds of this attempt)
 //   webhook-signature: v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>  (space-separated list allowed)
 //   secret:            whsec_<base64 key>
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Default largest distance between webhook-timestamp and the receiver's clock. */
@@ -70,7 +78,7 @@ export function generateWebhookSecret(bytes = 24): string {
 }
 
 /** The HMAC key of a `whsec_...` secret (base64 after the prefix). Throws on an empty or malformed secret. */
-export function webhookSecretKey(secret: string): Buffer {
+function webhookSecretKey(secret: string): Buffer {
   const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret;
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) {
     throw new WebhookVerificationError('bad_secret', 'Webhook secret must be whsec_ followed by base64');
@@ -80,12 +88,14 @@ export function webhookSecretKey(secret: string): Buffer {
   return key;
 }
 
-/** `v1,<base64 signature>` of one message. `timestampSeconds` is Unix seconds. */
+/**
+ * `v1,<base64 signature>` of one message, by the standardwebhooks library. `timestampSeconds` is Unix seconds.
+ * The key is decoded here (the format checked as before: the library's decoder is stricter about padding); the
+ * library reads bytes as UTF-8 text, which JSON bodies are.
+ */
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string | Uint8Array): string {
-  const mac = createHmac('sha256', webhookSecretKey(secret));
-  mac.update(`${id}.${timestampSeconds}.`, 'utf8');
-  mac.update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
-  return `v1,${mac.digest('base64')}`;
+  const payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return new Webhook(webhookSecretKey(secret), { format: 'raw' }).sign(id, new Date(timestampSeconds * 1000), payload);
 }
 
 /** The three headers a sender attaches to one delivery attempt. */
@@ -125,9 +135,9 @@ function header(headers: HeaderSource, name: string): string | undefined {
 }
 
 /**
- * Checks a received webhook's headers and signature against the raw body bytes exactly as received (never a
+ * Checks a received webhook's headers and signature against the raw body exactly as received (never a
  * re-serialised object), synchronously: headers present, timestamp well-formed and within tolerance, one of the
- * `v1` signatures matches (constant-time). Throws WebhookVerificationError; returns the id and timestamp.
+ * `v1` signatures matches the library's (constant-time). Throws WebhookVerificationError; returns the id and timestamp.
  */
 export function verifyWebhookSignature(secret: string, body: string | Uint8Array, headers: HeaderSource, options: Omit<VerifyOptions, 'replayGuard' | 'dedupeSeconds'> = {}): VerifiedWebhook {
   const id = header(headers, 'webhook-id');

@@ -326,6 +326,20 @@ describe('standard-webhooks helper', () => {
     assert.equal(await reason(verifyWebhook(secret, body, rotated, { now: clock })), 'accepted');
   });
 
+  it('keeps accepting a secret whose base64 the library refuses to decode, with the key node:crypto reads from it', () => {
+    const lenient = 'whsec_abc';
+    assert.throws(() => new Webhook(lenient), /padding/);
+    const key = Buffer.from(lenient.slice('whsec_'.length), 'base64');
+    assert.equal(signWebhook(lenient, 'msg_1', 1614265330, body), new Webhook(key, { format: 'raw' }).sign('msg_1', new Date(1_614_265_330_000), body));
+  });
+
+  it('verifies a body given as a plain Uint8Array view, as a receiver reads it from a stream', async () => {
+    const headers = webhookHeaders(secret, 'msg_bytes', body, now);
+    const padded = new TextEncoder().encode(`xx${body}yy`);
+    const view = padded.subarray(2, padded.length - 2);
+    assert.equal((await verifyWebhook(secret, view, headers, { now: () => now })).id, 'msg_bytes');
+  });
+
   it('refuses a replay through the guard, and accepts it again after release', async () => {
     const guard = new MemoryReplayGuard(100, () => now.getTime());
     const headers = webhookHeaders(secret, 'msg_replay', body, now);
