@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { languageDetector } from 'hono/language';
+import { organizationNameOf } from '../dashboard/service.js';
 import { findCheckout } from '../deposits/checkout.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
@@ -18,7 +19,7 @@ h1{font-size:1.1rem;margin:0 0 16px}p.foot{color:#6b7280;font-size:.8rem;margin:
 const PAGE_CSS_HASH = createHash('sha256').update(PAGE_CSS).digest('base64');
 
 /** Strict CSP for the hosted page: scripts only from this origin, no inline script, the page style by hash. */
-export const CHECKOUT_CSP = [
+const CHECKOUT_CSP = [
   "default-src 'none'", "script-src 'self'", `style-src 'self' 'sha256-${PAGE_CSS_HASH}'`, "img-src 'self' data:", "connect-src 'self'",
   "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
@@ -80,9 +81,7 @@ export function hostedPageRoutes(deps: ProviderDeps) {
         ? page('Checkout tidak ditemukan', '<h1>Checkout tidak ditemukan</h1><p>Tautan pembayaran ini tidak ada. Minta tautan baru ke toko.</p>', lang)
         : page('Checkout not found', '<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>', lang), 404);
     }
-    const org = await deps.db.selectFrom('merchants').innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
-      .select('organizations.name').where('merchants.id', '=', checkout.merchant_id).executeTakeFirst();
-    const name = org?.name ?? 'Checkout';
+    const name = (await organizationNameOf(deps.db, checkout.merchant_id)) ?? 'Checkout';
     return c.html(page(lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
       `<h1>${escapeHtml(name)}</h1>\n<kasir-checkout endpoint="/checkout/api" checkout-id="${escapeHtml(checkout.id)}" locale="${lang}"></kasir-checkout>`, lang));
   });

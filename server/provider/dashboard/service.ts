@@ -1,3 +1,5 @@
+// The merchant account as the dashboard and the hosted pages read and change it: profile, secrets, webhook URL,
+// the hosted-checkout switch, the organization name, and recent webhook deliveries.
 import type { Db } from '../db/database.js';
 import { forgetCredentials } from '../http/signature.js';
 import { newClientSecret, newWebhookSecret } from '../seed.js';
@@ -14,6 +16,19 @@ export async function accountOf(db: Db, merchantId: string) {
     clientId: row.client_id, email: row.email, name: row.name, orgName: row.org_name,
     webhookUrl: row.webhook_url, checkoutEnabled: row.checkout_enabled === 1,
   };
+}
+
+/** The name of the merchant's organization (what the hosted pages show the payer), if the merchant exists. */
+export async function organizationNameOf(db: Db, merchantId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('merchants').innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
+    .select('organizations.name').where('merchants.id', '=', merchantId).executeTakeFirst();
+  return row?.name;
+}
+
+/** Whether hosted checkout is switched on for the merchant (DESIGN.md 3, Checkout). */
+export async function checkoutEnabledFor(db: Db, merchantId: string): Promise<boolean> {
+  const row = await db.selectFrom('merchants').select('checkout_enabled').where('id', '=', merchantId).executeTakeFirst();
+  return !!row?.checkout_enabled;
 }
 
 export async function secretsOf(db: Db, merchantId: string) {

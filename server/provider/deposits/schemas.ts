@@ -4,7 +4,7 @@ import { z } from '@hono/zod-openapi';
 
 const positive = () => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
 
-export const ActivitySchema = z.object({
+const ActivitySchema = z.object({
   activity: z.string(), status: z.string(), description: z.string(), updatedAt: z.string(), _id: z.string(),
 }).openapi('DepositActivity');
 

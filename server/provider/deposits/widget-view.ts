@@ -12,7 +12,7 @@ import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as Wi
 
 export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 
-export function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable): WidgetMethod[] {
+function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable): WidgetMethod[] {
   return offersFor(checkout, rates).map((o) => ({
     kind: o.quote.method.kind, code: o.quote.method.code, name: o.quote.method.name, image: logoUrl(baseUrl, o.quote.method.logo),
     currency: o.quote.method.currency, fee: toText(o.shopperFee), total: toText(o.quote.inputAmount), available: o.available,

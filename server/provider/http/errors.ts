@@ -18,7 +18,7 @@ export const onError: ErrorHandler<ProviderEnv> = (err, c) => {
 };
 
 /** Formats zod issues as one message that names each offending field. */
-export function describeZodError(error: ZodError): string {
+function describeZodError(error: ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => {
@@ -29,7 +29,7 @@ export function describeZodError(error: ZodError): string {
 }
 
 /** The validation hook every router uses: a 400 envelope naming the field, instead of zod's raw output. */
-export const validationHook: Hook<unknown, ProviderEnv, string, Response | undefined> = (result, c) => {
+const validationHook: Hook<unknown, ProviderEnv, string, Response | undefined> = (result, c) => {
   if (!result.success) return c.json(errorBody(400, describeZodError(result.error)), 400);
   return undefined;
 };

@@ -7,8 +7,8 @@ import { pagination, stringError } from '../http/openapi.js';
 const text = (max = 200) => z.string(stringError).trim().max(max, `must be at most ${max} characters`);
 const required = (max = 200) => text(max).min(1, 'is required');
 
-export const RECIPIENT_TYPES = ['Individual', 'Business'] as const;
-export const ACCOUNT_TYPES = ['Checking', 'Savings'] as const;
+const RECIPIENT_TYPES = ['Individual', 'Business'] as const;
+const ACCOUNT_TYPES = ['Checking', 'Savings'] as const;
 
 const RecipientType = z.enum(RECIPIENT_TYPES, { error: 'must be Individual or Business' });
 const AccountType = z.enum(ACCOUNT_TYPES, { error: 'must be Checking or Savings' });
@@ -33,7 +33,7 @@ const bankShape = {
 
 const objectError = { error: (i: { input?: unknown }) => (i.input === undefined ? 'is required' : 'must be an object') };
 
-export const BankInput = z.object(bankShape, objectError).openapi('RecipientBankInput');
+const BankInput = z.object(bankShape, objectError).openapi('RecipientBankInput');
 
 export const CreateRecipientBody = z.object({
   name: required(),
@@ -70,7 +70,7 @@ const wholeNumber = (min: number, max: number) => z.string(stringError)
   .transform(Number)
   .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-export const SORTS = ['createdAt', '-createdAt', 'updatedAt', '-updatedAt'] as const;
+const SORTS = ['createdAt', '-createdAt', 'updatedAt', '-updatedAt'] as const;
 
 export const ListQuery = z.object({
   limit: wholeNumber(1, 100).optional(),
@@ -85,7 +85,7 @@ const Id = z.string(stringError).min(1, 'is required').max(64, 'must be at most 
 export const IdParam = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' } }) });
 export const IdQuery = z.object({ id: Id });
 
-export const BankView = z.object({
+const BankView = z.object({
   _id: z.string(), accountName: z.string(), bankName: z.string(), accountNumber: z.string(), paymentCode: z.string(),
   currency: z.string(), country: z.string(), achNumber: z.string(), fedwireNumber: z.string(), ibanNumber: z.string(),
   ifsc: z.string(), accountType: z.string(),

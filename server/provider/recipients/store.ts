@@ -6,7 +6,7 @@ import { newRecordId } from '../ids.js';
 import { paginate, type Page } from '../http/pagination.js';
 import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas.js';
 
-export const DEFAULT_LIMIT = 10;
+const DEFAULT_LIMIT = 10;
 
 function view(row: RecipientsTable, banks: RecipientBanksTable[]): Recipient {
   return {

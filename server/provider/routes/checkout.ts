@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
+import { checkoutEnabledFor } from '../dashboard/service.js';
 import { createCheckout } from '../deposits/checkout.js';
 import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';
@@ -13,8 +14,7 @@ export function checkoutRoutes(deps: ProviderDeps) {
   const signed = signatureAuth(deps);
 
   const checkoutEnabled = createMiddleware<ProviderEnv>(async (c, next) => {
-    const row = await deps.db.selectFrom('merchants').select('checkout_enabled').where('id', '=', c.get('merchant').merchantId).executeTakeFirst();
-    if (!row?.checkout_enabled) throw new ApiError(400, 'Checkout is not enabled', 'Bad Request');
+    if (!(await checkoutEnabledFor(deps.db, c.get('merchant').merchantId))) throw new ApiError(400, 'Checkout is not enabled', 'Bad Request');
     await next();
   });
 

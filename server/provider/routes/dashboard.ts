@@ -13,7 +13,7 @@ import { resendDelivery } from '../webhooks/resend.js';
 const asset = (name: string) => readFileSync(new URL(`../dashboard/assets/${name}`, import.meta.url), 'utf8');
 
 /** No inline script or style anywhere: the page works under this policy. */
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:",
   "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');

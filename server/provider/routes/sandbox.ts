@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { findPaymentMethod } from '../catalog/index.js';
+import { organizationNameOf } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
 import { DepositNotPending, readDepositById, transitionDeposit } from '../deposits/service.js';
 import { createRouter } from '../http/errors.js';
@@ -50,11 +51,10 @@ export function sandboxRoutes(deps: ProviderDeps) {
       return html(c, 404, 'Payment not found', '<h1>Payment not found</h1><p class="muted">There is no e-wallet payment with this link.</p>');
     }
     const { row } = found;
-    const org = await deps.db.selectFrom('merchants').innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
-      .select('organizations.name').where('merchants.id', '=', row.merchant_id).executeTakeFirst();
+    const orgName = await organizationNameOf(deps.db, row.merchant_id);
     const back = row.checkout_id ? `<p><a href="/checkout/${esc(row.checkout_id)}">Back to the checkout</a></p>` : '';
     const head = `<img src="${esc(logoUrl('', method.logo))}" alt="${esc(method.name)}">
-<h1>${esc(method.name)} payment to ${esc(org?.name ?? 'the merchant')}</h1>
+<h1>${esc(method.name)} payment to ${esc(orgName ?? 'the merchant')}</h1>
 <div class="amount">${esc(formatIdr(row.input_amount, row.input_currency))}</div>`;
     if (row.status === 'completed') return html(c, 200, 'Payment approved', `${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
     if (row.status === 'expired') return html(c, 200, 'Payment closed', `${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
