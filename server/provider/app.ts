@@ -1,13 +1,14 @@
-import type { Context } from 'hono';
+// The payment service's Hono app: security headers for pages, the body limit, one sub-app per resource, the OpenAPI
+// document at /v1/openapi.json, and the one error handler that answers every failure in the envelope.
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
-import { rawHeader } from './http/request-target.js';
-import type { ProviderDeps } from './http/env.js';
-import { authRoutes } from './routes/auth.js';
 import { hostedPageRoutes } from './checkout/page.js';
 import { checkoutSessionRoutes } from './checkout/session.js';
 import { hostedWidgetApi } from './checkout/widget-api.js';
+import type { ProviderDeps } from './http/env.js';
+import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
+import { isBodiless } from './http/request-target.js';
+import { authRoutes } from './routes/auth.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { depositsRoutes } from './routes/deposits.js';
@@ -17,7 +18,7 @@ import { recipientsRoutes } from './routes/recipients.js';
 import { referencesRoutes } from './routes/references.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** The payment-service sandbox as one Hono app: the interface's /v1 API plus its hosted pages. */
 export function createProviderApp(deps: ProviderDeps) {
@@ -31,22 +32,22 @@ export function createProviderApp(deps: ProviderDeps) {
     onError: () => { throw new ApiError(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`); },
   });
   // A bodiless GET or HEAD has nothing to limit; skipping the limiter spares the hot read path a full Request copy.
-  const bodiless = (c: Context) =>
-    (c.req.method === 'GET' || c.req.method === 'HEAD') && !rawHeader(c, 'content-length') && !rawHeader(c, 'transfer-encoding');
-  app.use('*', (c, next) => (bodiless(c) ? next() : limitBody(c, next)));
+  app.use('*', (c, next) => (isBodiless(c) ? next() : limitBody(c, next)));
 
-  app.route('/', authRoutes(deps));
-  app.route('/', depositsRoutes(deps));
-  app.route('/', referencesRoutes(deps));
-  app.route('/', checkoutRoutes(deps));
-  app.route('/', hostedPageRoutes(deps));
-  app.route('/', checkoutSessionRoutes(deps));
-  app.route('/checkout/api', hostedWidgetApi(deps));
-  app.route('/', recipientsRoutes(deps));
-  app.route('/', dashboardRoutes(deps));
-  app.route('/', sandboxRoutes(deps));
-  app.route('/', mailboxRoutes(deps));
-  app.route('/', docsRoutes(deps));
+  // Each sub-app declares its full paths (grep finds a route by its URL); the order here is the order of the
+  // OpenAPI document's paths. The hosted widget API is mounted under its endpoint, as a shop mounts it under /api.
+  app.route('/', authRoutes(deps)); // /v1/auth/*
+  app.route('/', depositsRoutes(deps)); // /v1/deposit*
+  app.route('/', referencesRoutes(deps)); // /v1/reference/*, /static/logos/*
+  app.route('/', checkoutRoutes(deps)); // POST /v1/checkout
+  app.route('/', hostedPageRoutes(deps)); // /checkout/:id, /checkout/kasir-checkout.js
+  app.route('/', checkoutSessionRoutes(deps)); // /checkout/:id/session, /checkout/:id/deposit
+  app.route('/checkout/api', hostedWidgetApi(deps)); // the widget API for the hosted page's element
+  app.route('/', recipientsRoutes(deps)); // /v1/recipient*
+  app.route('/', dashboardRoutes(deps)); // /dashboard*
+  app.route('/', sandboxRoutes(deps)); // /sandbox/ewallet/*
+  app.route('/', mailboxRoutes(deps)); // /sandbox/mailbox
+  app.route('/', docsRoutes()); // /docs
 
   // Security schemes named by the routes: S = the three signature headers together, A = a bearer token.
   const registry = app.openAPIRegistry;

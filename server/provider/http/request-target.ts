@@ -1,3 +1,4 @@
+// What the signature check and the body limit read off the raw request, without building what they do not need.
 import type { Context } from 'hono';
 
 /**
@@ -21,4 +22,9 @@ export function rawHeader(c: Context, name: string): string | undefined {
   if (!incoming?.headers) return c.req.header(name);
   const value = incoming.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A GET or HEAD without Content-Length or Transfer-Encoding: no body to read, limit or hash. */
+export function isBodiless(c: Context): boolean {
+  return (c.req.method === 'GET' || c.req.method === 'HEAD') && !rawHeader(c, 'content-length') && !rawHeader(c, 'transfer-encoding');
 }

@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createRouter } from '../http/errors.js';
-import { ApiError } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import { ApiError, createRouter } from '../http/errors.js';
 
 // swagger-ui-dist, served from node_modules so the reference works offline.
 const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -48,7 +46,7 @@ const PAGE = `<!doctype html>
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The interactive API reference at /docs (Swagger UI over /v1/openapi.json). */
-export function docsRoutes(_deps: ProviderDeps) {
+export function docsRoutes() {
   const router = createRouter();
   const cache = new Map<string, Buffer>();
 
