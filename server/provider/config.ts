@@ -3,6 +3,7 @@
 // default. A bad value is an error naming the option or the variable it came from, raised before anything listens.
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULT_PRICES_IDR, type RateTable } from './catalog/rates.js';
 
 /** Deposit validity per payment kind, in seconds. */
 export interface ExpirySeconds {
@@ -45,6 +46,11 @@ export interface SandboxOptions {
   expirySeconds?: Partial<ExpirySeconds>;
   /** How often overdue deposits are expired, in ms. `KASIR_SWEEP_INTERVAL_MS`, else 5000. */
   sweepIntervalMs?: number;
+  /**
+   * Prices in IDR laid over the built-in rate table, e.g. `{ USD: '16500' }` (decimal strings or numbers, positive).
+   * `KASIR_SANDBOX_RATES` (the same as JSON), else the built-in table alone.
+   */
+  rates?: Record<string, string | number>;
   /** The service's clock (deposit expiry, signed-request timestamps, tokens). Default: the system clock. */
   now?: () => Date;
   /** Where unset options are read from. Default `process.env`; pass `{}` to ignore the environment. */
@@ -71,6 +77,8 @@ export interface ProviderConfig {
   expirySeconds: ExpirySeconds;
   /** How often the expiry sweeper runs, in ms. */
   sweepIntervalMs: number;
+  /** The rate table: each currency's price in IDR (the built-in table with the `rates` overrides). */
+  rates: RateTable;
   smtpUrl?: string;
 }
 
@@ -84,7 +92,7 @@ export class SandboxConfigError extends Error {
 
 const OPTION_NAMES: ReadonlySet<string> = new Set<keyof SandboxOptions>([
   'port', 'host', 'baseUrl', 'dataDir', 'databaseUrl', 'webhookUrl', 'sandbox', 'smtpUrl', 'scryptN', 'expirySeconds',
-  'sweepIntervalMs', 'now', 'env',
+  'sweepIntervalMs', 'rates', 'now', 'env',
 ]);
 const EXPIRY_KINDS = ['va', 'bank', 'qris', 'ewallet', 'crypto'] as const;
 const DEFAULT_EXPIRY: ExpirySeconds = { va: 24 * 3600, bank: 24 * 3600, qris: 30 * 60, ewallet: 15 * 60, crypto: 60 * 60 };
@@ -148,27 +156,34 @@ function writableDir(s: Setting): string {
 }
 
 /**
- * The variables the service reads outside this config (catalog/rates.ts, auth/rate-limit.ts) are checked here too,
- * so the bin refuses a bad one at start instead of silently falling back to the default.
+ * The variables the service reads outside this config (auth/rate-limit.ts) are checked here too, so the bin refuses
+ * a bad one at start instead of silently falling back to the default.
  */
 function checkOtherVariables(env: Record<string, string | undefined>): void {
   for (const name of ['KASIR_AUTH_RATE_WINDOW_SECONDS', 'KASIR_AUTH_RATE_PER_EMAIL', 'KASIR_AUTH_RATE_PER_ADDRESS']) {
     if (env[name]) integer({ name, value: env[name], fromEnv: true }, 1, Number.MAX_SAFE_INTEGER, 'must be a positive integer');
   }
   if (env.KASIR_TRUST_PROXY) boolean({ name: 'KASIR_TRUST_PROXY', value: env.KASIR_TRUST_PROXY, fromEnv: true });
-  const rates = env.KASIR_SANDBOX_RATES;
-  if (rates) {
-    const problem = 'must be a JSON object of positive prices in IDR, e.g. {"USD":"16500"}';
-    let parsed: unknown;
+}
+
+/** The built-in rate table with the prices of the `rates` option (an object) or KASIR_SANDBOX_RATES (JSON) laid over it. */
+function rateTable(s: Setting | undefined): RateTable {
+  if (!s) return DEFAULT_PRICES_IDR;
+  const problem = s.fromEnv ? 'must be a JSON object of positive prices in IDR, e.g. {"USD":"16500"}' : 'must be an object of positive prices in IDR, e.g. { USD: \'16500\' }';
+  let parsed: unknown = s.value;
+  if (s.fromEnv) {
     try {
-      parsed = JSON.parse(rates);
+      parsed = JSON.parse(String(s.value));
     } catch {
-      throw new SandboxConfigError('KASIR_SANDBOX_RATES', problem, rates);
+      throw new SandboxConfigError(s.name, problem, s.value);
     }
-    const ok = !!parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every((price) =>
-      (typeof price === 'number' && price > 0 && Number.isFinite(price)) || (typeof price === 'string' && /^\d+(\.\d+)?$/.test(price) && Number(price) > 0));
-    if (!ok) throw new SandboxConfigError('KASIR_SANDBOX_RATES', problem, rates);
   }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SandboxConfigError(s.name, problem, s.value);
+  const prices = Object.entries(parsed);
+  const ok = prices.every(([, price]) =>
+    (typeof price === 'number' && price > 0 && Number.isFinite(price)) || (typeof price === 'string' && /^\d+(\.\d+)?$/.test(price) && Number(price) > 0));
+  if (!ok) throw new SandboxConfigError(s.name, problem, s.value);
+  return Object.freeze({ ...DEFAULT_PRICES_IDR, ...Object.fromEntries(prices.map(([code, price]) => [code, String(price)])) });
 }
 
 /**
@@ -233,6 +248,7 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
   const sweepIntervalMs = sweepSetting ? integer(sweepSetting, 1, 2 ** 31 - 1, 'must be a positive whole number of milliseconds') : 5_000;
   if (options.now !== undefined && typeof options.now !== 'function') throw new SandboxConfigError('now', 'must be a function returning a Date', options.now);
   checkOtherVariables(env);
+  const rates = rateTable(pick('rates', 'KASIR_SANDBOX_RATES'));
   // Last, once every value is known good: a bad option leaves no directory behind.
   const dataDir = writableDir(dataSetting);
 
@@ -248,6 +264,7 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
     scryptN,
     expirySeconds,
     sweepIntervalMs,
+    rates,
     smtpUrl: smtpSetting ? url(smtpSetting, ['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL') : undefined,
   };
 }

@@ -5,6 +5,7 @@ import { listen, type ListeningServer } from '../common/http-server.js';
 import { createProviderApp, type ProviderApp } from './app.js';
 import { resolveProviderConfig, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
+import { createDepositCaches } from './deposits/read-cache.js';
 import type { ProviderDeps } from './http/env.js';
 import { startBackgroundJobs } from './jobs.js';
 import { loadJwtSecret } from './secrets.js';
@@ -45,8 +46,9 @@ function describeDatabase(config: ProviderConfig): string {
 }
 
 /**
- * Opens (and migrates) the database of a resolved configuration and loads the token key: everything the service
- * is built from, with nothing listening. startSandbox serves it; the tests drive it through app.request().
+ * Opens (and migrates) the database of a resolved configuration, loads the token key and makes this instance's own
+ * caches: everything the service is built from, with nothing listening. startSandbox serves it; the tests drive it
+ * through app.request().
  */
 export async function openProvider(config: ProviderConfig, now: () => Date = () => new Date()): Promise<ProviderDeps> {
   let db;
@@ -60,7 +62,7 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
     });
   }
   try {
-    return { db, config, jwtSecret: loadJwtSecret(config.dataDir), now };
+    return { db, config, jwtSecret: loadJwtSecret(config.dataDir), now, caches: createDepositCaches() };
   } catch (err) {
     await db.destroy();
     throw err;

@@ -1,5 +1,6 @@
 // Tables of login verification, the sandbox mailbox, rate limits and recipients (migration 003_accounts).
 // Conventions as in schema.ts: text ids, ISO 8601 UTC text timestamps, epoch-ms bigints for deadlines.
+import type { Generated } from 'kysely';
 
 /** One pending login or registration: a verificationToken bound to one OTP. Only hashes are stored. */
 export interface VerificationTokensTable {
@@ -12,7 +13,7 @@ export interface VerificationTokensTable {
   /** Epoch ms after which neither token nor OTP is accepted. */
   expires_at: number;
   /** Wrong OTPs so far; the fifth burns the token. */
-  failed_attempts: number;
+  failed_attempts: Generated<number>;
   /** Set once: when the OTP was accepted or the token burnt. */
   consumed_at: string | null;
   created_at: string;

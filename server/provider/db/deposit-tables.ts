@@ -1,5 +1,7 @@
-// Tables of deposits, checkouts and their history (migration 002_deposits).
-// Money columns are decimal text; timestamps ISO 8601 UTC text; booleans 0/1 (see schema.ts).
+// Tables of deposits, checkouts and their history (migration 002_deposits), and the row types read from, inserted
+// into and updated in them. Money columns are decimal text; timestamps ISO 8601 UTC text; booleans 0/1 (see schema.ts).
+// Generated<> marks a column the database fills with its default when an insert leaves it out.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export interface DepositsTable {
   /** The record id (interface `id`). */
@@ -28,15 +30,15 @@ export interface DepositsTable {
   status: 'pending' | 'expired' | 'completed';
   /** Client transaction id: unique per merchant when present. */
   reference: string | null;
-  note: string;
-  bank_note: string;
+  note: Generated<string>;
+  bank_note: Generated<string>;
   balance_type: string;
   quote_id: string | null;
-  is_reconciled: number;
+  is_reconciled: Generated<number>;
   /** JSON of payerInfo once paid; null before. */
   payer_info: string | null;
   /** 1 when exchangeInfo is shown (direct convert or checkout deposit). */
-  show_exchange_info: number;
+  show_exchange_info: Generated<number>;
   checkout_id: string | null;
   expired_at: string;
   created_at: string;
@@ -73,3 +75,11 @@ export interface DepositTables {
   deposit_activities: DepositActivitiesTable;
   checkouts: CheckoutsTable;
 }
+
+export type DepositRow = Selectable<DepositsTable>;
+export type NewDeposit = Insertable<DepositsTable>;
+export type DepositUpdate = Updateable<DepositsTable>;
+export type ActivityRow = Selectable<DepositActivitiesTable>;
+export type NewActivity = Insertable<DepositActivitiesTable>;
+export type CheckoutRow = Selectable<CheckoutsTable>;
+export type NewCheckout = Insertable<CheckoutsTable>;

@@ -2,7 +2,8 @@ import type { Generated } from 'kysely';
 
 // Column conventions, chosen so the same schema runs on SQLite and PostgreSQL:
 // ids are text, timestamps are ISO 8601 UTC text (they sort as strings), booleans are 0/1 integers,
-// money is decimal text (never a binary float).
+// money is decimal text (never a binary float). Generated<> marks a column with a database default (or identity)
+// that an insert may leave out.
 
 export interface OrganizationsTable {
   id: string;
@@ -18,11 +19,11 @@ export interface UsersTable {
   password_hash: string;
   policy: string;
   role: string;
-  is_active: number;
-  country: string;
-  country_code: string;
-  national_id: string;
-  legal_full_name: string;
+  is_active: Generated<number>;
+  country: Generated<string>;
+  country_code: Generated<string>;
+  national_id: Generated<string>;
+  legal_full_name: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -36,7 +37,7 @@ export interface MerchantsTable {
   client_secret: string;
   webhook_url: string | null;
   webhook_secret: string;
-  checkout_enabled: number;
+  checkout_enabled: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -55,7 +56,7 @@ export interface WebhookDeliveriesTable {
   deposit_id: string;
   payload: string;
   status: 'pending' | 'succeeded' | 'failed';
-  attempt_count: number;
+  attempt_count: Generated<number>;
   next_attempt_at: number;
   created_at: string;
   succeeded_at: string | null;

@@ -1,18 +1,19 @@
 // Hosted checkout: a priced, 15-minute link whose deposit (depositId = checkout id) the shopper creates.
 import type { Decimal } from 'decimal.js';
-import type { Selectable } from 'kysely';
-import { findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, rateOf } from '../catalog/index.js';
-import type { CheckoutsTable } from '../db/deposit-tables.js';
+import { findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, type RateTable } from '../catalog/index.js';
+import type { CheckoutRow } from '../db/deposit-tables.js';
 import { ApiError } from '../http/errors.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
 import { newUuid } from '../ids.js';
 import { ceilTo, money, toText } from '../money.js';
+import { rateOf } from './pricing.js';
+import { checkoutById, insertCheckout, merchantOwner } from './repository.js';
 import { createFiatDeposit, DepositIdTaken, quoteMethod, readDepositById, type FiatQuote } from './service.js';
 import type { DepositRow, DepositView } from './view.js';
 
 export const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
 
-export type CheckoutRow = Selectable<CheckoutsTable>;
+export type { CheckoutRow } from '../db/deposit-tables.js';
 
 export interface CheckoutRequest {
   inputCurrency: string;
@@ -32,17 +33,17 @@ export interface MethodOffer {
   available: boolean;
 }
 
-/** The methods a checkout offers and what each costs the shopper. */
-export function offersFor(checkout: Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>): MethodOffer[] {
+/** The methods a checkout offers and what each costs the shopper, at the service's rates (deps.config.rates). */
+export function offersFor(checkout: Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>, rates: RateTable): MethodOffer[] {
   const inPlaces = placesOf(checkout.input_currency)!;
   const methods = PAYMENT_METHODS.filter((m) => m.currency === checkout.input_currency);
   return methods.map((method) => {
     if (checkout.input_amount !== null) {
-      const quote = quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) });
+      const quote = quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) }, rates);
       return { quote, amount: quote.inputAmount, shopperFee: money(0), available: quote.withinLimits };
     }
     const output = money(checkout.output_amount!);
-    const quote = quoteMethod(method, checkout.output_currency, { output });
+    const quote = quoteMethod(method, checkout.output_currency, { output }, rates);
     const amount = ceilTo(output.dividedBy(quote.rate), inPlaces);
     const shopperFee = quote.inputAmount.minus(amount);
     return { quote, amount, shopperFee: shopperFee.isNegative() ? money(0) : shopperFee, available: quote.withinLimits };
@@ -59,7 +60,7 @@ export async function createCheckout(deps: ProviderDeps, merchant: Authenticated
   }
   const outputCurrency = req.outputCurrency ?? req.inputCurrency;
   const outPlaces = placesOf(outputCurrency);
-  if (outPlaces === undefined || !rateOf(req.inputCurrency, outputCurrency)) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
+  if (outPlaces === undefined || !rateOf(deps.config.rates, req.inputCurrency, outputCurrency)) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
   const field = hasIn ? 'inputAmount' : 'outputAmount';
   const amount = money((hasIn ? req.inputAmount : req.outputAmount)!);
   if (amount.lessThanOrEqualTo(0)) throw bad(`${field}: must be positive`);
@@ -70,19 +71,19 @@ export async function createCheckout(deps: ProviderDeps, merchant: Authenticated
     input_amount: hasIn ? toText(amount) : null, output_amount: hasIn ? null : toText(amount),
   };
   // Throws a 400 naming outputCurrency when the pair is not allowed.
-  const offers = offersFor(draft);
+  const offers = offersFor(draft, deps.config.rates);
   if (!offers.some((o) => o.available)) throw bad(`${field}: no payment method accepts this amount`);
   const now = deps.now();
   const id = newUuid();
-  await deps.db.insertInto('checkouts').values({
+  await insertCheckout(deps.db, {
     id, merchant_id: merchant.merchantId, ...draft,
     expires_at: new Date(now.getTime() + CHECKOUT_VALIDITY_SECONDS * 1000).toISOString(), created_at: now.toISOString(),
-  }).execute();
+  });
   return { id, url: `${deps.config.baseUrl}/checkout/${id}` };
 }
 
 export async function findCheckout(deps: ProviderDeps, id: string): Promise<CheckoutRow | undefined> {
-  return deps.db.selectFrom('checkouts').selectAll().where('id', '=', id).executeTakeFirst();
+  return checkoutById(deps.db, id);
 }
 
 /** The checkout with this id, or a 404 "Checkout not found". */
@@ -113,12 +114,12 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
   const method = findPaymentMethod(code);
   if (!method) throw new ApiError(400, 'Payment method not found', 'Not Found');
   if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
-  const offer = offersFor(checkout).find((o) => o.quote.method.code === code);
+  const offer = offersFor(checkout, deps.config.rates).find((o) => o.quote.method.code === code);
   if (!offer) throw bad(`paymentMethod: ${code} does not accept ${checkout.input_currency}`);
   if (!offer.available) throw bad(`paymentMethod: ${code} does not accept ${toText(offer.quote.inputAmount)} ${checkout.input_currency} (minimum ${method.minimumAmount}, maximum ${method.maximumAmount})`);
-  const merchant = await deps.db.selectFrom('merchants').select(['id', 'user_id', 'organization_id']).where('id', '=', checkout.merchant_id).executeTakeFirstOrThrow();
+  const owner = await merchantOwner(deps.db, checkout.merchant_id);
   try {
-    const view = await createFiatDeposit(deps, { merchantId: merchant.id, userId: merchant.user_id, organizationId: merchant.organization_id }, {
+    const view = await createFiatDeposit(deps, owner, {
       inputCurrency: checkout.input_currency,
       inputAmount: Number(toText(offer.quote.inputAmount)),
       outputCurrency: checkout.output_currency,

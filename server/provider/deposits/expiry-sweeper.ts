@@ -1,5 +1,6 @@
+// The background job that expires overdue deposits (reads also expire them lazily; this catches the unread ones).
 import type { ProviderDeps } from '../http/env.js';
-import { expireOverdue } from './service.js';
+import { expireOverdue } from './transitions.js';
 
 /** Moves overdue pending deposits to expired every config.sweepIntervalMs. Returns a stop function. */
 export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {

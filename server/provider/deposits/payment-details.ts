@@ -1,8 +1,67 @@
-// Realistic payment details: VA numbers, QRIS (EMVCo merchant-presented) payloads, crypto addresses.
-import { randomBytes } from 'node:crypto';
+// Realistic payment details: VA numbers, QRIS (EMVCo merchant-presented) payloads, e-wallet approval links, crypto
+// addresses, and the sandbox payer a completed deposit shows.
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+import type { CryptoDef, PaymentMethodDef } from '../catalog/index.js';
+import { paymentFiatOf, type DepositRow, type PayerInfoView, type PaymentCryptoView, type PaymentFiatView } from './view.js';
+
+export interface FiatPaymentOptions {
+  method: PaymentMethodDef;
+  /** The merchant organization's name: accountName, and the QRIS merchant name. */
+  accountName: string;
+  /** The amount to pay, as decimal text (QRIS tag 54). */
+  amount: string;
+  /** The deposit's record id (the QRIS bill number). */
+  recordId: string;
+  depositId: string;
+  merchantId: string;
+  /** The service's public origin (the e-wallet approval page). */
+  baseUrl: string;
+}
+
+/**
+ * What the payer needs for a fiat method: a fresh VA number (also returned alone: the database keeps it unique), a
+ * dynamic QRIS payload, or the sandbox's e-wallet approval page.
+ */
+export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: PaymentFiatView; vaNumber: string | null } {
+  const { method, accountName } = o;
+  const base = { bankName: method.bankName, bankCode: method.code, accountName };
+  if (method.kind === 'va') {
+    const vaNumber = newVaNumber(method.vaPrefix!);
+    return { paymentFiat: { ...base, accountNumber: vaNumber }, vaNumber };
+  }
+  if (method.kind === 'qris') {
+    const qrData = qrisPayload({ merchantName: accountName, merchantCity: 'JAKARTA', amount: o.amount, billNumber: o.recordId, merchantId: qrisMerchantId(o.merchantId) });
+    return { paymentFiat: { ...base, qrData }, vaNumber: null };
+  }
+  return { paymentFiat: { ...base, checkoutUrl: `${o.baseUrl}/sandbox/ewallet/${o.depositId}` }, vaNumber: null };
+}
+
+/** Where a crypto deposit is paid: a fresh address on the asset's network. */
+export function cryptoPaymentDetails(crypto: CryptoDef): PaymentCryptoView {
+  return { payoutWallet: crypto.blockchainType === 'EVM' ? newEvmAddress() : newStellarAddress(), network: crypto.network };
+}
+
+/** A stable 15-digit merchant number for QRIS, derived from the merchant id. */
+function qrisMerchantId(merchantId: string): string {
+  const n = BigInt('0x' + createHash('sha256').update(merchantId).digest('hex').slice(0, 15));
+  return (n % 10n ** 15n).toString().padStart(15, '0');
+}
+
+/** The payer a deposit completed in the sandbox shows: a made-up transaction code and account of the method's bank. */
+export function sandboxPayerInfo(row: Pick<DepositRow, 'payment_fiat' | 'deposit_type' | 'input_currency' | 'method_code' | 'merchant_id'>): PayerInfoView {
+  const fiat = paymentFiatOf(row);
+  const digits = (n: number) => Array.from({ length: n }, () => randomInt(0, 10)).join('');
+  return {
+    transactionCode: `TRX${digits(12)}`,
+    name: 'Sandbox Payer',
+    bankName: fiat.bankName ?? (row.deposit_type === 'crypto' ? row.input_currency : ''),
+    accountNumber: row.deposit_type === 'crypto' ? '' : digits(10),
+    mid: row.method_code === 'QRIS' ? qrisMerchantId(row.merchant_id) : '',
+  };
+}
 
 /** A VA number: the bank's prefix plus random digits, 16 in all. Uniqueness is the database's job. */
-export function newVaNumber(prefix: string): string {
+function newVaNumber(prefix: string): string {
   const width = 16 - prefix.length;
   // One draw of 64 random bits, reduced by rejection so every suffix is equally likely.
   const range = 10n ** BigInt(width);
@@ -25,7 +84,7 @@ export function crc16CcittFalse(data: string | Uint8Array): number {
 }
 
 /** CRC-16/XMODEM (poly 0x1021, init 0): the checksum of Stellar StrKey addresses. */
-export function crc16Xmodem(bytes: Uint8Array): number {
+function crc16Xmodem(bytes: Uint8Array): number {
   let crc = 0;
   for (const byte of bytes) {
     crc ^= byte << 8;
@@ -42,7 +101,7 @@ const tlv = (tag: string, value: string) => {
 /** Keeps characters EMVCo allows in names (ANS), trimmed to `max`. */
 const ans = (s: string, max: number) => s.replace(/[^\x20-\x7e]/g, '').slice(0, max).trim() || 'KASIR';
 
-export interface QrisOptions {
+interface QrisOptions {
   merchantName: string;
   merchantCity: string;
   /** Integer IDR amount. */
@@ -57,7 +116,7 @@ export interface QrisOptions {
  * account, 51 QRIS NMID, 52 MCC, 53 "360" (IDR), 54 amount, 58 "ID", 59 name, 60 city, 61 postal code,
  * 62 additional data with the bill number, 63 CRC-16/CCITT-FALSE over everything before it including "6304".
  */
-export function qrisPayload(o: QrisOptions): string {
+function qrisPayload(o: QrisOptions): string {
   const body = [
     tlv('00', '01'),
     tlv('01', '12'),
@@ -90,7 +149,7 @@ export function parseTlv(payload: string): Map<string, string> {
 }
 
 /** A fresh EVM deposit address: 0x + 40 lowercase hex (valid; EIP-55 checksumming is optional). */
-export function newEvmAddress(): string {
+function newEvmAddress(): string {
   return '0x' + randomBytes(20).toString('hex');
 }
 
@@ -113,7 +172,7 @@ function base32(bytes: Uint8Array): string {
 }
 
 /** A fresh Stellar account id (StrKey "G...": version byte 6<<3, 32-byte key, CRC-16/XMODEM little-endian; 56 chars). */
-export function newStellarAddress(): string {
+function newStellarAddress(): string {
   const payload = Buffer.concat([Buffer.from([6 << 3]), randomBytes(32)]);
   const crc = crc16Xmodem(payload);
   return base32(Buffer.concat([payload, Buffer.from([crc & 0xff, crc >> 8])]));

@@ -1,16 +1,26 @@
 // The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
-import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { DepositActivitiesTable, DepositsTable } from '../db/deposit-tables.js';
+import type { ActivityRow, DepositRow } from '../db/deposit-tables.js';
 import { toNumber } from '../money.js';
 
-export type DepositRow = Selectable<DepositsTable>;
-export type ActivityRow = Selectable<DepositActivitiesTable>;
+export type { ActivityRow, DepositRow } from '../db/deposit-tables.js';
 
 export interface ActivityView { activity: string; status: string; description: string; updatedAt: string; _id: string }
 
 export interface PaymentFiatView {
   bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; qrData?: string; checkoutUrl?: string;
+}
+
+export interface PaymentCryptoView { payoutWallet?: string; network?: string }
+
+export interface PayerInfoView { transactionCode: string; name: string; bankName: string; accountNumber: string; mid: string }
+
+/** The paymentFiat a row stores as JSON ({} for crypto). */
+export function paymentFiatOf(row: Pick<DepositRow, 'payment_fiat'>): PaymentFiatView {
+  return JSON.parse(row.payment_fiat) as PaymentFiatView;
+}
+
+function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCryptoView {
+  return JSON.parse(row.payment_crypto) as PaymentCryptoView;
 }
 
 export interface DepositView {
@@ -25,7 +35,7 @@ export interface DepositView {
   outputAmount: number;
   fee: { amount: number; percentage: number; currency: string };
   paymentFiat: PaymentFiatView;
-  paymentCrypto: { payoutWallet?: string; network?: string };
+  paymentCrypto: PaymentCryptoView;
   status: 'pending' | 'expired' | 'completed';
   activityHistory: ActivityView[];
   reference: string;
@@ -33,13 +43,13 @@ export interface DepositView {
   bankNote: string;
   exchangeInfo?: { exchangeRate: number; outputCurrency: string; outputAmount: number };
   isReconciled?: boolean;
-  payerInfo?: { transactionCode: string; name: string; bankName: string; accountNumber: string; mid: string };
+  payerInfo?: PayerInfoView;
   expiredAt: string;
   createdAt: string;
   updatedAt: string;
 }
 
-const EMPTY_PAYER = { transactionCode: '', name: '', bankName: '', accountNumber: '', mid: '' };
+const EMPTY_PAYER: PayerInfoView = { transactionCode: '', name: '', bankName: '', accountNumber: '', mid: '' };
 
 /**
  * Builds the interface's Deposit from a row and its activity rows. `detail` adds isReconciled and
@@ -57,8 +67,8 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], option
     exchangeRate: toNumber(row.exchange_rate),
     outputAmount: toNumber(row.output_amount),
     fee: { amount: toNumber(row.fee_amount), percentage: toNumber(row.fee_percentage), currency: row.fee_currency },
-    paymentFiat: JSON.parse(row.payment_fiat),
-    paymentCrypto: JSON.parse(row.payment_crypto),
+    paymentFiat: paymentFiatOf(row),
+    paymentCrypto: paymentCryptoOf(row),
     status: row.status,
     activityHistory: [...activities]
       .sort((a, b) => a.seq - b.seq)
@@ -75,23 +85,9 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], option
   }
   if (options.detail) {
     view.isReconciled = row.is_reconciled === 1;
-    view.payerInfo = row.payer_info ? { ...EMPTY_PAYER, ...JSON.parse(row.payer_info) } : { ...EMPTY_PAYER };
+    view.payerInfo = row.payer_info ? { ...EMPTY_PAYER, ...(JSON.parse(row.payer_info) as Partial<PayerInfoView>) } : { ...EMPTY_PAYER };
   }
   // Keep the interface's field order: exchangeInfo and the detail fields before the timestamps.
   const { expiredAt, createdAt, updatedAt, ...rest } = view;
   return { ...rest, expiredAt, createdAt, updatedAt };
-}
-
-/**
- * The Deposit view of one deposit by its depositId (the detail form, as in webhook payloads), or undefined.
- * For the webhook dispatcher and anyone else who needs the interface's shape; pass a transaction to read
- * inside it. Give merchantId to scope the lookup to one merchant.
- */
-export async function loadDepositView(db: Kysely<Database>, depositId: string, merchantId?: string): Promise<DepositView | undefined> {
-  let q = db.selectFrom('deposits').selectAll().where('deposit_id', '=', depositId);
-  if (merchantId) q = q.where('merchant_id', '=', merchantId);
-  const row = await q.executeTakeFirst();
-  if (!row) return undefined;
-  const activities = await db.selectFrom('deposit_activities').selectAll().where('deposit_row_id', '=', row.id).execute();
-  return toDepositView(row, activities, { detail: true });
 }

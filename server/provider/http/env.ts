@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { DepositCaches } from '../deposits/read-cache.js';
 
 /** What every part of the payment service is built from; route and middleware factories take it. */
 export interface ProviderDeps {
@@ -9,6 +10,11 @@ export interface ProviderDeps {
   jwtSecret: string;
   /** The service's clock; tests move it to exercise expiry and timestamp windows. */
   now: () => Date;
+  /**
+   * This instance's in-process caches. They hang here, never off a module: two services in one process (tests,
+   * a shop's own test suite) never share one.
+   */
+  caches: DepositCaches;
 }
 
 /** The merchant account a signed request or a bearer token resolved to. */

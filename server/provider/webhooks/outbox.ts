@@ -14,6 +14,17 @@ export interface DepositEvent {
   data: unknown;
 }
 
+/** The body of a deposit webhook (DESIGN.md 3, Webhooks); orderId = depositId; `data` is the Deposit. */
+export interface DepositWebhookPayload<Data = unknown> {
+  type: DepositEventType;
+  orderId: string;
+  depositId: string;
+  reference: string;
+  status: string;
+  data: Data;
+  timestamp: string;
+}
+
 /**
  * Writes a webhook to the outbox inside the caller's transaction, so the event exists if and only if
  * the change it reports was committed. The dispatcher delivers it later (and again after a restart).
@@ -21,7 +32,7 @@ export interface DepositEvent {
 export async function enqueueDepositWebhook(trx: Transaction<Database>, event: DepositEvent, now: Date): Promise<string> {
   const id = `msg_${randomToken(18)}`;
   const timestamp = now.toISOString();
-  const payload = {
+  const payload: DepositWebhookPayload = {
     type: event.type,
     orderId: event.depositId,
     depositId: event.depositId,
@@ -39,10 +50,8 @@ export async function enqueueDepositWebhook(trx: Transaction<Database>, event: D
       deposit_id: event.depositId,
       payload: JSON.stringify(payload),
       status: 'pending',
-      attempt_count: 0,
       next_attempt_at: now.getTime(),
       created_at: timestamp,
-      succeeded_at: null,
     })
     .execute();
   return id;

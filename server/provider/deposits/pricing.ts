@@ -1,0 +1,209 @@
+// Pricing of deposits (DESIGN.md 3): exchange rates from the rate table, fees, rounding to each currency's places,
+// and the checks of a request's amounts and currencies. Pure: no I/O, no clock; every amount is exact decimal.
+//   fee          = feeFlat + inputAmount x feePercentage / 100, half-up to the input currency's places
+//   outputAmount = (inputAmount - fee) x exchangeRate, half-up to the output currency's places
+//   with outputAmount asked for: inputAmount is the smallest amount whose output after fee reaches it
+import type { Decimal } from 'decimal.js';
+import { ApiError } from '../../common/errors.js';
+import { findCrypto, findFiat, findPaymentMethod, isCrypto, placesOf, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
+import { Money, money, roundTo, toText } from '../money.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Rates, fees, rounding
+
+const RATE_SIGNIFICANT_DIGITS = 12;
+
+/**
+ * Units of `to` per unit of `from`: the quotient of their prices in the table, to 12 significant digits (half-up);
+ * 1 between a currency and itself; undefined when either is not in the table.
+ */
+export function rateOf(rates: RateTable, from: string, to: string): Money | undefined {
+  if (from === to) return new Money(1);
+  if (!Object.hasOwn(rates, from) || !Object.hasOwn(rates, to)) return undefined;
+  return new Money(rates[from]).dividedBy(rates[to]).toSignificantDigits(RATE_SIGNIFICANT_DIGITS, Money.ROUND_HALF_UP);
+}
+
+/** Fee of a payment method on an input amount: feeFlat + amount x feePercentage / 100, half-up to `places`. */
+export function feeOf(amount: Decimal, feeFlat: Decimal, feePercentage: Decimal, places: number): Money {
+  return roundTo(feeFlat.plus(amount.times(feePercentage).dividedBy(100)), places);
+}
+
+/** outputAmount = (inputAmount - fee) x rate, half-up to the output currency's places. */
+export function outputOf(amount: Decimal, fee: Decimal, rate: Decimal, outPlaces: number): Money {
+  return roundTo(amount.minus(fee).times(rate), outPlaces);
+}
+
+interface DeriveOptions {
+  target: Decimal;
+  feeFlat: Decimal;
+  feePercentage: Decimal;
+  rate: Decimal;
+  inPlaces: number;
+  outPlaces: number;
+}
+
+/**
+ * The smallest input amount (at the input precision) whose output after fee reaches `target` (checkouts and
+ * deposits with outputAmount). Input minus fee never decreases as the input grows (the fee rises by less than the
+ * input while feePercentage < 100), so a binary search over whole input units finds it exactly.
+ */
+export function deriveInputAmount(o: DeriveOptions): Money {
+  const scale = new Money(10).pow(o.inPlaces);
+  const reaches = (units: Decimal) => {
+    const amount = units.dividedBy(scale);
+    return outputOf(amount, feeOf(amount, o.feeFlat, o.feePercentage, o.inPlaces), o.rate, o.outPlaces).greaterThanOrEqualTo(o.target);
+  };
+  const keep = new Money(1).minus(o.feePercentage.dividedBy(100));
+  if (keep.lessThanOrEqualTo(0) || o.rate.lessThanOrEqualTo(0)) throw new RangeError('fee percentage must be below 100 and rate positive');
+  // Estimate, then widen until the bracket [lo, hi] holds the answer.
+  const estimate = new Money(o.target).dividedBy(o.rate).plus(o.feeFlat).dividedBy(keep).times(scale).ceil();
+  let hi = Money.max(estimate, 1);
+  while (!reaches(hi)) hi = hi.times(2).plus(1);
+  let lo = Money.max(estimate.minus(estimate.dividedBy(100).ceil()).minus(2), 0);
+  if (reaches(lo)) lo = new Money(0);
+  // Invariant: !reaches(lo) or lo = 0 checked below, reaches(hi).
+  if (lo.isZero() && reaches(lo)) return lo;
+  while (hi.minus(lo).greaterThan(1)) {
+    const mid = lo.plus(hi).dividedBy(2).floor();
+    if (reaches(mid)) hi = mid; else lo = mid;
+  }
+  return hi.dividedBy(scale);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Quotes: a method's price for an amount
+
+const bad = (message: string) => new ApiError(400, message);
+
+/** A positive amount parsed exactly from the request, else a 400 naming the field. */
+function amountOf(value: number, field: string): Money {
+  const amount = money(value);
+  if (!amount.isFinite() || amount.lessThanOrEqualTo(0)) throw bad(`${field}: must be positive`);
+  return amount;
+}
+
+function checkPlaces(amount: Decimal, places: number, field: string, currency: string): void {
+  if (amount.decimalPlaces() > places) throw bad(`${field}: ${currency} amounts have at most ${places} decimal places`);
+}
+
+/** Output currency of a conversion: a known fiat or crypto with a rate, pairing with the input. */
+function resolveOutput(rates: RateTable, inputCurrency: string, outputCurrency: string): { rate: Money; places: number } {
+  const places = placesOf(outputCurrency);
+  const rate = rateOf(rates, inputCurrency, outputCurrency);
+  if (places === undefined || !rate) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
+  const pair = (crypto: CryptoDef | undefined, fiat: string) => !crypto || !findFiat(fiat) || crypto.currencies.includes(fiat);
+  if (!pair(findCrypto(outputCurrency), inputCurrency) || !pair(findCrypto(inputCurrency), outputCurrency)) {
+    throw bad(`outputCurrency: ${outputCurrency} does not pair with ${inputCurrency}`);
+  }
+  return { rate, places };
+}
+
+export interface FiatQuote {
+  method: PaymentMethodDef;
+  inputAmount: Money;
+  fee: Money;
+  rate: Money;
+  outputAmount: Money;
+  /** Whether the amount is within the method's minimum and maximum. */
+  withinLimits: boolean;
+}
+
+/**
+ * Prices a fiat method for a given input amount or wanted output amount (fees, rounding, conversion). Throws a 400
+ * naming outputCurrency when the pair has no rate or is not allowed.
+ */
+export function quoteMethod(method: PaymentMethodDef, outputCurrency: string, amount: { input: Decimal } | { output: Decimal }, rates: RateTable): FiatQuote {
+  const inPlaces = placesOf(method.currency)!;
+  const { rate, places: outPlaces } = resolveOutput(rates, method.currency, outputCurrency);
+  const feeFlat = money(method.feeFlat);
+  const feePercentage = money(method.feePercentage);
+  const inputAmount = 'input' in amount
+    ? money(amount.input)
+    : deriveInputAmount({ target: amount.output, feeFlat, feePercentage, rate, inPlaces, outPlaces });
+  const fee = feeOf(inputAmount, feeFlat, feePercentage, inPlaces);
+  const outputAmount = outputOf(inputAmount, fee, rate, outPlaces);
+  const withinLimits = inputAmount.greaterThanOrEqualTo(method.minimumAmount) && inputAmount.lessThanOrEqualTo(method.maximumAmount) && outputAmount.greaterThan(0);
+  return { method, inputAmount, fee, rate, outputAmount, withinLimits };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests: the amounts and currencies of a deposit request, checked and priced
+
+/** The amounts and currencies of POST /v1/deposit/fiat. */
+export interface FiatPricingRequest {
+  inputCurrency: string;
+  inputAmount?: number;
+  outputCurrency: string;
+  outputAmount?: { fiat?: number; crypto?: number };
+  paymentMethod: string;
+}
+
+/** Checks a fiat deposit request against the catalog and prices it; a 400 naming the field otherwise. */
+export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable): FiatQuote {
+  const method = findPaymentMethod(req.paymentMethod);
+  if (!method) throw new ApiError(400, 'Payment method not found', 'Not Found');
+  if (!findFiat(req.inputCurrency)) throw bad(`inputCurrency: unsupported currency '${req.inputCurrency}'`);
+  if (req.inputCurrency !== method.currency) throw bad(`inputCurrency: ${method.code} accepts ${method.currency} only`);
+  if ((req.inputAmount === undefined) === (req.outputAmount === undefined)) throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
+  resolveOutput(rates, req.inputCurrency, req.outputCurrency);
+
+  let quote: FiatQuote;
+  let field: 'inputAmount' | 'outputAmount';
+  if (req.inputAmount !== undefined) {
+    field = 'inputAmount';
+    const input = amountOf(req.inputAmount, field);
+    checkPlaces(input, placesOf(method.currency)!, field, method.currency);
+    quote = quoteMethod(method, req.outputCurrency, { input }, rates);
+  } else {
+    field = 'outputAmount';
+    const { fiat, crypto } = req.outputAmount!;
+    if ((fiat === undefined) === (crypto === undefined)) throw bad('outputAmount: send exactly one of outputAmount.fiat and outputAmount.crypto');
+    const outIsCrypto = isCrypto(req.outputCurrency);
+    if (outIsCrypto && fiat !== undefined) throw bad(`outputAmount.fiat: outputCurrency ${req.outputCurrency} is a crypto; send outputAmount.crypto`);
+    if (!outIsCrypto && crypto !== undefined) throw bad(`outputAmount.crypto: outputCurrency ${req.outputCurrency} is fiat; send outputAmount.fiat`);
+    const outputField = fiat !== undefined ? 'outputAmount.fiat' : 'outputAmount.crypto';
+    const output = amountOf((fiat ?? crypto)!, outputField);
+    checkPlaces(output, placesOf(req.outputCurrency)!, outputField, req.outputCurrency);
+    quote = quoteMethod(method, req.outputCurrency, { output }, rates);
+  }
+  const { inputAmount } = quote;
+  if (inputAmount.lessThan(method.minimumAmount)) {
+    throw bad(`${field}: ${toText(inputAmount)} ${method.currency} is below the minimum of ${method.minimumAmount} ${method.currency} for ${method.code}`);
+  }
+  if (inputAmount.greaterThan(method.maximumAmount)) {
+    throw bad(`${field}: ${toText(inputAmount)} ${method.currency} is above the maximum of ${method.maximumAmount} ${method.currency} for ${method.code}`);
+  }
+  if (quote.outputAmount.lessThanOrEqualTo(0)) throw bad(`${field}: the amount does not cover the fee of ${toText(quote.fee)} ${method.currency}`);
+  return quote;
+}
+
+/** The amounts and currencies of POST /v1/deposit/crypto. */
+export interface CryptoPricingRequest {
+  inputCurrency: string;
+  inputAmount: number;
+  outputCurrency?: string;
+}
+
+interface CryptoQuote {
+  crypto: CryptoDef;
+  outputCurrency: string;
+  inputAmount: Money;
+  /** Crypto deposits carry no fee. */
+  fee: Money;
+  rate: Money;
+  outputAmount: Money;
+}
+
+/** Checks a crypto deposit request against the catalog and prices it (no fee); a 400 naming the field otherwise. */
+export function priceCryptoDeposit(req: CryptoPricingRequest, rates: RateTable): CryptoQuote {
+  const crypto = findCrypto(req.inputCurrency);
+  if (!crypto) throw new ApiError(400, 'Crypto not found', 'Not Found');
+  const outputCurrency = req.outputCurrency ?? crypto.id;
+  const inputAmount = amountOf(req.inputAmount, 'inputAmount');
+  checkPlaces(inputAmount, crypto.decimal, 'inputAmount', crypto.id);
+  const { rate, places } = resolveOutput(rates, crypto.id, outputCurrency);
+  const fee = money(0);
+  const outputAmount = outputOf(inputAmount, fee, rate, places);
+  if (outputAmount.lessThanOrEqualTo(0)) throw bad(`inputAmount: too small to convert into ${outputCurrency}`);
+  return { crypto, outputCurrency, inputAmount, fee, rate, outputAmount };
+}

@@ -1,0 +1,152 @@
+// Persistence of deposits, their activity history and checkouts: every query of the deposit core, over Kysely, the
+// same on SQLite and PostgreSQL. Each function takes the database or a transaction of it, so a caller composes
+// them inside one transaction (transitions.ts). No rules here: what to write is decided by the callers.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { forUpdate } from '../db/engine.js';
+import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit } from '../db/deposit-tables.js';
+
+/** The database or a transaction of it (a Transaction is a Kysely). */
+type Queryable = Kysely<Database>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Deposits
+
+/** Inserts a deposit; the database fills the columns left out with their defaults. Returns the stored row. */
+export function insertDeposit(db: Queryable, deposit: NewDeposit): Promise<DepositRow> {
+  return db.insertInto('deposits').values(deposit).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Which unique constraint of the deposits table an insert error broke, on SQLite or PostgreSQL. */
+export function uniqueViolation(err: unknown): 'reference' | 'va_number' | 'deposit_id' | undefined {
+  const e = err as { code?: string; message?: string; constraint?: string } | undefined;
+  if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== '23505') return undefined;
+  const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
+  if (/reference/.test(text)) return 'reference';
+  if (/va_number/.test(text)) return 'va_number';
+  if (/deposit_id/.test(text)) return 'deposit_id';
+  return undefined;
+}
+
+/**
+ * A deposit by its record id. With `lock` the row is locked for the rest of the transaction on PostgreSQL
+ * (`FOR UPDATE`: a concurrent transition waits, then reads the state the first one left); SQLite's write
+ * transactions never overlap and need no lock.
+ */
+export function depositByRowId(db: Queryable, id: string, options: { lock?: boolean } = {}): Promise<DepositRow | undefined> {
+  const query = db.selectFrom('deposits').selectAll().where('id', '=', id);
+  return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
+}
+
+/** A deposit by its depositId, of one merchant when merchantId is given. */
+export function depositByDepositId(db: Queryable, depositId: string, merchantId?: string): Promise<DepositRow | undefined> {
+  let query = db.selectFrom('deposits').selectAll().where('deposit_id', '=', depositId);
+  if (merchantId) query = query.where('merchant_id', '=', merchantId);
+  return query.executeTakeFirst();
+}
+
+/** A merchant's deposit by its depositId, else by its reference. */
+export async function depositByIdOrReference(db: Queryable, merchantId: string, idOrReference: string): Promise<DepositRow | undefined> {
+  return (await depositByDepositId(db, idOrReference, merchantId))
+    ?? (await db.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantId).where('reference', '=', idOrReference).executeTakeFirst());
+}
+
+/** Just what a transition checks first: the record id, status and expiry of a deposit by depositId. */
+export function depositStateOf(db: Queryable, depositId: string, merchantId?: string): Promise<Pick<DepositRow, 'id' | 'status' | 'expired_at'> | undefined> {
+  let query = db.selectFrom('deposits').select(['id', 'status', 'expired_at']).where('deposit_id', '=', depositId);
+  if (merchantId) query = query.where('merchant_id', '=', merchantId);
+  return query.executeTakeFirst();
+}
+
+/**
+ * Applies `changes` to a deposit only while it is pending (and, with `dueBy`, only once its expiredAt is at or
+ * before that time). Returns the updated row, or undefined when the deposit was not in that state.
+ */
+export function updatePendingDeposit(db: Queryable, id: string, changes: DepositUpdate, dueBy?: string): Promise<DepositRow | undefined> {
+  let query = db.updateTable('deposits').set(changes).where('id', '=', id).where('status', '=', 'pending');
+  if (dueBy !== undefined) query = query.where('expired_at', '<=', dueBy);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Record ids of pending deposits whose expiredAt is at or before `now` (of one merchant, or all), at most `max`. */
+export async function overduePendingIds(db: Queryable, now: string, max: number, merchantId?: string): Promise<string[]> {
+  let query = db.selectFrom('deposits').select('id').where('status', '=', 'pending').where('expired_at', '<=', now);
+  if (merchantId) query = query.where('merchant_id', '=', merchantId);
+  return (await query.limit(max).execute()).map((r) => r.id);
+}
+
+export interface DepositPageQuery {
+  status?: DepositRow['status'];
+  depositType?: DepositRow['deposit_type'];
+  limit: number;
+  page: number;
+  sort: 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt';
+}
+
+/** One page of a merchant's deposits (filtered and sorted, ties broken by record id) and how many match in all. */
+export async function pageOfDeposits(db: Queryable, merchantId: string, query: DepositPageQuery): Promise<{ rows: DepositRow[]; total: number }> {
+  let base = db.selectFrom('deposits').where('merchant_id', '=', merchantId);
+  if (query.status) base = base.where('status', '=', query.status);
+  if (query.depositType) base = base.where('deposit_type', '=', query.depositType);
+  const { count } = await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const direction = query.sort.startsWith('-') ? 'desc' : 'asc';
+  const column = query.sort.replace('-', '') === 'updatedAt' ? 'updated_at' : 'created_at';
+  const rows = await base.selectAll()
+    .orderBy(column, direction)
+    .orderBy('id', direction)
+    .limit(query.limit)
+    .offset((query.page - 1) * query.limit)
+    .execute();
+  return { rows, total: Number(count) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Activity history
+
+export async function insertActivity(db: Queryable, activity: NewActivity): Promise<void> {
+  await db.insertInto('deposit_activities').values(activity).execute();
+}
+
+/** The sequence number the next history entry of a deposit takes (1 for the first). */
+export async function nextActivitySeq(db: Queryable, depositRowId: string): Promise<number> {
+  const last = await db.selectFrom('deposit_activities').select((eb) => eb.fn.max('seq').as('seq')).where('deposit_row_id', '=', depositRowId).executeTakeFirst();
+  return Number(last?.seq ?? 0) + 1;
+}
+
+export function activitiesOf(db: Queryable, depositRowId: string): Promise<ActivityRow[]> {
+  return db.selectFrom('deposit_activities').selectAll().where('deposit_row_id', '=', depositRowId).execute();
+}
+
+/** The history entries of several deposits, by deposit record id (one query). */
+export async function activitiesByDeposit(db: Queryable, depositRowIds: string[]): Promise<Map<string, ActivityRow[]>> {
+  const byRow = new Map<string, ActivityRow[]>();
+  if (!depositRowIds.length) return byRow;
+  const activities = await db.selectFrom('deposit_activities').selectAll().where('deposit_row_id', 'in', depositRowIds).execute();
+  for (const a of activities) {
+    const list = byRow.get(a.deposit_row_id);
+    if (list) list.push(a); else byRow.set(a.deposit_row_id, [a]);
+  }
+  return byRow;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Owners and checkouts
+
+/** The name of an organization (a merchant's accountName), if it exists. */
+export async function organizationName(db: Queryable, organizationId: string): Promise<string | undefined> {
+  return (await db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirst())?.name;
+}
+
+/** Who owns a merchant account's deposits: the merchant, its user and its organization. */
+export async function merchantOwner(db: Queryable, merchantId: string): Promise<{ merchantId: string; userId: string; organizationId: string }> {
+  const m = await db.selectFrom('merchants').select(['id', 'user_id', 'organization_id']).where('id', '=', merchantId).executeTakeFirstOrThrow();
+  return { merchantId: m.id, userId: m.user_id, organizationId: m.organization_id };
+}
+
+export async function insertCheckout(db: Queryable, checkout: NewCheckout): Promise<void> {
+  await db.insertInto('checkouts').values(checkout).execute();
+}
+
+export function checkoutById(db: Queryable, id: string): Promise<CheckoutRow | undefined> {
+  return db.selectFrom('checkouts').selectAll().where('id', '=', id).executeTakeFirst();
+}
