@@ -1,18 +1,61 @@
-// Helpers shared by the deposit, checkout and expiry tests.
+// Helpers shared by the deposit, checkout and expiry tests: typed answers, deposit creation, a second merchant and
+// the outbox of a deposit.
+import type { ErrorBody } from '../../server/common/errors';
+import type { DepositView } from '../../server/provider/deposits/view';
 import { issueAccessToken } from '../../server/provider/http/bearer';
+import type { Page } from '../../server/provider/http/pagination';
 import { newRecordId } from '../../server/provider/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
+import type { DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import type { TestProvider } from '../support/provider';
+
+export type { DepositView } from '../../server/provider/deposits/view';
+
+/** The success envelope of the interface: `{statusCode, message, data}`. */
+export interface Envelope<T> { statusCode: number; message: string; data: T }
+
+/** The JSON body of an answer, as the type the test expects (the assertions then check it is). */
+export async function bodyOf<T>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+/** The `data` of a success envelope. */
+export async function dataOf<T>(res: Response): Promise<T> {
+  return (await bodyOf<Envelope<T>>(res)).data;
+}
+
+/** The error envelope `{statusCode, error, message}`. */
+export function errorOf(res: Response): Promise<ErrorBody> {
+  return bodyOf<ErrorBody>(res);
+}
 
 export const fiatBody = (over: Record<string, unknown> = {}) => ({
   inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA', ...over,
 });
 
-export async function createFiat(p: TestProvider, over: Record<string, unknown> = {}) {
-  const res = await p.bearer('POST', '/v1/deposit/fiat', fiatBody(over));
-  const body = (await res.json()) as any;
+/** Creates a fiat deposit with the seeded merchant's token (or `token`); throws unless it is a 201. */
+export async function createFiat(p: TestProvider, over: Record<string, unknown> = {}, token?: string): Promise<DepositView> {
+  const res = await p.bearer('POST', '/v1/deposit/fiat', fiatBody(over), token);
+  const body = await bodyOf<Envelope<DepositView>>(res);
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(body)}`);
   return body.data;
+}
+
+/** Creates a crypto deposit with the seeded merchant's token; throws unless it is a 201. */
+export async function createCrypto(p: TestProvider, body: Record<string, unknown>): Promise<DepositView> {
+  const res = await p.bearer('POST', '/v1/deposit/crypto', body);
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
+  return dataOf<DepositView>(res);
+}
+
+/** GET /v1/deposit/:idOrReference, signed by the seeded merchant: the Deposit. */
+export async function readDeposit(p: TestProvider, idOrReference: string): Promise<DepositView> {
+  return dataOf<DepositView>(await p.signed('GET', `/v1/deposit/${idOrReference}`));
+}
+
+/** GET /v1/deposit with a query, signed by the seeded merchant (or other credentials): the page. */
+export async function listDeposits(p: TestProvider, query = '', as?: { clientId: string; secret: string }): Promise<Page<DepositView>> {
+  return dataOf<Page<DepositView>>(await p.signed('GET', `/v1/deposit${query}`, undefined, as));
 }
 
 /** A second merchant account in the same service, with its own credentials. */
@@ -25,16 +68,17 @@ export async function addMerchant(p: TestProvider, options: { checkoutEnabled?: 
   await p.deps.db.insertInto('organizations').values({ id: orgId, name: 'Other Shop', created_at: now }).execute();
   await p.deps.db.insertInto('users').values({
     id: userId, organization_id: orgId, name: 'Other', email: `other-${orgId}@example.test`, password_hash: 'x', policy: 'merchant-admin',
-    role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '', legal_full_name: 'Other', created_at: now, updated_at: now,
+    role: 'admin', country: 'Indonesia', country_code: 'ID', legal_full_name: 'Other', created_at: now, updated_at: now,
   }).execute();
   await p.deps.db.insertInto('merchants').values({
-    id: newRecordId(), organization_id: orgId, user_id: userId, client_id: clientId, client_secret: clientSecret, webhook_url: null,
+    id: newRecordId(), organization_id: orgId, user_id: userId, client_id: clientId, client_secret: clientSecret,
     webhook_secret: newWebhookSecret(), checkout_enabled: options.checkoutEnabled ? 1 : 0, created_at: now, updated_at: now,
   }).execute();
   return { clientId, clientSecret, token: await issueAccessToken(p.deps, userId, true) };
 }
 
-export async function outbox(p: TestProvider, depositId: string) {
+/** The webhooks written to the outbox for a deposit, oldest first. */
+export async function outbox(p: TestProvider, depositId: string): Promise<Array<{ type: string; payload: DepositWebhookPayload<DepositView> }>> {
   const rows = await p.deps.db.selectFrom('webhook_deliveries').selectAll().where('deposit_id', '=', depositId).orderBy('created_at').execute();
-  return rows.map((r) => ({ type: r.event_type, payload: JSON.parse(r.payload) }));
+  return rows.map((r) => ({ type: r.event_type, payload: JSON.parse(r.payload) as DepositWebhookPayload<DepositView> }));
 }

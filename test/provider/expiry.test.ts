@@ -2,22 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startExpirySweeper } from '../../server/provider/deposits/expiry-sweeper';
 import { createTestProvider, type TestProvider } from '../support/provider';
-import { createFiat, outbox } from './deposit-helpers';
+import { createFiat, errorOf, listDeposits, outbox, readDeposit } from './deposit-helpers';
 
 describe('deposit expiry', () => {
   let p: TestProvider;
   before(async () => { p = await createTestProvider(); });
   after(async () => { await p.close(); });
 
-  it('sets expiredAt per payment kind', async () => {
-    const windows: Array<[Record<string, unknown>, number]> = [
-      [{ paymentMethod: 'BNI_VA' }, 24 * 3600], [{ paymentMethod: 'QRIS' }, 30 * 60], [{ paymentMethod: 'GOPAY' }, 15 * 60],
-    ];
-    for (const [over, seconds] of windows) {
-      const d = await createFiat(p, over);
+  const windows: Array<[string, number]> = [['BNI_VA', 24 * 3600], ['QRIS', 30 * 60], ['GOPAY', 15 * 60]];
+  for (const [paymentMethod, seconds] of windows) {
+    it(`sets expiredAt ${seconds} s after creation for ${paymentMethod}`, async () => {
+      const d = await createFiat(p, { paymentMethod });
       assert.equal((Date.parse(d.expiredAt) - Date.parse(d.createdAt)) / 1000, seconds);
-    }
-  });
+    });
+  }
 
   it('honours configured windows', async () => {
     const q = await createTestProvider({ expirySeconds: { va: 60, bank: 60, qris: 5, ewallet: 7, crypto: 9 } });
@@ -30,13 +28,12 @@ describe('deposit expiry', () => {
   it('no read shows pending past expiredAt: the detail read expires it lazily, once, with a webhook', async () => {
     const d = await createFiat(p, { paymentMethod: 'QRIS', reference: 'lazy-1' });
     // warm the read cache while pending
-    assert.equal((await (await p.signed('GET', `/v1/deposit/${d.depositId}`)).json() as any).data.status, 'pending');
+    assert.equal((await readDeposit(p, d.depositId)).status, 'pending');
     p.clock.offsetMs = 30 * 60 * 1000; // exactly at expiredAt
-    const [a, b] = await Promise.all([p.signed('GET', `/v1/deposit/${d.depositId}`), p.signed('GET', '/v1/deposit/lazy-1')]);
-    for (const res of [a, b]) {
-      const data = (await res.json() as any).data;
+    const reads = await Promise.all([readDeposit(p, d.depositId), readDeposit(p, 'lazy-1')]);
+    for (const data of reads) {
       assert.equal(data.status, 'expired');
-      assert.deepEqual(data.activityHistory.map((x: any) => x.status), ['pending', 'expired']);
+      assert.deepEqual(data.activityHistory.map((x) => x.status), ['pending', 'expired']);
     }
     const events = await outbox(p, d.depositId);
     assert.deepEqual(events.map((e) => e.type), ['deposit.expired'], 'exactly one transition');
@@ -48,10 +45,10 @@ describe('deposit expiry', () => {
     try {
       const d = await createFiat(q, { paymentMethod: 'OVO' });
       q.clock.offsetMs = 15 * 60 * 1000 + 1;
-      const data = (await (await q.signed('GET', '/v1/deposit?status=pending')).json() as any).data;
+      const data = await listDeposits(q, '?status=pending');
       assert.equal(data.totalDocs, 0);
-      const all = (await (await q.signed('GET', '/v1/deposit')).json() as any).data;
-      assert.equal(all.docs.find((x: any) => x.depositId === d.depositId).status, 'expired');
+      const all = await listDeposits(q);
+      assert.equal(all.docs.find((x) => x.depositId === d.depositId)!.status, 'expired');
     } finally { await q.close(); }
   });
 
@@ -61,11 +58,10 @@ describe('deposit expiry', () => {
     try {
       const res = await p.bearer('PATCH', `/v1/deposit/${d.depositId}`, { status: 'completed' });
       assert.equal(res.status, 400);
-      assert.match((await res.json() as any).message, /deposit is expired/);
+      assert.match((await errorOf(res)).message, /deposit is expired/);
       assert.equal((await p.bearer('PATCH', `/v1/deposit/${d.depositId}/cancel`)).status, 400);
       await p.app.request(`http://localhost/sandbox/ewallet/${d.depositId}/approve`, { method: 'POST' });
-      const read = (await (await p.signed('GET', `/v1/deposit/${d.depositId}`)).json() as any).data;
-      assert.equal(read.status, 'expired');
+      assert.equal((await readDeposit(p, d.depositId)).status, 'expired');
       assert.deepEqual((await outbox(p, d.depositId)).map((e) => e.type), ['deposit.expired']);
     } finally { p.clock.offsetMs = 0; }
   });
