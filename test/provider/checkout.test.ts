@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
+import type { CheckoutSession } from '../../server/provider/checkout/session';
 import { createTestProvider, type TestProvider } from '../support/provider';
-import { addMerchant, outbox } from './deposit-helpers';
+import { addMerchant, bodyOf, dataOf, errorOf, outbox, type DepositView, type Envelope } from './deposit-helpers';
 
 describe('checkout', () => {
   let p: TestProvider;
@@ -10,20 +16,22 @@ describe('checkout', () => {
 
   const create = async (body: Record<string, unknown>) => {
     const res = await p.signed('POST', '/v1/checkout', body);
-    const json = await res.json() as any;
+    const json = await bodyOf<Envelope<{ id: string; url: string }>>(res);
     assert.equal(res.status, 200, JSON.stringify(json));
-    return json.data as { id: string; url: string };
+    return json.data;
   };
   const get = (path: string, headers: Record<string, string> = {}) => p.app.request(`http://localhost${path}`, { headers });
   const post = (path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
     method: 'POST', headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
+  const session = async (id: string) => dataOf<CheckoutSession>(await get(`/checkout/${id}/session`));
+  const byCode = <T extends { bankCode: string }>(methods: T[]) => Object.fromEntries(methods.map((m) => [m.bankCode, m]));
 
   describe('POST /v1/checkout', () => {
     it('returns {id, url} with url = checkout URL / id', async () => {
       const res = await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 });
       assert.equal(res.status, 200);
-      const body = await res.json() as any;
+      const body = await bodyOf<Envelope<{ id: string; url: string }>>(res);
       assert.equal(body.statusCode, 200);
       assert.equal(typeof body.message, 'string');
       assert.deepEqual(Object.keys(body.data).sort(), ['id', 'url']);
@@ -55,12 +63,14 @@ describe('checkout', () => {
       for (const [b, message] of cases) {
         const res = await p.signed('POST', '/v1/checkout', b);
         assert.equal(res.status, 400, JSON.stringify(b));
-        assert.match((await res.json() as any).message, message, JSON.stringify(b));
+        assert.match((await errorOf(res)).message, message, JSON.stringify(b));
       }
     });
   });
 
-  describe('hosted checkout', () => {
+  describe('hosted checkout: the session API', () => {
+    const choose = (id: string, paymentMethod: string) => post(`/checkout/${id}/deposit`, { paymentMethod });
+
     it('GET of the checkout id before a method is chosen is the interface 404', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       const res = await p.signed('GET', `/v1/deposit/${id}`);
@@ -68,36 +78,45 @@ describe('checkout', () => {
       assert.deepEqual(await res.json(), { statusCode: 404, error: 'Not Found', message: 'Deposit not found' });
     });
 
-    it('session lists methods with the payable amount; choosing creates the deposit whose depositId is the checkout id', async () => {
+    it('the session lists each method with its payable amount, fee, shopper fee and output', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
-      const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;
-      assert.equal(session.id, id);
-      assert.equal(session.inputAmount, 150000);
-      assert.equal(session.outputAmount, null);
-      assert.equal(session.feesPaidBy, 'merchant');
-      assert.equal(session.deposit, null);
-      assert.equal(session.expired, false);
-      const bca = session.methods.find((m: any) => m.bankCode === 'BCA_VA');
+      const s = await session(id);
+      assert.equal(s.id, id);
+      assert.equal(s.inputAmount, 150000);
+      assert.equal(s.outputAmount, null);
+      assert.equal(s.feesPaidBy, 'merchant');
+      assert.equal(s.deposit, null);
+      assert.equal(s.expired, false);
+      const bca = byCode(s.methods).BCA_VA;
       assert.deepEqual([bca.paymentAmount, bca.fee, bca.shopperFee, bca.outputAmount, bca.available], [150000, 4000, 0, 146000, true]);
+    });
 
-      let res = await p.app.request(`http://localhost/checkout/${id}/deposit`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paymentMethod: 'BCA_VA' }) });
+    it('choosing a method creates the deposit whose depositId is the checkout id', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
+      const res = await choose(id, 'BCA_VA');
       assert.equal(res.status, 201);
-      const created = (await res.json() as any).data;
+      const created = await dataOf<DepositView>(res);
       assert.equal(created.depositId, id);
       assert.equal(created.inputAmount, 150000);
       assert.deepEqual(created.exchangeInfo, { exchangeRate: 1, outputCurrency: 'IDR', outputAmount: 146000 });
-      assert.match(created.paymentFiat.accountNumber, /^39358\d{11}$/);
+      assert.match(created.paymentFiat.accountNumber!, /^39358\d{11}$/);
+    });
 
-      // same method again: the same deposit; another method: 400
-      res = await p.app.request(`http://localhost/checkout/${id}/deposit`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paymentMethod: 'BCA_VA' }) });
+    it('choosing the same method again answers the same deposit; another method is a 400 naming paymentMethod', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
+      const created = await dataOf<DepositView>(await choose(id, 'BCA_VA'));
+      let res = await choose(id, 'BCA_VA');
       assert.equal(res.status, 200);
-      assert.equal((await res.json() as any).data.id, created.id);
-      res = await p.app.request(`http://localhost/checkout/${id}/deposit`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paymentMethod: 'QRIS' }) });
+      assert.equal((await dataOf<DepositView>(res)).id, created.id);
+      res = await choose(id, 'QRIS');
       assert.equal(res.status, 400);
-      assert.match((await res.json() as any).message, /^paymentMethod: /);
+      assert.match((await errorOf(res)).message, /^paymentMethod: /);
+    });
 
-      // tracking and sandbox completion use the checkout id; the webhook's orderId is the checkout id
-      const read = (await (await p.signed('GET', `/v1/deposit/${id}`)).json() as any).data;
+    it('the deposit is read and completed by the checkout id, and its webhook\'s orderId is the checkout id', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
+      await choose(id, 'BCA_VA');
+      const read = await dataOf<DepositView>(await p.signed('GET', `/v1/deposit/${id}`));
       assert.equal(read.depositId, id);
       assert.ok(read.exchangeInfo);
       const done = await p.signed('PATCH', `/v1/deposit/${id}`, { status: 'completed' });
@@ -105,12 +124,12 @@ describe('checkout', () => {
       const events = await outbox(p, id);
       assert.equal(events[0].payload.orderId, id);
       assert.equal(events[0].payload.type, 'deposit.completed');
-      assert.equal((await (await get(`/checkout/${id}/session`)).json() as any).data.deposit.status, 'completed');
+      assert.equal((await session(id)).deposit?.status, 'completed');
     });
 
     it('concurrent choices of one method create one deposit', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 50000 });
-      const results = await Promise.all(Array.from({ length: 6 }, () => post(`/checkout/${id}/deposit`, { paymentMethod: 'QRIS' })));
+      const results = await Promise.all(Array.from({ length: 6 }, () => choose(id, 'QRIS')));
       const statuses = results.map((r) => r.status).sort();
       assert.deepEqual(statuses, [200, 200, 200, 200, 200, 201]);
       const rows = await p.deps.db.selectFrom('deposits').select('id').where('deposit_id', '=', id).execute();
@@ -119,13 +138,13 @@ describe('checkout', () => {
 
     it('outputAmount: the payer amount per method includes the fee', async () => {
       const { id } = await create({ inputCurrency: 'IDR', outputAmount: 100000 });
-      const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;
-      assert.equal(session.feesPaidBy, 'shopper');
-      const by = Object.fromEntries(session.methods.map((m: any) => [m.bankCode, m]));
+      const s = await session(id);
+      assert.equal(s.feesPaidBy, 'shopper');
+      const by = byCode(s.methods);
       assert.deepEqual([by.BCA_VA.paymentAmount, by.BCA_VA.shopperFee, by.BCA_VA.outputAmount], [104000, 4000, 100000]);
       assert.deepEqual([by.OVO.paymentAmount, by.OVO.shopperFee, by.OVO.outputAmount], [101523, 1523, 100000]);
       assert.deepEqual([by.QRIS.paymentAmount, by.QRIS.outputAmount], [100705, 100000]); // 100705 - round(704.935) = 100000
-      const d = (await (await post(`/checkout/${id}/deposit`, { paymentMethod: 'QRIS' })).json() as any).data;
+      const d = await dataOf<DepositView>(await choose(id, 'QRIS'));
       assert.equal(d.inputAmount, 100705);
       assert.equal(d.outputAmount, 100000);
     });
@@ -137,46 +156,61 @@ describe('checkout', () => {
         { inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' },
       ]) {
         const { id } = await create(body);
-        const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;
-        const widget = (await (await get(`/checkout/api/checkouts/${id}`)).json() as any).data;
-        assert.equal(typeof session.orderAmount, 'string', JSON.stringify(body));
-        assert.equal(session.orderAmount, widget.amount, JSON.stringify(body));
+        const s = await session(id);
+        const widget = await dataOf<WidgetCheckout>(await get(`/checkout/api/checkouts/${id}`));
+        assert.equal(typeof s.orderAmount, 'string', JSON.stringify(body));
+        assert.equal(s.orderAmount, widget.amount, JSON.stringify(body));
       }
+    });
+
+    it('session orderAmount of a checkout priced in crypto is in the input currency (rupiah), not the crypto amount', async () => {
       const { id } = await create({ inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' });
-      const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;
-      assert.notEqual(session.orderAmount, '6'); // rupiah, not the crypto amount
-      assert.ok(Number(session.orderAmount) > 1000, session.orderAmount);
+      const s = await session(id);
+      assert.notEqual(s.orderAmount, '6');
+      assert.ok(Number(s.orderAmount) > 1000, s.orderAmount);
     });
 
     it('marks methods whose total is outside their limits as unavailable and refuses them', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 5000 });
-      const session = (await (await get(`/checkout/${id}/session`)).json() as any).data;
-      const by = Object.fromEntries(session.methods.map((m: any) => [m.bankCode, m]));
+      const by = byCode((await session(id)).methods);
       assert.equal(by.BCA_VA.available, false);
       assert.equal(by.QRIS.available, true);
-      const res = await post(`/checkout/${id}/deposit`, { paymentMethod: 'BCA_VA' });
+      const res = await choose(id, 'BCA_VA');
       assert.equal(res.status, 400);
-      assert.match((await res.json() as any).message, /^paymentMethod: BCA_VA does not accept 5000 IDR/);
+      assert.match((await errorOf(res)).message, /^paymentMethod: BCA_VA does not accept 5000 IDR/);
     });
 
-    it('after 15 minutes no deposit can be created; unknown method and checkout are refused', async () => {
+    it('an unknown payment method is the interface\'s 400 "Payment method not found"', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
-      let res = await post(`/checkout/${id}/deposit`, { paymentMethod: 'NOPE' });
+      const res = await choose(id, 'NOPE');
       assert.deepEqual(await res.json(), { statusCode: 400, error: 'Not Found', message: 'Payment method not found' });
-      res = await post(`/checkout/${id}/deposit`, {});
+    });
+
+    it('a choice without paymentMethod is a 400 naming it', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
+      const res = await post(`/checkout/${id}/deposit`, {});
       assert.equal(res.status, 400);
-      assert.match((await res.json() as any).message, /^paymentMethod: /);
+      assert.match((await errorOf(res)).message, /^paymentMethod: /);
+    });
+
+    it('after 15 minutes no method can be chosen and the session says it expired', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       p.clock.offsetMs = 15 * 60 * 1000;
       try {
-        res = await post(`/checkout/${id}/deposit`, { paymentMethod: 'BCA_VA' });
+        const res = await choose(id, 'BCA_VA');
         assert.equal(res.status, 400);
-        assert.match((await res.json() as any).message, /Checkout has expired/);
-        assert.equal((await (await get(`/checkout/${id}/session`)).json() as any).data.expired, true);
+        assert.match((await errorOf(res)).message, /Checkout has expired/);
+        assert.equal((await session(id)).expired, true);
       } finally { p.clock.offsetMs = 0; }
-      res = await get('/checkout/00000000-0000-0000-0000-000000000000/session');
-      assert.deepEqual(await res.json(), { statusCode: 404, error: 'Not Found', message: 'Checkout not found' });
     });
 
+    it('the session of an unknown checkout is the 404 envelope', async () => {
+      const res = await get('/checkout/00000000-0000-0000-0000-000000000000/session');
+      assert.deepEqual(await res.json(), { statusCode: 404, error: 'Not Found', message: 'Checkout not found' });
+    });
+  });
+
+  describe('hosted checkout: the page', () => {
     it('speaks the shopper\'s language on the hosted page: ?lang=, then Accept-Language, else English', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       const page = async (path: string, headers: Record<string, string> = {}) => (await p.app.request(`http://localhost${path}`, { headers })).text();
@@ -188,7 +222,7 @@ describe('checkout', () => {
       assert.match(await page('/checkout/nope', { 'Accept-Language': 'id' }), /Checkout tidak ditemukan/);
     });
 
-    it('serves the hosted page: the widget element, the widget module, a strict CSP and no inline script', async () => {
+    it('renders the widget element and its module under a strict CSP, with no inline script', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       const res = await get(`/checkout/${id}`);
       assert.equal(res.status, 200);
@@ -203,21 +237,26 @@ describe('checkout', () => {
       assert.ok(html.includes('<script type="module" src="/checkout/kasir-checkout.js"></script>'));
       assert.equal((html.match(/<script/g) ?? []).length, 1, 'only the module script, no inline script');
       const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1];
-      const { createHash } = await import('node:crypto');
       assert.ok(csp.includes(`'sha256-${createHash('sha256').update(style).digest('base64')}'`), 'the page style is allowed by its hash');
+    });
+
+    it('serves the widget module when it is built, or says in a 503 that it is not', async () => {
       const js = await get('/checkout/kasir-checkout.js');
       assert.ok(js.status === 200 || js.status === 503);
       if (js.status === 200) assert.match(js.headers.get('content-type')!, /javascript/);
-      else assert.match((await js.json() as any).message, /not built/);
+      else assert.match((await errorOf(js)).message, /not built/);
+    });
+
+    it('answers a 503 envelope when KASIR_WIDGET_FILE names no file', async () => {
       process.env.KASIR_WIDGET_FILE = '/nonexistent/kasir-checkout.js';
       try {
         const notBuilt = await get('/checkout/kasir-checkout.js');
         assert.equal(notBuilt.status, 503);
         assert.deepEqual(await notBuilt.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The checkout widget is not built yet: run npm run build' });
       } finally { delete process.env.KASIR_WIDGET_FILE; }
-      const { mkdtempSync, writeFileSync } = await import('node:fs');
-      const { join } = await import('node:path');
-      const { tmpdir } = await import('node:os');
+    });
+
+    it('serves the file KASIR_WIDGET_FILE names as JavaScript', async () => {
       process.env.KASIR_WIDGET_FILE = join(mkdtempSync(join(tmpdir(), 'kasir-widget-')), 'kasir-checkout.js');
       writeFileSync(process.env.KASIR_WIDGET_FILE, 'export const built = true;\n');
       try {
@@ -226,6 +265,9 @@ describe('checkout', () => {
         assert.match(built.headers.get('content-type')!, /text\/javascript/);
         assert.equal(await built.text(), 'export const built = true;\n');
       } finally { delete process.env.KASIR_WIDGET_FILE; }
+    });
+
+    it('answers an unknown checkout with a 404 page without the element', async () => {
       const missing = await get('/checkout/00000000-0000-0000-0000-000000000000');
       assert.equal(missing.status, 404);
       assert.doesNotMatch(await missing.text(), /<kasir-checkout/);
@@ -233,11 +275,19 @@ describe('checkout', () => {
   });
 
   describe('widget API of the hosted page (/checkout/api)', () => {
+    const chooseMethod = (id: string, method: unknown) => post(`/checkout/api/checkouts/${id}/deposit`, { method });
+    /** A checkout of 150000 IDR paid with `method`, and the deposit the widget API answered. */
+    const chosen = async (method: string) => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
+      const res = await chooseMethod(id, method);
+      return { id, res };
+    };
+
     it('GET checkout: the widget shape, feesPaidBy merchant for inputAmount', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       const res = await get(`/checkout/api/checkouts/${id}`);
       assert.equal(res.status, 200);
-      const c = (await res.json() as any).data;
+      const c = await dataOf<WidgetCheckout>(res);
       assert.deepEqual(Object.keys(c).sort(), ['amount', 'capabilities', 'currency', 'deposit', 'expiresAt', 'feesPaidBy', 'id', 'methods', 'serverTime'].sort());
       assert.equal(c.id, id);
       assert.equal(c.currency, 'IDR');
@@ -245,53 +295,71 @@ describe('checkout', () => {
       assert.equal(c.feesPaidBy, 'merchant');
       assert.deepEqual(c.capabilities, { events: false });
       assert.equal(c.deposit, null);
-      const bca = c.methods.find((m: any) => m.code === 'BCA_VA');
+      const bca = c.methods.find((m) => m.code === 'BCA_VA');
       assert.deepEqual(bca, { kind: 'va', code: 'BCA_VA', name: 'BCA Virtual Account', image: `${p.deps.config.baseUrl}/static/logos/bca.svg`, currency: 'IDR', fee: '0', total: '150000', available: true });
-      assert.ok(c.methods.some((m: any) => m.kind === 'qris') && c.methods.some((m: any) => m.kind === 'ewallet'));
+      assert.ok(c.methods.some((m) => m.kind === 'qris') && c.methods.some((m) => m.kind === 'ewallet'));
     });
 
     it('feesPaidBy shopper for outputAmount, with fee and total per method as decimal strings', async () => {
       const { id } = await create({ inputCurrency: 'IDR', outputAmount: 100000 });
-      const c = (await (await get(`/checkout/api/checkouts/${id}`)).json() as any).data;
+      const c = await dataOf<WidgetCheckout>(await get(`/checkout/api/checkouts/${id}`));
       assert.equal(c.feesPaidBy, 'shopper');
       assert.equal(c.amount, '100000');
-      const ovo = c.methods.find((m: any) => m.code === 'OVO');
+      const ovo = c.methods.find((m) => m.code === 'OVO')!;
       assert.deepEqual([ovo.fee, ovo.total], ['1523', '101523']);
     });
 
-    it('POST deposit {method}, GET deposit with ETag and 304, cancel', async () => {
+    it('GET deposit before a method is chosen is a 404', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       assert.equal((await get(`/checkout/api/checkouts/${id}/deposit`)).status, 404);
-      let res = await post(`/checkout/api/checkouts/${id}/deposit`, { method: 'QRIS' });
+    });
+
+    it('POST deposit {method} creates the deposit in the widget shape', async () => {
+      const { id, res } = await chosen('QRIS');
       assert.equal(res.status, 201);
-      const d = (await res.json() as any).data;
+      const d = await dataOf<WidgetDeposit>(res);
       assert.equal(d.id, id);
       assert.equal(d.checkoutId, id);
       assert.equal(d.status, 'pending');
       assert.deepEqual(d.method, { kind: 'qris', code: 'QRIS', name: 'QRIS', image: `${p.deps.config.baseUrl}/static/logos/qris.svg` });
       assert.equal(d.amount, '150000');
       assert.equal(d.fee, '0');
-      assert.match(d.qrData, /^000201010212/);
+      assert.match(d.qrData!, /^000201010212/);
       assert.ok(d.expiresAt && d.serverTime && d.updatedAt);
-      assert.equal((await post(`/checkout/api/checkouts/${id}/deposit`, { method: 'QRIS' })).status, 200);
-      assert.equal((await post(`/checkout/api/checkouts/${id}/deposit`, { method: 'OVO' })).status, 400);
-      const bad = await post(`/checkout/api/checkouts/${id}/deposit`, { method: 7 });
-      assert.equal(bad.status, 400);
-      assert.match((await bad.json() as any).message, /^method: /);
+    });
 
-      res = await get(`/checkout/api/checkouts/${id}/deposit`);
+    it('the same method again is a 200; another method, or a method that is not a string, a 400', async () => {
+      const { id } = await chosen('QRIS');
+      assert.equal((await chooseMethod(id, 'QRIS')).status, 200);
+      assert.equal((await chooseMethod(id, 'OVO')).status, 400);
+      const bad = await chooseMethod(id, 7);
+      assert.equal(bad.status, 400);
+      assert.match((await errorOf(bad)).message, /^method: /);
+    });
+
+    it('GET deposit carries an ETag, and If-None-Match with it is an empty 304', async () => {
+      const { id } = await chosen('QRIS');
+      const res = await get(`/checkout/api/checkouts/${id}/deposit`);
       assert.equal(res.status, 200);
       const etag = res.headers.get('etag')!;
       assert.match(etag, /^"[^"]+"$/);
       const notModified = await get(`/checkout/api/checkouts/${id}/deposit`, { 'If-None-Match': etag });
       assert.equal(notModified.status, 304);
       assert.equal(await notModified.text(), '');
-      assert.equal((await get(`/checkout/api/checkouts/${id}`)).status, 200);
-      assert.equal(((await (await get(`/checkout/api/checkouts/${id}`)).json()) as any).data.deposit.id, id);
+    });
 
-      res = await post(`/checkout/api/checkouts/${id}/cancel`);
+    it('GET checkout includes the chosen deposit', async () => {
+      const { id } = await chosen('QRIS');
+      assert.equal((await get(`/checkout/api/checkouts/${id}`)).status, 200);
+      assert.equal((await dataOf<WidgetCheckout>(await get(`/checkout/api/checkouts/${id}`))).deposit?.id, id);
+    });
+
+    it('cancel expires the deposit and changes its ETag; a second cancel is a 400', async () => {
+      const { id } = await chosen('QRIS');
+      const etag = (await get(`/checkout/api/checkouts/${id}/deposit`)).headers.get('etag')!;
+      const res = await post(`/checkout/api/checkouts/${id}/cancel`);
       assert.equal(res.status, 200);
-      assert.equal((await res.json() as any).data.status, 'expired');
+      assert.equal((await dataOf<WidgetDeposit>(res)).status, 'expired');
       const changed = await get(`/checkout/api/checkouts/${id}/deposit`, { 'If-None-Match': etag });
       assert.equal(changed.status, 200, 'the ETag changes with the status');
       assert.notEqual(changed.headers.get('etag'), etag);
@@ -300,13 +368,13 @@ describe('checkout', () => {
 
     it('shopper-paid deposit shows the fee on top; sandbox pay completes it', async () => {
       const { id } = await create({ inputCurrency: 'IDR', outputAmount: 100000 });
-      const d = (await (await post(`/checkout/api/checkouts/${id}/deposit`, { method: 'BRI_VA' })).json() as any).data;
+      const d = await dataOf<WidgetDeposit>(await chooseMethod(id, 'BRI_VA'));
       assert.deepEqual([d.amount, d.fee], ['104000', '4000']);
-      assert.match(d.accountNumber, /^26215\d{11}$/);
+      assert.match(d.accountNumber!, /^26215\d{11}$/);
       assert.equal(d.accountName, 'Kasir Sandbox Store');
       const paid = await post(`/checkout/api/sandbox/checkouts/${id}/pay`);
       assert.equal(paid.status, 200);
-      assert.equal((await paid.json() as any).data.status, 'completed');
+      assert.equal((await dataOf<WidgetDeposit>(paid)).status, 'completed');
       assert.deepEqual((await outbox(p, id)).map((e) => e.type), ['deposit.completed']);
     });
 

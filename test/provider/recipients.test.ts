@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Page } from '../../server/provider/http/pagination';
+import type { Recipient } from '../../server/provider/recipients/schemas';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
 import { createTestProvider, type TestProvider } from '../support/provider';
+import { bodyOf, dataOf, errorOf, type Envelope } from './deposit-helpers';
 
 const bank = {
   accountName: 'Budi Santoso', bankName: 'Bank Central Asia', accountNumber: '0012345678', currency: 'IDR', country: 'ID',
@@ -33,11 +36,14 @@ describe('recipients (interface 4.5)', () => {
     }).execute();
   });
   after(async () => { await p.close(); });
+  const list = async (query = '', as?: { clientId: string; secret: string }) => dataOf<Page<Recipient>>(await p.signed('GET', `/v1/recipient${query}`, undefined, as));
+  const names = (page: Page<Recipient>) => page.docs.map((d) => d.name);
+  const create = async (over: Record<string, unknown> = {}) => dataOf<Recipient>(await p.signed('POST', '/v1/recipient', recipient(over)));
 
   it('creates a recipient: bank one object in, an array out, account number kept as a string', async () => {
     const res = await p.signed('POST', '/v1/recipient', recipient());
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body = await bodyOf<Envelope<Recipient>>(res);
     assert.equal(body.statusCode, 200);
     const r = body.data;
     assert.equal(r.name, 'Budi Santoso');
@@ -54,7 +60,7 @@ describe('recipients (interface 4.5)', () => {
 
     const read = await p.signed('GET', `/v1/recipient/${r.id}`);
     assert.equal(read.status, 200);
-    assert.deepEqual((await read.json()).data, r);
+    assert.deepEqual(await dataOf<Recipient>(read), r);
   });
 
   it('validates required fields, enums and email, naming the field', async () => {
@@ -72,7 +78,7 @@ describe('recipients (interface 4.5)', () => {
     for (const [body, message] of cases) {
       const res = await p.signed('POST', '/v1/recipient', body);
       assert.equal(res.status, 400, JSON.stringify(body));
-      const json = await res.json();
+      const json = await errorOf(res);
       assert.equal(json.statusCode, 400);
       assert.equal(json.error, 'Bad Request');
       assert.match(json.message, message);
@@ -82,64 +88,70 @@ describe('recipients (interface 4.5)', () => {
   it('requires the signature headers', async () => {
     const res = await p.app.request('http://localhost/v1/recipient');
     assert.equal(res.status, 401);
-    assert.match((await res.json()).message, /Missing signature headers/);
+    assert.match((await errorOf(res)).message, /Missing signature headers/);
     const post = await p.app.request('http://localhost/v1/recipient', { method: 'POST', body: '{bad json' });
     assert.equal(post.status, 401);
   });
 
-  it('lists with the pagination envelope, search, filters and sort', async () => {
-    tick();
-    await p.signed('POST', '/v1/recipient', recipient({ name: 'Siti Aminah', email: 'siti@toko.id' }));
-    tick();
-    await p.signed('POST', '/v1/recipient', recipient({
-      name: 'Acme Corp', email: 'ap@acme.com', recipientType: 'Business',
-      bank: { accountName: 'Acme', currency: 'USD', country: 'US', accountType: 'Checking', accountNumber: '000123' },
-    }));
-    for (let i = 0; i < 10; i++) {
+  describe('listing', () => {
+    before(async () => {
       tick();
-      await p.signed('POST', '/v1/recipient', recipient({ name: `Filler ${i}`, email: `filler${i}@example.com` }));
-    }
+      await p.signed('POST', '/v1/recipient', recipient({ name: 'Siti Aminah', email: 'siti@toko.id' }));
+      tick();
+      await p.signed('POST', '/v1/recipient', recipient({
+        name: 'Acme Corp', email: 'ap@acme.com', recipientType: 'Business',
+        bank: { accountName: 'Acme', currency: 'USD', country: 'US', accountType: 'Checking', accountNumber: '000123' },
+      }));
+      for (let i = 0; i < 10; i++) {
+        tick();
+        await p.signed('POST', '/v1/recipient', recipient({ name: `Filler ${i}`, email: `filler${i}@example.com` }));
+      }
+    });
 
-    const first = (await (await p.signed('GET', '/v1/recipient')).json()).data;
-    assert.deepEqual(Object.keys(first).sort(), ['docs', 'hasNextPage', 'hasPrevPage', 'limit', 'nextPage', 'offset', 'page', 'pagingCounter', 'prevPage', 'totalDocs', 'totalPages'].sort());
-    assert.equal(first.totalDocs, 13);
-    assert.equal(first.limit, 10);
-    assert.equal(first.docs.length, 10);
-    assert.equal(first.totalPages, 2);
-    assert.equal(first.page, 1);
-    assert.equal(first.pagingCounter, 1);
-    assert.equal(first.offset, 0);
-    assert.equal(first.hasPrevPage, false);
-    assert.equal(first.hasNextPage, true);
-    assert.equal(first.prevPage, null);
-    assert.equal(first.nextPage, 2);
-    assert.equal(first.docs[0].name, 'Budi Santoso', 'default sort is createdAt ascending');
+    it('answers the first page in the pagination envelope, 10 by default, oldest first', async () => {
+      const first = await list();
+      assert.deepEqual(Object.keys(first).sort(), ['docs', 'hasNextPage', 'hasPrevPage', 'limit', 'nextPage', 'offset', 'page', 'pagingCounter', 'prevPage', 'totalDocs', 'totalPages'].sort());
+      assert.equal(first.totalDocs, 13);
+      assert.equal(first.limit, 10);
+      assert.equal(first.docs.length, 10);
+      assert.equal(first.totalPages, 2);
+      assert.equal(first.page, 1);
+      assert.equal(first.pagingCounter, 1);
+      assert.equal(first.offset, 0);
+      assert.equal(first.hasPrevPage, false);
+      assert.equal(first.hasNextPage, true);
+      assert.equal(first.prevPage, null);
+      assert.equal(first.nextPage, 2);
+      assert.equal(first.docs[0].name, 'Budi Santoso', 'default sort is createdAt ascending');
+    });
 
-    const second = (await (await p.signed('GET', '/v1/recipient?page=2&limit=10')).json()).data;
-    assert.equal(second.docs.length, 3);
-    assert.equal(second.pagingCounter, 11);
-    assert.equal(second.offset, 10);
-    assert.equal(second.hasNextPage, false);
-    assert.equal(second.nextPage, null);
-    assert.equal(second.prevPage, 1);
+    it('answers a later page with its counters', async () => {
+      const second = await list('?page=2&limit=10');
+      assert.equal(second.docs.length, 3);
+      assert.equal(second.pagingCounter, 11);
+      assert.equal(second.offset, 10);
+      assert.equal(second.hasNextPage, false);
+      assert.equal(second.nextPage, null);
+      assert.equal(second.prevPage, 1);
+    });
 
-    const desc = (await (await p.signed('GET', '/v1/recipient?sort=-createdAt&limit=2')).json()).data;
-    assert.deepEqual(desc.docs.map((d: { name: string }) => d.name), ['Filler 9', 'Filler 8']);
+    it('sorts by -createdAt, newest first', async () => {
+      assert.deepEqual(names(await list('?sort=-createdAt&limit=2')), ['Filler 9', 'Filler 8']);
+    });
 
-    const search = (await (await p.signed('GET', '/v1/recipient?search=SITI')).json()).data;
-    assert.deepEqual(search.docs.map((d: { name: string }) => d.name), ['Siti Aminah']);
-    const byEmail = (await (await p.signed('GET', '/v1/recipient?search=acme.com')).json()).data;
-    assert.deepEqual(byEmail.docs.map((d: { name: string }) => d.name), ['Acme Corp']);
-    const wildcard = (await (await p.signed('GET', '/v1/recipient?search=%25')).json()).data;
-    assert.equal(wildcard.totalDocs, 0, 'a % in search is a literal, not a wildcard');
+    it('searches name and email, case-insensitively, with % as a literal', async () => {
+      assert.deepEqual(names(await list('?search=SITI')), ['Siti Aminah']);
+      assert.deepEqual(names(await list('?search=acme.com')), ['Acme Corp']);
+      assert.equal((await list('?search=%25')).totalDocs, 0, 'a % in search is a literal, not a wildcard');
+    });
 
-    const usd = (await (await p.signed('GET', '/v1/recipient?currency=usd')).json()).data;
-    assert.deepEqual(usd.docs.map((d: { name: string }) => d.name), ['Acme Corp']);
-    assert.equal(usd.docs[0].bank[0].accountNumber, '000123');
-    const us = (await (await p.signed('GET', '/v1/recipient?country=US&currency=IDR')).json()).data;
-    assert.equal(us.totalDocs, 0);
-    const idr = (await (await p.signed('GET', '/v1/recipient?country=ID')).json()).data;
-    assert.equal(idr.totalDocs, 12);
+    it('filters by the bank\'s currency and country', async () => {
+      const usd = await list('?currency=usd');
+      assert.deepEqual(names(usd), ['Acme Corp']);
+      assert.equal(usd.docs[0].bank[0].accountNumber, '000123');
+      assert.equal((await list('?country=US&currency=IDR')).totalDocs, 0);
+      assert.equal((await list('?country=ID')).totalDocs, 12);
+    });
   });
 
   it('rejects bad list queries with the envelope', async () => {
@@ -149,33 +161,39 @@ describe('recipients (interface 4.5)', () => {
     ] as const) {
       const res = await p.signed('GET', `/v1/recipient?${query}`);
       assert.equal(res.status, 400, query);
-      assert.match((await res.json()).message, message);
+      assert.match((await errorOf(res)).message, message);
     }
   });
 
-  it('updates the name by ?id= (other fields are accepted and validated)', async () => {
-    const created = (await (await p.signed('POST', '/v1/recipient', recipient({ name: 'Old Name' }))).json()).data;
+  it('updates the name by ?id=; other fields are accepted but not applied', async () => {
+    const created = await create({ name: 'Old Name' });
     tick();
     const res = await p.signed('PATCH', `/v1/recipient?id=${created.id}`, { name: 'New Name', bank: { currency: 'USD' } });
     assert.equal(res.status, 200);
-    const updated = (await res.json()).data;
+    const updated = await dataOf<Recipient>(res);
     assert.equal(updated.name, 'New Name');
     assert.equal(updated.bank[0].currency, 'IDR', 'only name is applied');
     assert.ok(updated.updatedAt > created.updatedAt);
+  });
 
+  it('validates the fields an update sends, naming the field', async () => {
+    const created = await create({ name: 'Old Name' });
     const bad = await p.signed('PATCH', `/v1/recipient?id=${created.id}`, { email: 'nope' });
     assert.equal(bad.status, 400);
-    assert.match((await bad.json()).message, /^email: must be a valid email address/);
+    assert.match((await errorOf(bad)).message, /^email: must be a valid email address/);
+  });
+
+  it('refuses an update without ?id=, naming id', async () => {
     const noId = await p.signed('PATCH', '/v1/recipient', { name: 'x' });
     assert.equal(noId.status, 400);
-    assert.match((await noId.json()).message, /^id: is required/);
+    assert.match((await errorOf(noId)).message, /^id: is required/);
   });
 
   it('deletes by ?id= and answers with the deleted recipient', async () => {
-    const created = (await (await p.signed('POST', '/v1/recipient', recipient({ name: 'To Delete' }))).json()).data;
+    const created = await create({ name: 'To Delete' });
     const res = await p.signed('DELETE', `/v1/recipient?id=${created.id}`);
     assert.equal(res.status, 200);
-    assert.deepEqual((await res.json()).data, created);
+    assert.deepEqual(await dataOf<Recipient>(res), created);
     const gone = await p.signed('GET', `/v1/recipient/${created.id}`);
     assert.equal(gone.status, 404);
     assert.deepEqual(await gone.json(), { statusCode: 404, error: 'Not Found', message: 'Recipient not found' });
@@ -184,7 +202,7 @@ describe('recipients (interface 4.5)', () => {
   });
 
   it("treats another organization's recipient as not found", async () => {
-    const mine = (await (await p.signed('POST', '/v1/recipient', recipient({ name: 'Mine Only' }))).json()).data;
+    const mine = await create({ name: 'Mine Only' });
     const as = { clientId: other.clientId, secret: other.clientSecret };
     const read = await p.signed('GET', `/v1/recipient/${mine.id}`, undefined, as);
     assert.equal(read.status, 404);
@@ -192,18 +210,19 @@ describe('recipients (interface 4.5)', () => {
     assert.equal(patch.status, 404);
     const del = await p.signed('DELETE', `/v1/recipient?id=${mine.id}`, undefined, as);
     assert.equal(del.status, 404);
-    const list = (await (await p.signed('GET', '/v1/recipient', undefined, as)).json()).data;
-    assert.equal(list.totalDocs, 0);
-    const still = (await (await p.signed('GET', `/v1/recipient/${mine.id}`)).json()).data;
+    assert.equal((await list('', as)).totalDocs, 0);
+    const still = await dataOf<Recipient>(await p.signed('GET', `/v1/recipient/${mine.id}`));
     assert.equal(still.name, 'Mine Only');
+  });
 
+  it("refuses to create a recipient in another organization (403 naming organizationId)", async () => {
     const foreignOrg = await p.signed('POST', '/v1/recipient', recipient({ organizationId: 'org-other' }));
     assert.equal(foreignOrg.status, 403);
-    assert.match((await foreignOrg.json()).message, /^organizationId:/);
+    assert.match((await errorOf(foreignOrg)).message, /^organizationId:/);
   });
 
   it('is in the OpenAPI document', async () => {
-    const doc = await (await p.app.request('http://localhost/v1/openapi.json')).json();
+    const doc = await bodyOf<{ paths: Record<string, Partial<Record<'get' | 'post' | 'patch' | 'delete', unknown>>> }>(await p.app.request('http://localhost/v1/openapi.json'));
     assert.ok(doc.paths['/v1/recipient']?.get && doc.paths['/v1/recipient']?.post && doc.paths['/v1/recipient']?.patch && doc.paths['/v1/recipient']?.delete);
     assert.ok(doc.paths['/v1/recipient/{id}']?.get);
     assert.ok(doc.paths['/v1/auth/verify-login']?.post);

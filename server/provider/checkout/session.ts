@@ -28,6 +28,9 @@ const SessionSchema = z.object({
   deposit: DepositSchema.nullable(),
 }).openapi('CheckoutSession');
 
+/** The `data` of GET /checkout/{id}/session. */
+export type CheckoutSession = z.infer<typeof SessionSchema>;
+
 /** GET /checkout/{id}/session and POST /checkout/{id}/deposit, for mounting at the root. */
 export function checkoutSessionRoutes(deps: ProviderDeps) {
   const router = createRouter();

@@ -17,6 +17,10 @@ const CryptoSchema = z.object({
   priceId: z.string(), chainId: z.number().int(), is_native: z.boolean(), decimal: z.number().int(), currencies: z.array(z.string()),
 }).openapi('CryptoReference');
 
+/** An item of GET /v1/reference/currencies (interface 2.4) and of GET /v1/reference/cryptos (2.5). */
+export type CurrencyReference = z.infer<typeof CurrencySchema>;
+export type CryptoReference = z.infer<typeof CryptoSchema>;
+
 /** An empty value means "no filter" (interface 4.3); otherwise true/false, case-insensitive. */
 const optionalBoolean = z.string().max(5).optional()
   .refine((v) => v === undefined || /^(|true|false)$/i.test(v), { message: 'must be true or false' })
