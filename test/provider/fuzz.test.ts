@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { assertEnvelope } from '../support/envelope';
 import { createTestProvider, signHeaders, type TestProvider } from '../support/provider';
-import { createFiat } from './deposit-helpers';
+import { createFiat, dataOf } from './deposit-helpers';
 
 type Auth = 'none' | 'bearer' | 'signed' | 'garbage';
 interface Endpoint { method: string; path: (seg: string) => string; auth: Auth[]; fields?: string[]; query?: string[] }
@@ -76,7 +76,7 @@ describe('fuzz: never a 5xx, always the envelope', () => {
     p = await createTestProvider();
     const d = await createFiat(p, { reference: 'fuzz-ref' });
     const res = await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 });
-    realIds = [d.depositId, 'fuzz-ref', ((await res.json()) as any).data.id];
+    realIds = [d.depositId, 'fuzz-ref', (await dataOf<{ id: string }>(res)).id];
   });
   after(async () => { await p.close(); });
 
