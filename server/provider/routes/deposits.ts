@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { logoUrl } from '../catalog/logos.js';
-import { PAYMENT_METHODS } from '../catalog/index.js';
 import { createMiddleware } from 'hono/factory';
+import { PAYMENT_METHODS } from '../catalog/index.js';
+import { logoUrl } from '../catalog/logos.js';
 import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from '../deposits/service.js';
 import {
   CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, SandboxStatusSchema,
