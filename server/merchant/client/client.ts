@@ -2,8 +2,9 @@ import { signedRequestHeaders } from '../../common/request-signing.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import type {
   Checkout, CheckoutSession, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
-  CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, Page, PaymentMethod,
-  Recipient, RecipientBody, RecipientPatch, RegisterBody, User,
+  CryptosQuery, CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, LoginBody, Page,
+  PaymentMethod, PaymentMethodsQuery, Recipient, RecipientBody, RecipientPatch, RegisterBody, VerificationAnswer, VerifyLoginAnswer,
+  VerifyLoginBody,
 } from './types.js';
 
 export interface PaymentServiceClientOptions {
@@ -56,13 +57,13 @@ export class PaymentServiceClient {
   // ---- 4.1 Authentication (no auth header) ----
 
   register(body: RegisterBody) {
-    return this.data<{ verificationToken: string }>('POST', '/v1/auth/register', { auth: 'none', body });
+    return this.data<VerificationAnswer>('POST', '/v1/auth/register', { auth: 'none', body });
   }
-  login(body: { email: string; password: string }) {
-    return this.data<{ verificationToken: string }>('POST', '/v1/auth/login', { auth: 'none', body });
+  login(body: LoginBody) {
+    return this.data<VerificationAnswer>('POST', '/v1/auth/login', { auth: 'none', body });
   }
-  verifyLogin(body: { verificationToken: string; otp: string; isDisableExpire?: boolean }) {
-    return this.data<{ accessToken: string; user: User }>('POST', '/v1/auth/verify-login', { auth: 'none', body });
+  verifyLogin(body: VerifyLoginBody) {
+    return this.data<VerifyLoginAnswer>('POST', '/v1/auth/verify-login', { auth: 'none', body });
   }
 
   // ---- 4.2 Deposits ----
@@ -87,7 +88,7 @@ export class PaymentServiceClient {
   sandboxUpdateDeposit(depositId: string, status: DepositStatus, auth: 'A' | 'S' = 'A') {
     return this.data<Deposit>('PATCH', `/v1/deposit/${enc(depositId)}`, { auth, body: { status } });
   }
-  listPaymentMethods(query: { currency?: string } = {}) {
+  listPaymentMethods(query: PaymentMethodsQuery = {}) {
     return this.data<PaymentMethod[]>('GET', '/v1/deposit/payment-method', { auth: 'A', query: { ...query } });
   }
 
@@ -96,7 +97,7 @@ export class PaymentServiceClient {
   listCurrencies() {
     return this.data<CurrencyReference[]>('GET', '/v1/reference/currencies', { auth: 'none' });
   }
-  listCryptos(query: { useSmartContract?: boolean; blockchainType?: 'EVM' | 'STELLAR' } = {}) {
+  listCryptos(query: CryptosQuery = {}) {
     return this.data<CryptoReference[]>('GET', '/v1/reference/cryptos', { auth: 'none', query: { ...query } });
   }
 

@@ -1,5 +1,19 @@
-// The payment service's resources and request bodies, as its interface (spec sections 2 and 4) names them.
-// Fields the interface marks as present only in some responses are optional.
+// The payment service's resources and request bodies under the names the merchant code uses: aliases of the types
+// openapi-typescript generates from the service's OpenAPI document (openapi.ts; `npm run generate:client-types`).
+// Nothing here restates a field: change the service's schemas and regenerate. Written here are only the envelope
+// (how the client reads any answer), Page<T> over the generated page, and two documented additions below.
+import type { components, paths } from './openapi.js';
+
+type Schemas = components['schemas'];
+type Method = 'get' | 'post' | 'patch' | 'delete';
+
+/** The `data` of an operation's JSON answer with the given status. */
+type DataOf<Path extends keyof paths, M extends Method, Status extends number = 200> =
+  NonNullable<paths[Path][M]> extends { responses: { [S in Status]: { content: { 'application/json': { data: infer D } } } } } ? D : never;
+
+/** An operation's query parameters. */
+type QueryOf<Path extends keyof paths, M extends Method = 'get'> =
+  NonNullable<paths[Path][M]> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 /** Every answer of the service: `statusCode` (or `status` on login and verify-login), `message`, and `data` or `error`. */
 export interface Envelope<T = unknown> {
@@ -10,279 +24,54 @@ export interface Envelope<T = unknown> {
   error?: string;
 }
 
-export type DepositStatus = 'pending' | 'expired' | 'completed';
-export type DepositType = 'fiat' | 'crypto';
-
 /** 2.1 */
-export interface User {
-  id: string;
-  name: string;
-  policy: string;
-  email: string;
-  organizationId: { _id: string; orgName: string };
-  role: string;
-  is_active: boolean;
-  invitation_date?: string;
-  invitation_expiration_date?: string;
-  iskyc: boolean;
-  kyc_url?: string;
-  country?: string;
-  countryCode?: string;
-  legalFullName?: string;
-  providerId?: string;
-  otp_code?: string;
-  credentials?: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ActivityEntry {
-  activity: string;
-  status: string;
-  description: string;
-  updatedAt: string;
-  _id?: string;
-}
-
-export interface PaymentFiat {
-  bankName?: string;
-  bankCode?: string;
-  accountName?: string;
-  accountNumber?: string;
-  qrCode?: string;
-  /** Create and read responses carry the QR value under this name. */
-  qrData?: string;
-  checkoutUrl?: string;
-}
-
-/** 2.2 */
-export interface Deposit {
-  id?: string;
-  depositId: string;
-  depositType: DepositType;
-  userId?: string;
-  inputCurrency: string;
-  inputAmount: number;
-  outputCurrency?: string;
-  exchangeRate?: number;
-  outputAmount?: number;
-  fee?: { amount: number; percentage: number; currency: string };
-  paymentFiat?: PaymentFiat;
-  paymentCrypto?: { payoutWallet?: string; network?: string };
-  status: DepositStatus;
-  activityHistory?: ActivityEntry[];
-  reference?: string;
-  note?: string;
-  bankNote?: string;
-  isReconciled?: boolean;
-  payerInfo?: { transactionCode?: string; name?: string; bankName?: string; accountNumber?: string; mid?: string };
-  exchangeInfo?: { exchangeRate: number; outputCurrency: string; outputAmount: number };
-  expiredAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** 2.3 */
-export interface PaymentMethod {
-  depositPaymentType: string;
-  bankName: string;
-  bankCode: string;
-  currency: string;
-  minimumAmount: number;
-  maximumAmount: number;
-  image: string;
-  feeFlat: number;
-  feePercentage: number;
-}
-
-/** 2.4 (deprecated endpoint) */
-export interface CurrencyReference {
-  _id: string;
-  id: string;
-  value: string;
-  currency: string;
-  countryCode: string;
-  logo: string;
-  name: string;
-  country: string;
-  symbol: string;
-  requireBankName: boolean;
-  requireIfsc: boolean;
-  requireIban: boolean;
-  requireAchOrWire: boolean;
-  requireAccountNumber: boolean;
-}
-
-/** 2.5 */
-export interface CryptoReference {
-  _id: string;
-  id: string;
-  symbol: string;
-  name: string;
-  label: string;
-  address: string;
-  logo: string;
-  priceId: string;
-  chainId: number;
-  is_native: boolean;
-  decimal: number;
-  currencies: string[];
-}
-
-/** 2.6 */
-export interface Checkout {
-  id: string;
-  url: string;
-}
-
-export interface RecipientBank {
-  accountName: string;
-  bankName?: string;
-  paymentCode?: string;
-  currency?: string;
-  country?: string;
-  achNumber?: string;
-  fedwireNumber?: string;
-  ibanNumber?: string;
-  accountNumber?: string | number;
-  accountType?: 'Checking' | 'Savings';
-  ifsc?: string;
-  _id?: string;
-}
-
-/** 2.7 */
-export interface Recipient {
-  id: string;
-  name: string;
-  recipientType?: 'Individual' | 'Business';
-  email: string;
-  organizationId?: string;
-  userId?: string;
-  address: string;
-  city: string;
-  postCode: string;
-  reference?: string;
-  bank: RecipientBank[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** 2.8 */
-export interface Page<T> {
-  docs: T[];
-  totalDocs: number;
-  offset: number;
-  limit: number;
-  totalPages: number;
-  page: number;
-  pagingCounter: number;
-  hasPrevPage: boolean;
-  hasNextPage: boolean;
-  prevPage: number | null;
-  nextPage: number | null;
-}
-
-export type Sort = 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt';
-
-export interface RegisterBody {
-  email: string;
-  password: string;
-  fullName: string;
-  nationalID?: string;
-  country?: string;
-  countryCode?: string;
-}
-
-export interface ListDepositsQuery {
-  limit?: number;
-  page?: number;
-  sort?: Sort;
-  status?: DepositStatus;
-  depositType?: DepositType;
-}
-
-export interface CreateFiatDepositBody {
-  inputCurrency: string;
-  inputAmount?: number;
-  outputCurrency: string;
-  outputAmount?: { fiat: number } | { crypto: number };
-  balanceType: string;
-  paymentMethod: string;
-  reference?: string;
-  note?: string;
-  quoteId?: string;
-}
-
-export interface CreateCryptoDepositBody {
-  inputCurrency: string;
-  inputAmount: number;
-  outputCurrency?: string;
-  reference?: string;
-  note?: string;
-  quoteId?: string;
-}
-
-export type CreateCheckoutBody =
-  | { inputCurrency: string; inputAmount: number; outputCurrency?: string }
-  | { inputCurrency: string; outputAmount: number; outputCurrency?: string };
-
-export interface ListRecipientsQuery {
-  limit?: number;
-  page?: number;
-  sort?: Sort;
-  search?: string;
-  country?: string;
-  currency?: string;
-}
-
-export interface RecipientBody {
-  name: string;
-  email: string;
-  address: string;
-  city: string;
-  postCode: string;
-  recipientType?: 'Individual' | 'Business';
-  organizationId?: string;
-  reference?: string;
-  bank: RecipientBank;
-}
-
-export type RecipientPatch = Partial<Omit<RecipientBody, 'bank'>> & { bank?: Partial<RecipientBank> };
-
+export type User = Schemas['User'];
 /**
- * A payment method as the hosted checkout's session lists it: the interface's fields plus what paying
- * with it costs for this checkout. The computed fields' names are read tolerantly (see client.ts).
+ * paymentFiat as the interface (spec 2.2) names it: its QR value is `qrCode`, which create and read responses carry
+ * as `qrData`. The service's document lists only `qrData`; the merchant reads either, so `qrCode` is added here.
  */
-export interface SessionPaymentMethod extends PaymentMethod {
-  /** The amount the payer transfers with this method. */
-  paymentAmount?: number;
-  /** The method's whole fee (whoever bears it). */
-  fee?: number;
-  /** What the payer pays on top of the order's amount (0 when the merchant bears the fee). */
-  shopperFee?: number;
-  outputAmount?: number;
-  /** False when the payment amount is outside the method's limits. */
-  available?: boolean;
-  [extra: string]: unknown;
-}
+export type PaymentFiat = Schemas['Deposit']['paymentFiat'] & { qrCode?: string };
+/** 2.2 */
+export type Deposit = Omit<Schemas['Deposit'], 'paymentFiat'> & { paymentFiat: PaymentFiat };
+export type DepositStatus = Deposit['status'];
+export type DepositType = Deposit['depositType'];
+export type ActivityEntry = Schemas['DepositActivity'];
+/** 2.3 */
+export type PaymentMethod = Schemas['PaymentMethod'];
+/** 2.4 (deprecated endpoint) */
+export type CurrencyReference = Schemas['CurrencyReference'];
+/** 2.5 */
+export type CryptoReference = Schemas['CryptoReference'];
+/** 2.6 */
+export type Checkout = DataOf<'/v1/checkout', 'post'>;
+/** 2.7 */
+export type Recipient = Schemas['Recipient'];
+export type RecipientBank = Schemas['RecipientBank'];
+/** 2.8: the pagination envelope of every list, over its own documents. */
+export type Page<T> = Omit<Schemas['RecipientPage'], 'docs'> & { docs: T[] };
+
+export type ListDepositsQuery = QueryOf<'/v1/deposit'>;
+export type PaymentMethodsQuery = QueryOf<'/v1/deposit/payment-method'>;
+export type CryptosQuery = QueryOf<'/v1/reference/cryptos'>;
+export type Sort = NonNullable<ListDepositsQuery['sort']>;
+/**
+ * The document gives the recipient list's `limit` and `page` as digit strings (its schema parses them from text),
+ * the deposit list's as integers; the client serialises either, and takes numbers for both lists.
+ */
+export type ListRecipientsQuery = Omit<QueryOf<'/v1/recipient'>, 'limit' | 'page'> & { limit?: number; page?: number };
+
+export type RegisterBody = Schemas['RegisterRequest'];
+export type LoginBody = Schemas['LoginRequest'];
+export type VerifyLoginBody = Schemas['VerifyLoginRequest'];
+export type VerificationAnswer = DataOf<'/v1/auth/login', 'post'>;
+export type VerifyLoginAnswer = DataOf<'/v1/auth/verify-login', 'post'>;
+export type CreateFiatDepositBody = Schemas['FiatDepositRequest'];
+export type CreateCryptoDepositBody = Schemas['CryptoDepositRequest'];
+export type CreateCheckoutBody = Schemas['CheckoutRequest'];
+export type RecipientBody = Schemas['CreateRecipientRequest'];
+export type RecipientPatch = Schemas['UpdateRecipientRequest'];
 
 /** `GET {checkoutUrl}/:id/session`: the hosted checkout page's own (public, id-keyed) API. */
-export interface CheckoutSession {
-  id: string;
-  inputCurrency: string;
-  inputAmount: number | null;
-  outputCurrency: string;
-  outputAmount: number | null;
-  /**
-   * What the order costs in inputCurrency (a decimal string; a number accepted): inputAmount, or for a checkout
-   * created with outputAmount (possibly in another currency) the input that converts to it before fees.
-   * Optional: a service that does not send it is read from inputAmount / outputAmount (see views.ts).
-   */
-  orderAmount?: string | number;
-  feesPaidBy?: 'merchant' | 'shopper';
-  expiresAt: string;
-  expired?: boolean;
-  methods: SessionPaymentMethod[];
-  deposit: Deposit | null;
-  [extra: string]: unknown;
-}
+export type CheckoutSession = Schemas['CheckoutSession'];
+/** A payment method as the session lists it: the interface's fields plus what paying with it costs for this checkout. */
+export type SessionPaymentMethod = CheckoutSession['methods'][number];
