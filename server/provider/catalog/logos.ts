@@ -4,7 +4,8 @@ import { FIAT_CURRENCIES } from './currencies.js';
 
 interface Badge { label: string; bg: string; fg: string }
 
-const BADGES: Record<string, Badge> = {
+/** The brands' own badges; every other currency and crypto gets a plain one (below). */
+const BRANDS: Readonly<Record<string, Badge>> = {
   'bca.svg': { label: 'BCA', bg: '#0060AF', fg: '#FFFFFF' },
   'bni.svg': { label: 'BNI', bg: '#F15A23', fg: '#FFFFFF' },
   'bri.svg': { label: 'BRI', bg: '#00529C', fg: '#FFFFFF' },
@@ -25,8 +26,11 @@ const BADGES: Record<string, Badge> = {
   'idrx.svg': { label: 'IDRX', bg: '#1B2A4A', fg: '#FFFFFF' },
   'xlm.svg': { label: 'XLM', bg: '#000000', fg: '#FFFFFF' },
 };
-for (const c of FIAT_CURRENCIES) BADGES[`${c.code.toLowerCase()}.svg`] ??= { label: c.code, bg: '#F3F4F6', fg: '#111827' };
-for (const c of CRYPTOS) BADGES[c.logo] ??= { label: c.symbol, bg: '#374151', fg: '#FFFFFF' };
+const BADGES: Readonly<Record<string, Badge>> = {
+  ...Object.fromEntries(CRYPTOS.map((c) => [c.logo, { label: c.symbol, bg: '#374151', fg: '#FFFFFF' }])),
+  ...Object.fromEntries(FIAT_CURRENCIES.map((c) => [`${c.code.toLowerCase()}.svg`, { label: c.code, bg: '#F3F4F6', fg: '#111827' }])),
+  ...BRANDS,
+};
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
