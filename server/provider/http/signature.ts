@@ -3,7 +3,7 @@ import { signatureMatches, signRequest } from '../../common/request-signing.js';
 import { ApiError } from './errors.js';
 import type { Db } from '../db/database.js';
 import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env.js';
-import { rawHeader, requestTarget } from './request-target.js';
+import { isBodiless, rawHeader, requestTarget } from './request-target.js';
 
 export interface SignatureOptions {
   /** Largest allowed distance between X-Timestamp and the server clock, in seconds. */
@@ -78,8 +78,7 @@ export function signatureAuth(deps: ProviderDeps, options: SignatureOptions = {}
     const credential = await credentialOf(deps.db, clientId);
     if (!credential) throw unauthorized('Unknown client: X-Client-ID is not registered');
 
-    const bodiless = (c.req.method === 'GET' || c.req.method === 'HEAD') && !rawHeader(c, 'content-length') && !rawHeader(c, 'transfer-encoding');
-    const body = bodiless ? EMPTY_BODY : new Uint8Array(await c.req.arrayBuffer());
+    const body = isBodiless(c) ? EMPTY_BODY : new Uint8Array(await c.req.arrayBuffer());
     const expected = signRequest(credential.secret, c.req.method, requestTarget(c), body, timestamp);
     if (!signatureMatches(signature, expected)) throw unauthorized('Bad signature: X-Signature does not match the request');
 
