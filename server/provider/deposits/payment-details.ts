@@ -4,7 +4,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { CryptoDef, PaymentMethodDef } from '../catalog/index.js';
 import { paymentFiatOf, type DepositRow, type PayerInfoView, type PaymentCryptoView, type PaymentFiatView } from './view.js';
 
-export interface FiatPaymentOptions {
+interface FiatPaymentOptions {
   method: PaymentMethodDef;
   /** The merchant organization's name: accountName, and the QRIS merchant name. */
   accountName: string;

@@ -3,7 +3,7 @@
 import type { DepositView } from './view.js';
 
 /** How long a cached Deposit view is served at most. */
-export const READ_CACHE_MS = 1000;
+const READ_CACHE_MS = 1000;
 const MAX_ENTRIES = 10_000;
 
 interface ViewEntry { merchantId: string; view: DepositView; storedAt: number }
@@ -14,7 +14,7 @@ interface ViewEntry { merchantId: string; view: DepositView; storedAt: number }
  * expiredAt has passed, so the rule "no read shows pending past expiredAt" holds. Another process (scale-out) sees a
  * change at most READ_CACHE_MS late.
  */
-export class DepositViewCache {
+class DepositViewCache {
   private readonly entries = new Map<string, ViewEntry>();
   /** Bumped by every forget: a read that began before a change must not store what it read. */
   private readonly generations = new Map<string, number>();
@@ -54,7 +54,7 @@ const ORGANIZATION_NAME_MS = 5000;
 const MAX_ORGANIZATIONS = 1000;
 
 /** Organization names (a deposit's accountName and QRIS tag 59), kept a few seconds to spare a query per create. */
-export class OrganizationNameCache {
+class OrganizationNameCache {
   private readonly names = new Map<string, { name: string; until: number }>();
 
   /** The name when cached and fresh at `now` (epoch ms). */

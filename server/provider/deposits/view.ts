@@ -4,7 +4,7 @@ import { toNumber } from '../money.js';
 
 export type { ActivityRow, DepositRow } from '../db/deposit-tables.js';
 
-export interface ActivityView { activity: string; status: string; description: string; updatedAt: string; _id: string }
+interface ActivityView { activity: string; status: string; description: string; updatedAt: string; _id: string }
 
 export interface PaymentFiatView {
   bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; qrData?: string; checkoutUrl?: string;

@@ -2,10 +2,10 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { randomToken } from '../ids.js';
 
-export type DepositEventType = 'deposit.completed' | 'deposit.expired';
+type DepositEventType = 'deposit.completed' | 'deposit.expired';
 
 /** Minimal view of a deposit the outbox needs; `data` is the full Deposit as the interface shows it. */
-export interface DepositEvent {
+interface DepositEvent {
   type: DepositEventType;
   merchantId: string;
   depositId: string;
