@@ -88,10 +88,12 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     c.header('ETag', read.etag);
     c.header('Cache-Control', 'no-cache');
     if (matchesEtag(c.req.header('if-none-match'), read.etag)) return c.body(null, 304);
-    // The envelope around the serialised deposit: only serverTime is new per answer.
-    const head = read.jsonHead ?? JSON.stringify(read.deposit).slice(0, -1);
+    // The envelope around the deposit; kept serialised (jsonHead), only serverTime is new per answer.
+    const data = read.jsonHead === undefined
+      ? JSON.stringify(stamped(read.deposit))
+      : `${read.jsonHead},"serverTime":"${new Date(now()).toISOString()}"}`;
     c.header('Content-Type', 'application/json');
-    return c.body(`{"statusCode":200,"message":"Success","data":${head},"serverTime":"${new Date(now()).toISOString()}"}}`);
+    return c.body(`{"statusCode":200,"message":"Success","data":${data}}`);
   });
 
   app.post('/checkouts/:id/cancel', async (c) => ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'));

@@ -300,6 +300,13 @@ describe('checkout', () => {
       assert.ok(c.methods.some((m) => m.kind === 'qris') && c.methods.some((m) => m.kind === 'ewallet'));
     });
 
+    it('answers the deposit with one serverTime, in the same envelope the merchant backend uses', async () => {
+      const { id } = await chosen('BCA_VA');
+      const text = await (await get(`/checkout/api/checkouts/${id}/deposit`)).text();
+      assert.equal(text.match(/"serverTime"/g)?.length, 1);
+      assert.match(text, /^\{"statusCode":200,"message":"Success","data":\{.*"serverTime":"[^"]+"\}\}$/);
+    });
+
     it('feesPaidBy shopper for outputAmount, with fee and total per method as decimal strings', async () => {
       const { id } = await create({ inputCurrency: 'IDR', outputAmount: 100000 });
       const c = await dataOf<WidgetCheckout>(await get(`/checkout/api/checkouts/${id}`));
