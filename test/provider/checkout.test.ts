@@ -304,7 +304,7 @@ describe('checkout', () => {
       const { id } = await chosen('BCA_VA');
       const text = await (await get(`/checkout/api/checkouts/${id}/deposit`)).text();
       assert.equal(text.match(/"serverTime"/g)?.length, 1);
-      assert.match(text, /^\{"statusCode":200,"message":"Success","data":\{.*"serverTime":"[^"]+"\}\}$/);
+      assert.match(text, /^\{"statusCode":200,"message":"Success","data":\{.*\}\}$/);
     });
 
     it('feesPaidBy shopper for outputAmount, with fee and total per method as decimal strings', async () => {
