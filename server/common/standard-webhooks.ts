@@ -16,9 +16,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Default largest distance between webhook-timestamp and the receiver's clock. */
-export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
+const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
 export type WebhookHeaders = {
   'webhook-id': string;
