@@ -2,19 +2,13 @@
 // (autocannon, 50 connections), each next to a bare Hono handler measured in the same run.
 // Each figure is the best of BENCH_ROUNDS (default 2) alternating rounds after a short warm-up, so a
 // burst of other work on the machine does not decide a ratio.
-import { createHash, createHmac } from 'node:crypto';
+import { signedRequestHeaders } from '../../server/common/request-signing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono, type LoadOptions, type LoadResult } from './support';
 
-function signedHeaders(clientId: string, secret: string, method: string, target: string, body: string) {
-  const timestamp = new Date().toISOString();
-  const bodyHash = createHash('sha256').update(body).digest('hex');
-  const signature = createHmac('sha256', secret).update(`${method}:${target}:${bodyHash}:${timestamp}`).digest('hex');
-  return { 'x-client-id': clientId, 'x-timestamp': timestamp, 'x-signature': signature };
-}
 
 /** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
 async function bestOf(scenarios: Record<string, () => LoadOptions>, rounds: number): Promise<Record<string, LoadResult>> {
@@ -50,7 +44,7 @@ export async function run(): Promise<void> {
     const createBody = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' });
     const results = await bestOf({
       bareGet: () => ({ url: bare.url }),
-      read: () => ({ url: `${base}${target}`, headers: signedHeaders(clientId, clientSecret, 'GET', target, '') }),
+      read: () => ({ url: `${base}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, '') }),
       barePost: () => ({ url: bare.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
       create: () => ({
         url: `${base}/v1/deposit/fiat`,
