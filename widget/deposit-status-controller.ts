@@ -13,10 +13,10 @@ export interface DepositStatusOptions {
 }
 
 /** After the first minute the interval grows by half each poll up to this. */
-export const MAX_INTERVAL = 10_000;
-export const FAST_PHASE = 60_000;
+const MAX_INTERVAL = 10_000;
+const FAST_PHASE = 60_000;
 /** How long an event stream may take to reconnect before the shopper is told the connection is lost. */
-export const RECONNECT_GRACE_MS = 5_000;
+const RECONNECT_GRACE_MS = 5_000;
 
 /**
  * Follows a pending deposit until it is completed or expired: by server-sent events when the backend offers

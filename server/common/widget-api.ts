@@ -8,9 +8,9 @@ import { ApiError } from './errors.js';
 import { matchesEtag } from './etag.js';
 
 /** A deposit as a backend keeps it: `serverTime` is stamped on it when it is answered. */
-export type WidgetDepositRecord = Omit<Deposit, 'serverTime'>;
+type WidgetDepositRecord = Omit<Deposit, 'serverTime'>;
 
-export interface WidgetDepositRead {
+interface WidgetDepositRead {
   deposit: WidgetDepositRecord;
   /** Validator of the deposit as a shopper sees it. */
   etag: string;

@@ -1,5 +1,5 @@
 // The one place the merchant backend's thrown errors are shaped into the envelope, payment-service failures included.
-import type { Context, ErrorHandler } from 'hono';
+import type { ErrorHandler } from 'hono';
 import { ApiError, errorBody, expectedErrorBody, STATUS_LABELS } from '../common/errors.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
@@ -11,7 +11,7 @@ export { ApiError, errorBody, onNotFound } from '../common/errors.js';
  * request ("Payment method not found") and pass through; a refusal of the shop's credentials or a failure of the
  * service itself is the shop's problem and says so without details (which go to the log).
  */
-export function fromUpstream(err: unknown): ApiError | undefined {
+function fromUpstream(err: unknown): ApiError | undefined {
   if (err instanceof PaymentServiceUnavailableError) {
     console.error(`[merchant] ${err.message}`);
     return new ApiError(503, 'The payment service is unavailable; please try again shortly');

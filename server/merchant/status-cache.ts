@@ -142,7 +142,7 @@ function entryOf(deposit: StoredDeposit | null): CachedDeposit {
 }
 
 /** Whether `next` may replace `current`: a terminal status is final, and an older update never wins. */
-export function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
+function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
   if (!current) return true;
   if (!next) return false; // a deposit never disappears
   if (TERMINAL.has(current.status) && !TERMINAL.has(next.status)) return false;

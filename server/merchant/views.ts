@@ -6,7 +6,7 @@ import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, Sessio
 import type { FeesPaidBy } from './config.js';
 
 // The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
-export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, DepositStatus, Method as WidgetMethod, MethodKind } from '@kasir/checkout';
+export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
 import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, DepositStatus, MethodKind, Method as WidgetMethod } from '@kasir/checkout';
 
 /** A deposit view before `serverTime` is stamped on it at answer time. */
@@ -21,7 +21,7 @@ export function precision(currency: string): number {
 }
 
 /** An exact decimal string of a JSON number or numeric string ("150000", never "1.5e+5"). */
-export function decimalText(value: number | string | Decimal | null | undefined): string {
+function decimalText(value: number | string | Decimal | null | undefined): string {
   if (value === null || value === undefined || value === '') return '0';
   try {
     return new Decimal(value).toFixed();
@@ -30,7 +30,7 @@ export function decimalText(value: number | string | Decimal | null | undefined)
   }
 }
 
-export function methodKind(type: string | undefined, code = ''): MethodKind {
+function methodKind(type: string | undefined, code = ''): MethodKind {
   const t = (type ?? '').toLowerCase().replace(/[^a-z]/g, '');
   if (t === 'qris' || t === 'qr') return 'qris';
   if (t === 'va' || t.includes('virtual')) return 'va';
@@ -42,7 +42,7 @@ export function methodKind(type: string | undefined, code = ''): MethodKind {
 }
 
 /** "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
-export function methodName(method: Pick<PaymentMethod, 'bankName' | 'depositPaymentType' | 'bankCode'> & { name?: unknown }): string {
+function methodName(method: Pick<PaymentMethod, 'bankName' | 'depositPaymentType' | 'bankCode'> & { name?: unknown }): string {
   if (typeof method.name === 'string' && method.name) return method.name;
   const name = method.bankName || method.bankCode;
   const kind = methodKind(method.depositPaymentType, method.bankCode);
@@ -63,7 +63,7 @@ const num = (v: unknown): Decimal | null => {
  * Without them: merchant bears the fee, the shopper pays the amount, fee 0; shopper bears it, the smallest
  * input whose output after fee (feeFlat + input x feePercentage / 100) reaches the amount, rounded up.
  */
-export function quote(method: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): { fee: string; total: string } {
+function quote(method: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): { fee: string; total: string } {
   const a = new Decimal(amount);
   const total = num(method.paymentAmount);
   const fee = num(method.shopperFee);
@@ -74,7 +74,7 @@ export function quote(method: SessionPaymentMethod, amount: string, currency: st
   return { fee: decimalText(computed.minus(a)), total: decimalText(computed) };
 }
 
-export function methodView(m: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): WidgetMethod {
+function methodView(m: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): WidgetMethod {
   const { fee, total } = quote(m, amount, currency, feesPaidBy);
   const t = new Decimal(total);
   const min = num(m.minimumAmount);

@@ -25,7 +25,7 @@ export interface SandboxCredentials {
   webhookSecret: string;
 }
 
-export const SANDBOX_EMAIL = 'merchant@sandbox.kasir.test';
+const SANDBOX_EMAIL = 'merchant@sandbox.kasir.test';
 
 export const newClientId = () => `kasir_test_${randomBytes(10).toString('hex')}`;
 export const newClientSecret = () => `sk_test_${randomBytes(24).toString('base64url')}`;

@@ -3,7 +3,8 @@
 // stay atomic when transactions run in parallel (PostgreSQL's pool) rather than one at a time (SQLite).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { engineOf, openDatabase } from '../../server/provider/db/database';
+import { openDatabase } from '../../server/provider/db/database';
+import { engineOf } from '../../server/provider/db/engine';
 import { createTestProvider, testDatabaseUrl, type TestProvider } from '../support/provider';
 import { createFiat, outbox } from './deposit-helpers';
 

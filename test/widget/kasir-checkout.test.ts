@@ -13,7 +13,7 @@ const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state =
 /** Where the element remembers its checkout: the order, this page, and its place among the page's elements. */
 const key = (amount: string, index = 0) => `kasir-checkout:/api|${amount}|IDR|${location.pathname}${location.search}|${index}`;
 
-async function mount(api: FakeApi, attrs: Partial<{ amount: string; checkoutId: string; locale: string }> = {}) {
+async function mount(attrs: Partial<{ amount: string; checkoutId: string; locale: string }> = {}) {
   const el = await fixture<KasirCheckout>(
     html`<kasir-checkout
       endpoint="/api"
@@ -43,7 +43,7 @@ describe('<kasir-checkout>', () => {
 
   it('starts in loading, reflected, then offers the methods grouped by kind', async () => {
     api.hold = false;
-    const el = await mount(api);
+    const el = await mount();
     expect(['loading', 'choosing']).to.include(el.getAttribute('state'));
     await reached(el, 'choosing');
     expect(el.getAttribute('state')).to.equal('choosing');
@@ -63,7 +63,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('pays by virtual account: number grouped, copy buttons, exact amount, instructions', async () => {
-    const el = await mount(api);
+    const el = await mount();
     const selected = oneEvent(el, 'kasir-method-selected');
     const pending = oneEvent(el, 'kasir-pending');
     await reached(el, 'choosing');
@@ -99,7 +99,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('pays by bank transfer: the account number and name, the exact amount', async () => {
-    const el = await mount(api);
+    const el = await mount();
     await choose(el, 'BCA_TRANSFER');
     expect(text(part(el, 'va-number'))).to.equal('0123 4567 89');
     expect(text(el.shadowRoot!.querySelector('dl'))).to.contain('PT KASIR DEMO');
@@ -109,7 +109,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('pays by QRIS: an inline SVG code with a quiet zone, crisp edges, and a PNG download', async () => {
-    const el = await mount(api);
+    const el = await mount();
     await choose(el, 'QRIS');
     const svg = part(el, 'qr')!.querySelector('svg')!;
     expect(svg.getAttribute('shape-rendering')).to.equal('crispEdges');
@@ -165,7 +165,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('pays by e-wallet: a link to the wallet, opened in a new tab', async () => {
-    const el = await mount(api);
+    const el = await mount();
     await choose(el, 'OVO');
     const link = el.shadowRoot!.querySelector<HTMLAnchorElement>('a.button')!;
     expect(link.href).to.equal('https://wallet.example/approve/123');
@@ -178,7 +178,7 @@ describe('<kasir-checkout>', () => {
   it('refuses an e-wallet link that is not http or https', async () => {
     api.uninstall();
     api = new FakeApi({ checkoutUrl: 'javascript:alert(1)' }).install();
-    const el = await mount(api);
+    const el = await mount();
     const error = oneEvent(el, 'kasir-error');
     await reached(el, 'choosing');
     el.shadowRoot!.querySelector<HTMLButtonElement>('[data-method="OVO"]')!.click();
@@ -188,7 +188,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('shows the completed screen and fires kasir-completed', async () => {
-    const el = await mount(api, {});
+    const el = await mount({});
     el.pollInterval = 100;
     await choose(el, 'BCA_VA');
     const completed = oneEvent(el, 'kasir-completed');
@@ -207,7 +207,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('shows the expired screen, fires kasir-expired, and can start a new payment', async () => {
-    const el = await mount(api);
+    const el = await mount();
     el.pollInterval = 100;
     await choose(el, 'QRIS');
     const expired = oneEvent(el, 'kasir-expired');
@@ -266,7 +266,7 @@ describe('<kasir-checkout>', () => {
       it(`creating the checkout fails with ${status || 'a network error'}: "${says}"${action ? `, "${action}"` : ', no button'}`, async () => {
         api.failWith = status;
         api.failMessage = raw;
-        const el = await mount(api);
+        const el = await mount();
         await reached(el, 'error');
         await el.updateComplete;
         expect(text(part(el, 'result'))).to.contain(says);
@@ -293,7 +293,7 @@ describe('<kasir-checkout>', () => {
     });
 
     it('speaks Indonesian: an unknown checkout-id, with no button (nothing to retry or restart)', async () => {
-      const el = await mount(api, { checkoutId: 'chk_unknown', locale: 'id' });
+      const el = await mount({ checkoutId: 'chk_unknown', locale: 'id' });
       await reached(el, 'error');
       await el.updateComplete;
       expect(text(part(el, 'result'))).to.equal('Terjadi kesalahan Tautan pembayaran ini tidak dikenal atau sudah berakhir.');
@@ -303,7 +303,7 @@ describe('<kasir-checkout>', () => {
 
     it('speaks Indonesian for every kind of failure', async () => {
       api.failWith = 429;
-      const el = await mount(api, { locale: 'id' });
+      const el = await mount({ locale: 'id' });
       await reached(el, 'error');
       await el.updateComplete;
       expect(text(part(el, 'result'))).to.contain('Terlalu banyak percobaan');
@@ -320,7 +320,7 @@ describe('<kasir-checkout>', () => {
       [409, 'Checkout is being updated', 'This payment could not be processed.'],
     ] as const) {
       it(`a choice that fails with ${status} offers "Start a new payment", which works`, async () => {
-        const el = await mount(api);
+        const el = await mount();
         await reached(el, 'choosing');
         const old = api.only.id;
         api.failWith = status;
@@ -339,7 +339,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('chooses once on a double click, and shows the choice as busy meanwhile', async () => {
-    const el = await mount(api);
+    const el = await mount();
     await reached(el, 'choosing');
     const button = part(el, 'method') as HTMLButtonElement;
     button.click();
@@ -353,7 +353,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('shows the server message on a failed choice, and retries the same choice', async () => {
-    const el = await mount(api);
+    const el = await mount();
     await reached(el, 'choosing');
     api.failWith = 502;
     part(el, 'method')!.click();
@@ -384,7 +384,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('resumes the same checkout and deposit after a reload, never creating a second one', async () => {
-    const first = await mount(api);
+    const first = await mount();
     await choose(first, 'BCA_VA');
     const id = api.only.id;
     first.remove();
@@ -410,19 +410,19 @@ describe('<kasir-checkout>', () => {
 
   it('starts afresh when the remembered checkout is gone, and remembers per order', async () => {
     sessionStorage.setItem(key('150000'), 'chk_gone');
-    const el = await mount(api);
+    const el = await mount();
     await reached(el, 'choosing');
     expect(api.requests('GET', '/checkouts/chk_gone')).to.have.length(1);
     expect(api.requests('POST', '/checkouts')).to.have.length(1);
     expect(sessionStorage.getItem(key('150000'))).to.equal(api.only.id);
-    const other = await mount(api, { amount: '99000' });
+    const other = await mount({ amount: '99000' });
     await reached(other, 'choosing');
     expect(api.requests('POST', '/checkouts'), 'another amount is another checkout').to.have.length(2);
   });
 
   for (const outcome of ['completed', 'expired'] as const) {
     it(`a new order at the same price after a ${outcome} payment gets a new checkout, not the old outcome`, async () => {
-      const first = await mount(api);
+      const first = await mount();
       first.pollInterval = 1000;
       await choose(first, 'BCA_VA');
       const old = api.only.id;
@@ -477,13 +477,13 @@ describe('<kasir-checkout>', () => {
 
   it('gives another order page (another query) its own checkout at the same price', async () => {
     const here = location.href;
-    const first = await mount(api);
+    const first = await mount();
     await reached(first, 'choosing');
     const one = api.only.id;
     first.remove();
     history.replaceState(null, '', `${location.pathname}${location.search ? `${location.search}&` : '?'}order=2`);
     try {
-      const second = await mount(api);
+      const second = await mount();
       await reached(second, 'choosing');
       expect(api.requests('POST', '/checkouts'), 'a second order page').to.have.length(2);
       expect(api.only.id).to.not.equal(one);
@@ -491,14 +491,14 @@ describe('<kasir-checkout>', () => {
     } finally {
       history.replaceState(null, '', here);
     }
-    const again = await mount(api);
+    const again = await mount();
     await reached(again, 'choosing');
     expect(api.requests('POST', '/checkouts'), 'back on the first order page, its checkout is resumed').to.have.length(2);
     expect(api.requests('GET', `/checkouts/${one}`)).to.have.length(1);
   });
 
   it('follows a change of amount: the new order gets its own checkout', async () => {
-    const el = await mount(api);
+    const el = await mount();
     el.amount = '99000';
     await reached(el, 'choosing');
     await el.updateComplete;
@@ -511,14 +511,14 @@ describe('<kasir-checkout>', () => {
   it('uses the checkout-id attribute over anything remembered, and never creates one', async () => {
     const made = api.newCheckout('275000');
     sessionStorage.setItem('kasir-checkout:/api||IDR', 'chk_other');
-    const el = await mount(api, { checkoutId: made.id });
+    const el = await mount({ checkoutId: made.id });
     await reached(el, 'choosing');
     expect(api.calls.map((c) => `${c.method} ${c.path}`)).to.deep.equal([`GET /checkouts/${made.id}`]);
     expect(text(part(el, 'amount'))).to.equal('Rp 275,000');
   });
 
   it('speaks Indonesian with Indonesian amounts', async () => {
-    const el = await mount(api, { locale: 'id' });
+    const el = await mount({ locale: 'id' });
     await reached(el, 'choosing');
     expect(text(el.shadowRoot!.querySelector('h2'))).to.equal('Pilih cara bayar');
     expect(text(part(el, 'amount'))).to.equal('Rp 150.000');
@@ -569,7 +569,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('is accessible while choosing, and moves focus to the new screen after a choice', async () => {
-    const el = await mount(api);
+    const el = await mount();
     await reached(el, 'choosing');
     await el.updateComplete;
     await expect(el).to.be.accessible();
@@ -584,7 +584,7 @@ describe('<kasir-checkout>', () => {
 
   it('works by keyboard alone: Tab to a method, Enter to choose, Tab to the copy and check buttons', async () => {
     const before = await fixture<HTMLButtonElement>(html`<button>before</button>`);
-    const el = await mount(api);
+    const el = await mount();
     await reached(el, 'choosing');
     await el.updateComplete;
     before.focus();
@@ -605,7 +605,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('is themed by --kasir-* custom properties', async () => {
-    const el = await mount(api);
+    const el = await mount();
     el.style.setProperty('--kasir-accent', 'rgb(200, 0, 100)');
     await reached(el, 'choosing');
     part(el, 'method')!.click();

@@ -1,7 +1,7 @@
 // Registering <kasir-checkout>: a second copy of the element on one page (two script tags, or an older and a newer
 // version) is a no-op with a warning; and attributes the element cannot use show its error state with a localized
 // message, before any request.
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, waitUntil } from '@open-wc/testing';
 import { KasirCheckout } from '../../widget/index';
 import { FakeApi } from './fake-api';
 

@@ -8,7 +8,7 @@ import { newClientId, newClientSecret, newWebhookSecret } from '../seed.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { decoyVerificationToken, issueVerification, VERIFICATION_TTL_MS, verifyOtp } from './verification.js';
 
-export const LOGIN_FAILED = 'Invalid email or password';
+const LOGIN_FAILED = 'Invalid email or password';
 const OTP_MINUTES = VERIFICATION_TTL_MS / 60_000;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

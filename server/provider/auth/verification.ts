@@ -4,7 +4,7 @@ import { randomToken } from '../ids.js';
 
 /** DESIGN.md section 3: verificationToken and OTP lifetimes, and the wrong-OTP budget. */
 export const VERIFICATION_TTL_MS = 10 * 60_000;
-export const MAX_OTP_ATTEMPTS = 5;
+const MAX_OTP_ATTEMPTS = 5;
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 /** The OTP is stored as an HMAC keyed by the token, which itself is stored only as a hash: a database dump reveals neither. */
@@ -13,7 +13,7 @@ const otpDigest = (token: string, otp: string) => createHmac('sha256', token).up
 export const hashVerificationToken = sha256;
 
 /** A 6-digit code from the CSPRNG, leading zeros kept. */
-export const newOtp = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');
+const newOtp = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');
 
 export interface IssuedVerification {
   verificationToken: string;

@@ -1,5 +1,5 @@
 // Crypto assets (interface 2.5): EVM and Stellar, each id of the form <SYMBOL>-<NETWORK>.
-export type BlockchainType = 'EVM' | 'STELLAR';
+type BlockchainType = 'EVM' | 'STELLAR';
 
 export interface CryptoDef {
   recordId: string;

@@ -1,5 +1,5 @@
 // The sandbox catalog of Indonesian fiat payment methods (interface 2.3), with realistic limits and fees.
-export type MethodKind = 'va' | 'qris' | 'ewallet';
+type MethodKind = 'va' | 'qris' | 'ewallet';
 
 export interface PaymentMethodDef {
   /** The interface's bankCode: what a client sends as paymentMethod. */

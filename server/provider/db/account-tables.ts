@@ -3,7 +3,7 @@
 import type { Generated } from 'kysely';
 
 /** One pending login or registration: a verificationToken bound to one OTP. Only hashes are stored. */
-export interface VerificationTokensTable {
+interface VerificationTokensTable {
   /** SHA-256 (hex) of the verificationToken handed to the client. */
   token_hash: string;
   user_id: string;
@@ -20,7 +20,7 @@ export interface VerificationTokensTable {
 }
 
 /** Mail the sandbox would have sent (when SMTP_URL is not set): readable at GET /sandbox/mailbox. */
-export interface SandboxMailboxTable {
+interface SandboxMailboxTable {
   id: string;
   to_email: string;
   subject: string;
@@ -31,7 +31,7 @@ export interface SandboxMailboxTable {
 }
 
 /** Fixed-window counters of the auth rate limits. The key is a SHA-256 of scope, subject and window. */
-export interface RateLimitsTable {
+interface RateLimitsTable {
   key: string;
   count: number;
   /** Epoch ms at which this window ends (and the row may be deleted). */
@@ -72,7 +72,7 @@ export interface RecipientBanksTable {
 }
 
 /** Manual re-sends from the dashboard: which delivery a new outbox row repeats. */
-export interface WebhookResendsTable {
+interface WebhookResendsTable {
   delivery_id: string;
   original_delivery_id: string;
   created_at: string;

@@ -8,8 +8,6 @@ import type { DepositTables } from './deposit-tables.js';
 import { migrations } from './migrations/index.js';
 import type { CoreTables } from './schema.js';
 
-export { engineOf, forUpdate, type Engine } from './engine.js';
-
 export type Database = CoreTables & DepositTables & AccountTables;
 export type Db = Kysely<Database>;
 
@@ -40,7 +38,7 @@ const pgTypes: pg.CustomTypesConfig = {
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-export function isPostgresUrl(url: string | undefined): url is string {
+function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//i.test(url);
 }
 

@@ -3,7 +3,7 @@
 // Generated<> marks a column the database fills with its default when an insert leaves it out.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-export interface DepositsTable {
+interface DepositsTable {
   /** The record id (interface `id`). */
   id: string;
   /** The interface's depositId: a UUID, or the checkout id for checkout deposits. Unique. */
@@ -45,7 +45,7 @@ export interface DepositsTable {
   updated_at: string;
 }
 
-export interface DepositActivitiesTable {
+interface DepositActivitiesTable {
   /** The entry's _id. */
   id: string;
   /** deposits.id */
@@ -57,7 +57,7 @@ export interface DepositActivitiesTable {
   updated_at: string;
 }
 
-export interface CheckoutsTable {
+interface CheckoutsTable {
   /** The checkout id (= the depositId of the deposit the shopper creates). */
   id: string;
   merchant_id: string;

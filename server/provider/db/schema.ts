@@ -5,13 +5,13 @@ import type { Generated } from 'kysely';
 // money is decimal text (never a binary float). Generated<> marks a column with a database default (or identity)
 // that an insert may leave out.
 
-export interface OrganizationsTable {
+interface OrganizationsTable {
   id: string;
   name: string;
   created_at: string;
 }
 
-export interface UsersTable {
+interface UsersTable {
   id: string;
   organization_id: string;
   name: string;
@@ -29,7 +29,7 @@ export interface UsersTable {
 }
 
 /** API credentials and settings of one merchant account (one per organization). */
-export interface MerchantsTable {
+interface MerchantsTable {
   id: string;
   organization_id: string;
   user_id: string;
@@ -43,13 +43,13 @@ export interface MerchantsTable {
 }
 
 /** Accepted signatures of non-GET requests, kept for the timestamp window to refuse replays. */
-export interface SignatureNoncesTable {
+interface SignatureNoncesTable {
   signature: string;
   expires_at: number;
 }
 
 /** The webhook outbox: one row per event, written in the same transaction as the change it reports. */
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: string;
   merchant_id: string;
   event_type: string;
@@ -62,7 +62,7 @@ export interface WebhookDeliveriesTable {
   succeeded_at: string | null;
 }
 
-export interface WebhookAttemptsTable {
+interface WebhookAttemptsTable {
   id: Generated<number>;
   delivery_id: string;
   attempted_at: string;

@@ -11,7 +11,7 @@ import { checkoutById, insertCheckout, merchantOwner } from './repository.js';
 import { createFiatDeposit, DepositIdTaken, quoteMethod, readDepositById, type FiatQuote } from './service.js';
 import type { DepositRow, DepositView } from './view.js';
 
-export const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
+const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
 
 export type { CheckoutRow } from '../db/deposit-tables.js';
 

@@ -7,7 +7,7 @@ import { offersFor, type CheckoutRow } from './checkout.js';
 import type { DepositRow } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
-export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
+export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
 
 export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');

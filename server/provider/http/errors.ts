@@ -7,7 +7,7 @@ import type { ZodError } from 'zod';
 import { errorBody, expectedErrorBody } from '../../common/errors.js';
 import type { ProviderEnv } from './env.js';
 
-export { ApiError, errorBody, onNotFound } from '../../common/errors.js';
+export { ApiError, onNotFound } from '../../common/errors.js';
 
 /** Shapes every thrown error into the envelope, once, for the whole app. Never leaks a stack trace. */
 export const onError: ErrorHandler<ProviderEnv> = (err, c) => {

@@ -14,7 +14,7 @@ const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const unauthorized = (message: string) => new ApiError(401, message);
 
 /** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
-export const CREDENTIAL_CACHE_MS = 5000;
+const CREDENTIAL_CACHE_MS = 5000;
 
 interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
 

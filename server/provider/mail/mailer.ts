@@ -19,7 +19,7 @@ export interface Mailer {
 const FROM = process.env.SMTP_FROM || 'kasir sandbox <no-reply@kasir.test>';
 
 /** Masks an address for the log: m*****t@sandbox.kasir.test. */
-export function maskEmail(email: string): string {
+function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
   if (at < 1) return '***';
   const local = email.slice(0, at);
@@ -27,7 +27,7 @@ export function maskEmail(email: string): string {
 }
 
 /** The sandbox mailbox: mail is kept in the database and announced in the log. */
-export function mailboxMailer(db: Db, now: () => Date, log: (line: string) => void = (line) => console.log(line)): Mailer {
+function mailboxMailer(db: Db, now: () => Date, log: (line: string) => void = (line) => console.log(line)): Mailer {
   return {
     async send(mail) {
       await db.insertInto('sandbox_mailbox').values({
@@ -45,7 +45,7 @@ export function mailboxMailer(db: Db, now: () => Date, log: (line: string) => vo
 }
 
 /** SMTP through nodemailer. Sends in the background so a request never waits on (or reveals) the mail server. */
-export function smtpMailer(smtpUrl: string, transporter: Transporter = nodemailer.createTransport(smtpUrl)): Mailer {
+function smtpMailer(smtpUrl: string, transporter: Transporter = nodemailer.createTransport(smtpUrl)): Mailer {
   return {
     async send(mail) {
       transporter.sendMail({ from: FROM, to: mail.to, subject: mail.subject, text: mail.text }).catch((err: unknown) => {

@@ -24,7 +24,7 @@ export interface DispatcherOptions {
   onAttempt?: (attempt: AttemptRecord) => void;
 }
 
-export interface AttemptRecord {
+interface AttemptRecord {
   deliveryId: string;
   attempt: number;
   ok: boolean;
