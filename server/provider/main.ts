@@ -6,8 +6,9 @@ import { createProviderApp, type ProviderApp } from './app.js';
 import { resolveProviderConfig, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
 import { createDepositCaches } from './deposits/read-cache.js';
-import type { ProviderDeps } from './http/env.js';
+import type { ProviderCaches, ProviderDeps } from './http/env.js';
 import { startBackgroundJobs } from './jobs.js';
+import { createMailer } from './mail/mailer.js';
 import { loadJwtSecret } from './secrets.js';
 import { seedSandbox, type SandboxCredentials } from './seed.js';
 
@@ -25,11 +26,12 @@ export interface RunningSandbox {
   stop(): Promise<void>;
 }
 
-const internals = new WeakMap<RunningSandbox, ProviderDeps>();
+/** Where a running sandbox keeps its internals: a hidden (symbol, non-enumerable) property of the sandbox itself. */
+const DEPS = Symbol('kasir.sandboxDeps');
 
 /** The internals of a running sandbox (database, config, clock) for this repository's own tests; not part of the package's API. */
 export function sandboxDeps(sandbox: RunningSandbox): ProviderDeps {
-  const deps = internals.get(sandbox);
+  const deps = (sandbox as RunningSandbox & { [DEPS]?: ProviderDeps })[DEPS];
   if (!deps) throw new Error('not a sandbox started by startSandbox');
   return deps;
 }
@@ -45,10 +47,15 @@ function describeDatabase(config: ProviderConfig): string {
   }
 }
 
+/** A service instance's own, empty caches. */
+function createProviderCaches(): ProviderCaches {
+  return { ...createDepositCaches(), credentials: new Map(), verifiedTokens: new Map() };
+}
+
 /**
  * Opens (and migrates) the database of a resolved configuration, loads the token key and makes this instance's own
- * caches: everything the service is built from, with nothing listening. startSandbox serves it; the tests drive it
- * through app.request().
+ * mailer and caches: everything the service is built from, with nothing listening. startSandbox serves it; the tests
+ * drive it through app.request().
  */
 export async function openProvider(config: ProviderConfig, now: () => Date = () => new Date()): Promise<ProviderDeps> {
   let db;
@@ -62,7 +69,7 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
     });
   }
   try {
-    return { db, config, jwtSecret: loadJwtSecret(config.dataDir), now, caches: createDepositCaches() };
+    return { db, config, jwtSecret: loadJwtSecret(config.dataDir), now, mailer: createMailer(config, db, now), caches: createProviderCaches() };
   } catch (err) {
     await db.destroy();
     throw err;
@@ -121,7 +128,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         return stopping;
       },
     };
-    internals.set(sandbox, deps);
+    Object.defineProperty(sandbox, DEPS, { value: deps });
     return sandbox;
   } catch (err) {
     await stopJobs?.().catch(() => {});

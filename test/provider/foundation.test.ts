@@ -34,6 +34,20 @@ describe('payment service foundation', () => {
     }
     assert.match(p.creds.webhookSecret, /^whsec_/);
   });
+
+  it('shares none of its caches, nor its mailer, with a second service in the same process', async () => {
+    const other = await createTestProvider();
+    try {
+      // The unknown-email hash is made when the app is built, so both services have theirs.
+      for (const name of ['depositViews', 'organizationNames', 'credentials', 'verifiedTokens', 'dummyHash'] as const) {
+        assert.ok(p.deps.caches[name], name);
+        assert.notEqual(other.deps.caches[name], p.deps.caches[name], name);
+      }
+      assert.notEqual(other.deps.mailer, p.deps.mailer);
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 describe('payment service over real HTTP', () => {

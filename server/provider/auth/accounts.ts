@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { ProviderDeps } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
 import { newRecordId } from '../ids.js';
-import { accountExistsMail, mailerFor, otpMail } from '../mail/mailer.js';
+import { accountExistsMail, otpMail } from '../mail/mailer.js';
 import { newClientId, newClientSecret, newWebhookSecret } from '../seed.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { decoyVerificationToken, issueVerification, VERIFICATION_TTL_MS, verifyOtp } from './verification.js';
@@ -14,17 +14,11 @@ const OTP_MINUTES = VERIFICATION_TTL_MS / 60_000;
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /**
- * A hash of a random password at the configured cost, checked against when the email is unknown, so a
- * failed login costs one scrypt whether or not the account exists.
+ * A hash of a random password at the service's cost, checked against when the email is unknown, so a failed login
+ * costs one scrypt whether or not the account exists. Made once per service, on first use (deps.caches.dummyHash).
  */
-const dummyHashes = new Map<number, Promise<string>>();
-export function dummyHash(N: number): Promise<string> {
-  let hash = dummyHashes.get(N);
-  if (!hash) {
-    hash = hashPassword(randomBytes(16).toString('base64url'), N);
-    dummyHashes.set(N, hash);
-  }
-  return hash;
+export function dummyHash(deps: ProviderDeps): Promise<string> {
+  return (deps.caches.dummyHash ??= hashPassword(randomBytes(16).toString('base64url'), deps.config.scryptN));
 }
 
 export interface RegisterInput {
@@ -45,7 +39,7 @@ export async function register(deps: ProviderDeps, input: RegisterInput): Promis
   const { db, config } = deps;
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password, config.scryptN);
-  const mailer = mailerFor(deps);
+  const { mailer } = deps;
   const now = deps.now();
   const iso = now.toISOString();
 
@@ -84,13 +78,13 @@ export async function register(deps: ProviderDeps, input: RegisterInput): Promis
 
 /** Checks email and password and mails an OTP. Any failure is the same 401, after the same scrypt work. */
 export async function login(deps: ProviderDeps, emailInput: string, password: string): Promise<string> {
-  const { db, config } = deps;
+  const { db } = deps;
   const email = normalizeEmail(emailInput);
   const user = await db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst();
-  const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash(config.scryptN)));
+  const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash(deps)));
   if (!user || !ok) throw new ApiError(401, LOGIN_FAILED);
   const { verificationToken, otp } = await issueVerification(db, user.id, 'login', deps.now());
-  await mailerFor(deps).send(otpMail(email, otp, 'login', OTP_MINUTES));
+  await deps.mailer.send(otpMail(email, otp, 'login', OTP_MINUTES));
   return verificationToken;
 }
 

@@ -47,7 +47,7 @@ export const CRYPTOS: readonly CryptoDef[] = [
   stellar('65b2e1d3f5c1b2c3d4e5f00a', 'XLM', 'Stellar Lumens', '', 'stellar', ['IDR', 'USD']),
 ];
 
-const byId = new Map(CRYPTOS.map((c) => [c.id, c]));
+const byId: ReadonlyMap<string, CryptoDef> = new Map(CRYPTOS.map((c) => [c.id, c]));
 
 export function findCrypto(id: string): CryptoDef | undefined {
   return byId.get(id);

@@ -33,7 +33,7 @@ export const FIAT_CURRENCIES: readonly FiatCurrencyDef[] = [
   fiat('64a1f0c2e4b0a1b2c3d4e007', 'INR', 'Indian Rupee', 'India', 'IN', '₹', 2, { requireBankName: true, requireIfsc: true, requireAccountNumber: true }),
 ];
 
-const byCode = new Map(FIAT_CURRENCIES.map((c) => [c.code, c]));
+const byCode: ReadonlyMap<string, FiatCurrencyDef> = new Map(FIAT_CURRENCIES.map((c) => [c.code, c]));
 
 export function findFiat(code: string): FiatCurrencyDef | undefined {
   return byCode.get(code);

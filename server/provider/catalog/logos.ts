@@ -42,7 +42,7 @@ function render({ label, bg, fg }: Badge): string {
     + `</svg>`;
 }
 
-const SVGS = new Map(Object.entries(BADGES).map(([file, badge]) => [file, render(badge)]));
+const SVGS: ReadonlyMap<string, string> = new Map(Object.entries(BADGES).map(([file, badge]) => [file, render(badge)]));
 
 /** The SVG text of a logo file, or undefined. */
 export function logoSvg(file: string): string | undefined {

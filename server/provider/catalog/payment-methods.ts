@@ -50,7 +50,7 @@ export const PAYMENT_METHODS: readonly PaymentMethodDef[] = [
   ewallet('LINKAJA', 'LinkAja', '1.5', '10000000', 'linkaja.svg'),
 ];
 
-const byCode = new Map(PAYMENT_METHODS.map((m) => [m.code, m]));
+const byCode: ReadonlyMap<string, PaymentMethodDef> = new Map(PAYMENT_METHODS.map((m) => [m.code, m]));
 
 export function findPaymentMethod(code: string): PaymentMethodDef | undefined {
   return byCode.get(code);

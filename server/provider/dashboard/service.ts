@@ -1,6 +1,7 @@
 // The merchant account as the dashboard and the hosted pages read and change it: profile, secrets, webhook URL,
 // the hosted-checkout switch, the organization name, and recent webhook deliveries.
 import type { Db } from '../db/database.js';
+import type { ProviderDeps } from '../http/env.js';
 import { forgetCredentials } from '../http/signature.js';
 import { newClientSecret, newWebhookSecret } from '../seed.js';
 
@@ -35,10 +36,10 @@ export async function secretsOf(db: Db, merchantId: string) {
   return db.selectFrom('merchants').select(['client_secret', 'webhook_secret']).where('id', '=', merchantId).executeTakeFirstOrThrow();
 }
 
-export async function rotateClientSecret(db: Db, merchantId: string, now: Date): Promise<string> {
+export async function rotateClientSecret(deps: ProviderDeps, merchantId: string): Promise<string> {
   const secret = newClientSecret();
-  await db.updateTable('merchants').set({ client_secret: secret, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
-  forgetCredentials(db);
+  await deps.db.updateTable('merchants').set({ client_secret: secret, updated_at: deps.now().toISOString() }).where('id', '=', merchantId).execute();
+  forgetCredentials(deps);
   return secret;
 }
 

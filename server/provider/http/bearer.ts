@@ -33,18 +33,20 @@ export function bearerAuth(deps: ProviderDeps) {
   });
 }
 
-/** Recently verified tokens, so a busy client does not pay for JWT verification and a user lookup per call. */
+/**
+ * A token recently verified (deps.caches.verifiedTokens, by token), so a busy client does not pay for JWT
+ * verification and a user lookup per call.
+ */
+export interface VerifiedToken { merchant: AuthenticatedMerchant; until: number }
 const VERIFIED_TTL_MS = 10_000;
 const MAX_VERIFIED = 10_000;
-const verifiedTokens = new WeakMap<ProviderDeps, Map<string, { merchant: AuthenticatedMerchant; until: number }>>();
 
 export async function authenticateBearer(deps: ProviderDeps, header: string | undefined): Promise<AuthenticatedMerchant> {
   if (!header) throw new ApiError(401, 'Missing Authorization header: send Authorization: Bearer <accessToken>');
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) throw new ApiError(401, 'Authorization header must be: Bearer <accessToken>');
   const token = match[1];
-  let cache = verifiedTokens.get(deps);
-  if (!cache) verifiedTokens.set(deps, (cache = new Map()));
+  const cache = deps.caches.verifiedTokens;
   const nowMs = Date.now();
   const hit = cache.get(token);
   if (hit && hit.until > nowMs) return hit.merchant;

@@ -1,6 +1,9 @@
 import type { ProviderConfig } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DepositCaches } from '../deposits/read-cache.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { VerifiedToken } from './bearer.js';
+import type { Credential } from './signature.js';
 
 /** What every part of the payment service is built from; route and middleware factories take it. */
 export interface ProviderDeps {
@@ -10,11 +13,22 @@ export interface ProviderDeps {
   jwtSecret: string;
   /** The service's clock; tests move it to exercise expiry and timestamp windows. */
   now: () => Date;
+  /** Sends the service's mail (OTP codes): SMTP when configured, else the sandbox mailbox. */
+  mailer: Mailer;
   /**
-   * This instance's in-process caches. They hang here, never off a module: two services in one process (tests,
-   * a shop's own test suite) never share one.
+   * This instance's in-process caches, made in main.ts openProvider. They hang here, never off a module: two services
+   * in one process (tests, a shop's own test suite) never share one.
    */
-  caches: DepositCaches;
+  caches: ProviderCaches;
+}
+
+export interface ProviderCaches extends DepositCaches {
+  /** Merchant credentials by client id, read by the signature check (http/signature.ts). */
+  credentials: Map<string, Credential>;
+  /** Bearer tokens recently verified, by token (http/bearer.ts). */
+  verifiedTokens: Map<string, VerifiedToken>;
+  /** The hash a login for an unknown email is checked against, made on first use (auth/accounts.ts). */
+  dummyHash?: Promise<string>;
 }
 
 /** The merchant account a signed request or a bearer token resolved to. */

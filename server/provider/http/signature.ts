@@ -1,7 +1,6 @@
 import { createMiddleware } from 'hono/factory';
 import { signatureMatches, signRequest } from '../../common/request-signing.js';
 import { ApiError } from './errors.js';
-import type { Db } from '../db/database.js';
 import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env.js';
 import { isBodiless, rawHeader, requestTarget } from './request-target.js';
 
@@ -16,23 +15,21 @@ const unauthorized = (message: string) => new ApiError(401, message);
 /** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
 const CREDENTIAL_CACHE_MS = 5000;
 
-interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
+/** A merchant's credentials recently read (deps.caches.credentials, by client id). */
+export interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
 
-/** Credentials recently read, per database: the signed hot path (merchants polling deposits) skips the lookup. */
-const credentialCaches = new WeakMap<Db, Map<string, Credential>>();
-
-/** Forgets cached credentials, so a secret rotated in this process takes effect at once. */
-export function forgetCredentials(db: Db): void {
-  credentialCaches.get(db)?.clear();
+/** Forgets this service's cached credentials, so a secret rotated in this process takes effect at once. */
+export function forgetCredentials(deps: ProviderDeps): void {
+  deps.caches.credentials.clear();
 }
 
-async function credentialOf(db: Db, clientId: string): Promise<Credential | undefined> {
-  let cache = credentialCaches.get(db);
-  if (!cache) credentialCaches.set(db, (cache = new Map()));
+/** The signed hot path (merchants polling deposits) reads a client's credentials from memory when it can. */
+async function credentialOf(deps: ProviderDeps, clientId: string): Promise<Credential | undefined> {
+  const cache = deps.caches.credentials;
   const now = Date.now();
   const cached = cache.get(clientId);
   if (cached && cached.until > now) return cached;
-  const row = await db
+  const row = await deps.db
     .selectFrom('merchants')
     .select(['id', 'organization_id', 'user_id', 'client_id', 'client_secret'])
     .where('client_id', '=', clientId)
@@ -75,7 +72,7 @@ export function signatureAuth(deps: ProviderDeps, options: SignatureOptions = {}
     const skew = Math.abs(deps.now().getTime() - Date.parse(timestamp)) / 1000;
     if (skew > tolerance) throw unauthorized(`Stale timestamp: X-Timestamp is more than ${tolerance} seconds from the server clock`);
 
-    const credential = await credentialOf(deps.db, clientId);
+    const credential = await credentialOf(deps, clientId);
     if (!credential) throw unauthorized('Unknown client: X-Client-ID is not registered');
 
     const body = isBodiless(c) ? EMPTY_BODY : new Uint8Array(await c.req.arrayBuffer());

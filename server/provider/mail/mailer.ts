@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../db/database.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderConfig } from '../config.js';
 import { newRecordId } from '../ids.js';
 
 export interface OutgoingMail {
@@ -55,16 +55,9 @@ function smtpMailer(smtpUrl: string, transporter: Transporter = nodemailer.creat
   };
 }
 
-const cache = new WeakMap<ProviderDeps, Mailer>();
-
-/** The mailer the configuration asks for: SMTP when SMTP_URL is set, else the sandbox mailbox. */
-export function mailerFor(deps: ProviderDeps): Mailer {
-  let mailer = cache.get(deps);
-  if (!mailer) {
-    mailer = deps.config.smtpUrl ? smtpMailer(deps.config.smtpUrl) : mailboxMailer(deps.db, deps.now);
-    cache.set(deps, mailer);
-  }
-  return mailer;
+/** The mailer the configuration asks for (one per service, deps.mailer): SMTP when SMTP_URL is set, else the sandbox mailbox. */
+export function createMailer(config: ProviderConfig, db: Db, now: () => Date): Mailer {
+  return config.smtpUrl ? smtpMailer(config.smtpUrl) : mailboxMailer(db, now);
 }
 
 export function otpMail(to: string, code: string, purpose: 'register' | 'login', minutes: number): OutgoingMail {

@@ -78,7 +78,7 @@ export function authRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const limits = loadAuthRateLimits();
   // Compute the unknown-email hash now, so the first failed login is not slower than the others.
-  void dummyHash(deps.config.scryptN);
+  void dummyHash(deps);
 
   const limit = async (c: Context, scope: string, email: string | undefined) => {
     try {

@@ -82,7 +82,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
     ...common, method: 'post', path: '/dashboard/api/client-secret/rotate', summary: 'Replace the client secret (the old one stops working at once)',
     responses: { 200: ok(ClientSecret, 'New client secret'), ...errors },
   }), async (c) => {
-    const clientSecret = await rotateClientSecret(deps.db, c.get('merchant').merchantId, deps.now());
+    const clientSecret = await rotateClientSecret(deps, c.get('merchant').merchantId);
     return c.json({ statusCode: 200, message: 'Client secret rotated', data: { clientSecret } }, 200);
   });
 
