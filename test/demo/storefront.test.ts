@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createStorefront, PRODUCTS, SHIPPING } from '../../demo/server/storefront';
-import { call, startUpstream, type Upstream } from '../merchant/support';
+import type { Checkout } from '@kasir/checkout';
+import { call, startUpstream, type Envelope, type Upstream } from '../merchant/support';
+
+/** What POST /shop/orders answers: the order priced on the server and its checkout. */
+interface ShopOrder { orderId: string; checkoutId: string; amount: string; currency: string }
 
 describe('demo shop server', () => {
   let up: Upstream;
@@ -57,12 +61,12 @@ describe('demo shop server', () => {
   });
 
   it('prices an order on the server and creates its checkout', async () => {
-    const res = await call(shop(), 'POST', '/shop/orders', { items: [{ sku: 'kopi', quantity: 2 }, { sku: 'gula', quantity: 1 }] });
+    const res = await call<ShopOrder>(shop(), 'POST', '/shop/orders', { items: [{ sku: 'kopi', quantity: 2 }, { sku: 'gula', quantity: 1 }] });
     assert.equal(res.status, 201);
     const amount = 2 * PRODUCTS.kopi.price + PRODUCTS.gula.price + SHIPPING;
     assert.equal(res.json.amount, String(amount));
     assert.match(res.json.orderId, /^order_/);
-    const checkout = await call(shop(), 'GET', `/api/checkouts/${res.json.checkoutId}`);
+    const checkout = await call<Envelope<Checkout>>(shop(), 'GET', `/api/checkouts/${res.json.checkoutId}`);
     assert.equal(checkout.status, 200);
     assert.equal(checkout.json.data.amount, String(amount));
   });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { assertEnvelope } from '../support/envelope';
-import { call, merchantApp, startUpstream, type Upstream } from './support';
+import type { Checkout } from '@kasir/checkout';
+import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 
 interface Route { method: string; path: (id: string) => string; fields?: string[] }
 
@@ -53,8 +54,8 @@ describe('merchant backend fuzz: never a 5xx, always the envelope, never a secre
   before(async () => {
     up = await startUpstream();
     app = merchantApp(up, {}, { checkoutRateLimit: 100_000 });
-    const created = await call(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' });
-    const chosen = await call(app, 'POST', '/api/checkouts', { amount: '250000', currency: 'IDR' });
+    const created = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' });
+    const chosen = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '250000', currency: 'IDR' });
     await call(app, 'POST', `/api/checkouts/${chosen.json.data.id}/deposit`, { method: 'QRIS' });
     realIds = [created.json.data.id, chosen.json.data.id];
   });

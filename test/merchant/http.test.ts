@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
 import { createMerchantApp } from '../../server/merchant/server';
 import { WIDGET_SCRIPT_FILE, widgetScriptRoutes } from '../../server/merchant/widget-script';
-import { call, merchantApp, sleep, startUpstream, type Upstream } from './support';
+import type { Checkout, Deposit } from '@kasir/checkout';
+import { call, merchantApp, sleep, startUpstream, type Envelope, type Upstream } from './support';
 
 describe('merchant backend: configuration', () => {
   const full = {
@@ -93,53 +94,100 @@ describe('merchant backend: HTTP surface', () => {
     assert.equal(limited.headers.get('retry-after'), reset);
   });
 
-  it('requires application/json on JSON POSTs, so a cross-site form or no-cors fetch cannot create a checkout', async () => {
-    const app = merchantApp(up, {}, { checkoutRateLimit: 1000 });
+  describe('requires application/json on JSON POSTs, so a cross-site form or no-cors fetch cannot create a checkout', () => {
+    let app: ReturnType<typeof merchantApp>;
     const creates = () => up.calls.filter((x) => x === 'POST /v1/checkout').length;
-    const before = creates();
+    let createsBefore: number;
     const json = JSON.stringify({ amount: '150000', currency: 'IDR' });
-    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/json']) {
-      const r = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type, Origin: 'https://evil.example' });
-      assert.equal(r.status, 415, `${type}: ${r.text}`);
-      assert.deepEqual(r.json, { statusCode: 415, error: 'Unsupported Media Type', message: 'Send the body as application/json' });
-    }
-    // A body without a type (a string body gets text/plain from fetch; a bare one has none at all).
-    const bare = await app.request('http://localhost/api/checkouts', { method: 'POST', body: new TextEncoder().encode(json) });
-    assert.equal(bare.status, 415);
-    assert.equal((await call(app, 'POST', '/api/checkouts')).status, 415, 'no body, no type');
-    assert.equal(creates(), before, 'no checkout was created');
+    let id: string;
+    before(() => {
+      app = merchantApp(up, {}, { checkoutRateLimit: 1000 });
+      createsBefore = creates();
+    });
 
-    const ok = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': 'application/json; charset=utf-8' });
-    assert.equal(ok.status, 201, ok.text);
-    const id = ok.json.data.id;
-    const choose = await call(app, 'POST', `/api/checkouts/${id}/deposit`, JSON.stringify({ method: 'QRIS' }), { 'Content-Type': 'text/plain' });
-    assert.equal(choose.status, 415);
-    assert.equal((await call(app, 'GET', `/api/checkouts/${id}/deposit`)).status, 404, 'no method was chosen');
-    assert.equal((await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'QRIS' })).status, 201);
-    // Bodiless POSTs stay as they are; a body with another type is refused.
-    for (const path of [`/api/checkouts/${id}/cancel`, `/api/sandbox/checkouts/${id}/pay`, `/api/sandbox/checkouts/${id}/expire`]) {
-      const r = await call(app, 'POST', path, 'x=1', { 'Content-Type': 'application/x-www-form-urlencoded' });
-      assert.equal(r.status, 415, `${path}: ${r.text}`);
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/json']) {
+      it(`refuses a checkout sent as ${type}, with a 415 envelope`, async () => {
+        const r = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type, Origin: 'https://evil.example' });
+        assert.equal(r.status, 415, `${type}: ${r.text}`);
+        assert.deepEqual(r.json, { statusCode: 415, error: 'Unsupported Media Type', message: 'Send the body as application/json' });
+      });
     }
-    assert.equal((await call(app, 'GET', `/api/checkouts/${id}/deposit`)).json.data.status, 'pending');
-    const cancelled = await call(app, 'POST', `/api/checkouts/${id}/cancel`);
-    assert.equal(cancelled.status, 200, cancelled.text);
+
+    it('refuses a body without a type (a string body gets text/plain from fetch; a bare one has none at all)', async () => {
+      const bare = await app.request('http://localhost/api/checkouts', { method: 'POST', body: new TextEncoder().encode(json) });
+      assert.equal(bare.status, 415);
+    });
+
+    it('refuses a POST with no body and no type', async () => {
+      assert.equal((await call(app, 'POST', '/api/checkouts')).status, 415, 'no body, no type');
+    });
+
+    it('created no checkout for any of them', () => {
+      assert.equal(creates(), createsBefore, 'no checkout was created');
+    });
+
+    it('takes application/json with a charset', async () => {
+      const ok = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', json, { 'Content-Type': 'application/json; charset=utf-8' });
+      assert.equal(ok.status, 201, ok.text);
+      id = ok.json.data.id;
+    });
+
+    it('refuses a method chosen as text/plain, choosing none', async () => {
+      const choose = await call(app, 'POST', `/api/checkouts/${id}/deposit`, JSON.stringify({ method: 'QRIS' }), { 'Content-Type': 'text/plain' });
+      assert.equal(choose.status, 415);
+      assert.equal((await call(app, 'GET', `/api/checkouts/${id}/deposit`)).status, 404, 'no method was chosen');
+      assert.equal((await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'QRIS' })).status, 201);
+    });
+
+    it('refuses a body of another type on the bodiless POSTs, changing nothing', async () => {
+      for (const path of [`/api/checkouts/${id}/cancel`, `/api/sandbox/checkouts/${id}/pay`, `/api/sandbox/checkouts/${id}/expire`]) {
+        const r = await call(app, 'POST', path, 'x=1', { 'Content-Type': 'application/x-www-form-urlencoded' });
+        assert.equal(r.status, 415, `${path}: ${r.text}`);
+      }
+      assert.equal((await call<Envelope<Deposit>>(app, 'GET', `/api/checkouts/${id}/deposit`)).json.data.status, 'pending');
+    });
+
+    it('takes the bodiless POSTs as they are', async () => {
+      const cancelled = await call(app, 'POST', `/api/checkouts/${id}/cancel`);
+      assert.equal(cancelled.status, 200, cancelled.text);
+    });
   });
 
-  it('answers every failure in the envelope, never a stack trace', async () => {
-    const app = merchantApp(up);
-    const unknown = await call(app, 'GET', '/api/nope');
-    assert.deepEqual(unknown.json, { statusCode: 404, error: 'Not Found', message: 'Cannot GET /api/nope' });
-    const malformed = await call(app, 'POST', '/api/checkouts', '{"amount":');
-    assert.deepEqual(malformed.json, { statusCode: 400, error: 'Bad Request', message: 'Malformed JSON in request body' });
-    const array = await call(app, 'POST', '/api/checkouts', '[1]');
-    assert.equal(array.status, 400);
-    const big = await call(app, 'POST', '/api/checkouts', JSON.stringify({ pad: 'x'.repeat(20_000) }));
-    assert.equal(big.status, 413);
-    assert.equal(big.json.statusCode, 413);
-    const badId = await call(app, 'GET', '/api/checkouts/..%2F..%2Fv1%2Fdeposit');
-    assert.equal(badId.status, 404);
-    for (const r of [unknown, malformed, array, big, badId]) assert.doesNotMatch(r.text, /at .*\.ts:\d+|Error:/);
+  describe('answers every failure in the envelope, never a stack trace', () => {
+    let app: ReturnType<typeof merchantApp>;
+    before(() => { app = merchantApp(up); });
+    const noStackTrace = (r: { text: string }) => assert.doesNotMatch(r.text, /at .*\.ts:\d+|Error:/);
+
+    it('an unknown route, as a 404', async () => {
+      const unknown = await call(app, 'GET', '/api/nope');
+      assert.deepEqual(unknown.json, { statusCode: 404, error: 'Not Found', message: 'Cannot GET /api/nope' });
+      noStackTrace(unknown);
+    });
+
+    it('malformed JSON, as a 400', async () => {
+      const malformed = await call(app, 'POST', '/api/checkouts', '{"amount":');
+      assert.deepEqual(malformed.json, { statusCode: 400, error: 'Bad Request', message: 'Malformed JSON in request body' });
+      noStackTrace(malformed);
+    });
+
+    it('a JSON body that is not an object, as a 400', async () => {
+      const array = await call(app, 'POST', '/api/checkouts', '[1]');
+      assert.equal(array.status, 400);
+      noStackTrace(array);
+    });
+
+    it('a body over the limit, as a 413', async () => {
+      const big = await call(app, 'POST', '/api/checkouts', JSON.stringify({ pad: 'x'.repeat(20_000) }));
+      assert.equal(big.status, 413);
+      assert.equal(big.json.statusCode, 413);
+      noStackTrace(big);
+    });
+
+    it('an id that tries to climb out of /api, as a 404', async () => {
+      const badId = await call(app, 'GET', '/api/checkouts/..%2F..%2Fv1%2Fdeposit');
+      assert.equal(badId.status, 404);
+      noStackTrace(badId);
+    });
   });
 
   it('refuses sandbox routes when not in sandbox mode', async () => {

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { ConfigError, createKasirApi, verifyWebhook, WebhookVerificationError, type CompletedDeposit, type KasirApiOptions } from '../../server/merchant/index';
-import { call, merchantApp, startUpstream, type Upstream } from './support';
+import type { Checkout, Deposit } from '@kasir/checkout';
+import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 
 const VALID: KasirApiOptions = {
   baseUrl: 'http://localhost:4010', clientId: 'id', clientSecret: 'secret', accessToken: 'token', webhookSecret: 'whsec_c2VjcmV0c2VjcmV0',
@@ -83,7 +84,7 @@ describe('createKasirApi against the sandbox', () => {
     assert.equal(checkout.amount, '88000');
     assert.equal(checkout.currency, 'IDR');
     await call(api, 'POST', `/checkouts/${checkout.id}/deposit`, { method: 'BCA_VA' });
-    const paid = await call(api, 'POST', `/sandbox/checkouts/${checkout.id}/pay`);
+    const paid = await call<Envelope<Deposit>>(api, 'POST', `/sandbox/checkouts/${checkout.id}/pay`);
     assert.equal(paid.json.data.status, 'completed');
     const deposit = (await api.service.client.getDeposit(checkout.id));
     const body = JSON.stringify({ type: 'deposit.completed', orderId: checkout.id, depositId: checkout.id, reference: '', status: 'completed', data: deposit, timestamp: new Date().toISOString() });
@@ -101,7 +102,7 @@ describe('createKasirApi against the sandbox', () => {
   it('calls onDepositExpired once when an expiry webhook lands', async () => {
     const expired: CompletedDeposit[] = [];
     const app = merchantApp(up, { onDepositExpired: (e) => { expired.push(e); } });
-    const id = (await call(app, 'POST', '/api/checkouts', { amount: '31000', currency: 'IDR' })).json.data.id as string;
+    const id = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '31000', currency: 'IDR' })).json.data.id;
     await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'QRIS' });
     await call(app, 'POST', `/api/sandbox/checkouts/${id}/expire`);
     const deposit = await app.service.client.getDeposit(id);

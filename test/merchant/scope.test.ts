@@ -5,9 +5,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { Checkout, Deposit } from '@kasir/checkout';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
+import type { CheckoutSession, SessionPaymentMethod } from '../../server/merchant/client/types';
 import { orderAmount } from '../../server/merchant/views';
-import { call, merchantApp, sleep, startUpstream, type Upstream } from './support';
+import { bodyOf } from '../support/envelope';
+import { call, merchantApp, methodOf, sleep, startUpstream, type Envelope, type Upstream } from './support';
 
 describe('merchant backend: /api reaches checkout deposits only', () => {
   let up: Upstream;
@@ -18,7 +21,7 @@ describe('merchant backend: /api reaches checkout deposits only', () => {
   });
   after(async () => { await up.close(); });
 
-  const notFound = (r: { status: number; json: any }, what: string) => {
+  const notFound = (r: { status: number; json: unknown }, what: string) => {
     assert.equal(r.status, 404, `${what}: ${JSON.stringify(r.json)}`);
     assert.deepEqual(r.json, { statusCode: 404, error: 'Not Found', message: 'Checkout not found' }, what);
   };
@@ -61,31 +64,40 @@ describe('merchant backend: /api reaches checkout deposits only', () => {
       inputCurrency: 'IDR', inputAmount: 88000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BNI_VA', reference: `order-${randomUUID()}`,
     });
     const body = JSON.stringify({ type: 'deposit.completed', orderId: d.depositId, depositId: d.depositId, reference: d.reference, status: 'completed', data: { ...d, status: 'completed' }, timestamp: new Date().toISOString() });
-    const headers = webhookHeaders(up.provider.credentials.webhookSecret, `msg_${randomUUID()}`, body) as unknown as Record<string, string>;
+    const headers = webhookHeaders(up.provider.credentials.webhookSecret, `msg_${randomUUID()}`, body);
     assert.equal((await call(app, 'POST', '/api/webhooks/kasir', body, headers)).status, 200);
     notFound(await call(app, 'GET', `/api/checkouts/${d.depositId}/deposit`), 'read after webhook');
     notFound(await call(app, 'POST', `/api/checkouts/${d.depositId}/deposit`, { method: 'BNI_VA' }), 'choose after webhook');
   });
 
-  it('a checkout is still reached by its id, at most one session call per checkout (none for one created here)', async () => {
-    const reader = merchantApp(up, {}, { statusRefreshMs: 100 });
-    const c = (await call(reader, 'POST', '/api/checkouts', { amount: '61000', currency: 'IDR' })).json.data;
-    const mark = up.calls.length;
-    assert.equal((await call(reader, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' })).status, 201);
-    assert.equal((await call(reader, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
-    assert.deepEqual(up.calls.slice(mark).filter((x) => x.endsWith('/session')), [], 'created here: known without asking');
+  describe('a checkout is still reached by its id', () => {
+    let reader: ReturnType<typeof merchantApp>;
+    let c: Checkout;
+    before(async () => {
+      reader = merchantApp(up, {}, { statusRefreshMs: 100 });
+      c = (await call<Envelope<Checkout>>(reader, 'POST', '/api/checkouts', { amount: '61000', currency: 'IDR' })).json.data;
+    });
 
-    const cold = merchantApp(up, {}, { statusRefreshMs: 100 });
-    const before = up.calls.length;
-    const reads = await Promise.all(Array.from({ length: 50 }, () => call(cold, 'GET', `/api/checkouts/${c.id}/deposit`)));
-    assert.ok(reads.every((r) => r.status === 200 && r.json.data.id === c.id));
-    for (let i = 0; i < 3; i++) {
-      await sleep(120);
-      assert.equal((await call(cold, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
-    }
-    assert.equal((await call(cold, 'POST', `/api/sandbox/checkouts/${c.id}/pay`)).json.data.status, 'completed');
-    const sessions = up.calls.slice(before).filter((x) => x === `GET /checkout/${c.id}/session`);
-    assert.equal(sessions.length, 1, 'one session call per checkout');
+    it('with no session call by the backend that created it', async () => {
+      const mark = up.calls.length;
+      assert.equal((await call(reader, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' })).status, 201);
+      assert.equal((await call(reader, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
+      assert.deepEqual(up.calls.slice(mark).filter((x) => x.endsWith('/session')), [], 'created here: known without asking');
+    });
+
+    it('with one session call by another backend, however often it reads it', async () => {
+      const cold = merchantApp(up, {}, { statusRefreshMs: 100 });
+      const before = up.calls.length;
+      const reads = await Promise.all(Array.from({ length: 50 }, () => call<Envelope<Deposit>>(cold, 'GET', `/api/checkouts/${c.id}/deposit`)));
+      assert.ok(reads.every((r) => r.status === 200 && r.json.data.id === c.id));
+      for (let i = 0; i < 3; i++) {
+        await sleep(120);
+        assert.equal((await call(cold, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
+      }
+      assert.equal((await call<Envelope<Deposit>>(cold, 'POST', `/api/sandbox/checkouts/${c.id}/pay`)).json.data.status, 'completed');
+      const sessions = up.calls.slice(before).filter((x) => x === `GET /checkout/${c.id}/session`);
+      assert.equal(sessions.length, 1, 'one session call per checkout');
+    });
   });
 });
 
@@ -94,35 +106,60 @@ describe('merchant backend: the order total of a checkout created with a crypto 
   before(async () => { up = await startUpstream(); });
   after(async () => { await up.close(); });
 
-  it('shows the amount in the input currency, as the hosted widget API does', async () => {
-    const app = merchantApp(up);
-    const created = await app.service.client.createCheckout({ inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' });
-    const hosted = await fetch(`${up.provider.credentials.checkoutUrl}/api/checkouts/${created.id}`).then((r) => r.json() as Promise<any>);
-    const r = await call(app, 'GET', `/api/checkouts/${created.id}`);
+  let app: ReturnType<typeof merchantApp>;
+  let checkoutId: string;
+  let hosted: Checkout;
+  let r: Awaited<ReturnType<typeof call<Envelope<Checkout>>>>;
+  before(async () => {
+    app = merchantApp(up);
+    checkoutId = (await app.service.client.createCheckout({ inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' })).id;
+    hosted = (await bodyOf<Envelope<Checkout>>(await fetch(`${up.provider.credentials.checkoutUrl}/api/checkouts/${checkoutId}`))).data;
+    r = await call<Envelope<Checkout>>(app, 'GET', `/api/checkouts/${checkoutId}`);
+  });
+
+  it('shows the amount in the input currency, as the hosted widget API does', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.data.currency, 'IDR');
     assert.notEqual(r.json.data.amount, '6');
-    assert.equal(r.json.data.amount, hosted.data.amount);
+    assert.equal(r.json.data.amount, hosted.amount);
     assert.equal(r.json.data.feesPaidBy, 'shopper');
-    const bca = r.json.data.methods.find((m: any) => m.code === 'BCA_VA');
-    assert.equal(bca.fee, hosted.data.methods.find((m: any) => m.code === 'BCA_VA').fee);
-    // The shopper's fee on the chosen deposit is measured against the same order amount.
-    const chosen = await call(app, 'POST', `/api/checkouts/${created.id}/deposit`, { method: 'BCA_VA' });
-    assert.equal(chosen.json.data.fee, bca.fee);
+  });
+
+  it("prices each method's fee against that amount, as the hosted widget API does", () => {
+    assert.equal(methodOf(r.json.data, 'BCA_VA').fee, methodOf(hosted, 'BCA_VA').fee);
+  });
+
+  it("measures the shopper's fee on the chosen deposit against the same order amount", async () => {
+    const chosen = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${checkoutId}/deposit`, { method: 'BCA_VA' });
+    assert.equal(chosen.json.data.fee, methodOf(r.json.data, 'BCA_VA').fee);
   });
 });
 
-describe('merchant backend: order amount of a session', () => {
-  const base = { id: 'c1', inputCurrency: 'IDR', outputCurrency: 'USDT-POLYGON', inputAmount: null, outputAmount: 6, expiresAt: '', deposit: null };
-  const methods = [{ bankCode: 'BCA_VA', currency: 'IDR', paymentAmount: 102880, shopperFee: 4000 }] as any;
+describe("merchant backend: a session's order amount", () => {
+  /**
+   * A session as a payment service may send it, older or looser than the interface's type: orderAmount missing or a
+   * number, methods with only some fields. orderAmount() must cope, so the test hands it one as the wire would.
+   */
+  type WireSession = Omit<CheckoutSession, 'orderAmount' | 'methods'> & { orderAmount?: string | number; methods: Array<Partial<SessionPaymentMethod>> };
+  const session = (over: Partial<WireSession>): CheckoutSession => ({ ...base, ...over }) as CheckoutSession;
+  const base: WireSession = {
+    id: 'c1', inputCurrency: 'IDR', outputCurrency: 'USDT-POLYGON', inputAmount: null, outputAmount: 6, feesPaidBy: 'shopper', expiresAt: '',
+    expired: false, deposit: null, methods: [],
+  };
+  const methods = [{ bankCode: 'BCA_VA', currency: 'IDR', paymentAmount: 102880, shopperFee: 4000 }];
 
-  it("takes the session's orderAmount, and falls back without ever using an amount of another currency", () => {
-    assert.equal(orderAmount({ ...base, orderAmount: '98880', methods } as any), '98880');
-    assert.equal(orderAmount({ ...base, orderAmount: 98880, methods } as any), '98880');
-    assert.equal(orderAmount({ ...base, methods } as any), '98880'); // a service without orderAmount: from the methods
-    assert.equal(orderAmount({ ...base, methods: [] } as any, '98000'), '98000'); // what the backend remembers
-    assert.equal(orderAmount({ ...base, methods: [] } as any), '0');
-    assert.equal(orderAmount({ ...base, inputAmount: 150000, outputAmount: null, methods: [] } as any), '150000');
-    assert.equal(orderAmount({ ...base, outputCurrency: 'IDR', outputAmount: 100000, methods: [] } as any), '100000');
-  });
+  const rows: Array<[string, Partial<WireSession>, string | undefined, string]> = [
+    ["takes the session's orderAmount", { orderAmount: '98880', methods }, undefined, '98880'],
+    ["takes the session's orderAmount given as a number", { orderAmount: 98880, methods }, undefined, '98880'],
+    ['derives it from the methods when the service sends no orderAmount', { methods }, undefined, '98880'],
+    ['falls back to what the backend remembers', { methods: [] }, '98000', '98000'],
+    ['answers 0 when nothing tells it', { methods: [] }, undefined, '0'],
+    ['takes inputAmount', { inputAmount: 150000, outputAmount: null, methods: [] }, undefined, '150000'],
+    ['takes outputAmount when it is in the input currency', { outputCurrency: 'IDR', outputAmount: 100000, methods: [] }, undefined, '100000'],
+  ];
+  for (const [behaviour, over, known, expected] of rows) {
+    it(`${behaviour}, never an amount of another currency`, () => {
+      assert.equal(orderAmount(session(over), known), expected);
+    });
+  }
 });

@@ -3,7 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
 import type { RunningMerchant } from '../../server/merchant/server';
 import type { CompletedDeposit } from '../../server/merchant/service';
-import { runningMerchant, startUpstream, waitFor, type Upstream } from './support';
+import type { Checkout, Deposit } from '@kasir/checkout';
+import { bodyOf, dataOf, errorOf } from '../support/envelope';
+import { runningMerchant, startUpstream, waitFor, type AnyEnvelope, type Envelope, type Upstream } from './support';
 
 interface SseEvent { event?: string; data?: string }
 
@@ -60,46 +62,68 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
     await up.close();
   });
 
-  const post = async (path: string, body?: unknown) => {
+  /** POSTs JSON to the running backend; its answer as the type the test expects. */
+  const post = async <T = AnyEnvelope>(path: string, body?: unknown) => {
     const res = await fetch(merchant.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, json: await res.json() as any };
+    return { status: res.status, json: await bodyOf<T>(res) };
   };
+  const newCheckout = async (amount: string) => (await post<Envelope<Checkout>>('/api/checkouts', { amount, currency: 'IDR' })).json.data;
 
-  it('pushes the chosen deposit, then the completion the moment its webhook lands, then closes', async () => {
-    const checkout = (await post('/api/checkouts', { amount: '125000', currency: 'IDR' })).json.data;
-    const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
-    await waitFor(() => stream.status === 200);
-    assert.match(stream.contentType, /^text\/event-stream/);
-    assert.equal(stream.events.length, 0, 'nothing to send before a method is chosen');
+  describe('a stream opened before a method is chosen', () => {
+    let checkout: Checkout;
+    let stream: ReturnType<typeof openEvents>;
+    let readsBefore: number;
+    before(async () => {
+      checkout = await newCheckout('125000');
+      stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
+    });
+    after(() => stream.close());
 
-    await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'BRI_VA' });
-    await waitFor(() => stream.events.length === 1);
-    assert.equal(stream.events[0].event, 'deposit');
-    const pending = JSON.parse(stream.events[0].data!);
-    assert.equal(pending.status, 'pending');
-    assert.match(pending.accountNumber, /^\d{16}$/);
+    it('opens as an event stream and sends nothing before a method is chosen', async () => {
+      await waitFor(() => stream.status === 200);
+      assert.match(stream.contentType, /^text\/event-stream/);
+      assert.equal(stream.events.length, 0, 'nothing to send before a method is chosen');
+    });
 
-    // The shopper pays at the payment service: the backend hears of it only through the webhook.
-    const readsBefore = up.calls.length;
-    await provider.sandboxUpdateDeposit(checkout.id, 'completed');
-    await waitFor(() => stream.events.length === 2, 10_000);
-    const done = JSON.parse(stream.events[1].data!);
-    assert.equal(done.status, 'completed');
-    assert.equal(done.id, checkout.id);
-    assert.doesNotMatch(stream.events[1].data!, /userId|activityHistory|note/);
-    await stream.done; // the server closed the stream on the terminal status
-    assert.equal(up.calls.length, readsBefore, 'no upstream read: the webhook carried the change');
-    await waitFor(() => completed.length === 1);
-    assert.equal(completed[0].checkoutId, checkout.id);
-    assert.equal(completed[0].deposit.status, 'completed');
+    it('pushes the chosen deposit', async () => {
+      await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'BRI_VA' });
+      await waitFor(() => stream.events.length === 1);
+      assert.equal(stream.events[0].event, 'deposit');
+      const pending = JSON.parse(stream.events[0].data!) as Deposit;
+      assert.equal(pending.status, 'pending');
+      assert.match(pending.accountNumber!, /^\d{16}$/);
+    });
 
-    // The status read agrees, from the cache.
-    const res = await fetch(`${merchant.url}/api/checkouts/${checkout.id}/deposit`);
-    assert.equal(((await res.json()) as any).data.status, 'completed');
+    it('pushes the completion the moment its webhook lands, showing only what a shopper may see', async () => {
+      // The shopper pays at the payment service: the backend hears of it only through the webhook.
+      readsBefore = up.calls.length;
+      await provider.sandboxUpdateDeposit(checkout.id, 'completed');
+      await waitFor(() => stream.events.length === 2, 10_000);
+      const done = JSON.parse(stream.events[1].data!) as Deposit;
+      assert.equal(done.status, 'completed');
+      assert.equal(done.id, checkout.id);
+      assert.doesNotMatch(stream.events[1].data!, /userId|activityHistory|note/);
+    });
+
+    it('closes on the terminal status, having read nothing upstream: the webhook carried the change', async () => {
+      await stream.done; // the server closed the stream on the terminal status
+      assert.equal(up.calls.length, readsBefore, 'no upstream read: the webhook carried the change');
+    });
+
+    it('calls onDepositCompleted for the checkout', async () => {
+      await waitFor(() => completed.length === 1);
+      assert.equal(completed[0].checkoutId, checkout.id);
+      assert.equal(completed[0].deposit.status, 'completed');
+    });
+
+    it('agrees with the status read, served from the cache', async () => {
+      const res = await fetch(`${merchant.url}/api/checkouts/${checkout.id}/deposit`);
+      assert.equal((await dataOf<Deposit>(res)).status, 'completed');
+    });
   });
 
   it('sends the current deposit on connect and closes at once when it is already final', async () => {
-    const checkout = (await post('/api/checkouts', { amount: '40000', currency: 'IDR' })).json.data;
+    const checkout = await newCheckout('40000');
     await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
     await post(`/api/sandbox/checkouts/${checkout.id}/expire`);
     const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
@@ -109,7 +133,7 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
   });
 
   it('fans one change out to many listeners', async () => {
-    const checkout = (await post('/api/checkouts', { amount: '45000', currency: 'IDR' })).json.data;
+    const checkout = await newCheckout('45000');
     await post(`/api/checkouts/${checkout.id}/deposit`, { method: 'DANA' });
     const streams = Array.from({ length: 25 }, () => openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`));
     await waitFor(() => streams.every((s) => s.events.length === 1));
@@ -121,7 +145,7 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
   });
 
   it('stops listening when the shopper goes away', async () => {
-    const checkout = (await post('/api/checkouts', { amount: '46000', currency: 'IDR' })).json.data;
+    const checkout = await newCheckout('46000');
     const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
     await waitFor(() => merchant.app.api.service.deposits.listenerCount(checkout.id) === 1);
     stream.close();
@@ -137,7 +161,7 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
     const lonely = await startMerchant({ ...up.config({ statusRefreshMs: 100 }), fetch: up.countingFetch, heartbeatMs: 150, port: 0 });
     try {
       const created = await fetch(`${lonely.url}/api/checkouts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ amount: '47000', currency: 'IDR' }) });
-      const checkout = ((await created.json()) as any).data;
+      const checkout = await dataOf<Checkout>(created);
       await fetch(`${lonely.url}/api/checkouts/${checkout.id}/deposit`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'QRIS' }) });
       const raw: string[] = [];
       const res = await fetch(`${lonely.url}/api/checkouts/${checkout.id}/events`);
@@ -159,6 +183,6 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
   it('answers an unknown checkout with a 404 envelope, not a stream', async () => {
     const res = await fetch(`${merchant.url}/api/checkouts/00000000-0000-4000-8000-000000000000/events`);
     assert.equal(res.status, 404);
-    assert.equal(((await res.json()) as any).statusCode, 404);
+    assert.equal((await errorOf(res)).statusCode, 404);
   });
 });

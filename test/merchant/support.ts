@@ -1,13 +1,21 @@
 // A real payment-service sandbox (started over HTTP on port 0, fresh data dir, cheap scrypt) and the merchant
 // backend configured from its credentials. Tests may start the provider; the backend itself never imports it.
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/main';
+import type { Checkout, Method } from '@kasir/checkout';
 import { Hono } from 'hono';
 import { createKasirApi } from '../../server/merchant/api';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
+import type { Envelope } from '../support/envelope';
+
+export type { Envelope } from '../support/envelope';
+
+/** The fields every envelope of the widget API has, success or error (an error adds its label). */
+export interface AnyEnvelope { statusCode: number; message: string; error?: string }
 
 export interface Upstream {
   provider: RunningSandbox;
@@ -60,8 +68,12 @@ export async function runningMerchant(upstream: Upstream, options: Partial<Kasir
   return merchant;
 }
 
-/** app.request() with a JSON body. */
-export async function call(app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+/**
+ * app.request() with a JSON body. `json` is the answer's JSON as the type the test expects (its assertions then check
+ * it is): an envelope's common fields unless told, e.g. `call<Envelope<Checkout>>(...)`; undefined when the body is
+ * empty or not JSON.
+ */
+export async function call<T = AnyEnvelope>(app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await app.request(`http://localhost${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
@@ -71,9 +83,19 @@ export async function call(app: { request: (input: string, init?: RequestInit) =
   // Response forgets headers set by middleware once its body was read.
   const resHeaders = new Headers(res.headers);
   const text = await res.text();
-  let json: any;
+  let json: unknown;
   try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
-  return { res, headers: resHeaders, status: res.status, json, text };
+  return { res, headers: resHeaders, status: res.status, json: json as T, text };
+}
+
+/** The `data` of a checkout's answer (`call<Envelope<Checkout>>`), for a test that goes on with it. */
+export const checkoutOf = (answer: { json: Envelope<Checkout> }): Checkout => answer.json.data;
+
+/** A checkout's method by its code; fails the test when the checkout has none. */
+export function methodOf(checkout: Pick<Checkout, 'methods'>, code: string): Method {
+  const method = checkout.methods.find((m) => m.code === code);
+  assert.ok(method, `no ${code} among ${checkout.methods.map((m) => m.code).join(', ')}`);
+  return method;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

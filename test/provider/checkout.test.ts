@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
+import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
-import { addMerchant, bodyOf, dataOf, errorOf, outbox, type DepositView, type Envelope } from './deposit-helpers';
+import { addMerchant, outbox, type DepositView } from './deposit-helpers';
 
 describe('checkout', () => {
   let p: TestProvider;

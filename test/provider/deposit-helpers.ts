@@ -1,33 +1,15 @@
-// Helpers shared by the deposit, checkout and expiry tests: typed answers, deposit creation, a second merchant and
-// the outbox of a deposit.
-import type { ErrorBody } from '../../server/common/errors';
+// Helpers shared by the deposit, checkout and expiry tests: deposit creation and reads, a second merchant and the
+// outbox of a deposit. Typed answers (bodyOf, dataOf, errorOf) are in test/support/envelope.ts.
 import type { DepositView } from '../../server/provider/deposits/view';
 import { issueAccessToken } from '../../server/provider/http/bearer';
 import type { Page } from '../../server/provider/http/pagination';
 import { newRecordId } from '../../server/provider/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
 import type { DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
+import { bodyOf, dataOf, type Envelope } from '../support/envelope';
 import type { TestProvider } from '../support/provider';
 
 export type { DepositView } from '../../server/provider/deposits/view';
-
-/** The success envelope of the interface: `{statusCode, message, data}`. */
-export interface Envelope<T> { statusCode: number; message: string; data: T }
-
-/** The JSON body of an answer, as the type the test expects (the assertions then check it is). */
-export async function bodyOf<T>(res: Response): Promise<T> {
-  return (await res.json()) as T;
-}
-
-/** The `data` of a success envelope. */
-export async function dataOf<T>(res: Response): Promise<T> {
-  return (await bodyOf<Envelope<T>>(res)).data;
-}
-
-/** The error envelope `{statusCode, error, message}`. */
-export function errorOf(res: Response): Promise<ErrorBody> {
-  return bodyOf<ErrorBody>(res);
-}
 
 export const fiatBody = (over: Record<string, unknown> = {}) => ({
   inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA', ...over,

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { crc16CcittFalse, isValidStellarAddress, parseTlv } from '../../server/provider/deposits/payment-details';
+import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, signHeaders, type TestProvider } from '../support/provider';
-import {
-  addMerchant, bodyOf, createCrypto, createFiat, dataOf, errorOf, fiatBody, listDeposits, outbox, readDeposit, type DepositView, type Envelope,
-} from './deposit-helpers';
+import { addMerchant, createCrypto, createFiat, fiatBody, listDeposits, outbox, readDeposit, type DepositView } from './deposit-helpers';
 
 const PAGE_KEYS = ['docs', 'totalDocs', 'offset', 'limit', 'totalPages', 'page', 'pagingCounter', 'hasPrevPage', 'hasNextPage', 'prevPage', 'nextPage'];
 

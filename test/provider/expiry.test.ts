@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startExpirySweeper } from '../../server/provider/deposits/expiry-sweeper';
+import { errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
-import { createFiat, errorOf, listDeposits, outbox, readDeposit } from './deposit-helpers';
+import { createFiat, listDeposits, outbox, readDeposit } from './deposit-helpers';
 
 describe('deposit expiry', () => {
   let p: TestProvider;

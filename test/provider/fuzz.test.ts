@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { assertEnvelope } from '../support/envelope';
+import { assertEnvelope, dataOf } from '../support/envelope';
 import { createTestProvider, signHeaders, type TestProvider } from '../support/provider';
-import { createFiat, dataOf } from './deposit-helpers';
+import { createFiat } from './deposit-helpers';
 
 type Auth = 'none' | 'bearer' | 'signed' | 'garbage';
 interface Endpoint { method: string; path: (seg: string) => string; auth: Auth[]; fields?: string[]; query?: string[] }

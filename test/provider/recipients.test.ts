@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from '../../server/provider/http/pagination';
 import type { Recipient } from '../../server/provider/recipients/schemas';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
+import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
-import { bodyOf, dataOf, errorOf, type Envelope } from './deposit-helpers';
 
 const bank = {
   accountName: 'Budi Santoso', bankName: 'Bank Central Asia', accountNumber: '0012345678', currency: 'IDR', country: 'ID',
