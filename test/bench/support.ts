@@ -15,7 +15,7 @@ export interface LoadResult {
 }
 
 /** One request shape; autocannon cycles through a list of them on each connection. */
-export interface LoadRequest {
+interface LoadRequest {
   method?: string;
   path?: string;
   headers?: Record<string, string>;

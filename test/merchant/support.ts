@@ -10,8 +10,6 @@ import { Hono } from 'hono';
 import { createKasirApi } from '../../server/merchant/api';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
-import type { Envelope } from '../support/envelope';
-
 export type { Envelope } from '../support/envelope';
 
 /** The fields every envelope of the widget API has, success or error (an error adds its label). */
@@ -52,7 +50,7 @@ export async function startUpstream(): Promise<Upstream> {
 }
 
 /** Points the sandbox merchant's webhooks at a running backend. */
-export async function routeWebhooksTo(upstream: Upstream, url: string) {
+async function routeWebhooksTo(upstream: Upstream, url: string) {
   await sandboxDeps(upstream.provider).db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
 }
 
@@ -87,9 +85,6 @@ export async function call<T = AnyEnvelope>(app: { request: (input: string, init
   try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
   return { res, headers: resHeaders, status: res.status, json: json as T, text };
 }
-
-/** The `data` of a checkout's answer (`call<Envelope<Checkout>>`), for a test that goes on with it. */
-export const checkoutOf = (answer: { json: Envelope<Checkout> }): Checkout => answer.json.data;
 
 /** A checkout's method by its code; fails the test when the checkout has none. */
 export function methodOf(checkout: Pick<Checkout, 'methods'>, code: string): Method {

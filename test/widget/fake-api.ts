@@ -17,7 +17,7 @@ export const QR_DATA =
   '00020101021226610016ID.CO.KASIR.WWW01189360091800000000000215KASIR000000000010303UMI51440014ID.CO.QRIS.WWW0215ID10200000000010303UMI5204539953033605406152500' +
   '5802ID5910KASIR DEMO6007JAKARTA61051219062200518ORD-2026-000000016304A1B2';
 
-export const METHODS: Method[] = [
+const METHODS: Method[] = [
   { kind: 'va', code: 'BCA_VA', name: 'Bank Central Asia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
   { kind: 'va', code: 'BNI_VA', name: 'Bank Negara Indonesia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
   { kind: 'bank', code: 'BCA_TRANSFER', name: 'BCA Bank Transfer', image: LOGO, currency: 'IDR', fee: '0', total: '150000', available: true },
