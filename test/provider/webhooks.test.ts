@@ -1,17 +1,27 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import {
   generateWebhookSecret, MemoryReplayGuard, signWebhook, verifyWebhook, webhookHeaders, WebhookVerificationError,
 } from '../../server/common/standard-webhooks';
+import type { recentDeliveries } from '../../server/provider/dashboard/service';
 import { openDatabase } from '../../server/provider/db/database';
+import type { DepositView } from '../../server/provider/deposits/view';
+import { startSandbox, type RunningSandbox } from '../../server/provider/main';
 import { RETRY_SCHEDULE_MS, startWebhookDispatcher, type DispatcherOptions } from '../../server/provider/webhooks/dispatcher';
-import { enqueueDepositWebhook } from '../../server/provider/webhooks/outbox';
+import { enqueueDepositWebhook, type DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
+import { bodyOf, type Envelope } from '../support/envelope';
 import { createTestProvider, testDatabaseEnv, type TestProvider } from '../support/provider';
 
 interface Received { headers: IncomingHttpHeaders; body: string }
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+/** A delivery's headers as the verifiers take them (node:http gives each header as one string here). */
+const headersOf = (r: Received) => r.headers as Record<string, string>;
 
 /** A real HTTP receiver on port 0 that answers with the next scripted status (the last one repeats). */
 async function startReceiver(script: Array<number | 'hang'> = [200]) {
@@ -58,15 +68,13 @@ describe('webhook dispatcher', () => {
     p = await createTestProvider();
     merchantId = (await p.deps.db.selectFrom('merchants').select('id').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow()).id;
   });
-  beforeEach(async () => {
-    // Each test sees only its own deliveries.
-    await p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('status', '=', 'pending').execute();
-  });
   after(async () => {
     for (const stop of stops) await stop();
     await p.close();
   });
 
+  /** Each scenario sees only its own deliveries: what earlier ones left pending is marked failed. */
+  const forgetPending = () => p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('status', '=', 'pending').execute();
   const setUrl = (url: string | null) => p.deps.db.updateTable('merchants').set({ webhook_url: url }).where('id', '=', merchantId).execute();
   const enqueue = (depositId = crypto.randomUUID()) => p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
     type: 'deposit.completed', merchantId, depositId, reference: 'order-42', status: 'completed', data: { depositId, status: 'completed' },
@@ -83,102 +91,145 @@ describe('webhook dispatcher', () => {
     assert.deepEqual(RETRY_SCHEDULE_MS, [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 504e5, 72e6, 864e5]);
   });
 
-  it('POSTs the payload signed per Standard Webhooks v1', async () => {
-    const receiver = await startReceiver([204]);
-    await setUrl(receiver.url);
+  describe('a delivery to a receiver that answers 204', () => {
+    let receiver: Receiver;
     const depositId = crypto.randomUUID();
-    const id = await enqueue(depositId);
-    const stop = start();
-    try {
-      await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery');
-    } finally {
-      await stop();
-      await receiver.close();
-    }
-    assert.equal(receiver.received.length, 1);
-    const { headers, body } = receiver.received[0];
-    assert.equal(headers['webhook-id'], id);
-    assert.match(String(headers['webhook-timestamp']), /^\d{10}$/);
-    assert.match(String(headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/);
-    assert.equal(headers['content-type'], 'application/json');
-    const payload = JSON.parse(body);
-    assert.equal(payload.type, 'deposit.completed');
-    assert.equal(payload.orderId, depositId);
-    assert.equal(payload.depositId, depositId);
-    assert.equal(payload.reference, 'order-42');
-    assert.equal(payload.status, 'completed');
-    assert.deepEqual(payload.data, { depositId, status: 'completed' });
-    // Verifies with the shared helper and with the reference implementation (the standardwebhooks package).
-    const verified = await verifyWebhook(p.creds.webhookSecret, body, headers as Record<string, string>);
-    assert.equal(verified.id, id);
-    assert.deepEqual(new Webhook(p.creds.webhookSecret).verify(body, headers as Record<string, string>), payload);
-    await assert.rejects(verifyWebhook(generateWebhookSecret(), body, headers as Record<string, string>));
-    const d = await delivery(id);
-    assert.equal(d.attempt_count, 1);
-    assert.ok(d.succeeded_at);
-    const a = await attempts(id);
-    assert.equal(a.length, 1);
-    assert.equal(a[0].response_status, 204);
-    assert.equal(a[0].error, null);
+    let id: string;
+    let received: Received;
+    let payload: DepositWebhookPayload;
+    before(async () => {
+      await forgetPending();
+      receiver = await startReceiver([204]);
+      await setUrl(receiver.url);
+      id = await enqueue(depositId);
+      const stop = start();
+      try {
+        await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery');
+      } finally {
+        await stop();
+        await receiver.close();
+      }
+      received = receiver.received[0];
+      payload = JSON.parse(received.body) as DepositWebhookPayload;
+    });
+
+    it('POSTs once, with the Standard Webhooks v1 headers and a JSON body', () => {
+      assert.equal(receiver.received.length, 1);
+      const { headers } = received;
+      assert.equal(headers['webhook-id'], id);
+      assert.match(String(headers['webhook-timestamp']), /^\d{10}$/);
+      assert.match(String(headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/);
+      assert.equal(headers['content-type'], 'application/json');
+    });
+
+    it('sends the event: its type, the deposit as orderId and depositId, the reference, the status and the data', () => {
+      assert.equal(payload.type, 'deposit.completed');
+      assert.equal(payload.orderId, depositId);
+      assert.equal(payload.depositId, depositId);
+      assert.equal(payload.reference, 'order-42');
+      assert.equal(payload.status, 'completed');
+      assert.deepEqual(payload.data, { depositId, status: 'completed' });
+    });
+
+    it('signs so that the shared helper and the reference implementation verify it, and another secret does not', async () => {
+      const { body } = received;
+      const verified = await verifyWebhook(p.creds.webhookSecret, body, headersOf(received));
+      assert.equal(verified.id, id);
+      assert.deepEqual(new Webhook(p.creds.webhookSecret).verify(body, headersOf(received)), payload);
+      await assert.rejects(verifyWebhook(generateWebhookSecret(), body, headersOf(received)));
+    });
+
+    it('records the one successful attempt', async () => {
+      const d = await delivery(id);
+      assert.equal(d.attempt_count, 1);
+      assert.ok(d.succeeded_at);
+      const a = await attempts(id);
+      assert.equal(a.length, 1);
+      assert.equal(a[0].response_status, 204);
+      assert.equal(a[0].error, null);
+    });
   });
 
-  it('retries a receiver that fails twice, then succeeds once, with the same webhook-id each time', async () => {
-    const receiver = await startReceiver([500, 503, 200]);
-    await setUrl(receiver.url);
-    const id = await enqueue();
-    const stop = start();
-    try {
-      await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery');
-      await sleep(300); // several more polls and schedule steps: nothing may be sent again
-    } finally {
-      await stop();
-      await receiver.close();
-    }
-    assert.equal(receiver.received.length, 3);
-    assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id, id, id]);
-    const a = await attempts(id);
-    assert.deepEqual(a.map((x) => x.response_status), [500, 503, 200]);
-    assert.equal(a.filter((x) => x.error === null).length, 1, 'exactly one success recorded');
-    assert.equal(a[0].error, 'Receiver answered HTTP 500');
-    const d = await delivery(id);
-    assert.equal(d.status, 'succeeded');
-    assert.equal(d.attempt_count, 3);
-    // Every attempt is signed afresh and verifies.
-    for (const r of receiver.received) await verifyWebhook(p.creds.webhookSecret, r.body, r.headers as Record<string, string>);
+  describe('a receiver that fails twice, then succeeds', () => {
+    let receiver: Receiver;
+    let id: string;
+    before(async () => {
+      await forgetPending();
+      receiver = await startReceiver([500, 503, 200]);
+      await setUrl(receiver.url);
+      id = await enqueue();
+      const stop = start();
+      try {
+        await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery');
+        await sleep(300); // several more polls and schedule steps: nothing may be sent again
+      } finally {
+        await stop();
+        await receiver.close();
+      }
+    });
+
+    it('is sent the delivery three times, with the same webhook-id each time, and never again', () => {
+      assert.equal(receiver.received.length, 3);
+      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id, id, id]);
+    });
+
+    it('has each attempt recorded with its answer, and exactly one success', async () => {
+      const a = await attempts(id);
+      assert.deepEqual(a.map((x) => x.response_status), [500, 503, 200]);
+      assert.equal(a.filter((x) => x.error === null).length, 1, 'exactly one success recorded');
+      assert.equal(a[0].error, 'Receiver answered HTTP 500');
+      const d = await delivery(id);
+      assert.equal(d.status, 'succeeded');
+      assert.equal(d.attempt_count, 3);
+    });
+
+    it('gets every attempt signed afresh, each verifying', async () => {
+      for (const r of receiver.received) await verifyWebhook(p.creds.webhookSecret, r.body, headersOf(r));
+    });
   });
 
-  it('resumes after a restart in the middle of the retry schedule and delivers once', async () => {
-    const receiver = await startReceiver([500, 200]);
-    await setUrl(receiver.url);
-    const id = await enqueue();
+  describe('a restart in the middle of the retry schedule', () => {
+    let receiver: Receiver;
+    let id: string;
     const options: DispatcherOptions = { pollIntervalMs: 10, scheduleMs: [400, 400], timeoutMs: 2000 };
-    const first = start(options);
-    await waitFor(async () => (await delivery(id)).attempt_count === 1, 5000, 'first attempt');
-    await first(); // the process stops with the retry pending
+    before(async () => {
+      await forgetPending();
+      receiver = await startReceiver([500, 200]);
+      await setUrl(receiver.url);
+      id = await enqueue();
+      const first = start(options);
+      await waitFor(async () => (await delivery(id)).attempt_count === 1, 5000, 'first attempt');
+      await first(); // the process stops with the retry pending
+    });
+    after(() => receiver.close());
 
-    const pending = await delivery(id);
-    assert.equal(pending.status, 'pending');
-    assert.ok(pending.next_attempt_at > Date.now(), 'the retry is scheduled in the database');
-    assert.equal(receiver.received.length, 1);
+    it('leaves the retry scheduled in the database', async () => {
+      const pending = await delivery(id);
+      assert.equal(pending.status, 'pending');
+      assert.ok(pending.next_attempt_at > Date.now(), 'the retry is scheduled in the database');
+      assert.equal(receiver.received.length, 1);
+    });
 
-    // A new process: its own database connection to the same file, a new dispatcher.
-    const db = await openDatabase({ dataDir: p.deps.config.dataDir, databaseUrl: p.deps.config.databaseUrl });
-    const second = startWebhookDispatcher({ ...p.deps, db }, options);
-    try {
-      await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery after restart');
-      await sleep(200);
-    } finally {
-      await second();
-      await db.destroy();
-      await receiver.close();
-    }
-    assert.equal(receiver.received.length, 2);
-    assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id, id]);
-    const a = await attempts(id);
-    assert.deepEqual(a.map((x) => x.response_status), [500, 200]);
+    it('is resumed by a new process, which delivers once', async () => {
+      // A new process: its own database connection to the same file, a new dispatcher.
+      const db = await openDatabase({ dataDir: p.deps.config.dataDir, databaseUrl: p.deps.config.databaseUrl });
+      const second = startWebhookDispatcher({ ...p.deps, db }, options);
+      try {
+        await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'delivery after restart');
+        await sleep(200);
+      } finally {
+        await second();
+        await db.destroy();
+      }
+      assert.equal(receiver.received.length, 2);
+      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id, id]);
+      const a = await attempts(id);
+      assert.deepEqual(a.map((x) => x.response_status), [500, 200]);
+    });
   });
 
   it('never double-sends with two dispatchers on one database', async () => {
+    await forgetPending();
     const receiver = await startReceiver([200]);
     await setUrl(receiver.url);
     const ids = await Promise.all(Array.from({ length: 30 }, () => enqueue()));
@@ -204,6 +255,7 @@ describe('webhook dispatcher', () => {
   });
 
   it('gives up after the last retry, recording every attempt', async () => {
+    await forgetPending();
     const receiver = await startReceiver([500]);
     await setUrl(receiver.url);
     const id = await enqueue();
@@ -220,66 +272,94 @@ describe('webhook dispatcher', () => {
     assert.equal((await delivery(id)).attempt_count, 3);
   });
 
-  it('does not let a hanging receiver hold up other merchants', async () => {
-    const now = new Date().toISOString();
-    await p.deps.db.insertInto('organizations').values({ id: 'org-slow', name: 'Slow', created_at: now }).execute();
-    await p.deps.db.insertInto('users').values({
-      id: 'user-slow', organization_id: 'org-slow', name: 'Slow', email: 'slow@example.com', password_hash: 'x', policy: 'p', role: 'admin',
-      is_active: 1, country: '', country_code: '', national_id: '', legal_full_name: '', created_at: now, updated_at: now,
-    }).execute();
-    const hang = await startReceiver(['hang']);
-    const quick = await startReceiver([200]);
-    await p.deps.db.insertInto('merchants').values({
-      id: 'merchant-slow', organization_id: 'org-slow', user_id: 'user-slow', client_id: 'kasir_test_slow', client_secret: 'sk',
-      webhook_url: hang.url, webhook_secret: generateWebhookSecret(), checkout_enabled: 0, created_at: now, updated_at: now,
-    }).execute();
-    await setUrl(quick.url);
-    const slowId = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
-      type: 'deposit.completed', merchantId: 'merchant-slow', depositId: 'd-slow', reference: null, status: 'completed', data: {},
-    }, p.deps.now()));
-    const stop = start({ pollIntervalMs: 10, scheduleMs: [60_000], timeoutMs: 3000 });
-    try {
+  describe('a receiver that hangs', () => {
+    let hang: Receiver;
+    let quick: Receiver;
+    let slowId: string;
+    let stop: () => Promise<void>;
+    before(async () => {
+      await forgetPending();
+      const now = new Date().toISOString();
+      await p.deps.db.insertInto('organizations').values({ id: 'org-slow', name: 'Slow', created_at: now }).execute();
+      await p.deps.db.insertInto('users').values({
+        id: 'user-slow', organization_id: 'org-slow', name: 'Slow', email: 'slow@example.com', password_hash: 'x', policy: 'p', role: 'admin',
+        is_active: 1, country: '', country_code: '', national_id: '', legal_full_name: '', created_at: now, updated_at: now,
+      }).execute();
+      hang = await startReceiver(['hang']);
+      quick = await startReceiver([200]);
+      await p.deps.db.insertInto('merchants').values({
+        id: 'merchant-slow', organization_id: 'org-slow', user_id: 'user-slow', client_id: 'kasir_test_slow', client_secret: 'sk',
+        webhook_url: hang.url, webhook_secret: generateWebhookSecret(), checkout_enabled: 0, created_at: now, updated_at: now,
+      }).execute();
+      await setUrl(quick.url);
+      slowId = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
+        type: 'deposit.completed', merchantId: 'merchant-slow', depositId: 'd-slow', reference: null, status: 'completed', data: {},
+      }, p.deps.now()));
+      stop = start({ pollIntervalMs: 10, scheduleMs: [60_000], timeoutMs: 3000 });
+    });
+    after(async () => {
+      await stop();
+      await hang.close();
+      await quick.close();
+      await p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', slowId).execute();
+    });
+
+    it('does not hold up the deliveries of other merchants', async () => {
       await waitFor(() => hang.received.length === 1, 2000, 'the slow receiver to be called');
       const t0 = Date.now();
       const id = await enqueue();
       await waitFor(async () => (await delivery(id)).status === 'succeeded', 1500, 'the other merchant\'s delivery');
       assert.ok(Date.now() - t0 < 1500);
       assert.equal((await attempts(slowId)).length, 0, 'the slow attempt is still in flight');
-    } finally {
+    });
+
+    it('gets its row back, due at once, when the dispatcher stops mid-attempt', async () => {
       await stop();
-      await hang.close();
-      await quick.close();
-    }
-    assert.equal((await delivery(slowId)).status, 'pending', 'stopping mid-attempt gives the row back');
-    assert.ok((await delivery(slowId)).next_attempt_at <= Date.now());
-    await p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', slowId).execute();
+      assert.equal((await delivery(slowId)).status, 'pending', 'stopping mid-attempt gives the row back');
+      assert.ok((await delivery(slowId)).next_attempt_at <= Date.now());
+    });
   });
 
-  it('counts timeouts, redirects, refused connections and a missing URL as failed attempts', async () => {
-    const hang = await startReceiver(['hang']);
-    const redirect = await startReceiver([302]);
-    const closed = await startReceiver([200]);
-    await closed.close();
-    for (const [url, expected] of [
-      [hang.url, /^Timed out$/], [redirect.url, /HTTP 302/], [closed.url, /fetch failed/], [null, /No webhook URL/],
-    ] as const) {
-      await setUrl(url);
-      const id = await enqueue();
-      const stop = start({ pollIntervalMs: 10, scheduleMs: [60_000], timeoutMs: 150 });
-      try {
-        await waitFor(async () => (await attempts(id)).length === 1, 5000, `attempt to ${url}`);
-      } finally {
-        await stop();
-      }
-      const [attempt] = await attempts(id);
-      assert.match(attempt.error ?? '', expected);
-      const d = await delivery(id);
-      assert.equal(d.status, 'pending');
-      assert.equal(d.attempt_count, 1);
-      await p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', id).execute();
+  describe('counts as a failed attempt, the delivery still pending', () => {
+    let hang: Receiver;
+    let redirect: Receiver;
+    let closed: Receiver;
+    before(async () => {
+      hang = await startReceiver(['hang']);
+      redirect = await startReceiver([302]);
+      closed = await startReceiver([200]);
+      await closed.close();
+    });
+    after(async () => {
+      await hang.close();
+      await redirect.close();
+    });
+
+    const rows: Array<[string, () => string | null, RegExp]> = [
+      ['a timeout', () => hang.url, /^Timed out$/],
+      ['a redirect', () => redirect.url, /HTTP 302/],
+      ['a refused connection', () => closed.url, /fetch failed/],
+      ['a missing URL', () => null, /No webhook URL/],
+    ];
+    for (const [what, url, expected] of rows) {
+      it(what, async () => {
+        await forgetPending();
+        await setUrl(url());
+        const id = await enqueue();
+        const stop = start({ pollIntervalMs: 10, scheduleMs: [60_000], timeoutMs: 150 });
+        try {
+          await waitFor(async () => (await attempts(id)).length === 1, 5000, `attempt to ${url()}`);
+        } finally {
+          await stop();
+        }
+        const [attempt] = await attempts(id);
+        assert.match(attempt.error ?? '', expected);
+        const d = await delivery(id);
+        assert.equal(d.status, 'pending');
+        assert.equal(d.attempt_count, 1);
+        await p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', id).execute();
+      });
     }
-    await hang.close();
-    await redirect.close();
   });
 });
 
@@ -288,20 +368,34 @@ describe('standard-webhooks helper', () => {
   const body = '{"test": 2432232314}';
   const now = new Date(1_614_265_330_000);
 
-  it('matches the Standard Webhooks reference vector and package', () => {
+  it('matches the reference vector of the Standard Webhooks specification', () => {
     // Test vector from the standard-webhooks specification repository.
     assert.equal(signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body), 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  it('makes headers the standardwebhooks package verifies', () => {
     const headers = webhookHeaders(secret, 'msg_1', body, new Date());
     assert.doesNotThrow(() => new Webhook(secret).verify(body, { ...headers }));
+  });
+
+  it('signs exactly as the standardwebhooks package does', () => {
     const theirs = new Webhook(secret).sign('msg_2', new Date(), body);
     assert.equal(theirs, signWebhook(secret, 'msg_2', Math.floor(Date.now() / 1000), body));
   });
 
-  it('verifies, and refuses each kind of bad message with a reason', async () => {
+  describe('verifies a message', () => {
     const clock = () => now;
     const headers = webhookHeaders(secret, 'msg_1', body, now);
-    assert.deepEqual(await verifyWebhook(secret, body, headers, { now: clock }), { id: 'msg_1', timestamp: now });
-    assert.equal((await verifyWebhook(secret, Buffer.from(body), new Headers({ ...headers }), { now: clock })).id, 'msg_1');
+
+    it('given as a string with plain headers, answering its id and time', async () => {
+      assert.deepEqual(await verifyWebhook(secret, body, headers, { now: clock }), { id: 'msg_1', timestamp: now });
+    });
+
+    it('given as a Buffer with a Headers object', async () => {
+      assert.equal((await verifyWebhook(secret, Buffer.from(body), new Headers({ ...headers }), { now: clock })).id, 'msg_1');
+    });
+
+    /** What verifying answers: 'accepted', or the reason of the WebhookVerificationError. */
     const reason = async (promise: Promise<unknown>) => {
       try {
         await promise;
@@ -311,19 +405,27 @@ describe('standard-webhooks helper', () => {
       }
       return 'accepted';
     };
-    assert.equal(await reason(verifyWebhook(secret, body + ' ', headers, { now: clock })), 'bad_signature');
-    assert.equal(await reason(verifyWebhook(generateWebhookSecret(), body, headers, { now: clock })), 'bad_signature');
-    assert.equal(await reason(verifyWebhook(secret, body, { ...headers, 'webhook-id': 'msg_2' }, { now: clock })), 'bad_signature');
-    assert.equal(await reason(verifyWebhook(secret, body, { 'webhook-id': 'msg_1' }, { now: clock })), 'missing_headers');
-    assert.equal(await reason(verifyWebhook(secret, body, { ...headers, 'webhook-timestamp': '1e9' }, { now: clock })), 'bad_timestamp');
-    assert.equal(await reason(verifyWebhook(secret, body, headers, { now: () => new Date(now.getTime() + 301_000) })), 'too_old');
-    assert.equal(await reason(verifyWebhook(secret, body, headers, { now: () => new Date(now.getTime() - 301_000) })), 'too_new');
-    assert.equal(await reason(verifyWebhook(secret, body, headers, { now: () => new Date(now.getTime() + 299_000) })), 'accepted');
-    assert.equal(await reason(verifyWebhook(secret, body, headers, { now: () => new Date(now.getTime() + 3_000), toleranceSeconds: 2 })), 'too_old');
-    assert.equal(await reason(verifyWebhook('whsec_', body, headers, { now: clock })), 'bad_secret');
-    // Several signatures (key rotation): any v1 match is enough; other versions are ignored.
-    const rotated = { ...headers, 'webhook-signature': `v1a,xyz v1,AAAA ${headers['webhook-signature']}` };
-    assert.equal(await reason(verifyWebhook(secret, body, rotated, { now: clock })), 'accepted');
+    const at = (offsetMs: number) => () => new Date(now.getTime() + offsetMs);
+    const rows: Array<[string, () => Promise<unknown>, string]> = [
+      ['a changed body', () => verifyWebhook(secret, body + ' ', headers, { now: clock }), 'bad_signature'],
+      ['another secret', () => verifyWebhook(generateWebhookSecret(), body, headers, { now: clock }), 'bad_signature'],
+      ['another webhook-id', () => verifyWebhook(secret, body, { ...headers, 'webhook-id': 'msg_2' }, { now: clock }), 'bad_signature'],
+      ['missing headers', () => verifyWebhook(secret, body, { 'webhook-id': 'msg_1' }, { now: clock }), 'missing_headers'],
+      ['a timestamp that is not whole seconds', () => verifyWebhook(secret, body, { ...headers, 'webhook-timestamp': '1e9' }, { now: clock }), 'bad_timestamp'],
+      ['a message 301 seconds late', () => verifyWebhook(secret, body, headers, { now: at(301_000) }), 'too_old'],
+      ['a message 301 seconds early', () => verifyWebhook(secret, body, headers, { now: at(-301_000) }), 'too_new'],
+      ['a message 299 seconds late', () => verifyWebhook(secret, body, headers, { now: at(299_000) }), 'accepted'],
+      ['a message 3 seconds late under a 2-second tolerance', () => verifyWebhook(secret, body, headers, { now: at(3_000), toleranceSeconds: 2 }), 'too_old'],
+      ['an empty secret', () => verifyWebhook('whsec_', body, headers, { now: clock }), 'bad_secret'],
+      // Several signatures (key rotation): any v1 match is enough; other versions are ignored.
+      ['several signatures, one of them a right v1 (key rotation)',
+        () => verifyWebhook(secret, body, { ...headers, 'webhook-signature': `v1a,xyz v1,AAAA ${headers['webhook-signature']}` }, { now: clock }), 'accepted'],
+    ];
+    for (const [what, verify, expected] of rows) {
+      it(`answers ${expected} for ${what}`, async () => {
+        assert.equal(await reason(verify()), expected);
+      });
+    }
   });
 
   it('keeps accepting a secret whose base64 the library refuses to decode, with the key node:crypto reads from it', () => {
@@ -340,69 +442,91 @@ describe('standard-webhooks helper', () => {
     assert.equal((await verifyWebhook(secret, view, headers, { now: () => now })).id, 'msg_bytes');
   });
 
-  it('refuses a replay through the guard, and accepts it again after release', async () => {
+  describe('through a replay guard', () => {
     const guard = new MemoryReplayGuard(100, () => now.getTime());
     const headers = webhookHeaders(secret, 'msg_replay', body, now);
-    await verifyWebhook(secret, body, headers, { now: () => now, replayGuard: guard });
-    await assert.rejects(verifyWebhook(secret, body, headers, { now: () => now, replayGuard: guard }), (err: WebhookVerificationError) => err.reason === 'replay');
-    await guard.release('msg_replay');
-    await verifyWebhook(secret, body, headers, { now: () => now, replayGuard: guard });
+
+    it('refuses a replay', async () => {
+      await verifyWebhook(secret, body, headers, { now: () => now, replayGuard: guard });
+      await assert.rejects(verifyWebhook(secret, body, headers, { now: () => now, replayGuard: guard }), (err: WebhookVerificationError) => err.reason === 'replay');
+    });
+
+    it('accepts the message again once released', async () => {
+      await guard.release('msg_replay');
+      await verifyWebhook(secret, body, headers, { now: () => now, replayGuard: guard });
+    });
   });
 
-  it('bounds the memory guard', () => {
+  describe('the memory guard, bounded to 3 ids', () => {
     let t = 0;
     const guard = new MemoryReplayGuard(3, () => t);
-    for (const id of ['a', 'b', 'c', 'd']) assert.equal(guard.claim(id, 1000), true);
-    assert.equal(guard.claim('d', 1000), false);
-    assert.equal(guard.claim('a', 1000), true, 'the oldest id was forgotten');
-    t = 2000;
-    assert.equal(guard.claim('d', 3000), true, 'expired ids are accepted again');
+
+    it('claims new ids and refuses one it holds', () => {
+      for (const id of ['a', 'b', 'c', 'd']) assert.equal(guard.claim(id, 1000), true);
+      assert.equal(guard.claim('d', 1000), false);
+    });
+
+    it('forgets the oldest id beyond its bound', () => {
+      assert.equal(guard.claim('a', 1000), true, 'the oldest id was forgotten');
+    });
+
+    it('accepts an expired id again', () => {
+      t = 2000;
+      assert.equal(guard.claim('d', 3000), true, 'expired ids are accepted again');
+    });
   });
 });
 
-describe('webhooks end to end (running service, background dispatcher)', () => {
-  it('a sandbox status update reaches the merchant receiver, signed, with orderId = depositId', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { startSandbox } = await import('../../server/provider/main');
-    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
-    const database = await testDatabaseEnv();
-    const receiver = await startReceiver([200]);
-    const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
-    const { accessToken, webhookSecret } = provider.credentials;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(provider.url + path, {
-        method, headers: { Authorization: `Bearer ${accessToken}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const json = await res.json();
-      assert.ok(res.status < 300, `${method} ${path}: ${JSON.stringify(json)}`);
-      return json.data;
-    };
-    try {
-      await call('PUT', '/dashboard/api/webhook-url', { webhookUrl: receiver.url });
-      const [method] = await call('GET', '/v1/deposit/payment-method?currency=IDR');
-      const deposit = await call('POST', '/v1/deposit/fiat', {
-        inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: method.bankCode, reference: 'order-e2e',
-      });
-      await call('PATCH', `/v1/deposit/${deposit.depositId}`, { status: 'completed' });
-      await waitFor(() => receiver.received.length > 0, 8000, 'the webhook');
-      const { headers, body } = receiver.received[0];
-      await verifyWebhook(webhookSecret, body, headers as Record<string, string>);
-      const payload = JSON.parse(body);
-      assert.equal(payload.type, 'deposit.completed');
-      assert.equal(payload.orderId, deposit.depositId);
-      assert.equal(payload.reference, 'order-e2e');
-      assert.equal(payload.data.status, 'completed');
-      const deliveries = await call('GET', '/dashboard/api/webhooks');
-      await waitFor(async () => (await call('GET', '/dashboard/api/webhooks'))[0].status === 'succeeded', 3000, 'recorded success');
-      assert.equal(deliveries[0].depositId, deposit.depositId);
-    } finally {
-      await provider.stop();
-      await database.drop();
-      await receiver.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+describe('webhooks end to end (running service, background dispatcher): a sandbox status update', () => {
+  let dataDir: string;
+  let database: Awaited<ReturnType<typeof testDatabaseEnv>>;
+  let receiver: Receiver;
+  let provider: RunningSandbox;
+  let deposit: DepositView;
+  /** A bearer call to the running service; the `data` of its answer, which must be a success. */
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(provider.url + path, {
+      method, headers: { Authorization: `Bearer ${provider.credentials.accessToken}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await bodyOf<Envelope<T>>(res);
+    assert.ok(res.status < 300, `${method} ${path}: ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  type Delivery = Awaited<ReturnType<typeof recentDeliveries>>[number];
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
+    database = await testDatabaseEnv();
+    receiver = await startReceiver([200]);
+    provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
+    await call('PUT', '/dashboard/api/webhook-url', { webhookUrl: receiver.url });
+    const [method] = await call<Array<{ bankCode: string }>>('GET', '/v1/deposit/payment-method?currency=IDR');
+    deposit = await call<DepositView>('POST', '/v1/deposit/fiat', {
+      inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: method.bankCode, reference: 'order-e2e',
+    });
+    await call('PATCH', `/v1/deposit/${deposit.depositId}`, { status: 'completed' });
+  });
+  after(async () => {
+    await provider.stop();
+    await database.drop();
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reaches the merchant receiver, signed, with orderId = depositId', async () => {
+    await waitFor(() => receiver.received.length > 0, 8000, 'the webhook');
+    const { body } = receiver.received[0];
+    await verifyWebhook(provider.credentials.webhookSecret, body, headersOf(receiver.received[0]));
+    const payload = JSON.parse(body) as DepositWebhookPayload<DepositView>;
+    assert.equal(payload.type, 'deposit.completed');
+    assert.equal(payload.orderId, deposit.depositId);
+    assert.equal(payload.reference, 'order-e2e');
+    assert.equal(payload.data.status, 'completed');
+  });
+
+  it("is listed among the dashboard's deliveries, recorded as succeeded", async () => {
+    const deliveries = await call<Delivery[]>('GET', '/dashboard/api/webhooks');
+    await waitFor(async () => (await call<Delivery[]>('GET', '/dashboard/api/webhooks'))[0].status === 'succeeded', 3000, 'recorded success');
+    assert.equal(deliveries[0].depositId, deposit.depositId);
   });
 });
