@@ -55,9 +55,10 @@ async function ask(question: string, hidden = false): Promise<string> {
   return answer.trim();
 }
 
-interface Envelope { status?: number; statusCode?: number; message?: string; data?: any }
+/** An answer of the service: the envelope (login and verify-login say `status`), its data as the caller expects it, unchecked. */
+interface Envelope<T> { status?: number; statusCode?: number; message?: string; data?: T }
 
-async function call(baseUrl: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<Envelope> {
+async function call<T>(baseUrl: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<Envelope<T>> {
   let res: Response;
   try {
     res = await fetch(baseUrl + path, {
@@ -69,7 +70,7 @@ async function call(baseUrl: string, path: string, init: { method?: string; body
   } catch (err) {
     throw new Error(`Cannot reach ${baseUrl}: ${err instanceof Error ? err.message : err}`);
   }
-  const json = (await res.json().catch(() => ({}))) as Envelope;
+  const json = (await res.json().catch(() => ({}))) as Envelope<T>;
   const code = json.statusCode ?? json.status ?? res.status;
   if (code >= 400 || !res.ok) throw new Error(json.message || `${path} failed with HTTP ${res.status}`);
   return json;
@@ -77,8 +78,8 @@ async function call(baseUrl: string, path: string, init: { method?: string; body
 
 async function otpFromMailbox(baseUrl: string, email: string, after: string): Promise<string> {
   for (let i = 0; i < 20; i++) {
-    const box = await call(baseUrl, `/sandbox/mailbox?email=${encodeURIComponent(email)}`);
-    const mail = (box.data as Array<{ code: string | null; createdAt: string }> | undefined)?.find((m) => m.code && m.createdAt >= after);
+    const box = await call<Array<{ code: string | null; createdAt: string }>>(baseUrl, `/sandbox/mailbox?email=${encodeURIComponent(email)}`);
+    const mail = box.data?.find((m) => m.code && m.createdAt >= after);
     if (mail?.code) return mail.code;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -93,13 +94,13 @@ async function main(): Promise<void> {
   if (!email || !password) throw new Error('Email and password are required');
 
   const startedAt = new Date(Date.now() - 5_000).toISOString();
-  const login = await call(baseUrl, '/v1/auth/login', { method: 'POST', body: { email, password } });
+  const login = await call<{ verificationToken?: unknown }>(baseUrl, '/v1/auth/login', { method: 'POST', body: { email, password } });
   const verificationToken = login.data?.verificationToken;
   if (typeof verificationToken !== 'string') throw new Error('The login response carried no verificationToken');
   say(`A code was sent to ${email}.`);
 
   const otp = flags.otp || (flags.mailbox ? await otpFromMailbox(baseUrl, email, startedAt) : await ask('Code from the email: '));
-  const verified = await call(baseUrl, '/v1/auth/verify-login', {
+  const verified = await call<{ accessToken?: unknown; user?: { email?: string } }>(baseUrl, '/v1/auth/verify-login', {
     method: 'POST', body: { verificationToken, otp, isDisableExpire: !flags.expiring },
   });
   const token = verified.data?.accessToken;
