@@ -53,6 +53,25 @@ export class KasirErrorEvent extends KasirEvent<{ message: string; status?: numb
   }
 }
 
+/**
+ * One handler per event of the element, by its `on` name, each given the typed event: the React component's callbacks
+ * (`onKasirCompleted={...}`) and the Vue template's listeners (`@kasir-completed="..."`).
+ */
+export interface KasirEventHandlers {
+  /** The checkout is loaded; `event.detail.checkout`. */
+  onKasirReady?: (event: KasirReadyEvent) => void;
+  /** The shopper chose a method; `event.detail.method`. */
+  onKasirMethodSelected?: (event: KasirMethodSelectedEvent) => void;
+  /** A deposit awaits payment; `event.detail.deposit`. */
+  onKasirPending?: (event: KasirPendingEvent) => void;
+  /** The payment was received; `event.detail.deposit`. */
+  onKasirCompleted?: (event: KasirCompletedEvent) => void;
+  /** The time to pay ran out; `event.detail.deposit` (null when none was made). */
+  onKasirExpired?: (event: KasirExpiredEvent) => void;
+  /** Something failed; `event.detail.message` (for developers) and `event.detail.status`. */
+  onKasirError?: (event: KasirErrorEvent) => void;
+}
+
 declare global {
   interface HTMLElementEventMap {
     'kasir-ready': KasirReadyEvent;

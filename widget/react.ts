@@ -9,6 +9,7 @@ import * as React from 'react';
 import type {
   KasirCompletedEvent,
   KasirErrorEvent,
+  KasirEventHandlers,
   KasirExpiredEvent,
   KasirMethodSelectedEvent,
   KasirPendingEvent,
@@ -38,21 +39,8 @@ export interface KasirCheckoutOptions {
   pollInterval?: number;
 }
 
-/** One callback per event of the element, each given the typed event. */
-export interface KasirCheckoutCallbacks {
-  /** The checkout is loaded; `event.detail.checkout`. */
-  onKasirReady?: (event: KasirReadyEvent) => void;
-  /** The shopper chose a method; `event.detail.method`. */
-  onKasirMethodSelected?: (event: KasirMethodSelectedEvent) => void;
-  /** A deposit awaits payment; `event.detail.deposit`. */
-  onKasirPending?: (event: KasirPendingEvent) => void;
-  /** The payment was received; `event.detail.deposit`. */
-  onKasirCompleted?: (event: KasirCompletedEvent) => void;
-  /** The time to pay ran out; `event.detail.deposit` (null when none was made). */
-  onKasirExpired?: (event: KasirExpiredEvent) => void;
-  /** Something failed; `event.detail.message` (for developers) and `event.detail.status`. */
-  onKasirError?: (event: KasirErrorEvent) => void;
-}
+/** One callback per event of the element, each given the typed event (the handlers the Vue typings name too). */
+export type KasirCheckoutCallbacks = KasirEventHandlers;
 
 /** The props of `<KasirCheckout>`: the element's options, its callbacks, and the usual HTML attributes (`id`, `className`, `style`, `aria-*`...). */
 export type KasirCheckoutProps = KasirCheckoutOptions &

@@ -2,14 +2,7 @@
 // custom element (not a Vue component to resolve), and the types below let vue-tsc check its props and `@kasir-*`
 // events. Nothing here loads Vue or the element at run time: import '@kasir/checkout' (or load the script) to register it.
 import type { DefineComponent, HTMLAttributes } from 'vue';
-import type {
-  KasirCompletedEvent,
-  KasirErrorEvent,
-  KasirExpiredEvent,
-  KasirMethodSelectedEvent,
-  KasirPendingEvent,
-  KasirReadyEvent,
-} from './events.js';
+import type { KasirEventHandlers } from './events.js';
 import type { Locale } from './i18n.js';
 
 /**
@@ -38,14 +31,7 @@ export interface KasirCheckoutVueProps {
 }
 
 /** The element's events as Vue listeners: `@kasir-completed="(e) => ..."` gets a `KasirCompletedEvent`. */
-export interface KasirCheckoutVueEvents {
-  onKasirReady?: (event: KasirReadyEvent) => void;
-  onKasirMethodSelected?: (event: KasirMethodSelectedEvent) => void;
-  onKasirPending?: (event: KasirPendingEvent) => void;
-  onKasirCompleted?: (event: KasirCompletedEvent) => void;
-  onKasirExpired?: (event: KasirExpiredEvent) => void;
-  onKasirError?: (event: KasirErrorEvent) => void;
-}
+export type KasirCheckoutVueEvents = KasirEventHandlers;
 
 declare module 'vue' {
   interface GlobalComponents {
