@@ -1,4 +1,4 @@
-import { LitElement, html, nothing, type PropertyValues } from 'lit';
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import { DepositStatusController } from './deposit-status-controller.js';
@@ -338,7 +338,7 @@ export class KasirCheckout extends LitElement {
     }
   }
 
-  override render() {
+  override render(): TemplateResult {
     const { t } = this;
     return html`<div class="card" lang=${this.loc} aria-busy=${this.state === 'loading'}>
       ${this.screen(t)}
