@@ -56,11 +56,6 @@ export const styles = css`
     display: grid;
     gap: 0.5rem;
   }
-  ol {
-    padding-left: 1.3rem;
-    color: var(--m);
-    font-size: 0.92rem;
-  }
   img {
     object-fit: contain;
     flex: none;
@@ -83,13 +78,6 @@ export const styles = css`
     border-color: var(--a);
     color: var(--kasir-accent-text, #fff);
     font-weight: 600;
-  }
-  .secondary {
-    color: var(--a);
-    font-weight: 600;
-  }
-  .button {
-    display: block;
   }
   button:focus-visible,
   a:focus-visible,
@@ -144,9 +132,6 @@ export const styles = css`
     .method img {
       width: 40px;
     }
-    dl {
-      padding: 0.75rem;
-    }
     h2 {
       font-size: 1.1rem;
     }
@@ -161,55 +146,11 @@ export const styles = css`
   .row strong {
     color: var(--kasir-text, #1d2433);
   }
-  dl {
-    display: grid;
-    gap: 0.6rem;
-    background: var(--s);
-    border-radius: calc(var(--r) - 4px);
-    padding: 0.9rem;
-  }
-  dt {
-    font-size: 0.85rem;
-    color: var(--m);
-  }
-  dd {
-    margin: 0;
-    display: flex;
-    flex-wrap: wrap;
-    align-items: center;
-    justify-content: space-between;
-    gap: 0.5rem;
-    font-size: 1.1rem;
-  }
   .mono {
     font-variant-numeric: tabular-nums;
     font-weight: 700;
     letter-spacing: 0.02em;
   }
-  [part='va-number'] {
-    font-size: min(1.25rem, 5.6cqi);
-    white-space: nowrap;
-  }
-  .copy {
-    min-height: 36px;
-    padding: 0.2rem 0.8rem;
-    font-size: 0.9rem;
-    color: var(--a);
-  }
-  [part='qr'] {
-    justify-self: center;
-    max-width: 100%;
-    background: #fff;
-    border: 1px solid var(--b);
-    border-radius: calc(var(--r) - 4px);
-    padding: 0.25rem;
-  }
-  [part='qr'] svg {
-    display: block;
-    max-width: 100%;
-    height: auto;
-  }
-  .waiting,
   .loading {
     display: flex;
     align-items: center;

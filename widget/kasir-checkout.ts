@@ -1,7 +1,7 @@
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, adoptStyles, html, nothing, unsafeCSS, type PropertyValues, type TemplateResult } from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
-import { DepositStatusController } from './deposit-status-controller.js';
+import type { DepositStatusController } from './deposit-status-controller.js';
 import {
   KasirCompletedEvent,
   KasirErrorEvent,
@@ -12,8 +12,8 @@ import {
 } from './events.js';
 import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
-import { QUIET, qrPath, qrPng } from './qr.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
+import type { PendingModule } from './views/view.js';
 
 export * from './events.js';
 export type * from './types.js';
@@ -44,7 +44,31 @@ const safeUrl = (url = '') => {
     return false;
   }
 };
-const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
+
+/**
+ * The screen of a pending deposit, per kind of method: each its own module (its own chunk in the script-tag build,
+ * with the frame and the deposit's follower inside), fetched when a deposit of that kind is about to be shown, so the
+ * first paint (the method list) carries none of them.
+ */
+const va = () => import('./views/va.js');
+const VIEWS: Record<MethodKind, () => Promise<PendingModule>> = {
+  va,
+  bank: va,
+  qris: () => import('./views/qris.js'),
+  ewallet: () => import('./views/ewallet.js'),
+};
+const views: Partial<Record<MethodKind, PendingModule>> = {};
+/**
+ * Loads a kind's view (a kind this version does not know is shown as an account). One that fails to load is a network
+ * failure: the element offers "Try again", which loads it again.
+ */
+const loadView = async (kind: MethodKind) => {
+  try {
+    views[kind] = await (VIEWS[kind] || va)();
+  } catch {
+    throw new ApiError('', 0);
+  }
+};
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
 const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
@@ -111,7 +135,6 @@ export class KasirCheckout extends LitElement {
     failed: { state: true },
     lapsed: { state: true },
     offline: { state: true },
-    copied: { state: true },
     notice: { state: true },
     picked: { state: true },
   };
@@ -139,25 +162,20 @@ export class KasirCheckout extends LitElement {
   private lapsed?: boolean;
   private badLink?: boolean;
   private offline?: boolean;
-  private copied?: string;
+  /** The pending view whose styles this element's shadow root holds. */
+  private styled?: PendingModule;
   private notice?: string;
 
   private api = new WidgetApi('');
   private picked?: Method;
-  private qr: { data: string; d: string; size: number } | null = null;
 
   private countdown = new CountdownController(this, () => {
-    if (this.deposit) this.follow.checkNow();
+    if (this.deposit) this.follow?.checkNow();
     else this.lapsed = true;
   });
 
-  private follow = new DepositStatusController(this, {
-    read: () => this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`),
-    onDeposit: (deposit) => (this.deposit = deposit),
-    onTrouble: (err) => (this.offline = !!err),
-    // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
-    interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
-  });
+  /** Follows the deposit while it is pending (made when the first one is shown: its module comes with the views). */
+  private follow?: DepositStatusController;
 
   /** The current load's number: a newer load (the attributes changed) makes an older one's answers stale. */
   private loads = 0;
@@ -168,7 +186,7 @@ export class KasirCheckout extends LitElement {
   private async load() {
     const { endpoint, checkoutId: id, amount, currency } = this;
     const run = ++this.loads;
-    this.follow.stop();
+    this.follow?.stop();
     this.checkout = this.deposit = null;
     this.lapsed = false;
     this.api = new WidgetApi(endpoint);
@@ -197,6 +215,8 @@ export class KasirCheckout extends LitElement {
         checkout = await this.api.call<Checkout>('/checkouts', { amount, currency });
         if (!id) remember(key, checkout.id);
       }
+      // A pending deposit is shown with its kind's view: the spinner stays until that is loaded.
+      if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind);
       // Superseded by a newer load (the attributes changed meanwhile): its answer is the one to show.
       if (!current()) return;
       this.checkout = checkout;
@@ -212,17 +232,23 @@ export class KasirCheckout extends LitElement {
     this.emit(new KasirMethodSelectedEvent(method));
     this.picked = method;
     const path = `/checkouts/${this.checkout!.id}`;
+    // The method's view loads while the deposit is made, so it is there when the deposit is (the list shows the
+    // chosen method busy meanwhile).
+    const shown = loadView(method.kind);
+    shown.catch(() => {}); // awaited below, unless the deposit fails first
     await this.attempt(
       () => this.pick(method),
       () => true,
       async () => {
+        let deposit;
         try {
-          this.deposit = await this.api.call<Deposit>(`${path}/deposit`, { method: method.code });
+          deposit = await this.api.call<Deposit>(`${path}/deposit`, { method: method.code });
         } catch (err) {
-          const again = await this.api.call<Checkout>(path).catch(() => null);
-          if (!again?.deposit) throw err;
-          this.deposit = again.deposit;
+          deposit = (await this.api.call<Checkout>(path).catch(() => null))?.deposit;
+          if (!deposit) throw err;
         }
+        await shown;
+        this.deposit = deposit;
       },
     );
     this.picked = undefined;
@@ -295,7 +321,12 @@ export class KasirCheckout extends LitElement {
     if (['endpoint', 'checkoutId', 'amount', 'currency'].some((p) => changed.has(p))) this.load();
     const { checkout, deposit: d } = this;
     this.badLink = d?.method.kind === 'ewallet' && d.status === 'pending' && !safeUrl(d.checkoutUrl);
-    if (d?.qrData && d.qrData !== this.qr?.data) this.qr = { data: d.qrData, ...qrPath(d.qrData) };
+    const view = d && views[d.method.kind];
+    if (view && view !== this.styled) {
+      // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
+      this.styled = view;
+      adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, unsafeCSS(view.styles)]);
+    }
     const before = this.state;
     this.state = this.failure() ? 'error' : !checkout ? 'loading' : d ? d.status : this.lapsed ? 'expired' : 'choosing';
     // Controllers follow the phase here, before rendering, so their first tick lands in this update.
@@ -305,8 +336,15 @@ export class KasirCheckout extends LitElement {
     if (this.state === 'completed') this.say(this.t.paidTitle);
     if (this.state === 'expired') this.say(this.t.expiredTitle);
     if (this.state === 'pending') {
+      this.follow ??= new view!.DepositStatusController(this, {
+        read: () => this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`),
+        onDeposit: (deposit) => (this.deposit = deposit),
+        onTrouble: (err) => (this.offline = !!err),
+        // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
+        interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
+      });
       this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
-    } else this.follow.stop();
+    } else this.follow?.stop();
     if (this.state === 'choosing') this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
     else if (this.state !== 'pending') this.countdown.stop();
   }
@@ -350,7 +388,7 @@ export class KasirCheckout extends LitElement {
     const { checkout, deposit } = this;
     switch (this.state) {
       case 'loading':
-        return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${t.loading}</p>`;
+        return this.spinner();
       case 'error': {
         const { text, action } = this.failure()!;
         return html`<div part="result" class="result bad" role="alert">
@@ -415,62 +453,30 @@ export class KasirCheckout extends LitElement {
       ${this.timer(t.chooseWithin)}`;
   }
 
+  private spinner() {
+    return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${this.t.loading}</p>`;
+  }
+
   private pending(t: Messages, d: Deposit) {
-    const kind = d.method.kind;
-    const amount = this.money(d.amount, d.currency);
-    const copy = (value: string, what: string, key: string) =>
-      html`<button class="copy" @click=${() => this.copy(value, what, key)}>
-        ${this.copied === key ? t.copied : t.copy}<span class="sr"> ${what}</span>
-      </button>`;
-    const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${fill(s, d.method.name)}</li>`)}</ol>`;
-    let body;
-    if (kind === 'qris') {
-      const { d: path, size } = this.qr!;
-      const box = size + 2 * QUIET;
-      // A whole number of CSS pixels per module (about 250 px in all), so crisp edges give every module one size.
-      const px = box * Math.max(3, Math.floor(250 / box));
-      body = html`<figure part="qr">
-          <svg
-            role="img"
-            aria-label=${fill(t.qrLabel, amount)}
-            viewBox="${-QUIET} ${-QUIET} ${box} ${box}"
-            width=${px}
-            height=${px}
-            shape-rendering="crispEdges"
-          >
-            <rect x=${-QUIET} y=${-QUIET} width=${box} height=${box} fill="#fff" />
-            <path d=${path} fill="#000" />
-          </svg>
-        </figure>
-        <p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
-        <button class="secondary" @click=${this.download}>${t.download}</button>
-        ${steps(t.qrSteps)}`;
-    } else if (kind === 'ewallet') {
-      body = html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
-        <a class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer"
-          >${fill(t.openWallet, d.method.name)}<span class="sr"> ${t.newTab}</span></a
-        >
-        ${steps(t.walletSteps)}`;
-    } else {
-      body = html`<dl>
-          <div>
-            <dt>${t.vaNumber}</dt>
-            <dd><span part="va-number" class="mono">${grouped(d.accountNumber)}</span>${copy(d.accountNumber!, t.theNumber, 'n')}</dd>
-          </div>
-          ${d.accountName ? html`<div><dt>${t.accountName}</dt><dd>${d.accountName}</dd></div>` : nothing}
-          <div>
-            <dt>${t.exactAmount}</dt>
-            <dd><strong part="amount">${amount}</strong>${copy(d.amount, t.theAmount, 'a')}</dd>
-          </div>
-        </dl>
-        ${steps(kind === 'bank' ? [t.vaSteps[0], t.bankStep, t.vaSteps[2]] : t.vaSteps)}`;
-    }
-    return html`<h2 tabindex="-1" class="head"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
-      ${body} ${this.timer(t.payWithin)}
-      <p class="waiting"><span class="spin" aria-hidden="true"></span>${this.offline ? t.offline : t.waiting}</p>
-      <button part="check-now" class="secondary" ?disabled=${this.follow.busy} @click=${this.checkNow}>
-        ${this.follow.busy ? t.checking : t.checkNow}
-      </button>`;
+    const view = views[d.method.kind];
+    // Not loaded (the deposit is only set once it is; a guard): the loading state, never a blank box.
+    if (!view) return this.spinner();
+    return view.default({
+      html,
+      nothing,
+      fill,
+      t,
+      loc: this.loc,
+      d,
+      amount: this.money(d.amount, d.currency),
+      root: this.renderRoot,
+      say: (text) => this.say(text),
+      update: () => this.requestUpdate(),
+      timer: this.timer(t.payWithin),
+      busy: this.follow!.busy,
+      offline: this.offline,
+      check: () => this.checkNow(),
+    });
   }
 
   private timer(label: string) {
@@ -497,32 +503,8 @@ export class KasirCheckout extends LitElement {
   }
 
   private async checkNow() {
-    await this.follow.checkNow();
+    await this.follow!.checkNow();
     if (this.deposit?.status === 'pending') this.say(this.offline ? this.t.offline : this.t.stillPending);
-  }
-
-  private async copy(value: string, what: string, key: string) {
-    try {
-      await navigator.clipboard.writeText(value);
-    } catch {
-      // No clipboard (an insecure page, a denied permission): select the text so the shopper can copy it.
-      const node = this.renderRoot.querySelector(key === 'n' ? '[part=va-number]' : 'dd [part=amount]');
-      if (node) getSelection()?.selectAllChildren(node);
-      return;
-    }
-    this.copied = key;
-    this.say(`${this.t.copied}: ${what}`);
-    setTimeout(() => this.copied === key && (this.copied = ''), 2000);
-  }
-
-  private async download() {
-    const blob = await qrPng(this.qr!.d, this.qr!.size);
-    if (!blob) return;
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(blob);
-    a.download = `qris-${this.deposit!.id}.png`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
   }
 }
 

@@ -5,8 +5,9 @@ import { serve, type ServerType } from '@hono/node-server';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { startSandbox, type RunningSandbox } from '../../server/provider/main';
 import { launch, sparePort, waitForState } from './harness';
@@ -36,14 +37,17 @@ describe('the Next.js route handler example, end to end', () => {
     });
     const { GET, POST, OPTIONS } = await import('../../demo/next/app/api/[...kasir]/route');
     const route: Record<string, typeof GET> = { GET, POST, OPTIONS };
-    const script = readFileSync(new URL(import.meta.resolve('@kasir/checkout/kasir-checkout.js')));
+    // The element's script and the chunks beside it, as a shop serves them (the merchant backend does it this way too).
+    const widgetDir = dirname(fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js')));
     console.log = (...args: unknown[]) => { logged.push(args.join(' ')); };
     server = serve({
       port,
       fetch: (request) => {
         const { pathname } = new URL(request.url);
         if (pathname.startsWith('/api/')) return route[request.method]?.(request) ?? new Response(null, { status: 405 });
-        if (pathname === '/kasir-checkout.js') return new Response(script, { headers: { 'content-type': 'text/javascript' } });
+        if (/^\/kasir-checkout[\w-]*\.js$/.test(pathname)) {
+          return new Response(readFileSync(join(widgetDir, pathname.slice(1))), { headers: { 'content-type': 'text/javascript' } });
+        }
         return new Response(PAGE, { headers: { 'content-type': 'text/html' } });
       },
     });

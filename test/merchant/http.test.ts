@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
 import { createMerchantApp } from '../../server/merchant/server';
@@ -196,32 +196,92 @@ describe('merchant backend: HTTP surface', () => {
     assert.equal(res.status, 404);
   });
 
-  it('serves the built widget as a cross-origin loadable ES module with cache headers', async () => {
-    const dist = mkdtempSync(join(tmpdir(), 'kasir-dist-'));
-    const file = join(dist, 'kasir-checkout.js');
-    writeFileSync(file, 'export const kasir = 1;\n');
-    try {
-      const app = widgetScriptRoutes(file);
-      const res = await app.request('http://localhost/kasir-checkout.js');
-      assert.equal(res.status, 200);
+  describe('the widget script route', () => {
+    let dist: string;
+    let file: string;
+    before(() => {
+      dist = mkdtempSync(join(tmpdir(), 'kasir-dist-'));
+      file = join(dist, 'kasir-checkout.js');
+      writeFileSync(file, 'export const kasir = 1;\n');
+      writeFileSync(join(dist, 'kasir-checkout-qris-AbC_12-z.js'), 'export const qris = 1;\n');
+      writeFileSync(join(dist, 'secret.txt'), 'not for the web\n');
+    });
+    after(() => rmSync(dist, { recursive: true, force: true }));
+    const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+      widgetScriptRoutes(file).request(`http://localhost${path}`, { method, headers });
+    const loadableFromAnyOrigin = (res: Response) => {
       assert.match(res.headers.get('content-type') ?? '', /^text\/javascript/);
-      assert.match(res.headers.get('cache-control') ?? '', /max-age=\d+/);
       assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'cross-origin');
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    };
+
+    it('serves the entry as a cross-origin loadable ES module, revalidated on every use (it names its chunks)', async () => {
+      const res = await get('/kasir-checkout.js');
+      assert.equal(res.status, 200);
+      loadableFromAnyOrigin(res);
+      assert.equal(res.headers.get('cache-control'), 'no-cache');
       assert.equal(await res.text(), 'export const kasir = 1;\n');
       const etag = res.headers.get('etag')!;
-      assert.ok(etag);
-      const again = await app.request('http://localhost/kasir-checkout.js', { headers: { 'If-None-Match': etag } });
+      assert.match(etag, /^"[\w-]+"$/);
+      const again = await get('/kasir-checkout.js', { 'If-None-Match': etag });
       assert.equal(again.status, 304);
-    } finally {
-      rmSync(dist, { recursive: true, force: true });
-    }
+      assert.equal(again.headers.get('etag'), etag);
+      const head = await get('/kasir-checkout.js', {}, 'HEAD');
+      assert.equal(head.status, 200);
+      assert.equal(await head.text(), '');
+    });
+
+    it('serves a chunk beside the entry with the same headers, cached for a year (its name carries its hash)', async () => {
+      const res = await get('/kasir-checkout-qris-AbC_12-z.js');
+      assert.equal(res.status, 200);
+      loadableFromAnyOrigin(res);
+      assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assert.equal(await res.text(), 'export const qris = 1;\n');
+      const again = await get('/kasir-checkout-qris-AbC_12-z.js', { 'If-None-Match': res.headers.get('etag')! });
+      assert.equal(again.status, 304);
+    });
+
+    it('serves a file changed on disk without a restart (a rebuild)', async () => {
+      const built = await get('/kasir-checkout.js');
+      writeFileSync(file, 'export const kasir = 2; // rebuilt\n');
+      const rebuilt = await get('/kasir-checkout.js', { 'If-None-Match': built.headers.get('etag')! });
+      assert.equal(rebuilt.status, 200);
+      assert.equal(await rebuilt.text(), 'export const kasir = 2; // rebuilt\n');
+      assert.notEqual(rebuilt.headers.get('etag'), built.headers.get('etag'));
+    });
+
+    it('answers 404 for an unknown chunk, and serves nothing else from the directory or outside it', async () => {
+      const unknown = await get('/kasir-checkout-qris-0ld.js');
+      assert.equal(unknown.status, 404);
+      assert.deepEqual(await unknown.json(), { statusCode: 404, error: 'Not Found', message: 'Cannot GET /kasir-checkout-qris-0ld.js' });
+      for (const path of ['/secret.txt', '/kasir-checkout-..%2Fsecret.txt', '/kasir-checkout-%2E%2E%2Fsecret.js', '/x/kasir-checkout.js', '/kasir-checkout.js.map']) {
+        const res = await get(path);
+        assert.equal(res.status, 404, path);
+        assert.doesNotMatch(await res.text(), /not for the web/, path);
+      }
+    });
+
+    it('says the widget is not built when the entry is missing', async () => {
+      const res = await widgetScriptRoutes(join(dist, 'missing', 'kasir-checkout.js')).request('http://localhost/kasir-checkout.js');
+      assert.equal(res.status, 404);
+      assert.match((await res.json()).message, /not built/);
+    });
   });
 
-  it('serves the installed @kasir/checkout script at /kasir-checkout.js next to /api', async () => {
+  it('serves the installed @kasir/checkout script at /kasir-checkout.js next to /api, and every chunk it imports', async () => {
     const app = createMerchantApp({ ...up.config(), port: 0 });
     const res = await app.request('http://localhost/kasir-checkout.js');
     assert.equal(res.status, 200);
-    assert.equal(await res.text(), readFileSync(WIDGET_SCRIPT_FILE, 'utf8'));
+    const entry = await res.text();
+    assert.equal(entry, readFileSync(WIDGET_SCRIPT_FILE, 'utf8'));
+    const chunks = [...entry.matchAll(/import\(["'`]\.\/([\w-]+\.js)["'`]\)/g)].map((m) => m[1]);
+    assert.ok(chunks.length >= 3, `the entry imports its views: ${chunks.join(', ')}`);
+    for (const chunk of new Set(chunks)) {
+      const served = await app.request(`http://localhost/${chunk}`);
+      assert.equal(served.status, 200, chunk);
+      assert.equal(await served.text(), readFileSync(join(dirname(WIDGET_SCRIPT_FILE), chunk), 'utf8'));
+    }
     assert.equal((await app.request('http://localhost/api/checkouts/nope')).status, 404);
   });
 

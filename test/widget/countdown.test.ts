@@ -10,6 +10,9 @@ const spoken = (el: KasirCheckout) => el.shadowRoot!.querySelector('[part=countd
 describe('<kasir-checkout> countdown', () => {
   let api: FakeApi;
   let clock: FakeClock;
+  // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
+  // fake clock's settle() covers a choice.
+  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js')]));
   beforeEach(() => {
     sessionStorage.clear();
     clock = new FakeClock().install();

@@ -12,6 +12,9 @@ describe('<kasir-checkout> following the payment', () => {
   let clock: FakeClock;
   let hidden = false;
 
+  // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
+  // fake clock's settle() covers a choice.
+  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js')]));
   before(() => {
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => hidden });
   });

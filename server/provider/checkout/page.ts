@@ -1,16 +1,12 @@
 // The hosted checkout page (DESIGN.md 3): GET /checkout/:id renders <kasir-checkout> in hosted mode under a strict
-// CSP, and GET /checkout/kasir-checkout.js serves the element's script-tag build to it.
+// CSP, and GET /checkout/kasir-checkout.js (with its chunks beside it) serves the element's script-tag build to it.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { languageDetector } from 'hono/language';
+import { WIDGET_ENTRY_FILE, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
 import { organizationNameOf } from '../dashboard/service.js';
 import { findCheckout } from '../deposits/checkout.js';
-import { ApiError, createRouter } from '../http/errors.js';
+import { ApiError, createRouter, onNotFound } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
-
-/** The script-tag build of @kasir/checkout (a dependency of this package); KASIR_WIDGET_FILE points elsewhere. */
-const WIDGET_FILE = fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
 
 const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
 body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center}
@@ -47,22 +43,19 @@ ${content}
 `;
 }
 
-/** GET /checkout/kasir-checkout.js and GET /checkout/:id, for mounting at the root. */
+/** GET /checkout/kasir-checkout.js (and its chunks) and GET /checkout/:id, for mounting at the root. */
 export function hostedPageRoutes(deps: ProviderDeps) {
   const router = createRouter();
 
-  // The built widget, served to the hosted page (registered before /checkout/:id).
-  let cached: { file: string; mtimeMs: number; body: string } | undefined;
-  router.get('/checkout/kasir-checkout.js', async (c) => {
-    const file = process.env.KASIR_WIDGET_FILE || WIDGET_FILE;
-    let info;
-    try {
-      info = await stat(file);
-    } catch {
-      throw new ApiError(503, 'The checkout widget is not built yet: run npm run build');
-    }
-    if (!cached || cached.file !== file || cached.mtimeMs !== info.mtimeMs) cached = { file, mtimeMs: info.mtimeMs, body: await readFile(file, 'utf8') };
-    return c.body(cached.body, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
+  // The built widget, served to the hosted page (registered before /checkout/:id): @kasir/checkout's script-tag build
+  // (a dependency of this package), or the entry KASIR_WIDGET_FILE names, with its chunks beside it.
+  const serveWidget = widgetFileServer();
+  router.get(`/checkout/${WIDGET_FILE_PARAM}`, async (c) => {
+    const name = c.req.param('file');
+    const served = await serveWidget(c, process.env.KASIR_WIDGET_FILE || WIDGET_ENTRY_FILE, name);
+    if (served) return served;
+    if (name === 'kasir-checkout.js') throw new ApiError(503, 'The checkout widget is not built yet: run npm run build');
+    return onNotFound(c); // no chunk of that name: an unknown path, as anywhere else
   });
 
   // The hosted page speaks the shopper's language: ?lang=, else Accept-Language, else English.

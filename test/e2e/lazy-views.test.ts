@@ -1,0 +1,139 @@
+// The views of pending deposits are chunks the element's entry loads when needed, end to end in Chromium against the
+// real `npm start`: the method list loads the entry alone; choosing a method fetches that view's chunk (one file) while
+// the deposit is made; a chunk that fails to load shows the network error and "Try again" recovers; and a page of
+// another origin and path loads the entry and its chunks from the merchant backend.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launch, sparePort, startKasir, waitForState, type Kasir } from './harness';
+import { viewOf } from './widget-build';
+
+describe('the widget\'s lazy views, end to end', () => {
+  let kasir: Kasir;
+  let browser: Browser;
+  /** Another shop's origin (127.0.0.1, where the merchant backend is localhost: another origin, both loopback). */
+  let shop: string;
+  let shopServer: Server;
+
+  before(async () => {
+    const port = await sparePort();
+    shop = `http://127.0.0.1:${port}`;
+    kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shop });
+    // Any path answers a page that loads the script from the merchant backend, by a URL with a query.
+    shopServer = createServer((_, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>another shop</title>
+<script type="module" src="${kasir.url}/kasir-checkout.js?v=2"></script></head>
+<body><kasir-checkout endpoint="${kasir.url}/api" amount="64000" currency="IDR"></kasir-checkout></body></html>`);
+    });
+    await new Promise<void>((resolve) => shopServer.listen(port, '127.0.0.1', resolve));
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    shopServer?.close();
+    await kasir?.stop();
+  });
+
+  /** A fresh shopper whose widget script requests (file names) and page errors are recorded. */
+  async function shopper(): Promise<{ context: BrowserContext; page: Page; scripts: string[]; problems: string[] }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const scripts: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (r) => {
+      const file = /\/(kasir-checkout[\w-]*\.js)(\?|$)/.exec(new URL(r.url()).pathname)?.[1];
+      if (file) scripts.push(file);
+    });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    return { context, page, scripts, problems };
+  }
+
+  const choose = (page: Page, code: string) => page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
+
+  it('the method list loads the entry alone; choosing QRIS fetches its chunk while the deposit is made, and nothing more', async () => {
+    const { context, page, scripts, problems } = await shopper();
+    const started: Record<string, number> = {};
+    page.on('request', (r) => {
+      if (r.url().endsWith('/deposit') && r.method() === 'POST') started.deposit ??= Date.now();
+      if (viewOf(new URL(r.url()).pathname.slice(1)) === 'qris') started.chunk ??= Date.now();
+    });
+    let depositAnswered = 0;
+    page.on('response', (r) => {
+      if (r.url().endsWith('/deposit') && r.request().method() === 'POST') depositAnswered ||= Date.now();
+    });
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    assert.deepEqual(scripts, ['kasir-checkout.js']);
+    await choose(page, 'QRIS');
+    await waitForState(page, 'pending');
+    assert.equal(scripts.length, 2, scripts.join(', '));
+    assert.equal(viewOf(scripts[1]), 'qris');
+    assert.ok(started.chunk <= depositAnswered, 'the chunk is requested before the deposit is answered (in parallel with it)');
+    await page.locator('kasir-checkout [part="qr"] svg').waitFor();
+    await page.click('#pay');
+    await waitForState(page, 'completed');
+    assert.equal(scripts.length, 2, `nothing more for the payment: ${scripts.join(', ')}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('while a view chunk loads the element shows its loading state: the chosen method busy, or after a reload the spinner', async () => {
+    const { context, page, problems } = await shopper();
+    // Each request for the QRIS chunk waits until release() lets it through (routing also keeps it out of the cache).
+    const held: Array<() => void> = [];
+    await context.route(/\/kasir-checkout-qris-[a-z0-9]+\.js$/, (route) => new Promise<void>((go) => held.push(go)).then(() => route.continue()));
+    const release = async () => {
+      while (!held.length) await new Promise((resolve) => setTimeout(resolve, 20));
+      held.splice(0).forEach((go) => go());
+    };
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    await choose(page, 'QRIS');
+    await page.locator('kasir-checkout [part="method"][data-method="QRIS"][aria-busy="true"]').waitFor();
+    assert.equal(await page.locator('kasir-checkout').getAttribute('state'), 'choosing');
+    await release();
+    await waitForState(page, 'pending');
+    // A reload resumes the pending deposit: the spinner shows until its view is there.
+    await page.reload();
+    await page.locator('kasir-checkout[state="loading"] .loading').waitFor();
+    await page.waitForTimeout(500);
+    assert.equal(await page.locator('kasir-checkout').getAttribute('state'), 'loading');
+    await release();
+    await waitForState(page, 'pending');
+    await page.locator('kasir-checkout [part="qr"] svg').waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('a view chunk that fails to load shows the network error with "Try again", which loads it and shows the payment', async () => {
+    const { context, page, problems } = await shopper();
+    let failed = 0;
+    await context.route(/\/kasir-checkout-va-[a-z0-9]+\.js$/, (route) => (failed++ ? route.continue() : route.abort('internetdisconnected')));
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    await choose(page, 'BCA_VA');
+    await waitForState(page, 'error');
+    const result = page.locator('kasir-checkout [part="result"]');
+    assert.match((await result.textContent())!, /We could not reach the payment service/);
+    await result.locator('button', { hasText: 'Try again' }).click();
+    await waitForState(page, 'pending');
+    assert.match((await page.locator('kasir-checkout [part="va-number"]').textContent())!, /^\d{4} \d{4}/);
+    assert.equal(failed, 2, 'the chunk was requested again');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('a page of another origin and path loads the entry and its chunks from the merchant backend (CORS), by a URL with a query', async () => {
+    const { context, page, scripts, problems } = await shopper();
+    await page.goto(`${shop}/deep/in/the/shop/pay.html`);
+    await waitForState(page, 'choosing');
+    await choose(page, 'OVO');
+    await waitForState(page, 'pending');
+    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'ewallet']);
+    assert.match((await page.locator('kasir-checkout a.button').getAttribute('href'))!, /^https?:\/\//);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,0 +1,78 @@
+// What a shopper downloads of the script-tag build (widget/dist/browser/, `npm run build`), measured the way a server
+// sends it: each file gzipped on its own (Node's zlib, level 9). Read by the size test and by `npm run bench`.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/** The first paint (the method list): the entry and whatever it imports statically. At most 12 KB gzipped. */
+export const FIRST_PAINT_BUDGET_BYTES = 12 * 1024;
+
+export const WIDGET_DIR = 'widget/dist/browser';
+export const ENTRY = 'kasir-checkout.js';
+
+export interface Download {
+  /** The files, each downloaded once. */
+  files: string[];
+  raw: number;
+  /** The sum of each file's gzipped size. */
+  gz: number;
+}
+
+export interface WidgetBuild {
+  /** Every file of the build, with its sizes. */
+  files: Record<string, { raw: number; gz: number; code: string }>;
+  /** The entry and its static imports: all the method list needs. */
+  firstPaint: Download;
+  /** Per view the entry imports (va, qris, ewallet): the first paint plus the view's chunk and its static imports. */
+  flows: Record<string, Download>;
+  /** Per view: chunks it imports only on demand (the QRIS PNG download), not part of its flow. */
+  onDemand: Record<string, string[]>;
+}
+
+/** A chunk's view: `kasir-checkout-<view>-<hash>.js` (the hash is base36, no dashes). */
+export const viewOf = (file: string) => /^kasir-checkout-(.+)-[a-z0-9]+\.js$/.exec(file)?.[1];
+
+/** The relative module specifiers a file imports statically (`import "./x.js"`, `from "./x.js"`) and dynamically (`import("./x.js")`). */
+export function importsOf(code: string) {
+  const q = '["\'`]';
+  const names = (re: RegExp) => [...code.matchAll(re)].map((m) => m[1]);
+  return {
+    static: names(new RegExp(`(?:\\bfrom|\\bimport)\\s*${q}\\.\\/([\\w-]+\\.js)${q}`, 'g')),
+    dynamic: names(new RegExp(`\\bimport\\(\\s*${q}\\.\\/([\\w-]+\\.js)${q}\\s*\\)`, 'g')),
+    /** Any module specifier at all (relative or not), static or dynamic. */
+    all: names(new RegExp(`(?:\\bfrom|\\bimport)\\s*\\(?\\s*${q}([^"'\`]+)${q}`, 'g')),
+  };
+}
+
+export function measureWidget(dir = WIDGET_DIR): WidgetBuild {
+  const files: WidgetBuild['files'] = {};
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+    const body = readFileSync(join(dir, name));
+    files[name] = { raw: body.length, gz: gzipSync(body, { level: 9 }).length, code: body.toString('utf8') };
+  }
+  const closure = (roots: string[]) => {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      if (!files[file]) throw new Error(`${file} is imported but not in ${dir}`);
+      seen.add(file);
+      importsOf(files[file].code).static.forEach(visit);
+    };
+    roots.forEach(visit);
+    return [...seen];
+  };
+  const download = (roots: string[]): Download => {
+    const list = closure(roots);
+    return { files: list, raw: list.reduce((n, f) => n + files[f].raw, 0), gz: list.reduce((n, f) => n + files[f].gz, 0) };
+  };
+  if (!files[ENTRY]) throw new Error(`${join(dir, ENTRY)} is missing: run npm run build`);
+  const flows: WidgetBuild['flows'] = {};
+  const onDemand: WidgetBuild['onDemand'] = {};
+  for (const chunk of new Set(importsOf(files[ENTRY].code).dynamic)) {
+    const view = viewOf(chunk) ?? chunk;
+    flows[view] = download([ENTRY, chunk]);
+    const imported = closure([chunk]).flatMap((f) => importsOf(files[f].code).dynamic);
+    onDemand[view] = [...new Set(imported)].filter((f) => !flows[view].files.includes(f));
+  }
+  return { files, firstPaint: download([ENTRY]), flows, onDemand };
+}

@@ -1,0 +1,37 @@
+// Copy buttons for the values a shopper types into a bank or wallet app (an account number, an exact amount): the
+// clipboard when the page may use it, else the shown text is selected so the shopper can copy it; "Copied" shows for
+// two seconds and is announced. Part of the views that use it (the virtual account's), not of the first paint.
+import type { ViewKit } from './view.js';
+
+const words = {
+  en: { copy: 'Copy', copied: 'Copied' },
+  id: { copy: 'Salin', copied: 'Tersalin' },
+};
+
+/** Per element (its shadow root): the `node` of the button that just copied. */
+const copied = new WeakMap<object, string>();
+
+/** The copy button's style (the views that use the buttons add it to theirs). */
+export const copyStyles = '.copy{min-height:36px;padding:0.2rem 0.8rem;font-size:0.9rem;color:var(--a)}';
+
+async function copy({ root, say, update, loc }: ViewKit, value: string, what: string, node: string) {
+  try {
+    await navigator.clipboard.writeText(value);
+  } catch {
+    // No clipboard (an insecure page, a denied permission): select the text so the shopper can copy it.
+    const shown = root.querySelector(node);
+    if (shown) getSelection()?.selectAllChildren(shown);
+    return;
+  }
+  copied.set(root, node);
+  say(`${words[loc].copied}: ${what}`);
+  setTimeout(() => copied.get(root) === node && (copied.delete(root), update()), 2000);
+}
+
+/** A button copying `value`; `what` names it for screen readers, `node` selects the text shown. */
+export const copyButton = (k: ViewKit, value: string, what: string, node: string) => {
+  const t = words[k.loc];
+  return k.html`<button class="copy" @click=${() => copy(k, value, what, node)}>
+    ${copied.get(k.root) === node ? t.copied : t.copy}<span class="sr"> ${what}</span>
+  </button>`;
+};

@@ -1,0 +1,40 @@
+// The pending screen of an e-wallet: the amount and a link to the wallet's approval page (only an http(s) one gets
+// here: the element shows an error for any other), and the steps.
+import { frameStyles, screen } from './pending.js';
+import type { View } from './view.js';
+
+export { DepositStatusController } from './pending.js';
+
+const css = String.raw; // as in pending.ts
+
+/** The frame's styles and the view's own. */
+export const styles = frameStyles + css`
+  .button {
+    display: block;
+  }
+`;
+
+const words = {
+  en: {
+    amount: 'Amount to pay',
+    walletSteps: ['Continue to {0} and approve the payment.', 'Come back here: this page updates by itself.'],
+    openWallet: 'Continue to {0}',
+    newTab: '(opens in a new tab)',
+  },
+  id: {
+    amount: 'Jumlah pembayaran',
+    walletSteps: ['Lanjutkan ke {0} dan setujui pembayaran.', 'Kembali ke sini: halaman ini diperbarui otomatis.'],
+    openWallet: 'Lanjutkan ke {0}',
+    newTab: '(membuka tab baru)',
+  },
+};
+
+const ewallet: View = ({ html, fill, loc, d, amount, steps }) => {
+  const t = words[loc];
+  return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
+    <a class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer"
+      >${fill(t.openWallet, d.method.name)}<span class="sr"> ${t.newTab}</span></a
+    >
+    ${steps(t.walletSteps)}`;
+};
+export default screen(ewallet);

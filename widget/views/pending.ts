@@ -1,0 +1,47 @@
+// The frame of every pending deposit's screen, around its kind's view: the method's heading, the countdown, the
+// waiting line and "check now", and the steps the views list; with its words and styles, and the controller that
+// follows the deposit. Each view module wraps its view in it and re-exports the controller; the script-tag build
+// copies this module into each view's chunk (one request per payment, see vite.config.ts). None of it is in the first
+// paint.
+import type { PendingKit, View } from './view.js';
+
+export { DepositStatusController } from '../deposit-status-controller.js';
+
+const words = {
+  en: { waiting: 'Waiting for your payment…', checkNow: 'Check payment status', checking: 'Checking…' },
+  id: { waiting: 'Menunggu pembayaran Anda…', checkNow: 'Cek status pembayaran', checking: 'Memeriksa…' },
+};
+
+// A view module may not import lit (that is in the entry): `css` keeps the text as written, and the build squeezes
+// css`` templates like the element's own.
+const css = String.raw;
+
+/** The frame's styles; each view adds its own to them. */
+export const frameStyles = css`
+  ol {
+    padding-left: 1.3rem;
+    color: var(--m);
+    font-size: 0.92rem;
+  }
+  .secondary {
+    color: var(--a);
+    font-weight: 600;
+  }
+  .waiting {
+    display: flex;
+    align-items: center;
+    gap: 0.6rem;
+    color: var(--m);
+  }
+`;
+
+/** The pending screen of a kind: `view` in the frame. */
+export const screen = (view: View) => (k: PendingKit) => {
+  const { html, d, t } = k;
+  const w = words[k.loc];
+  const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${k.fill(s, d.method.name)}</li>`)}</ol>`;
+  return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
+    ${view({ ...k, steps })} ${k.timer}
+    <p class="waiting"><span class="spin" aria-hidden="true"></span>${k.offline ? t.offline : w.waiting}</p>
+    <button part="check-now" class="secondary" ?disabled=${k.busy} @click=${k.check}>${k.busy ? w.checking : w.checkNow}</button>`;
+};

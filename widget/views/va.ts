@@ -1,0 +1,87 @@
+// The pending screen of a virtual account or a bank transfer: the account number (grouped by four), the account name
+// when there is one, the exact amount, each to copy, and the steps.
+import { copyButton, copyStyles } from './copy.js';
+import { frameStyles, screen } from './pending.js';
+import type { View } from './view.js';
+
+export { DepositStatusController } from './pending.js';
+
+const css = String.raw; // as in pending.ts
+
+/** The frame's styles and the view's own. */
+export const styles = frameStyles + css`
+  dl {
+    display: grid;
+    gap: 0.6rem;
+    background: var(--s);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.9rem;
+  }
+  dt {
+    font-size: 0.85rem;
+    color: var(--m);
+  }
+  dd {
+    margin: 0;
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    justify-content: space-between;
+    gap: 0.5rem;
+    font-size: 1.1rem;
+  }
+  [part='va-number'] {
+    font-size: min(1.25rem, 5.6cqi);
+    white-space: nowrap;
+  }
+  ${copyStyles}
+`;
+
+const words = {
+  en: {
+    vaNumber: 'Account number',
+    accountName: 'Account name',
+    exactAmount: 'Transfer exactly',
+    theNumber: 'account number',
+    theAmount: 'amount',
+    vaSteps: [
+      'Open your bank app, internet banking or an ATM.',
+      'Choose a virtual account transfer and enter the number above.',
+      'Transfer exactly the amount shown. This page updates by itself.',
+    ],
+    bankStep: 'Transfer to the account above, from any bank.',
+  },
+  id: {
+    vaNumber: 'Nomor rekening',
+    accountName: 'Nama rekening',
+    exactAmount: 'Transfer tepat',
+    theNumber: 'nomor rekening',
+    theAmount: 'jumlah',
+    vaSteps: [
+      'Buka aplikasi bank, internet banking, atau ATM.',
+      'Pilih transfer virtual account dan masukkan nomor di atas.',
+      'Transfer tepat sesuai jumlah. Halaman ini diperbarui otomatis.',
+    ],
+    bankStep: 'Transfer ke rekening di atas, dari bank mana pun.',
+  },
+};
+
+const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
+
+const va: View = (k) => {
+  const { html, nothing, d, amount, steps } = k;
+  const t = words[k.loc];
+  return html`<dl>
+      <div>
+        <dt>${t.vaNumber}</dt>
+        <dd><span part="va-number" class="mono">${grouped(d.accountNumber)}</span>${copyButton(k, d.accountNumber!, t.theNumber, '[part=va-number]')}</dd>
+      </div>
+      ${d.accountName ? html`<div><dt>${t.accountName}</dt><dd>${d.accountName}</dd></div>` : nothing}
+      <div>
+        <dt>${t.exactAmount}</dt>
+        <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
+      </div>
+    </dl>
+    ${steps(d.method.kind === 'bank' ? [t.vaSteps[0], t.bankStep, t.vaSteps[2]] : t.vaSteps)}`;
+};
+export default screen(va);

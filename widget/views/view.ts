@@ -1,0 +1,52 @@
+// The shapes between the element and the views of a pending deposit. A pending view's module (va.ts, qris.ts,
+// ewallet.ts) is loaded when a deposit of its kind is about to be shown, and is its own chunk of the script-tag build
+// with the frame (pending.ts) inside: it imports nothing the element's entry holds (lit's tags and the element's
+// helpers come in the kit), so a chunk never reaches back into the entry, and the entry exports nothing.
+import type { html, nothing, TemplateResult } from 'lit';
+import type { DepositStatusController } from '../deposit-status-controller.js';
+import type { fill, Locale, Messages } from '../i18n.js';
+import type { Deposit } from '../types.js';
+
+/** What a view gets. */
+export interface ViewKit {
+  html: typeof html;
+  nothing: typeof nothing;
+  fill: typeof fill;
+  loc: Locale;
+  /** The pending deposit. */
+  d: Deposit;
+  /** Its amount, formatted for `loc`. */
+  amount: string;
+  /** The element's shadow root. */
+  root: ParentNode;
+  /** Announces `text` to screen readers. */
+  say(text: string): void;
+  /** Renders the element again. */
+  update(): void;
+  /** The numbered steps to pay (`part="instructions"`); `{0}` in a step is the method's name. */
+  steps(list: string[]): TemplateResult;
+}
+
+/** A pending deposit's details and steps, between the frame's heading and its countdown. */
+export type View = (kit: ViewKit) => TemplateResult;
+
+/** What the element hands a pending screen: the view's kit without the steps (the frame makes them) and the frame's state. */
+export interface PendingKit extends Omit<ViewKit, 'steps'> {
+  /** The element's words. */
+  t: Messages;
+  /** The countdown row. */
+  timer: TemplateResult;
+  /** A status check is in flight. */
+  busy: boolean;
+  /** The connection is lost (the follower retries). */
+  offline?: boolean;
+  /** Checks the status now. */
+  check(): void;
+}
+
+/** A pending view's module: its screen (the view in the frame), the styles to adopt for it, and the deposit's follower. */
+export interface PendingModule {
+  default(kit: PendingKit): TemplateResult;
+  styles: string;
+  DepositStatusController: typeof DepositStatusController;
+}
