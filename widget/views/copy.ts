@@ -1,6 +1,7 @@
 // Copy buttons for the values a shopper types into a bank or wallet app (an account number, an exact amount): the
 // clipboard when the page may use it, else the shown text is selected so the shopper can copy it; "Copied" shows for
 // two seconds and is announced. Part of the views that use it (the virtual account's), not of the first paint.
+import type { TemplateResult } from 'lit';
 import type { ViewKit } from './view.js';
 
 const words = {
@@ -29,7 +30,7 @@ async function copy({ root, say, update, loc }: ViewKit, value: string, what: st
 }
 
 /** A button copying `value`; `what` names it for screen readers, `node` selects the text shown. */
-export const copyButton = (k: ViewKit, value: string, what: string, node: string) => {
+export const copyButton = (k: ViewKit, value: string, what: string, node: string): TemplateResult => {
   const t = words[k.loc];
   return k.html`<button class="copy" @click=${() => copy(k, value, what, node)}>
     ${copied.get(k.root) === node ? t.copied : t.copy}<span class="sr"> ${what}</span>

@@ -3,7 +3,7 @@
 // follows the deposit. Each view module wraps its view in it and re-exports the controller; the script-tag build
 // copies this module into each view's chunk (one request per payment, see vite.config.ts). None of it is in the first
 // paint.
-import type { PendingKit, View } from './view.js';
+import type { Screen, View } from './view.js';
 
 export { DepositStatusController } from '../deposit-status-controller.js';
 
@@ -36,7 +36,7 @@ export const frameStyles = css`
 `;
 
 /** The pending screen of a kind: `view` in the frame. */
-export const screen = (view: View) => (k: PendingKit) => {
+export const screen = (view: View): Screen => (k) => {
   const { html, d, t } = k;
   const w = words[k.loc];
   const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${k.fill(s, d.method.name)}</li>`)}</ol>`;

@@ -44,9 +44,12 @@ export interface PendingKit extends Omit<ViewKit, 'steps'> {
   check(): void;
 }
 
-/** A pending view's module: its screen (the view in the frame), the styles to adopt for it, and the deposit's follower. */
+/** A pending deposit's whole screen: a view in the frame. */
+export type Screen = (kit: PendingKit) => TemplateResult;
+
+/** A pending view's module: its screen, the styles to adopt for it, and the deposit's follower. */
 export interface PendingModule {
-  default(kit: PendingKit): TemplateResult;
+  default: Screen;
   styles: string;
   DepositStatusController: typeof DepositStatusController;
 }
