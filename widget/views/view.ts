@@ -31,7 +31,7 @@ export interface ViewKit {
 export type View = (kit: ViewKit) => TemplateResult;
 
 /** What the element hands a pending screen: the view's kit without the steps (the frame makes them) and the frame's state. */
-export interface PendingKit extends Omit<ViewKit, 'steps'> {
+interface PendingKit extends Omit<ViewKit, 'steps'> {
   /** The element's words. */
   t: Messages;
   /** The countdown row. */
