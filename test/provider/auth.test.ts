@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { userView } from '../../server/provider/auth/accounts';
 import { authenticateBearer } from '../../server/provider/http/bearer';
-import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/main';
+import { sandboxDeps, type RunningSandbox } from '../../server/provider/main';
 import { bodyOf, errorOf, type Envelope } from '../support/envelope';
-import { createTestProvider, testDatabaseEnv, type TestProvider } from '../support/provider';
+import { createTestProvider, startTestSandbox, type TestProvider, type TestSandbox } from '../support/provider';
 
 /** The User of interface 2.1, as verify-login answers it. */
 type User = Awaited<ReturnType<typeof userView>>;
@@ -424,19 +421,13 @@ describe('accounts: rate limits', () => {
 });
 
 describe('npm run login (server/cli/login.ts) against a running service', () => {
+  let running: TestSandbox;
   let provider: RunningSandbox;
-  let dataDir: string;
-  let database: Awaited<ReturnType<typeof testDatabaseEnv>>;
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'kasir-cli-'));
-    database = await testDatabaseEnv();
-    provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
+    running = await startTestSandbox('kasir-cli-');
+    provider = running.sandbox;
   });
-  after(async () => {
-    await provider.stop();
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => running.stop());
   const run = (args: string[], input?: string, env: Record<string, string> = {}) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/login.ts', ...args], {
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },

@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { verifyWebhook } from '../../server/common/standard-webhooks';
 import type { accountOf, recentDeliveries } from '../../server/provider/dashboard/service';
-import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/main';
+import { sandboxDeps, type RunningSandbox } from '../../server/provider/main';
 import { WebhookDispatcher } from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook, type DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import { bodyOf, errorOf, type Envelope } from '../support/envelope';
-import { createTestProvider, testDatabaseEnv, type TestProvider } from '../support/provider';
+import { createTestProvider, startTestSandbox, type TestProvider, type TestSandbox } from '../support/provider';
 
 type Account = Awaited<ReturnType<typeof accountOf>>;
 type Delivery = Awaited<ReturnType<typeof recentDeliveries>>[number];
@@ -276,16 +273,14 @@ describe('merchant dashboard', () => {
 });
 
 describe('dashboard page in Chromium', () => {
-  let dataDir: string;
-  let database: Awaited<ReturnType<typeof testDatabaseEnv>>;
+  let running: TestSandbox;
   let provider: RunningSandbox;
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'kasir-dash-'));
-    database = await testDatabaseEnv();
-    provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
+    running = await startTestSandbox('kasir-dash-');
+    provider = running.sandbox;
     // Loaded here, as only this suite drives a browser.
     const { chromium } = await import('playwright-core');
     const { chromiumArgs, chromiumPath } = await import('../support/chromium');
@@ -296,9 +291,7 @@ describe('dashboard page in Chromium', () => {
   });
   after(async () => {
     await browser.close();
-    await provider.stop();
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await running.stop();
   });
 
   it('signs in with the OTP and shows the client id', async () => {

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -12,11 +9,11 @@ import {
 import type { recentDeliveries } from '../../server/provider/dashboard/service';
 import { openDatabase } from '../../server/provider/db/database';
 import type { DepositView } from '../../server/provider/deposits/view';
-import { startSandbox, type RunningSandbox } from '../../server/provider/main';
+import type { RunningSandbox } from '../../server/provider/main';
 import { RETRY_SCHEDULE_MS, startWebhookDispatcher, type DispatcherOptions } from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook, type DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import { bodyOf, type Envelope } from '../support/envelope';
-import { createTestProvider, testDatabaseEnv, type TestProvider } from '../support/provider';
+import { createTestProvider, startTestSandbox, type TestProvider, type TestSandbox } from '../support/provider';
 
 interface Received { headers: IncomingHttpHeaders; body: string }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -478,8 +475,7 @@ describe('standard-webhooks helper', () => {
 });
 
 describe('webhooks end to end (running service, background dispatcher): a sandbox status update', () => {
-  let dataDir: string;
-  let database: Awaited<ReturnType<typeof testDatabaseEnv>>;
+  let running: TestSandbox;
   let receiver: Receiver;
   let provider: RunningSandbox;
   let deposit: DepositView;
@@ -495,10 +491,9 @@ describe('webhooks end to end (running service, background dispatcher): a sandbo
   };
   type Delivery = Awaited<ReturnType<typeof recentDeliveries>>[number];
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
-    database = await testDatabaseEnv();
     receiver = await startReceiver([200]);
-    provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
+    running = await startTestSandbox('kasir-e2e-');
+    provider = running.sandbox;
     await call('PUT', '/dashboard/api/webhook-url', { webhookUrl: receiver.url });
     const [method] = await call<Array<{ bankCode: string }>>('GET', '/v1/deposit/payment-method?currency=IDR');
     deposit = await call<DepositView>('POST', '/v1/deposit/fiat', {
@@ -507,10 +502,8 @@ describe('webhooks end to end (running service, background dispatcher): a sandbo
     await call('PATCH', `/v1/deposit/${deposit.depositId}`, { status: 'completed' });
   });
   after(async () => {
-    await provider.stop();
-    await database.drop();
+    await running.stop();
     await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('reaches the merchant receiver, signed, with orderId = depositId', async () => {

@@ -10,7 +10,7 @@ import { signedRequestHeaders } from '../../server/common/request-signing';
 import { createProviderApp } from '../../server/provider/app';
 import { resolveProviderConfig, type SandboxOptions } from '../../server/provider/config';
 import type { ProviderDeps } from '../../server/provider/http/env';
-import { openProvider } from '../../server/provider/main';
+import { openProvider, startSandbox, type RunningSandbox } from '../../server/provider/main';
 import { seedSandbox, type SandboxCredentials } from '../../server/provider/seed';
 
 export interface TestProvider {
@@ -60,6 +60,31 @@ export async function testDatabaseEnv(): Promise<{ env: { DATABASE_URL?: string 
   if (!testDatabaseUrl) return { env: {}, drop: async () => {} };
   const database = await createTestDatabase();
   return { env: { DATABASE_URL: database.url }, drop: database.drop };
+}
+
+/** A sandbox started as a shop starts it, and what removes it again. */
+export interface TestSandbox {
+  sandbox: RunningSandbox;
+  /** Stops the sandbox and removes its data dir and database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * startSandbox serving over HTTP on a spare port, in a fresh data dir (and a fresh PostgreSQL database when the suite
+ * runs on PostgreSQL), with a cheap scrypt.
+ */
+export async function startTestSandbox(prefix = 'kasir-sandbox-'): Promise<TestSandbox> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const database = await testDatabaseEnv();
+  const sandbox = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
+  return {
+    sandbox,
+    async stop() {
+      await sandbox.stop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 export async function createTestProvider(overrides: SandboxOptions = {}): Promise<TestProvider> {
