@@ -25,11 +25,18 @@ describe('merchant backend: configuration', () => {
     });
   });
 
-  it('rejects malformed values with the variable named', () => {
-    assert.throws(() => loadMerchantConfig({ ...full, KASIR_BASE_URL: 'not a url' }), /KASIR_BASE_URL must be an http\(s\) URL/);
-    assert.throws(() => loadMerchantConfig({ ...full, KASIR_FEES_PAID_BY: 'nobody' }), /KASIR_FEES_PAID_BY/);
-    assert.throws(() => loadMerchantConfig({ ...full, KASIR_ALLOWED_ORIGINS: 'https://shop.example/path' }), /KASIR_ALLOWED_ORIGINS/);
-    assert.throws(() => loadMerchantConfig({ ...full, PORT: 'eighty' }), /PORT/);
+  describe('rejects a malformed value, naming the variable', () => {
+    const rows: Array<[string, string, RegExp]> = [
+      ['KASIR_BASE_URL', 'not a url', /KASIR_BASE_URL must be an http\(s\) URL/],
+      ['KASIR_FEES_PAID_BY', 'nobody', /KASIR_FEES_PAID_BY/],
+      ['KASIR_ALLOWED_ORIGINS', 'https://shop.example/path', /KASIR_ALLOWED_ORIGINS/],
+      ['PORT', 'eighty', /PORT/],
+    ];
+    for (const [name, value, message] of rows) {
+      it(`${name}=${value}`, () => {
+        assert.throws(() => loadMerchantConfig({ ...full, [name]: value }), message);
+      });
+    }
   });
 
   it('applies the documented defaults', () => {
@@ -38,7 +45,14 @@ describe('merchant backend: configuration', () => {
     assert.equal(config.checkoutUrl, 'http://localhost:4010/checkout');
     assert.equal(config.feesPaidBy, 'merchant');
     assert.equal(config.sandbox, false);
+  });
+
+  it('reads the allowed origins as a comma-separated list', () => {
+    const config = loadMerchantConfig({ ...full, KASIR_ALLOWED_ORIGINS: 'https://a.example, http://b.example:8080' });
     assert.deepEqual(config.allowedOrigins, ['https://a.example', 'http://b.example:8080']);
+  });
+
+  it('lets the shopper bear the fee with KASIR_FEES_PAID_BY=shopper', () => {
     assert.equal(loadMerchantConfig({ ...full, KASIR_FEES_PAID_BY: 'shopper' }).feesPaidBy, 'shopper');
   });
 });
@@ -48,39 +62,58 @@ describe('merchant backend: HTTP surface', () => {
   before(async () => { up = await startUpstream(); });
   after(async () => { await up.close(); });
 
-  it('allows CORS for configured origins and its own, and for no one else', async () => {
-    const app = merchantApp(up, {}, { allowedOrigins: ['https://shop.example'] });
-    const preflight = await app.request('http://localhost:3000/api/checkouts', {
-      method: 'OPTIONS',
-      headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+  describe('CORS, with https://shop.example configured', () => {
+    let app: ReturnType<typeof merchantApp>;
+    before(() => { app = merchantApp(up, {}, { allowedOrigins: ['https://shop.example'] }); });
+
+    it('answers the preflight of a configured origin', async () => {
+      const preflight = await app.request('http://localhost:3000/api/checkouts', {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      });
+      assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://shop.example');
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /content-type/i);
     });
-    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://shop.example');
-    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /content-type/i);
 
-    const own = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'http://localhost:3000', Host: 'localhost:3000' } });
-    assert.equal(own.headers.get('access-control-allow-origin'), 'http://localhost:3000');
-
-    const evil = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://evil.example' } });
-    assert.equal(evil.headers.get('access-control-allow-origin'), null);
-    const evilPreflight = await app.request('http://localhost:3000/api/checkouts', {
-      method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    it('allows its own origin', async () => {
+      const own = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'http://localhost:3000', Host: 'localhost:3000' } });
+      assert.equal(own.headers.get('access-control-allow-origin'), 'http://localhost:3000');
     });
-    assert.equal(evilPreflight.headers.get('access-control-allow-origin'), null);
 
-    const etagExposed = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://shop.example' } });
-    assert.match(etagExposed.headers.get('access-control-expose-headers') ?? '', /ETag/i);
+    it('allows no one else, for requests or preflights', async () => {
+      const evil = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://evil.example' } });
+      assert.equal(evil.headers.get('access-control-allow-origin'), null);
+      const evilPreflight = await app.request('http://localhost:3000/api/checkouts', {
+        method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+      });
+      assert.equal(evilPreflight.headers.get('access-control-allow-origin'), null);
+    });
+
+    it('exposes the ETag header to the page', async () => {
+      const etagExposed = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://shop.example' } });
+      assert.match(etagExposed.headers.get('access-control-expose-headers') ?? '', /ETag/i);
+    });
   });
 
-  it('rate-limits checkout creation per client address', async () => {
-    const app = merchantApp(up, {}, { checkoutRateLimit: 3 });
-    const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await call(app, 'POST', '/api/checkouts', { amount: 'x', currency: 'IDR' })).status);
-    assert.deepEqual(statuses, [400, 400, 400, 429, 429]);
-    const limited = await call(app, 'POST', '/api/checkouts', { amount: '1000', currency: 'IDR' });
-    assert.deepEqual(limited.json, { statusCode: 429, error: 'Too Many Requests', message: 'Too many checkouts from this address; try again in a minute' });
-    assert.equal(limited.headers.get('retry-after'), '60');
-    // Reads are not limited.
-    assert.equal((await call(app, 'GET', '/api/checkouts/unknown-id')).status, 404);
+  describe('rate-limits checkout creation per client address (3 a minute)', () => {
+    let app: ReturnType<typeof merchantApp>;
+    before(() => { app = merchantApp(up, {}, { checkoutRateLimit: 3 }); });
+
+    it('answers 429 once the limit is reached, even to requests it would refuse anyway', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await call(app, 'POST', '/api/checkouts', { amount: 'x', currency: 'IDR' })).status);
+      assert.deepEqual(statuses, [400, 400, 400, 429, 429]);
+    });
+
+    it('says so in the envelope, with a Retry-After', async () => {
+      const limited = await call(app, 'POST', '/api/checkouts', { amount: '1000', currency: 'IDR' });
+      assert.deepEqual(limited.json, { statusCode: 429, error: 'Too Many Requests', message: 'Too many checkouts from this address; try again in a minute' });
+      assert.equal(limited.headers.get('retry-after'), '60');
+    });
+
+    it('does not limit reads', async () => {
+      assert.equal((await call(app, 'GET', '/api/checkouts/unknown-id')).status, 404);
+    });
   });
 
   it("429: Retry-After says what the limiter's RateLimit reset says, later in the window too", async () => {
