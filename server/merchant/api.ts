@@ -57,6 +57,21 @@ const API_HEADERS: ReadonlyArray<[string, string]> = [
  * Bun, Deno). Throws a ConfigError naming each wrong or missing option at once, before any request.
  */
 export function createKasirApi(options: KasirApiOptions): KasirApi {
+  const app = kasirRoutes(options);
+  // Errors and unknown paths in the envelope wherever a shop mounts it (a mounted app's notFound is not used, so a
+  // last catch-all answers them).
+  app.onError(onError);
+  app.notFound(onNotFound);
+  app.all('*', onNotFound);
+  return app;
+}
+
+/**
+ * createKasirApi's routes without an error handler of their own, for an app whose onError is already the merchant
+ * backend's (createMerchantApp): Hono wraps every route of a mounted app that has its own handler once more, and this
+ * keeps the hot status read one layer shallower.
+ */
+export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const config = resolveMerchantConfig(options);
   const now = options.now ?? Date.now;
   const client = new PaymentServiceClient({
@@ -182,20 +197,13 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
     sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,
   }, now));
 
-  api.notFound(onNotFound);
-  api.onError(onError);
-
   // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
   // API's middleware never runs for it.
   const app = new Hono();
-  app.onError(onError);
-  app.notFound(onNotFound);
   app.route('/webhooks/kasir', webhookRoutes(service, {
     secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, replayGuard: options.replayGuard,
   }));
   app.route('/', api);
-  // Mounted in a shop's app, a sub-app's notFound is not used: a last catch-all keeps unknown paths in the envelope.
-  app.all('*', onNotFound);
   return Object.assign(app, {
     config,
     service,

@@ -2,7 +2,7 @@
 // API and the webhook receiver under /api, and the widget's script at /kasir-checkout.js.
 import { Hono } from 'hono';
 import { listen } from '../common/http-server.js';
-import { createKasirApi, type KasirApi } from './api.js';
+import { kasirRoutes, type KasirApi } from './api.js';
 import type { MerchantServerOptions } from './config.js';
 import { onError, onNotFound } from './http.js';
 import { widgetScriptRoutes } from './widget-script.js';
@@ -11,7 +11,7 @@ export type MerchantApp = Hono & { api: KasirApi };
 
 /** `/api` (createKasirApi) and `/kasir-checkout.js` in one app; a shop may add its own routes before serving it. */
 export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
-  const api = createKasirApi(options);
+  const api = kasirRoutes(options);
   const app = new Hono();
   app.onError(onError);
   app.notFound(onNotFound);
