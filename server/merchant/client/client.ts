@@ -24,7 +24,7 @@ export interface PaymentServiceClientOptions {
 }
 
 /** How a call authenticates (interface section 5): S = signature headers, A = bearer token, none. */
-export type AuthMode = 'S' | 'A' | 'none';
+type AuthMode = 'S' | 'A' | 'none';
 
 export interface CallOptions {
   auth: AuthMode;
