@@ -28,7 +28,6 @@ const errorBody = (status: number, message: string) => ({ statusCode: status, er
 export function createStorefront(options: StorefrontOptions): MerchantApp {
   const app = createMerchantApp(options);
   const dist = resolve(options.distDir ?? 'dist');
-  const orders = new Map<string, { amount: number; checkoutId: string }>();
 
   // POST /shop/orders {items: [{sku, quantity}]}: the shop prices the order and creates its checkout on the server.
   const shop = new Hono();
@@ -44,9 +43,10 @@ export function createStorefront(options: StorefrontOptions): MerchantApp {
       if (!Number.isInteger(quantity) || (quantity as number) < 1 || (quantity as number) > 10) return c.json(errorBody(400, 'items: quantity is a whole number from 1 to 10'), 400);
       amount += product.price * (quantity as number);
     }
+    // A real shop stores the order (and the checkout id beside it) in its database; the demo hands the id to kasir,
+    // which gives it back to onDepositCompleted.
     const orderId = `order_${randomUUID()}`;
     const checkout = await app.api.createCheckout({ amount: String(amount), currency: 'IDR', orderId });
-    orders.set(orderId, { amount, checkoutId: checkout.id });
     return c.json({ orderId, checkoutId: checkout.id, amount: String(amount), currency: 'IDR' }, 201);
   });
   shop.onError((err, c) => {
