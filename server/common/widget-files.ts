@@ -11,8 +11,8 @@ import { etagOf, matchesEtag } from './etag.js';
 /** The installed @kasir/checkout's `kasir-checkout.js` export: the entry, its chunks in the same directory. */
 export const WIDGET_ENTRY_FILE = fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
 
-/** The entry's name in a URL. */
-const ENTRY = 'kasir-checkout.js';
+/** The entry's file name (and its name in a URL). */
+export const WIDGET_ENTRY_NAME = 'kasir-checkout.js';
 
 /** A route parameter for the entry or a chunk: a bare file name, so no other path can be asked for. */
 export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
@@ -27,7 +27,7 @@ export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
 export function widgetFileServer() {
   const cache = new Map<string, { mtimeMs: number; size: number; body: Uint8Array<ArrayBuffer>; etag: string }>();
   return async (c: Context, entry: string, name: string): Promise<Response | undefined> => {
-    const path = name === ENTRY ? entry : join(dirname(entry), name);
+    const path = name === WIDGET_ENTRY_NAME ? entry : join(dirname(entry), name);
     let info;
     try {
       info = await stat(path);
@@ -42,7 +42,7 @@ export function widgetFileServer() {
       cache.set(path, file);
     }
     c.header('Content-Type', 'text/javascript; charset=utf-8');
-    c.header('Cache-Control', name === ENTRY ? 'no-cache' : 'public, max-age=31536000, immutable');
+    c.header('Cache-Control', name === WIDGET_ENTRY_NAME ? 'no-cache' : 'public, max-age=31536000, immutable');
     c.header('ETag', file.etag);
     c.header('Access-Control-Allow-Origin', '*');
     c.header('Cross-Origin-Resource-Policy', 'cross-origin');

@@ -2,14 +2,11 @@
 // @kasir/checkout (a dependency of this package), loadable from any storefront origin; how it is served is
 // server/common/widget-files.ts.
 import { Hono } from 'hono';
-import { WIDGET_ENTRY_FILE, WIDGET_FILE_PARAM, widgetFileServer } from '../common/widget-files.js';
+import { WIDGET_ENTRY_FILE, WIDGET_ENTRY_NAME, WIDGET_FILE_PARAM, widgetFileServer } from '../common/widget-files.js';
 import { errorBody, onNotFound } from './http.js';
 
-/** Where the script is: the installed @kasir/checkout's `kasir-checkout.js` export (its chunks beside it). */
-export const WIDGET_SCRIPT_FILE = WIDGET_ENTRY_FILE;
-
 /** Serves the entry `file` at /kasir-checkout.js and the chunks in its directory beside it. */
-export function widgetScriptRoutes(file: string = WIDGET_SCRIPT_FILE) {
+export function widgetScriptRoutes(file: string = WIDGET_ENTRY_FILE) {
   const app = new Hono();
   const serve = widgetFileServer();
   app.on(['GET', 'HEAD'], `/${WIDGET_FILE_PARAM}`, async (c) => {
@@ -17,7 +14,7 @@ export function widgetScriptRoutes(file: string = WIDGET_SCRIPT_FILE) {
     const served = await serve(c, file, name);
     if (served) return served;
     // No entry: not built. No chunk of that name: an unknown path, as anywhere else.
-    return name === 'kasir-checkout.js' ? c.json(errorBody(404, 'The widget is not built: run `npm run build`'), 404) : onNotFound(c);
+    return name === WIDGET_ENTRY_NAME ? c.json(errorBody(404, 'The widget is not built: run `npm run build`'), 404) : onNotFound(c);
   });
   return app;
 }

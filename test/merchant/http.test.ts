@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
 import { createMerchantApp } from '../../server/merchant/server';
-import { WIDGET_SCRIPT_FILE, widgetScriptRoutes } from '../../server/merchant/widget-script';
+import { WIDGET_ENTRY_FILE } from '../../server/common/widget-files';
+import { widgetScriptRoutes } from '../../server/merchant/widget-script';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { call, merchantApp, sleep, startUpstream, type Envelope, type Upstream } from './support';
 
@@ -307,13 +308,13 @@ describe('merchant backend: HTTP surface', () => {
     const res = await app.request('http://localhost/kasir-checkout.js');
     assert.equal(res.status, 200);
     const entry = await res.text();
-    assert.equal(entry, readFileSync(WIDGET_SCRIPT_FILE, 'utf8'));
+    assert.equal(entry, readFileSync(WIDGET_ENTRY_FILE, 'utf8'));
     const chunks = [...entry.matchAll(/import\(["'`]\.\/([\w-]+\.js)["'`]\)/g)].map((m) => m[1]);
     assert.ok(chunks.length >= 3, `the entry imports its views: ${chunks.join(', ')}`);
     for (const chunk of new Set(chunks)) {
       const served = await app.request(`http://localhost/${chunk}`);
       assert.equal(served.status, 200, chunk);
-      assert.equal(await served.text(), readFileSync(join(dirname(WIDGET_SCRIPT_FILE), chunk), 'utf8'));
+      assert.equal(await served.text(), readFileSync(join(dirname(WIDGET_ENTRY_FILE), chunk), 'utf8'));
     }
     assert.equal((await app.request('http://localhost/api/checkouts/nope')).status, 404);
   });

@@ -2,7 +2,7 @@
 // CSP, and GET /checkout/kasir-checkout.js (with its chunks beside it) serves the element's script-tag build to it.
 import { createHash } from 'node:crypto';
 import { languageDetector } from 'hono/language';
-import { WIDGET_ENTRY_FILE, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
+import { WIDGET_ENTRY_FILE, WIDGET_ENTRY_NAME, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
 import { organizationNameOf } from '../dashboard/service.js';
 import { findCheckout } from '../deposits/checkout.js';
 import { ApiError, createRouter, onNotFound } from '../http/errors.js';
@@ -54,7 +54,7 @@ export function hostedPageRoutes(deps: ProviderDeps) {
     const name = c.req.param('file');
     const served = await serveWidget(c, process.env.KASIR_WIDGET_FILE || WIDGET_ENTRY_FILE, name);
     if (served) return served;
-    if (name === 'kasir-checkout.js') throw new ApiError(503, 'The checkout widget is not built yet: run npm run build');
+    if (name === WIDGET_ENTRY_NAME) throw new ApiError(503, 'The checkout widget is not built yet: run npm run build');
     return onNotFound(c); // no chunk of that name: an unknown path, as anywhere else
   });
 
