@@ -35,12 +35,17 @@ export interface WidgetBackend {
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
 export const isJsonType = (type: string | undefined): boolean => !!type && /^\s*application\/json\s*(;|$)/i.test(type);
 
+/** Only `application/json` bodies: a type a page can send cross-site without a CORS preflight is refused (415). */
+export function requireJsonType(c: Context): void {
+  if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
+}
+
 /**
  * Reads a JSON object body, or throws a 400/415 in the envelope. Only `application/json` is read: a type a page can
  * send cross-site without a CORS preflight (text/plain, forms) is refused.
  */
 export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
+  requireJsonType(c);
   const text = await c.req.text();
   if (!text.trim()) return {};
   let body: unknown;
@@ -74,7 +79,7 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
   app.get('/checkouts/:id', async (c) => ok(c, await backend.getCheckout(checkoutIdParam(c))));
 
   app.post('/checkouts/:id/deposit', async (c) => {
-    if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
+    requireJsonType(c);
     const id = checkoutIdParam(c);
     const { method } = await jsonBody(c);
     if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');

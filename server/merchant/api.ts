@@ -9,7 +9,7 @@ import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
 import { PaymentServiceClient } from './client/client.js';
 import { resolveMerchantConfig, type KasirApiOptions, type MerchantConfig } from './config.js';
-import { checkoutIdParam, isJsonType, jsonBody, ok, widgetApiRoutes } from '../common/widget-api.js';
+import { checkoutIdParam, isJsonType, jsonBody, ok, requireJsonType, widgetApiRoutes } from '../common/widget-api.js';
 import { ApiError, errorBody, onError, onNotFound } from './http.js';
 import { MerchantService } from './service.js';
 import type { CachedDeposit } from './status-cache.js';
@@ -119,11 +119,11 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // A body is JSON or nothing: a form or a no-cors fetch (text/plain, form types) cannot carry one, so a
   // cross-site POST with a body must be preflighted. The JSON routes also require the header (jsonOnly).
   api.on('POST', '*', async (c, next) => {
-    if (!isJsonType(c.req.header('content-type')) && (await c.req.text()).length > 0) throw new ApiError(415, 'Send the body as application/json');
+    if (!isJsonType(c.req.header('content-type')) && (await c.req.text()).length > 0) requireJsonType(c);
     await next();
   });
   const jsonOnly = createMiddleware(async (c, next) => {
-    if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
+    requireJsonType(c);
     await next();
   });
 
