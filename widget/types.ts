@@ -1,20 +1,43 @@
 // The widget API's shapes (widget/WIDGET-API.md). Money is a decimal string: the element never does float arithmetic.
 
-export type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank';
+export type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank' | 'crypto';
 export type DepositStatus = 'pending' | 'completed' | 'expired';
 
-export interface Method {
+/** What a crypto method and its deposit carry besides the fiat fields (DESIGN.md 8). */
+export interface CryptoAsset {
+  /** e.g. "USDC" */
+  symbol: string;
+  /** e.g. "POLYGON" */
+  network: string;
+  /** e.g. "Polygon" */
+  networkName: string;
+  /** The token's decimal places: `total`/`amount` have exactly this many. */
+  decimals: number;
+}
+
+/** The rate a converted payment is priced at (from a quote of the payment service): 1 `from` = `rate` `to`. */
+export interface ExchangeRate {
+  from: string;
+  to: string;
+  rate: string;
+}
+
+export interface Method extends Partial<CryptoAsset> {
   kind: MethodKind;
+  /** bankCode, or the crypto id (e.g. "USDC-POLYGON") */
   code: string;
   name: string;
   image: string;
+  /** The currency of `fee` and `total`: the checkout's, or the crypto id */
   currency: string;
   fee: string;
   total: string;
   available: boolean;
+  /** crypto and converted methods */
+  exchangeRate?: ExchangeRate;
 }
 
-export interface Deposit {
+export interface Deposit extends Partial<CryptoAsset> {
   id: string;
   checkoutId: string;
   status: DepositStatus;
@@ -26,6 +49,13 @@ export interface Deposit {
   accountName?: string;
   qrData?: string;
   checkoutUrl?: string;
+  /** bank: the unique code (in the currency's smallest unit) added to the amount to tell this transfer apart */
+  uniqueCode?: string;
+  /** crypto: the wallet address to pay */
+  address?: string;
+  /** crypto: the wallet payment request the QR encodes (EIP-681 or SEP-7) */
+  paymentUri?: string;
+  exchangeRate?: ExchangeRate;
   expiresAt: string;
   serverTime: string;
   updatedAt: string;

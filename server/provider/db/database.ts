@@ -5,10 +5,12 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect } from '
 import pg from 'pg';
 import type { AccountTables } from './account-tables.js';
 import type { DepositTables } from './deposit-tables.js';
+import type { PaymentTables } from './payment-tables.js';
+import type { ProcessTables } from './process-tables.js';
 import { migrations } from './migrations/index.js';
 import type { CoreTables } from './schema.js';
 
-export type Database = CoreTables & DepositTables & AccountTables;
+export type Database = CoreTables & DepositTables & AccountTables & ProcessTables & PaymentTables;
 export type Db = Kysely<Database>;
 
 export interface DatabaseOptions {

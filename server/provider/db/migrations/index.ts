@@ -2,10 +2,14 @@ import type { Migration } from 'kysely';
 import * as core from './001_core.js';
 import * as deposits from './002_deposits.js';
 import * as accounts from './003_accounts.js';
+import * as processes from './004_processes.js';
+import * as payments from './005_payments.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
   '001_core': core,
   '002_deposits': deposits,
   '003_accounts': accounts,
+  '004_processes': processes,
+  '005_payments': payments,
 };
