@@ -1,5 +1,5 @@
-// Screenshots of each phase of the demo (choosing, VA, QRIS, e-wallet, completed, expired) on a desktop and a
-// phone, into demo/screenshots/. Not part of `npm test`: `npm run build && npx tsx test/e2e/screenshots.ts`.
+// Screenshots of each phase of the demo (choosing, VA, QRIS, e-wallet, crypto, bank transfer, completed, expired) on
+// a desktop and phones, into demo/screenshots/. Not part of `npm test`: `npm run build && npx tsx test/e2e/screenshots.ts`.
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launch, startKasir, waitForState } from './harness';
@@ -48,6 +48,17 @@ async function shoot(browser: Browser, url: string, device: keyof typeof viewpor
   await pick(page, 'OVO');
   await snap(page, 'ewallet');
   await page.close();
+  // Crypto and bank transfer, in English and Indonesian.
+  for (const locale of ['en', 'id'] as const) {
+    const suffix = locale === 'en' ? '' : '-id';
+    for (const [code, name] of [['USDC-POLYGON', 'crypto'], ['BCA_TRANSFER', 'bank']] as const) {
+      page = await open();
+      if (locale === 'id') await page.click('[data-locale="id"]');
+      await pick(page, code);
+      await snap(page, `${name}${suffix}`);
+      await page.close();
+    }
+  }
   if (device !== 'desktop') {
     // Indonesian: the pending VA screen with Indonesian amounts.
     page = await open();
