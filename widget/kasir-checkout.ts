@@ -18,7 +18,8 @@ import type { PendingModule } from './views/view.js';
 export * from './events.js';
 export type * from './types.js';
 
-const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet'];
+// Crypto after the fiat methods (DESIGN.md 8).
+const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet', 'crypto'];
 const STORE = 'kasir-checkout:';
 
 const remembered = (key: string) => {
@@ -56,6 +57,7 @@ const VIEWS: Record<MethodKind, () => Promise<PendingModule>> = {
   bank: va,
   qris: () => import('./views/qris.js'),
   ewallet: () => import('./views/ewallet.js'),
+  crypto: va,
 };
 const views: Partial<Record<MethodKind, PendingModule>> = {};
 /**
