@@ -177,7 +177,7 @@ export function App() {
         {order && !paid && (
           <aside className="card sandbox" aria-labelledby="sandbox-title">
             <h2 id="sandbox-title">Sandbox</h2>
-            <p className="muted small">Pretend to be the bank or the wallet. No real money moves.</p>
+            <p className="muted small">Pretend to be the bank, the wallet or the blockchain: a crypto transfer arrives like any other payment. No real money moves.</p>
             <button type="button" className="pay-now" disabled={!pending} onClick={simulatePayment}>
               Simulate payment
             </button>
