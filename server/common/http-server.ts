@@ -7,14 +7,34 @@ import type { AddressInfo } from 'node:net';
 
 type FetchHandler = Parameters<typeof getRequestListener>[0];
 
+export interface ListenOptions {
+  hostname?: string;
+  /**
+   * Called first when close() starts, after the server stopped accepting connections: end what would otherwise
+   * never finish on its own (server-sent event streams) so close() does not wait for them until its timeout.
+   */
+  beforeClose?: () => void | Promise<void>;
+  /** How long close() waits for in-flight requests before cutting their connections (default 10 s). */
+  closeTimeoutMs?: number;
+}
+
 export interface ListeningServer {
   server: Server;
   port: number;
+  /**
+   * Graceful: stops accepting, calls `beforeClose`, lets in-flight requests finish (up to `closeTimeoutMs`; their
+   * keep-alive connections are told `Connection: close`), closes idle keep-alive connections, then any left.
+   * Calling it again returns the same promise.
+   */
   close(): Promise<void>;
 }
 
-export async function listen(fetch: FetchHandler, port: number, hostname?: string): Promise<ListeningServer> {
-  const server = createServer(getRequestListener(fetch, {
+const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+
+export async function listen(fetch: FetchHandler, port: number, hostnameOrOptions?: string | ListenOptions): Promise<ListeningServer> {
+  const options: ListenOptions = typeof hostnameOrOptions === 'string' ? { hostname: hostnameOrOptions } : hostnameOrOptions ?? {};
+  const { hostname } = options;
+  const handle = getRequestListener(fetch, {
     hostname,
     errorHandler: (err) => {
       const message = err instanceof Error && err.message ? `Bad request: ${err.message}` : 'Bad request';
@@ -23,17 +43,46 @@ export async function listen(fetch: FetchHandler, port: number, hostname?: strin
         headers: { 'Content-Type': 'application/json' },
       });
     },
-  }));
+  });
+  let inFlight = 0;
+  let closing: Promise<void> | undefined;
+  let drained: (() => void) | undefined;
+  const server = createServer((req, res) => {
+    inFlight += 1;
+    // A request that arrives on a kept-alive connection while closing is still answered, then the connection ends.
+    if (closing) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (closing) server.closeIdleConnections();
+      if (inFlight === 0) drained?.();
+    });
+    void handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, hostname, () => resolve());
   });
+  const close = async (): Promise<void> => {
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    try {
+      await options.beforeClose?.();
+    } finally {
+      if (inFlight > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => { drained = resolve; }),
+          new Promise<void>((resolve) => { timer = setTimeout(resolve, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS); }),
+        ]);
+        clearTimeout(timer);
+      }
+      server.closeAllConnections();
+      await stopped;
+    }
+  };
   return {
     server,
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () => (closing ??= close()),
   };
 }
