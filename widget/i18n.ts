@@ -28,9 +28,12 @@ const en = {
   gone: 'This payment link is unknown or has ended.',
   badAmount: 'This amount cannot be paid online. Please contact the shop.',
   failed: 'This payment could not be processed.',
+  refused: 'This payment method cannot be used for this payment. Please choose another one.',
   setup: 'This payment is not set up correctly. Please contact the shop.',
   badUrl: 'This payment link cannot be opened safely.',
   retry: 'Try again',
+  back: 'Back to payment methods',
+  current: 'Your current choice',
   left: '{0} left to pay',
 };
 
@@ -63,9 +66,12 @@ const id: Messages = {
   gone: 'Tautan pembayaran ini tidak dikenal atau sudah berakhir.',
   badAmount: 'Jumlah ini tidak dapat dibayar secara online. Silakan hubungi toko.',
   failed: 'Pembayaran ini tidak dapat diproses.',
+  refused: 'Metode pembayaran ini tidak dapat digunakan untuk pembayaran ini. Silakan pilih yang lain.',
   setup: 'Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.',
   badUrl: 'Tautan pembayaran ini tidak aman untuk dibuka.',
   retry: 'Coba lagi',
+  back: 'Kembali ke metode pembayaran',
+  current: 'Pilihan Anda saat ini',
   left: 'Sisa waktu {0}',
 };
 
@@ -79,9 +85,16 @@ const tag = (locale: Locale) => (locale === 'id' ? 'id-ID' : 'en-US');
 
 /**
  * Formats a decimal string exactly (Intl formats numeric strings without going through a float), with as many
- * fraction digits as the string carries: "150000" IDR is "Rp 150.000" in `id`, "Rp 150,000" in `en`.
+ * fraction digits as the string carries: "150000" IDR is "Rp 150.000" in `id`, "Rp 150,000" in `en`. A token amount
+ * (with its `symbol`) is grouped by hand, digit for digit: "1234.500000" USDC is "1,234.500000 USDC" in `en`, since its
+ * 18 decimals (ETH) may be more than Intl keeps and an older engine would round it through a float.
  */
-export function money(amount: string, currency: string, locale: Locale) {
+export function money(amount: string, currency: string, locale: Locale, symbol?: string) {
+  if (symbol) {
+    const [whole, fraction] = amount.split('.');
+    const [group, point] = locale === 'id' ? '.,' : ',.';
+    return `${whole.replace(/\B(?=(\d{3})+$)/g, group)}${fraction ? point + fraction : ''} ${symbol}`;
+  }
   const digits = (amount.split('.')[1] || '').length;
   try {
     return new Intl.NumberFormat(tag(locale), {

@@ -57,7 +57,7 @@ const VIEWS: Record<MethodKind, () => Promise<PendingModule>> = {
   bank: va,
   qris: () => import('./views/qris.js'),
   ewallet: () => import('./views/ewallet.js'),
-  crypto: va,
+  crypto: () => import('./views/crypto.js'),
 };
 const views: Partial<Record<MethodKind, PendingModule>> = {};
 /**
@@ -139,6 +139,7 @@ export class KasirCheckout extends LitElement {
     offline: { state: true },
     notice: { state: true },
     picked: { state: true },
+    switching: { state: true },
   };
 
   /** Base URL of the widget API. */
@@ -170,6 +171,8 @@ export class KasirCheckout extends LitElement {
 
   private api = new WidgetApi('');
   private picked?: Method;
+  /** The shopper went back to the method list from a pending deposit, to switch to another method. */
+  private switching?: boolean;
 
   private countdown = new CountdownController(this, () => {
     if (this.deposit) this.follow?.checkNow();
@@ -190,7 +193,7 @@ export class KasirCheckout extends LitElement {
     const run = ++this.loads;
     this.follow?.stop();
     this.checkout = this.deposit = null;
-    this.lapsed = false;
+    this.lapsed = this.switching = false;
     this.api = new WidgetApi(endpoint);
     const current = () => run === this.loads;
     await this.attempt(this.load, current, async () => {
@@ -228,12 +231,15 @@ export class KasirCheckout extends LitElement {
     });
   }
 
-  /** Creates (or, chosen meanwhile in another tab, resumes) the deposit for a method. */
+  /**
+   * Creates the deposit for a method, or switches the pending one to it (the server keeps the deposit's id and answers
+   * its new details). The deposit's own method again goes back to it without a request.
+   */
   private async pick(method: Method) {
     if (this.picked) return; // one choice at a time (a double click chooses once)
+    if (method.code === this.deposit?.method.code) return void (this.switching = false);
     this.emit(new KasirMethodSelectedEvent(method));
     this.picked = method;
-    const path = `/checkouts/${this.checkout!.id}`;
     // The method's view loads while the deposit is made, so it is there when the deposit is (the list shows the
     // chosen method busy meanwhile).
     const shown = loadView(method.kind);
@@ -242,15 +248,10 @@ export class KasirCheckout extends LitElement {
       () => this.pick(method),
       () => true,
       async () => {
-        let deposit;
-        try {
-          deposit = await this.api.call<Deposit>(`${path}/deposit`, { method: method.code });
-        } catch (err) {
-          deposit = (await this.api.call<Checkout>(path).catch(() => null))?.deposit;
-          if (!deposit) throw err;
-        }
+        const deposit = await this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`, { method: method.code });
         await shown;
         this.deposit = deposit;
+        this.switching = false;
       },
     );
     this.picked = undefined;
@@ -292,11 +293,17 @@ export class KasirCheckout extends LitElement {
     this.load();
   }
 
+  /** Back to the method list after a refused choice, or from a pending deposit to switch it. */
+  private back() {
+    this.failed = null;
+    this.switching = true;
+  }
+
   /**
    * What failed, in the shopper's words (chosen by the kind of failure, never the server's text), what the
    * shopper can do about it, and the server's own message and status for the shop's developers.
    */
-  private failure(): { text: string; action?: 'retry' | 'restart'; message: string; status?: number } | null {
+  private failure(): { text: string; action?: 'retry' | 'restart' | 'back'; message: string; status?: number } | null {
     const { t, failed: err } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
     const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
@@ -313,8 +320,9 @@ export class KasirCheckout extends LitElement {
           ? [t.network, 'retry']
           : s == 404
             ? [t.gone, restart]
-            : s == 400 && !this.checkout
-              ? [t.badAmount]
+            : s == 400
+              ? // A refused choice (a method not offered, an amount out of its range, a closed checkout): choose again.
+                this.checkout ? [t.refused, 'back'] : [t.badAmount]
               : [t.failed, restart];
     return { text, action: action as 'retry', message: err.message || text, status: s > 0 ? s : undefined };
   }
@@ -330,7 +338,8 @@ export class KasirCheckout extends LitElement {
       adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, unsafeCSS(view.styles)]);
     }
     const before = this.state;
-    this.state = this.failure() ? 'error' : !checkout ? 'loading' : d ? d.status : this.lapsed ? 'expired' : 'choosing';
+    const listed = this.switching && d?.status === 'pending';
+    this.state = this.failure() ? 'error' : !checkout ? 'loading' : d && !listed ? d.status : this.lapsed ? 'expired' : 'choosing';
     // Controllers follow the phase here, before rendering, so their first tick lands in this update.
     if (changed.has('deposit') && d?.status === 'pending') this.countdown.set(d.expiresAt, d.serverTime);
     if (before === this.state) return;
@@ -340,15 +349,17 @@ export class KasirCheckout extends LitElement {
     if (this.state === 'pending') {
       this.follow ??= new view!.DepositStatusController(this, {
         read: () => this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`),
-        onDeposit: (deposit) => (this.deposit = deposit),
+        // A read older than the deposit shown (begun before a switch, or a cached 304) is not news.
+        onDeposit: (deposit) => deposit.updatedAt < this.deposit!.updatedAt || (this.deposit = deposit),
         onTrouble: (err) => (this.offline = !!err),
         // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
         interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
       });
       this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
-    } else this.follow?.stop();
-    if (this.state === 'choosing') this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
-    else if (this.state !== 'pending') this.countdown.stop();
+    } else if (!listed) this.follow?.stop(); // the list of a switch: the deposit is still followed (it may be paid meanwhile)
+    // The list counts down the checkout's window to choose; while switching, the deposit's time to pay goes on.
+    if (this.state === 'choosing' && !d) this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
+    else if (this.state !== 'pending' && !listed) this.countdown.stop();
   }
 
   override updated(changed: PropertyValues) {
@@ -392,18 +403,19 @@ export class KasirCheckout extends LitElement {
       case 'loading':
         return this.spinner();
       case 'error': {
-        const { text, action } = this.failure()!;
+        const { text, action, message } = this.failure()!;
         return html`<div part="result" class="result bad" role="alert">
           <h2 tabindex="-1">${t.errorTitle}</h2>
           <p>${text}</p>
-          ${action ? html`<button class="primary" @click=${action == 'retry' ? this.again : this.restart}>${t[action]}</button>` : nothing}
+          ${action == 'back' ? html`<p class="fee">${message}</p>` : nothing}
+          ${action ? html`<button class="primary" @click=${action == 'retry' ? this.again : this[action]}>${t[action]}</button>` : nothing}
         </div>`;
       }
       case 'completed':
         return html`<div part="result" class="result ok">
           <svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d="M5 12.5l4.5 4.5L19 7.5" /></svg>
           <h2 tabindex="-1">${t.paidTitle}</h2>
-          <p>${fill(t.paidText, this.money(deposit!.amount, deposit!.currency), deposit!.method.name)}</p>
+          <p>${fill(t.paidText, this.money(deposit!.amount, deposit!), deposit!.method.name)}</p>
         </div>`;
       case 'expired':
         return html`<div part="result" class="result bad">
@@ -420,9 +432,10 @@ export class KasirCheckout extends LitElement {
 
   private methods(t: Messages, checkout: Checkout) {
     const busy = !!this.picked;
+    const current = this.deposit?.method.code;
     return html`<h2 tabindex="-1">${t.choose}</h2>
       <p class="row">
-        <span>${t.orderTotal}</span><strong part="amount">${this.money(checkout.amount, checkout.currency)}</strong>
+        <span>${t.orderTotal}</span><strong part="amount">${this.money(checkout.amount, checkout)}</strong>
       </p>
       ${KINDS.map((kind) => {
         const list = checkout.methods.filter((m) => m.kind === kind);
@@ -439,12 +452,15 @@ export class KasirCheckout extends LitElement {
                         data-method=${m.code}
                         ?disabled=${!m.available || busy}
                         aria-busy=${busy && this.picked === m}
+                        aria-current=${m.code === current || nothing}
                         @click=${() => this.pick(m)}
                       >
                         <img src=${m.image} alt="" width="48" height="32" />
-                        <span class="name">${m.name}</span>
-                        <span class="fee">${!m.available ? t.unavailable : +m.fee ? fill(t.fee, this.money(m.fee, m.currency)) : t.noFee}</span>
-                        <strong class="total">${this.money(m.total, m.currency)}</strong>
+                        <span class="name">${m.symbol ? `${m.symbol} · ${m.networkName}` : m.name}</span>
+                        <span class="fee"
+                          >${m.code === current ? t.current : !m.available ? t.unavailable : +m.fee ? fill(t.fee, this.money(m.fee, m)) : t.noFee}</span
+                        >
+                        <strong class="total">${this.money(m.total, m)}</strong>
                       </button>
                     </li>`,
                 )}
@@ -452,7 +468,7 @@ export class KasirCheckout extends LitElement {
             </div>`
           : nothing;
       })}
-      ${this.timer(t.chooseWithin)}`;
+      ${this.timer(this.deposit ? t.payWithin : t.chooseWithin)}`;
   }
 
   private spinner() {
@@ -470,7 +486,8 @@ export class KasirCheckout extends LitElement {
       t,
       loc: this.loc,
       d,
-      amount: this.money(d.amount, d.currency),
+      amount: this.money(d.amount, d),
+      money: (amount, currency, symbol) => money(amount, currency, this.loc, symbol),
       root: this.renderRoot,
       say: (text) => this.say(text),
       update: () => this.requestUpdate(),
@@ -478,6 +495,7 @@ export class KasirCheckout extends LitElement {
       busy: this.follow!.busy,
       offline: this.offline,
       check: () => this.checkNow(),
+      change: () => this.back(),
     });
   }
 
@@ -495,8 +513,9 @@ export class KasirCheckout extends LitElement {
     this.dispatchEvent(event);
   }
 
-  private money(amount: string, currency: string) {
-    return money(amount, currency, this.loc);
+  /** An amount of a method or deposit: in its currency, or exactly in its token (crypto). */
+  private money(amount: string, { currency, symbol }: { currency: string; symbol?: string }) {
+    return money(amount, currency, this.loc, symbol);
   }
 
   private say(text: string) {

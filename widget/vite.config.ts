@@ -64,15 +64,16 @@ const registers = (): Plugin => ({
  * deposit's follower): the modules a view imports resolve to an id per view, so no chunk is shared. A payment then
  * loads one chunk, in one request, and downloads less than with the frame in a chunk of its own (two gzip streams,
  * the second without the first's dictionary). The cost: a shopper whose second deposit is of another kind fetches the
- * frame again (about 1.2 KB gzipped). Dynamic imports inside a view (the QRIS PNG download) stay chunks of their own.
+ * frame again (about 1.2 KB gzipped). Packages count too (lean-qr, in the QRIS and crypto views). Dynamic imports
+ * inside a view (the QRIS PNG download) stay chunks of their own.
  */
 const chunkPerView = (): Plugin => ({
   name: 'kasir-chunk-per-view',
   apply: 'build',
   enforce: 'pre',
   async resolveId(source, importer, options) {
-    const view = importer?.match(/\/widget\/views\/(va|qris|ewallet)\.ts$/)?.[1] ?? importer?.match(/\?view=(\w+)$/)?.[1];
-    if (!view || !source.startsWith('.') || options.kind === 'dynamic-import') return null;
+    const view = importer?.match(/\/widget\/views\/(va|qris|ewallet|crypto)\.ts$/)?.[1] ?? importer?.match(/\?view=(\w+)$/)?.[1];
+    if (!view || options.kind === 'dynamic-import') return null;
     const resolved = await this.resolve(source, importer!.replace(/\?.*$/, ''), { ...options, skipSelf: true });
     return resolved && !resolved.external ? { ...resolved, id: `${resolved.id}?view=${view}` } : resolved;
   },

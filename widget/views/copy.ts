@@ -12,8 +12,37 @@ const words = {
 /** Per element (its shadow root): the `node` of the button that just copied. */
 const copied = new WeakMap<object, string>();
 
-/** The copy button's style (the views that use the buttons add it to theirs). */
-export const copyStyles = '.copy{min-height:36px;padding:0.2rem 0.8rem;font-size:0.9rem;color:var(--a)}';
+const css = String.raw; // as in pending.ts
+
+/** The style of the copy buttons and of the list of values they sit in (the views that use them add it to theirs). */
+export const copyStyles = css`
+  dl {
+    display: grid;
+    gap: 0.6rem;
+    background: var(--s);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.9rem;
+  }
+  dt {
+    font-size: 0.85rem;
+    color: var(--m);
+  }
+  dd {
+    margin: 0;
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    justify-content: space-between;
+    gap: 0.5rem;
+    font-size: 1.1rem;
+  }
+  .copy {
+    min-height: 36px;
+    padding: 0.2rem 0.8rem;
+    font-size: 0.9rem;
+    color: var(--a);
+  }
+`;
 
 async function copy({ root, say, update, loc }: ViewKit, value: string, what: string, node: string) {
   try {

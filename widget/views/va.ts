@@ -1,5 +1,6 @@
 // The pending screen of a virtual account or a bank transfer: the account number (grouped by four), the account name
-// when there is one, the exact amount, each to copy, and the steps.
+// when there is one, the exact amount, each to copy, and the steps (for a transfer whose amount carries a unique code,
+// why its last digits are odd).
 import { copyButton, copyStyles } from './copy.js';
 import { frameStyles, screen } from './pending.js';
 import type { View } from './view.js';
@@ -9,32 +10,11 @@ export { DepositStatusController } from './pending.js';
 const css = String.raw; // as in pending.ts
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + css`
-  dl {
-    display: grid;
-    gap: 0.6rem;
-    background: var(--s);
-    border-radius: calc(var(--r) - 4px);
-    padding: 0.9rem;
-  }
-  dt {
-    font-size: 0.85rem;
-    color: var(--m);
-  }
-  dd {
-    margin: 0;
-    display: flex;
-    flex-wrap: wrap;
-    align-items: center;
-    justify-content: space-between;
-    gap: 0.5rem;
-    font-size: 1.1rem;
-  }
+export const styles = frameStyles + copyStyles + css`
   [part='va-number'] {
     font-size: min(1.25rem, 5.6cqi);
     white-space: nowrap;
   }
-  ${copyStyles}
 `;
 
 const words = {
@@ -50,6 +30,7 @@ const words = {
       'Transfer exactly the amount shown. This page updates by itself.',
     ],
     bankStep: 'Transfer to the account above, from any bank.',
+    uniqueStep: 'Transfer exactly this amount: the last digits ({1}) identify your payment. This page updates by itself.',
   },
   id: {
     vaNumber: 'Nomor rekening',
@@ -63,6 +44,7 @@ const words = {
       'Transfer tepat sesuai jumlah. Halaman ini diperbarui otomatis.',
     ],
     bankStep: 'Transfer ke rekening di atas, dari bank mana pun.',
+    uniqueStep: 'Transfer tepat sejumlah ini: digit terakhirnya ({1}) menandai pembayaran Anda. Halaman ini diperbarui otomatis.',
   },
 };
 
@@ -82,6 +64,11 @@ const va: View = (k) => {
         <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${steps(d.method.kind === 'bank' ? [t.vaSteps[0], t.bankStep, t.vaSteps[2]] : t.vaSteps)}`;
+    ${steps(
+      d.method.kind === 'bank'
+        ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
+          [t.vaSteps[0], t.bankStep, d.uniqueCode ? k.fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]
+        : t.vaSteps,
+    )}`;
 };
 export default screen(va);

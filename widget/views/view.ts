@@ -1,5 +1,5 @@
 // The shapes between the element and the views of a pending deposit. A pending view's module (va.ts, qris.ts,
-// ewallet.ts) is loaded when a deposit of its kind is about to be shown, and is its own chunk of the script-tag build
+// ewallet.ts, crypto.ts) is loaded when a deposit of its kind is about to be shown, and is its own chunk of the script-tag build
 // with the frame (pending.ts) inside: it imports nothing the element's entry holds (lit's tags and the element's
 // helpers come in the kit), so a chunk never reaches back into the entry, and the entry exports nothing.
 import type { html, nothing, TemplateResult } from 'lit';
@@ -15,8 +15,10 @@ export interface ViewKit {
   loc: Locale;
   /** The pending deposit. */
   d: Deposit;
-  /** Its amount, formatted for `loc`. */
+  /** Its amount, formatted for `loc` (a token amount exactly, with its symbol). */
   amount: string;
+  /** Formats another amount for `loc` (with `symbol`: a token amount). */
+  money(amount: string, currency: string, symbol?: string): string;
   /** The element's shadow root. */
   root: ParentNode;
   /** Announces `text` to screen readers. */
@@ -42,6 +44,8 @@ interface PendingKit extends Omit<ViewKit, 'steps'> {
   offline?: boolean;
   /** Checks the status now. */
   check(): void;
+  /** Back to the method list, to switch the deposit to another method. */
+  change(): void;
 }
 
 /** A pending deposit's whole screen: a view in the frame. */

@@ -1,0 +1,84 @@
+// The pending screen of a crypto deposit (DESIGN.md 8): the network with a warning to send on it only, the wallet
+// payment request as a QR code (the server builds its text), the address and the exact token amount, each to copy,
+// and the steps. The rate comes with the frame.
+import { copyButton, copyStyles } from './copy.js';
+import { frameStyles, screen } from './pending.js';
+import { qrFigure, qrStyles } from './qr-figure.js';
+import type { View } from './view.js';
+
+export { DepositStatusController } from './pending.js';
+
+const css = String.raw; // as in pending.ts
+
+/** The frame's styles and the view's own. */
+export const styles = frameStyles + copyStyles + qrStyles + css`
+  [part='network'] {
+    border-left: 4px solid var(--kasir-danger, #b42318);
+    background: var(--s);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.6rem 0.9rem;
+    font-size: 0.92rem;
+  }
+  [part='network'] strong {
+    display: block;
+    font-size: 1rem;
+  }
+  [part='address'] {
+    font-family: ui-monospace, Menlo, Consolas, monospace;
+    font-size: 0.9rem;
+    word-break: break-all;
+  }
+`;
+
+const words = {
+  en: {
+    network: 'Network: {0}',
+    warning: 'Send {0} on the {1} network only. A payment sent on another network is lost.',
+    address: 'Address',
+    exactAmount: 'Send exactly',
+    theAddress: 'address',
+    theAmount: 'amount',
+    qrLabel: 'Wallet payment request for {0}',
+    steps: [
+      'Open your wallet on the {1} network.',
+      'Scan this code, or send exactly the amount to the address.',
+      'This page updates by itself once the payment arrives.',
+    ],
+  },
+  id: {
+    network: 'Jaringan: {0}',
+    warning: 'Kirim {0} hanya melalui jaringan {1}. Pembayaran melalui jaringan lain akan hilang.',
+    address: 'Alamat',
+    exactAmount: 'Kirim tepat',
+    theAddress: 'alamat',
+    theAmount: 'jumlah',
+    qrLabel: 'Permintaan pembayaran dompet untuk {0}',
+    steps: [
+      'Buka dompet Anda di jaringan {1}.',
+      'Pindai kode ini, atau kirim tepat sejumlah itu ke alamat tersebut.',
+      'Halaman ini diperbarui otomatis setelah pembayaran diterima.',
+    ],
+  },
+};
+
+const crypto: View = (k) => {
+  const { html, fill, d, amount, steps } = k;
+  const t = words[k.loc];
+  const network = d.networkName || d.network || '';
+  return html`<p part="network" role="note">
+      <strong>${fill(t.network, network)}</strong>${fill(t.warning, d.symbol!, network)}
+    </p>
+    ${qrFigure(k, d.paymentUri!, fill(t.qrLabel, amount))}
+    <dl>
+      <div>
+        <dt>${t.address}</dt>
+        <dd><span part="address">${d.address}</span>${copyButton(k, d.address!, t.theAddress, '[part=address]')}</dd>
+      </div>
+      <div>
+        <dt>${t.exactAmount}</dt>
+        <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
+      </div>
+    </dl>
+    ${steps(t.steps.map((step) => fill(step, d.method.name, network)))}`;
+};
+export default screen(crypto);

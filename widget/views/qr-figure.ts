@@ -1,0 +1,47 @@
+// A QR code as an inline SVG in `part="qr"` (the QRIS payload, a crypto wallet's payment request): encoded once per
+// text, drawn with crisp square modules and its quiet zone. Part of the views that show a code, not of the first paint.
+import type { TemplateResult } from 'lit';
+import { QUIET, qrPath } from '../qr.js';
+import type { ViewKit } from './view.js';
+
+const css = String.raw; // as in pending.ts
+
+/** The figure's style (the views that show a code add it to theirs). */
+export const qrStyles = css`
+  [part='qr'] {
+    justify-self: center;
+    max-width: 100%;
+    background: #fff;
+    border: 1px solid var(--b);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.25rem;
+  }
+  [part='qr'] svg {
+    display: block;
+    max-width: 100%;
+    height: auto;
+  }
+`;
+
+/** Codes drawn, by text: each is encoded once, not on every render (the countdown renders each second). */
+const drawn = new Map<string, { d: string; size: number }>();
+
+/** The code of `data` as an SVG path and its size in modules (without the quiet zone). */
+export const qrCode = (data: string) => {
+  if (!drawn.has(data)) drawn.set(data, qrPath(data));
+  return drawn.get(data)!;
+};
+
+/** The figure of `data`'s code, named `label` for screen readers. */
+export const qrFigure = ({ html }: ViewKit, data: string, label: string): TemplateResult => {
+  const { d, size } = qrCode(data);
+  const box = size + 2 * QUIET;
+  // A whole number of CSS pixels per module (about 250 px in all), so crisp edges give every module one size.
+  const px = box * Math.max(3, Math.floor(250 / box));
+  return html`<figure part="qr">
+    <svg role="img" aria-label=${label} viewBox="${-QUIET} ${-QUIET} ${box} ${box}" width=${px} height=${px} shape-rendering="crispEdges">
+      <rect x=${-QUIET} y=${-QUIET} width=${box} height=${box} fill="#fff" />
+      <path d=${d} fill="#000" />
+    </svg>
+  </figure>`;
+};
