@@ -4,7 +4,9 @@ import { loadMerchantConfig, type RunningMerchant } from '@kasir/merchant';
 import { startSandbox } from '@kasir/sandbox';
 import { listenStorefront } from './listen.js';
 
-const sandbox = await startSandbox();
+// Webhooks wait in the outbox until the shop's receiver listens (startDelivery below), so the first ones are not
+// sent to a closed port and put off to the 5-second retry. JSON logs at info unless KASIR_LOG_LEVEL says otherwise.
+const sandbox = await startSandbox({ deliverWebhooks: false, logLevel: process.env.KASIR_LOG_LEVEL ? undefined : 'info' });
 console.log(`[provider] payment service sandbox on ${sandbox.url}`);
 
 let merchant: RunningMerchant | undefined;
@@ -20,11 +22,15 @@ try {
   }));
 } catch (err) {
   console.error('[merchant] not started:', err instanceof Error ? err.message : err);
+} finally {
+  // Also when the shop did not start: a receiver configured elsewhere (KASIR_WEBHOOK_URL) still gets its webhooks.
+  sandbox.startDelivery();
 }
 
+// Both stop accepting at once and finish what is in flight: the shop's requests to the sandbox, the sandbox's
+// webhooks to the shop.
 const shutdown = async () => {
-  await merchant?.stop().catch(() => {});
-  await sandbox.stop().catch(() => {});
+  await Promise.all([merchant?.stop().catch(() => {}), sandbox.stop().catch(() => {})]);
   process.exit(0);
 };
 process.once('SIGINT', shutdown);

@@ -36,19 +36,26 @@ export function createLogger(name: string, options: LoggerOptions = {}): Logger 
   }, options.destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
+export interface RequestLoggingOptions {
+  /** Paths logged at debug instead of info (health probes an orchestrator calls every few seconds). */
+  quietPaths?: readonly string[];
+}
+
 /**
  * Gives each request an id (`X-Request-Id`, taken from the request when it sends a sane one) and logs one line per
  * request at info: `{reqId, method, path, status, ms}`; a request that ended in an unexpected error (5xx) is logged
  * at error with the error. Put it first, before the routes.
  */
-export function requestLogging(logger: Logger): MiddlewareHandler {
+export function requestLogging(logger: Logger, options: RequestLoggingOptions = {}): MiddlewareHandler {
   const assignId = requestId();
+  const quiet = new Set(options.quietPaths);
   return (c, next) => assignId(c, async () => {
     const started = performance.now();
     await next();
     const status = c.res.status;
     const failed = status >= 500 && c.error !== undefined;
-    if (!failed && !logger.isLevelEnabled('info')) return;
+    const level = failed ? 'error' : quiet.has(c.req.path) ? 'debug' : 'info';
+    if (!logger.isLevelEnabled(level)) return;
     const line = {
       reqId: c.get('requestId' as never) as string,
       method: c.req.method,
@@ -57,6 +64,6 @@ export function requestLogging(logger: Logger): MiddlewareHandler {
       ms: Math.round((performance.now() - started) * 10) / 10,
     };
     if (failed) logger.error({ ...line, err: c.error }, 'request failed');
-    else logger.info(line, 'request');
+    else logger[level](line, 'request');
   });
 }

@@ -2,11 +2,13 @@
 // document at /v1/openapi.json, and the one error handler that answers every failure in the envelope.
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
+import { requestLogging } from '../common/log.js';
 import { hostedPageRoutes } from './checkout/page.js';
 import { checkoutSessionRoutes } from './checkout/session.js';
 import { hostedWidgetApi } from './checkout/widget-api.js';
 import type { ProviderDeps } from './http/env.js';
 import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
+import { healthRoutes } from './http/health.js';
 import { isBodiless } from './http/request-target.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutRoutes } from './routes/checkout.js';
@@ -19,10 +21,13 @@ import { referencesRoutes } from './routes/references.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
+/** Probed every few seconds: logged at debug, not info. */
+const PROBES = ['/healthz', '/readyz'];
 
 /** The payment-service sandbox as one Hono app: the interface's /v1 API plus its hosted pages. */
 export function createProviderApp(deps: ProviderDeps) {
   const app = createRouter();
+  app.use('*', requestLogging(deps.logger, { quietPaths: PROBES }));
   // The browser-facing pages get the security headers; the /v1 JSON API is read by servers, and setting a
   // dozen headers there would make every hot read materialise a full Headers object.
   const pageHeaders = secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: undefined });
@@ -36,6 +41,7 @@ export function createProviderApp(deps: ProviderDeps) {
 
   // Each sub-app declares its full paths (grep finds a route by its URL); the order here is the order of the
   // OpenAPI document's paths. The hosted widget API is mounted under its endpoint, as a shop mounts it under /api.
+  app.route('/', healthRoutes(deps)); // /healthz, /readyz
   app.route('/', authRoutes(deps)); // /v1/auth/*
   app.route('/', depositsRoutes(deps)); // /v1/deposit*
   app.route('/', referencesRoutes(deps)); // /v1/reference/*, /static/logos/*

@@ -24,7 +24,12 @@ Environment:
   KASIR_SWEEP_INTERVAL_MS      how often overdue deposits expire (5000)
   KASIR_SANDBOX_RATES          JSON prices in IDR overriding the rate table, e.g. {"USD":"16500"}
   KASIR_AUTH_RATE_{WINDOW_SECONDS,PER_EMAIL,PER_ADDRESS}  auth rate limits (900, 20, 200)
-  KASIR_TRUST_PROXY            take the client address from X-Forwarded-For (false)`;
+  KASIR_TRUST_PROXY            take the client address from X-Forwarded-For (false)
+  KASIR_WEBHOOK_TIMEOUT_MS     per-attempt timeout of a webhook POST (10000)
+  KASIR_LOG_LEVEL              JSON log lines on stdout from this level: trace, debug, info, warn, error, fatal, silent (info)
+
+With DATABASE_URL, any number of copies (each its own PROVIDER_PORT and KASIR_DATA_DIR) serve one service.
+SIGTERM or SIGINT stops gracefully: no new connections, requests and webhook deliveries in flight finish (up to 5 s).`;
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
@@ -56,7 +61,8 @@ try {
   // The environment is checked before the service's modules load, so a bad variable is reported at once.
   resolveProviderConfig();
   const { startSandbox } = await import('./main.js');
-  sandbox = await startSandbox();
+  // The command logs at info unless KASIR_LOG_LEVEL says otherwise (startSandbox alone is silent by default).
+  sandbox = await startSandbox({ logLevel: process.env.KASIR_LOG_LEVEL ? undefined : 'info' });
 } catch (err) {
   // Configuration and environment problems (a bad variable, a port in use, a database that cannot be reached) are
   // one line; anything else is a bug and keeps its stack.

@@ -3,6 +3,7 @@
 // default. A bad value is an error naming the option or the variable it came from, raised before anything listens.
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { LogLevel } from '../common/log.js';
 import { DEFAULT_PRICES_IDR, type RateTable } from './catalog/rates.js';
 
 /** Deposit validity per payment kind, in seconds. */
@@ -51,6 +52,19 @@ export interface SandboxOptions {
    * `KASIR_SANDBOX_RATES` (the same as JSON), else the built-in table alone.
    */
   rates?: Record<string, string | number>;
+  /** Per-attempt timeout of a webhook POST, in ms. `KASIR_WEBHOOK_TIMEOUT_MS`, else 10000. */
+  webhookTimeoutMs?: number;
+  /**
+   * Deliver webhooks from the start (default true). With false, deliveries wait (in the outbox) until
+   * `RunningSandbox.startDelivery()`: a process that starts the sandbox before the merchant backend it delivers to
+   * (`npm start`) calls it once that backend listens, so the first webhooks do not go to retry.
+   */
+  deliverWebhooks?: boolean;
+  /**
+   * JSON log lines on stdout from this level (`trace` to `fatal`, or `silent`). `KASIR_LOG_LEVEL`, else `silent`:
+   * a library in a shop's test suite stays quiet (the kasir-sandbox command logs at `info`).
+   */
+  logLevel?: LogLevel;
   /** The service's clock (deposit expiry, signed-request timestamps, tokens). Default: the system clock. */
   now?: () => Date;
   /** Where unset options are read from. Default `process.env`; pass `{}` to ignore the environment. */
@@ -80,6 +94,8 @@ export interface ProviderConfig {
   /** The rate table: each currency's price in IDR (the built-in table with the `rates` overrides). */
   rates: RateTable;
   smtpUrl?: string;
+  webhookTimeoutMs: number;
+  logLevel: LogLevel;
 }
 
 /** A bad option or environment variable; `setting` is its name as the caller wrote it (`port`, `PROVIDER_PORT`). */
@@ -92,8 +108,9 @@ export class SandboxConfigError extends Error {
 
 const OPTION_NAMES: ReadonlySet<string> = new Set<keyof SandboxOptions>([
   'port', 'host', 'baseUrl', 'dataDir', 'databaseUrl', 'webhookUrl', 'sandbox', 'smtpUrl', 'scryptN', 'expirySeconds',
-  'sweepIntervalMs', 'rates', 'now', 'env',
+  'sweepIntervalMs', 'rates', 'webhookTimeoutMs', 'deliverWebhooks', 'logLevel', 'now', 'env',
 ]);
+const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const EXPIRY_KINDS = ['va', 'bank', 'qris', 'ewallet', 'crypto'] as const;
 const DEFAULT_EXPIRY: ExpirySeconds = { va: 24 * 3600, bank: 24 * 3600, qris: 30 * 60, ewallet: 15 * 60, crypto: 60 * 60 };
 
@@ -246,6 +263,12 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
   }
   const sweepSetting = pick('sweepIntervalMs', 'KASIR_SWEEP_INTERVAL_MS');
   const sweepIntervalMs = sweepSetting ? integer(sweepSetting, 1, 2 ** 31 - 1, 'must be a positive whole number of milliseconds') : 5_000;
+  const webhookTimeoutSetting = pick('webhookTimeoutMs', 'KASIR_WEBHOOK_TIMEOUT_MS');
+  const webhookTimeoutMs = webhookTimeoutSetting ? integer(webhookTimeoutSetting, 1, 10 * 60_000, 'must be a whole number of milliseconds from 1 to 600000') : 10_000;
+  if (options.deliverWebhooks !== undefined) boolean({ name: 'deliverWebhooks', value: options.deliverWebhooks, fromEnv: false });
+  const logSetting = pick('logLevel', 'KASIR_LOG_LEVEL');
+  const logLevel = logSetting ? String(logSetting.value).trim().toLowerCase() : 'silent';
+  if (!LOG_LEVELS.includes(logLevel)) throw new SandboxConfigError(logSetting!.name, `must be one of ${LOG_LEVELS.join(', ')}`, logSetting!.value);
   if (options.now !== undefined && typeof options.now !== 'function') throw new SandboxConfigError('now', 'must be a function returning a Date', options.now);
   checkOtherVariables(env);
   const rates = rateTable(pick('rates', 'KASIR_SANDBOX_RATES'));
@@ -266,5 +289,7 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
     sweepIntervalMs,
     rates,
     smtpUrl: smtpSetting ? url(smtpSetting, ['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL') : undefined,
+    webhookTimeoutMs,
+    logLevel: logLevel as LogLevel,
   };
 }

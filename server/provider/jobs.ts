@@ -2,10 +2,19 @@ import { startExpirySweeper } from './deposits/expiry-sweeper.js';
 import type { ProviderDeps } from './http/env.js';
 import { startWebhookDispatcher } from './webhooks/dispatcher.js';
 
-/** Background work of the service (expiry sweeper, webhook dispatcher). Returns a function that stops it. */
-export function startBackgroundJobs(deps: ProviderDeps): () => Promise<void> {
-  const stops = [startExpirySweeper(deps), startWebhookDispatcher(deps)];
-  return async () => {
-    await Promise.all(stops.map((stop) => stop()));
+export interface BackgroundJobOptions {
+  /** Webhooks are delivered once this settles (undefined: at once). */
+  deliverAfter?: Promise<unknown>;
+}
+
+/**
+ * Background work of the service (expiry sweeper, webhook dispatcher), safe to run on every copy. Returns a function
+ * that stops it, letting webhook deliveries in flight finish for up to `graceMs`.
+ */
+export function startBackgroundJobs(deps: ProviderDeps, options: BackgroundJobOptions = {}): (graceMs?: number) => Promise<void> {
+  const stopSweeper = startExpirySweeper(deps);
+  const stopDispatcher = startWebhookDispatcher(deps, { startAfter: options.deliverAfter });
+  return async (graceMs = 0) => {
+    await Promise.all([stopSweeper(), stopDispatcher(graceMs)]);
   };
 }

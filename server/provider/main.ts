@@ -2,6 +2,7 @@
 // kasir-sandbox bin and the demo's `npm start`.
 import { join } from 'node:path';
 import { listen, type ListeningServer } from '../common/http-server.js';
+import { createLogger } from '../common/log.js';
 import { createProviderApp, type ProviderApp } from './app.js';
 import { resolveProviderConfig, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -22,9 +23,20 @@ export interface RunningSandbox {
   credentials: SandboxCredentials;
   /** The absolute data directory; `sandbox.json` is `join(dataDir, 'sandbox.json')`. */
   dataDir: string;
-  /** Stops the background jobs, closes the server (and its open connections) and the database. Safe to call twice. */
+  /**
+   * Starts delivering webhooks when the sandbox was started with `deliverWebhooks: false` (a no-op otherwise): call it
+   * once the receiver listens. Deliveries enqueued meanwhile wait in the outbox.
+   */
+  startDelivery(): void;
+  /**
+   * Stops gracefully: stops accepting connections, lets requests and webhook deliveries in flight finish (up to a few
+   * seconds), then closes the remaining connections and the database. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
+
+/** How long stop() lets requests and webhook deliveries in flight finish before cutting them. */
+const STOP_GRACE_MS = 5_000;
 
 /** Where a running sandbox keeps its internals: a hidden (symbol, non-enumerable) property of the sandbox itself. */
 const DEPS = Symbol('kasir.sandboxDeps');
@@ -69,7 +81,10 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
     });
   }
   try {
-    return { db, config, jwtSecret: loadJwtSecret(config.dataDir), now, mailer: createMailer(config, db, now), caches: createProviderCaches() };
+    return {
+      db, config, jwtSecret: await loadJwtSecret(db, config.dataDir, now()), now, logger: createLogger('kasir-sandbox', { level: config.logLevel }),
+      mailer: createMailer(config, db, now), caches: createProviderCaches(),
+    };
   } catch (err) {
     await db.destroy();
     throw err;
@@ -88,13 +103,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const config = resolveProviderConfig(options);
   const deps = await openProvider(config, options.now);
   let http: ListeningServer | undefined;
-  let stopJobs: (() => Promise<void>) | undefined;
+  let stopJobs: ((graceMs?: number) => Promise<void>) | undefined;
+  let startDelivery!: () => void;
+  const deliveryStarted = new Promise<void>((resolve) => { startDelivery = resolve; });
   try {
     // The app is built once the port is known: with port 0 the URLs it hands out (OpenAPI servers, checkout links)
     // must carry the port picked. Nothing is dispatched before the line after listen() runs.
     let app: ProviderApp | undefined;
     try {
-      http = await listen((request, env) => app!.fetch(request, env), config.port, config.host);
+      http = await listen((request, env) => app!.fetch(request, env), config.port, { hostname: config.host, closeTimeoutMs: STOP_GRACE_MS });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const reason = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
@@ -110,7 +127,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
     app = createProviderApp(deps);
     const credentials = await seedSandbox(deps);
-    stopJobs = startBackgroundJobs(deps);
+    stopJobs = startBackgroundJobs(deps, { deliverAfter: options.deliverWebhooks === false ? deliveryStarted : undefined });
     const server = http;
     const jobs = stopJobs;
     let stopping: Promise<void> | undefined;
@@ -119,11 +136,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       port: http.port,
       credentials,
       dataDir: config.dataDir,
+      startDelivery,
       stop() {
         stopping ??= (async () => {
-          await jobs();
-          await server.close();
+          // Requests first (a request in flight may still enqueue a webhook), with deliveries going on meanwhile.
+          const closed = server.close();
+          await Promise.all([closed, jobs(STOP_GRACE_MS)]);
           await deps.db.destroy();
+          deps.logger.flush();
         })();
         return stopping;
       },

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verify } from 'hono/jwt';
-import { hashPassword } from './auth/passwords.js';
+import { hashPassword, verifyPassword } from './auth/passwords.js';
 import { issueAccessToken } from './http/bearer.js';
 import type { ProviderDeps } from './http/env.js';
 import { newRecordId } from './ids.js';
@@ -43,6 +43,31 @@ async function stillValid(deps: ProviderDeps, token: string | undefined, userId:
 }
 
 /**
+ * The seeded user's password, the same for every copy of the service (kept in service_keys, as sandbox.json shows it
+ * anyway). The first start that keeps it there sets it as the user's password in the same transaction, so two copies
+ * starting together agree; a data dir from before keeps the password its sandbox.json holds (`fromFile`), whose hash
+ * is the user's already.
+ */
+async function sandboxPassword(deps: ProviderDeps, userId: string, fromFile: string | undefined): Promise<string> {
+  const { db, config } = deps;
+  return db.transaction().execute(async (trx) => {
+    const now = deps.now().toISOString();
+    const candidate = fromFile ?? randomBytes(12).toString('base64url');
+    const inserted = await trx.insertInto('service_keys').values({ name: 'sandbox_password', value: candidate, created_at: now })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      return (await trx.selectFrom('service_keys').select('value').where('name', '=', 'sandbox_password').executeTakeFirstOrThrow()).value;
+    }
+    const user = await trx.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirstOrThrow();
+    if (!fromFile || !(await verifyPassword(fromFile, user.password_hash))) {
+      await trx.updateTable('users').set({ password_hash: await hashPassword(candidate, config.scryptN), updated_at: now }).where('id', '=', userId).execute();
+    }
+    return candidate;
+  });
+}
+
+/**
  * Seeds the sandbox merchant on first start and (re)writes sandbox.json. A restart keeps the account,
  * its secrets and its token; only the URLs follow the current ports.
  */
@@ -63,34 +88,28 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     .where('users.email', '=', SANDBOX_EMAIL)
     .executeTakeFirst();
 
-  let password = previous.password;
-  if (!merchant || !password) {
-    password = randomBytes(12).toString('base64url');
-    const passwordHash = await hashPassword(password, config.scryptN);
+  if (!merchant) {
+    // Created with a throwaway password; sandboxPassword sets the real one.
+    const passwordHash = await hashPassword(randomBytes(12).toString('base64url'), config.scryptN);
     const now = deps.now().toISOString();
-    if (merchant) {
-      await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', merchant.user_id).execute();
-    } else {
-      const orgId = newRecordId();
-      const userId = newRecordId();
-      try {
-        await db.transaction().execute(async (trx) => {
-          await trx.insertInto('organizations').values({ id: orgId, name: 'Kasir Sandbox Store', created_at: now }).execute();
-          await trx.insertInto('users').values({
-            id: userId, organization_id: orgId, name: 'Sandbox Merchant', email: SANDBOX_EMAIL, password_hash: passwordHash,
-            policy: 'merchant-admin', role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '',
-            legal_full_name: 'Sandbox Merchant', created_at: now, updated_at: now,
-          }).execute();
-          await trx.insertInto('merchants').values({
-            id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
-            webhook_url: config.webhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
-          }).execute();
-        });
-      } catch (err) {
-        // Another process on the same PostgreSQL database seeded it a moment ago: take it over as above.
-        if (!isUniqueViolation(err)) throw err;
-        await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('email', '=', SANDBOX_EMAIL).execute();
-      }
+    const orgId = newRecordId();
+    const userId = newRecordId();
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('organizations').values({ id: orgId, name: 'Kasir Sandbox Store', created_at: now }).execute();
+        await trx.insertInto('users').values({
+          id: userId, organization_id: orgId, name: 'Sandbox Merchant', email: SANDBOX_EMAIL, password_hash: passwordHash,
+          policy: 'merchant-admin', role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '',
+          legal_full_name: 'Sandbox Merchant', created_at: now, updated_at: now,
+        }).execute();
+        await trx.insertInto('merchants').values({
+          id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
+          webhook_url: config.webhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
+        }).execute();
+      });
+    } catch (err) {
+      // Another copy on the same PostgreSQL database seeded it a moment ago: use that one.
+      if (!isUniqueViolation(err)) throw err;
     }
     merchant = await db
       .selectFrom('merchants')
@@ -99,6 +118,7 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
       .where('users.email', '=', SANDBOX_EMAIL)
       .executeTakeFirstOrThrow();
   }
+  const password = await sandboxPassword(deps, merchant.user_id, previous.password);
   // A webhook URL given (webhookUrl, KASIR_WEBHOOK_URL) always wins. Without one, a URL that is still the default
   // receiver follows the current PORT (a restart on another port must not send webhooks to the old one); one set in
   // the dashboard stays.

@@ -1,4 +1,6 @@
 // The background job that expires overdue deposits (reads also expire them lazily; this catches the unread ones).
+// Safe on every copy of the service: each expiry locks its row (PostgreSQL) and moves it only while it is pending, so
+// two copies sweeping at once expire each deposit once, with one history entry and one webhook.
 import type { ProviderDeps } from '../http/env.js';
 import { expireOverdue } from './transitions.js';
 
@@ -9,7 +11,7 @@ export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {
   const tick = () => {
     if (running || stopped) return;
     running = expireOverdue(deps)
-      .catch((err) => console.error('[provider] expiry sweep failed:', err instanceof Error ? err.message : err))
+      .catch((err) => deps.logger.error({ err }, 'expiry sweep failed'))
       .finally(() => { running = undefined; });
   };
   const timer = setInterval(tick, deps.config.sweepIntervalMs);

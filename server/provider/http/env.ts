@@ -1,7 +1,9 @@
+import type { Logger } from '../../common/log.js';
 import type { ProviderConfig } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DepositCaches } from '../deposits/read-cache.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { HostResolver } from '../webhooks/url-guard.js';
 import type { VerifiedToken } from './bearer.js';
 import type { Credential } from './signature.js';
 
@@ -9,10 +11,14 @@ import type { Credential } from './signature.js';
 export interface ProviderDeps {
   db: Db;
   config: ProviderConfig;
-  /** HS256 key for access tokens, generated on first start and kept in the data dir. */
+  /** HS256 key for access tokens, generated on first start and kept in the database (every copy shares it). */
   jwtSecret: string;
   /** The service's clock; tests move it to exercise expiry and timestamp windows. */
   now: () => Date;
+  /** JSON logs of this instance (config.logLevel); never given a secret. */
+  logger: Logger;
+  /** How webhook hosts are resolved for the public-address check outside sandbox mode (default: the system's DNS). */
+  resolveHost?: HostResolver;
   /** Sends the service's mail (OTP codes): SMTP when configured, else the sandbox mailbox. */
   mailer: Mailer;
   /**

@@ -9,6 +9,7 @@ import { bearerAuth } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
 import { resendDelivery } from '../webhooks/resend.js';
+import { assertPublicWebhookUrl, systemResolver } from '../webhooks/url-guard.js';
 
 const asset = (name: string) => readFileSync(new URL(`../dashboard/assets/${name}`, import.meta.url), 'utf8');
 
@@ -104,11 +105,14 @@ export function dashboardRoutes(deps: ProviderDeps) {
 
   router.openapi(createRoute({
     ...common, method: 'put', path: '/dashboard/api/webhook-url', summary: 'Set (or clear, with null) the webhook URL',
+    description: 'Outside sandbox mode the URL must resolve to public addresses only (no loopback, private, link-local, unique-local, CGNAT or metadata address): 400 otherwise.',
     request: { body: { content: { 'application/json': { schema: z.object({ webhookUrl: WebhookUrl.nullable() }) } }, required: true } },
     responses: { 200: ok(z.object({ webhookUrl: z.string().nullable() }), 'Saved'), ...errors },
   }), async (c) => {
     const { webhookUrl } = c.req.valid('json');
     const value = webhookUrl === null || webhookUrl === '' ? null : webhookUrl;
+    // Outside sandbox mode, never the service's own network (checked again at every send, against DNS rebinding).
+    if (value && !deps.config.sandbox) await assertPublicWebhookUrl(value, deps.resolveHost ?? systemResolver);
     await updateMerchant(deps.db, c.get('merchant').merchantId, { webhook_url: value }, deps.now());
     return c.json({ statusCode: 200, message: 'Webhook URL saved', data: { webhookUrl: value } }, 200);
   });

@@ -1,6 +1,9 @@
 import { webhookHeaders } from '../../common/standard-webhooks.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../http/env.js';
+import { listenForEnqueued, onEnqueuedInProcess } from './notifications.js';
+import { WebhookSender } from './sender.js';
+import { systemResolver } from './url-guard.js';
 
 /** DESIGN.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
 export const RETRY_SCHEDULE_MS: readonly number[] = [
@@ -8,18 +11,25 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
 ];
 
 export interface DispatcherOptions {
-  /** How often due rows are looked for, in ms (default 1000). */
+  /**
+   * Longest sleep, in ms, when nothing wakes the dispatcher (default 1000). New rows wake it at once and it sleeps
+   * only until the next retry it knows of; this catches retries and leases of other copies, and a lost notification.
+   */
   pollIntervalMs?: number;
   /** Delay before retry n (n = 1..length); after the last one fails the delivery is marked failed. */
   scheduleMs?: readonly number[];
-  /** Per-attempt timeout of the POST, in ms (default 10 s). */
+  /** Per-attempt timeout of the POST, in ms (default config.webhookTimeoutMs, 10 s). */
   timeoutMs?: number;
-  /** Most rows claimed per poll (default 25). */
+  /** How long a claim outlives the attempt's timeout before another dispatcher may take the row over (default 5 s). */
+  leaseMarginMs?: number;
+  /** Most rows claimed per query (default 100). */
   batchSize?: number;
-  /** Most attempts in flight at once; a slow receiver never holds up the others (default 100). */
+  /** Most deliveries claimed and not yet recorded, in all (default 256); a copy leaves the rest to the others. */
   concurrency?: number;
-  /** The HTTP client (default: global fetch). */
-  fetch?: typeof fetch;
+  /** Most POSTs in flight to one endpoint (scheme, host and port) at once (default 32). */
+  perEndpoint?: number;
+  /** Nothing is sent before this settles (startSandbox's `deliverWebhooks: false`, until `startDelivery()`). */
+  startAfter?: Promise<unknown>;
   /** Called after every attempt (tests, metrics). Never given secrets. */
   onAttempt?: (attempt: AttemptRecord) => void;
 }
@@ -33,6 +43,17 @@ interface AttemptRecord {
   durationMs: number;
 }
 
+/** A row this dispatcher holds: next_attempt_at was moved to `lease`, which no other dispatcher's claim matches. */
+interface ClaimedDelivery {
+  id: string;
+  merchantId: string;
+  payload: string;
+  attemptCount: number;
+  lease: number;
+}
+
+interface Target { url: string | null; secret: string }
+
 const MAX_ERROR_LENGTH = 300;
 
 function describeError(err: unknown): string {
@@ -45,90 +66,111 @@ function describeError(err: unknown): string {
   return String(err).slice(0, MAX_ERROR_LENGTH);
 }
 
+/** Where a webhook URL's connections go: one pool and one concurrency bound per origin. */
+function endpointOf(url: string | null): string {
+  if (!url) return '';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
 /**
  * One webhook dispatcher. All state is in the database (webhook_deliveries, webhook_attempts), so any
  * number of dispatchers may run against one database and a restart resumes where the last one stopped:
  *
- * - A row is claimed by moving next_attempt_at past the attempt's timeout (a lease), atomically (see
- *   claimDue). Only one dispatcher wins a row; if it dies mid-attempt, the lease runs out and the row is
- *   tried again.
+ * - A row is claimed by moving next_attempt_at to a lease (now + the attempt's timeout + a margin), atomically (see
+ *   claimDue). Only one dispatcher wins a row; if it dies mid-attempt, the lease runs out and another takes it.
  * - The outcome and the attempt are written in one transaction. A success sets status = succeeded, and a
- *   succeeded row is never claimed again.
+ *   succeeded row is never claimed again: once a 2xx is recorded, the event is never sent again.
  * - Every attempt carries the same webhook-id and a fresh webhook-timestamp and signature.
  */
 export class WebhookDispatcher {
   private readonly schedule: readonly number[];
-  private readonly timeoutMs: number;
+  readonly timeoutMs: number;
+  private readonly leaseMs: number;
   private readonly batchSize: number;
-  private readonly fetchFn: typeof fetch;
   private readonly stopController = new AbortController();
+  private readonly sender: WebhookSender;
 
   constructor(private readonly deps: ProviderDeps, private readonly options: DispatcherOptions = {}) {
     this.schedule = options.scheduleMs ?? RETRY_SCHEDULE_MS;
-    this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.batchSize = options.batchSize ?? 25;
-    this.fetchFn = options.fetch ?? fetch;
+    this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
+    this.leaseMs = this.timeoutMs + (options.leaseMarginMs ?? 5_000);
+    this.batchSize = options.batchSize ?? 100;
+    this.sender = new WebhookSender({
+      maxSocketsPerEndpoint: options.perEndpoint ?? 32,
+      // Sandbox mode delivers to localhost (the demo's merchant backend); a real service only to public addresses.
+      publicOnly: deps.config.sandbox ? undefined : (deps.resolveHost ?? systemResolver),
+    });
   }
 
   /** Claims and sends every due row (up to batchSize) and waits for the attempts. Returns how many were made. */
   async runOnce(): Promise<number> {
     const claimed = await this.claimDue(this.batchSize);
-    await Promise.all(claimed.map(({ id, lease }) => this.attempt(id, lease)));
+    const targets = await this.targetsOf(claimed);
+    await Promise.all(claimed.map((row) => this.attempt(row, targets.get(row.merchantId))));
     return claimed.length;
   }
 
   /**
-   * Claims up to `max` due rows, so that of several dispatchers exactly one wins each row. The claim moves
-   * next_attempt_at past the attempt's timeout (the lease).
-   *
-   * PostgreSQL: one UPDATE over the due rows picked with FOR UPDATE SKIP LOCKED, so concurrent dispatchers
-   * take disjoint rows without waiting on each other. SQLite: a compare-and-set per row (status = pending,
-   * next_attempt_at = the value read).
+   * Claims up to `max` due rows, so that of several dispatchers exactly one wins each row: one UPDATE moves their
+   * next_attempt_at to the lease and returns them. PostgreSQL picks the rows with FOR UPDATE SKIP LOCKED, so concurrent
+   * dispatchers take disjoint rows without waiting on each other (and the outer conditions are re-checked on the
+   * row's latest version); SQLite runs one writer at a time.
    */
-  async claimDue(max: number): Promise<Array<{ id: string; lease: number }>> {
+  async claimDue(max: number): Promise<ClaimedDelivery[]> {
     if (max <= 0) return [];
     const { db } = this.deps;
-    const now = this.deps.now().getTime();
-    const lease = now + this.timeoutMs + 30_000;
-    if (engineOf(db) === 'postgres') {
-      const rows = await db
-        .updateTable('webhook_deliveries')
-        .set({ next_attempt_at: lease })
-        .where('id', 'in', (eb) => eb
-          .selectFrom('webhook_deliveries')
-          .select('id')
+    const now = Date.now();
+    const lease = now + this.leaseMs;
+    const postgres = engineOf(db) === 'postgres';
+    const rows = await db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: lease })
+      .where('id', 'in', (eb) => {
+        const due = eb.selectFrom('webhook_deliveries').select('id')
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', now)
           .orderBy('next_attempt_at')
-          .limit(max)
-          .forUpdate()
-          .skipLocked())
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .returning('id')
-        .execute();
-      return rows.map(({ id }) => ({ id, lease }));
-    }
-    const due = await db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'next_attempt_at'])
+          .limit(max);
+        return postgres ? due.forUpdate().skipLocked() : due;
+      })
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(max)
+      .returning(['id', 'merchant_id', 'payload', 'attempt_count'])
       .execute();
-    const claimed: Array<{ id: string; lease: number }> = [];
-    for (const row of due) {
-      const result = await db
-        .updateTable('webhook_deliveries')
-        .set({ next_attempt_at: lease })
-        .where('id', '=', row.id)
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '=', row.next_attempt_at)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) claimed.push({ id: row.id, lease });
-    }
-    return claimed;
+    return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, payload: r.payload, attemptCount: r.attempt_count, lease }));
+  }
+
+  /** The webhook URL and secret of each merchant of `rows`, read once per claim (a rotated secret applies to the next claim). */
+  async targetsOf(rows: ClaimedDelivery[]): Promise<Map<string, Target>> {
+    const ids = [...new Set(rows.map((r) => r.merchantId))];
+    if (ids.length === 0) return new Map();
+    const merchants = await this.deps.db.selectFrom('merchants').select(['id', 'webhook_url', 'webhook_secret']).where('id', 'in', ids).execute();
+    return new Map(merchants.map((m) => [m.id, { url: m.webhook_url, secret: m.webhook_secret }]));
+  }
+
+  /**
+   * Moves a claim that waited for its turn (endpoint busy) to a fresh lease before it is sent, so it cannot run out
+   * mid-attempt. False when the claim was lost meanwhile (another dispatcher took the row over): do not send.
+   */
+  async renewLease(row: ClaimedDelivery): Promise<boolean> {
+    if (Date.now() + this.timeoutMs < row.lease - 1_000) return true;
+    const lease = Date.now() + this.leaseMs;
+    const result = await this.deps.db.updateTable('webhook_deliveries').set({ next_attempt_at: lease })
+      .where('id', '=', row.id).where('status', '=', 'pending').where('next_attempt_at', '=', row.lease)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    row.lease = lease;
+    return true;
+  }
+
+  /** Gives a claimed row back unsent, due at once (for the next pass or another dispatcher). */
+  async release(row: ClaimedDelivery): Promise<void> {
+    await this.deps.db.updateTable('webhook_deliveries').set({ next_attempt_at: Date.now() })
+      .where('id', '=', row.id).where('status', '=', 'pending').where('next_attempt_at', '=', row.lease).execute();
   }
 
   /** Aborts attempts in flight; their rows are released for the next dispatcher. */
@@ -136,41 +178,31 @@ export class WebhookDispatcher {
     this.stopController.abort();
   }
 
-  /** One attempt at a claimed row: POST, then record the attempt and the outcome in one transaction. */
-  async attempt(id: string, lease: number): Promise<void> {
-    const { db } = this.deps;
-    const row = await db
-      .selectFrom('webhook_deliveries')
-      .innerJoin('merchants', 'merchants.id', 'webhook_deliveries.merchant_id')
-      .select(['webhook_deliveries.payload', 'webhook_deliveries.attempt_count', 'merchants.webhook_url', 'merchants.webhook_secret'])
-      .where('webhook_deliveries.id', '=', id)
-      .executeTakeFirst();
-    if (!row) return;
+  /** Closes the kept-alive connections (after the attempts in flight ended). */
+  close(): void {
+    this.sender.close();
+  }
 
+  /** One attempt at a claimed row: POST, then record the attempt and the outcome in one transaction. */
+  async attempt(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
+    const { db } = this.deps;
+    const { id } = row;
     const started = this.deps.now();
     const t0 = performance.now();
     let responseStatus: number | null = null;
     let error: string | null = null;
-    if (!row.webhook_url) {
+    if (!target?.url) {
       error = 'No webhook URL is set for this merchant account';
     } else {
       try {
-        const headers = webhookHeaders(row.webhook_secret, id, row.payload, started);
-        const res = await this.fetchFn(row.webhook_url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'kasir-webhooks/1.0', ...headers },
-          body: row.payload,
-          redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopController.signal]),
-        });
-        responseStatus = res.status;
-        await res.body?.cancel().catch(() => {});
-        if (res.status < 200 || res.status > 299) error = `Receiver answered HTTP ${res.status}`;
+        const headers = webhookHeaders(target.secret, id, row.payload, started);
+        responseStatus = await this.sender.post(target.url, { 'content-type': 'application/json', 'user-agent': 'kasir-webhooks/1.0', ...headers }, row.payload,
+          AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopController.signal]));
+        if (responseStatus < 200 || responseStatus > 299) error = `Receiver answered HTTP ${responseStatus}`;
       } catch (err) {
         if (this.stopController.signal.aborted) {
-          // Stopped mid-attempt: not an attempt; give the row back so a restart sends it at once.
-          await db.updateTable('webhook_deliveries').set({ next_attempt_at: started.getTime() })
-            .where('id', '=', id).where('status', '=', 'pending').where('next_attempt_at', '=', lease).execute();
+          // Stopped mid-attempt: not an attempt; give the row back so a restart (or another copy) sends it at once.
+          await this.release(row);
           return;
         }
         error = describeError(err);
@@ -178,7 +210,7 @@ export class WebhookDispatcher {
     }
     const durationMs = Math.round(performance.now() - t0);
     const ok = error === null;
-    const attempt = row.attempt_count + 1;
+    const attempt = row.attemptCount + 1;
     const finished = this.deps.now();
     const retryDelay = this.schedule[attempt - 1];
 
@@ -186,63 +218,180 @@ export class WebhookDispatcher {
       await trx.insertInto('webhook_attempts').values({
         delivery_id: id, attempted_at: started.toISOString(), response_status: responseStatus, error, duration_ms: durationMs,
       }).execute();
-      await trx
-        .updateTable('webhook_deliveries')
+      let outcome = trx.updateTable('webhook_deliveries')
         .set(ok
           ? { status: 'succeeded', attempt_count: attempt, succeeded_at: finished.toISOString() }
           : retryDelay === undefined
             ? { status: 'failed', attempt_count: attempt }
-            : { attempt_count: attempt, next_attempt_at: finished.getTime() + retryDelay })
+            : { attempt_count: attempt, next_attempt_at: Date.now() + retryDelay })
         .where('id', '=', id)
-        .where('status', '=', 'pending')
-        // Still our claim (an attempt that outlived its lease may have been taken over; that one decides).
-        .where('next_attempt_at', '=', lease)
-        .execute();
+        .where('status', '=', 'pending');
+      // A failure is recorded only while the claim is still ours (an attempt that outlived its lease may have been
+      // taken over; that one decides). A success always is: the receiver has the event, nobody may send it again.
+      if (!ok) outcome = outcome.where('next_attempt_at', '=', row.lease);
+      await outcome.execute();
     });
     this.options.onAttempt?.({ deliveryId: id, attempt, ok, responseStatus, error, durationMs });
   }
+
+  /** When the next pending row falls due (epoch ms), if any. */
+  async nextDueAt(): Promise<number | undefined> {
+    const row = await this.deps.db.selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return row?.next == null ? undefined : Number(row.next);
+  }
 }
 
-/** Delivers due outbox rows (signed, retried on DESIGN.md's schedule) until stopped. Returns the stop function. */
-export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOptions = {}): () => Promise<void> {
+/** Claimed rows waiting for a connection to their endpoint, and the POSTs to it in flight. */
+interface EndpointQueue { active: number; waiting: Array<() => void> }
+
+/**
+ * Delivers outbox rows (signed, retried on DESIGN.md's schedule) until stopped, within milliseconds of their
+ * enqueueing: woken by every new row (notifications.ts), it claims while rows are due and there is room, and sleeps
+ * only until the next retry falls due (at most pollIntervalMs). Attempts run concurrently, bounded in all
+ * (`concurrency`) and per endpoint (`perEndpoint`), so a slow receiver never holds up the others.
+ * Returns the stop function: it stops claiming, lets the attempts in flight finish for up to `graceMs` (default 0),
+ * then aborts the rest (their rows are given back, due at once) and waits for them.
+ */
+export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOptions = {}): (graceMs?: number) => Promise<void> {
   const dispatcher = new WebhookDispatcher(deps, options);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const batchSize = options.batchSize ?? 25;
-  const concurrency = options.concurrency ?? 100;
+  const batchSize = options.batchSize ?? 100;
+  const concurrency = options.concurrency ?? 256;
+  const perEndpoint = options.perEndpoint ?? 32;
+  const log = deps.logger.child({ component: 'webhooks' });
+  const endpoints = new Map<string, EndpointQueue>();
   const inFlight = new Set<Promise<void>>();
+  let held = options.startAfter !== undefined;
   let stopped = false;
+  let passing: Promise<void> | undefined;
+  let again = false;
+  let full = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
 
-  const tick = () => {
-    running = (async () => {
-      try {
-        for (;;) {
-          if (stopped) break;
-          const want = Math.min(batchSize, concurrency - inFlight.size);
-          const claimed = await dispatcher.claimDue(want);
-          for (const { id, lease } of claimed) {
-            const attempt: Promise<void> = dispatcher.attempt(id, lease)
-              .catch((err) => console.error('[webhooks] attempt failed to record:', err instanceof Error ? err.message : err))
-              .finally(() => inFlight.delete(attempt));
-            inFlight.add(attempt);
-          }
-          // A full claim means more may be due: go again at once (while there is room).
-          if (claimed.length < want || want === 0) break;
+  const turnAt = async (endpoint: string): Promise<EndpointQueue> => {
+    let queue = endpoints.get(endpoint);
+    if (!queue) endpoints.set(endpoint, queue = { active: 0, waiting: [] });
+    if (queue.active >= perEndpoint) await new Promise<void>((resolve) => queue!.waiting.push(resolve));
+    else queue.active++;
+    return queue;
+  };
+  const leave = (endpoint: string, queue: EndpointQueue) => {
+    const next = queue.waiting.shift();
+    if (next) next(); // the turn passes on; active stays
+    else if (--queue.active === 0) endpoints.delete(endpoint);
+  };
+
+  const deliver = async (row: ClaimedDelivery, target: Target | undefined) => {
+    const endpoint = endpointOf(target?.url ?? null);
+    const queue = await turnAt(endpoint);
+    try {
+      if (stopped) await dispatcher.release(row);
+      else if (await dispatcher.renewLease(row)) await dispatcher.attempt(row, target);
+    } finally {
+      leave(endpoint, queue);
+    }
+  };
+
+  const pass = async () => {
+    for (;;) {
+      again = false;
+      let drained = false;
+      while (!stopped) {
+        const room = Math.min(batchSize, concurrency - inFlight.size);
+        if (room <= 0) {
+          full = true; // a finishing attempt wakes the next pass
+          break;
         }
-      } catch (err) {
-        if (!stopped) console.error('[webhooks] dispatcher pass failed:', err instanceof Error ? err.message : err);
+        const claimed = await dispatcher.claimDue(room);
+        const targets = await dispatcher.targetsOf(claimed);
+        for (const row of claimed) {
+          const attempt: Promise<void> = deliver(row, targets.get(row.merchantId))
+            .catch((err) => log.error({ err, deliveryId: row.id }, 'webhook attempt failed to record'))
+            .finally(() => {
+              inFlight.delete(attempt);
+              if (full) {
+                full = false;
+                wake();
+              }
+            });
+          inFlight.add(attempt);
+        }
+        if (claimed.length < room) {
+          drained = true;
+          break;
+        }
       }
-      if (!stopped) timer = setTimeout(tick, pollIntervalMs);
-    })();
+      if (stopped || !again) {
+        if (drained && !stopped) await sleepUntilNextDue();
+        return;
+      }
+    }
   };
-  timer = setTimeout(tick, 0);
 
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    dispatcher.abort();
-    await running;
-    await Promise.all(inFlight);
+  /** Sleeps until the next row falls due, or pollIntervalMs at most; a wake cuts it short. */
+  const sleepUntilNextDue = async () => {
+    const next = await dispatcher.nextDueAt();
+    if (stopped || again) return;
+    const delay = next === undefined ? pollIntervalMs : Math.max(0, Math.min(pollIntervalMs, next - Date.now()));
+    clearTimeout(timer);
+    timer = setTimeout(wake, delay);
   };
+
+  function wake(): void {
+    if (stopped || held) return;
+    if (passing) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    passing = pass()
+      .catch((err) => {
+        if (stopped) return;
+        log.error({ err }, 'webhook dispatcher pass failed');
+        clearTimeout(timer);
+        timer = setTimeout(wake, pollIntervalMs);
+      })
+      .finally(() => {
+        passing = undefined;
+        if (again) wake();
+      });
+  }
+
+  const unsubscribe = onEnqueuedInProcess(() => wake());
+  // On PostgreSQL every copy hears every change that enqueued a webhook, another copy's too: a deposit this copy has
+  // in its read cache is dropped from it then, so a read here shows the new status within the notification's delay.
+  const stopListening = deps.config.databaseUrl
+    ? listenForEnqueued(deps.config.databaseUrl, (depositId) => {
+      if (depositId) deps.caches.depositViews.forget(depositId);
+      wake();
+    }, log)
+    : undefined;
+  if (options.startAfter) {
+    void options.startAfter.then(() => {
+      held = false;
+      wake();
+    });
+  } else {
+    wake();
+  }
+
+  let stopping: Promise<void> | undefined;
+  return (graceMs = 0) => (stopping ??= (async () => {
+    stopped = true;
+    clearTimeout(timer);
+    unsubscribe();
+    await stopListening?.();
+    await passing;
+    if (graceMs > 0 && inFlight.size > 0) {
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(inFlight), new Promise((resolve) => { grace = setTimeout(resolve, graceMs); })]);
+      clearTimeout(grace);
+    }
+    dispatcher.abort();
+    await Promise.all(inFlight);
+    dispatcher.close();
+  })());
 }

@@ -1,6 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
+import { engineOf } from '../db/engine.js';
 import { randomToken } from '../ids.js';
+import { announceEnqueued } from './notifications.js';
 
 type DepositEventType = 'deposit.completed' | 'deposit.expired';
 
@@ -27,7 +29,8 @@ export interface DepositWebhookPayload<Data = unknown> {
 
 /**
  * Writes a webhook to the outbox inside the caller's transaction, so the event exists if and only if
- * the change it reports was committed. The dispatcher delivers it later (and again after a restart).
+ * the change it reports was committed. The dispatchers are woken as it commits (notifications.ts) and deliver it
+ * within milliseconds (and again after a restart, until a 2xx is recorded).
  */
 export async function enqueueDepositWebhook(trx: Transaction<Database>, event: DepositEvent, now: Date): Promise<string> {
   const id = `msg_${randomToken(18)}`;
@@ -54,5 +57,6 @@ export async function enqueueDepositWebhook(trx: Transaction<Database>, event: D
       created_at: timestamp,
     })
     .execute();
+  if (engineOf(trx) === 'sqlite') announceEnqueued(event.depositId);
   return id;
 }

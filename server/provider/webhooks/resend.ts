@@ -1,5 +1,7 @@
 import type { Db } from '../db/database.js';
+import { engineOf } from '../db/engine.js';
 import { randomToken } from '../ids.js';
+import { announceEnqueued } from './notifications.js';
 
 /**
  * Sends a delivery again, on request from the dashboard: a new outbox row with the same payload and
@@ -21,6 +23,7 @@ export async function resendDelivery(db: Db, merchantId: string, deliveryId: str
       status: 'pending', attempt_count: 0, next_attempt_at: now.getTime(), created_at: now.toISOString(), succeeded_at: null,
     }).execute();
     await trx.insertInto('webhook_resends').values({ delivery_id: id, original_delivery_id: original.id, created_at: now.toISOString() }).execute();
+    if (engineOf(trx) === 'sqlite') announceEnqueued(original.deposit_id);
     return id;
   });
 }
