@@ -1,16 +1,23 @@
-// Starts the demo shop's server and logs what a shopper opens.
-import { startMerchant, type MerchantServerOptions, type RunningMerchant } from '@kasir/merchant';
+// Starts the demo shop's server and logs what a shopper opens. Logs are JSON lines (pino) on stdout; each hook run is
+// one line (`deposit completed` / `deposit expired`, with its checkoutId and orderId), which is what a real shop would
+// replace with marking the order paid (tests count these lines to check a hook ran once).
+import { createLogger, startMerchant, type MerchantServerOptions, type RunningMerchant } from '@kasir/merchant';
 import { createStorefront } from './storefront.js';
 
 export async function listenStorefront(options: MerchantServerOptions): Promise<RunningMerchant> {
+  const log = options.logger ?? createLogger('kasir-demo');
   const merchant = await startMerchant(options, createStorefront({
     ...options,
+    logger: log,
     distDir: process.env.KASIR_DIST_DIR,
     // A real shop marks its order paid here (and ships it); the demo logs it.
-    onDepositCompleted: ({ checkoutId, orderId, deposit }) => {
-      console.log(`[merchant] deposit ${checkoutId}${orderId ? ` (order ${orderId})` : ''} completed: ${deposit.inputAmount} ${deposit.inputCurrency}`);
+    onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId }) => {
+      log.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+    },
+    onDepositExpired: ({ checkoutId, orderId, webhookId }) => {
+      log.info({ checkoutId, orderId, webhookId }, 'deposit expired');
     },
   }));
-  console.log(`[merchant] demo shop on ${merchant.url} (also /react/ and /vue/), widget API on ${merchant.url}/api`);
+  log.info({ url: merchant.url, redis: !!options.redisUrl }, `demo shop on ${merchant.url} (also /react/ and /vue/), widget API on ${merchant.url}/api`);
   return merchant;
 }

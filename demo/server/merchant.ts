@@ -1,4 +1,5 @@
 // `npm run start:merchant`: the demo shop alone, against any payment service configured by env (DESIGN.md section 2).
+// Any number of copies serve one shop when they share REDIS_URL (each its own PORT); SIGTERM stops one gracefully.
 import { ConfigError, loadMerchantConfig } from '@kasir/merchant';
 import { listenStorefront } from './listen.js';
 
@@ -11,6 +12,6 @@ try {
   process.exit(1);
 }
 const merchant = await listenStorefront(options);
-const shutdown = () => merchant.stop().finally(() => process.exit(0));
+const shutdown = () => merchant.stop().finally(() => merchant.app.log.flush(() => process.exit(0)));
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -7,11 +7,15 @@ import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
+import { join } from 'node:path';
+import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
 import { resolveMerchantConfig, type KasirApiOptions, type MerchantConfig } from './config.js';
 import { checkoutIdParam, isJsonType, jsonBody, ok, requireJsonType, widgetApiRoutes } from '../common/widget-api.js';
 import { ApiError, errorBody, onError, onNotFound } from './http.js';
+import { RedisState } from './redis-state.js';
 import { MerchantService } from './service.js';
+import { LocalState, type SharedState } from './shared-state.js';
 import type { CachedDeposit } from './status-cache.js';
 import { TERMINAL, type WidgetCheckout } from './views.js';
 import { webhookRoutes } from './webhooks.js';
@@ -37,6 +41,15 @@ export type KasirApi = Hono & {
    * amount or currency the shop does not accept.
    */
   createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
+  /** Resolves when the shared state (Redis) answers; throws otherwise (what /readyz tells). */
+  ready(): Promise<void>;
+  /**
+   * Ends the open event streams with a reconnect hint (EventSource then reconnects, to another copy behind a load
+   * balancer) and refuses new ones; /readyz answers 503 from then on. Call it when the server stops accepting.
+   */
+  drain(): void;
+  /** drain(), then lets go of the shared state (quits Redis, closes the state file). */
+  close(): Promise<void>;
 };
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -74,11 +87,16 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
 export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const config = resolveMerchantConfig(options);
   const now = options.now ?? Date.now;
+  // A library logs nothing unless asked (KASIR_LOG_LEVEL or a logger); the commands pass theirs.
+  const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'silent' });
+  const shared: SharedState = config.redisUrl
+    ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix }, (err) => log.error({ err: err.message }, 'redis'))
+    : new LocalState(config.dataDir ? join(config.dataDir, 'merchant-state.jsonl') : undefined);
   const client = new PaymentServiceClient({
     baseUrl: config.baseUrl, checkoutUrl: config.checkoutUrl, clientId: config.clientId, clientSecret: config.clientSecret,
     accessToken: config.accessToken, fetch: options.fetch, now,
   });
-  const service = new MerchantService(client, config, {
+  const service = new MerchantService(client, config, shared, {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
     onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
   }, now);
@@ -132,15 +150,29 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     limit: config.checkoutRateLimit,
     standardHeaders: 'draft-7',
     keyGenerator: (c) => clientAddress(c, config.trustProxy),
+    // Counted in Redis when copies share it, so the limit is the shop's, not each copy's.
+    store: shared.rateLimitStore('ratelimit:checkouts:'),
     // The limiter has already set Retry-After (and RateLimit) from the window's reset: the same number of seconds.
     handler: (c) => c.json(errorBody(429, 'Too many checkouts from this address; try again in a minute'), 429),
   });
 
   api.post('/checkouts', jsonOnly, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
 
+  // Server-sent events. Streams are counted per copy of the backend (a copy's memory and sockets are what a stream
+  // costs): at most sseMaxPerAddress per client address and sseMaxTotal in all.
+  const streams = new StreamCounter(config.sseMaxPerAddress, config.sseMaxTotal);
+  let draining = false;
+  const wakeOnDrain = new Set<() => void>();
   api.get('/checkouts/:id/events', async (c) => {
     const id = checkoutIdParam(c);
+    if (draining) throw new ApiError(503, 'This server is shutting down; reconnect');
     if (!(await service.exists(id))) throw new ApiError(404, 'Checkout not found');
+    const address = clientAddress(c, config.trustProxy);
+    const refused = streams.acquire(address);
+    if (refused) {
+      c.header('Retry-After', '30');
+      throw new ApiError(429, refused);
+    }
     const heartbeatMs = options.heartbeatMs ?? 15_000;
     const maxStreamMs = options.maxStreamMs ?? 10 * 60_000;
     c.header('X-Accel-Buffering', 'no');
@@ -152,6 +184,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         pending = entry;
         wake?.();
       });
+      const onDrain = () => wake?.();
+      wakeOnDrain.add(onDrain);
       stream.onAbort(() => wake?.());
       const send = async (entry: CachedDeposit | undefined | null) => {
         if (!entry?.deposit || entry.etag === lastEtag) return false;
@@ -164,6 +198,12 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         await stream.write('retry: 3000\n\n');
         if (await send(await service.deposits.get(id).catch(() => service.deposits.peek(id)))) return;
         while (!stream.aborted && !stream.closed && Date.now() < deadline) {
+          if (draining) {
+            // Shutting down: reconnect soon (to another copy); the stream's last event id is not needed, the first
+            // event of a new stream is the deposit as it is then.
+            await stream.write('retry: 500\n\n');
+            break;
+          }
           const next = pending ?? (await new Promise<CachedDeposit | undefined>((resolve) => {
             const timer = setTimeout(() => resolve(undefined), heartbeatMs);
             wake = () => { clearTimeout(timer); resolve(pending); };
@@ -173,7 +213,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
           if (stream.aborted || stream.closed) break;
           if (next) {
             if (await send(next)) return;
-          } else {
+          } else if (!draining) {
             await stream.write(': ping\n\n');
             // Bounded re-read: catches a change whose webhook has not (yet) arrived; listeners fire on change.
             void service.deposits.get(id).catch(() => undefined);
@@ -181,9 +221,11 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         }
       } catch (err) {
         // A shopper who went away makes the next write fail: nothing to report.
-        if (!stream.aborted && !stream.closed) console.error('[merchant] event stream failed:', err instanceof Error ? err.message : err);
+        if (!stream.aborted && !stream.closed) log.warn({ checkoutId: id, err: err instanceof Error ? err.message : String(err) }, 'event stream failed');
       } finally {
         unsubscribe();
+        wakeOnDrain.delete(onDrain);
+        streams.release(address);
       }
     });
   });
@@ -199,16 +241,76 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
 
   // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
   // API's middleware never runs for it.
+  const ready = async () => {
+    if (draining) throw new Error('Shutting down');
+    await shared.ping().catch(() => {
+      throw new Error('Not ready: the shared state (Redis) does not answer');
+    });
+  };
   const app = new Hono();
   app.route('/webhooks/kasir', webhookRoutes(service, {
-    secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, replayGuard: options.replayGuard,
+    secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log,
   }));
+  // Probes for a load balancer or an orchestrator, wherever the API is mounted (/api/healthz, /api/readyz).
+  app.route('/', healthRoutes(ready, log));
   app.route('/', api);
+  const drain = () => {
+    draining = true;
+    for (const wakeStream of wakeOnDrain) wakeStream();
+  };
   return Object.assign(app, {
     config,
     service,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
+    ready,
+    drain,
+    close: async () => {
+      drain();
+      await shared.close();
+    },
   });
+}
+
+/** GET /healthz (the process answers) and GET /readyz (it can serve: the shared state answers), in the envelope. */
+export function healthRoutes(ready: () => Promise<void>, log: Logger): Hono {
+  const app = new Hono();
+  app.get('/healthz', (c) => c.json({ statusCode: 200, message: 'OK' }, 200));
+  app.get('/readyz', async (c) => {
+    try {
+      await ready();
+      return c.json({ statusCode: 200, message: 'Ready' }, 200);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : 'Not ready';
+      log.warn({ reason: message }, 'not ready');
+      return c.json(errorBody(503, message), 503);
+    }
+  });
+  return app;
+}
+
+/** Open event streams of one copy, per client address and in all. */
+class StreamCounter {
+  private readonly perAddress = new Map<string, number>();
+  private total = 0;
+
+  constructor(private readonly maxPerAddress: number, private readonly maxTotal: number) {}
+
+  /** Counts a new stream, or answers why it is refused. */
+  acquire(address: string): string | undefined {
+    const open = this.perAddress.get(address) ?? 0;
+    if (open >= this.maxPerAddress) return `Too many open event streams from this address (at most ${this.maxPerAddress}); close one or poll`;
+    if (this.total >= this.maxTotal) return 'Too many open event streams on this server; poll the deposit instead';
+    this.perAddress.set(address, open + 1);
+    this.total++;
+    return undefined;
+  }
+
+  release(address: string) {
+    const open = this.perAddress.get(address) ?? 0;
+    if (open <= 1) this.perAddress.delete(address);
+    else this.perAddress.set(address, open - 1);
+    this.total--;
+  }
 }
 
 /** The configured storefront origins, plus the backend's own (the demo), however it is addressed. */

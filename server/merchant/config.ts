@@ -1,8 +1,8 @@
 // The merchant backend's options: what a shop passes to createKasirApi (KasirApiOptions), checked once into the
 // settings the backend runs on (MerchantConfig), and the same read from the environment (DESIGN.md section 2) by the
 // kasir-merchant command. Every problem names the option (or the variable) it is about, before the first request.
+import type { Logger } from '../common/log.js';
 import type { MerchantHooks } from './service.js';
-import type { ReplayGuard } from '../common/standard-webhooks.js';
 
 export type FeesPaidBy = 'merchant' | 'shopper';
 
@@ -41,8 +41,24 @@ export interface KasirApiOptions extends MerchantHooks {
   heartbeatMs?: number;
   /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
   maxStreamMs?: number;
-  /** Shared store of accepted webhook ids when several copies of the backend receive webhooks. */
-  replayGuard?: ReplayGuard;
+  /**
+   * Redis (`redis://...`) shared by every copy of the backend: webhook dedupe, the once-per-deposit hooks, the orders
+   * of created checkouts, the status cache, event fan-out and rate limits. Without it the backend is one process.
+   */
+  redisUrl?: string;
+  /** Prefix of the backend's Redis keys and channel (default `kasir:`), e.g. one per shop on a shared Redis. */
+  redisPrefix?: string;
+  /**
+   * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
+   * orders are kept (`merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
+   */
+  dataDir?: string;
+  /** Open event streams allowed per client address, per copy of the backend (default 10). */
+  sseMaxPerAddress?: number;
+  /** Open event streams allowed in all, per copy of the backend (default 10,000). */
+  sseMaxTotal?: number;
+  /** Where the backend logs (pino; default: nothing unless KASIR_LOG_LEVEL is set). */
+  logger?: Logger;
 }
 
 /** The checked settings the backend runs on: every option present, URLs without a trailing slash. */
@@ -61,6 +77,11 @@ export interface MerchantConfig {
   statusRefreshMs: number;
   webhookToleranceSeconds: number;
   trustProxy: boolean;
+  redisUrl?: string;
+  redisPrefix: string;
+  dataDir?: string;
+  sseMaxPerAddress: number;
+  sseMaxTotal: number;
 }
 
 /** The kasir-merchant command's options: the API's, and where to listen. */
@@ -83,7 +104,8 @@ const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
   feesPaidBy: 'KASIR_FEES_PAID_BY', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
   statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
-  port: 'PORT', host: 'HOST',
+  redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
+  sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
 };
 
 type Label = (option: keyof typeof ENV_NAMES) => string;
@@ -121,7 +143,7 @@ export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (
       return '';
     }
   };
-  const int = (name: 'checkoutRateLimit' | 'statusRefreshMs' | 'webhookToleranceSeconds', fallback: number, min: number) => {
+  const int = (name: 'checkoutRateLimit' | 'statusRefreshMs' | 'webhookToleranceSeconds' | 'sseMaxPerAddress' | 'sseMaxTotal', fallback: number, min: number) => {
     const value = options[name];
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
@@ -174,6 +196,17 @@ export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (
   for (const code of currencies) if (!/^[A-Z]{3}$/.test(code)) problems.push(`${label('currencies')}: "${code}" is not a 3-letter currency code`);
   for (const name of ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired'] as const) hook(name);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') problems.push('fetch must be a function');
+  const optionalText = (name: 'redisUrl' | 'redisPrefix' | 'dataDir') => {
+    const value = options[name];
+    if (value === undefined || value === '') return undefined;
+    if (typeof value !== 'string' || !value.trim()) {
+      problems.push(`${label(name)} must be a non-empty string`);
+      return undefined;
+    }
+    return value.trim();
+  };
+  const redisUrl = optionalText('redisUrl');
+  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) problems.push(`${label('redisUrl')} must be a redis:// or rediss:// URL`);
 
   const config: MerchantConfig = {
     baseUrl,
@@ -190,6 +223,11 @@ export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (
     statusRefreshMs: int('statusRefreshMs', 2000, 0),
     webhookToleranceSeconds: int('webhookToleranceSeconds', 300, 1),
     trustProxy: bool('trustProxy'),
+    redisUrl,
+    redisPrefix: optionalText('redisPrefix') ?? 'kasir:',
+    dataDir: optionalText('dataDir'),
+    sseMaxPerAddress: int('sseMaxPerAddress', 10, 1),
+    sseMaxTotal: int('sseMaxTotal', 10_000, 1),
   };
   if (problems.length) throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}.`);
   return config;
@@ -241,6 +279,12 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     statusRefreshMs: int('KASIR_STATUS_REFRESH_MS') ?? defaults.statusRefreshMs,
     webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS') ?? defaults.webhookToleranceSeconds,
     trustProxy: bool('KASIR_TRUST_PROXY') ?? defaults.trustProxy,
+    redisUrl: str('REDIS_URL') ?? defaults.redisUrl,
+    redisPrefix: str('KASIR_REDIS_PREFIX') ?? defaults.redisPrefix,
+    // The command keeps its state beside the sandbox's (DESIGN.md section 2) unless Redis holds it.
+    dataDir: str('KASIR_DATA_DIR') ?? defaults.dataDir ?? './.kasir',
+    sseMaxPerAddress: int('KASIR_SSE_MAX_PER_ADDRESS') ?? defaults.sseMaxPerAddress,
+    sseMaxTotal: int('KASIR_SSE_MAX_TOTAL') ?? defaults.sseMaxTotal,
     port,
     host: str('HOST') ?? defaults.host,
   };

@@ -4,6 +4,7 @@ export { ConfigError, loadMerchantConfig, type FeesPaidBy, type KasirApiOptions,
 export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
 export type { CompletedDeposit, ExpiredDeposit, MerchantHooks, PricedOrder } from './service.js';
 export { verifyWebhook, type KasirWebhookEvent, type VerifyWebhookOptions } from './verify-webhook.js';
+export { createLogger, type Logger } from '../common/log.js';
 export { WebhookVerificationError, type ReplayGuard, type WebhookVerificationReason } from '../common/standard-webhooks.js';
 export { PaymentServiceClient } from './client/client.js';
 export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';

@@ -1,34 +1,48 @@
 // The merchant backend as its own process (the kasir-merchant command, and the demo shop built on it): the widget
-// API and the webhook receiver under /api, and the widget's script at /kasir-checkout.js.
+// API and the webhook receiver under /api, the widget's script at /kasir-checkout.js, probes at /healthz and /readyz,
+// one JSON log line per request, and a graceful stop.
 import { Hono } from 'hono';
 import { listen } from '../common/http-server.js';
-import { kasirRoutes, type KasirApi } from './api.js';
+import { createLogger, requestLogging, type Logger } from '../common/log.js';
+import { healthRoutes, kasirRoutes, type KasirApi } from './api.js';
 import type { MerchantServerOptions } from './config.js';
 import { onError, onNotFound } from './http.js';
 import { widgetScriptRoutes } from './widget-script.js';
 
-export type MerchantApp = Hono & { api: KasirApi };
+export type MerchantApp = Hono & { api: KasirApi; log: Logger };
 
-/** `/api` (createKasirApi) and `/kasir-checkout.js` in one app; a shop may add its own routes before serving it. */
+/**
+ * `/api` (createKasirApi), `/kasir-checkout.js`, `/healthz` and `/readyz` in one app; a shop may add its own routes
+ * before serving it. Logs through `options.logger` (default: nothing unless KASIR_LOG_LEVEL says).
+ */
 export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
-  const api = kasirRoutes(options);
+  const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'silent' });
+  const api = kasirRoutes({ ...options, logger: log });
   const app = new Hono();
+  app.use('*', requestLogging(log));
   app.onError(onError);
   app.notFound(onNotFound);
+  app.route('/', healthRoutes(api.ready, log));
   app.route('/api', api);
   app.route('/', widgetScriptRoutes());
-  return Object.assign(app, { api });
+  return Object.assign(app, { api, log });
 }
 
 export interface RunningMerchant {
   app: MerchantApp;
   url: string;
   port: number;
+  /**
+   * Graceful: stops accepting, ends the event streams with a reconnect hint, lets in-flight requests finish (webhooks
+   * included), then quits Redis or closes the state file. Calling it again returns the same promise.
+   */
   stop(): Promise<void>;
 }
 
 /** Serves `app` (default: createMerchantApp(options)) on options.port (default 3000; 0 picks a free one). */
 export async function startMerchant(options: MerchantServerOptions, app: MerchantApp = createMerchantApp(options)): Promise<RunningMerchant> {
-  const { port, close } = await listen(app.fetch, options.port ?? 3000, options.host);
-  return { app, port, url: `http://localhost:${port}`, stop: close };
+  const server = await listen(app.fetch, options.port ?? 3000, { hostname: options.host, beforeClose: () => app.api.drain() });
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= server.close().finally(() => app.api.close()));
+  return { app, port: server.port, url: `http://localhost:${server.port}`, stop };
 }

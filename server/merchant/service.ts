@@ -5,6 +5,7 @@ import { PaymentServiceError } from './client/errors.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types.js';
 import type { FeesPaidBy, MerchantConfig } from './config.js';
 import { ApiError } from './http.js';
+import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
 import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type WidgetCheckout, type StoredDeposit } from './views.js';
 
@@ -16,7 +17,7 @@ export interface PricedOrder {
 
 export interface CompletedDeposit {
   checkoutId: string;
-  /** The merchant's order id, when the checkout was created from one by this process. */
+  /** The merchant's order id, when the checkout was created from one (by this backend or another copy of it). */
   orderId?: string;
   /** The deposit as the payment service sent it in the (verified) webhook. */
   deposit: UpstreamDeposit;
@@ -54,9 +55,14 @@ interface CheckoutMeta {
   orderId?: string;
   currency?: string;
   methods?: PaymentMethod[];
+  /** Created by this backend: the fields of SavedCheckout are the shared state's. */
+  saved?: boolean;
 }
 
+/** The largest amount a checkout may ask for, in any currency. */
 const MAX_AMOUNT = new Decimal('1e15');
+/** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
+const CHECKOUT_TTL_MS = 30 * 24 * 3600_000;
 
 export class MerchantService {
   readonly deposits: DepositStatusCache;
@@ -71,17 +77,17 @@ export class MerchantService {
   readonly checkouts: BoundedReader<boolean>;
   private readonly meta = new Map<string, CheckoutMeta>();
 
-  constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
+  constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly shared: SharedState, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
     this.deposits = new DepositStatusCache(async (id) => {
       try {
         const deposit = await this.client.getDeposit(id);
         // GET /v1/deposit/:x also answers by reference: only the deposit whose id is this checkout's is its deposit.
-        return deposit.depositId === id ? this.view(deposit) : null;
+        return deposit.depositId === id ? await this.view(deposit) : null;
       } catch (err) {
         if (err instanceof PaymentServiceError && (err.statusCode === 404 || /deposit not found/i.test(err.message))) return null;
         throw err;
       }
-    }, { refreshMs: config.statusRefreshMs, now });
+    }, shared, { refreshMs: config.statusRefreshMs, now });
     this.sessions = new BoundedReader(async (id) => {
       try {
         const session = await this.client.getCheckoutSession(id);
@@ -92,7 +98,8 @@ export class MerchantService {
         throw err;
       }
     }, { refreshMs: config.statusRefreshMs, now });
-    this.checkouts = new BoundedReader(async (id) => !!(await this.sessions.get(id)), {
+    // A checkout created by any copy is known from the shared state without asking the payment service.
+    this.checkouts = new BoundedReader(async (id) => !!(await this.savedCheckout(id)) || !!(await this.sessions.get(id)), {
       refreshMs: config.statusRefreshMs, now, isFinal: (known) => known,
     });
     this.methods = new BoundedReader((currency) => this.client.listPaymentMethods({ currency: currency || undefined }), { refreshMs: 5 * 60_000, now });
@@ -140,7 +147,10 @@ export class MerchantService {
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
     this.checkouts.put(created.id, true);
-    this.remember(created.id, { feesPaidBy, orderId, currency: code, amount: value.toFixed() });
+    const saved: SavedCheckout = { feesPaidBy, currency: code, amount: value.toFixed(), ...(orderId === undefined ? {} : { orderId }) };
+    this.remember(created.id, { ...saved, saved: true });
+    // Before the shopper sees the checkout: whichever copy receives its webhook (now or after a restart) gets the order.
+    await this.shared.saveCheckout(created.id, saved, CHECKOUT_TTL_MS);
     await this.hooks.onCheckoutCreated?.({ checkoutId: created.id, orderId, amount: value.toFixed(), currency: code, url: created.url });
     return this.getCheckout(created.id);
   }
@@ -154,22 +164,20 @@ export class MerchantService {
     const feesPaidBy = meta?.feesPaidBy ?? sessionFeesPaidBy(session, this.config.feesPaidBy);
     const view = checkoutView({ ...session, id }, feesPaidBy, null, new Date(this.now()), meta?.amount);
     this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: sessionMethods(session), amount: view.amount });
-    if (session.deposit) this.deposits.update(this.view(session.deposit));
+    if (session.deposit) await this.deposits.update(await this.view(session.deposit));
     const deposit = this.deposits.peek(id)?.deposit ?? null;
     return { ...view, deposit: deposit ? { ...deposit, serverTime: view.serverTime } : null };
   }
 
   /**
    * POST /checkouts/:id/deposit: chooses the method; the same method again answers the same deposit
-   * (`created` false).
+   * (`created` false). Another method while the deposit is pending is the payment service's to decide (it switches
+   * the deposit, or refuses with a 400 whose message passes through).
    */
   async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; created: boolean }> {
     await this.requireCheckout(id);
     const known = this.deposits.peek(id)?.deposit;
-    if (known) {
-      if (known.method.code === method) return { deposit: known, created: false };
-      throw new ApiError(400, `A payment method (${known.method.code}) was already chosen for this checkout`);
-    }
+    if (known?.method.code === method) return { deposit: known, created: false };
     let chosen: { deposit: UpstreamDeposit; created: boolean };
     try {
       chosen = await this.client.chooseCheckoutMethod(id, method);
@@ -179,7 +187,7 @@ export class MerchantService {
     }
     if (chosen.deposit.depositId !== id) throw new ApiError(404, 'Checkout not found');
     this.sessions.invalidate(id);
-    return { deposit: this.deposits.update(this.view(chosen.deposit)).deposit!, created: chosen.created };
+    return { deposit: (await this.deposits.update(await this.view(chosen.deposit))).deposit!, created: chosen.created };
   }
 
   /** GET /checkouts/:id/deposit: from the cache, re-read at most once per refresh interval. */
@@ -196,7 +204,7 @@ export class MerchantService {
     await this.client.cancelDeposit(id);
     const deposit = await this.client.getDeposit(id);
     if (deposit.depositId !== id) throw new ApiError(404, 'Checkout not found');
-    return this.deposits.update(this.view(deposit)).deposit!;
+    return (await this.deposits.update(await this.view(deposit))).deposit!;
   }
 
   /** Sandbox only: PATCH /v1/deposit/:id {status}. */
@@ -206,7 +214,7 @@ export class MerchantService {
     if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
     const updated = await this.client.sandboxUpdateDeposit(id, status);
     if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
-    return this.deposits.update(this.view(updated)).deposit!;
+    return (await this.deposits.update(await this.view(updated))).deposit!;
   }
 
   /** Whether the id is a checkout's (for SSE). */
@@ -215,15 +223,20 @@ export class MerchantService {
   }
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
-  view(deposit: UpstreamDeposit): StoredDeposit {
-    const meta = this.meta.get(deposit.depositId);
+  async view(deposit: UpstreamDeposit): Promise<StoredDeposit> {
+    const meta: CheckoutMeta | undefined = this.meta.get(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
     if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
     return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods, orderAmount: meta?.amount });
   }
 
-  orderIdOf(checkoutId: string): string | undefined {
-    return this.meta.get(checkoutId)?.orderId;
+  /** What was saved when a copy of this backend created the checkout (its order), if one did. */
+  async savedCheckout(checkoutId: string): Promise<SavedCheckout | undefined> {
+    const local = this.meta.get(checkoutId);
+    if (local?.saved) return local as CheckoutMeta & SavedCheckout;
+    const saved = await this.shared.loadCheckout(checkoutId).catch(() => undefined);
+    if (saved) this.remember(checkoutId, { ...saved, saved: true });
+    return saved;
   }
 
   /** 404 unless the id is a checkout's (the only deposits /api may reach). */
@@ -250,9 +263,10 @@ export class MerchantService {
     const code = currency.toUpperCase();
     if (!this.config.currencies.includes(code)) throw new ApiError(400, `currency: this shop accepts ${this.config.currencies.join(', ')}`);
     const raw = typeof amount === 'number' ? String(amount) : amount;
-    if (typeof raw !== 'string' || !/^\d{1,16}(\.\d{1,8})?$/.test(raw.trim())) throw new ApiError(400, 'amount: a positive decimal number, e.g. "150000"');
+    if (typeof raw !== 'string' || !/^\d{1,64}(\.\d{1,64})?$/.test(raw.trim())) throw new ApiError(400, 'amount: a positive decimal number, e.g. "150000"');
     const value = new Decimal(raw.trim());
-    if (value.lte(0) || value.gt(MAX_AMOUNT)) throw new ApiError(400, 'amount: must be positive');
+    if (value.lte(0)) throw new ApiError(400, 'amount: must be positive');
+    if (value.gt(MAX_AMOUNT)) throw new ApiError(400, `amount: at most ${MAX_AMOUNT.toFixed()} ${code}`);
     const dp = precision(code);
     if (value.decimalPlaces() > dp) throw new ApiError(400, `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`);
     return { value, code };

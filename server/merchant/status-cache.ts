@@ -1,7 +1,11 @@
 // Cheap status reads: what the payment service said last, refreshed by webhooks (pushed) and by bounded
 // re-reads (at most one upstream read per key per refresh interval, concurrent readers sharing one request),
 // so a thousand shoppers polling one checkout cost the payment service one call every couple of seconds.
+// With several copies of the backend (Redis), the deposit cache has a shared layer (SharedState): a copy first asks
+// whether another one read the deposit within the interval, and every change one copy learns reaches the others.
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { supersedes, type SharedState } from './shared-state.js';
 import { TERMINAL, type StoredDeposit } from './views.js';
 
 interface Slot<T> {
@@ -23,6 +27,11 @@ export interface BoundedReaderOptions<T> {
   now?: () => number;
 }
 
+/** What a load may tell besides its value: how old the value already is (read by another copy earlier). */
+interface LoadInfo {
+  ageMs: number;
+}
+
 /** A read-through cache that loads each key at most once per `refreshMs` and coalesces concurrent loads. */
 export class BoundedReader<T> {
   private readonly slots = new Map<string, Slot<T>>();
@@ -30,7 +39,7 @@ export class BoundedReader<T> {
   /** Loads started (each one upstream call). */
   loads = 0;
 
-  constructor(private readonly load: (key: string) => Promise<T>, private readonly options: BoundedReaderOptions<T>) {
+  constructor(private readonly load: (key: string, info: LoadInfo) => Promise<T>, private readonly options: BoundedReaderOptions<T>) {
     this.now = options.now ?? Date.now;
   }
 
@@ -46,10 +55,11 @@ export class BoundedReader<T> {
     if (slot.failedAt !== undefined && this.now() - slot.failedAt < maxAge) throw slot.error;
     this.loads++;
     const started = this.now();
-    const inflight = this.load(key).then(
+    const info: LoadInfo = { ageMs: 0 };
+    const inflight = this.load(key, info).then(
       (value) => {
         // A push that landed while the load was in flight is at least as new: keep it.
-        if (slot.value === undefined || slot.fetchedAt <= started) this.store(key, slot, value);
+        if (slot.value === undefined || slot.fetchedAt <= started) this.store(key, slot, value, info.ageMs);
         return slot.value as T;
       },
       (err) => {
@@ -96,10 +106,10 @@ export class BoundedReader<T> {
     return false;
   }
 
-  private store(key: string, slot: Slot<T>, value: T) {
+  private store(key: string, slot: Slot<T>, value: T, ageMs = 0) {
     slot.error = slot.failedAt = undefined;
     slot.value = this.onStore(key, slot.value, value);
-    slot.fetchedAt = this.now();
+    slot.fetchedAt = this.now() - ageMs;
   }
 
   private touch(key: string): Slot<T> {
@@ -141,31 +151,52 @@ function entryOf(deposit: StoredDeposit | null): CachedDeposit {
   };
 }
 
-/** Whether `next` may replace `current`: a terminal status is final, and an older update never wins. */
-function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
-  if (!current) return true;
-  if (!next) return false; // a deposit never disappears
-  if (TERMINAL.has(current.status) && !TERMINAL.has(next.status)) return false;
-  if (TERMINAL.has(current.status) && TERMINAL.has(next.status)) return false;
-  if (TERMINAL.has(next.status)) return true;
-  return Date.parse(next.updatedAt) >= Date.parse(current.updatedAt);
-}
+/** How long the shared layer keeps a deposit nobody reads (a checkout's life and its payment window are shorter). */
+const SHARED_TTL_MS = 2 * 24 * 3600_000;
+/** Longest wait for another copy's read of a deposit this copy has never seen, before reading it itself. */
+const MAX_WAIT_MS = 3000;
 
 /** The deposit status of each checkout, with ETags and change listeners (SSE). */
 export class DepositStatusCache extends BoundedReader<CachedDeposit> {
   private readonly listeners = new Map<string, Set<DepositListener>>();
 
-  constructor(load: (checkoutId: string) => Promise<StoredDeposit | null>, options: Omit<BoundedReaderOptions<CachedDeposit>, 'isFinal'>) {
-    super(async (id) => {
-      const deposit = await load(id);
-      return entryOf(deposit);
+  constructor(load: (checkoutId: string) => Promise<StoredDeposit | null>, private readonly shared: SharedState, options: Omit<BoundedReaderOptions<CachedDeposit>, 'isFinal'>) {
+    super(async (id, info) => {
+      for (let waited = 0; ; waited += 50) {
+        // Redis away: this copy reads for itself (its own bound still holds).
+        const read = await shared.readDeposit(id, options.refreshMs).catch(() => ({ kind: 'load' as const }));
+        if (read.kind === 'fresh') {
+          info.ageMs = read.ageMs;
+          return entryOf(read.deposit);
+        }
+        if (read.kind === 'wait' && read.deposit !== undefined) {
+          info.ageMs = options.refreshMs; // another copy is reading it: take what was known, ask again next time
+          return entryOf(read.deposit);
+        }
+        if (read.kind === 'load' || waited >= MAX_WAIT_MS) break;
+        await sleep(50);
+      }
+      return entryOf(await this.share(id, await load(id)));
     }, { ...options, isFinal: (entry) => !!entry.deposit && TERMINAL.has(entry.deposit.status) });
+    // A change another copy learnt: applied where this copy holds the deposit (a reader or a stream), which wakes
+    // its streams; a deposit not held here is read from the shared layer when asked for.
+    shared.onDepositChange((id, deposit) => {
+      if (this.peek(id) !== undefined || this.listeners.has(id)) this.put(id, entryOf(deposit));
+    });
   }
 
-  /** Records a deposit learnt from a webhook or a write; wakes the listeners when what a shopper sees changed. */
-  update(deposit: StoredDeposit): CachedDeposit {
-    this.put(deposit.checkoutId, entryOf(deposit));
+  /**
+   * Records a deposit learnt from a webhook or a write, for every copy; wakes the listeners when what a shopper sees
+   * changed. Answers the entry as it now stands (a newer one already known wins).
+   */
+  async update(deposit: StoredDeposit): Promise<CachedDeposit> {
+    this.put(deposit.checkoutId, entryOf(await this.share(deposit.checkoutId, deposit)));
     return this.peek(deposit.checkoutId)!;
+  }
+
+  /** Stores the deposit in the shared layer; the winner of the two (or this one, when Redis is away). */
+  private async share(id: string, deposit: StoredDeposit | null): Promise<StoredDeposit | null> {
+    return this.shared.storeDeposit(id, deposit, SHARED_TTL_MS).catch(() => deposit);
   }
 
   subscribe(checkoutId: string, listener: DepositListener): () => void {

@@ -1,11 +1,14 @@
-// The webhook receiver: Standard Webhooks v1 verification, staleness and replay protection, dedupe on
-// webhook-id, then the cache update (which wakes SSE listeners) and the merchant's completion or expiry hook.
+// The webhook receiver: Standard Webhooks v1 verification and staleness, dedupe on webhook-id (in the shared state:
+// across copies and restarts), then the cache update (which wakes SSE listeners) and the merchant's completion or expiry hook.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { MemoryReplayGuard, verifyWebhook, WebhookVerificationError, type ReplayGuard } from '../common/standard-webhooks.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { verifyWebhookSignature, WebhookVerificationError } from '../common/standard-webhooks.js';
+import type { Logger } from '../common/log.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
 import type { MerchantService } from './service.js';
+import type { Claim } from './shared-state.js';
 
 interface DepositWebhook {
   type?: string;
@@ -19,31 +22,59 @@ export interface WebhookReceiverOptions {
   secret: string;
   toleranceSeconds: number;
   now?: () => number;
-  /** Remembers accepted webhook ids (default in memory; share one, e.g. on Redis, across several copies). */
-  replayGuard?: ReplayGuard;
+  log: Logger;
 }
+
+/** A request holding a webhook id or a deposit's hook lets go of it after this long if it never ends (a crash). */
+const WEBHOOK_LEASE_MS = 60_000;
+const HOOK_LEASE_MS = 5 * 60_000;
+/** A processed webhook id is remembered longer than the sender retries one (its schedule spans about 3 days). */
+const WEBHOOK_TTL_MS = 4 * 24 * 3600_000;
+/** A deposit's hook is remembered as run longer than anyone may resend its webhooks. */
+const HOOK_TTL_MS = 30 * 24 * 3600_000;
+
+/** How long a request waits for another one holding the same webhook or deposit's hook before answering 503. */
+const BUSY_WAIT_MS = 10_000;
+
+/** Another request is processing the same webhook or running the same deposit's hook now: the sender retries. */
+class BusyError extends Error {}
 
 /** POST / (mounted at /api/webhooks/kasir). */
 export function webhookRoutes(service: MerchantService, options: WebhookReceiverOptions) {
   const now = options.now ?? Date.now;
-  const guard = options.replayGuard ?? new MemoryReplayGuard(200_000, now);
-  /** Deposits whose completion or expiry hook ran (once per deposit and kind), and runs in progress. */
-  const done = new Set<string>();
-  const running = new Map<string, Promise<void>>();
+  const { shared } = service;
 
+  /** A claim, waiting while another request (on any copy) holds the key: it finishes (done) or lets go (claimed). */
+  const claimWaiting = async (key: string, leaseMs: number): Promise<Claim> => {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    for (;;) {
+      const claim = await shared.claim(key, leaseMs);
+      if (claim.state !== 'busy' || Date.now() >= deadline) return claim;
+      await sleep(25);
+    }
+  };
+
+  /**
+   * Runs the deposit's completion or expiry hook unless it ran (on any copy, before any restart). Claimed first, so
+   * two deliveries for one deposit (a retry, a dashboard "Resend" with a new webhook id) cannot both run it; released
+   * when it throws, so the retry runs it; marked done once it returned. A crash between its return and the mark is
+   * the one window in which it runs again: make the hook idempotent on the checkoutId where that matters.
+   */
   const runHookOnce = async (status: 'completed' | 'expired', deposit: UpstreamDeposit, webhookId: string) => {
     const hook = status === 'completed' ? service.hooks.onDepositCompleted : service.hooks.onDepositExpired;
+    if (!hook) return;
     const id = deposit.depositId;
-    const key = `${status}:${id}`;
-    if (!hook || done.has(key)) return;
-    const inFlight = running.get(key);
-    if (inFlight) return inFlight;
-    const run = (async () => {
-      await hook({ checkoutId: id, orderId: service.orderIdOf(id), deposit, webhookId });
-      done.add(key);
-    })().finally(() => running.delete(key));
-    running.set(key, run);
-    return run;
+    const claim = await claimWaiting(`hook:${status}:${id}`, HOOK_LEASE_MS);
+    if (claim.state === 'done') return;
+    if (claim.state === 'busy') throw new BusyError(`the ${status} hook of ${id} is running`);
+    try {
+      const saved = await service.savedCheckout(id);
+      await hook({ checkoutId: id, orderId: saved?.orderId, deposit, webhookId });
+    } catch (err) {
+      await shared.release(claim).catch(() => undefined);
+      throw err;
+    }
+    await shared.finish(claim, HOOK_TTL_MS);
   };
 
   const app = new Hono();
@@ -53,14 +84,10 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     const raw = new TextDecoder().decode(bytes);
     let id: string;
     try {
-      ({ id } = await verifyWebhook(options.secret, bytes, c.req.raw.headers, {
-        toleranceSeconds: options.toleranceSeconds, now: () => new Date(now()), replayGuard: guard,
+      ({ id } = verifyWebhookSignature(options.secret, bytes, c.req.raw.headers, {
+        toleranceSeconds: options.toleranceSeconds, now: () => new Date(now()),
       }));
     } catch (err) {
-      // A retry of a delivery already processed, or a replay within the window: acknowledged, not repeated.
-      if (err instanceof WebhookVerificationError && err.reason === 'replay') {
-        return c.json({ statusCode: 200, message: 'Duplicate delivery: already processed' }, 200);
-      }
       const message = !(err instanceof WebhookVerificationError) ? 'Bad webhook'
         : err.reason === 'too_old' ? 'Stale webhook: webhook-timestamp is too old'
         : err.reason === 'bad_signature' ? 'Bad webhook signature'
@@ -74,26 +101,44 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       // An object, nothing else: arrays, strings, numbers and null are refused like malformed JSON.
       if (!event || typeof event !== 'object' || Array.isArray(event)) throw new Error();
     } catch {
-      await guard.release(id);
       return c.json(errorBody(400, 'Webhook body is not a JSON object'), 400);
+    }
+
+    // Deduplicated on webhook-id across copies and restarts: processed once, acknowledged every time after.
+    let claim: Claim;
+    try {
+      claim = await claimWaiting(`webhook:${id}`, WEBHOOK_LEASE_MS);
+    } catch (err) {
+      options.log.error({ webhookId: id, err: err instanceof Error ? err.message : String(err) }, 'webhook not processed: shared state unreachable (the sender retries)');
+      return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
+    }
+    if (claim.state === 'done') return c.json({ statusCode: 200, message: 'Duplicate delivery: already processed' }, 200);
+    if (claim.state === 'busy') {
+      c.header('Retry-After', '5');
+      return c.json(errorBody(503, 'This webhook is being processed; retry later'), 503);
     }
     try {
       const deposit = event.data && typeof event.data === 'object' && typeof event.data.depositId === 'string' ? event.data : undefined;
       const depositId = deposit?.depositId ?? event.depositId ?? event.orderId;
       if (deposit) {
-        service.deposits.update(service.view(deposit));
+        await service.deposits.update(await service.view(deposit));
         if (deposit.status === 'completed' || deposit.status === 'expired') await runHookOnce(deposit.status, deposit, id);
       } else if (typeof depositId === 'string') {
         // No deposit in the body: re-read it now (bounded), which updates the cache and wakes listeners.
         service.deposits.invalidate(depositId);
         void service.deposits.get(depositId).catch(() => undefined);
       }
-      while (done.size > 200_000) done.delete(done.values().next().value!);
+      // On disk (or in Redis) before the acknowledgement: a replay after a crash or restart is not processed again.
+      await shared.finish(claim, WEBHOOK_TTL_MS);
       return c.json({ statusCode: 200, message: 'Webhook received' }, 200);
     } catch (err) {
       // Forget the id so the sender's retry is processed again.
-      await guard.release(id);
-      console.error('[merchant] webhook processing failed (the payment service will retry):', err instanceof Error ? err.message : err);
+      await shared.release(claim).catch(() => undefined);
+      if (err instanceof BusyError) {
+        c.header('Retry-After', '5');
+        return c.json(errorBody(503, 'This deposit\'s webhook is being processed; retry later'), 503);
+      }
+      options.log.error({ webhookId: id, err: err instanceof Error ? err.message : String(err) }, 'webhook processing failed (the sender retries)');
       return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
     }
   });

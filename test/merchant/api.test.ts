@@ -194,21 +194,12 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.equal(same.json.data.qrData, d.qrData);
     });
 
-    it('refuses another method', async () => {
-      const other = await choose(c.id, 'BCA_VA');
-      assert.equal(other.status, 400);
-    });
-
     describe('a fresh backend (no cache) gets the same answers from the payment service', () => {
       let fresh: ReturnType<typeof merchantApp>;
       before(() => { fresh = merchantApp(up); });
 
-      it('refuses another method', async () => {
-        assert.equal((await call(fresh, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' })).status, 400);
-      });
-
       it('answers the same method with the same deposit', async () => {
-        const freshSame = await call<Envelope<Deposit>>(merchantApp(up), 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'QRIS' });
+        const freshSame = await call<Envelope<Deposit>>(fresh, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'QRIS' });
         assert.equal(freshSame.status, 200, freshSame.text);
         assert.equal(freshSame.json.data.qrData, d.qrData);
       });
@@ -218,6 +209,25 @@ describe('merchant backend: widget API against the real payment service', () => 
         assert.equal(resumed.json.data.deposit?.qrData, d.qrData);
         assert.equal(resumed.json.data.deposit?.method.name, 'QRIS');
       });
+    });
+
+    it('switches the pending deposit to another method, as the payment service decides, and serves the switch at once', async () => {
+      const other = await choose(c.id, 'BCA_VA');
+      assert.equal(other.status, 200, other.text);
+      assert.equal(other.json.data.id, c.id);
+      assert.equal(other.json.data.method.code, 'BCA_VA');
+      assert.match(other.json.data.accountNumber!, /^\d{16}$/);
+      assert.equal(other.json.data.qrData, undefined);
+      const read = await api<Envelope<Deposit>>('GET', `/api/checkouts/${c.id}/deposit`);
+      assert.equal(read.json.data.method.code, 'BCA_VA');
+    });
+
+    it("passes the payment service's refusal of a switch through as a 400 in the envelope", async () => {
+      await api('POST', `/api/checkouts/${c.id}/cancel`);
+      const refused = await choose(c.id, 'QRIS');
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.json.error, 'Bad Request');
+      assert.ok(refused.json.message.length > 0);
     });
   });
 

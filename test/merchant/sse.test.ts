@@ -53,7 +53,7 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
   before(async () => {
     up = await startUpstream();
     // Long heartbeat and refresh: a change can only arrive through a webhook.
-    merchant = await runningMerchant(up, { heartbeatMs: 60_000, onDepositCompleted: (e) => { completed.push(e); } }, { statusRefreshMs: 60_000 });
+    merchant = await runningMerchant(up, { heartbeatMs: 60_000, sseMaxPerAddress: 50, onDepositCompleted: (e) => { completed.push(e); } }, { statusRefreshMs: 60_000 });
     const c = up.provider.credentials;
     provider = new PaymentServiceClient({ baseUrl: c.baseUrl, clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken });
   });

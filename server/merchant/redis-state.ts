@@ -1,0 +1,211 @@
+// SharedState on Redis (node-redis): what lets any number of merchant-backend copies serve one shop. Claims are
+// SET NX with a lease; the cached deposit is a hash (json, terminal, updatedAt, fetched-at) written by a script that
+// keeps the newest (supersedes) and publishes a change on one channel, which every copy applies to its in-process
+// cache (so SSE streams on every copy see it); "read by some copy within the interval" is a SET NX PX lock, so the
+// payment service gets at most one read per deposit per interval from all copies together. Times inside scripts
+// are Redis's own clock (TIME), never a copy's.
+import { RedisStore, type Store } from 'hono-rate-limiter';
+import { randomUUID } from 'node:crypto';
+import { createClient, type RedisClientType } from 'redis';
+import type { Claim, DepositChangeListener, SavedCheckout, SharedDepositRead, SharedState } from './shared-state.js';
+import type { StoredDeposit } from './views.js';
+
+const NOW_MS = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** KEYS: deposit hash, read lock. ARGV: refreshMs. See SharedDepositRead. */
+const READ_DEPOSIT = `${NOW_MS}
+local cur = redis.call('HMGET', KEYS[1], 'j', 't', 'f')
+if cur[1] then
+  local age = now - tonumber(cur[3])
+  if cur[2] == '1' or age < tonumber(ARGV[1]) then return {'fresh', cur[1], age} end
+end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return {'load'} end
+return {'wait', cur[1] or ''}`;
+
+/**
+ * KEYS: deposit hash. ARGV: json, terminal (1/0), updatedAt ms, ttl ms, channel, message prefix. Stores the deposit
+ * unless the stored one supersedes it (the rules of supersedes() in shared-state.ts), publishes a change, and
+ * answers the stored json. Either way the entry is now fresh: its writer just learnt it from the payment service.
+ */
+const STORE_DEPOSIT = `${NOW_MS}
+local cur = redis.call('HMGET', KEYS[1], 'j', 't', 'u')
+local take
+if not cur[1] or cur[1] == 'null' then take = true
+elseif ARGV[1] == 'null' then take = false
+elseif cur[2] == '1' then take = false
+elseif ARGV[2] == '1' then take = true
+else take = tonumber(ARGV[3]) >= tonumber(cur[3]) end
+if not take then
+  redis.call('HSET', KEYS[1], 'f', now)
+  return cur[1]
+end
+redis.call('HSET', KEYS[1], 'j', ARGV[1], 't', ARGV[2], 'u', ARGV[3], 'f', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if cur[1] ~= ARGV[1] then redis.call('PUBLISH', ARGV[5], ARGV[6] .. ARGV[1]) end
+return ARGV[1]`;
+
+/** KEYS: claim key. ARGV: token. Deletes the key if it still holds this claim's token. */
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+const DONE = 'done';
+
+export interface RedisStateOptions {
+  url: string;
+  /** Prefix of every key and of the channel (default `kasir:`): one per shop on a shared Redis. */
+  prefix?: string;
+}
+
+type Client = RedisClientType;
+
+export class RedisState implements SharedState {
+  readonly distributed = true;
+  private readonly client: Client;
+  private readonly subscriber: Client;
+  private readonly prefix: string;
+  private readonly channel: string;
+  /** Tells this copy's own publications apart (it has applied them already). */
+  private readonly copyId = randomUUID();
+  private readonly listeners: DepositChangeListener[] = [];
+  private readonly shas = new Map<string, string>();
+  private connected?: Promise<void>;
+
+  constructor(options: RedisStateOptions, private readonly onError: (err: Error) => void = () => {}) {
+    this.prefix = options.prefix ?? 'kasir:';
+    this.channel = `${this.prefix}deposits`;
+    // Commands fail at once while Redis is away (no offline queue): a webhook is then answered 503 and retried,
+    // a read falls back to this copy's cache, instead of requests hanging until Redis returns.
+    this.client = createClient({ url: options.url, disableOfflineQueue: true }) as Client;
+    this.subscriber = this.client.duplicate() as Client;
+    for (const client of [this.client, this.subscriber]) client.on('error', (err: Error) => this.onError(err));
+  }
+
+  /** Connects both clients and subscribes to deposit changes; called before the first request is served. */
+  connect(): Promise<void> {
+    this.connected ??= (async () => {
+      await Promise.all([this.client.connect(), this.subscriber.connect()]);
+      await this.subscriber.subscribe(this.channel, (message) => this.onMessage(message));
+    })();
+    return this.connected;
+  }
+
+  async claim(key: string, leaseMs: number): Promise<Claim> {
+    await this.connect();
+    const token = randomUUID();
+    const full = this.prefix + key;
+    if (await this.client.set(full, token, { condition: 'NX', expiration: { type: 'PX', value: leaseMs } })) {
+      return { state: 'claimed', key, token };
+    }
+    return (await this.client.get(full)) === DONE ? { state: 'done' } : { state: 'busy' };
+  }
+
+  async finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void> {
+    await this.connect();
+    await this.client.set(this.prefix + claim.key, DONE, { expiration: { type: 'PX', value: ttlMs } });
+  }
+
+  async release(claim: Claim & { state: 'claimed' }): Promise<void> {
+    await this.connect();
+    await this.script(RELEASE, [this.prefix + claim.key], [claim.token]);
+  }
+
+  async saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void> {
+    await this.connect();
+    await this.client.set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } });
+  }
+
+  async loadCheckout(id: string): Promise<SavedCheckout | undefined> {
+    await this.connect();
+    const json = await this.client.get(`${this.prefix}checkout:${id}`);
+    return json ? (JSON.parse(json) as SavedCheckout) : undefined;
+  }
+
+  async readDeposit(id: string, refreshMs: number): Promise<SharedDepositRead> {
+    if (refreshMs <= 0) return { kind: 'load' };
+    await this.connect();
+    const [kind, json, age] = (await this.script(READ_DEPOSIT, [this.depositKey(id), `${this.depositKey(id)}:reading`], [String(refreshMs)])) as [string, string?, number?];
+    if (kind === 'fresh') return { kind, deposit: JSON.parse(json!) as StoredDeposit | null, ageMs: Number(age) };
+    if (kind === 'load') return { kind };
+    return json ? { kind: 'wait', deposit: JSON.parse(json) as StoredDeposit | null } : { kind: 'wait' };
+  }
+
+  async storeDeposit(id: string, deposit: StoredDeposit | null, ttlMs: number): Promise<StoredDeposit | null> {
+    await this.connect();
+    const json = JSON.stringify(deposit);
+    const terminal = deposit?.status === 'completed' || deposit?.status === 'expired';
+    const updatedAt = deposit ? Date.parse(deposit.updatedAt) || 0 : 0;
+    const stored = (await this.script(STORE_DEPOSIT, [this.depositKey(id)], [
+      json, terminal ? '1' : '0', String(updatedAt), String(ttlMs), this.channel, `${this.copyId}\t${id}\t`,
+    ])) as string;
+    return stored === json ? deposit : (JSON.parse(stored) as StoredDeposit | null);
+  }
+
+  onDepositChange(listener: DepositChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  rateLimitStore(prefix: string): Store {
+    // hono-rate-limiter's RedisStore speaks to a minimal client shape; node-redis's calls differ only in names.
+    return new RedisStore({
+      prefix: `${this.prefix}${prefix}`,
+      client: {
+        scriptLoad: async (script) => {
+          await this.connect();
+          return this.client.scriptLoad(script);
+        },
+        evalsha: async <TArgs extends unknown[], TData = unknown>(sha: string, keys: string[], args: TArgs) => {
+          await this.connect();
+          return (await this.client.evalSha(sha, { keys, arguments: args.map(String) })) as TData;
+        },
+        decr: (key) => this.client.decr(key),
+        del: (key) => this.client.del(key),
+      },
+    });
+  }
+
+  async ping(): Promise<void> {
+    await Promise.race([
+      (async () => {
+        await this.connect();
+        await this.client.ping();
+      })(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer within 1 s')), 1000).unref()),
+    ]);
+  }
+
+  async close(): Promise<void> {
+    for (const client of [this.subscriber, this.client]) {
+      if (client.isOpen) await client.quit().catch(() => client.destroy());
+    }
+  }
+
+  private depositKey(id: string) {
+    return `${this.prefix}deposit:${id}`;
+  }
+
+  private onMessage(message: string) {
+    const [from, id] = message.split('\t', 2);
+    if (from === this.copyId || !id) return;
+    let deposit: StoredDeposit | null;
+    try {
+      deposit = JSON.parse(message.slice(from!.length + id.length + 2)) as StoredDeposit | null;
+    } catch {
+      return;
+    }
+    for (const listener of this.listeners) listener(id, deposit);
+  }
+
+  /** EVALSHA, loading the script the first time and again after a Redis restart (NOSCRIPT). */
+  private async script(source: string, keys: string[], args: string[]): Promise<unknown> {
+    let sha = this.shas.get(source);
+    if (sha) {
+      try {
+        return await this.client.evalSha(sha, { keys, arguments: args });
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      }
+    }
+    sha = await this.client.scriptLoad(source);
+    this.shas.set(source, sha);
+    return this.client.evalSha(sha, { keys, arguments: args });
+  }
+}

@@ -1,0 +1,296 @@
+// What the merchant backend must remember beyond one request, behind one interface so the code paths are the same
+// for one process and for many: accepted webhook ids, the once-per-deposit hook markers, the orders of the checkouts
+// it created, the status cache's shared layer (the cached deposit, "fresh until", change fan-out) and the rate
+// limits' store. Two implementations: LocalState (one process; durable in KASIR_DATA_DIR when given a file) and
+// RedisState (any number of copies on one Redis, ./redis-state.ts).
+import type { Store } from 'hono-rate-limiter';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { FeesPaidBy } from './config.js';
+import { TERMINAL, type StoredDeposit } from './views.js';
+
+/** A claim on a key (a webhook id, a deposit's hook): `claimed` runs the work, then `finish`es or `release`s it. */
+export type Claim =
+  | { state: 'claimed'; key: string; token: string }
+  /** The work was done (a finished claim, remembered until its ttl). */
+  | { state: 'done' }
+  /** Another request (here or on another copy) holds it now: try again later. */
+  | { state: 'busy' };
+
+/** What the backend keeps about a checkout it created: what onDepositCompleted and the deposit view need. */
+export interface SavedCheckout {
+  feesPaidBy: FeesPaidBy;
+  amount: string;
+  currency: string;
+  orderId?: string;
+}
+
+/** The status cache's shared layer: what another copy read within the refresh interval, or who reads it now. */
+export type SharedDepositRead =
+  /** Read by some copy `ageMs` ago (within the interval, or final): use it. */
+  | { kind: 'fresh'; deposit: StoredDeposit | null; ageMs: number }
+  /** This copy reads it from the payment service now (the one read of this interval). */
+  | { kind: 'load' }
+  /** Another copy is reading it now; `deposit` is what was known before, if anything. */
+  | { kind: 'wait'; deposit?: StoredDeposit | null };
+
+export type DepositChangeListener = (checkoutId: string, deposit: StoredDeposit | null) => void;
+
+export interface SharedState {
+  /** True when other copies share this state (Redis). */
+  readonly distributed: boolean;
+  /** Takes `key` for `leaseMs` (a crashed holder's claim lapses after it). */
+  claim(key: string, leaseMs: number): Promise<Claim>;
+  /** The claimed work is done: later claims of the key answer `done` for `ttlMs`. Durable when this resolves. */
+  finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void>;
+  /** The claimed work failed: the key may be claimed again at once. */
+  release(claim: Claim & { state: 'claimed' }): Promise<void>;
+
+  saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void>;
+  loadCheckout(id: string): Promise<SavedCheckout | undefined>;
+
+  /** Before reading a deposit from the payment service: whether some copy did within `refreshMs`. */
+  readDeposit(id: string, refreshMs: number): Promise<SharedDepositRead>;
+  /**
+   * Stores what is known of a deposit (read, pushed by a webhook, or the answer of a write) unless what is stored
+   * supersedes it (`supersedes`); answers what is stored now. A change reaches the other copies' listeners.
+   */
+  storeDeposit(id: string, deposit: StoredDeposit | null, ttlMs: number): Promise<StoredDeposit | null>;
+  /** Deposit changes stored by other copies. */
+  onDepositChange(listener: DepositChangeListener): void;
+
+  /** hono-rate-limiter's store for a limiter's counters (undefined: its in-process MemoryStore). */
+  rateLimitStore(prefix: string): Store | undefined;
+  /** Throws when the state cannot be reached (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Whether `next` may replace `current`: a terminal status is final, and an older update never wins. */
+export function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
+  if (!current) return true;
+  if (!next) return false; // a deposit never disappears
+  if (TERMINAL.has(current.status)) return false;
+  if (TERMINAL.has(next.status)) return true;
+  return Date.parse(next.updatedAt) >= Date.parse(current.updatedAt);
+}
+
+interface Entry<T> {
+  value: T;
+  expiresAt: number;
+}
+
+/** One line of the state file. */
+type Line =
+  | { k: string; x: number }
+  | { c: string; v: SavedCheckout; x: number };
+
+/**
+ * One process's state. With `file`, what must survive a restart (finished claims, saved checkouts) is an
+ * append-only JSON-lines file, fsynced before `finish`/`saveCheckout` resolve (so before a webhook is
+ * acknowledged), read back on start and rewritten without expired lines when it has grown to twice what it holds.
+ * Why a file and not a database: the package must not depend on a native module (better-sqlite3), node:sqlite
+ * is not in Node 20, and the data is a set of keys written a few times per payment, which an append log keeps
+ * crash-safe (a torn last line is dropped on load) with one fsync per group of writes.
+ * Status cache entries are not kept here: the in-process cache is the only layer a single process needs.
+ */
+export class LocalState implements SharedState {
+  readonly distributed = false;
+  private readonly done = new Map<string, number>();
+  private readonly pending = new Map<string, { token: string; until: number }>();
+  private readonly checkouts = new Map<string, Entry<SavedCheckout>>();
+  private readonly log?: AppendLog;
+
+  constructor(file?: string, private readonly now: () => number = Date.now) {
+    if (!file) return;
+    this.log = new AppendLog(file, (line: Line) => this.apply(line), () => this.lines(),
+      (lineCount) => lineCount > 2 * (this.done.size + this.checkouts.size) + 10_000);
+  }
+
+  async claim(key: string, leaseMs: number): Promise<Claim> {
+    const t = this.now();
+    const doneUntil = this.done.get(key);
+    if (doneUntil !== undefined && doneUntil > t) return { state: 'done' };
+    const held = this.pending.get(key);
+    if (held && held.until > t) return { state: 'busy' };
+    const token = randomUUID();
+    this.pending.set(key, { token, until: t + leaseMs });
+    return { state: 'claimed', key, token };
+  }
+
+  async finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void> {
+    const line = { k: claim.key, x: this.now() + ttlMs };
+    this.apply(line);
+    this.dropPending(claim);
+    await this.append(line);
+  }
+
+  async release(claim: Claim & { state: 'claimed' }): Promise<void> {
+    this.dropPending(claim);
+  }
+
+  async saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void> {
+    const line = { c: id, v: checkout, x: this.now() + ttlMs };
+    this.apply(line);
+    await this.append(line);
+  }
+
+  async loadCheckout(id: string): Promise<SavedCheckout | undefined> {
+    const entry = this.checkouts.get(id);
+    return entry && entry.expiresAt > this.now() ? entry.value : undefined;
+  }
+
+  async readDeposit(): Promise<SharedDepositRead> {
+    return { kind: 'load' };
+  }
+
+  async storeDeposit(_id: string, deposit: StoredDeposit | null): Promise<StoredDeposit | null> {
+    return deposit; // the in-process cache keeps the newest (supersedes)
+  }
+
+  onDepositChange(): void {
+    /* one process: no other copy stores deposits */
+  }
+
+  rateLimitStore(): Store | undefined {
+    return undefined;
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    await this.log?.close();
+  }
+
+  private dropPending(claim: Claim & { state: 'claimed' }) {
+    if (this.pending.get(claim.key)?.token === claim.token) this.pending.delete(claim.key);
+  }
+
+  private apply(line: Line) {
+    if (line.x <= this.now()) return;
+    if ('k' in line) this.done.set(line.k, line.x);
+    else this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
+  }
+
+  /** What the file must hold: every unexpired entry (dropping the expired ones from memory too). */
+  private lines(): Line[] {
+    const t = this.now();
+    const lines: Line[] = [];
+    for (const [k, x] of this.done) {
+      if (x > t) lines.push({ k, x });
+      else this.done.delete(k);
+    }
+    for (const [c, { value, expiresAt }] of this.checkouts) {
+      if (expiresAt > t) lines.push({ c, v: value, x: expiresAt });
+      else this.checkouts.delete(c);
+    }
+    return lines;
+  }
+
+  private async append(line: Line) {
+    await this.log?.append(JSON.stringify(line));
+  }
+}
+
+/**
+ * An append-only JSON-lines file with group commit: lines appended while an fsync runs are written and synced
+ * together by the next one; `append` resolves once its line is on disk. Read back and rewritten from `snapshot`
+ * on start, and again between two commits once `tooLong(lineCount)` says so.
+ */
+class AppendLog {
+  private lineCount = 0;
+  private handle?: FileHandle;
+  private queue: string[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
+  private flushing?: Promise<void>;
+
+  constructor(private readonly file: string, replay: (line: Line) => void, private readonly snapshot: () => Line[], private readonly tooLong: (lineCount: number) => boolean) {
+    mkdirSync(dirname(file), { recursive: true });
+    if (existsSync(file)) {
+      // A crash mid-write leaves at most a torn last line: it does not parse and is skipped (the rewrite drops it).
+      for (const raw of readFileSync(file, 'utf8').split('\n')) {
+        if (!raw) continue;
+        try {
+          replay(JSON.parse(raw) as Line);
+        } catch {
+          /* torn or foreign line */
+        }
+      }
+    }
+    this.compact();
+  }
+
+  /** Rewrites the file with the snapshot's lines only, atomically (temp file, fsync, rename). */
+  private compact() {
+    const lines = this.snapshot();
+    const tmp = `${this.file}.tmp`;
+    const fd = openSync(tmp, 'w');
+    try {
+      if (lines.length) writeSync(fd, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.file);
+    syncDir(dirname(this.file));
+    this.lineCount = lines.length;
+  }
+
+  append(line: string): Promise<void> {
+    this.queue.push(line);
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    void this.flush();
+    return done;
+  }
+
+  async close() {
+    while (this.flushing) await this.flushing;
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      while (this.queue.length) {
+        const lines = this.queue;
+        const waiters = this.waiters;
+        this.queue = [];
+        this.waiters = [];
+        try {
+          this.handle ??= await open(this.file, 'a');
+          await this.handle.appendFile(lines.join('\n') + '\n');
+          await this.handle.datasync();
+          this.lineCount += lines.length;
+          if (this.tooLong(this.lineCount)) {
+            await this.handle.close();
+            this.handle = undefined;
+            this.compact();
+          }
+          for (const w of waiters) w.resolve();
+        } catch (err) {
+          for (const w of waiters) w.reject(err);
+        }
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+}
+
+/** A rename is durable once its directory is synced (not possible on every platform: best effort). */
+function syncDir(dir: string) {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    /* e.g. Windows: directories cannot be opened */
+  }
+}
