@@ -58,7 +58,7 @@ describe('checkout', () => {
         [{ inputCurrency: 'IDR', inputAmount: 10.5 }, /^inputAmount: IDR amounts have at most 0 decimal places/],
         [{ inputCurrency: 'USD', inputAmount: 10 }, /^inputCurrency: checkout accepts IDR/],
         [{ inputCurrency: 'IDR', inputAmount: 100, outputCurrency: 'NOPE' }, /^outputCurrency: /],
-        [{ inputCurrency: 'IDR', inputAmount: 999_999_999 }, /^inputAmount: no payment method accepts this amount/],
+        [{ inputCurrency: 'IDR', inputAmount: 999_999_999 }, /^inputAmount: 999999999 is above the maximum of 100000000 IDR of every payment method$/],
         [{ inputCurrency: 'IDR', outputAmount: 'x' }, /^outputAmount: /],
       ];
       for (const [b, message] of cases) {
@@ -103,15 +103,15 @@ describe('checkout', () => {
       assert.match(created.paymentFiat.accountNumber!, /^39358\d{11}$/);
     });
 
-    it('choosing the same method again answers the same deposit; another method is a 400 naming paymentMethod', async () => {
+    it('choosing the same method again answers the same deposit, unchanged (200)', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       const created = await dataOf<DepositView>(await choose(id, 'BCA_VA'));
-      let res = await choose(id, 'BCA_VA');
+      const res = await choose(id, 'BCA_VA');
       assert.equal(res.status, 200);
-      assert.equal((await dataOf<DepositView>(res)).id, created.id);
-      res = await choose(id, 'QRIS');
-      assert.equal(res.status, 400);
-      assert.match((await errorOf(res)).message, /^paymentMethod: /);
+      const again = await dataOf<DepositView>(res);
+      assert.equal(again.id, created.id);
+      assert.equal(again.paymentFiat.accountNumber, created.paymentFiat.accountNumber);
+      assert.equal(again.activityHistory.length, 1);
     });
 
     it('the deposit is read and completed by the checkout id, and its webhook\'s orderId is the checkout id', async () => {
@@ -336,10 +336,14 @@ describe('checkout', () => {
       assert.ok(d.expiresAt && d.serverTime && d.updatedAt);
     });
 
-    it('the same method again is a 200; another method, or a method that is not a string, a 400', async () => {
+    it('the same method again is a 200; another method switches the deposit (200, same id); a method that is not a string is a 400', async () => {
       const { id } = await chosen('QRIS');
       assert.equal((await chooseMethod(id, 'QRIS')).status, 200);
-      assert.equal((await chooseMethod(id, 'OVO')).status, 400);
+      const switched = await chooseMethod(id, 'OVO');
+      assert.equal(switched.status, 200);
+      const d = await dataOf<WidgetDeposit>(switched);
+      assert.deepEqual([d.id, d.method.code, d.qrData], [id, 'OVO', undefined]);
+      assert.match(d.checkoutUrl!, /\/sandbox\/ewallet\//);
       const bad = await chooseMethod(id, 7);
       assert.equal(bad.status, 400);
       assert.match((await errorOf(bad)).message, /^method: /);

@@ -1,6 +1,7 @@
 import { findCrypto } from './cryptos.js';
 import { findFiat } from './currencies.js';
 
+export * from './banks.js';
 export * from './cryptos.js';
 export * from './currencies.js';
 export * from './payment-methods.js';

@@ -1,12 +1,12 @@
 // The sandbox catalog of Indonesian fiat payment methods (interface 2.3), with realistic limits and fees.
-type MethodKind = 'va' | 'qris' | 'ewallet';
+type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank';
 
 export interface PaymentMethodDef {
   /** The interface's bankCode: what a client sends as paymentMethod. */
   code: string;
   kind: MethodKind;
   /** The interface's depositPaymentType. */
-  depositPaymentType: 'va' | 'qris' | 'ewallet';
+  depositPaymentType: 'va' | 'qris' | 'ewallet' | 'bank_transfer';
   bankName: string;
   /** Display name, e.g. "BCA Virtual Account". */
   name: string;
@@ -19,6 +19,8 @@ export interface PaymentMethodDef {
   logo: string;
   /** VA numbers: this prefix plus digits, 16 in all. */
   vaPrefix?: string;
+  /** Bank transfer: the service's own account the payer transfers to (one per bank, shared by every merchant). */
+  collectionAccount?: { accountNumber: string; accountName: string };
 }
 
 const va = (code: string, bankName: string, short: string, vaPrefix: string, maximumAmount: string, feeFlat = '4000'): PaymentMethodDef => ({
@@ -29,6 +31,15 @@ const va = (code: string, bankName: string, short: string, vaPrefix: string, max
 const ewallet = (code: string, bankName: string, feePercentage: string, maximumAmount: string, logo: string): PaymentMethodDef => ({
   code, kind: 'ewallet', depositPaymentType: 'ewallet', bankName, name: bankName, currency: 'IDR',
   minimumAmount: '1000', maximumAmount, feeFlat: '0', feePercentage, logo,
+});
+
+/** The service's collection account name on bank transfers. */
+const COLLECTION_ACCOUNT_NAME = 'PT Kasir Sandbox Indonesia';
+
+const transfer = (code: string, bankName: string, short: string, accountNumber: string): PaymentMethodDef => ({
+  code, kind: 'bank', depositPaymentType: 'bank_transfer', bankName, name: `${short} Bank Transfer`, currency: 'IDR',
+  minimumAmount: '10000', maximumAmount: '100000000', feeFlat: '0', feePercentage: '0', logo: `${short.toLowerCase()}.svg`,
+  collectionAccount: { accountNumber, accountName: COLLECTION_ACCOUNT_NAME },
 });
 
 export const PAYMENT_METHODS: readonly PaymentMethodDef[] = [
@@ -48,6 +59,9 @@ export const PAYMENT_METHODS: readonly PaymentMethodDef[] = [
   ewallet('SHOPEEPAY', 'ShopeePay', '2', '10000000', 'shopeepay.svg'),
   ewallet('GOPAY', 'GoPay', '2', '10000000', 'gopay.svg'),
   ewallet('LINKAJA', 'LinkAja', '1.5', '10000000', 'linkaja.svg'),
+  transfer('BCA_TRANSFER', 'Bank Central Asia', 'BCA', '8730012345'),
+  transfer('MANDIRI_TRANSFER', 'Bank Mandiri', 'Mandiri', '1230009876543'),
+  transfer('BRI_TRANSFER', 'Bank Rakyat Indonesia', 'BRI', '034101000123567'),
 ];
 
 const byCode: ReadonlyMap<string, PaymentMethodDef> = new Map(PAYMENT_METHODS.map((m) => [m.code, m]));

@@ -2,20 +2,33 @@
 // GET /checkout/{id}/session lists the methods with the payable amount of each; POST /checkout/{id}/deposit chooses one.
 import { createRoute, z } from '@hono/zod-openapi';
 import { logoUrl } from '../catalog/logos.js';
-import { checkoutDeposit, chooseMethod, offersFor, requireCheckout } from '../deposits/checkout.js';
-import { DepositSchema } from '../deposits/schemas.js';
+import { checkoutDeposit, chooseMethod, cryptoOffersFor, offersFor, requireCheckout } from '../deposits/checkout.js';
+import { DepositSchema, ExchangeRateSchema, TIMESTAMP } from '../deposits/schemas.js';
 import { checkoutAmount, feesPaidBy } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
 import { body, envelope, errorResponses, json } from '../http/openapi.js';
-import { toNumber } from '../money.js';
+import { toNumber, toText } from '../money.js';
 
-const checkoutIdParam = z.object({ id: z.string().min(1).max(128).openapi({ param: { name: 'id', in: 'path' } }) });
+// No length limit: an id of any length that is not a checkout's is simply not found (404).
+const checkoutIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }) });
+
+const SessionCryptoSchema = z.object({
+  symbol: z.string(), network: z.string(), networkName: z.string(),
+  decimals: z.number().int().openapi({ description: "The token's decimal places (the reference list's `decimal`)" }),
+  blockchainType: z.enum(['EVM', 'STELLAR']),
+  chainId: z.number().int(),
+  address: z.string().openapi({ description: 'Token contract (EVM) or issuer (Stellar); empty for a native coin' }),
+}).openapi('SessionCrypto', { description: 'What a wallet payment request (DESIGN.md 8) needs besides the deposit: the asset on its network' });
 
 const SessionMethodSchema = z.object({
-  depositPaymentType: z.string(), bankName: z.string(), bankCode: z.string(), name: z.string(), currency: z.string(), minimumAmount: z.number(),
-  maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
-  paymentAmount: z.number(), fee: z.number(), shopperFee: z.number(), outputAmount: z.number(), available: z.boolean(),
+  depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet, bank_transfer, or crypto (then bankCode is the crypto id)' }),
+  bankName: z.string(), bankCode: z.string(), name: z.string(), currency: z.string(), minimumAmount: z.number(),
+  maximumAmount: z.number().openapi({ description: '0: no maximum (crypto)' }), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
+  paymentAmount: z.number().openapi({ description: 'What the payer sends; for a crypto the exact token amount, rounded up in its decimals so that its conversion covers the order' }),
+  fee: z.number(), shopperFee: z.number(), outputAmount: z.number(), available: z.boolean(),
+  crypto: SessionCryptoSchema.optional(),
+  exchangeRate: ExchangeRateSchema.optional(),
 });
 const SessionSchema = z.object({
   id: z.string(), inputCurrency: z.string(), inputAmount: z.number().nullable(), outputCurrency: z.string(), outputAmount: z.number().nullable(),
@@ -24,9 +37,12 @@ const SessionSchema = z.object({
       + 'inputAmount, or for a checkout created with outputAmount the input that converts to it before fees',
     example: '98880',
   }),
-  feesPaidBy: z.enum(['merchant', 'shopper']), expiresAt: z.string(), expired: z.boolean(), methods: z.array(SessionMethodSchema),
+  feesPaidBy: z.enum(['merchant', 'shopper']), expiresAt: TIMESTAMP, expired: z.boolean(),
+  methods: z.array(SessionMethodSchema).openapi({ description: 'The fiat methods, then the cryptos that pair with inputCurrency' }),
   deposit: DepositSchema.nullable(),
 }).openapi('CheckoutSession');
+
+type SessionMethod = z.infer<typeof SessionMethodSchema>;
 
 /** The `data` of GET /checkout/{id}/session. */
 export type CheckoutSession = z.infer<typeof SessionSchema>;
@@ -53,29 +69,43 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
       feesPaidBy: feesPaidBy(checkout),
       expiresAt: checkout.expires_at,
       expired: checkout.expires_at <= deps.now().toISOString(),
-      methods: offersFor(checkout, deps.config.rates).map(({ quote, shopperFee, available }) => ({
+      methods: offersFor(checkout, deps.config.rates).map(({ quote, shopperFee, available }): SessionMethod => ({
         depositPaymentType: quote.method.depositPaymentType, bankName: quote.method.bankName, bankCode: quote.method.code, name: quote.method.name,
         currency: quote.method.currency, minimumAmount: toNumber(quote.method.minimumAmount), maximumAmount: toNumber(quote.method.maximumAmount),
         image: logoUrl(base(), quote.method.logo), feeFlat: toNumber(quote.method.feeFlat), feePercentage: toNumber(quote.method.feePercentage),
         paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),
         outputAmount: toNumber(quote.outputAmount), available,
-      })),
+      })).concat(cryptoOffersFor(checkout, deps.config.rates).map(({ crypto, inputAmount, rate, outputAmount }) => ({
+        depositPaymentType: 'crypto', bankName: crypto.name, bankCode: crypto.id, name: `${crypto.name} (${crypto.networkName})`, currency: crypto.id,
+        minimumAmount: 0, maximumAmount: 0, image: logoUrl(base(), crypto.logo), feeFlat: 0, feePercentage: 0,
+        paymentAmount: toNumber(inputAmount), fee: 0, shopperFee: 0, outputAmount: toNumber(outputAmount), available: true,
+        crypto: {
+          symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, decimals: crypto.decimal,
+          blockchainType: crypto.blockchainType, chainId: crypto.chainId, address: crypto.address,
+        },
+        exchangeRate: { from: crypto.id, to: checkout.output_currency, rate: toText(rate) },
+      }))),
       deposit: deposit?.view ?? null,
     } }, 200);
   });
 
   router.openapi(createRoute({
     method: 'post', path: '/checkout/{id}/deposit', tags: ['Hosted checkout'], summary: 'Choose a payment method: creates the deposit (depositId = checkout id)',
-    request: { params: checkoutIdParam, body: body(z.object({ paymentMethod: z.string().min(1).max(32).openapi({ example: 'BCA_VA' }) })) },
+    description: 'paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one '
+      + 'while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer '
+      + 'payable, a history entry, no webhook). After completion, expiry or the 15 minutes: 400.',
+    // No length limit on paymentMethod: an unknown code of any length is the interface's "Payment method not found".
+    request: { params: checkoutIdParam, body: body(z.object({ paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }) })) },
     responses: {
-      200: json(envelope(DepositSchema), 'The deposit chosen before'), 201: json(envelope(DepositSchema), 'The new deposit'), ...errorResponses(400, 404),
+      200: json(envelope(DepositSchema), 'The deposit chosen before, or switched to this method'), 201: json(envelope(DepositSchema), 'The new deposit'),
+      ...errorResponses(400, 404),
     },
   }), async (c) => {
     const checkout = await requireCheckout(deps, c.req.valid('param').id);
     const { view, created } = await chooseMethod(deps, checkout, c.req.valid('json').paymentMethod);
     return created
       ? c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201)
-      : c.json({ statusCode: 200, message: 'Deposit retrieved successfully', data: view }, 200);
+      : c.json({ statusCode: 200, message: 'Deposit payment method set', data: view }, 200);
   });
 
   return router;

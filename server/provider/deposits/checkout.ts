@@ -1,14 +1,18 @@
 // Hosted checkout: a priced, 15-minute link whose deposit (depositId = checkout id) the shopper creates.
 import type { Decimal } from 'decimal.js';
-import { findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, type RateTable } from '../catalog/index.js';
+import { CRYPTOS, findCrypto, findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, type RateTable } from '../catalog/index.js';
 import type { CheckoutRow } from '../db/deposit-tables.js';
 import { ApiError } from '../http/errors.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
 import { newUuid } from '../ids.js';
-import { ceilTo, money, toText } from '../money.js';
-import { rateOf } from './pricing.js';
+import { ceilTo, money, toNumber, toText } from '../money.js';
+import { outputOf, quoteCryptoCovering, rateOf, type CryptoCoveringQuote } from './pricing.js';
+import { createQuote } from './quotes.js';
 import { checkoutById, insertCheckout, merchantOwner } from './repository.js';
-import { createFiatDeposit, DepositIdTaken, quoteMethod, readDepositById, type FiatQuote } from './service.js';
+import {
+  createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotPending, quoteMethod, readDepositById, switchDepositMethod, type FiatQuote,
+  type SwitchRequest,
+} from './service.js';
 import type { DepositRow, DepositView } from './view.js';
 
 const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
@@ -50,6 +54,24 @@ export function offersFor(checkout: Pick<CheckoutRow, 'input_currency' | 'output
   });
 }
 
+/**
+ * The cryptos a checkout offers after its fiat methods (DESIGN.md 8): those of the catalog that pair with its
+ * currency, each with the token amount whose conversion covers the order (its outputAmount, or its inputAmount
+ * converted to the output currency: crypto deposits carry no fee).
+ */
+export function cryptoOffersFor(checkout: Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>, rates: RateTable): CryptoCoveringQuote[] {
+  const outPlaces = placesOf(checkout.output_currency);
+  const toOutput = rateOf(rates, checkout.input_currency, checkout.output_currency);
+  if (outPlaces === undefined || !toOutput) return [];
+  const target = checkout.output_amount !== null
+    ? money(checkout.output_amount)
+    : outputOf(money(checkout.input_amount!), money(0), toOutput, outPlaces);
+  if (target.lessThanOrEqualTo(0)) return [];
+  return CRYPTOS.filter((c) => c.currencies.includes(checkout.input_currency))
+    .map((c) => quoteCryptoCovering(c, checkout.output_currency, target, rates))
+    .filter((q): q is CryptoCoveringQuote => q !== undefined);
+}
+
 /** POST /v1/checkout: validates, prices and stores a checkout; returns {id, url}. */
 export async function createCheckout(deps: ProviderDeps, merchant: AuthenticatedMerchant, req: CheckoutRequest): Promise<{ id: string; url: string }> {
   const hasIn = req.inputAmount !== undefined;
@@ -72,7 +94,14 @@ export async function createCheckout(deps: ProviderDeps, merchant: Authenticated
   };
   // Throws a 400 naming outputCurrency when the pair is not allowed.
   const offers = offersFor(draft, deps.config.rates);
-  if (!offers.some((o) => o.available)) throw bad(`${field}: no payment method accepts this amount`);
+  if (!offers.some((o) => o.available)) {
+    const inputs = offers.map((o) => o.quote.inputAmount);
+    const highest = offers.reduce((max, o) => (money(o.quote.method.maximumAmount).greaterThan(max) ? money(o.quote.method.maximumAmount) : max), money(0));
+    if (inputs.every((i) => i.greaterThan(highest))) {
+      throw bad(`${field}: ${toText(amount)} is above the maximum of ${toText(highest)} ${fiat.code} of every payment method`);
+    }
+    throw bad(`${field}: no payment method accepts this amount`);
+  }
   const now = deps.now();
   const id = newUuid();
   await insertCheckout(deps.db, {
@@ -99,41 +128,75 @@ export async function checkoutDeposit(deps: ProviderDeps, checkout: CheckoutRow)
 }
 
 /**
- * The shopper picks a method: creates the deposit whose depositId is the checkout id. The same method again
- * returns the same deposit; another method is a 400; after 15 minutes nothing can be created.
+ * The shopper picks a method (a bankCode or a crypto id): creates the deposit whose depositId is the checkout id. The
+ * same method again returns the same deposit; another one while the deposit is pending and the checkout open switches
+ * it (same depositId, new details); after completion, expiry or the checkout's 15 minutes nothing can be chosen.
+ * `created` is true only for a new deposit.
  */
 export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string): Promise<{ view: DepositView; created: boolean }> {
-  const existing = async () => {
-    const found = await checkoutDeposit(deps, checkout);
-    if (!found) return undefined;
-    if (found.row.method_code !== code) throw bad(`paymentMethod: this checkout is already being paid with ${found.row.method_code}`);
-    return { view: found.view, created: false };
-  };
-  const before = await existing();
-  if (before) return before;
+  // Look the code up first: an unknown one of any length is the interface's row.
   const method = findPaymentMethod(code);
-  if (!method) throw new ApiError(400, 'Payment method not found', 'Not Found');
+  const crypto = method ? undefined : findCrypto(code);
+  if (!method && !crypto) throw new ApiError(400, 'Payment method not found', 'Not Found');
+  const found = await checkoutDeposit(deps, checkout);
+  if (found && chosenCode(found.row) === code) return { view: found.view, created: false };
+  if (found && found.row.status !== 'pending') throw bad(`paymentMethod: the deposit is ${found.row.status}; no payment method can be chosen any more`);
   if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
-  const offer = offersFor(checkout, deps.config.rates).find((o) => o.quote.method.code === code);
-  if (!offer) throw bad(`paymentMethod: ${code} does not accept ${checkout.input_currency}`);
-  if (!offer.available) throw bad(`paymentMethod: ${code} does not accept ${toText(offer.quote.inputAmount)} ${checkout.input_currency} (minimum ${method.minimumAmount}, maximum ${method.maximumAmount})`);
+
   const owner = await merchantOwner(deps.db, checkout.merchant_id);
+  const next = await methodRequest(deps, checkout, owner.merchantId, code);
+  if (found) {
+    try {
+      return { view: await switchDepositMethod(deps, checkout.id, next), created: false };
+    } catch (err) {
+      if (err instanceof DepositNotPending) throw bad(`paymentMethod: the deposit is ${err.status}; no payment method can be chosen any more`);
+      throw err;
+    }
+  }
+  const options = { depositId: checkout.id, checkoutId: checkout.id, exchangeInfo: true };
   try {
-    const view = await createFiatDeposit(deps, owner, {
-      inputCurrency: checkout.input_currency,
-      inputAmount: Number(toText(offer.quote.inputAmount)),
-      outputCurrency: checkout.output_currency,
-      balanceType: 'fiat',
-      paymentMethod: code,
-      note: `Checkout ${checkout.id}`,
-    }, { depositId: checkout.id, checkoutId: checkout.id, exchangeInfo: true });
+    const view = next.depositType === 'fiat'
+      ? await createFiatDeposit(deps, owner, next.request, options)
+      : await createCryptoDeposit(deps, owner, next.request, options);
     return { view, created: true };
   } catch (err) {
-    // Two choices at once: the database let one win; the other answers like a repeated choice.
-    if (err instanceof DepositIdTaken) {
-      const after = await existing();
-      if (after) return after;
-    }
+    // Two choices at once: the database let one win; the other answers as a repeated choice, or switches.
+    if (err instanceof DepositIdTaken) return chooseMethod(deps, checkout, code);
     throw err;
   }
+}
+
+/** The method a checkout deposit is paid with: its bankCode, or its crypto id. */
+const chosenCode = (row: DepositRow) => row.method_code ?? row.input_currency;
+
+/**
+ * The deposit request a chosen method makes for this checkout, priced as the session lists it. A crypto is priced
+ * from a quote held for the deposit (convert estimation, DESIGN.md 3), which the deposit then claims.
+ */
+async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string): Promise<SwitchRequest> {
+  const note = `Checkout ${checkout.id}`;
+  const crypto = findCrypto(code);
+  if (crypto) {
+    const offer = cryptoOffersFor(checkout, deps.config.rates).find((o) => o.crypto.id === code);
+    if (!offer) throw bad(`paymentMethod: ${code} does not pair with ${checkout.input_currency}`);
+    const inputAmount = toNumber(offer.inputAmount);
+    const quote = await createQuote(deps, merchantId, { inputCurrency: crypto.id, outputCurrency: checkout.output_currency, inputAmount });
+    return { depositType: 'crypto', request: { inputCurrency: crypto.id, inputAmount, outputCurrency: checkout.output_currency, note, quoteId: quote.quoteId } };
+  }
+  const method = findPaymentMethod(code)!;
+  const offer = offersFor(checkout, deps.config.rates).find((o) => o.quote.method.code === code);
+  if (!offer) throw bad(`paymentMethod: ${code} does not accept ${checkout.input_currency}`);
+  if (!offer.available) {
+    const amount = `${toText(offer.quote.inputAmount)} ${checkout.input_currency}`;
+    throw bad(offer.quote.inputAmount.greaterThan(method.maximumAmount)
+      ? `paymentMethod: ${amount} is above the maximum of ${method.maximumAmount} ${method.currency} for ${code}`
+      : `paymentMethod: ${code} does not accept ${amount} (minimum ${method.minimumAmount}, maximum ${method.maximumAmount})`);
+  }
+  return {
+    depositType: 'fiat',
+    request: {
+      inputCurrency: checkout.input_currency, inputAmount: toNumber(offer.quote.inputAmount), outputCurrency: checkout.output_currency,
+      balanceType: 'fiat', paymentMethod: code, note,
+    },
+  };
 }

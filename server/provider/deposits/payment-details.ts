@@ -20,7 +20,7 @@ interface FiatPaymentOptions {
 
 /**
  * What the payer needs for a fiat method: a fresh VA number (also returned alone: the database keeps it unique), a
- * dynamic QRIS payload, or the sandbox's e-wallet approval page.
+ * dynamic QRIS payload, the sandbox's e-wallet approval page, or the service's collection account for a bank transfer.
  */
 export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: PaymentFiatView; vaNumber: string | null } {
   const { method, accountName } = o;
@@ -28,6 +28,10 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
   if (method.kind === 'va') {
     const vaNumber = newVaNumber(method.vaPrefix!);
     return { paymentFiat: { ...base, accountNumber: vaNumber }, vaNumber };
+  }
+  if (method.kind === 'bank') {
+    const { accountNumber, accountName: collectionName } = method.collectionAccount!;
+    return { paymentFiat: { ...base, accountName: collectionName, accountNumber }, vaNumber: null };
   }
   if (method.kind === 'qris') {
     const qrData = qrisPayload({ merchantName: accountName, merchantCity: 'JAKARTA', amount: o.amount, billNumber: o.recordId, merchantId: qrisMerchantId(o.merchantId) });

@@ -138,8 +138,26 @@ export interface FiatPricingRequest {
   paymentMethod: string;
 }
 
-/** Checks a fiat deposit request against the catalog and prices it; a 400 naming the field otherwise. */
-export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable): FiatQuote {
+/** A quote held for a deposit (convert estimation, DESIGN.md 3): what the deposit must match and the figures it gets. */
+export interface HeldQuote {
+  inputCurrency: string;
+  inputAmount: string;
+  outputCurrency: string;
+  outputAmount: string;
+  rate: string;
+  fee: string;
+  /** The bankCode the quote included the fee of, or null. */
+  paymentMethod: string | null;
+}
+
+const QUOTE_MISMATCH = 'Quote does not match the deposit';
+
+/**
+ * Checks a fiat deposit request against the catalog and prices it; a 400 naming the field otherwise. With a held
+ * quote the request must match it (currencies, the amount sent, the method when the quote named one) and gets
+ * exactly its rate and, when the quote included the method's fee, its amounts.
+ */
+export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable, held?: HeldQuote): FiatQuote {
   const method = findPaymentMethod(req.paymentMethod);
   if (!method) throw new ApiError(400, 'Payment method not found', 'Not Found');
   if (!findFiat(req.inputCurrency)) throw bad(`inputCurrency: unsupported currency '${req.inputCurrency}'`);
@@ -149,11 +167,12 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable): Fia
 
   let quote: FiatQuote;
   let field: 'inputAmount' | 'outputAmount';
+  let sent: Money;
   if (req.inputAmount !== undefined) {
     field = 'inputAmount';
-    const input = amountOf(req.inputAmount, field);
-    checkPlaces(input, placesOf(method.currency)!, field, method.currency);
-    quote = quoteMethod(method, req.outputCurrency, { input }, rates);
+    sent = amountOf(req.inputAmount, field);
+    checkPlaces(sent, placesOf(method.currency)!, field, method.currency);
+    quote = quoteMethod(method, req.outputCurrency, { input: sent }, rates);
   } else {
     field = 'outputAmount';
     const { fiat, crypto } = req.outputAmount!;
@@ -162,9 +181,16 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable): Fia
     if (outIsCrypto && fiat !== undefined) throw bad(`outputAmount.fiat: outputCurrency ${req.outputCurrency} is a crypto; send outputAmount.crypto`);
     if (!outIsCrypto && crypto !== undefined) throw bad(`outputAmount.crypto: outputCurrency ${req.outputCurrency} is fiat; send outputAmount.fiat`);
     const outputField = fiat !== undefined ? 'outputAmount.fiat' : 'outputAmount.crypto';
-    const output = amountOf((fiat ?? crypto)!, outputField);
-    checkPlaces(output, placesOf(req.outputCurrency)!, outputField, req.outputCurrency);
-    quote = quoteMethod(method, req.outputCurrency, { output }, rates);
+    sent = amountOf((fiat ?? crypto)!, outputField);
+    checkPlaces(sent, placesOf(req.outputCurrency)!, outputField, req.outputCurrency);
+    quote = quoteMethod(method, req.outputCurrency, { output: sent }, rates);
+  }
+  if (held) {
+    const matches = held.inputCurrency === req.inputCurrency && held.outputCurrency === req.outputCurrency
+      && sent.equals(field === 'inputAmount' ? held.inputAmount : held.outputAmount)
+      && (held.paymentMethod === null || held.paymentMethod === method.code);
+    if (!matches) throw bad(QUOTE_MISMATCH);
+    quote = fromHeldQuote(method, held);
   }
   const { inputAmount } = quote;
   if (inputAmount.lessThan(method.minimumAmount)) {
@@ -175,6 +201,20 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable): Fia
   }
   if (quote.outputAmount.lessThanOrEqualTo(0)) throw bad(`${field}: the amount does not cover the fee of ${toText(quote.fee)} ${method.currency}`);
   return quote;
+}
+
+/**
+ * A method's price from a held quote: the quoted rate and input; the quoted fee and output when the quote included
+ * this method's fee, else the method's fee on the quoted input and the output at the quoted rate.
+ */
+function fromHeldQuote(method: PaymentMethodDef, held: HeldQuote): FiatQuote {
+  const inputAmount = money(held.inputAmount);
+  const rate = money(held.rate);
+  const withFee = held.paymentMethod === method.code;
+  const fee = withFee ? money(held.fee) : feeOf(inputAmount, money(method.feeFlat), money(method.feePercentage), placesOf(method.currency)!);
+  const outputAmount = withFee ? money(held.outputAmount) : outputOf(inputAmount, fee, rate, placesOf(held.outputCurrency)!);
+  const withinLimits = inputAmount.greaterThanOrEqualTo(method.minimumAmount) && inputAmount.lessThanOrEqualTo(method.maximumAmount) && outputAmount.greaterThan(0);
+  return { method, inputAmount, fee, rate, outputAmount, withinLimits };
 }
 
 /** The amounts and currencies of POST /v1/deposit/crypto. */
@@ -194,16 +234,107 @@ interface CryptoQuote {
   outputAmount: Money;
 }
 
-/** Checks a crypto deposit request against the catalog and prices it (no fee); a 400 naming the field otherwise. */
-export function priceCryptoDeposit(req: CryptoPricingRequest, rates: RateTable): CryptoQuote {
+/**
+ * Checks a crypto deposit request against the catalog and prices it (no fee); a 400 naming the field otherwise.
+ * With a held quote the request must match it and gets exactly its rate and output.
+ */
+export function priceCryptoDeposit(req: CryptoPricingRequest, rates: RateTable, held?: HeldQuote): CryptoQuote {
   const crypto = findCrypto(req.inputCurrency);
   if (!crypto) throw new ApiError(400, 'Crypto not found', 'Not Found');
   const outputCurrency = req.outputCurrency ?? crypto.id;
   const inputAmount = amountOf(req.inputAmount, 'inputAmount');
   checkPlaces(inputAmount, crypto.decimal, 'inputAmount', crypto.id);
-  const { rate, places } = resolveOutput(rates, crypto.id, outputCurrency);
+  const { rate: current, places } = resolveOutput(rates, crypto.id, outputCurrency);
+  if (held && (held.inputCurrency !== crypto.id || held.outputCurrency !== outputCurrency || !inputAmount.equals(held.inputAmount) || held.paymentMethod !== null)) {
+    throw bad(QUOTE_MISMATCH);
+  }
+  const rate = held ? money(held.rate) : current;
   const fee = money(0);
-  const outputAmount = outputOf(inputAmount, fee, rate, places);
+  const outputAmount = held ? money(held.outputAmount) : outputOf(inputAmount, fee, rate, places);
   if (outputAmount.lessThanOrEqualTo(0)) throw bad(`inputAmount: too small to convert into ${outputCurrency}`);
   return { crypto, outputCurrency, inputAmount, fee, rate, outputAmount };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Crypto in checkout: the token amount that covers an order
+
+/** Significant digits any decimal text keeps through a JSON number (IEEE 754 doubles hold 15 exactly). */
+const EXACT_NUMBER_DIGITS = 15;
+
+export interface CryptoCoveringQuote {
+  crypto: CryptoDef;
+  /** The token amount to pay, at most the token's decimal places. */
+  inputAmount: Money;
+  /** Units of the output currency per token. */
+  rate: Money;
+  outputAmount: Money;
+}
+
+/**
+ * What paying an order with a crypto costs: the smallest token amount (in the token's decimal places) whose
+ * conversion into `outputCurrency` reaches `target` (crypto deposits carry no fee), rounded up further to 15
+ * significant digits when it has more, so the interface's JSON number carries it exactly. Undefined when the crypto
+ * has no rate to the output currency or does not pair with it.
+ */
+export function quoteCryptoCovering(crypto: CryptoDef, outputCurrency: string, target: Decimal, rates: RateTable): CryptoCoveringQuote | undefined {
+  let rate: Money;
+  let outPlaces: number;
+  try {
+    ({ rate, places: outPlaces } = resolveOutput(rates, crypto.id, outputCurrency));
+  } catch {
+    return undefined;
+  }
+  const exact = deriveInputAmount({ target, feeFlat: money(0), feePercentage: money(0), rate, inPlaces: crypto.decimal, outPlaces });
+  const inputAmount = exact.precision() > EXACT_NUMBER_DIGITS ? exact.toSignificantDigits(EXACT_NUMBER_DIGITS, Money.ROUND_UP) : exact;
+  return { crypto, inputAmount, rate, outputAmount: outputOf(inputAmount, money(0), rate, outPlaces) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Convert estimation (DESIGN.md 3): what a conversion yields at the current rate, before it is held as a quote
+
+/** The body of POST /v1/deposit/convert-estimation. */
+export interface ConversionRequest {
+  inputCurrency: string;
+  outputCurrency: string;
+  inputAmount?: number;
+  outputAmount?: number;
+  /** A bankCode: its fee is then included. */
+  paymentMethod?: string;
+}
+
+export interface ConversionEstimate {
+  inputCurrency: string;
+  inputAmount: Money;
+  outputCurrency: string;
+  outputAmount: Money;
+  rate: Money;
+  /** In the input currency: the method's fee, 0 without a method. */
+  fee: Money;
+  paymentMethod: string | null;
+}
+
+/** Checks and prices a convert estimation; a 400 naming the field otherwise. */
+export function estimateConversion(req: ConversionRequest, rates: RateTable): ConversionEstimate {
+  const method = req.paymentMethod === undefined ? undefined : findPaymentMethod(req.paymentMethod);
+  if (req.paymentMethod !== undefined && !method) throw new ApiError(400, 'Payment method not found', 'Not Found');
+  const inPlaces = placesOf(req.inputCurrency);
+  if (inPlaces === undefined) throw bad(`inputCurrency: unsupported currency '${req.inputCurrency}'`);
+  if (method && method.currency !== req.inputCurrency) throw bad(`paymentMethod: ${method.code} accepts ${method.currency} only`);
+  if ((req.inputAmount === undefined) === (req.outputAmount === undefined)) throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
+  const { rate, places: outPlaces } = resolveOutput(rates, req.inputCurrency, req.outputCurrency);
+  const feeFlat = money(method?.feeFlat ?? 0);
+  const feePercentage = money(method?.feePercentage ?? 0);
+  let inputAmount: Money;
+  if (req.inputAmount !== undefined) {
+    inputAmount = amountOf(req.inputAmount, 'inputAmount');
+    checkPlaces(inputAmount, inPlaces, 'inputAmount', req.inputCurrency);
+  } else {
+    const target = amountOf(req.outputAmount!, 'outputAmount');
+    checkPlaces(target, outPlaces, 'outputAmount', req.outputCurrency);
+    inputAmount = deriveInputAmount({ target, feeFlat, feePercentage, rate, inPlaces, outPlaces });
+  }
+  const fee = feeOf(inputAmount, feeFlat, feePercentage, inPlaces);
+  const outputAmount = outputOf(inputAmount, fee, rate, outPlaces);
+  if (outputAmount.lessThanOrEqualTo(0)) throw bad(`inputAmount: too small to convert into ${req.outputCurrency}${method ? ` after the fee of ${toText(fee)} ${method.currency}` : ''}`);
+  return { inputCurrency: req.inputCurrency, inputAmount, outputCurrency: req.outputCurrency, outputAmount, rate, fee, paymentMethod: method?.code ?? null };
 }

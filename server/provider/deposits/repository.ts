@@ -4,7 +4,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { forUpdate } from '../db/engine.js';
+import { randomInt } from 'node:crypto';
 import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit } from '../db/deposit-tables.js';
+import { ApiError } from '../http/errors.js';
 
 /** The database or a transaction of it (a Transaction is a Kysely). */
 type Queryable = Kysely<Database>;
@@ -17,13 +19,14 @@ export function insertDeposit(db: Queryable, deposit: NewDeposit): Promise<Depos
   return db.insertInto('deposits').values(deposit).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Which unique constraint of the deposits table an insert error broke, on SQLite or PostgreSQL. */
-export function uniqueViolation(err: unknown): 'reference' | 'va_number' | 'deposit_id' | undefined {
+/** Which unique constraint of a deposit's write (its row, its unique code) an error broke, on SQLite or PostgreSQL. */
+export function uniqueViolation(err: unknown): 'reference' | 'va_number' | 'deposit_id' | 'unique_code' | undefined {
   const e = err as { code?: string; message?: string; constraint?: string } | undefined;
   if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== '23505') return undefined;
   const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
   if (/reference/.test(text)) return 'reference';
   if (/va_number/.test(text)) return 'va_number';
+  if (/account_code|unique_code/.test(text)) return 'unique_code';
   if (/deposit_id/.test(text)) return 'deposit_id';
   return undefined;
 }
@@ -98,6 +101,35 @@ export async function pageOfDeposits(db: Queryable, merchantId: string, query: D
     .offset((query.page - 1) * query.limit)
     .execute();
   return { rows, total: Number(count) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bank transfers' unique codes
+
+const MAX_UNIQUE_CODE = 999;
+
+/**
+ * A unique code (1 to 999) no pending transfer to the account holds, drawn at random among the free ones. A
+ * concurrent transfer may draw the same: the table's unique constraint refuses the second insert, which draws again.
+ */
+export async function freeUniqueCode(db: Queryable, accountNumber: string): Promise<number> {
+  const taken = new Set((await db.selectFrom('bank_transfer_codes').select('unique_code').where('account_number', '=', accountNumber).execute()).map((r) => Number(r.unique_code)));
+  const free = MAX_UNIQUE_CODE - taken.size;
+  if (free <= 0) throw new ApiError(503, 'Every unique code of this bank account is held by a pending transfer: try again later or choose another method');
+  let skip = randomInt(free);
+  for (let code = 1; ; code++) {
+    if (taken.has(code)) continue;
+    if (skip-- === 0) return code;
+  }
+}
+
+export async function insertUniqueCode(db: Queryable, row: { deposit_row_id: string; account_number: string; unique_code: number }): Promise<void> {
+  await db.insertInto('bank_transfer_codes').values(row).execute();
+}
+
+/** Frees a deposit's unique code, if it holds one (it completed, expired or switched method). */
+export async function releaseUniqueCode(db: Queryable, depositRowId: string): Promise<void> {
+  await db.deleteFrom('bank_transfer_codes').where('deposit_row_id', '=', depositRowId).execute();
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -4,9 +4,15 @@ import { z } from '@hono/zod-openapi';
 
 const positive = () => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
 
+/** An ISO 8601 UTC timestamp (interface section 2). */
+export const TIMESTAMP = z.string().openapi({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });
+
 const ActivitySchema = z.object({
-  activity: z.string(), status: z.string(), description: z.string(), updatedAt: z.string(), _id: z.string(),
+  activity: z.string(), status: z.string(), description: z.string(), updatedAt: TIMESTAMP, _id: z.string(),
 }).openapi('DepositActivity');
+
+/** The rate a converted payment is priced at: 1 `from` = `rate` `to`, as exact decimal text. */
+export const ExchangeRateSchema = z.object({ from: z.string(), to: z.string(), rate: z.string().openapi({ example: '16495' }) }).openapi('ExchangeRate');
 
 export const DepositSchema = z.object({
   id: z.string(),
@@ -22,6 +28,7 @@ export const DepositSchema = z.object({
   paymentFiat: z.object({
     bankName: z.string().optional(), bankCode: z.string().optional(), accountName: z.string().optional(),
     accountNumber: z.string().optional(), qrData: z.string().optional(), checkoutUrl: z.string().optional(),
+    uniqueCode: z.string().optional().openapi({ description: 'Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart' }),
   }),
   paymentCrypto: z.object({ payoutWallet: z.string().optional(), network: z.string().optional() }),
   status: z.enum(['pending', 'expired', 'completed']),
@@ -31,10 +38,11 @@ export const DepositSchema = z.object({
   bankNote: z.string(),
   exchangeInfo: z.object({ exchangeRate: z.number(), outputCurrency: z.string(), outputAmount: z.number() }).optional(),
   isReconciled: z.boolean().optional(),
-  payerInfo: z.object({ transactionCode: z.string(), name: z.string(), bankName: z.string(), accountNumber: z.string(), mid: z.string() }).optional(),
-  expiredAt: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  payerInfo: z.object({ transactionCode: z.string(), name: z.string(), bankName: z.string(), accountNumber: z.string(), mid: z.string() }).optional()
+    .openapi({ description: 'Detail response only, once there is a payer to show (a completed deposit)' }),
+  expiredAt: TIMESTAMP,
+  createdAt: TIMESTAMP,
+  updatedAt: TIMESTAMP,
 }).openapi('Deposit');
 
 export const MessageSchema = z.object({ statusCode: z.number().int(), message: z.string() });
@@ -53,19 +61,21 @@ export const FiatDepositSchema = z.object({
   outputCurrency: z.string().min(1).max(32).openapi({ example: 'IDR' }),
   outputAmount: z.object({ fiat: positive().optional(), crypto: positive().optional() }).optional(),
   balanceType: z.string().min(1).max(32).openapi({ example: 'fiat' }),
-  paymentMethod: z.string().min(1).max(32).openapi({ example: 'BCA_VA' }),
+  // No length limit: an unknown method of any length is the interface's "Payment method not found" (looked up first).
+  paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }),
   reference: z.string().min(1).max(128).optional(),
   note: z.string().max(500).optional(),
-  quoteId: z.string().max(128).optional(),
+  quoteId: z.string().min(1).optional().openapi({ description: 'From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts' }),
 }).openapi('FiatDepositRequest');
 
 export const CryptoDepositSchema = z.object({
-  inputCurrency: z.string().min(1).max(32).openapi({ example: 'USDC-POLYGON' }),
+  // No length limit: an unknown crypto of any length is the interface's "Crypto not found" (looked up first).
+  inputCurrency: z.string().min(1).openapi({ example: 'USDC-POLYGON' }),
   inputAmount: positive().openapi({ example: 25.5 }),
   outputCurrency: z.string().min(1).max(32).optional(),
   reference: z.string().min(1).max(128).optional(),
   note: z.string().max(500).optional(),
-  quoteId: z.string().max(128).optional(),
+  quoteId: z.string().min(1).optional().openapi({ description: 'From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts' }),
 }).openapi('CryptoDepositRequest');
 
 export const SandboxStatusSchema = z.object({
@@ -79,7 +89,26 @@ export const CheckoutRequestSchema = z.object({
   outputCurrency: z.string().min(1).max(32).optional(),
 }).openapi('CheckoutRequest');
 
+export const ConvertEstimationSchema = z.object({
+  inputCurrency: z.string().min(1).max(32).openapi({ example: 'IDR' }),
+  outputCurrency: z.string().min(1).max(32).openapi({ example: 'USDC-POLYGON' }),
+  inputAmount: positive().optional().openapi({ example: 150000 }),
+  outputAmount: positive().optional(),
+  paymentMethod: z.string().min(1).optional().openapi({ description: 'A bankCode: its fee is then included', example: 'BCA_VA' }),
+}).openapi('ConvertEstimationRequest');
+
+export const QuoteSchema = z.object({
+  quoteId: z.string(), inputCurrency: z.string(), inputAmount: z.number(), outputCurrency: z.string(), outputAmount: z.number(),
+  exchangeRate: z.number(), fee: z.number().openapi({ description: "In inputCurrency: the payment method's fee, 0 without one" }),
+  expiredAt: TIMESTAMP.openapi({ description: 'The quote holds until then (60 s)' }),
+}).openapi('Quote');
+
+export const BankSchema = z.object({
+  bankCode: z.string().openapi({ example: 'BCA' }), bankName: z.string().openapi({ example: 'Bank Central Asia' }),
+  currency: z.string().openapi({ example: 'IDR' }), country: z.string().openapi({ example: 'ID' }),
+}).openapi('Bank');
+
 export const PaymentMethodSchema = z.object({
-  depositPaymentType: z.string(), bankName: z.string(), bankCode: z.string(), currency: z.string(),
+  depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet or bank_transfer' }), bankName: z.string(), bankCode: z.string(), currency: z.string(),
   minimumAmount: z.number(), maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
 }).openapi('PaymentMethod');

@@ -9,7 +9,8 @@ import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
 export { quoteMethod, type FiatQuote } from './pricing.js';
 export {
-  createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotFound, DepositNotPending, ownerOf, transitionDeposit, type TransitionKind,
+  createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotFound, DepositNotPending, ownerOf, switchDepositMethod, transitionDeposit,
+  type SwitchRequest, type TransitionKind,
 } from './transitions.js';
 
 /** A row as it stands after a read: expired first (with its history entry and webhook) when it is pending past expiredAt. */

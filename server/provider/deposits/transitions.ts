@@ -1,21 +1,23 @@
 // Every change of a deposit's state, in one place (DESIGN.md 3): creation (pending, with its first history entry) and
 // the moves from pending to completed or expired (payment, sandbox status update, cancel, e-wallet decline, expiry).
 // Each runs in one transaction that appends to activityHistory and, for a move, writes the deposit webhook to the
-// outbox, so the event exists if and only if the change was committed. A new kind of change (switching a pending
-// checkout deposit to another method) belongs here too.
+// outbox, so the event exists if and only if the change was committed. Switching a pending checkout deposit to
+// another method is here too: its history entry and payment details in one transaction, and no webhook.
 import type { Transaction } from 'kysely';
 import { ApiError } from '../../common/errors.js';
 import type { Database } from '../db/database.js';
 import type { DepositUpdate, NewDeposit } from '../db/deposit-tables.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
 import { newRecordId, newUuid } from '../ids.js';
-import { toText } from '../money.js';
+import { placesOf } from '../catalog/index.js';
+import { money, toText } from '../money.js';
 import { enqueueDepositWebhook } from '../webhooks/outbox.js';
 import { cryptoPaymentDetails, fiatPaymentDetails, sandboxPayerInfo } from './payment-details.js';
-import { priceCryptoDeposit, priceFiatDeposit, type CryptoPricingRequest, type FiatPricingRequest } from './pricing.js';
+import { feeOf, outputOf, priceCryptoDeposit, priceFiatDeposit, type CryptoPricingRequest, type FiatPricingRequest } from './pricing.js';
+import { claimQuote, usableQuote } from './quotes.js';
 import {
-  activitiesOf, depositByRowId, depositStateOf, insertActivity, insertDeposit, nextActivitySeq, organizationName, overduePendingIds,
-  uniqueViolation, updatePendingDeposit,
+  activitiesOf, depositByRowId, depositStateOf, freeUniqueCode, insertActivity, insertDeposit, insertUniqueCode, merchantOwner, nextActivitySeq,
+  organizationName, overduePendingIds, releaseUniqueCode, uniqueViolation, updatePendingDeposit,
 } from './repository.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 
@@ -58,16 +60,43 @@ export interface CryptoDepositRequest extends CryptoPricingRequest {
 
 interface CreateOptions { depositId?: string; checkoutId?: string; exchangeInfo?: boolean }
 
+/** The columns that say how a deposit is paid and priced: what a creation writes and a method switch replaces. */
+type PaymentColumns = Pick<NewDeposit,
+  | 'deposit_type' | 'method_code' | 'input_currency' | 'input_amount' | 'output_currency' | 'output_amount' | 'exchange_rate' | 'fee_amount'
+  | 'fee_percentage' | 'fee_currency' | 'payment_fiat' | 'payment_crypto' | 'va_number' | 'balance_type' | 'quote_id' | 'show_exchange_info'
+  | 'expired_at'>;
+
+/** A priced deposit, ready to be written: its payment details are drawn per attempt, inside the attempt's transaction. */
+interface PaymentPlan {
+  /** The columns of one attempt (a fresh VA number or unique code each time); `code` is a bank transfer's unique code. */
+  draw(trx: Transaction<Database>, recordId: string, now: Date): Promise<{ columns: PaymentColumns; code?: { account: string; code: number } }>;
+  quoteId?: string;
+}
+
+/** Attempts of a write whose drawn VA number or unique code turned out taken by a concurrent write. */
+const MAX_DRAWS = 8;
+
+/** What else a write of payment details holds in its transaction: the unique code's row and the quote's claim. */
+async function writePaymentExtras(trx: Transaction<Database>, merchantId: string, rowId: string, plan: PaymentPlan, code: { account: string; code: number } | undefined, now: Date) {
+  await releaseUniqueCode(trx, rowId);
+  if (code) await insertUniqueCode(trx, { deposit_row_id: rowId, account_number: code.account, unique_code: code.code });
+  if (plan.quoteId) await claimQuote(trx, merchantId, plan.quoteId, rowId, now);
+}
+
+type DepositIdentity = Pick<NewDeposit, 'id' | 'deposit_id' | 'merchant_id' | 'user_id' | 'reference' | 'note' | 'checkout_id' | 'created_at' | 'updated_at'>;
+
 /**
- * Inserts a pending deposit and its first history entry in one transaction. `build` is called again for another
- * attempt when the VA number it drew is taken; a taken reference is a 409, a taken depositId a DepositIdTaken.
+ * Inserts a pending deposit, its first history entry, its unique code and its quote's claim in one transaction,
+ * drawing its payment details again when a VA number or unique code is taken; a taken reference is a 409, a taken
+ * depositId a DepositIdTaken.
  */
-async function insertPending(deps: ProviderDeps, build: () => NewDeposit): Promise<DepositView> {
+async function insertPending(deps: ProviderDeps, identity: DepositIdentity, plan: PaymentPlan, now: Date): Promise<DepositView> {
   for (let attempt = 0; ; attempt++) {
-    const deposit = build();
     try {
       const { row, activity } = await deps.db.transaction().execute(async (trx) => {
-        const row = await insertDeposit(trx, deposit);
+        const { columns, code } = await plan.draw(trx, identity.id, now);
+        const row = await insertDeposit(trx, { ...identity, ...columns, status: 'pending' });
+        await writePaymentExtras(trx, identity.merchant_id, row.id, plan, code, now);
         const activity: ActivityRow = { id: newRecordId(), deposit_row_id: row.id, seq: 1, ...ACTIVITY_CREATED, updated_at: row.created_at };
         await insertActivity(trx, activity);
         return { row, activity };
@@ -75,9 +104,9 @@ async function insertPending(deps: ProviderDeps, build: () => NewDeposit): Promi
       return toDepositView(row, [activity]);
     } catch (err) {
       const which = uniqueViolation(err);
-      if (which === 'reference') throw new ApiError(409, `reference: a deposit with reference '${deposit.reference}' already exists`);
+      if (which === 'reference') throw new ApiError(409, `reference: a deposit with reference '${identity.reference}' already exists`);
       if (which === 'deposit_id') throw new DepositIdTaken();
-      if (which === 'va_number' && attempt < 8) continue;
+      if ((which === 'va_number' || which === 'unique_code') && attempt < MAX_DRAWS) continue;
       throw err;
     }
   }
@@ -97,44 +126,141 @@ function expiresAt(deps: ProviderDeps, now: Date, kind: keyof ProviderDeps['conf
   return new Date(now.getTime() + deps.config.expirySeconds[kind] * 1000).toISOString();
 }
 
-/** Creates a pending fiat deposit (POST /v1/deposit/fiat and the hosted checkout). */
-export async function createFiatDeposit(deps: ProviderDeps, owner: DepositOwner, req: FiatDepositRequest, options: CreateOptions = {}): Promise<DepositView> {
-  const quote = priceFiatDeposit(req, deps.config.rates);
+/** Prices a fiat deposit (from its quote when it names one) and plans its payment details. */
+async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: FiatDepositRequest, depositId: string, options: CreateOptions): Promise<PaymentPlan> {
+  const held = req.quoteId === undefined ? undefined : await usableQuote(deps, owner.merchantId, req.quoteId);
+  const quote = priceFiatDeposit(req, deps.config.rates, held);
   const { method } = quote;
   const accountName = await accountNameOf(deps, owner.organizationId);
-  const now = deps.now();
-  const id = newRecordId();
-  const depositId = options.depositId ?? newUuid();
-  const inputAmount = toText(quote.inputAmount);
-  return insertPending(deps, () => {
-    const { paymentFiat, vaNumber } = fiatPaymentDetails({
-      method, accountName, amount: inputAmount, recordId: id, depositId, merchantId: owner.merchantId, baseUrl: deps.config.baseUrl,
-    });
-    return {
-      id, deposit_id: depositId, merchant_id: owner.merchantId, user_id: owner.userId, deposit_type: 'fiat', method_code: method.code,
-      input_currency: req.inputCurrency, input_amount: inputAmount, output_currency: req.outputCurrency, output_amount: toText(quote.outputAmount),
-      exchange_rate: toText(quote.rate), fee_amount: toText(quote.fee), fee_percentage: method.feePercentage, fee_currency: method.currency,
-      payment_fiat: JSON.stringify(paymentFiat), payment_crypto: '{}', va_number: vaNumber, status: 'pending',
-      reference: req.reference, note: req.note, balance_type: req.balanceType, quote_id: req.quoteId, checkout_id: options.checkoutId,
-      show_exchange_info: options.exchangeInfo || req.outputCurrency !== req.inputCurrency ? 1 : 0,
-      expired_at: expiresAt(deps, now, method.kind), created_at: now.toISOString(), updated_at: now.toISOString(),
-    };
-  });
+  const inPlaces = placesOf(method.currency)!;
+  const outPlaces = placesOf(req.outputCurrency)!;
+  return {
+    quoteId: req.quoteId,
+    async draw(trx, recordId, now) {
+      // A bank transfer's amount is raised by its unique code (in the currency's smallest unit), and priced on that.
+      const code = method.collectionAccount ? { account: method.collectionAccount.accountNumber, code: await freeUniqueCode(trx, method.collectionAccount.accountNumber) } : undefined;
+      const inputAmount = code ? quote.inputAmount.plus(money(code.code).dividedBy(money(10).pow(inPlaces))) : quote.inputAmount;
+      const fee = code ? feeOf(inputAmount, money(method.feeFlat), money(method.feePercentage), inPlaces) : quote.fee;
+      const outputAmount = code ? outputOf(inputAmount, fee, quote.rate, outPlaces) : quote.outputAmount;
+      const { paymentFiat, vaNumber } = fiatPaymentDetails({
+        method, accountName, amount: toText(inputAmount), recordId, depositId, merchantId: owner.merchantId, baseUrl: deps.config.baseUrl,
+      });
+      if (code) paymentFiat.uniqueCode = String(code.code);
+      return {
+        code,
+        columns: {
+          deposit_type: 'fiat', method_code: method.code, input_currency: req.inputCurrency, input_amount: toText(inputAmount),
+          output_currency: req.outputCurrency, output_amount: toText(outputAmount), exchange_rate: toText(quote.rate), fee_amount: toText(fee),
+          fee_percentage: method.feePercentage, fee_currency: method.currency, payment_fiat: JSON.stringify(paymentFiat), payment_crypto: '{}',
+          va_number: vaNumber, balance_type: req.balanceType, quote_id: req.quoteId ?? null,
+          show_exchange_info: options.exchangeInfo || req.outputCurrency !== req.inputCurrency ? 1 : 0, expired_at: expiresAt(deps, now, method.kind),
+        },
+      };
+    },
+  };
 }
 
-/** Creates a pending crypto deposit (POST /v1/deposit/crypto). */
-export async function createCryptoDeposit(deps: ProviderDeps, owner: DepositOwner, req: CryptoDepositRequest): Promise<DepositView> {
-  const quote = priceCryptoDeposit(req, deps.config.rates);
+/** Prices a crypto deposit (from its quote when it names one) and plans its payout wallet. */
+async function cryptoPlan(deps: ProviderDeps, owner: DepositOwner, req: CryptoDepositRequest, options: CreateOptions): Promise<PaymentPlan> {
+  const held = req.quoteId === undefined ? undefined : await usableQuote(deps, owner.merchantId, req.quoteId);
+  const quote = priceCryptoDeposit(req, deps.config.rates, held);
   const { crypto, outputCurrency } = quote;
+  return {
+    quoteId: req.quoteId,
+    async draw(_trx, _recordId, now) {
+      return {
+        columns: {
+          deposit_type: 'crypto', method_code: null, input_currency: crypto.id, input_amount: toText(quote.inputAmount), output_currency: outputCurrency,
+          output_amount: toText(quote.outputAmount), exchange_rate: toText(quote.rate), fee_amount: toText(quote.fee), fee_percentage: '0',
+          fee_currency: crypto.id, payment_fiat: '{}', payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto)), va_number: null,
+          balance_type: 'crypto', quote_id: req.quoteId ?? null, show_exchange_info: options.exchangeInfo || outputCurrency !== crypto.id ? 1 : 0,
+          expired_at: expiresAt(deps, now, 'crypto'),
+        },
+      };
+    },
+  };
+}
+
+function identityOf(owner: DepositOwner, req: { reference?: string; note?: string }, depositId: string, options: CreateOptions, now: Date): DepositIdentity {
+  return {
+    id: newRecordId(), deposit_id: depositId, merchant_id: owner.merchantId, user_id: owner.userId, reference: req.reference, note: req.note,
+    checkout_id: options.checkoutId, created_at: now.toISOString(), updated_at: now.toISOString(),
+  };
+}
+
+/** Creates a pending fiat deposit (POST /v1/deposit/fiat and the hosted checkout). */
+export async function createFiatDeposit(deps: ProviderDeps, owner: DepositOwner, req: FiatDepositRequest, options: CreateOptions = {}): Promise<DepositView> {
+  const depositId = options.depositId ?? newUuid();
+  const plan = await fiatPlan(deps, owner, req, depositId, options);
   const now = deps.now();
-  return insertPending(deps, () => ({
-    id: newRecordId(), deposit_id: newUuid(), merchant_id: owner.merchantId, user_id: owner.userId, deposit_type: 'crypto',
-    input_currency: crypto.id, input_amount: toText(quote.inputAmount), output_currency: outputCurrency, output_amount: toText(quote.outputAmount),
-    exchange_rate: toText(quote.rate), fee_amount: toText(quote.fee), fee_percentage: '0', fee_currency: crypto.id,
-    payment_fiat: '{}', payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto)), status: 'pending',
-    reference: req.reference, note: req.note, balance_type: 'crypto', quote_id: req.quoteId, show_exchange_info: outputCurrency !== crypto.id ? 1 : 0,
-    expired_at: expiresAt(deps, now, 'crypto'), created_at: now.toISOString(), updated_at: now.toISOString(),
-  }));
+  return insertPending(deps, identityOf(owner, req, depositId, options, now), plan, now);
+}
+
+/** Creates a pending crypto deposit (POST /v1/deposit/crypto and the hosted checkout). */
+export async function createCryptoDeposit(deps: ProviderDeps, owner: DepositOwner, req: CryptoDepositRequest, options: CreateOptions = {}): Promise<DepositView> {
+  const plan = await cryptoPlan(deps, owner, req, options);
+  const now = deps.now();
+  return insertPending(deps, identityOf(owner, req, options.depositId ?? newUuid(), options, now), plan, now);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Switching a pending checkout deposit to another method
+
+/** The new method of a switch: a fiat method's request, or a crypto one's. */
+export type SwitchRequest = { depositType: 'fiat'; request: FiatDepositRequest } | { depositType: 'crypto'; request: CryptoDepositRequest };
+
+/**
+ * Switches a pending deposit to another method (the hosted checkout, DESIGN.md 3): the same row (same depositId)
+ * gets the new method's price and payment details, its old VA number or unique code is released, and the history
+ * records the switch; no webhook, since the status does not change. One transaction with the row locked, so two
+ * concurrent switches run one after the other and the row ends with one method's details. Throws DepositNotFound,
+ * or DepositNotPending when the deposit is no longer pending (expired first when overdue).
+ */
+export async function switchDepositMethod(deps: ProviderDeps, depositId: string, to: SwitchRequest): Promise<DepositView> {
+  const found = await depositStateOf(deps.db, depositId);
+  if (!found) throw new DepositNotFound();
+  if (found.status === 'pending' && found.expired_at <= deps.now().toISOString()) await expireIfOverdue(deps, found.id);
+  const current = await depositByRowId(deps.db, found.id);
+  if (!current) throw new DepositNotFound();
+  const owner = { merchantId: current.merchant_id, userId: current.user_id, organizationId: await organizationOf(deps, current.merchant_id) };
+  const options = { exchangeInfo: current.show_exchange_info === 1 };
+  const plan = to.depositType === 'fiat'
+    ? await fiatPlan(deps, owner, to.request, depositId, options)
+    : await cryptoPlan(deps, owner, to.request, options);
+  const now = deps.now();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await deps.db.transaction().execute(async (trx) => {
+          const row = await depositByRowId(trx, found.id, { lock: true });
+          if (!row) throw new DepositNotFound();
+          if (row.status !== 'pending' || row.expired_at <= now.toISOString()) throw new DepositNotPending(row.status === 'pending' ? 'expired' : row.status);
+          const from = row.method_code ?? row.input_currency;
+          const { columns, code } = await plan.draw(trx, row.id, now);
+          const updated = await updatePendingDeposit(trx, row.id, { ...columns, updated_at: now.toISOString() });
+          if (!updated) throw new DepositNotPending(row.status);
+          await writePaymentExtras(trx, row.merchant_id, row.id, plan, code, now);
+          const to = updated.method_code ?? updated.input_currency;
+          await insertActivity(trx, {
+            id: newRecordId(), deposit_row_id: row.id, seq: await nextActivitySeq(trx, row.id), activity: 'Payment Method Changed', status: 'pending',
+            description: `Payment method changed from ${from} to ${to}; the ${from} payment details are no longer valid`, updated_at: now.toISOString(),
+          });
+          return toDepositView(updated, await activitiesOf(trx, row.id), { detail: true });
+        });
+      } catch (err) {
+        const which = uniqueViolation(err);
+        if ((which === 'va_number' || which === 'unique_code') && attempt < MAX_DRAWS) continue;
+        throw err;
+      }
+    }
+  } finally {
+    deps.caches.depositViews.forget(depositId);
+  }
+}
+
+/** The organization of a merchant account (whose name a deposit's accountName carries). */
+async function organizationOf(deps: ProviderDeps, merchantId: string): Promise<string> {
+  return (await merchantOwner(deps.db, merchantId)).organizationId;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -163,6 +289,8 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
     : { status: t.to, updated_at: at };
   const updated = await updatePendingDeposit(trx, row.id, changes, kind === 'expired' ? at : undefined);
   if (!updated) throw new DepositNotPending(row.status);
+  // A finished bank transfer's unique code is free for the next transfer to its account.
+  await releaseUniqueCode(trx, row.id);
   await insertActivity(trx, {
     id: newRecordId(), deposit_row_id: row.id, seq: await nextActivitySeq(trx, row.id), activity: t.activity, status: t.to, description: t.description, updated_at: at,
   });

@@ -8,6 +8,8 @@ interface ActivityView { activity: string; status: string; description: string; 
 
 export interface PaymentFiatView {
   bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; qrData?: string; checkoutUrl?: string;
+  /** Bank transfer: the unique code (smallest currency unit) the amount was raised by. */
+  uniqueCode?: string;
 }
 
 export interface PaymentCryptoView { payoutWallet?: string; network?: string }
@@ -49,11 +51,9 @@ export interface DepositView {
   updatedAt: string;
 }
 
-const EMPTY_PAYER: PayerInfoView = { transactionCode: '', name: '', bankName: '', accountNumber: '', mid: '' };
-
 /**
- * Builds the interface's Deposit from a row and its activity rows. `detail` adds isReconciled and
- * payerInfo (the detail read and webhook payloads carry them; list items do not).
+ * Builds the interface's Deposit from a row and its activity rows. `detail` adds isReconciled, and payerInfo when
+ * there is a payer to show (interface 2.2: "when available", i.e. once paid); list items carry neither.
  */
 export function toDepositView(row: DepositRow, activities: ActivityRow[], options: { detail?: boolean } = {}): DepositView {
   const view: DepositView = {
@@ -85,7 +85,7 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], option
   }
   if (options.detail) {
     view.isReconciled = row.is_reconciled === 1;
-    view.payerInfo = row.payer_info ? { ...EMPTY_PAYER, ...(JSON.parse(row.payer_info) as Partial<PayerInfoView>) } : { ...EMPTY_PAYER };
+    if (row.payer_info) view.payerInfo = JSON.parse(row.payer_info) as PayerInfoView;
   }
   // Keep the interface's field order: exchangeInfo and the detail fields before the timestamps.
   const { expiredAt, createdAt, updatedAt, ...rest } = view;

@@ -1,22 +1,37 @@
 // The widget API's shapes (widget/WIDGET-API.md) for the hosted checkout's own checkouts.
 import { etagOf } from '../../common/etag.js';
-import { findPaymentMethod, PAYMENT_METHODS, type RateTable } from '../catalog/index.js';
+import { paymentUri } from '../../common/payment-uri.js';
+import { findCrypto, findPaymentMethod, PAYMENT_METHODS, type CryptoDef, type RateTable } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
-import { money, toText } from '../money.js';
-import { offersFor, type CheckoutRow } from './checkout.js';
-import type { DepositRow } from './view.js';
+import { money, toText, type Money } from '../money.js';
+import { cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
+import { paymentFiatOf, type DepositRow } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
 export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
-import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
+import type { Checkout as WidgetCheckout, CryptoAsset, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
 
 export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 
+/** What a crypto method and its deposit carry besides the fiat fields (DESIGN.md 8). */
+export const cryptoAsset = (crypto: CryptoDef): CryptoAsset => ({
+  symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, decimals: crypto.decimal,
+});
+
+/** A token amount with exactly the token's decimal places ("9.093665", "0.002727272727273000"). */
+export const tokenAmount = (amount: Money | string, crypto: CryptoDef): string => money(amount).toFixed(crypto.decimal);
+
 function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable): WidgetMethod[] {
-  return offersFor(checkout, rates).map((o) => ({
+  const fiat = offersFor(checkout, rates).map((o): WidgetMethod => ({
     kind: o.quote.method.kind, code: o.quote.method.code, name: o.quote.method.name, image: logoUrl(baseUrl, o.quote.method.logo),
     currency: o.quote.method.currency, fee: toText(o.shopperFee), total: toText(o.quote.inputAmount), available: o.available,
   }));
+  const crypto = cryptoOffersFor(checkout, rates).map((o): WidgetMethod => ({
+    kind: 'crypto', code: o.crypto.id, name: `${o.crypto.name} (${o.crypto.networkName})`, image: logoUrl(baseUrl, o.crypto.logo),
+    currency: o.crypto.id, fee: '0', total: tokenAmount(o.inputAmount, o.crypto), available: true, ...cryptoAsset(o.crypto),
+    exchangeRate: { from: o.crypto.id, to: checkout.output_currency, rate: toText(o.rate) },
+  }));
+  return [...fiat, ...crypto];
 }
 
 /** What the order costs in the checkout's (input) currency. */
@@ -26,9 +41,30 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
   return offers.length ? toText(offers[0].amount) : checkout.output_amount!;
 }
 
+/** The wallet payment request of a crypto deposit row (its QR's text). */
+export function depositPaymentUri(row: Pick<DepositRow, 'payment_crypto' | 'input_amount'>, crypto: CryptoDef): string {
+  const { payoutWallet } = JSON.parse(row.payment_crypto) as { payoutWallet: string };
+  return paymentUri({
+    blockchainType: crypto.blockchainType, payoutWallet, amount: row.input_amount, decimals: crypto.decimal, chainId: crypto.chainId,
+    assetAddress: crypto.address, symbol: crypto.symbol,
+  });
+}
+
 export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: DepositRow, now: Date, rates: RateTable): WidgetDeposit {
+  const expiry = { expiresAt: row.expired_at, serverTime: now.toISOString(), updatedAt: row.updated_at };
+  const crypto = row.deposit_type === 'crypto' ? findCrypto(row.input_currency) : undefined;
+  if (crypto) {
+    return {
+      id: row.deposit_id, checkoutId: checkout.id, status: row.status,
+      method: { kind: 'crypto', code: crypto.id, name: `${crypto.name} (${crypto.networkName})`, image: logoUrl(baseUrl, crypto.logo) },
+      currency: crypto.id, amount: tokenAmount(row.input_amount, crypto), fee: '0', ...cryptoAsset(crypto),
+      address: (JSON.parse(row.payment_crypto) as { payoutWallet: string }).payoutWallet, paymentUri: depositPaymentUri(row, crypto),
+      exchangeRate: { from: crypto.id, to: row.output_currency, rate: row.exchange_rate },
+      ...expiry,
+    };
+  }
   const method = findPaymentMethod(row.method_code ?? '') ?? PAYMENT_METHODS[0];
-  const fiat = JSON.parse(row.payment_fiat) as Record<string, string | undefined>;
+  const fiat = paymentFiatOf(row);
   const fee = feesPaidBy(checkout) === 'merchant' ? money(0) : money(row.input_amount).minus(checkoutAmount(checkout, rates));
   return {
     id: row.deposit_id,
@@ -41,9 +77,9 @@ export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: Depos
     ...(fiat.accountNumber ? { accountNumber: fiat.accountNumber, accountName: fiat.accountName } : {}),
     ...(fiat.qrData ? { qrData: fiat.qrData } : {}),
     ...(fiat.checkoutUrl ? { checkoutUrl: fiat.checkoutUrl } : {}),
-    expiresAt: row.expired_at,
-    serverTime: now.toISOString(),
-    updatedAt: row.updated_at,
+    ...(fiat.uniqueCode ? { uniqueCode: fiat.uniqueCode } : {}),
+    ...(row.input_currency !== row.output_currency ? { exchangeRate: { from: row.input_currency, to: row.output_currency, rate: row.exchange_rate } } : {}),
+    ...expiry,
   };
 }
 
@@ -61,7 +97,10 @@ export function widgetCheckout(baseUrl: string, checkout: CheckoutRow, deposit: 
   };
 }
 
-/** A strong ETag over what a poller cares about: status and last change. */
+/**
+ * A strong ETag over what a poller cares about: status, last change and method (a switch changes updated_at, and
+ * the method makes two switches within one millisecond differ too).
+ */
 export function depositEtag(row: DepositRow): string {
-  return etagOf(`${row.deposit_id}|${row.status}|${row.updated_at}`);
+  return etagOf(`${row.deposit_id}|${row.status}|${row.updated_at}|${row.method_code ?? row.input_currency}`);
 }

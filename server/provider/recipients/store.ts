@@ -1,4 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { findBank } from '../catalog/index.js';
 import type { Database, Db } from '../db/database.js';
 import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables.js';
 import type { AuthenticatedMerchant } from '../http/env.js';
@@ -60,13 +61,22 @@ export async function createRecipient(db: Db, merchant: AuthenticatedMerchant, i
       created_at: iso, updated_at: iso,
     }).execute();
     await trx.insertInto('recipient_banks').values({
-      id: newRecordId(), recipient_id: id, position: 0, account_name: b.accountName, bank_name: b.bankName ?? '',
+      id: newRecordId(), recipient_id: id, position: 0, account_name: b.accountName, bank_name: resolvedBankName(b),
       account_number: b.accountNumber ?? '', payment_code: b.paymentCode ?? '', currency: b.currency, country: b.country,
       ach_number: b.achNumber ?? '', fedwire_number: b.fedwireNumber ?? '', iban_number: b.ibanNumber ?? '', ifsc: b.ifsc ?? '',
       account_type: b.accountType ?? '',
     }).execute();
   });
   return (await findRecipient(db, merchant.organizationId, id))!;
+}
+
+/**
+ * A recipient bank's bankName: the banks list's name (GET /v1/banks) when the client sent a bankCode of the bank's
+ * currency as bankName, or sent no bankName but a paymentCode that is one; otherwise as sent.
+ */
+function resolvedBankName(b: CreateRecipientInput['bank']): string {
+  const byCode = findBank(b.bankName ?? b.paymentCode ?? '', b.currency);
+  return byCode?.bankName ?? b.bankName ?? '';
 }
 
 /** DESIGN.md: PATCH applies `name` (the interface: "currently only name can be updated"). */

@@ -3,8 +3,10 @@ import { createMiddleware } from 'hono/factory';
 import { PAYMENT_METHODS } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
 import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from '../deposits/service.js';
+import { createQuote } from '../deposits/quotes.js';
 import {
-  CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, SandboxStatusSchema,
+  ConvertEstimationSchema, CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, QuoteSchema,
+  SandboxStatusSchema,
 } from '../deposits/schemas.js';
 import type { DepositView } from '../deposits/view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
@@ -17,7 +19,8 @@ import { toNumber } from '../money.js';
 
 type DepositAnswer = { statusCode: 200; message: string; data: DepositView };
 
-const depositIdParam = z.object({ depositId: z.string().min(1).max(128).openapi({ param: { name: 'depositId', in: 'path' } }) });
+// No length limit: a depositId of any length that is no deposit's answers the route's not-found row.
+const depositIdParam = z.object({ depositId: z.string().min(1).openapi({ param: { name: 'depositId', in: 'path' } }) });
 
 /** Interface 4.2: deposits (list, read, create fiat and crypto, cancel, sandbox status update) and payment methods. */
 export function depositsRoutes(deps: ProviderDeps) {
@@ -60,17 +63,31 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Payment methods retrieved successfully', data: methods }, 200);
   });
 
+  // Registered before /v1/deposit/{depositIdOrReference} for the same reason (a POST, but one table of paths).
+  router.openapi(createRoute({
+    method: 'post', path: '/v1/deposit/convert-estimation', tags: ['Deposits'], summary: 'Estimate a conversion and hold it as a quote (60 s)',
+    description: 'Send exactly one of inputAmount and outputAmount; with paymentMethod (a bankCode) its fee is included. A fiat or crypto deposit '
+      + 'created with the quoteId, the same currencies and the same amount gets exactly the quoted rate and amounts (a quote without '
+      + "paymentMethod pins the rate; the deposit's method then adds its fee). A quote is used once. Errors: 400 Quote not found, "
+      + 'Quote expired, Quote already used, Quote does not match the deposit.',
+    security: [...BEARER, ...SIGNED], middleware: [either] as const, request: { body: body(ConvertEstimationSchema) },
+    responses: { 200: json(envelope(QuoteSchema), 'The quote'), ...errorResponses(400, 401) },
+  }), async (c) => {
+    const quote = await createQuote(deps, c.get('merchant').merchantId, c.req.valid('json'));
+    return c.json({ statusCode: 200, message: 'Conversion estimated successfully', data: quote }, 200);
+  });
+
   router.openapi(createRoute({
     method: 'get', path: '/v1/deposit/{depositIdOrReference}', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
     security: SIGNED, middleware: [signed] as const,
     // The path parameter is documented here but checked in the handler: the generic validator reads the
     // Content-Type header, and on this hottest route that alone costs a tenth of the request.
-    parameters: [{ name: 'depositIdOrReference', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 128 } }],
+    parameters: [{ name: 'depositIdOrReference', in: 'path', required: true, schema: { type: 'string', minLength: 1 } }],
     responses: { 200: json(envelope(DepositSchema), 'The deposit'), ...errorResponses(401, 404) },
   }), async (c) => {
     const idOrReference = c.req.param('depositIdOrReference');
-    if (!idOrReference || idOrReference.length > 128) throw new ApiError(400, 'depositIdOrReference: must be 1 to 128 characters');
-    const view = await readDeposit(deps, c.get('merchant').merchantId, idOrReference);
+    // No id or reference is longer than 128 characters: a longer one is simply not found (the interface's row).
+    const view = idOrReference.length > 128 ? undefined : await readDeposit(deps, c.get('merchant').merchantId, idOrReference);
     if (!view) throw new ApiError(404, 'Deposit not found');
     let text = serialized.get(view);
     if (!text) {

@@ -1,10 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { CRYPTOS, FIAT_CURRENCIES } from '../catalog/index.js';
+import { BANKS, CRYPTOS, FIAT_CURRENCIES } from '../catalog/index.js';
 import { logoSvg, logoUrl } from '../catalog/logos.js';
-import { envelope, errorResponses, json } from '../http/openapi.js';
+import { BankSchema } from '../deposits/schemas.js';
+import { bearerOrSignature } from '../http/bearer.js';
+import { BEARER, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
+import { signatureAuth } from '../http/signature.js';
 
 const CurrencySchema = z.object({
   _id: z.string(), id: z.string(), value: z.string(), currency: z.string(), countryCode: z.string(), logo: z.string(), name: z.string(),
@@ -33,9 +36,29 @@ const deprecation = createMiddleware(async (c, next) => {
   c.header('Link', '</v1/deposit/payment-method>; rel="alternate"');
 });
 
-/** Interface 4.3 (deprecated reference lists) and the logos the sandbox serves. */
+/** Interface 4.3 (deprecated reference lists), the banks (DESIGN.md 3) and the logos the sandbox serves. */
 export function referencesRoutes(deps: ProviderDeps) {
   const router = createRouter();
+  const either = bearerOrSignature(deps, signatureAuth(deps));
+
+  router.openapi(createRoute({
+    method: 'get', path: '/v1/banks', tags: ['References'], summary: 'Banks (where recipients\' bank.bankName comes from)',
+    security: [...BEARER, ...SIGNED], middleware: [either] as const,
+    request: {
+      query: z.object({
+        currency: z.string().max(16).optional().openapi({ description: 'Only banks of this currency', example: 'IDR' }),
+        country: z.string().max(100).optional().openapi({ description: 'Only banks of this country (ISO 3166 alpha-2)', example: 'ID' }),
+      }),
+    },
+    responses: { 200: json(envelope(z.array(BankSchema)), 'Banks'), ...errorResponses(400, 401) },
+  }), (c) => {
+    const { currency, country } = c.req.valid('query');
+    const data = BANKS
+      .filter((b) => !currency || b.currency === currency.toUpperCase())
+      .filter((b) => !country || b.country === country.toUpperCase())
+      .map((b) => ({ bankCode: b.bankCode, bankName: b.bankName, currency: b.currency, country: b.country }));
+    return c.json({ statusCode: 200, message: 'Banks retrieved successfully', data }, 200);
+  });
 
   router.openapi(createRoute({
     method: 'get', path: '/v1/reference/currencies', tags: ['References'], summary: 'Currencies (deprecated)', deprecated: true,
