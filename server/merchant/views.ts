@@ -2,12 +2,15 @@
 // payment service's resources. Nothing is spread from upstream objects, so no userId, note, payerInfo,
 // activity history or secret can ever leave /api.
 import { Decimal } from 'decimal.js';
-import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, SessionPaymentMethod } from './client/types.js';
+import { paymentUri } from '../common/payment-uri.js';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, SessionCrypto, SessionPaymentMethod } from './client/types.js';
 import type { FeesPaidBy } from './config.js';
 
 // The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
 export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
-import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, DepositStatus, MethodKind, Method as WidgetMethod } from '@kasir/checkout';
+import type {
+  Checkout as WidgetCheckout, CryptoAsset, Deposit as WidgetDeposit, DepositStatus, ExchangeRate, MethodKind, Method as WidgetMethod,
+} from '@kasir/checkout';
 
 /** A deposit view before `serverTime` is stamped on it at answer time. */
 export type StoredDeposit = Omit<WidgetDeposit, 'serverTime'>;
@@ -32,6 +35,7 @@ function decimalText(value: number | string | Decimal | null | undefined): strin
 
 function methodKind(type: string | undefined, code = ''): MethodKind {
   const t = (type ?? '').toLowerCase().replace(/[^a-z]/g, '');
+  if (t === 'crypto') return 'crypto';
   if (t === 'qris' || t === 'qr') return 'qris';
   if (t === 'va' || t.includes('virtual')) return 'va';
   if (t.includes('wallet')) return 'ewallet';
@@ -74,7 +78,35 @@ function quote(method: SessionPaymentMethod, amount: string, currency: string, f
   return { fee: decimalText(computed.minus(a)), total: decimalText(computed) };
 }
 
+const cryptoAsset = (c: SessionCrypto): CryptoAsset => ({ symbol: c.symbol, network: c.network, networkName: c.networkName, decimals: c.decimals });
+
+/** A token amount with exactly the token's decimal places ("9.093665"): what the shopper must send. */
+const tokenAmount = (value: unknown, decimals: number): string => (num(value) ?? new Decimal(0)).toFixed(decimals);
+
+function exchangeRateView(rate: { from?: unknown; to?: unknown; rate?: unknown } | undefined): ExchangeRate | undefined {
+  if (!rate || typeof rate.from !== 'string' || typeof rate.to !== 'string' || num(rate.rate) === null) return undefined;
+  return { from: rate.from, to: rate.to, rate: decimalText(num(rate.rate)) };
+}
+
+/** A crypto the session offers (DESIGN.md 8): the exact token amount, its network, and the rate it is priced at. */
+function cryptoMethodView(m: SessionPaymentMethod, crypto: SessionCrypto): WidgetMethod {
+  const exchangeRate = exchangeRateView(m.exchangeRate);
+  return {
+    kind: 'crypto',
+    code: String(m.bankCode),
+    name: methodName(m),
+    image: typeof m.image === 'string' ? m.image : '',
+    currency: m.currency || String(m.bankCode),
+    fee: '0',
+    total: tokenAmount(m.paymentAmount, crypto.decimals),
+    available: typeof m.available === 'boolean' ? m.available : true,
+    ...cryptoAsset(crypto),
+    ...(exchangeRate ? { exchangeRate } : {}),
+  };
+}
+
 function methodView(m: SessionPaymentMethod, amount: string, currency: string, feesPaidBy: FeesPaidBy): WidgetMethod {
+  if (m.crypto) return cryptoMethodView(m, m.crypto);
   const { fee, total } = quote(m, amount, currency, feesPaidBy);
   const t = new Decimal(total);
   const min = num(m.minimumAmount);
@@ -91,16 +123,67 @@ function methodView(m: SessionPaymentMethod, amount: string, currency: string, f
   };
 }
 
+/** A method as a deposit's view looks it up: the interface's fields, and a session's crypto details when it has them. */
+type KnownMethod = Pick<PaymentMethod, 'bankCode' | 'bankName' | 'depositPaymentType' | 'image'> & { name?: unknown; crypto?: SessionCrypto };
+
 export interface DepositContext {
   /** Who bears the fee on this checkout. */
   feesPaidBy: FeesPaidBy;
-  /** The methods known for the deposit's currency, to name the chosen one and find its logo. */
-  methods?: ReadonlyArray<Pick<PaymentMethod, 'bankCode' | 'bankName' | 'depositPaymentType' | 'image'> & { name?: unknown }>;
+  /**
+   * The methods known for the deposit's currency, to name the chosen one and find its logo; a crypto deposit finds its
+   * network, decimals, chain id and token here (the session's crypto methods) for its payment request.
+   */
+  methods?: ReadonlyArray<KnownMethod>;
   /** What the order costs, when known: the shopper's fee is what the deposit asks on top of it. */
   orderAmount?: string;
 }
 
+/** The rate a converted deposit is priced at (its exchangeInfo), when it converts. */
+function depositExchangeRate(d: UpstreamDeposit): ExchangeRate | undefined {
+  const info = d.exchangeInfo;
+  if (!info || info.outputCurrency === d.inputCurrency) return undefined;
+  return exchangeRateView({ from: d.inputCurrency, to: info.outputCurrency, rate: info.exchangeRate });
+}
+
+/**
+ * A crypto deposit (DESIGN.md 8): the exact token amount, the address, and the wallet payment request its QR encodes
+ * (server/common/payment-uri.ts). Network, decimals, chain id and token come from the session's method; without it
+ * (a service whose session does not say) the id's parts name the asset, and there is no paymentUri to show.
+ */
+function cryptoDepositView(d: UpstreamDeposit, known: KnownMethod | undefined, base: Omit<StoredDeposit, 'method' | 'amount' | 'fee'>): StoredDeposit {
+  const crypto = known?.crypto;
+  const [symbol, network = ''] = d.inputCurrency.split('-');
+  const decimals = crypto?.decimals ?? Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0);
+  const amount = tokenAmount(d.inputAmount, decimals);
+  const address = d.paymentCrypto?.payoutWallet;
+  const exchangeRate = depositExchangeRate(d);
+  const view: StoredDeposit = {
+    ...base,
+    method: { kind: 'crypto', code: d.inputCurrency, name: known ? methodName(known) : d.inputCurrency, image: known?.image ?? '' },
+    amount,
+    fee: '0',
+    ...(crypto ? cryptoAsset(crypto) : { symbol, network, networkName: network, decimals }),
+    ...(exchangeRate ? { exchangeRate } : {}),
+  };
+  if (address) {
+    view.address = address;
+    if (crypto) {
+      view.paymentUri = paymentUri({
+        blockchainType: crypto.blockchainType, payoutWallet: address, amount, decimals: crypto.decimals, chainId: crypto.chainId,
+        assetAddress: crypto.address, symbol: crypto.symbol,
+      });
+    }
+  }
+  return view;
+}
+
 export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDeposit {
+  const status: DepositStatus = d.status === 'completed' || d.status === 'expired' ? d.status : 'pending';
+  if (d.depositType === 'crypto') {
+    const known = ctx.methods?.find((m) => m.bankCode === d.inputCurrency);
+    const base = { id: d.depositId, checkoutId: d.depositId, status, currency: d.inputCurrency, expiresAt: d.expiredAt, updatedAt: d.updatedAt };
+    return cryptoDepositView(d, known, base);
+  }
   const pf = d.paymentFiat ?? {};
   const code = pf.bankCode ?? '';
   const known = ctx.methods?.find((m) => m.bankCode === code);
@@ -108,7 +191,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
   const kind = known
     ? methodKind(known.depositPaymentType, code)
     : qrData ? 'qris' : pf.checkoutUrl ? 'ewallet' : methodKind(undefined, code);
-  const status: DepositStatus = d.status === 'completed' || d.status === 'expired' ? d.status : 'pending';
+  const exchangeRate = depositExchangeRate(d);
   const view: StoredDeposit = {
     id: d.depositId,
     checkoutId: d.depositId,
@@ -122,6 +205,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
     currency: d.inputCurrency,
     amount: decimalText(d.inputAmount),
     fee: ctx.feesPaidBy === 'shopper' ? shopperFee(d, ctx.orderAmount) : '0',
+    ...(exchangeRate ? { exchangeRate } : {}),
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,
   };
@@ -129,6 +213,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
     if (pf.accountNumber) view.accountNumber = String(pf.accountNumber);
     if (pf.accountName) view.accountName = pf.accountName;
   }
+  if (kind === 'bank' && pf.uniqueCode && /^\d{1,3}$/.test(pf.uniqueCode)) view.uniqueCode = pf.uniqueCode;
   if (kind === 'qris' && qrData) view.qrData = qrData;
   if (kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl)) view.checkoutUrl = pf.checkoutUrl;
   return view;

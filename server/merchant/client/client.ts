@@ -1,7 +1,7 @@
 import { signedRequestHeaders } from '../../common/request-signing.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import type {
-  Checkout, CheckoutSession, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
+  Bank, BanksQuery, Checkout, CheckoutSession, ConvertEstimationBody, Quote, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
   CryptosQuery, CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, LoginBody, Page,
   PaymentMethod, PaymentMethodsQuery, Recipient, RecipientBody, RecipientPatch, RegisterBody, VerificationAnswer, VerifyLoginAnswer,
   VerifyLoginBody,
@@ -90,6 +90,14 @@ export class PaymentServiceClient {
   }
   listPaymentMethods(query: PaymentMethodsQuery = {}) {
     return this.data<PaymentMethod[]>('GET', '/v1/deposit/payment-method', { auth: 'A', query: { ...query } });
+  }
+  /** POST /v1/deposit/convert-estimation (A or S): a quote held 60 s, for a deposit's `quoteId`. */
+  convertEstimation(body: ConvertEstimationBody, auth: 'A' | 'S' = 'S') {
+    return this.data<Quote>('POST', '/v1/deposit/convert-estimation', { auth, body });
+  }
+  /** GET /v1/banks (A or S): where recipients' bank.bankName comes from. */
+  listBanks(query: BanksQuery = {}, auth: 'A' | 'S' = 'S') {
+    return this.data<Bank[]>('GET', '/v1/banks', { auth, query: { ...query } });
   }
 
   // ---- 4.3 References (deprecated, no auth header) ----

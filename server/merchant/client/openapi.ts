@@ -361,6 +361,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deposit/convert-estimation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate a conversion and hold it as a quote (60 s)
+         * @description Send exactly one of inputAmount and outputAmount; with paymentMethod (a bankCode) its fee is included. A fiat or crypto deposit created with the quoteId, the same currencies and the same amount gets exactly the quoted rate and amounts (a quote without paymentMethod pins the rate; the deposit's method then adds its fee). A quote is used once. Errors: 400 Quote not found, Quote expired, Quote already used, Quote does not match the deposit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ConvertEstimationRequest"];
+                };
+            };
+            responses: {
+                /** @description The quote */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            message: string;
+                            data: components["schemas"]["Quote"];
+                        };
+                    };
+                };
+                /** @description Error (400) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error (401) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deposit/{depositIdOrReference}": {
         parameters: {
             query?: never;
@@ -707,6 +772,69 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/banks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Banks (where recipients' bank.bankName comes from) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only banks of this currency */
+                    currency?: string;
+                    /** @description Only banks of this country (ISO 3166 alpha-2) */
+                    country?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Banks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            message: string;
+                            data: components["schemas"]["Bank"][];
+                        };
+                    };
+                };
+                /** @description Error (400) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error (401) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reference/currencies": {
         parameters: {
             query?: never;
@@ -931,7 +1059,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Choose a payment method: creates the deposit (depositId = checkout id) */
+        /**
+         * Choose a payment method: creates the deposit (depositId = checkout id)
+         * @description paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer payable, a history entry, no webhook). After completion, expiry or the 15 minutes: 400.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -950,7 +1081,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The deposit chosen before */
+                /** @description The deposit chosen before, or switched to this method */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1462,6 +1593,8 @@ export interface components {
                 accountNumber?: string;
                 qrData?: string;
                 checkoutUrl?: string;
+                /** @description Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart */
+                uniqueCode?: string;
             };
             paymentCrypto: {
                 payoutWallet?: string;
@@ -1479,6 +1612,7 @@ export interface components {
                 outputAmount: number;
             };
             isReconciled?: boolean;
+            /** @description Detail response only, once there is a payer to show (a completed deposit) */
             payerInfo?: {
                 transactionCode: string;
                 name: string;
@@ -1486,18 +1620,35 @@ export interface components {
                 accountNumber: string;
                 mid: string;
             };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             expiredAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             updatedAt: string;
         };
         DepositActivity: {
             activity: string;
             status: string;
             description: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             updatedAt: string;
             _id: string;
         };
         PaymentMethod: {
+            /** @description va, qris, ewallet or bank_transfer */
             depositPaymentType: string;
             bankName: string;
             bankCode: string;
@@ -1507,6 +1658,36 @@ export interface components {
             image: string;
             feeFlat: number;
             feePercentage: number;
+        };
+        Quote: {
+            quoteId: string;
+            inputCurrency: string;
+            inputAmount: number;
+            outputCurrency: string;
+            outputAmount: number;
+            exchangeRate: number;
+            /** @description In inputCurrency: the payment method's fee, 0 without one */
+            fee: number;
+            /**
+             * Format: date-time
+             * @description The quote holds until then (60 s)
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            expiredAt: string;
+        };
+        ConvertEstimationRequest: {
+            /** @example IDR */
+            inputCurrency: string;
+            /** @example USDC-POLYGON */
+            outputCurrency: string;
+            /** @example 150000 */
+            inputAmount?: number;
+            outputAmount?: number;
+            /**
+             * @description A bankCode: its fee is then included
+             * @example BCA_VA
+             */
+            paymentMethod?: string;
         };
         FiatDepositRequest: {
             /** @example IDR */
@@ -1525,6 +1706,7 @@ export interface components {
             paymentMethod: string;
             reference?: string;
             note?: string;
+            /** @description From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts */
             quoteId?: string;
         };
         CryptoDepositRequest: {
@@ -1535,6 +1717,7 @@ export interface components {
             outputCurrency?: string;
             reference?: string;
             note?: string;
+            /** @description From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts */
             quoteId?: string;
         };
         SandboxStatusUpdate: {
@@ -1543,6 +1726,16 @@ export interface components {
              * @enum {string}
              */
             status: "completed" | "expired";
+        };
+        Bank: {
+            /** @example BCA */
+            bankCode: string;
+            /** @example Bank Central Asia */
+            bankName: string;
+            /** @example IDR */
+            currency: string;
+            /** @example ID */
+            country: string;
         };
         CurrencyReference: {
             _id: string;
@@ -1595,26 +1788,55 @@ export interface components {
             orderAmount: string;
             /** @enum {string} */
             feesPaidBy: "merchant" | "shopper";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             expiresAt: string;
             expired: boolean;
+            /** @description The fiat methods, then the cryptos that pair with inputCurrency */
             methods: {
+                /** @description va, qris, ewallet, bank_transfer, or crypto (then bankCode is the crypto id) */
                 depositPaymentType: string;
                 bankName: string;
                 bankCode: string;
                 name: string;
                 currency: string;
                 minimumAmount: number;
+                /** @description 0: no maximum (crypto) */
                 maximumAmount: number;
                 image: string;
                 feeFlat: number;
                 feePercentage: number;
+                /** @description What the payer sends; for a crypto the exact token amount, rounded up in its decimals so that its conversion covers the order */
                 paymentAmount: number;
                 fee: number;
                 shopperFee: number;
                 outputAmount: number;
                 available: boolean;
+                crypto?: components["schemas"]["SessionCrypto"];
+                exchangeRate?: components["schemas"]["ExchangeRate"];
             }[];
             deposit: components["schemas"]["Deposit"] | null;
+        };
+        /** @description What a wallet payment request (DESIGN.md 8) needs besides the deposit: the asset on its network */
+        SessionCrypto: {
+            symbol: string;
+            network: string;
+            networkName: string;
+            /** @description The token's decimal places (the reference list's `decimal`) */
+            decimals: number;
+            /** @enum {string} */
+            blockchainType: "EVM" | "STELLAR";
+            chainId: number;
+            /** @description Token contract (EVM) or issuer (Stellar); empty for a native coin */
+            address: string;
+        };
+        ExchangeRate: {
+            from: string;
+            to: string;
+            /** @example 16495 */
+            rate: string;
         };
         RecipientPage: {
             docs: components["schemas"]["Recipient"][];

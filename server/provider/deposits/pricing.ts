@@ -6,7 +6,7 @@
 import type { Decimal } from 'decimal.js';
 import { ApiError } from '../../common/errors.js';
 import { findCrypto, findFiat, findPaymentMethod, isCrypto, placesOf, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
-import { Money, money, roundTo, toText } from '../money.js';
+import { ceilTo, Money, money, roundTo, toText } from '../money.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Rates, fees, rounding
@@ -271,7 +271,7 @@ export interface CryptoCoveringQuote {
 }
 
 /**
- * What paying an order with a crypto costs: the smallest token amount (in the token's decimal places) whose
+ * What paying an order with a crypto costs: the smallest token amount (in the token's decimal places) whose exact
  * conversion into `outputCurrency` reaches `target` (crypto deposits carry no fee), rounded up further to 15
  * significant digits when it has more, so the interface's JSON number carries it exactly. Undefined when the crypto
  * has no rate to the output currency or does not pair with it.
@@ -284,7 +284,8 @@ export function quoteCryptoCovering(crypto: CryptoDef, outputCurrency: string, t
   } catch {
     return undefined;
   }
-  const exact = deriveInputAmount({ target, feeFlat: money(0), feePercentage: money(0), rate, inPlaces: crypto.decimal, outPlaces });
+  // Up, so that the exact conversion (not only its rounded outputAmount) reaches the target.
+  const exact = ceilTo(target.dividedBy(rate), crypto.decimal);
   const inputAmount = exact.precision() > EXACT_NUMBER_DIGITS ? exact.toSignificantDigits(EXACT_NUMBER_DIGITS, Money.ROUND_UP) : exact;
   return { crypto, inputAmount, rate, outputAmount: outputOf(inputAmount, money(0), rate, outPlaces) };
 }
