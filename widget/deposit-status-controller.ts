@@ -45,10 +45,6 @@ export class DepositStatusController implements ReactiveController {
     host.addController(this);
   }
 
-  get streaming() {
-    return !!this.source;
-  }
-
   /** Starts following (idempotent while running). With `eventsUrl`, by SSE; otherwise by polling. */
   start(eventsUrl?: string | null) {
     if (this.running) return;

@@ -1,5 +1,5 @@
-// The element's words in English and Indonesian (a pending deposit's view, in views/, carries its own), and
-// locale-aware money and duration formatting.
+// The element's words in English and Indonesian (a pending deposit's view, in views/, carries its own, and the words
+// of failures other than a lost connection are in failures.ts), and locale-aware money and duration formatting.
 
 const en = {
   loading: 'Preparing your payment…',
@@ -24,13 +24,6 @@ const en = {
   restart: 'Start a new payment',
   errorTitle: 'Something went wrong',
   network: 'We could not reach the payment service. Please try again in a moment.',
-  busy: 'Too many attempts. Please wait a moment, then try again.',
-  gone: 'This payment link is unknown or has ended.',
-  badAmount: 'This amount cannot be paid online. Please contact the shop.',
-  failed: 'This payment could not be processed.',
-  refused: 'This payment method cannot be used for this payment. Please choose another one.',
-  setup: 'This payment is not set up correctly. Please contact the shop.',
-  badUrl: 'This payment link cannot be opened safely.',
   retry: 'Try again',
   back: 'Back to payment methods',
   current: 'Your current choice',
@@ -62,13 +55,6 @@ const id: Messages = {
   restart: 'Mulai pembayaran baru',
   errorTitle: 'Terjadi kesalahan',
   network: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.',
-  busy: 'Terlalu banyak percobaan. Tunggu sebentar, lalu coba lagi.',
-  gone: 'Tautan pembayaran ini tidak dikenal atau sudah berakhir.',
-  badAmount: 'Jumlah ini tidak dapat dibayar secara online. Silakan hubungi toko.',
-  failed: 'Pembayaran ini tidak dapat diproses.',
-  refused: 'Metode pembayaran ini tidak dapat digunakan untuk pembayaran ini. Silakan pilih yang lain.',
-  setup: 'Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.',
-  badUrl: 'Tautan pembayaran ini tidak aman untuk dibuka.',
   retry: 'Coba lagi',
   back: 'Kembali ke metode pembayaran',
   current: 'Pilihan Anda saat ini',

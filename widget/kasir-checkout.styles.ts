@@ -116,6 +116,11 @@ export const styles = css`
   }
   .total {
     grid-area: total;
+    text-align: right;
+    overflow-wrap: anywhere;
+  }
+  [aria-current] {
+    border: 2px solid var(--a);
   }
   @container (max-width: 25rem) {
     .card {
@@ -131,6 +136,14 @@ export const styles = css`
     }
     .method img {
       width: 40px;
+    }
+    /* A token amount is long: under the fee, not beside it. */
+    .crypto {
+      grid-template-columns: auto minmax(0, 1fr);
+      grid-template-areas: 'logo name' 'logo fee' 'logo total';
+    }
+    .crypto .total {
+      text-align: left;
     }
     h2 {
       font-size: 1.1rem;

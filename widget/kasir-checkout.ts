@@ -10,6 +10,7 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
+import type { Failure } from './failures.js';
 import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
@@ -35,14 +36,6 @@ const remember = (key: string, id: string | null) => {
     else sessionStorage.removeItem(STORE + key);
   } catch {
     // storage disabled: a reload then starts over, which the backend tolerates
-  }
-};
-/** Only http and https links may open a wallet's approval page. */
-const safeUrl = (url = '') => {
-  try {
-    return /^https?:$/.test(new URL(url).protocol);
-  } catch {
-    return false;
   }
 };
 
@@ -71,6 +64,9 @@ const loadView = async (kind: MethodKind) => {
     throw new ApiError('', 0);
   }
 };
+/** The words of failures (but a lost connection's), loaded when one happens; unset while they cannot be loaded. */
+let failures: (typeof import('./failures.js'))['default'] | undefined;
+
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
 const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
@@ -163,7 +159,8 @@ export class KasirCheckout extends LitElement {
   // Unset (falsy) until first used: no initializers, for the bytes a shopper downloads.
   /** The checkout's window to choose a method ran out in front of the shopper. */
   private lapsed?: boolean;
-  private badLink?: boolean;
+  /** Why the pending deposit cannot be shown safely (its view says: an e-wallet link that is not http or https). */
+  private badLink?: string;
   private offline?: boolean;
   /** The pending view whose styles this element's shadow root holds. */
   private styled?: PendingModule;
@@ -263,6 +260,9 @@ export class KasirCheckout extends LitElement {
     try {
       await step();
     } catch (err) {
+      const { status } = err as ApiError;
+      // The words for it, unless it is a lost connection (the element's own words, as nothing may load then).
+      if (status && status < 500) failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
       if (!current()) return;
       this.again = retry;
       this.failed = err as ApiError;
@@ -307,31 +307,33 @@ export class KasirCheckout extends LitElement {
     const { t, failed: err } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
     const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
-    if (this.badLink) return { text: t.badUrl, action: restart, message: t.badUrl };
+    if (this.badLink) return { text: this.badLink, action: restart, message: this.badLink };
     if (!err) return null;
     // -1: the element's own attributes are incomplete, -2: one is invalid (nothing to retry); 0: the network failed.
     const s = err.status;
-    const [text, action] =
+    const [failure, action] =
       s == -2
-        ? [t.setup]
+        ? ['setup']
         : s == 429
-        ? [t.busy, 'retry']
+        ? ['busy', 'retry']
         : !s || s > 499
-          ? [t.network, 'retry']
+          ? []
           : s == 404
-            ? [t.gone, restart]
+            ? ['gone', restart]
             : s == 400
               ? // A refused choice (a method not offered, an amount out of its range, a closed checkout): choose again.
-                this.checkout ? [t.refused, 'back'] : [t.badAmount]
-              : [t.failed, restart];
-    return { text, action: action as 'retry', message: err.message || text, status: s > 0 ? s : undefined };
+                this.checkout ? ['refused', 'back'] : ['badAmount']
+              : ['failed', restart];
+    // A lost connection, or the words of others could not be loaded (the connection is lost): "Try again".
+    const text = failures?.[this.loc][failure as Failure] || t.network;
+    return { text, action: (failure ? action : 'retry') as 'retry', message: err.message || text, status: s > 0 ? s : undefined };
   }
 
   override willUpdate(changed: PropertyValues) {
     if (['endpoint', 'checkoutId', 'amount', 'currency'].some((p) => changed.has(p))) this.load();
     const { checkout, deposit: d } = this;
-    this.badLink = d?.method.kind === 'ewallet' && d.status === 'pending' && !safeUrl(d.checkoutUrl);
     const view = d && views[d.method.kind];
+    this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
     if (view && view !== this.styled) {
       // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
       this.styled = view;
@@ -448,7 +450,7 @@ export class KasirCheckout extends LitElement {
                     html`<li>
                       <button
                         part="method"
-                        class="method"
+                        class="method ${m.kind}"
                         data-method=${m.code}
                         ?disabled=${!m.available || busy}
                         aria-busy=${busy && this.picked === m}

@@ -36,7 +36,7 @@ const minifyTemplates = (): Plugin => ({
             start,
             end,
             node.tag.text === 'css'
-              ? text.replace(/\s+/g, ' ').replace(/\s*([{};,>])\s*/g, '$1').replace(/:\s+/g, ':').replace(/;}/g, '}')
+              ? text.replace(/\/\*[^]*?\*\//g, '').replace(/\s+/g, ' ').replace(/\s*([{};,>])\s*/g, '$1').replace(/:\s+/g, ':').replace(/;}/g, '}')
               : text.replace(/\s*\n\s*/g, ' ').replace(/>\s+</g, '><'),
           ]);
         }

@@ -17,6 +17,41 @@ export const QR_DATA =
   '00020101021226610016ID.CO.KASIR.WWW01189360091800000000000215KASIR000000000010303UMI51440014ID.CO.QRIS.WWW0215ID10200000000010303UMI5204539953033605406152500' +
   '5802ID5910KASIR DEMO6007JAKARTA61051219062200518ORD-2026-000000016304A1B2';
 
+/** The shop's wallets, where crypto payments go (fakes of the right shape). */
+export const WALLET = { evm: '0x8ba1f109551bD432803012645Ac136ddd64DBA72', stellar: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG' };
+const USDC_POLYGON = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+const USDC_STELLAR_ISSUER = 'GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN';
+
+/** One crypto choice per network kind of DESIGN.md 8, with its deposit's address and wallet payment request. */
+export const CRYPTO: Array<Method & { address: string; paymentUri: string }> = [
+  {
+    ...crypto('ETH', 'ETHEREUM', 'Ethereum', 18, '0.004646153846153847', '32500000'),
+    address: WALLET.evm,
+    paymentUri: `ethereum:${WALLET.evm}@1?value=4646153846153847`,
+  },
+  {
+    ...crypto('USDC', 'POLYGON', 'Polygon', 6, '9.292308', '16250'),
+    address: WALLET.evm,
+    paymentUri: `ethereum:${USDC_POLYGON}@137/transfer?address=${WALLET.evm}&uint256=9292308`,
+  },
+  {
+    ...crypto('XLM', 'STELLAR', 'Stellar', 7, '1234.5678901', '122.3'),
+    address: WALLET.stellar,
+    paymentUri: `web+stellar:pay?destination=${WALLET.stellar}&amount=1234.5678901`,
+  },
+  {
+    ...crypto('USDC', 'STELLAR', 'Stellar', 7, '9.2923077', '16250'),
+    address: WALLET.stellar,
+    paymentUri: `web+stellar:pay?destination=${WALLET.stellar}&amount=9.2923077&asset_code=USDC&asset_issuer=${USDC_STELLAR_ISSUER}`,
+  },
+];
+
+function crypto(symbol: string, network: string, networkName: string, decimals: number, total: string, rate: string): Method {
+  const code = `${symbol}-${network}`;
+  const fee = `0.${'0'.repeat(decimals - 1)}1`;
+  return { kind: 'crypto', code, name: `${symbol} (${networkName})`, image: LOGO, currency: code, fee, total, available: true, symbol, network, networkName, decimals, exchangeRate: { from: code, to: 'IDR', rate } };
+}
+
 const METHODS: Method[] = [
   { kind: 'va', code: 'BCA_VA', name: 'Bank Central Asia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
   { kind: 'va', code: 'BNI_VA', name: 'Bank Negara Indonesia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
@@ -24,6 +59,7 @@ const METHODS: Method[] = [
   { kind: 'qris', code: 'QRIS', name: 'QRIS', image: LOGO, currency: 'IDR', fee: '1050', total: '151050', available: true },
   { kind: 'ewallet', code: 'OVO', name: 'OVO', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: true },
   { kind: 'ewallet', code: 'DANA', name: 'DANA', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: false },
+  ...CRYPTO.map(({ address: _, paymentUri: __, ...method }) => method),
 ];
 
 export interface FakeOptions {
@@ -45,6 +81,8 @@ export class FakeApi {
   failWith: number | null = null;
   /** The message of those failures. */
   failMessage = 'Upstream unavailable';
+  /** Methods the server refuses (400, this message) when chosen, as the payment service refuses a crypto it does not list. */
+  refuse: Record<string, string> = {};
   private held: Array<() => void> = [];
   private realFetch = window.fetch;
   private realEventSource = window.EventSource;
@@ -131,11 +169,22 @@ export class FakeApi {
       if (!c) return this.json(404, { statusCode: 404, error: 'Not Found', message: 'Checkout not found' });
       if (!m[2]) return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c) });
       if (method === 'POST') {
-        const choice = METHODS.find((x) => x.code === body.method)!;
-        if (c.deposit && c.deposit.method.code !== choice.code) {
-          return this.json(400, { statusCode: 400, error: 'Bad Request', message: 'Another method was already chosen' });
+        const choice = METHODS.find((x) => x.code === body.method);
+        const refused = (message: string) => this.json(400, { statusCode: 400, error: 'Bad Request', message });
+        if (!choice) return refused('Payment method not found');
+        if (this.refuse[choice.code]) return refused(this.refuse[choice.code]);
+        if (!choice.available) return refused(`${choice.code}: the amount is outside the method's minimum or maximum`);
+        if (c.deposit?.method.code === choice.code) return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) });
+        if (c.deposit) {
+          // A switch: the same deposit, new details, while it is pending and the checkout open.
+          if (c.deposit.status !== 'pending') return refused('The deposit is no longer pending');
+          if (Date.parse(c.expiresAt) <= this.now) return refused('The checkout is closed: the payment method can no longer be changed');
+          const before = Date.parse(c.deposit.updatedAt);
+          c.deposit = { ...this.deposit(c, choice), expiresAt: c.deposit.expiresAt };
+          c.deposit.updatedAt = new Date(Math.max(this.now, before + 1)).toISOString();
+          return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) });
         }
-        c.deposit ??= this.deposit(c, choice);
+        c.deposit = this.deposit(c, choice);
         return this.json(201, { statusCode: 201, message: 'Created', data: this.fresh(c.deposit) });
       }
       if (this.hold) await new Promise<void>((go) => this.held.push(go));
@@ -154,13 +203,19 @@ export class FakeApi {
       checkoutId: c.id,
       status: 'pending',
       method: { kind: m.kind, code: m.code, name: m.name, image: m.image },
-      currency: c.currency,
+      currency: m.currency,
       amount: m.total,
       fee: m.fee,
       ...(m.kind === 'va' ? { accountNumber: '8808123456789012', accountName: 'KASIR DEMO STORE' } : {}),
-      ...(m.kind === 'bank' ? { accountNumber: '0123456789', accountName: 'PT KASIR DEMO' } : {}),
+      // A transfer's amount carries a unique code, told apart from other pending transfers to the same account.
+      ...(m.kind === 'bank' ? { accountNumber: '0123456789', accountName: 'PT KASIR DEMO', amount: '150123', uniqueCode: '123' } : {}),
       ...(m.kind === 'qris' ? { qrData: QR_DATA } : {}),
       ...(m.kind === 'ewallet' ? { checkoutUrl: this.options.checkoutUrl ?? 'https://wallet.example/approve/123' } : {}),
+      ...(m.kind === 'crypto'
+        ? (({ symbol, network, networkName, decimals, exchangeRate, address, paymentUri }) => ({ symbol, network, networkName, decimals, exchangeRate, address, paymentUri }))(
+            CRYPTO.find((x) => x.code === m.code)!,
+          )
+        : {}),
       expiresAt: new Date(this.now + (this.options.lifetime ?? 30 * 60_000)).toISOString(),
       serverTime: now,
       updatedAt: now,

@@ -50,9 +50,11 @@ describe('<kasir-checkout>', () => {
     expect(api.requests('POST', '/checkouts')).to.have.length(1);
     expect(api.calls[0].body).to.deep.equal({ amount: '150000', currency: 'IDR' });
     const groups = [...el.shadowRoot!.querySelectorAll('[role=group] h3')].map(text);
-    expect(groups).to.deep.equal(['Virtual account', 'Bank transfer', 'QRIS', 'E-wallet']);
+    expect(groups).to.deep.equal(['Virtual account', 'Bank transfer', 'QRIS', 'E-wallet', 'Crypto']);
     const methods = parts(el, 'method');
-    expect(methods.map((m) => m.dataset.method)).to.deep.equal(['BCA_VA', 'BNI_VA', 'BCA_TRANSFER', 'QRIS', 'OVO', 'DANA']);
+    expect(methods.map((m) => m.dataset.method)).to.deep.equal([
+      'BCA_VA', 'BNI_VA', 'BCA_TRANSFER', 'QRIS', 'OVO', 'DANA', 'ETH-ETHEREUM', 'USDC-POLYGON', 'XLM-STELLAR', 'USDC-STELLAR',
+    ]);
     expect(text(methods[0])).to.contain('Bank Central Asia Virtual Account').and.contain('Fee Rp 4,000').and.contain('Rp 154,000');
     expect(methods[0].querySelector('img')).to.exist;
     expect(text(methods[2])).to.contain('No fee').and.contain('Rp 150,000');
@@ -98,14 +100,33 @@ describe('<kasir-checkout>', () => {
     await expect(el).to.be.accessible();
   });
 
-  it('pays by bank transfer: the account number and name, the exact amount', async () => {
+  it('pays by bank transfer: the account number and name, the exact amount with its unique code, explained and copied', async () => {
     const el = await mount();
     await choose(el, 'BCA_TRANSFER');
     expect(text(part(el, 'va-number'))).to.equal('0123 4567 89');
     expect(text(el.shadowRoot!.querySelector('dl'))).to.contain('PT KASIR DEMO');
-    expect(text(part(el, 'amount'))).to.equal('Rp 150,000');
-    expect(text(part(el, 'instructions'))).to.contain('from any bank').and.not.contain('virtual account');
+    expect(text(part(el, 'amount'))).to.equal('Rp 150,123');
+    const steps = [...part(el, 'instructions')!.querySelectorAll('li')].map(text);
+    expect(steps[1]).to.contain('from any bank').and.not.contain('virtual account');
+    expect(steps[2]).to.equal('Transfer exactly this amount: the last digits (123) identify your payment. This page updates by itself.');
+    const copied: string[] = [];
+    const original = navigator.clipboard.writeText;
+    navigator.clipboard.writeText = async (value: string) => void copied.push(value);
+    try {
+      el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button.copy')[1].click();
+      await waitUntil(() => copied.length === 1);
+      expect(copied).to.deep.equal(['150123']);
+    } finally {
+      navigator.clipboard.writeText = original;
+    }
     await expect(el).to.be.accessible();
+  });
+
+  it('explains the unique code of a bank transfer in Indonesian', async () => {
+    const el = await mount({ locale: 'id' });
+    await choose(el, 'BCA_TRANSFER');
+    expect(text(part(el, 'amount'))).to.equal('Rp 150.123');
+    expect(text(part(el, 'instructions'))).to.contain('digit terakhirnya (123) menandai pembayaran Anda');
   });
 
   it('pays by QRIS: an inline SVG code with a quiet zone, crisp edges, and a PNG download', async () => {

@@ -1,9 +1,10 @@
 // The pending screen of a crypto deposit (DESIGN.md 8): the network with a warning to send on it only, the wallet
 // payment request as a QR code (the server builds its text), the address and the exact token amount, each to copy,
-// and the steps. The rate comes with the frame.
+// the rate it is priced at, and the steps.
 import { copyButton, copyStyles } from './copy.js';
 import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
+import { rateRow } from './rate.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
@@ -79,6 +80,6 @@ const crypto: View = (k) => {
         <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${steps(t.steps.map((step) => fill(step, d.method.name, network)))}`;
+    ${rateRow(k)} ${steps(t.steps.map((step) => fill(step, d.method.name, network)))}`;
 };
 export default screen(crypto);

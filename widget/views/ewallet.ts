@@ -1,6 +1,9 @@
 // The pending screen of an e-wallet: the amount and a link to the wallet's approval page (only an http(s) one gets
-// here: the element shows an error for any other), and the steps.
+// here: `refusal` has the element show an error for any other), and the steps.
 import { frameStyles, screen } from './pending.js';
+import { rateRow } from './rate.js';
+import type { Locale } from '../i18n.js';
+import type { Deposit } from '../types.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
@@ -20,21 +23,35 @@ const words = {
     walletSteps: ['Continue to {0} and approve the payment.', 'Come back here: this page updates by itself.'],
     openWallet: 'Continue to {0}',
     newTab: '(opens in a new tab)',
+    badUrl: 'This payment link cannot be opened safely.',
   },
   id: {
     amount: 'Jumlah pembayaran',
     walletSteps: ['Lanjutkan ke {0} dan setujui pembayaran.', 'Kembali ke sini: halaman ini diperbarui otomatis.'],
     openWallet: 'Lanjutkan ke {0}',
     newTab: '(membuka tab baru)',
+    badUrl: 'Tautan pembayaran ini tidak aman untuk dibuka.',
   },
 };
 
-const ewallet: View = ({ html, fill, loc, d, amount, steps }) => {
+const ewallet: View = (k) => {
+  const { html, fill, loc, d, amount, steps } = k;
   const t = words[loc];
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
+    ${rateRow(k)}
     <a class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer"
       >${fill(t.openWallet, d.method.name)}<span class="sr"> ${t.newTab}</span></a
     >
     ${steps(t.walletSteps)}`;
 };
 export default screen(ewallet);
+
+/** Only an http or https link may open a wallet's approval page. */
+export const refusal = (d: Deposit, loc: Locale) => {
+  try {
+    if (/^https?:$/.test(new URL(d.checkoutUrl!).protocol)) return;
+  } catch {
+    // not a URL at all
+  }
+  return words[loc].badUrl;
+};

@@ -1,5 +1,5 @@
-// The frame of every pending deposit's screen, around its kind's view: the method's heading, the rate of a converted
-// payment, the countdown, the waiting line, "check now" and "change payment method", and the steps the views list; with its words and styles, and the controller that
+// The frame of every pending deposit's screen, around its kind's view: the method's heading, the countdown, the
+// waiting line, "check now" and "change payment method", and the steps the views list; with its words and styles, and the controller that
 // follows the deposit. Each view module wraps its view in it and re-exports the controller; the script-tag build
 // copies this module into each view's chunk (one request per payment, see vite.config.ts). None of it is in the first
 // paint.
@@ -8,8 +8,8 @@ import type { Screen, View } from './view.js';
 export { DepositStatusController } from '../deposit-status-controller.js';
 
 const words = {
-  en: { waiting: 'Waiting for your payment…', checkNow: 'Check payment status', checking: 'Checking…', change: 'Change payment method', rate: 'Rate' },
-  id: { waiting: 'Menunggu pembayaran Anda…', checkNow: 'Cek status pembayaran', checking: 'Memeriksa…', change: 'Ganti metode pembayaran', rate: 'Kurs' },
+  en: { waiting: 'Waiting for your payment…', checkNow: 'Check payment status', checking: 'Checking…', change: 'Change payment method' },
+  id: { waiting: 'Menunggu pembayaran Anda…', checkNow: 'Cek status pembayaran', checking: 'Memeriksa…', change: 'Ganti metode pembayaran' },
 };
 
 // A view module may not import lit (that is in the entry): `css` keeps the text as written, and the build squeezes
@@ -40,17 +40,8 @@ export const screen = (view: View): Screen => (k) => {
   const { html, d, t } = k;
   const w = words[k.loc];
   const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${k.fill(s, d.method.name)}</li>`)}</ol>`;
-  // The rate the quote priced the payment at, "1 USDC = Rp 16,250": a crypto id is named by its token's symbol.
-  const rate = d.exchangeRate;
-  const token = (currency: string) => (currency === d.method.code ? d.symbol : undefined);
   return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
-    ${view({ ...k, steps })}
-    ${rate
-      ? html`<p part="rate" class="row">
-          <span>${w.rate}</span><span>1 ${token(rate.from) || rate.from} = ${k.money(rate.rate, rate.to, token(rate.to))}</span>
-        </p>`
-      : k.nothing}
-    ${k.timer}
+    ${view({ ...k, steps })} ${k.timer}
     <p class="waiting"><span class="spin" aria-hidden="true"></span>${k.offline ? t.offline : w.waiting}</p>
     <button part="check-now" class="secondary" ?disabled=${k.busy} @click=${k.check}>${k.busy ? w.checking : w.checkNow}</button>
     <button part="change-method" class="secondary" @click=${k.change}>${w.change}</button>`;

@@ -3,6 +3,7 @@
 // why its last digits are odd).
 import { copyButton, copyStyles } from './copy.js';
 import { frameStyles, screen } from './pending.js';
+import { rateRow } from './rate.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
@@ -64,7 +65,7 @@ const va: View = (k) => {
         <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${steps(
+    ${rateRow(k)} ${steps(
       d.method.kind === 'bank'
         ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
           [t.vaSteps[0], t.bankStep, d.uniqueCode ? k.fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]
