@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, in one run on this machine, so the ratios compare like with like.
 export {};
 // Each part lives in its own file and exports `run(): Promise<void>`; they run one after another.
-const parts = ['./provider', './accounts', './merchant', './widget', './packages'];
+const parts = ['./provider', './webhooks', './accounts', './merchant', './widget', './packages'];
 
 for (const part of parts) {
   let mod: { run?: () => Promise<void> };

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import { webhookHeaders } from '../../common/standard-webhooks.js';
+import type { Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../http/env.js';
 import { listenForEnqueued, onEnqueuedInProcess } from './notifications.js';
@@ -53,6 +55,49 @@ interface ClaimedDelivery {
 }
 
 interface Target { url: string | null; secret: string }
+
+/** What one attempt came to, to be recorded. */
+interface Outcome {
+  row: ClaimedDelivery;
+  attemptedAt: string;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  finishedAt: Date;
+}
+
+/**
+ * Writes attempts and their outcomes (in the caller's transaction). A success marks the row succeeded whoever holds
+ * its claim now: the receiver has the event, nobody may send it again. A failure schedules the next retry (or gives
+ * up after the last) only while the claim is still this attempt's: one that outlived its lease may have been taken
+ * over, and that one decides.
+ */
+async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[], schedule: readonly number[]): Promise<void> {
+  await trx.insertInto('webhook_attempts').values(outcomes.map((o) => ({
+    delivery_id: o.row.id, attempted_at: o.attemptedAt, response_status: o.responseStatus, error: o.error, duration_ms: o.durationMs,
+  }))).execute();
+  const succeeded = outcomes.filter((o) => o.error === null);
+  if (succeeded.length > 0) {
+    await trx.updateTable('webhook_deliveries')
+      .set((eb) => ({ status: 'succeeded', attempt_count: eb('attempt_count', '+', 1), succeeded_at: succeeded[0].finishedAt.toISOString() }))
+      .where('id', 'in', succeeded.map((o) => o.row.id))
+      .where('status', '=', 'pending')
+      .execute();
+  }
+  for (const o of outcomes) {
+    if (o.error === null) continue;
+    const attempt = o.row.attemptCount + 1;
+    const retryDelay = schedule[attempt - 1];
+    await trx.updateTable('webhook_deliveries')
+      .set(retryDelay === undefined
+        ? { status: 'failed', attempt_count: attempt }
+        : { attempt_count: attempt, next_attempt_at: Date.now() + retryDelay })
+      .where('id', '=', o.row.id)
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '=', o.row.lease)
+      .execute();
+  }
+}
 
 const MAX_ERROR_LENGTH = 300;
 
@@ -126,7 +171,7 @@ export class WebhookDispatcher {
     const now = Date.now();
     const lease = now + this.leaseMs;
     const postgres = engineOf(db) === 'postgres';
-    const rows = await db
+    let claim = db
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: lease })
       .where('id', 'in', (eb) => {
@@ -136,11 +181,11 @@ export class WebhookDispatcher {
           .orderBy('next_attempt_at')
           .limit(max);
         return postgres ? due.forUpdate().skipLocked() : due;
-      })
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .returning(['id', 'merchant_id', 'payload', 'attempt_count'])
-      .execute();
+      });
+    // SQLite runs the statement alone, so the rows picked are still due; repeating the conditions there would make it
+    // scan every due row (its planner then prefers that index over the ids), one claim costing as much as the backlog.
+    if (postgres) claim = claim.where('status', '=', 'pending').where('next_attempt_at', '<=', now);
+    const rows = await claim.returning(['id', 'merchant_id', 'payload', 'attempt_count']).execute();
     return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, payload: r.payload, attemptCount: r.attempt_count, lease }));
   }
 
@@ -185,7 +230,6 @@ export class WebhookDispatcher {
 
   /** One attempt at a claimed row: POST, then record the attempt and the outcome in one transaction. */
   async attempt(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
-    const { db } = this.deps;
     const { id } = row;
     const started = this.deps.now();
     const t0 = performance.now();
@@ -210,28 +254,38 @@ export class WebhookDispatcher {
     }
     const durationMs = Math.round(performance.now() - t0);
     const ok = error === null;
-    const attempt = row.attemptCount + 1;
-    const finished = this.deps.now();
-    const retryDelay = this.schedule[attempt - 1];
+    await this.record({ row, attemptedAt: started.toISOString(), responseStatus, error, durationMs, finishedAt: this.deps.now() });
+    this.options.onAttempt?.({ deliveryId: id, attempt: row.attemptCount + 1, ok, responseStatus, error, durationMs });
+  }
 
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('webhook_attempts').values({
-        delivery_id: id, attempted_at: started.toISOString(), response_status: responseStatus, error, duration_ms: durationMs,
-      }).execute();
-      let outcome = trx.updateTable('webhook_deliveries')
-        .set(ok
-          ? { status: 'succeeded', attempt_count: attempt, succeeded_at: finished.toISOString() }
-          : retryDelay === undefined
-            ? { status: 'failed', attempt_count: attempt }
-            : { attempt_count: attempt, next_attempt_at: Date.now() + retryDelay })
-        .where('id', '=', id)
-        .where('status', '=', 'pending');
-      // A failure is recorded only while the claim is still ours (an attempt that outlived its lease may have been
-      // taken over; that one decides). A success always is: the receiver has the event, nobody may send it again.
-      if (!ok) outcome = outcome.where('next_attempt_at', '=', row.lease);
-      await outcome.execute();
+  private outcomes: Array<{ outcome: Outcome; done: () => void; failed: (err: unknown) => void }> = [];
+  private recording = false;
+
+  /**
+   * Records an attempt and its outcome. Attempts that end while a write is under way are recorded together in the
+   * next one: one transaction for a batch, not one per delivery, which is what lets a copy record thousands a second.
+   */
+  private record(outcome: Outcome): Promise<void> {
+    return new Promise<void>((done, failed) => {
+      this.outcomes.push({ outcome, done, failed });
+      if (this.recording) return;
+      this.recording = true;
+      // After the current I/O phase: the attempts whose answers arrived in it go in the same transaction.
+      setImmediate(() => void this.writeOutcomes());
     });
-    this.options.onAttempt?.({ deliveryId: id, attempt, ok, responseStatus, error, durationMs });
+  }
+
+  private async writeOutcomes(): Promise<void> {
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes.splice(0, 500);
+      try {
+        await this.deps.db.transaction().execute((trx) => writeOutcomes(trx, batch.map((b) => b.outcome), this.schedule));
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.failed(err);
+      }
+    }
+    this.recording = false;
   }
 
   /** When the next pending row falls due (epoch ms), if any. */
@@ -261,6 +315,7 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
   const batchSize = options.batchSize ?? 100;
   const concurrency = options.concurrency ?? 256;
   const perEndpoint = options.perEndpoint ?? 32;
+  const refill = Math.min(batchSize, Math.ceil(concurrency / 4));
   const log = deps.logger.child({ component: 'webhooks' });
   const endpoints = new Map<string, EndpointQueue>();
   const inFlight = new Set<Promise<void>>();
@@ -312,7 +367,8 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
             .catch((err) => log.error({ err, deliveryId: row.id }, 'webhook attempt failed to record'))
             .finally(() => {
               inFlight.delete(attempt);
-              if (full) {
+              // Refilled in batches, not one claim per finished attempt.
+              if (full && concurrency - inFlight.size >= refill) {
                 full = false;
                 wake();
               }

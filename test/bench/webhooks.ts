@@ -1,0 +1,140 @@
+// Webhook delivery benchmark: deposits completed through the sandbox's API (PATCH /v1/deposit/:id), each completion's
+// webhook delivered to a fast local receiver. Two figures, against issue 11's targets:
+// - latency: 1,000 completions sent as fast as 16 clients can; the time from each change (the payload's timestamp,
+//   taken in the transaction) to its arrival at the receiver, p50 and p95 (target p95 <= 250 ms);
+// - throughput: 1,000 completions held in the outbox (deliverWebhooks: false), then released at once
+//   (startDelivery); deliveries per second until the last arrives (target >= 1,000/s).
+// SQLite by default; PostgreSQL with BENCH_DATABASE_URL=postgres://... (a database the sandbox may fill).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox, type RunningSandbox } from '../../server/provider/main';
+
+const COUNT = Number(process.env.BENCH_WEBHOOKS || 1000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS || 16);
+
+interface Arrival { webhookId: string; depositId: string; changedAt: number; receivedAt: number }
+
+async function startReceiver() {
+  const arrivals: Arrival[] = [];
+  let waiting: { count: number; resolve: () => void } | undefined;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const receivedAt = Date.now();
+      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { depositId: string; timestamp: string };
+      arrivals.push({ webhookId: String(req.headers['webhook-id']), depositId: payload.depositId, changedAt: Date.parse(payload.timestamp), receivedAt });
+      res.writeHead(204).end();
+      if (waiting && arrivals.length >= waiting.count) waiting.resolve();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+    arrivals,
+    /** Resolves once `count` deliveries arrived in all; rejects after `timeoutMs`. */
+    until(count: number, timeoutMs = 60_000) {
+      if (arrivals.length >= count) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`only ${arrivals.length} of ${count} webhooks arrived`)), timeoutMs);
+        waiting = { count, resolve: () => { clearTimeout(timer); resolve(); } };
+      });
+    },
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** Runs `task` over `items` with `clients` at a time. */
+async function pool<T>(items: T[], clients: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < items.length) await task(items[next++]);
+  }));
+}
+
+async function call(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<{ depositId: string }> {
+  const res = await fetch(sandbox.url.replace('localhost', '127.0.0.1') + path, {
+    method,
+    headers: { authorization: `Bearer ${sandbox.credentials.accessToken}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { data: { depositId: string } };
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+const createDeposits = async (sandbox: RunningSandbox, count: number) => {
+  const ids: string[] = [];
+  await pool(Array.from({ length: count }, (_, i) => i), CLIENTS, async () => {
+    const { depositId } = await call(sandbox, 'POST', '/v1/deposit/fiat', {
+      inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA',
+    });
+    ids.push(depositId);
+  });
+  return ids;
+};
+
+const complete = (sandbox: RunningSandbox, ids: string[]) =>
+  pool(ids, CLIENTS, async (id) => { await call(sandbox, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' }); });
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+
+/** Starts a sandbox in a fresh data dir with its merchant's webhooks going to `url`. */
+async function sandboxFor(url: string, deliverWebhooks: boolean) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-webhooks-'));
+  const sandbox = await startSandbox({
+    env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL },
+    scryptN: 2 ** 10, sweepIntervalMs: 60_000, webhookUrl: url, deliverWebhooks, logLevel: 'silent',
+  });
+  return { sandbox, remove: async () => { await sandbox.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+export async function run(): Promise<void> {
+  console.log(`\nwebhooks: ${COUNT} deposits completed through PATCH /v1/deposit/:id (${CLIENTS} clients), a local receiver (204)`);
+
+  // Latency: deliveries while completions stream in.
+  {
+    const receiver = await startReceiver();
+    const { sandbox, remove } = await sandboxFor(receiver.url, true);
+    try {
+      const ids = await createDeposits(sandbox, COUNT);
+      const t0 = performance.now();
+      await complete(sandbox, ids);
+      const completedIn = (performance.now() - t0) / 1000;
+      await receiver.until(COUNT);
+      const latencies = receiver.arrivals.map((a) => a.receivedAt - a.changedAt).sort((a, b) => a - b);
+      const p50 = percentile(latencies, 0.5);
+      const p95 = percentile(latencies, 0.95);
+      const unique = new Set(receiver.arrivals.map((a) => a.webhookId)).size;
+      console.log(`  ${'completions streamed'.padEnd(48)} ${String(Math.round(COUNT / completedIn)).padStart(8)} /s      (${completedIn.toFixed(2)} s)`);
+      console.log(`  ${'delivery after the change'.padEnd(48)} p50 ${p50} ms, p95 ${p95} ms, max ${latencies.at(-1)} ms   (target p95 <= 250 ms: ${p95 <= 250 ? 'met' : 'NOT met'})`);
+      console.log(`  ${'deliveries received / distinct webhook-ids'.padEnd(48)} ${receiver.arrivals.length} / ${unique}`);
+    } finally {
+      await remove();
+      await receiver.close();
+    }
+  }
+
+  // Throughput: a backlog released at once.
+  {
+    const receiver = await startReceiver();
+    const { sandbox, remove } = await sandboxFor(receiver.url, false);
+    try {
+      await complete(sandbox, await createDeposits(sandbox, COUNT));
+      const t0 = performance.now();
+      sandbox.startDelivery();
+      await receiver.until(COUNT);
+      const seconds = (performance.now() - t0) / 1000;
+      const perSecond = Math.round(COUNT / seconds);
+      console.log(`  ${'deliveries of a released backlog'.padEnd(48)} ${String(perSecond).padStart(8)} /s      ${COUNT} in ${seconds.toFixed(2)} s   (target >= 1000/s: ${perSecond >= 1000 ? 'met' : 'NOT met'})`);
+    } finally {
+      await remove();
+      await receiver.close();
+    }
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
