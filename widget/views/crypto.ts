@@ -67,7 +67,7 @@ const crypto: View = (k) => {
   const t = words[k.loc];
   const network = d.networkName || d.network || '';
   return html`<p part="network" role="note">
-      <strong>${fill(t.network, network)}</strong>${fill(t.warning, d.symbol!, network)}
+      <strong>${fill(t.network, network)}</strong> ${fill(t.warning, d.symbol!, network)}
     </p>
     ${qrFigure(k, d.paymentUri!, fill(t.qrLabel, amount))}
     <dl>
