@@ -9,6 +9,9 @@ import type { JSONParsed } from 'hono/utils/types';
 export const SIGNED = [{ ClientId: [], Timestamp: [], Signature: [] }];
 export const BEARER = [{ Bearer: [] }];
 
+/** An ISO 8601 UTC timestamp (interface section 2: "Timestamps are ISO 8601 date-time strings"). */
+export const TIMESTAMP = z.string().openapi({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });
+
 /** The error envelope (interface section 7). */
 export const ErrorSchema = z.object({
   statusCode: z.number().int(),

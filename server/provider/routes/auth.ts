@@ -6,7 +6,7 @@ import { hashVerificationToken } from '../auth/verification.js';
 import { issueAccessToken } from '../http/bearer.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
-import { ErrorSchema, json, stringError } from '../http/openapi.js';
+import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
 
 const Email = z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' }));
 const Password = z.string(stringError).max(1024, 'is too long');
@@ -33,9 +33,9 @@ const TokenData = z.object({ verificationToken: z.string() });
 const User = z.object({
   id: z.string(), name: z.string(), policy: z.string(), email: z.string(),
   organizationId: z.object({ _id: z.string(), orgName: z.string() }),
-  role: z.string(), is_active: z.boolean(), invitation_date: z.string(), invitation_expiration_date: z.string(),
+  role: z.string(), is_active: z.boolean(), invitation_date: TIMESTAMP, invitation_expiration_date: TIMESTAMP,
   iskyc: z.boolean(), kyc_url: z.string(), country: z.string(), countryCode: z.string(), legalFullName: z.string(),
-  providerId: z.string(), otp_code: z.string(), credentials: z.object({}), createdAt: z.string(), updatedAt: z.string(),
+  providerId: z.string(), otp_code: z.string(), credentials: z.object({}), createdAt: TIMESTAMP, updatedAt: TIMESTAMP,
 }).openapi('User');
 
 const errors = {

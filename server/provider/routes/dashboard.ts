@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ErrorSchema, json, stringError } from '../http/openapi.js';
+import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
 import {
   accountOf, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
 } from '../dashboard/service.js';
@@ -35,8 +35,8 @@ const ClientSecret = z.object({ clientSecret: z.string() });
 const WebhookSecret = z.object({ webhookSecret: z.string() });
 const Delivery = z.object({
   id: z.string(), eventType: z.string(), depositId: z.string(), status: z.enum(['pending', 'succeeded', 'failed']), attemptCount: z.number(),
-  nextAttemptAt: z.string().nullable(), createdAt: z.string(), succeededAt: z.string().nullable(), resendOf: z.string().nullable(),
-  attempts: z.array(z.object({ attemptedAt: z.string(), responseStatus: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })),
+  nextAttemptAt: TIMESTAMP.nullable(), createdAt: TIMESTAMP, succeededAt: TIMESTAMP.nullable(), resendOf: z.string().nullable(),
+  attempts: z.array(z.object({ attemptedAt: TIMESTAMP, responseStatus: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })),
 });
 const security = [{ Bearer: [] }];
 const common = { tags: ['Dashboard'], security, hide: true as const };
