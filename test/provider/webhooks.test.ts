@@ -10,7 +10,7 @@ import type { recentDeliveries } from '../../server/provider/dashboard/service';
 import { openDatabase } from '../../server/provider/db/database';
 import type { DepositView } from '../../server/provider/deposits/view';
 import type { RunningSandbox } from '../../server/provider/main';
-import { RETRY_SCHEDULE_MS, startWebhookDispatcher, type DispatcherOptions } from '../../server/provider/webhooks/dispatcher';
+import { RETRY_SCHEDULE_MS, startWebhookDispatcher, WebhookDispatcher, type DispatcherOptions } from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook, type DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import { bodyOf, type Envelope } from '../support/envelope';
 import { createTestProvider, startTestSandbox, type TestProvider, type TestSandbox } from '../support/provider';
@@ -314,6 +314,120 @@ describe('webhook dispatcher', () => {
       await stop();
       assert.equal((await delivery(slowId)).status, 'pending', 'stopping mid-attempt gives the row back');
       assert.ok((await delivery(slowId)).next_attempt_at <= Date.now());
+    });
+  });
+
+  describe('woken by the enqueue, not a poll (the poll set to a minute)', () => {
+    let receiver: Receiver;
+    let id: string;
+    let elapsedMs: number;
+    before(async () => {
+      await forgetPending();
+      receiver = await startReceiver([200]);
+      await setUrl(receiver.url);
+      const stop = start({ pollIntervalMs: 60_000, timeoutMs: 2000 });
+      try {
+        await sleep(100); // the dispatcher's first look found nothing: it now sleeps for the minute
+        const t0 = performance.now();
+        id = await enqueue();
+        await waitFor(() => receiver.received.length > 0, 2000, 'the delivery');
+        elapsedMs = performance.now() - t0;
+        await waitFor(async () => (await delivery(id)).status === 'succeeded', 2000, 'the recorded success');
+        await sleep(200);
+      } finally {
+        await stop();
+        await receiver.close();
+      }
+    });
+
+    it('delivers within milliseconds of the commit (the old poll was a second)', () => {
+      assert.ok(elapsedMs < 250, `delivered after ${Math.round(elapsedMs)} ms`);
+    });
+
+    it('delivers exactly once', () => {
+      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id]);
+    });
+  });
+
+  it('holds deliveries until startAfter settles, then sends them at once', async () => {
+    await forgetPending();
+    const receiver = await startReceiver([200]);
+    await setUrl(receiver.url);
+    let release!: () => void;
+    const stop = start({ pollIntervalMs: 20, timeoutMs: 2000, startAfter: new Promise<void>((resolve) => { release = resolve; }) });
+    try {
+      const id = await enqueue();
+      await sleep(200);
+      assert.equal(receiver.received.length, 0, 'nothing sent while held');
+      const t0 = performance.now();
+      release();
+      await waitFor(async () => (await delivery(id)).status === 'succeeded', 2000, 'the delivery once released');
+      assert.ok(performance.now() - t0 < 500);
+      assert.equal(receiver.received.length, 1);
+    } finally {
+      await stop();
+      await receiver.close();
+    }
+  });
+
+  it('sends at most perEndpoint requests at once to one endpoint, and all of them in the end', async () => {
+    await forgetPending();
+    let open = 0;
+    let most = 0;
+    let answered = 0;
+    const server = createServer((req, res) => {
+      open++;
+      most = Math.max(most, open);
+      req.resume();
+      setTimeout(() => { open--; answered++; res.writeHead(204).end(); }, 50);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await setUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    const ids = await Promise.all(Array.from({ length: 12 }, () => enqueue()));
+    const stop = start({ ...fast, perEndpoint: 3 });
+    try {
+      await waitFor(async () => (await p.deps.db.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where('status', '=', 'succeeded').execute()).length === 12, 5000, 'all deliveries');
+    } finally {
+      await stop();
+      server.closeAllConnections();
+      server.close();
+    }
+    assert.equal(answered, 12);
+    assert.equal(most, 3);
+  });
+
+  describe('a claim whose dispatcher died (its lease runs out)', () => {
+    let receiver: Receiver;
+    let id: string;
+    let leaseEnds: number;
+    let deliveredAt: number;
+    before(async () => {
+      await forgetPending();
+      receiver = await startReceiver([200]);
+      await setUrl(receiver.url);
+      id = await enqueue();
+      // A dispatcher claims the row and dies before sending: nothing but its lease is left in the database.
+      const [claimed] = await new WebhookDispatcher(p.deps, { timeoutMs: 200, leaseMarginMs: 200 }).claimDue(1);
+      assert.equal(claimed.id, id);
+      leaseEnds = claimed.lease;
+      const stop = start({ pollIntervalMs: 50, timeoutMs: 2000 });
+      try {
+        await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'the delivery by another dispatcher');
+        deliveredAt = Date.now();
+        await sleep(200);
+      } finally {
+        await stop();
+        await receiver.close();
+      }
+    });
+
+    it('is not taken over while the lease holds', () => {
+      assert.ok(deliveredAt >= leaseEnds, 'delivered only after the lease ran out');
+    });
+
+    it('is delivered by another dispatcher, once, as its first attempt', async () => {
+      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id]);
+      assert.equal((await delivery(id)).attempt_count, 1);
     });
   });
 

@@ -1,0 +1,169 @@
+// Running the service as an operator does: health and readiness probes, one JSON log line per request that never
+// holds a secret, and a graceful stop (the listener's close(), and the kasir-sandbox command on SIGTERM).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Hono } from 'hono';
+import { listen } from '../../server/common/http-server';
+import { createLogger } from '../../server/common/log';
+import { createProviderApp } from '../../server/provider/app';
+import { bodyOf, errorOf } from '../support/envelope';
+import { createTestProvider, signHeaders, testDatabaseEnv, type TestProvider } from '../support/provider';
+
+describe('probes', () => {
+  let p: TestProvider;
+  before(async () => { p = await createTestProvider(); });
+  after(() => p.close());
+
+  it('GET /healthz answers 200 (alive)', async () => {
+    const res = await p.app.request('/healthz');
+    assert.equal(res.status, 200);
+    assert.deepEqual(await bodyOf(res), { statusCode: 200, message: 'Alive' });
+  });
+
+  it('GET /readyz answers 200 while the database answers', async () => {
+    const res = await p.app.request('/readyz');
+    assert.equal(res.status, 200);
+    assert.deepEqual(await bodyOf(res), { statusCode: 200, message: 'Ready' });
+  });
+
+  it('GET /readyz answers 503 in the envelope once the database is gone, while /healthz stays 200', async () => {
+    const gone = await createTestProvider();
+    await gone.deps.db.destroy();
+    try {
+      const res = await gone.app.request('/readyz');
+      assert.equal(res.status, 503);
+      assert.deepEqual(await errorOf(res), { statusCode: 503, error: 'Service Unavailable', message: 'Not ready: the database does not answer' });
+      assert.equal((await gone.app.request('/healthz')).status, 200);
+    } finally {
+      await gone.close().catch(() => {});
+    }
+  });
+});
+
+describe('request logs', () => {
+  let p: TestProvider;
+  const lines: string[] = [];
+  let app: ReturnType<typeof createProviderApp>;
+  before(async () => {
+    p = await createTestProvider();
+    const logger = createLogger('kasir-sandbox', { level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    app = createProviderApp({ ...p.deps, logger });
+    // A login (password in the body), a signed request (signature headers), a bearer call (token), a query with an
+    // email, and an unknown route: every kind of secret a request carries.
+    await app.request('/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: p.creds.email, password: p.creds.password }) });
+    const target = '/v1/deposit?page=1&limit=5';
+    await app.request(target, { headers: signHeaders(p.creds.clientId, p.creds.clientSecret, 'GET', target, '') });
+    await app.request('/dashboard/api/account', { headers: { authorization: `Bearer ${p.creds.accessToken}`, 'x-request-id': 'req-from-the-proxy' } });
+    await app.request(`/sandbox/mailbox?email=${encodeURIComponent(p.creds.email)}&token=abc`);
+    logger.info({ password: 'hunter22', clientSecret: p.creds.clientSecret, account: { accountNumber: '1234567890123456', otp: '123456' } }, 'a careless caller');
+  });
+  after(() => p.close());
+
+  const parsed = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('writes one JSON line per request at info: request id, method, path, status and ms', () => {
+    const requests = parsed().filter((l) => l.msg === 'request');
+    assert.equal(requests.length, 4);
+    for (const line of requests) {
+      assert.equal(line.level, 30);
+      assert.equal(typeof line.reqId, 'string');
+      assert.equal(typeof line.ms, 'number');
+      assert.equal(typeof line.status, 'number');
+    }
+    assert.deepEqual(requests.map((l) => [l.method, l.path, l.status]), [
+      ['POST', '/v1/auth/login', 200], ['GET', '/v1/deposit', 200], ['GET', '/dashboard/api/account', 200], ['GET', '/sandbox/mailbox', 200],
+    ]);
+  });
+
+  it('takes the request id a proxy sent', () => {
+    assert.ok(parsed().some((l) => l.reqId === 'req-from-the-proxy' && l.path === '/dashboard/api/account'));
+  });
+
+  it('never holds a password, secret, token, signature, OTP, email query or account number', () => {
+    const all = lines.join('\n');
+    for (const secret of [p.creds.password, p.creds.clientSecret, p.creds.accessToken, p.creds.webhookSecret, 'hunter22', '1234567890123456', '123456', 'token=abc', 'page=1']) {
+      assert.ok(!all.includes(secret), `the log holds ${secret.slice(0, 6)}...`);
+    }
+    assert.ok(!/[0-9a-f]{64}/.test(all), 'no hex signature');
+    assert.ok(!all.includes(encodeURIComponent(p.creds.email)), 'no query string');
+  });
+
+  it('masks the secret fields of an object a caller logs', () => {
+    const careless = parsed().find((l) => l.msg === 'a careless caller')!;
+    assert.equal(careless.password, '[redacted]');
+    assert.equal(careless.clientSecret, '[redacted]');
+    assert.deepEqual(careless.account, { accountNumber: '[redacted]', otp: '[redacted]' });
+  });
+});
+
+describe('graceful close of the listener', () => {
+  it('stops accepting, calls beforeClose first, lets a request in flight finish, then closes', async () => {
+    const app = new Hono();
+    const events: string[] = [];
+    app.get('/slow', async (c) => {
+      await new Promise((r) => setTimeout(r, 300));
+      events.push('slow answered');
+      return c.text('done');
+    });
+    const server = await listen(app.fetch, 0, { hostname: '127.0.0.1', beforeClose: () => { events.push('beforeClose'); } });
+    const url = `http://127.0.0.1:${server.port}/slow`;
+    const inFlight = fetch(url).then((r) => r.text());
+    await new Promise((r) => setTimeout(r, 50));
+    const closed = server.close().then(() => events.push('closed'));
+    await new Promise((r) => setTimeout(r, 20));
+    await assert.rejects(fetch(url, { headers: { connection: 'close' } }), 'a new connection is refused while closing');
+    assert.equal(await inFlight, 'done');
+    await closed;
+    assert.deepEqual(events, ['beforeClose', 'slow answered', 'closed']);
+  });
+
+  it('cuts a request that outlives closeTimeoutMs', async () => {
+    const app = new Hono();
+    app.get('/hang', () => new Promise<Response>(() => {}));
+    const server = await listen(app.fetch, 0, { hostname: '127.0.0.1', closeTimeoutMs: 100 });
+    const hanging = fetch(`http://127.0.0.1:${server.port}/hang`).catch((err: Error) => err);
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = Date.now();
+    await server.close();
+    assert.ok(Date.now() - t0 < 1000);
+    assert.ok((await hanging) instanceof Error);
+  });
+});
+
+describe('kasir-sandbox on SIGTERM', () => {
+  it('stops gracefully and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-sigterm-'));
+    const database = await testDatabaseEnv();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/provider/cli.ts'], {
+      env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'info', ...database.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 30_000);
+        child.stdout.on('data', () => {
+          const m = /sandbox on (http:\/\/\S+)/.exec(out);
+          if (m) { clearTimeout(timer); resolve(m[1]); }
+        });
+      });
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+      assert.equal((await fetch(`${url}/no-such-page`)).status, 404);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      assert.match(out, /"path":"\/no-such-page","status":404,.*"msg":"request"/, 'JSON request lines at info');
+      assert.doesNotMatch(out, /"path":"\/healthz"/, 'probes are logged at debug');
+      assert.match(out, /SIGTERM: stopping/);
+    } finally {
+      child.kill('SIGKILL');
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
