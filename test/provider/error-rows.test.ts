@@ -33,7 +33,7 @@ describe('error rows on input of any length', () => {
   });
   after(async () => { await p.close(); });
 
-  const public_ = (method: string, path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
+  const public_ = async (method: string, path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
     method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
 

@@ -1520,55 +1520,120 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "/deposit.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deposit was paid, or completed by the sandbox status update.
+         * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Unique per message (the same on every retry): dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DepositCompletedWebhook"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deposit.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deposit expired, was cancelled, was declined, or was expired by the sandbox status update.
+         * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Unique per message (the same on every retry): dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DepositExpiredWebhook"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        Error: {
-            statusCode: number;
-            error: string;
-            message: string;
-        };
-        RegisterRequest: {
-            email: string;
-            password: string;
-            fullName: string;
-            nationalID?: string;
-            country?: string;
-            countryCode?: string;
-        };
-        LoginRequest: {
-            email: string;
-            password: string;
-        };
-        User: {
-            id: string;
-            name: string;
-            policy: string;
-            email: string;
-            organizationId: {
-                _id: string;
-                orgName: string;
-            };
-            role: string;
-            is_active: boolean;
-            invitation_date: string;
-            invitation_expiration_date: string;
-            iskyc: boolean;
-            kyc_url: string;
-            country: string;
-            countryCode: string;
-            legalFullName: string;
-            providerId: string;
-            otp_code: string;
-            credentials: Record<string, never>;
-            createdAt: string;
-            updatedAt: string;
-        };
-        VerifyLoginRequest: {
-            verificationToken: string;
-            otp: string;
-            /** @default false */
-            isDisableExpire?: boolean;
+        DepositCompletedWebhook: {
+            /** @enum {string} */
+            type: "deposit.completed";
+            orderId: string;
+            depositId: string;
+            reference: string;
+            /** @enum {string} */
+            status: "completed" | "expired";
+            data: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            timestamp: string;
         };
         Deposit: {
             id: string;
@@ -1646,6 +1711,84 @@ export interface components {
              */
             updatedAt: string;
             _id: string;
+        };
+        DepositExpiredWebhook: {
+            /** @enum {string} */
+            type: "deposit.expired";
+            orderId: string;
+            depositId: string;
+            reference: string;
+            /** @enum {string} */
+            status: "completed" | "expired";
+            data: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            timestamp: string;
+        };
+        Error: {
+            statusCode: number;
+            error: string;
+            message: string;
+        };
+        RegisterRequest: {
+            email: string;
+            password: string;
+            fullName: string;
+            nationalID?: string;
+            country?: string;
+            countryCode?: string;
+        };
+        LoginRequest: {
+            email: string;
+            password: string;
+        };
+        User: {
+            id: string;
+            name: string;
+            policy: string;
+            email: string;
+            organizationId: {
+                _id: string;
+                orgName: string;
+            };
+            role: string;
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            invitation_date: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            invitation_expiration_date: string;
+            iskyc: boolean;
+            kyc_url: string;
+            country: string;
+            countryCode: string;
+            legalFullName: string;
+            providerId: string;
+            otp_code: string;
+            credentials: Record<string, never>;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            updatedAt: string;
+        };
+        VerifyLoginRequest: {
+            verificationToken: string;
+            otp: string;
+            /** @default false */
+            isDisableExpire?: boolean;
         };
         PaymentMethod: {
             /** @description va, qris, ewallet or bank_transfer */
@@ -1863,7 +2006,15 @@ export interface components {
             postCode: string;
             reference: string;
             bank: components["schemas"]["RecipientBank"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             updatedAt: string;
         };
         RecipientBank: {
@@ -1937,6 +2088,10 @@ export interface components {
             subject: string;
             text: string;
             code: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
             createdAt: string;
         };
     };

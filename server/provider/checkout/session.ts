@@ -3,11 +3,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { logoUrl } from '../catalog/logos.js';
 import { checkoutDeposit, chooseMethod, cryptoOffersFor, offersFor, requireCheckout } from '../deposits/checkout.js';
-import { DepositSchema, ExchangeRateSchema, TIMESTAMP } from '../deposits/schemas.js';
+import { DepositSchema, ExchangeRateSchema } from '../deposits/schemas.js';
 import { checkoutAmount, feesPaidBy } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
-import { body, envelope, errorResponses, json } from '../http/openapi.js';
+import { body, envelope, errorResponses, json, TIMESTAMP } from '../http/openapi.js';
 import { toNumber, toText } from '../money.js';
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).

@@ -1,11 +1,9 @@
 // zod schemas shared by the deposit, checkout and reference routes: they validate requests and, through
 // @hono/zod-openapi, generate the OpenAPI document, so the two cannot drift apart.
 import { z } from '@hono/zod-openapi';
+import { TIMESTAMP } from '../http/openapi.js';
 
 const positive = () => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
-
-/** An ISO 8601 UTC timestamp (interface section 2). */
-export const TIMESTAMP = z.string().openapi({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });
 
 const ActivitySchema = z.object({
   activity: z.string(), status: z.string(), description: z.string(), updatedAt: TIMESTAMP, _id: z.string(),
@@ -112,3 +110,14 @@ export const PaymentMethodSchema = z.object({
   depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet or bank_transfer' }), bankName: z.string(), bankCode: z.string(), currency: z.string(),
   minimumAmount: z.number(), maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
 }).openapi('PaymentMethod');
+
+/** The body of a deposit webhook (DESIGN.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */
+export const depositWebhookSchema = (type: 'deposit.completed' | 'deposit.expired') => z.object({
+  type: z.literal(type),
+  orderId: z.string(),
+  depositId: z.string(),
+  reference: z.string(),
+  status: z.enum(['completed', 'expired']),
+  data: DepositSchema,
+  timestamp: TIMESTAMP,
+}).openapi(type === 'deposit.completed' ? 'DepositCompletedWebhook' : 'DepositExpiredWebhook');

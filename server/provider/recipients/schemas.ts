@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { pagination, stringError } from '../http/openapi.js';
+import { pagination, stringError, TIMESTAMP } from '../http/openapi.js';
 
 // Validation of interface 4.5. Messages are short; the envelope prefixes each with the field's path,
 // e.g. "bank.accountType: must be Checking or Savings".
@@ -94,7 +94,7 @@ const BankView = z.object({
 export const RecipientView = z.object({
   id: z.string(), name: z.string(), recipientType: z.string(), email: z.string(), organizationId: z.string(), userId: z.string(),
   address: z.string(), city: z.string(), postCode: z.string(), reference: z.string(), bank: z.array(BankView),
-  createdAt: z.string(), updatedAt: z.string(),
+  createdAt: TIMESTAMP, updatedAt: TIMESTAMP,
 }).openapi('Recipient');
 
 export const RecipientPage = pagination(RecipientView).openapi('RecipientPage');

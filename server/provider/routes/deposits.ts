@@ -5,8 +5,8 @@ import { logoUrl } from '../catalog/logos.js';
 import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from '../deposits/service.js';
 import { createQuote } from '../deposits/quotes.js';
 import {
-  ConvertEstimationSchema, CryptoDepositSchema, DepositSchema, FiatDepositSchema, ListQuerySchema, MessageSchema, PaymentMethodSchema, QuoteSchema,
-  SandboxStatusSchema,
+  ConvertEstimationSchema, CryptoDepositSchema, DepositSchema, depositWebhookSchema, FiatDepositSchema, ListQuerySchema, MessageSchema,
+  PaymentMethodSchema, QuoteSchema, SandboxStatusSchema,
 } from '../deposits/schemas.js';
 import type { DepositView } from '../deposits/view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
@@ -140,5 +140,27 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: view }, 200);
   });
 
+  registerDepositWebhooks(router);
   return router;
+}
+
+/** The deposit webhooks under the document's `webhooks` (OpenAPI 3.1): what the service POSTs to a merchant's URL. */
+function registerDepositWebhooks(router: ReturnType<typeof createRouter>) {
+  const headers = z.object({
+    'webhook-id': z.string().openapi({ description: 'Unique per message (the same on every retry): dedupe on it' }),
+    'webhook-timestamp': z.string().openapi({ description: 'Unix seconds' }),
+    'webhook-signature': z.string().openapi({ description: 'v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks)' }),
+  });
+  for (const [type, when] of [
+    ['deposit.completed', 'A deposit was paid, or completed by the sandbox status update.'],
+    ['deposit.expired', 'A deposit expired, was cancelled, was declined, or was expired by the sandbox status update.'],
+  ] as const) {
+    router.openAPIRegistry.registerWebhook({
+      method: 'post', path: type, tags: ['Webhooks'], summary: when,
+      description: 'Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. '
+        + 'A method switch in checkout sends none.',
+      request: { headers, body: body(depositWebhookSchema(type)) },
+      responses: { 200: { description: 'Any 2xx acknowledges the delivery' } },
+    });
+  }
 }
