@@ -1,12 +1,13 @@
 // `npm run bench` (widget part): the gzipped size of <kasir-checkout>'s first paint (the method list: the entry) against
-// its 12 KB budget and of each full payment (the entry and the view's chunk: QRIS, virtual account, e-wallet) against
-// 16 KB, each file gzipped on its own (Node's zlib, level 9, as test/e2e/size.test.ts); what the browser downloads in
-// a full QRIS payment, counted from the page's network; and the time from the payment (the sandbox's pay call) to the
-// completed screen, with server-sent events and with polling only. Real `npm start`, real Chromium.
+// its 12 KB budget and of each full payment (the entry and the view's chunk) against its budget: 16 KB by QRIS, virtual
+// account or e-wallet, 18 KB by crypto; each file gzipped on its own (Node's zlib, level 9, as test/e2e/size.test.ts);
+// what the browser downloads in a full QRIS and a full crypto payment, counted from the page's network; and the time
+// from the payment (the sandbox's pay call) to the completed screen, with server-sent events and with polling only.
+// Real `npm start`, real Chromium.
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
-import { launch, startKasir, waitForState, WIDGET_BUDGET_BYTES as FLOW_BUDGET_BYTES, type Kasir } from '../e2e/harness';
-import { FIRST_PAINT_BUDGET_BYTES, measureWidget, WIDGET_DIR, type Download } from '../e2e/widget-build';
+import { launch, startKasir, waitForState, type Kasir } from '../e2e/harness';
+import { FIRST_PAINT_BUDGET_BYTES, FLOW_BUDGET_BYTES, measureWidget, WIDGET_DIR, type Download } from '../e2e/widget-build';
 
 const RUNS = Number(process.env.BENCH_WIDGET_RUNS || 7);
 
@@ -52,8 +53,8 @@ async function payToCompleted(page: Page) {
 /** The widget's files: the entry and its chunks, as the merchant backend serves them. */
 const isWidgetJs = (url: string) => /\/kasir-checkout(-[\w-]+)?\.js(\?|$)/.test(new URL(url).pathname);
 
-/** What the browser downloads in a full QRIS payment on the demo page, each response gzipped (level 9). */
-async function downloads(browser: Browser, kasir: Kasir) {
+/** What the browser downloads in a full payment by `code` on the demo page, each response gzipped (level 9); null when the demo does not offer it. */
+async function downloads(browser: Browser, kasir: Kasir, code: string) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const seen: Array<{ url: string; type: string; gz: number; phase: 'first paint' | 'payment' }> = [];
@@ -70,8 +71,13 @@ async function downloads(browser: Browser, kasir: Kasir) {
   });
   await page.goto(kasir.url);
   await waitForState(page, 'choosing');
+  const choice = page.locator(`kasir-checkout [part="method"][data-method="${code}"]`);
+  if (!(await choice.count())) {
+    await context.close();
+    return null;
+  }
   phase = 'payment';
-  await page.locator('kasir-checkout [part="method"][data-method="QRIS"]').click();
+  await choice.click();
   await waitForState(page, 'pending');
   await page.click('#pay');
   await waitForState(page, 'completed');
@@ -99,20 +105,31 @@ export async function run() {
   const build = measureWidget();
   console.log(`  script-tag build (${WIDGET_DIR}), each file gzipped on its own (zlib level 9):`);
   console.log(line('first paint (method list): the entry', build.firstPaint, FIRST_PAINT_BUDGET_BYTES));
-  for (const [view, label] of [['qris', 'full QRIS payment'], ['va', 'full virtual account / bank transfer payment'], ['ewallet', 'full e-wallet payment']]) {
-    console.log(line(label, build.flows[view], FLOW_BUDGET_BYTES));
-  }
+  const flows = [
+    ['qris', 'full QRIS payment'],
+    ['crypto', 'full crypto payment'],
+    ['va', 'full virtual account / bank transfer payment'],
+    ['ewallet', 'full e-wallet payment'],
+  ] as const;
+  for (const [view, label] of flows) console.log(line(label, build.flows[view], FLOW_BUDGET_BYTES[view]));
   for (const [view, files] of Object.entries(build.onDemand)) {
     for (const file of files) console.log(`    on demand in ${view}: ${file} ${kb(build.files[file].gz)} gzipped (when the shopper presses its button)`);
   }
+  for (const file of build.entryOnDemand) console.log(`    on demand in the entry: ${file} ${kb(build.files[file].gz)} gzipped (when something fails)`);
 
   const kasir = await startKasir();
   const browser = await launch();
   try {
-    const d = await downloads(browser, kasir);
-    console.log(`  full QRIS payment in Chromium, widget code downloaded      ${kb(d.widgetJs)} gzipped, ${kb(d.firstPaintJs)} of it before the method list`);
-    console.log(`    files: ${d.widgetFiles.join(', ')}`);
-    console.log(`    plus API JSON ${kb(d.api)}, method logos ${kb(d.logos)} (gzipped); the demo page itself ${kb(d.demo)}`);
+    for (const [code, label] of [['QRIS', 'QRIS'], ['USDC-POLYGON', 'crypto (USDC-POLYGON)']]) {
+      const d = await downloads(browser, kasir, code);
+      if (!d) {
+        console.log(`  full ${label} payment in Chromium: the demo does not offer ${code}`);
+        continue;
+      }
+      console.log(`  full ${label} payment in Chromium, widget code downloaded ${kb(d.widgetJs)} gzipped, ${kb(d.firstPaintJs)} of it before the method list`);
+      console.log(`    files: ${d.widgetFiles.join(', ')}`);
+      console.log(`    plus API JSON ${kb(d.api)}, method logos ${kb(d.logos)} (gzipped); the demo page itself ${kb(d.demo)}`);
+    }
     for (const mode of ['SSE', 'polling only'] as const) {
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) {

@@ -25,19 +25,19 @@ async function choose(el: KasirCheckout, code: string) {
 }
 
 /** jsQR ships as a UMD script only: loaded once as a classic script, it sets window.jsQR. */
-let jsQR: typeof jsQRType;
+let jsQR: typeof jsQRType | undefined;
 async function loadJsQr() {
-  if (jsQR) return;
+  if (jsQR) return jsQR;
   await new Promise((resolve, reject) => {
     const script = Object.assign(document.createElement('script'), { src: '/node_modules/jsqr/dist/jsQR.js', onload: resolve, onerror: reject });
     document.head.append(script);
   });
-  jsQR = (window as unknown as { jsQR: typeof jsQRType }).jsQR;
+  return (jsQR = (window as unknown as { jsQR: typeof jsQRType }).jsQR);
 }
 
 /** The text of the code in `part="qr"`: its SVG drawn on a white canvas with a margin, then read by jsQR. */
 async function readQr(el: KasirCheckout): Promise<string | null> {
-  await loadJsQr();
+  const decode = await loadJsQr();
   const svg = part(el, 'qr')!.querySelector('svg')!;
   const image = new Image();
   image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(new XMLSerializer().serializeToString(svg))}`;
@@ -48,7 +48,7 @@ async function readQr(el: KasirCheckout): Promise<string | null> {
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, width, height);
   ctx.drawImage(image, margin, margin);
-  return jsQR(ctx.getImageData(0, 0, width, height).data, width, height)?.data ?? null;
+  return decode(ctx.getImageData(0, 0, width, height).data, width, height)?.data ?? null;
 }
 
 /** Records what the copy buttons write to the clipboard. */
