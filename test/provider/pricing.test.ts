@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { DEFAULT_PRICES_IDR, PAYMENT_METHODS, findPaymentMethod, placesOf, type RateTable } from '../../server/provider/catalog/index';
+import { CRYPTOS, DEFAULT_PRICES_IDR, PAYMENT_METHODS, findCrypto, findPaymentMethod, placesOf, type RateTable } from '../../server/provider/catalog/index';
 import {
-  deriveInputAmount, feeOf, outputOf, priceCryptoDeposit, priceFiatDeposit, quoteMethod, rateOf, type FiatPricingRequest,
+  deriveInputAmount, estimateConversion, feeOf, outputOf, priceCryptoDeposit, priceFiatDeposit, quoteCryptoCovering, quoteMethod, rateOf, type FiatPricingRequest,
 } from '../../server/provider/deposits/pricing';
 import { Money, money, toText, type Money as MoneyValue } from '../../server/provider/money';
 
@@ -252,6 +252,73 @@ describe('pricing', () => {
     it('prices with the rate table it is given', () => {
       const quote = priceFiatDeposit(fiat({ outputCurrency: 'USD', inputAmount: 1000000 }), { ...RATES, USD: '16000' });
       assert.deepEqual([toText(quote.rate), toText(quote.outputAmount)], ['0.0000625', '62.25']); // 996000 / 16000
+    });
+  });
+  describe('crypto in checkout: the token amount that covers an order', () => {
+    const usdc = findCrypto('USDC-POLYGON')!;
+    const eth = findCrypto('ETH-ETHEREUM')!;
+
+    it('rounds the order over the rate up in the token\'s decimals', () => {
+      const q = quoteCryptoCovering(usdc, 'IDR', money(150000), RATES)!;
+      assert.deepEqual([toText(q.inputAmount), toText(q.rate), toText(q.outputAmount)], ['9.093665', '16495', '150000']); // 9.0936647...
+    });
+
+    it('rounds an 18-decimal amount further up to the 15 significant digits a JSON number keeps', () => {
+      const q = quoteCryptoCovering(eth, 'IDR', money(150000), RATES)!;
+      assert.equal(toText(q.inputAmount), '0.00272727272727273'); // 0.002727272727272728 has 16
+      assert.equal(String(Number(toText(q.inputAmount))), toText(q.inputAmount));
+    });
+
+    it('has no price for a crypto without a rate to the output currency', () => {
+      assert.equal(quoteCryptoCovering(usdc, 'NOPE', money(1), RATES), undefined);
+    });
+
+    it('covers the order exactly, is the smallest such amount in the token\'s decimals when it needs no further rounding, and survives JSON (property)', () => {
+      fc.assert(fc.property(
+        fc.constantFrom(...CRYPTOS.filter((c) => c.currencies.includes('IDR'))),
+        fc.bigInt({ min: 1n, max: 10n ** 11n }), // the order, in rupiah
+        (crypto, order) => {
+          const target = money(order.toString());
+          const q = quoteCryptoCovering(crypto, 'IDR', target, RATES)!;
+          assert.ok(q.inputAmount.times(q.rate).greaterThanOrEqualTo(target), `${crypto.id}: ${toText(q.inputAmount)} does not cover ${order}`);
+          assert.ok(q.inputAmount.decimalPlaces() <= crypto.decimal);
+          assert.ok(q.inputAmount.precision() <= 15);
+          assert.ok(money(JSON.parse(JSON.stringify(Number(toText(q.inputAmount)))) as number).equals(q.inputAmount), 'a JSON number carries it exactly');
+          assert.ok(q.outputAmount.greaterThanOrEqualTo(target));
+          // Unless it had to be rounded further for JSON, one base unit less would not cover the order.
+          const unit = new Money(10).pow(-crypto.decimal);
+          const smallest = target.dividedBy(q.rate).dividedBy(unit).ceil().times(unit);
+          if (smallest.precision() <= 15) same(q.inputAmount, toText(smallest), `${crypto.id} for ${order}`);
+          else assert.ok(q.inputAmount.greaterThan(smallest));
+          assert.ok(smallest.minus(unit).times(q.rate).lessThan(target));
+        },
+      ), { numRuns: 500 });
+    });
+  });
+
+  describe('convert estimation', () => {
+    it('prices an input amount, with a method\'s fee when named', () => {
+      const e = estimateConversion({ inputCurrency: 'IDR', outputCurrency: 'USDC-POLYGON', inputAmount: 150000, paymentMethod: 'BCA_VA' }, RATES);
+      assert.deepEqual([toText(e.fee), toText(e.outputAmount), e.paymentMethod], ['4000', '8.851167', 'BCA_VA']);
+    });
+
+    it('agrees with the deposit pricing of the same request (property)', () => {
+      const methods = PAYMENT_METHODS.filter((m) => m.feePercentage !== '0' || m.feeFlat !== '0');
+      fc.assert(fc.property(fc.constantFrom(...methods), fc.integer({ min: 20_000, max: 5_000_000 }), fc.constantFrom('IDR', 'USDC-POLYGON', 'USD'), (method, amount, out) => {
+        const e = estimateConversion({ inputCurrency: 'IDR', outputCurrency: out, inputAmount: amount, paymentMethod: method.code }, RATES);
+        const q = priceFiatDeposit({ inputCurrency: 'IDR', inputAmount: amount, outputCurrency: out, paymentMethod: method.code }, RATES);
+        same(e.fee, toText(q.fee), 'fee');
+        same(e.outputAmount, toText(q.outputAmount), 'output');
+        same(e.rate, toText(q.rate), 'rate');
+      }), { numRuns: 200 });
+    });
+
+    it('with a held quote, a deposit takes the quote\'s figures and refuses another amount', () => {
+      const held = { inputCurrency: 'IDR', inputAmount: '150000', outputCurrency: 'IDR', outputAmount: '146001', rate: '1', fee: '3999', paymentMethod: 'BCA_VA' };
+      const q = priceFiatDeposit({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', paymentMethod: 'BCA_VA' }, RATES, held);
+      assert.deepEqual([toText(q.fee), toText(q.outputAmount)], ['3999', '146001']);
+      assert.throws(() => priceFiatDeposit({ inputCurrency: 'IDR', inputAmount: 150001, outputCurrency: 'IDR', paymentMethod: 'BCA_VA' }, RATES, held), /Quote does not match the deposit/);
+      assert.throws(() => priceCryptoDeposit({ inputCurrency: 'USDC-POLYGON', inputAmount: 1 }, RATES, held), /Quote does not match the deposit/);
     });
   });
 });
