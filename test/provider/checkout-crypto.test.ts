@@ -229,6 +229,13 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.equal((await readDeposit(p, id)).paymentFiat.bankCode, 'BCA_VA');
     });
 
+    it('concurrent first choices of different methods: one creates the deposit (201), the others switch it (200)', async () => {
+      const id = await newCheckout();
+      const answers = await Promise.all(['QRIS', 'BNI_VA', 'USDT-POLYGON', 'DANA'].map((m) => choose(id, m)));
+      assert.deepEqual(answers.map((r) => r.status).sort(), [200, 200, 200, 201]);
+      assert.equal((await p.deps.db.selectFrom('deposits').select('id').where('deposit_id', '=', id).execute()).length, 1);
+    });
+
     it('concurrent switches leave one method\'s details and a history entry per switch that answered 200', async () => {
       const id = await newCheckout();
       await choose(id, 'BCA_VA');

@@ -21,6 +21,8 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: (s) => `/v1/deposit/${s}`, auth: S },
   { method: 'POST', path: () => '/v1/deposit/fiat', auth: A, fields: ['inputCurrency', 'inputAmount', 'outputCurrency', 'outputAmount', 'balanceType', 'paymentMethod', 'reference', 'note', 'quoteId'] },
   { method: 'POST', path: () => '/v1/deposit/crypto', auth: A, fields: ['inputCurrency', 'inputAmount', 'outputCurrency', 'reference', 'note', 'quoteId'] },
+  { method: 'POST', path: () => '/v1/deposit/convert-estimation', auth: ['bearer', 'signed', 'none', 'garbage'], fields: ['inputCurrency', 'outputCurrency', 'inputAmount', 'outputAmount', 'paymentMethod'] },
+  { method: 'GET', path: () => '/v1/banks', auth: ['bearer', 'signed', 'none', 'garbage'], query: ['currency', 'country'] },
   { method: 'PATCH', path: (s) => `/v1/deposit/${s}/cancel`, auth: A },
   { method: 'PATCH', path: (s) => `/v1/deposit/${s}`, auth: ['bearer', 'signed', 'none', 'garbage'], fields: ['status'] },
   { method: 'GET', path: () => '/v1/reference/currencies', auth: N },
@@ -47,7 +49,7 @@ const ENDPOINTS: Endpoint[] = [
 
 const nasty = fc.oneof(
   fc.string(),
-  fc.constantFrom('', ' ', '0', '-1', '1e309', 'NaN', 'Infinity', 'null', 'true', '[]', '{}', '%', '%00', '../', 'IDR', 'BCA_VA', 'QRIS', 'USDC-POLYGON', 'completed', '-createdAt', '100', '101', '9007199254740993', 'é漢字', "' OR 1=1 --", '<script>'),
+  fc.constantFrom('', ' ', '0', '-1', '1e309', 'NaN', 'Infinity', 'null', 'true', '[]', '{}', '%', '%00', '../', 'IDR', 'BCA_VA', 'QRIS', 'BCA_TRANSFER', 'USDC-POLYGON', 'ETH-ETHEREUM', 'completed', '-createdAt', '100', '101', '9007199254740993', 'é漢字', "' OR 1=1 --", '<script>'),
 );
 const anyValue = fc.oneof(
   fc.jsonValue(),
