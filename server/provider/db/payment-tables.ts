@@ -1,5 +1,5 @@
 // Tables of convert-estimation quotes and bank-transfer unique codes (migration 005_payments). Conventions as in schema.ts.
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 
 interface QuotesTable {
   /** The quoteId. */
@@ -35,4 +35,3 @@ export interface PaymentTables {
 }
 
 export type QuoteRow = Selectable<QuotesTable>;
-export type NewQuote = Insertable<QuotesTable>;

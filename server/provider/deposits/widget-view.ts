@@ -14,12 +14,12 @@ import type { Checkout as WidgetCheckout, CryptoAsset, Deposit as WidgetDeposit,
 export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 
 /** What a crypto method and its deposit carry besides the fiat fields (DESIGN.md 8). */
-export const cryptoAsset = (crypto: CryptoDef): CryptoAsset => ({
+const cryptoAsset = (crypto: CryptoDef): CryptoAsset => ({
   symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, decimals: crypto.decimal,
 });
 
 /** A token amount with exactly the token's decimal places ("9.093665", "0.002727272727273000"). */
-export const tokenAmount = (amount: Money | string, crypto: CryptoDef): string => money(amount).toFixed(crypto.decimal);
+const tokenAmount = (amount: Money | string, crypto: CryptoDef): string => money(amount).toFixed(crypto.decimal);
 
 function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable): WidgetMethod[] {
   const fiat = offersFor(checkout, rates).map((o): WidgetMethod => ({
@@ -42,7 +42,7 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
 }
 
 /** The wallet payment request of a crypto deposit row (its QR's text). */
-export function depositPaymentUri(row: Pick<DepositRow, 'payment_crypto' | 'input_amount'>, crypto: CryptoDef): string {
+function depositPaymentUri(row: Pick<DepositRow, 'payment_crypto' | 'input_amount'>, crypto: CryptoDef): string {
   const { payoutWallet } = JSON.parse(row.payment_crypto) as { payoutWallet: string };
   return paymentUri({
     blockchainType: crypto.blockchainType, payoutWallet, amount: row.input_amount, decimals: crypto.decimal, chainId: crypto.chainId,
