@@ -72,12 +72,12 @@ const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.pa
 const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
 
 /**
- * An embeddable checkout: the shopper chooses a payment method (virtual account, QRIS, e-wallet), sees what to
- * pay and how, and the element follows the deposit (server-sent events when offered, else polling) until it is
- * completed or expired. It speaks the widget API (widget/WIDGET-API.md) at `endpoint`, holds no secret, and
+ * An embeddable checkout: the shopper chooses a payment method (virtual account, bank transfer, QRIS, e-wallet,
+ * crypto), sees what to pay and how, may go back and switch to another method while the deposit is pending, and the
+ * element follows the deposit (server-sent events when offered, else polling) until it is completed or expired. It speaks the widget API (widget/WIDGET-API.md) at `endpoint`, holds no secret, and
  * resumes the same checkout and deposit after a reload (a finished one is not replayed: the next order starts afresh).
  *
- * @summary A payment checkout for virtual accounts, QRIS and e-wallets.
+ * @summary A payment checkout for virtual accounts, bank transfers, QRIS, e-wallets and crypto.
  *
  * @attr {string} endpoint - Base URL of the widget API, e.g. `https://shop.example/api` (required).
  * @attr {string} checkout-id - A checkout the shop created on its server; wins over `amount`.
@@ -94,13 +94,17 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
  * @fires {KasirExpiredEvent} kasir-expired - The time to pay ran out; `detail.deposit` (null when none was made).
  * @fires {KasirErrorEvent} kasir-error - Something failed; `detail.message` (the server's own, for the shop's developers; the shopper sees a localized one), `detail.status`.
  *
- * @csspart method - A method choice (a button), with `data-method` set to the method's code.
+ * @csspart method - A method choice (a button), with `data-method` set to the method's code (a crypto id for crypto); `aria-current` on the pending deposit's while switching.
  * @csspart instructions - The steps to pay.
  * @csspart va-number - The virtual account (or bank account) number.
- * @csspart qr - The QRIS code's container, holding an inline SVG.
- * @csspart amount - The amount to pay.
+ * @csspart qr - The QR code's container (QRIS, or a crypto wallet's payment request), holding an inline SVG.
+ * @csspart amount - The amount to pay (a token amount exactly, with its symbol).
+ * @csspart network - A crypto payment's network, with the warning to send on it only.
+ * @csspart address - A crypto payment's wallet address.
+ * @csspart rate - The rate a crypto or converted payment is priced at ("1 USDC = 16,250 IDR").
  * @csspart countdown - The time left to pay.
  * @csspart check-now - The button that checks the payment status at once.
+ * @csspart change-method - The button that goes back to the method list to switch a pending deposit's method.
  * @csspart result - The completed, expired or error panel.
  *
  * @cssprop [--kasir-font=system-ui, sans-serif] - Font family.
