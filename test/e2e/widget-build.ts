@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { WIDGET_BUDGET_BYTES } from './harness';
 
 /** The first paint (the method list): the entry and whatever it imports statically. At most 12 KB gzipped. */
 export const FIRST_PAINT_BUDGET_BYTES = 12 * 1024;
@@ -11,8 +12,13 @@ export const FIRST_PAINT_BUDGET_BYTES = 12 * 1024;
 export const VIEWS = ['va', 'qris', 'ewallet', 'crypto'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
-/** All a full payment downloads (the entry and the view's chunk), per view: 16 KB gzipped, 18 KB by crypto (issue 12). */
-export const FLOW_BUDGET_BYTES: Record<ViewName, number> = { va: 16 * 1024, qris: 16 * 1024, ewallet: 16 * 1024, crypto: 18 * 1024 };
+/** All a full payment downloads (the entry and the view's chunk), per view: the harness's 16 KB gzipped, 18 KB by crypto (issue 12). */
+export const FLOW_BUDGET_BYTES: Record<ViewName, number> = {
+  va: WIDGET_BUDGET_BYTES,
+  qris: WIDGET_BUDGET_BYTES,
+  ewallet: WIDGET_BUDGET_BYTES,
+  crypto: 18 * 1024,
+};
 
 export const WIDGET_DIR = 'widget/dist/browser';
 export const ENTRY = 'kasir-checkout.js';
