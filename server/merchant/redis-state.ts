@@ -48,6 +48,8 @@ return ARGV[1]`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 const DONE = 'done';
+/** How long a command waits for Redis to (re)connect before failing. */
+const CONNECT_WAIT_MS = 1000;
 
 export interface RedisStateOptions {
   url: string;
@@ -79,17 +81,38 @@ export class RedisState implements SharedState {
     for (const client of [this.client, this.subscriber]) client.on('error', (err: Error) => this.onError(err));
   }
 
-  /** Connects both clients and subscribes to deposit changes; called before the first request is served. */
-  connect(): Promise<void> {
+  /**
+   * Connects both clients and subscribes to deposit changes (once; the clients reconnect by themselves after). While
+   * Redis cannot be reached, resolves never: callers race it (live()).
+   */
+  private connect(): Promise<void> {
     this.connected ??= (async () => {
       await Promise.all([this.client.connect(), this.subscriber.connect()]);
       await this.subscriber.subscribe(this.channel, (message) => this.onMessage(message));
-    })();
+    })().catch((err: unknown) => {
+      this.connected = undefined; // tried again by the next command
+      throw err;
+    });
     return this.connected;
   }
 
+  /**
+   * Resolves when Redis can take a command: at once when connected, else after up to CONNECT_WAIT_MS of connecting;
+   * throws otherwise, so a request fails fast (a webhook answered 503, a read served from this copy) instead of hanging.
+   */
+  private async live(): Promise<void> {
+    if (this.client.isReady) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.connect().catch(() => undefined),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, CONNECT_WAIT_MS); }),
+    ]);
+    clearTimeout(timer);
+    if (!this.client.isReady) throw new Error('Redis cannot be reached');
+  }
+
   async claim(key: string, leaseMs: number): Promise<Claim> {
-    await this.connect();
+    await this.live();
     const token = randomUUID();
     const full = this.prefix + key;
     if (await this.client.set(full, token, { condition: 'NX', expiration: { type: 'PX', value: leaseMs } })) {
@@ -99,29 +122,29 @@ export class RedisState implements SharedState {
   }
 
   async finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void> {
-    await this.connect();
+    await this.live();
     await this.client.set(this.prefix + claim.key, DONE, { expiration: { type: 'PX', value: ttlMs } });
   }
 
   async release(claim: Claim & { state: 'claimed' }): Promise<void> {
-    await this.connect();
+    await this.live();
     await this.script(RELEASE, [this.prefix + claim.key], [claim.token]);
   }
 
   async saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void> {
-    await this.connect();
+    await this.live();
     await this.client.set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } });
   }
 
   async loadCheckout(id: string): Promise<SavedCheckout | undefined> {
-    await this.connect();
+    await this.live();
     const json = await this.client.get(`${this.prefix}checkout:${id}`);
     return json ? (JSON.parse(json) as SavedCheckout) : undefined;
   }
 
   async readDeposit(id: string, refreshMs: number): Promise<SharedDepositRead> {
     if (refreshMs <= 0) return { kind: 'load' };
-    await this.connect();
+    await this.live();
     const [kind, json, age] = (await this.script(READ_DEPOSIT, [this.depositKey(id), `${this.depositKey(id)}:reading`], [String(refreshMs)])) as [string, string?, number?];
     if (kind === 'fresh') return { kind, deposit: JSON.parse(json!) as StoredDeposit | null, ageMs: Number(age) };
     if (kind === 'load') return { kind };
@@ -129,7 +152,7 @@ export class RedisState implements SharedState {
   }
 
   async storeDeposit(id: string, deposit: StoredDeposit | null, ttlMs: number): Promise<StoredDeposit | null> {
-    await this.connect();
+    await this.live();
     const json = JSON.stringify(deposit);
     const terminal = deposit?.status === 'completed' || deposit?.status === 'expired';
     const updatedAt = deposit ? Date.parse(deposit.updatedAt) || 0 : 0;
@@ -149,11 +172,11 @@ export class RedisState implements SharedState {
       prefix: `${this.prefix}${prefix}`,
       client: {
         scriptLoad: async (script) => {
-          await this.connect();
+          await this.live();
           return this.client.scriptLoad(script);
         },
         evalsha: async <TArgs extends unknown[], TData = unknown>(sha: string, keys: string[], args: TArgs) => {
-          await this.connect();
+          await this.live();
           return (await this.client.evalSha(sha, { keys, arguments: args.map(String) })) as TData;
         },
         decr: (key) => this.client.decr(key),
@@ -163,18 +186,14 @@ export class RedisState implements SharedState {
   }
 
   async ping(): Promise<void> {
-    await Promise.race([
-      (async () => {
-        await this.connect();
-        await this.client.ping();
-      })(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer within 1 s')), 1000).unref()),
-    ]);
+    await this.live();
+    await this.client.ping();
   }
 
   async close(): Promise<void> {
     for (const client of [this.subscriber, this.client]) {
-      if (client.isOpen) await client.quit().catch(() => client.destroy());
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else if (client.isOpen) client.destroy();
     }
   }
 

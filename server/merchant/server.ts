@@ -41,6 +41,8 @@ export interface RunningMerchant {
 
 /** Serves `app` (default: createMerchantApp(options)) on options.port (default 3000; 0 picks a free one). */
 export async function startMerchant(options: MerchantServerOptions, app: MerchantApp = createMerchantApp(options)): Promise<RunningMerchant> {
+  // Connected before the first request (Redis); a shared state that does not answer yet is what /readyz reports.
+  await app.api.ready().catch((err: Error) => app.log.warn({ err: err.message }, 'starting while not ready'));
   const server = await listen(app.fetch, options.port ?? 3000, { hostname: options.host, beforeClose: () => app.api.drain() });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= server.close().finally(() => app.api.close()));

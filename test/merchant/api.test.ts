@@ -224,7 +224,7 @@ describe('merchant backend: widget API against the real payment service', () => 
 
     it("passes the payment service's refusal of a switch through as a 400 in the envelope", async () => {
       await api('POST', `/api/checkouts/${c.id}/cancel`);
-      const refused = await choose(c.id, 'QRIS');
+      const refused = await api('POST', `/api/checkouts/${c.id}/deposit`, { method: 'QRIS' });
       assert.equal(refused.status, 400, refused.text);
       assert.equal(refused.json.error, 'Bad Request');
       assert.ok(refused.json.message.length > 0);

@@ -5,44 +5,7 @@ import type { RunningMerchant } from '../../server/merchant/server';
 import type { CompletedDeposit } from '../../server/merchant/service';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { bodyOf, dataOf, errorOf } from '../support/envelope';
-import { runningMerchant, startUpstream, waitFor, type AnyEnvelope, type Envelope, type Upstream } from './support';
-
-interface SseEvent { event?: string; data?: string }
-
-/** Opens an SSE stream and collects its events; `done` resolves when the server closes it. */
-function openEvents(url: string, headers: Record<string, string> = {}) {
-  const events: SseEvent[] = [];
-  const controller = new AbortController();
-  let status = 0;
-  let contentType = '';
-  const done = (async () => {
-    const res = await fetch(url, { headers: { Accept: 'text/event-stream', ...headers }, signal: controller.signal });
-    status = res.status;
-    contentType = res.headers.get('content-type') ?? '';
-    if (!res.body) return;
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const e: SseEvent = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) e.event = line.slice(7);
-            if (line.startsWith('data: ')) e.data = (e.data ? e.data + '\n' : '') + line.slice(6);
-          }
-          if (e.event || e.data) events.push(e);
-        }
-      }
-    } catch (err) {
-      if (!controller.signal.aborted) throw err;
-    }
-  })();
-  return { events, done, close: () => controller.abort(), get status() { return status; }, get contentType() { return contentType; } };
-}
+import { openEvents, runningMerchant, startUpstream, waitFor, type AnyEnvelope, type Envelope, type Upstream } from './support';
 
 describe('merchant backend: live status over SSE, fed by the payment service\'s webhooks', () => {
   let up: Upstream;

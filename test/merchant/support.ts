@@ -54,10 +54,10 @@ async function routeWebhooksTo(upstream: Upstream, url: string) {
   await sandboxDeps(upstream.provider).db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
 }
 
-/** createKasirApi mounted at /api, as a shop mounts it; `.service` is the API's. */
+/** createKasirApi mounted at /api, as a shop mounts it; `.api` is createKasirApi's app, `.service` its service. */
 export function merchantApp(upstream: Upstream, options: Partial<KasirApiOptions> = {}, config: Partial<KasirApiOptions> = {}) {
   const api = createKasirApi({ ...upstream.config(config), fetch: upstream.countingFetch, ...options });
-  return Object.assign(new Hono().route('/api', api), { service: api.service });
+  return Object.assign(new Hono().route('/api', api), { service: api.service, api });
 }
 
 export async function runningMerchant(upstream: Upstream, options: Partial<KasirApiOptions> = {}, config: Partial<KasirApiOptions> = {}): Promise<RunningMerchant> {
@@ -103,4 +103,56 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, 
     if (Date.now() > deadline) throw new Error('waitFor: timed out');
     await sleep(stepMs);
   }
+}
+
+interface SseEvent { event?: string; data?: string }
+
+/**
+ * Opens an SSE stream and collects its events (and the `retry:` hints the server sends); `done` resolves when the
+ * server closes it.
+ */
+export function openEvents(url: string, headers: Record<string, string> = {}) {
+  const events: SseEvent[] = [];
+  const retries: number[] = [];
+  const controller = new AbortController();
+  let status = 0;
+  let contentType = '';
+  let retryAfter: string | null = null;
+  let body = '';
+  const done = (async () => {
+    const res = await fetch(url, { headers: { Accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    status = res.status;
+    contentType = res.headers.get('content-type') ?? '';
+    retryAfter = res.headers.get('retry-after');
+    if (!res.body) return;
+    if (!contentType.startsWith('text/event-stream')) {
+      body = await res.text();
+      return;
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const e: SseEvent = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) e.event = line.slice(7);
+            if (line.startsWith('data: ')) e.data = (e.data ? e.data + '\n' : '') + line.slice(6);
+            if (line.startsWith('retry: ')) retries.push(Number(line.slice(7)));
+          }
+          if (e.event || e.data) events.push(e);
+        }
+      }
+    } catch (err) {
+      if (!controller.signal.aborted) throw err;
+    }
+  })();
+  return {
+    events, retries, done, close: () => controller.abort(),
+    get status() { return status; }, get contentType() { return contentType; }, get retryAfter() { return retryAfter; }, get body() { return body; },
+  };
 }
