@@ -121,6 +121,18 @@ describe('convert estimation and banks', () => {
       } finally { p.clock.offsetMs = 0; }
     });
 
+    it('an unused quote is kept a day after it expired (still "Quote expired"), then cleared by the next quote', async () => {
+      const q = await quote(toUsdc);
+      const used = await quote(toUsdc);
+      assert.equal((await fiatWith(used.quoteId)).status, 201);
+      p.clock.offsetMs = 24 * 3600 * 1000 + 61_000;
+      try {
+        await quote(toUsdc);
+        await refusal(await fiatWith(q.quoteId), 'Quote not found');
+        assert.ok(await p.deps.db.selectFrom('quotes').select('id').where('id', '=', used.quoteId).executeTakeFirst(), 'a used quote stays with its deposit');
+      } finally { p.clock.offsetMs = 0; }
+    });
+
     it('that the service never issued, or issued to another merchant, is "Quote not found"', async () => {
       await refusal(await fiatWith('no-such-quote'), 'Quote not found');
       const other = await addMerchant(p);

@@ -11,6 +11,8 @@ import { toNumber, toText } from '../money.js';
 import { estimateConversion, type ConversionRequest, type HeldQuote } from './pricing.js';
 
 const QUOTE_VALIDITY_SECONDS = 60;
+/** How long an unused quote is kept after it expired (so it still answers "Quote expired"), before it is deleted. */
+const EXPIRED_QUOTE_RETENTION_MS = 24 * 3600 * 1000;
 
 export interface QuoteView {
   quoteId: string;
@@ -34,6 +36,9 @@ export async function createQuote(deps: ProviderDeps, merchantId: string, req: C
     expires_at: new Date(now.getTime() + QUOTE_VALIDITY_SECONDS * 1000).toISOString(), used_by: null, created_at: now.toISOString(),
   };
   await deps.db.insertInto('quotes').values(row).execute();
+  // Each new quote clears the unused ones long expired, so the table holds about a day of quotes, not all of them.
+  await deps.db.deleteFrom('quotes').where('used_by', 'is', null)
+    .where('expires_at', '<', new Date(now.getTime() - EXPIRED_QUOTE_RETENTION_MS).toISOString()).execute();
   return {
     quoteId: row.id, inputCurrency: row.input_currency, inputAmount: toNumber(row.input_amount), outputCurrency: row.output_currency,
     outputAmount: toNumber(row.output_amount), exchangeRate: toNumber(row.exchange_rate), fee: toNumber(row.fee), expiredAt: row.expires_at,
