@@ -10,7 +10,7 @@ describe('deposit expiry', () => {
   before(async () => { p = await createTestProvider(); });
   after(async () => { await p.close(); });
 
-  const windows: Array<[string, number]> = [['BNI_VA', 24 * 3600], ['QRIS', 30 * 60], ['GOPAY', 15 * 60]];
+  const windows: Array<[string, number]> = [['BNI_VA', 24 * 3600], ['BCA_TRANSFER', 24 * 3600], ['QRIS', 30 * 60], ['GOPAY', 15 * 60]];
   for (const [paymentMethod, seconds] of windows) {
     it(`sets expiredAt ${seconds} s after creation for ${paymentMethod}`, async () => {
       const d = await createFiat(p, { paymentMethod });
@@ -19,11 +19,24 @@ describe('deposit expiry', () => {
   }
 
   it('honours configured windows', async () => {
-    const q = await createTestProvider({ expirySeconds: { va: 60, bank: 60, qris: 5, ewallet: 7, crypto: 9 } });
+    const q = await createTestProvider({ expirySeconds: { va: 60, bank: 45, qris: 5, ewallet: 7, crypto: 9 } });
     try {
       const d = await createFiat(q, { paymentMethod: 'QRIS' });
       assert.equal((Date.parse(d.expiredAt) - Date.parse(d.createdAt)) / 1000, 5);
+      const bank = await createFiat(q, { paymentMethod: 'BRI_TRANSFER' });
+      assert.equal((Date.parse(bank.expiredAt) - Date.parse(bank.createdAt)) / 1000, 45);
     } finally { await q.close(); }
+  });
+
+  it('an overdue bank transfer expired on read frees its unique code for the next transfer', async () => {
+    const d = await createFiat(p, { paymentMethod: 'MANDIRI_TRANSFER' });
+    const held = () => p.deps.db.selectFrom('bank_transfer_codes').select('unique_code').where('deposit_row_id', '=', d.id).execute();
+    assert.deepEqual((await held()).map((r) => String(r.unique_code)), [d.paymentFiat.uniqueCode]);
+    p.clock.offsetMs = 24 * 3600 * 1000;
+    try {
+      assert.equal((await readDeposit(p, d.depositId)).status, 'expired');
+      assert.deepEqual(await held(), []);
+    } finally { p.clock.offsetMs = 0; }
   });
 
   it('no read shows pending past expiredAt: the detail read expires it lazily, once, with a webhook', async () => {
