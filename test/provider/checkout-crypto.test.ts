@@ -172,6 +172,16 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.deepEqual(await outbox(p, id), []);
     });
 
+    it('allows 20 switches of one deposit and refuses the 21st, so the public page cannot grow its history without end', async () => {
+      const id = await newCheckout();
+      await choose(id, 'QRIS');
+      for (let i = 0; i < 20; i++) assert.equal((await choose(id, i % 2 ? 'QRIS' : 'OVO')).status, 200, `switch ${i + 1}`);
+      const res = await choose(id, 'BCA_VA');
+      assert.equal(res.status, 400);
+      assert.match((await errorOf(res)).message, /^paymentMethod: the payment method was changed 20 times already/);
+      assert.equal((await readDeposit(p, id)).activityHistory.length, 21);
+    });
+
     it('takes the new method\'s expiry window', async () => {
       const id = await newCheckout();
       const va = await dataOf<DepositView>(await choose(id, 'BCA_VA'));

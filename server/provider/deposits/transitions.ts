@@ -206,6 +206,9 @@ export async function createCryptoDeposit(deps: ProviderDeps, owner: DepositOwne
 // ---------------------------------------------------------------------------------------------------------
 // Switching a pending checkout deposit to another method
 
+/** How many times one deposit's method can change (its history: the creation, then one entry per switch). */
+const MAX_SWITCHES = 20;
+
 /** The new method of a switch: a fiat method's request, or a crypto one's. */
 export type SwitchRequest = { depositType: 'fiat'; request: FiatDepositRequest } | { depositType: 'crypto'; request: CryptoDepositRequest };
 
@@ -235,6 +238,9 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
           const row = await depositByRowId(trx, found.id, { lock: true });
           if (!row) throw new DepositNotFound();
           if (row.status !== 'pending' || row.expired_at <= now.toISOString()) throw new DepositNotPending(row.status === 'pending' ? 'expired' : row.status);
+          // The public checkout page can switch; a bound keeps its history (and quotes) from growing without end.
+          const seq = await nextActivitySeq(trx, row.id);
+          if (seq > MAX_SWITCHES + 1) throw new ApiError(400, `paymentMethod: the payment method was changed ${MAX_SWITCHES} times already; it cannot change again`);
           const from = row.method_code ?? row.input_currency;
           const { columns, code } = await plan.draw(trx, row.id, now);
           const updated = await updatePendingDeposit(trx, row.id, { ...columns, updated_at: now.toISOString() });
@@ -242,7 +248,7 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
           await writePaymentExtras(trx, row.merchant_id, row.id, plan, code, now);
           const to = updated.method_code ?? updated.input_currency;
           await insertActivity(trx, {
-            id: newRecordId(), deposit_row_id: row.id, seq: await nextActivitySeq(trx, row.id), activity: 'Payment Method Changed', status: 'pending',
+            id: newRecordId(), deposit_row_id: row.id, seq, activity: 'Payment Method Changed', status: 'pending',
             description: `Payment method changed from ${from} to ${to}; the ${from} payment details are no longer valid`, updated_at: now.toISOString(),
           });
           return toDepositView(updated, await activitiesOf(trx, row.id), { detail: true });
