@@ -50,7 +50,7 @@ export async function startUpstream(): Promise<Upstream> {
 }
 
 /** Points the sandbox merchant's webhooks at a running backend. */
-async function routeWebhooksTo(upstream: Upstream, url: string) {
+export async function routeWebhooksTo(upstream: Upstream, url: string) {
   await sandboxDeps(upstream.provider).db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
 }
 
