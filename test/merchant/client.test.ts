@@ -48,6 +48,28 @@ describe('payment-service client against the real sandbox', () => {
     assert.match(checkout.url, new RegExp(`/checkout/${checkout.id}$`));
   });
 
+  it('estimates a conversion (signed or bearer) and creates a deposit with its quote at exactly its figures', async () => {
+    sent.length = 0;
+    const quote = await client.convertEstimation({ inputCurrency: 'IDR', outputCurrency: 'USDC-POLYGON', inputAmount: 150000, paymentMethod: 'QRIS' });
+    assert.match(sent[0].headers['X-Signature'], /^[0-9a-f]{64}$/);
+    const viaToken = await client.convertEstimation({ inputCurrency: 'IDR', outputCurrency: 'IDR', inputAmount: 20000 }, 'A');
+    assert.equal(viaToken.outputAmount, 20000);
+    const deposit = await client.createFiatDeposit({
+      inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'USDC-POLYGON', balanceType: 'fiat', paymentMethod: 'QRIS', quoteId: quote.quoteId,
+    });
+    assert.deepEqual(deposit.exchangeInfo, { exchangeRate: quote.exchangeRate, outputCurrency: 'USDC-POLYGON', outputAmount: quote.outputAmount });
+    await assert.rejects(
+      client.createFiatDeposit({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'USDC-POLYGON', balanceType: 'fiat', paymentMethod: 'QRIS', quoteId: quote.quoteId }),
+      (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 400 && err.message === 'Quote already used',
+    );
+  });
+
+  it('lists banks, filtered', async () => {
+    const banks = await client.listBanks({ currency: 'IDR' });
+    assert.ok(banks.length > 0 && banks.every((b) => b.currency === 'IDR'));
+    assert.ok(banks.some((b) => b.bankCode === 'BCA'));
+  });
+
   it('signs identical concurrent writes with distinct timestamps, so none is taken for a replay', async () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => client.createCheckout({ inputCurrency: 'IDR', inputAmount: 10000 })));
     assert.equal(new Set(results.map((r) => r.id)).size, 10);
