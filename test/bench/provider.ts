@@ -1,13 +1,44 @@
 // Provider benchmark: deposit creations/s and signed GET /v1/deposit/:id per second over real HTTP
 // (autocannon, 50 connections), each next to a bare Hono handler measured in the same run.
+// The service runs as it ships: the compiled kasir-sandbox command (`npm run bench` builds first), in its own
+// process, logging a JSON line per request at info to a discarded stdout; the signed read is measured once more
+// with KASIR_LOG_LEVEL=silent, to show what the request log costs.
 // Each figure is the best of BENCH_ROUNDS (default 2) alternating rounds after a short warm-up, so a
 // burst of other work on the machine does not decide a ratio.
-import { signedRequestHeaders } from '../../server/common/request-signing';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox } from '../../server/provider/main';
+import { signedRequestHeaders } from '../../server/common/request-signing';
+import type { SandboxCredentials } from '../../server/provider/seed';
 import { load, printRow, startBareHono, type LoadOptions, type LoadResult } from './support';
+
+const CLI = 'server/provider/dist/provider/cli.js';
+
+/** The compiled kasir-sandbox on a spare port in `dataDir`; resolves once it listens. */
+async function startCli(dataDir: string, logLevel: string): Promise<{ child: ChildProcess; base: string; credentials: SandboxCredentials }> {
+  const child = spawn(process.execPath, [CLI], {
+    env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', PROVIDER_HOST: '127.0.0.1', KASIR_SCRYPT_N: '4096', KASIR_SWEEP_INTERVAL_MS: '60000', KASIR_LOG_LEVEL: logLevel, DATABASE_URL: process.env.BENCH_DATABASE_URL },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`kasir-sandbox exited with ${code}: ${out}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (out.length < 10_000) out += chunk.toString();
+      const m = /sandbox on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1].replace('localhost', '127.0.0.1'));
+    });
+  });
+  child.stdout!.resume(); // the request lines go nowhere, as to a log shipper that keeps up
+  return { child, base, credentials: JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials };
+}
+
+async function stopCli(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
 
 
 /** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
@@ -26,13 +57,12 @@ async function bestOf(scenarios: Record<string, () => LoadOptions>, rounds: numb
 export async function run(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS || 2);
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-'));
-  const provider = await startSandbox({ env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 });
+  let provider = await startCli(dataDir, 'info');
   const bare = await startBareHono();
   const { clientId, clientSecret, accessToken } = provider.credentials;
-  const base = provider.url.replace('localhost', '127.0.0.1');
   try {
     // One deposit to read; GET signatures are not replay-checked, but each request is signed afresh anyway.
-    const res = await fetch(`${base}/v1/deposit/fiat`, {
+    const res = await fetch(`${provider.base}/v1/deposit/fiat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
       body: JSON.stringify({ inputCurrency: 'IDR', inputAmount: 250000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' }),
@@ -42,30 +72,36 @@ export async function run(): Promise<void> {
     // The load runs in its own process, so requests are fixed shapes: a GET signature is not replay-checked and
     // stays valid for the 300 s window (signed afresh each round), and a create without a reference may repeat.
     const createBody = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' });
+    const read = () => ({ url: `${provider.base}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, '') });
     const results = await bestOf({
       bareGet: () => ({ url: bare.url }),
-      read: () => ({ url: `${base}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, '') }),
+      read,
       barePost: () => ({ url: bare.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
       create: () => ({
-        url: `${base}/v1/deposit/fiat`,
+        url: `${provider.base}/v1/deposit/fiat`,
         method: 'POST',
         body: createBody,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
       }),
     }, rounds);
+    // The same read with the request log off: the log's cost on the hot path.
+    await stopCli(provider.child);
+    provider = await startCli(dataDir, 'silent');
+    const quiet = await bestOf({ bareGet: () => ({ url: bare.url }), read }, rounds);
 
-    const { bareGet, read, barePost, create } = results;
-    console.log(`\npayment service (sandbox): 50 connections, best of ${rounds} rounds`);
+    const { bareGet, barePost, create } = results;
+    console.log(`\npayment service (compiled kasir-sandbox, its own process): 50 connections, best of ${rounds} rounds`);
     printRow('bare Hono GET (yardstick)', bareGet.requestsPerSecond, bareGet.requestsPerSecond);
-    printRow('GET /v1/deposit/:id (signed)', read.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${read.p99Ms} ms, non-2xx ${read.non2xx}`);
+    printRow('GET /v1/deposit/:id (signed, request log on)', results.read.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${results.read.p99Ms} ms, non-2xx ${results.read.non2xx}`);
+    printRow('GET /v1/deposit/:id (signed, log silent)', quiet.read.requestsPerSecond, quiet.bareGet.requestsPerSecond, `p99 ${quiet.read.p99Ms} ms, non-2xx ${quiet.read.non2xx}`);
     printRow('bare Hono POST (yardstick)', barePost.requestsPerSecond, barePost.requestsPerSecond);
     printRow('POST /v1/deposit/fiat (bearer, VA)', create.requestsPerSecond, barePost.requestsPerSecond, `p99 ${create.p99Ms} ms, non-2xx ${create.non2xx}`);
-    const ratio = read.requestsPerSecond / bareGet.requestsPerSecond;
+    const ratio = results.read.requestsPerSecond / bareGet.requestsPerSecond;
     console.log(`  signed read / bare handler: ${ratio.toFixed(2)} (target >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
   } finally {
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the last in-flight requests finish
     await bare.stop();
-    await provider.stop();
+    await stopCli(provider.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
