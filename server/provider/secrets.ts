@@ -8,7 +8,7 @@ import type { Db } from './db/database.js';
  * The value stored under `name`, made by `generate` when none is: the first copy to insert wins (ON CONFLICT DO
  * NOTHING), and every copy then reads the same value.
  */
-export async function sharedValue(db: Db, name: string, generate: () => string, now: Date): Promise<string> {
+async function sharedValue(db: Db, name: string, generate: () => string, now: Date): Promise<string> {
   await db.insertInto('service_keys').values({ name, value: generate(), created_at: now.toISOString() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();

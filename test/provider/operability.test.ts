@@ -2,7 +2,7 @@
 // holds a secret, and a graceful stop (the listener's close(), and the kasir-sandbox command on SIGTERM).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +10,8 @@ import { Hono } from 'hono';
 import { listen } from '../../server/common/http-server';
 import { createLogger } from '../../server/common/log';
 import { createProviderApp } from '../../server/provider/app';
+import { resolveProviderConfig } from '../../server/provider/config';
+import { openProvider } from '../../server/provider/main';
 import { bodyOf, errorOf } from '../support/envelope';
 import { createTestProvider, signHeaders, testDatabaseEnv, type TestProvider } from '../support/provider';
 
@@ -40,6 +42,46 @@ describe('probes', () => {
       assert.equal((await gone.app.request('/healthz')).status, 200);
     } finally {
       await gone.close().catch(() => {});
+    }
+  });
+});
+
+describe('the token signing key', () => {
+  it('is kept in the database: a data dir from before has its key file adopted, and every opening after reads it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-key-'));
+    const database = await testDatabaseEnv();
+    try {
+      writeFileSync(join(dataDir, 'jwt-secret'), 'the-key-of-an-older-data-dir\n');
+      const config = resolveProviderConfig({ env: { KASIR_DATA_DIR: dataDir, ...database.env }, scryptN: 2 ** 10 });
+      const first = await openProvider(config);
+      assert.equal(first.jwtSecret, 'the-key-of-an-older-data-dir');
+      rmSync(join(dataDir, 'jwt-secret'));
+      // A restart (or another copy, on PostgreSQL) finds the key in the database, with no file.
+      const second = await openProvider(config);
+      assert.equal(second.jwtSecret, 'the-key-of-an-older-data-dir');
+      await first.db.destroy();
+      await second.db.destroy();
+    } finally {
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('is generated once when there is none, and is the same for openings racing each other', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kasir-key-'));
+    const database = await testDatabaseEnv();
+    try {
+      const config = resolveProviderConfig({ env: { KASIR_DATA_DIR: dataDir, ...database.env }, scryptN: 2 ** 10 });
+      const first = await openProvider(config); // migrates
+      assert.match(first.jwtSecret, /^[\w-]{64}$/);
+      await first.db.deleteFrom('service_keys').where('name', '=', 'jwt_secret').execute();
+      const racing = await Promise.all([openProvider(config), openProvider(config), openProvider(config)]);
+      assert.notEqual(racing[0].jwtSecret, first.jwtSecret, 'a new key');
+      assert.deepEqual(racing.map((d) => d.jwtSecret), [racing[0].jwtSecret, racing[0].jwtSecret, racing[0].jwtSecret]);
+      for (const deps of [first, ...racing]) await deps.db.destroy();
+    } finally {
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -298,6 +298,8 @@ export class WebhookDispatcher {
   }
 }
 
+const MIN_SLEEP_MS = 10;
+
 /** Claimed rows waiting for a connection to their endpoint, and the POSTs to it in flight. */
 interface EndpointQueue { active: number; waiting: Array<() => void> }
 
@@ -391,7 +393,8 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
   const sleepUntilNextDue = async () => {
     const next = await dispatcher.nextDueAt();
     if (stopped || again) return;
-    const delay = next === undefined ? pollIntervalMs : Math.max(0, Math.min(pollIntervalMs, next - Date.now()));
+    // A row due now that the claim did not get is being claimed by another copy (SKIP LOCKED): look again shortly.
+    const delay = next === undefined ? pollIntervalMs : Math.max(MIN_SLEEP_MS, Math.min(pollIntervalMs, next - Date.now()));
     clearTimeout(timer);
     timer = setTimeout(wake, delay);
   };
