@@ -179,7 +179,7 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
   });
 
   it('delivers each webhook once while both copies run', async () => {
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(await createOn(i % 2 ? a : b!));
     const before = receiver.arrivals.length;
     await Promise.all(ids.map((id, i) => call(i % 3 ? a : b!, a.credentials.accessToken, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' })));
