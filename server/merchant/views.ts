@@ -221,7 +221,8 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
 
 function shopperFee(d: UpstreamDeposit, orderAmount: string | undefined): string {
   if (orderAmount) {
-    const fee = new Decimal(d.inputAmount).minus(orderAmount);
+    // A bank transfer's unique code raises the amount but is not a fee.
+    const fee = new Decimal(d.inputAmount).minus(num(d.paymentFiat?.uniqueCode) ?? 0).minus(orderAmount);
     return decimalText(fee.isNegative() ? 0 : fee);
   }
   return decimalText(d.fee?.amount ?? 0);

@@ -70,6 +70,13 @@ describe('merchant views: crypto and bank transfer', () => {
     assert.deepEqual([d.accountNumber, d.accountName], ['1230009876543', 'PT Kasir Sandbox Indonesia']);
   });
 
+  it('does not count a bank transfer\'s unique code as the shopper\'s fee', async () => {
+    const shopperPays = merchantApp(up, { feesPaidBy: 'shopper' });
+    const c = (await call<Envelope<Checkout>>(shopperPays, 'POST', '/api/checkouts', { amount: '100000', currency: 'IDR' })).json.data;
+    const d = (await call<Envelope<Deposit>>(shopperPays, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BRI_TRANSFER' })).json.data;
+    assert.deepEqual([d.amount, d.fee], [String(100000 + Number(d.uniqueCode)), '0']);
+  });
+
   describe('a crypto deposit without the session\'s method at hand', () => {
     const upstream = {
       depositId: 'c1', depositType: 'crypto', inputCurrency: 'USDC-POLYGON', inputAmount: 9.5, outputCurrency: 'IDR', status: 'pending',

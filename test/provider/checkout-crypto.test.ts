@@ -279,6 +279,12 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.deepEqual([w.method.kind, w.amount, w.uniqueCode, w.accountNumber], ['bank', String(150000 + code), String(code), '8730012345']);
     });
 
+    it('does not count the unique code as the shopper\'s fee when the shopper bears the fees', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', outputAmount: 100000 });
+      const w = await dataOf<WidgetDeposit>(await widgetChoose(id, 'BCA_TRANSFER'));
+      assert.deepEqual([w.amount, w.fee], [String(100000 + Number(w.uniqueCode)), '0']);
+    });
+
     it('gives concurrent transfers to one account different codes', async () => {
       const created = await Promise.all(Array.from({ length: 12 }, () => p.bearer('POST', '/v1/deposit/fiat', {
         inputCurrency: 'IDR', inputAmount: 50000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'MANDIRI_TRANSFER',

@@ -65,7 +65,8 @@ export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: Depos
   }
   const method = findPaymentMethod(row.method_code ?? '') ?? PAYMENT_METHODS[0];
   const fiat = paymentFiatOf(row);
-  const fee = feesPaidBy(checkout) === 'merchant' ? money(0) : money(row.input_amount).minus(checkoutAmount(checkout, rates));
+  // The shopper's fee is what the deposit asks on top of the order, less a bank transfer's unique code (not a fee).
+  const fee = feesPaidBy(checkout) === 'merchant' ? money(0) : money(row.input_amount).minus(fiat.uniqueCode ?? 0).minus(checkoutAmount(checkout, rates));
   return {
     id: row.deposit_id,
     checkoutId: checkout.id,
