@@ -46,6 +46,8 @@ return ARGV[1]`;
 
 /** KEYS: claim key. ARGV: token. Deletes the key if it still holds this claim's token. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** KEYS: claim key. ARGV: token, lease ms. Extends the lease if the key still holds this claim's token. */
+const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 const DONE = 'done';
 /** How long a command waits for Redis to (re)connect before failing. */
@@ -119,6 +121,11 @@ export class RedisState implements SharedState {
       return { state: 'claimed', key, token };
     }
     return (await this.client.get(full)) === DONE ? { state: 'done' } : { state: 'busy' };
+  }
+
+  async extend(claim: Claim & { state: 'claimed' }, leaseMs: number): Promise<void> {
+    await this.live();
+    await this.script(EXTEND, [this.prefix + claim.key], [claim.token, String(leaseMs)]);
   }
 
   async finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void> {

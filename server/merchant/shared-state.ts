@@ -43,6 +43,8 @@ export interface SharedState {
   readonly distributed: boolean;
   /** Takes `key` for `leaseMs` (a crashed holder's claim lapses after it). */
   claim(key: string, leaseMs: number): Promise<Claim>;
+  /** Keeps a claim for `leaseMs` more, while its work runs (nothing if it lapsed and another took it). */
+  extend(claim: Claim & { state: 'claimed' }, leaseMs: number): Promise<void>;
   /** The claimed work is done: later claims of the key answer `done` for `ttlMs`. Durable when this resolves. */
   finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void>;
   /** The claimed work failed: the key may be claimed again at once. */
@@ -118,6 +120,11 @@ export class LocalState implements SharedState {
     const token = randomUUID();
     this.pending.set(key, { token, until: t + leaseMs });
     return { state: 'claimed', key, token };
+  }
+
+  async extend(claim: Claim & { state: 'claimed' }, leaseMs: number): Promise<void> {
+    const held = this.pending.get(claim.key);
+    if (held?.token === claim.token) held.until = this.now() + leaseMs;
   }
 
   async finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void> {

@@ -25,16 +25,21 @@ export interface WebhookReceiverOptions {
   log: Logger;
 }
 
-/** A request holding a webhook id or a deposit's hook lets go of it after this long if it never ends (a crash). */
-const WEBHOOK_LEASE_MS = 60_000;
-const HOOK_LEASE_MS = 5 * 60_000;
+/**
+ * A claim on a webhook id or a deposit's hook lapses this long after its holder stopped renewing it (a crash); it is
+ * renewed while the work runs, however long a hook takes.
+ */
+const LEASE_MS = 10_000;
 /** A processed webhook id is remembered longer than the sender retries one (its schedule spans about 3 days). */
 const WEBHOOK_TTL_MS = 4 * 24 * 3600_000;
 /** A deposit's hook is remembered as run longer than anyone may resend its webhooks. */
 const HOOK_TTL_MS = 30 * 24 * 3600_000;
 
-/** How long a request waits for another one holding the same webhook or deposit's hook before answering 503. */
-const BUSY_WAIT_MS = 10_000;
+/**
+ * How long a request waits for another one holding the same webhook or deposit's hook before answering 503: longer
+ * than a lease, so a retry that finds a crashed copy's claim takes it over once it lapses.
+ */
+const BUSY_WAIT_MS = LEASE_MS + 2_000;
 
 /** Another request is processing the same webhook or running the same deposit's hook now: the sender retries. */
 class BusyError extends Error {}
@@ -45,12 +50,21 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
   const { shared } = service;
 
   /** A claim, waiting while another request (on any copy) holds the key: it finishes (done) or lets go (claimed). */
-  const claimWaiting = async (key: string, leaseMs: number): Promise<Claim> => {
+  const claimWaiting = async (key: string): Promise<Claim> => {
     const deadline = Date.now() + BUSY_WAIT_MS;
     for (;;) {
-      const claim = await shared.claim(key, leaseMs);
+      const claim = await shared.claim(key, LEASE_MS);
       if (claim.state !== 'busy' || Date.now() >= deadline) return claim;
       await sleep(25);
+    }
+  };
+  /** Runs `work` while renewing the claim's lease. */
+  const holding = async <T>(claim: Claim & { state: 'claimed' }, work: () => Promise<T>): Promise<T> => {
+    const renew = setInterval(() => void shared.extend(claim, LEASE_MS).catch(() => undefined), LEASE_MS / 3);
+    try {
+      return await work();
+    } finally {
+      clearInterval(renew);
     }
   };
 
@@ -64,12 +78,12 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     const hook = status === 'completed' ? service.hooks.onDepositCompleted : service.hooks.onDepositExpired;
     if (!hook) return;
     const id = deposit.depositId;
-    const claim = await claimWaiting(`hook:${status}:${id}`, HOOK_LEASE_MS);
+    const claim = await claimWaiting(`hook:${status}:${id}`);
     if (claim.state === 'done') return;
     if (claim.state === 'busy') throw new BusyError(`the ${status} hook of ${id} is running`);
     try {
       const saved = await service.savedCheckout(id);
-      await hook({ checkoutId: id, orderId: saved?.orderId, deposit, webhookId });
+      await holding(claim, async () => hook({ checkoutId: id, orderId: saved?.orderId, deposit, webhookId }));
     } catch (err) {
       await shared.release(claim).catch(() => undefined);
       throw err;
@@ -107,7 +121,7 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     // Deduplicated on webhook-id across copies and restarts: processed once, acknowledged every time after.
     let claim: Claim;
     try {
-      claim = await claimWaiting(`webhook:${id}`, WEBHOOK_LEASE_MS);
+      claim = await claimWaiting(`webhook:${id}`);
     } catch (err) {
       options.log.error({ webhookId: id, err: err instanceof Error ? err.message : String(err) }, 'webhook not processed: shared state unreachable (the sender retries)');
       return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
@@ -122,7 +136,8 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       const depositId = deposit?.depositId ?? event.depositId ?? event.orderId;
       if (deposit) {
         await service.deposits.update(await service.view(deposit));
-        if (deposit.status === 'completed' || deposit.status === 'expired') await runHookOnce(deposit.status, deposit, id);
+        const { status } = deposit;
+        if (status === 'completed' || status === 'expired') await holding(claim, () => runHookOnce(status, deposit, id));
       } else if (typeof depositId === 'string') {
         // No deposit in the body: re-read it now (bounded), which updates the cache and wakes listeners.
         service.deposits.invalidate(depositId);

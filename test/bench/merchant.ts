@@ -1,70 +1,118 @@
-// Merchant backend benchmark: widget-API status reads (GET /api/checkouts/:id/deposit) per second with 1,000
-// concurrent clients over real HTTP, next to a bare Hono handler in the same run, and how many calls reached
-// the payment service meanwhile (counted by the backend's instrumented fetch).
-import { mkdtempSync, rmSync } from 'node:fs';
+// Merchant backend benchmark, through the shipped start path: the compiled `kasir-merchant` command
+// (server/merchant/dist/merchant/cli.js, run by `npm run build` first) in its own process, serving widget-API status
+// reads (GET /api/checkouts/:id/deposit) to 1,000 concurrent clients over real HTTP, next to a bare Hono handler in
+// the same run. Measured alone (state in KASIR_DATA_DIR) and, when a Redis is at hand (REDIS_URL or
+// KASIR_TEST_REDIS_URL, e.g. under test/support/with-redis.sh), on Redis. The calls that reached the payment service
+// meanwhile are counted by a pass-through proxy in front of it.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadMerchantConfig } from '../../server/merchant/config';
-import { startMerchant } from '../../server/merchant/server';
+import { join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono } from './support';
 
 const CONNECTIONS = 1000;
+const STATUS_REFRESH_MS = 2000;
+const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
+
+/** Forwards every request to `target`, counting them. */
+async function countingProxy(target: string) {
+  const upstream = new URL(target);
+  let calls = 0;
+  const server = createServer((req, res) => {
+    calls++;
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, get calls() { return calls; }, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function startMerchantProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [BIN], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"url":"(http:[^"]+)"/.exec(out);
+      if (match) resolveUrl(match[1]!.replace('localhost', '127.0.0.1'));
+    });
+    child.once('exit', (code) => reject(new Error(`kasir-merchant exited with ${code}: ${out}`)));
+  });
+  child.stdout.resume();
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
 
 export async function run(): Promise<void> {
+  if (!existsSync(BIN)) {
+    console.log('\nmerchant backend: not built (npm run build); skipped');
+    return;
+  }
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-merchant-'));
   const provider = await startSandbox({ env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 });
-  let upstreamCalls = 0;
-  const countingFetch: typeof fetch = (input, init) => {
-    upstreamCalls++;
-    return fetch(input, init);
-  };
-  const c = provider.credentials;
-  const config = loadMerchantConfig({}, {
-    baseUrl: c.baseUrl.replace('localhost', '127.0.0.1'), checkoutUrl: c.checkoutUrl.replace('localhost', '127.0.0.1'),
-    clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken, webhookSecret: c.webhookSecret,
-    port: 0, host: '127.0.0.1', sandbox: true, checkoutRateLimit: 10_000,
-  });
-  const merchant = await startMerchant({ ...config, fetch: countingFetch });
-  const base = `http://127.0.0.1:${merchant.port}`;
+  const proxy = await countingProxy(provider.credentials.baseUrl.replace('localhost', '127.0.0.1'));
   const bare = await startBareHono();
+  const c = provider.credentials;
+  const redisUrl = process.env.REDIS_URL || process.env.KASIR_TEST_REDIS_URL;
+  const seconds = Number(process.env.BENCH_SECONDS || 5);
   try {
-    // Pending checkouts with a chosen method: what shoppers poll.
-    const ids: string[] = [];
-    for (let i = 0; i < 50; i++) {
-      const created = await fetch(`${base}/api/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: String(100000 + i), currency: 'IDR' }) });
-      const { data } = (await created.json()) as { data: { id: string } };
-      await fetch(`${base}/api/checkouts/${data.id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: i % 2 ? 'QRIS' : 'BCA_VA' }) });
-      ids.push(data.id);
-    }
-    const seconds = Number(process.env.BENCH_SECONDS || 5);
-    console.log(`\nmerchant backend (widget API status reads, ${CONNECTIONS} connections, ${seconds} s each, status refresh ${config.statusRefreshMs} ms)`);
+    console.log(`\nmerchant backend: the compiled kasir-merchant (widget API status reads, ${CONNECTIONS} connections, ${seconds} s each, status refresh ${STATUS_REFRESH_MS} ms)`);
     const bareGet = await load({ url: bare.url, connections: CONNECTIONS });
     printRow('bare Hono GET (yardstick)', bareGet.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${bareGet.p99Ms} ms`);
-
-    const measure = async (label: string, options: Parameters<typeof load>[0], deposits: number) => {
-      const before = upstreamCalls;
-      const result = await load({ connections: CONNECTIONS, ...options });
-      const calls = upstreamCalls - before;
-      const served = result.requestsPerSecond * seconds;
-      printRow(label, result.requestsPerSecond, bareGet.requestsPerSecond,
-        `p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
-      console.log(`  ${''.padEnd(48)} upstream calls ${calls} for ~${served} reads (${deposits} deposit${deposits > 1 ? 's' : ''}; 1 per ${calls ? Math.round(served / calls) : served} reads; bound ${Math.ceil((seconds * 1000) / config.statusRefreshMs + 1) * deposits})`);
-    };
-
-    const one = `/api/checkouts/${ids[0]}/deposit`;
-    await measure('GET /api/checkouts/:id/deposit (one checkout)', { url: base + one }, 1);
-
-    await measure('GET /api/checkouts/:id/deposit (50 checkouts)', {
-      url: base + one,
-      requests: ids.map((id) => ({ method: 'GET', path: `/api/checkouts/${id}/deposit` })),
-    }, ids.length);
-
-    const etag = (await fetch(base + one)).headers.get('etag') ?? '';
-    await measure('GET .../deposit, If-None-Match (304, one checkout)', { url: base + one, headers: { 'if-none-match': etag } }, 1);
+    for (const shared of redisUrl ? [undefined, redisUrl] : [undefined]) {
+      const merchant = await startMerchantProcess({
+        ...process.env, PORT: '0', HOST: '127.0.0.1', KASIR_DATA_DIR: join(dataDir, shared ? 'merchant-redis' : 'merchant'),
+        REDIS_URL: shared ?? '', KASIR_REDIS_PREFIX: `kasir-bench-${Date.now()}:`,
+        KASIR_BASE_URL: proxy.url, KASIR_CHECKOUT_URL: c.checkoutUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret,
+        KASIR_ACCESS_TOKEN: c.accessToken, KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_SANDBOX: 'true',
+        KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: String(STATUS_REFRESH_MS),
+      });
+      const mode = shared ? 'Redis' : 'one process';
+      try {
+        // Pending checkouts with a chosen method: what shoppers poll.
+        const ids: string[] = [];
+        for (let i = 0; i < 50; i++) {
+          const created = await fetch(`${merchant.url}/api/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: String(100000 + i), currency: 'IDR' }) });
+          const { data } = (await created.json()) as { data: { id: string } };
+          await fetch(`${merchant.url}/api/checkouts/${data.id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: i % 2 ? 'QRIS' : 'BCA_VA' }) });
+          ids.push(data.id);
+        }
+        const measure = async (label: string, options: Parameters<typeof load>[0], deposits: number) => {
+          const before = proxy.calls;
+          const result = await load({ connections: CONNECTIONS, ...options });
+          const calls = proxy.calls - before;
+          const served = result.requestsPerSecond * seconds;
+          printRow(`${label}, ${mode}`, result.requestsPerSecond, bareGet.requestsPerSecond,
+            `p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+          console.log(`  ${''.padEnd(48)} upstream calls ${calls} for ~${served} reads (${deposits} deposit${deposits > 1 ? 's' : ''}; bound ${Math.ceil((seconds * 1000) / STATUS_REFRESH_MS + 1) * deposits})`);
+        };
+        const one = `/api/checkouts/${ids[0]}/deposit`;
+        await measure('GET .../deposit (one checkout)', { url: merchant.url + one }, 1);
+        await measure('GET .../deposit (50 checkouts)', {
+          url: merchant.url + one,
+          requests: ids.map((id) => ({ method: 'GET', path: `/api/checkouts/${id}/deposit` })),
+        }, ids.length);
+        const etag = (await fetch(merchant.url + one)).headers.get('etag') ?? '';
+        await measure('GET .../deposit, If-None-Match (304)', { url: merchant.url + one, headers: { 'if-none-match': etag } }, 1);
+      } finally {
+        await merchant.stop();
+      }
+    }
   } finally {
     await bare.stop();
-    await merchant.stop();
+    await proxy.close();
     await provider.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

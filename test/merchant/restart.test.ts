@@ -108,7 +108,7 @@ describe('merchant process without Redis: restart and replay', { skip: !existsSy
     paid = await order();
     unpaid = await order();
     assert.equal((await post(`/api/sandbox/checkouts/${paid.checkoutId}/pay`)).status, 200);
-    firstRun = await waitFor(() => p.hookRuns().find((l) => l.checkoutId === paid.checkoutId));
+    firstRun = (await waitFor(() => p.hookRuns().find((l) => l.checkoutId === paid.checkoutId)))!;
     assert.equal(firstRun.orderId, paid.orderId);
     assert.ok(firstRun.webhookId);
     // Killed at once: nothing flushed on the way out.
@@ -134,7 +134,7 @@ describe('merchant process without Redis: restart and replay', { skip: !existsSy
 
     it('gives the hook of a checkout created before the restart its order', async () => {
       assert.equal((await post(`/api/sandbox/checkouts/${unpaid.checkoutId}/pay`)).status, 200);
-      const run = await waitFor(() => p.hookRuns().find((l) => l.checkoutId === unpaid.checkoutId));
+      const run = (await waitFor(() => p.hookRuns().find((l) => l.checkoutId === unpaid.checkoutId)))!;
       assert.equal(run.orderId, unpaid.orderId);
     });
 
