@@ -1,7 +1,8 @@
 // The views of pending deposits are chunks the element's entry loads when needed, end to end in Chromium against the
 // real `npm start`: the method list loads the entry alone; choosing a method fetches that view's chunk (one file) while
-// the deposit is made; a chunk that fails to load shows the network error and "Try again" recovers; and a page of
-// another origin and path loads the entry and its chunks from the merchant backend.
+// the deposit is made; switching to a method of another kind fetches that kind's chunk; a chunk that fails to load
+// shows the network error and "Try again" recovers; the words of a failure are a chunk of their own, fetched only when
+// one happens; and a page of another origin and path loads the entry and its chunks from the merchant backend.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -121,6 +122,48 @@ describe('the widget\'s lazy views, end to end', () => {
     await waitForState(page, 'pending');
     assert.match((await page.locator('kasir-checkout [part="va-number"]').textContent())!, /^\d{4} \d{4}/);
     assert.equal(failed, 2, 'the chunk was requested again');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('choosing a crypto fetches the crypto chunk; switching to QRIS fetches the QRIS chunk; nothing for the failures', async () => {
+    const { context, page, scripts, problems } = await shopper();
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    await choose(page, 'USDC-POLYGON');
+    await waitForState(page, 'pending');
+    await page.locator('kasir-checkout [part="address"]').waitFor();
+    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'crypto']);
+    await page.locator('kasir-checkout [part="change-method"]').click();
+    await waitForState(page, 'choosing');
+    await choose(page, 'QRIS');
+    await waitForState(page, 'pending');
+    await page.locator('kasir-checkout [part="qr"] svg').waitFor();
+    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'crypto', 'qris']);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('a refused choice fetches the words of failures, then the list is usable again', async () => {
+    const { context, page, scripts, problems } = await shopper();
+    // The backend refuses the choice as it refuses a method it does not offer.
+    await context.route(/\/api\/checkouts\/[^/]+\/deposit$/, (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'Payment method not found' } })
+        : route.continue(),
+    );
+    await page.goto(kasir.url);
+    await waitForState(page, 'choosing');
+    await choose(page, 'ETH-ETHEREUM');
+    await waitForState(page, 'error');
+    const result = page.locator('kasir-checkout [part="result"]');
+    assert.match((await result.textContent())!, /cannot be used for this payment[^]*Payment method not found/);
+    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'crypto', 'failures']);
+    await result.locator('button', { hasText: 'Back to payment methods' }).click();
+    await waitForState(page, 'choosing');
+    await context.unroute(/\/api\/checkouts\/[^/]+\/deposit$/);
+    await choose(page, 'BCA_VA');
+    await waitForState(page, 'pending');
     assert.deepEqual(problems, []);
     await context.close();
   });
