@@ -19,8 +19,6 @@ import type { PendingModule } from './views/view.js';
 export * from './events.js';
 export type * from './types.js';
 
-// Crypto after the fiat methods (DESIGN.md 8).
-const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet', 'crypto'];
 const STORE = 'kasir-checkout:';
 
 const remembered = (key: string) => {
@@ -52,6 +50,8 @@ const VIEWS: Record<MethodKind, () => Promise<PendingModule>> = {
   ewallet: () => import('./views/ewallet.js'),
   crypto: () => import('./views/crypto.js'),
 };
+/** The list's groups, in the order above: crypto after the fiat methods (DESIGN.md 8). */
+const KINDS = Object.keys(VIEWS) as MethodKind[];
 const views: Partial<Record<MethodKind, PendingModule>> = {};
 /**
  * Loads a kind's view (a kind this version does not know is shown as an account). One that fails to load is a network
@@ -355,8 +355,9 @@ export class KasirCheckout extends LitElement {
     if (this.state === 'pending') {
       this.follow ??= new view!.DepositStatusController(this, {
         read: () => this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`),
-        // A read older than the deposit shown (begun before a switch, or a cached 304) is not news.
-        onDeposit: (deposit) => deposit.updatedAt < this.deposit!.updatedAt || (this.deposit = deposit),
+        // A read older than the deposit shown (begun before a switch, or a cached 304), or answered after the element
+        // moved on to another checkout, is not news.
+        onDeposit: (deposit) => deposit.id === this.deposit?.id && deposit.updatedAt >= this.deposit.updatedAt && (this.deposit = deposit),
         onTrouble: (err) => (this.offline = !!err),
         // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
         interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
@@ -462,7 +463,7 @@ export class KasirCheckout extends LitElement {
                         @click=${() => this.pick(m)}
                       >
                         <img src=${m.image} alt="" width="48" height="32" />
-                        <span class="name">${m.symbol ? `${m.symbol} · ${m.networkName}` : m.name}</span>
+                        <span class="name">${m.name}</span>
                         <span class="fee"
                           >${m.code === current ? t.current : !m.available ? t.unavailable : +m.fee ? fill(t.fee, this.money(m.fee, m)) : t.noFee}</span
                         >

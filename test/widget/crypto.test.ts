@@ -67,18 +67,18 @@ describe('<kasir-checkout> crypto', () => {
   });
   afterEach(() => api.uninstall());
 
-  it('lists the cryptos after the fiat methods: symbol and network, the exact token total', async () => {
+  it('lists the cryptos after the fiat methods: name and network, the exact token total with its symbol', async () => {
     const el = await mount();
     await reached(el, 'choosing');
     const groups = [...el.shadowRoot!.querySelectorAll('[role=group] h3')].map(text);
     expect(groups.at(-1)).to.equal('Crypto');
     const buttons = [...el.shadowRoot!.querySelectorAll<HTMLElement>('[part="method"]')];
     expect(buttons.slice(-4).map((b) => b.dataset.method)).to.deep.equal(['ETH-ETHEREUM', 'USDC-POLYGON', 'XLM-STELLAR', 'USDC-STELLAR']);
-    expect(text(method(el, 'ETH-ETHEREUM').querySelector('.name'))).to.equal('ETH · Ethereum');
+    expect(text(method(el, 'ETH-ETHEREUM').querySelector('.name'))).to.equal('Ether (Ethereum)');
     // 18 decimals, digit for digit: a float would give 0.004646153846153847 -> 0.0046461538461538465 or round it.
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.total'))).to.equal('0.004646153846153847 ETH');
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.fee'))).to.equal('Fee 0.000000000000000001 ETH');
-    expect(text(method(el, 'USDC-POLYGON'))).to.contain('USDC · Polygon').and.contain('9.292308 USDC');
+    expect(text(method(el, 'USDC-POLYGON'))).to.contain('USD Coin (Polygon)').and.contain('9.292308 USDC');
     expect(text(method(el, 'XLM-STELLAR').querySelector('.total'))).to.equal('1,234.5678901 XLM');
     expect(text(method(el, 'USDC-STELLAR').querySelector('.total'))).to.equal('9.2923077 USDC');
     await expect(el).to.be.accessible();
@@ -256,7 +256,7 @@ describe('<kasir-checkout> switching method', () => {
     expect(text(part(el, 'amount'))).to.equal('9.292308 USDC');
     expect(await readQr(el)).to.equal(CRYPTO.find((c) => c.code === 'USDC-POLYGON')!.paymentUri);
     expect(api.only.deposit!.expiresAt).to.equal(expiresAt);
-    expect(text(el.shadowRoot!.activeElement)).to.equal('USDC (Polygon)');
+    expect(text(el.shadowRoot!.activeElement)).to.equal('USD Coin (Polygon)');
 
     // And back again to a fiat method: the view of that kind comes back.
     part(el, 'change-method')!.click();

@@ -25,31 +25,32 @@ const USDC_STELLAR_ISSUER = 'GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K
 /** One crypto choice per network kind of DESIGN.md 8, with its deposit's address and wallet payment request. */
 export const CRYPTO: Array<Method & { address: string; paymentUri: string }> = [
   {
-    ...crypto('ETH', 'ETHEREUM', 'Ethereum', 18, '0.004646153846153847', '32500000'),
+    ...crypto('ETH', 'Ether', 'ETHEREUM', 'Ethereum', 18, '0.004646153846153847', '32500000'),
     address: WALLET.evm,
     paymentUri: `ethereum:${WALLET.evm}@1?value=4646153846153847`,
   },
   {
-    ...crypto('USDC', 'POLYGON', 'Polygon', 6, '9.292308', '16250'),
+    ...crypto('USDC', 'USD Coin', 'POLYGON', 'Polygon', 6, '9.292308', '16250'),
     address: WALLET.evm,
     paymentUri: `ethereum:${USDC_POLYGON}@137/transfer?address=${WALLET.evm}&uint256=9292308`,
   },
   {
-    ...crypto('XLM', 'STELLAR', 'Stellar', 7, '1234.5678901', '122.3'),
+    ...crypto('XLM', 'Stellar Lumens', 'STELLAR', 'Stellar', 7, '1234.5678901', '122.3'),
     address: WALLET.stellar,
     paymentUri: `web+stellar:pay?destination=${WALLET.stellar}&amount=1234.5678901`,
   },
   {
-    ...crypto('USDC', 'STELLAR', 'Stellar', 7, '9.2923077', '16250'),
+    ...crypto('USDC', 'USD Coin', 'STELLAR', 'Stellar', 7, '9.2923077', '16250'),
     address: WALLET.stellar,
     paymentUri: `web+stellar:pay?destination=${WALLET.stellar}&amount=9.2923077&asset_code=USDC&asset_issuer=${USDC_STELLAR_ISSUER}`,
   },
 ];
 
-function crypto(symbol: string, network: string, networkName: string, decimals: number, total: string, rate: string): Method {
+function crypto(symbol: string, token: string, network: string, networkName: string, decimals: number, total: string, rate: string): Method {
   const code = `${symbol}-${network}`;
   const fee = `0.${'0'.repeat(decimals - 1)}1`;
-  return { kind: 'crypto', code, name: `${symbol} (${networkName})`, image: LOGO, currency: code, fee, total, available: true, symbol, network, networkName, decimals, exchangeRate: { from: code, to: 'IDR', rate } };
+  // Named as the payment service names them: the token and its network ("USD Coin (Polygon)").
+  return { kind: 'crypto', code, name: `${token} (${networkName})`, image: LOGO, currency: code, fee, total, available: true, symbol, network, networkName, decimals, exchangeRate: { from: code, to: 'IDR', rate } };
 }
 
 const METHODS: Method[] = [
