@@ -6,16 +6,20 @@ import { createStorefront } from './storefront.js';
 
 export async function listenStorefront(options: MerchantServerOptions): Promise<RunningMerchant> {
   const log = options.logger ?? createLogger('kasir-demo');
+  // A paid order is recorded before the webhook is acknowledged, as a shop's database write would be: these lines go
+  // straight to stdout (synchronous for files and pipes on Linux), not through the request log's buffer, which a
+  // killed process loses.
+  const orders = createLogger('kasir-demo', { destination: process.stdout });
   const merchant = await startMerchant(options, createStorefront({
     ...options,
     logger: log,
     distDir: process.env.KASIR_DIST_DIR,
     // A real shop marks its order paid here (and ships it); the demo logs it.
     onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId }) => {
-      log.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+      orders.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
     },
     onDepositExpired: ({ checkoutId, orderId, webhookId }) => {
-      log.info({ checkoutId, orderId, webhookId }, 'deposit expired');
+      orders.info({ checkoutId, orderId, webhookId }, 'deposit expired');
     },
   }));
   log.info({ url: merchant.url, redis: !!options.redisUrl }, `demo shop on ${merchant.url} (also /react/ and /vue/), widget API on ${merchant.url}/api`);

@@ -21,6 +21,9 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 }
 
 const log = createLogger('kasir-merchant');
+// Completions go straight to stdout (synchronous for files and pipes), not through the log's buffer: a killed
+// process must not lose the line of a hook that ran.
+const completions = createLogger('kasir-merchant', { destination: process.stdout });
 let options;
 try {
   options = loadMerchantConfig();
@@ -33,7 +36,7 @@ const merchant = await startMerchant({
   ...options,
   logger: log,
   onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId }) => {
-    log.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+    completions.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
   },
 }).catch((err: NodeJS.ErrnoException) => {
   console.error(`[kasir-merchant] cannot listen on port ${options.port}: ${err.code ?? err.message}`);
