@@ -5,41 +5,11 @@
 // with KASIR_LOG_LEVEL=silent, to show what the request log costs.
 // Each figure is the best of BENCH_ROUNDS (default 2) alternating rounds after a short warm-up, so a
 // burst of other work on the machine does not decide a ratio.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signedRequestHeaders } from '../../server/common/request-signing';
-import type { SandboxCredentials } from '../../server/provider/seed';
-import { load, printRow, startBareHono, type LoadOptions, type LoadResult } from './support';
-
-const CLI = 'server/provider/dist/provider/cli.js';
-
-/** The compiled kasir-sandbox on a spare port in `dataDir`; resolves once it listens. */
-async function startCli(dataDir: string, logLevel: string): Promise<{ child: ChildProcess; base: string; credentials: SandboxCredentials }> {
-  const child = spawn(process.execPath, [CLI], {
-    env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', PROVIDER_HOST: '127.0.0.1', KASIR_SCRYPT_N: '4096', KASIR_SWEEP_INTERVAL_MS: '60000', KASIR_LOG_LEVEL: logLevel, DATABASE_URL: process.env.BENCH_DATABASE_URL },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`kasir-sandbox exited with ${code}: ${out}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (out.length < 10_000) out += chunk.toString();
-      const m = /sandbox on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1].replace('localhost', '127.0.0.1'));
-    });
-  });
-  child.stdout!.resume(); // the request lines go nowhere, as to a log shipper that keeps up
-  return { child, base, credentials: JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials };
-}
-
-async function stopCli(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
+import { load, printRow, startBareHono, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
 
 /** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
 async function bestOf(scenarios: Record<string, () => LoadOptions>, rounds: number): Promise<Record<string, LoadResult>> {
@@ -57,7 +27,7 @@ async function bestOf(scenarios: Record<string, () => LoadOptions>, rounds: numb
 export async function run(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS || 2);
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-'));
-  let provider = await startCli(dataDir, 'info');
+  let provider = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'info' });
   const bare = await startBareHono();
   const { clientId, clientSecret, accessToken } = provider.credentials;
   try {
@@ -85,8 +55,8 @@ export async function run(): Promise<void> {
       }),
     }, rounds);
     // The same read with the request log off: the log's cost on the hot path.
-    await stopCli(provider.child);
-    provider = await startCli(dataDir, 'silent');
+    await provider.stop();
+    provider = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'silent' });
     const quiet = await bestOf({ bareGet: () => ({ url: bare.url }), read }, rounds);
 
     const { bareGet, barePost, create } = results;
@@ -101,7 +71,7 @@ export async function run(): Promise<void> {
   } finally {
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the last in-flight requests finish
     await bare.stop();
-    await stopCli(provider.child);
+    await provider.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

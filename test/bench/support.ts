@@ -2,10 +2,13 @@
 // started in the same process as the servers measured, as the yardstick every figure is compared with.
 import { serve } from '@hono/node-server';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
+import type { SandboxCredentials } from '../../server/provider/seed';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -78,4 +81,40 @@ export async function startBareHono(): Promise<{ url: string; stop(): Promise<vo
 export function printRow(label: string, rps: number, baseline: number, extra = '') {
   const ratio = baseline ? (rps / baseline).toFixed(2) : 'n/a';
   console.log(`  ${label.padEnd(48)} ${String(rps).padStart(8)} req/s   ${ratio}x of bare Hono${extra ? `   ${extra}` : ''}`);
+}
+
+const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
+
+/**
+ * The payment service as it ships: the compiled kasir-sandbox command (`npm run bench` builds first) in its own
+ * process, on a spare port in `dataDir`, its stdout (the JSON log) read and dropped as a log shipper would. `env` adds
+ * to the bench's environment (KASIR_LOG_LEVEL, ...); BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL.
+ */
+export async function startSandboxCommand(dataDir: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [SANDBOX_COMMAND], {
+    env: {
+      ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', PROVIDER_HOST: '127.0.0.1', KASIR_SCRYPT_N: '4096',
+      KASIR_SWEEP_INTERVAL_MS: '60000', DATABASE_URL: process.env.BENCH_DATABASE_URL, ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`kasir-sandbox exited with ${code}: ${out}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (out.length < 10_000) out += chunk.toString();
+      const m = /sandbox on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1].replace('localhost', '127.0.0.1'));
+    });
+  });
+  return {
+    base,
+    credentials: JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials,
+    /** SIGTERM, as an operator stops it; resolves once it exited. */
+    async stop(): Promise<void> {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

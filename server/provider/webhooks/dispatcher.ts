@@ -138,12 +138,14 @@ export class WebhookDispatcher {
   private readonly batchSize: number;
   private readonly stopController = new AbortController();
   private readonly sender: WebhookSender;
+  private readonly maxWriters: number;
 
   constructor(private readonly deps: ProviderDeps, private readonly options: DispatcherOptions = {}) {
     this.schedule = options.scheduleMs ?? RETRY_SCHEDULE_MS;
     this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
     this.leaseMs = this.timeoutMs + (options.leaseMarginMs ?? 5_000);
     this.batchSize = options.batchSize ?? 100;
+    this.maxWriters = engineOf(deps.db) === 'postgres' ? 4 : 1;
     this.sender = new WebhookSender({
       maxSocketsPerEndpoint: options.perEndpoint ?? 32,
       // Sandbox mode delivers to localhost (the demo's merchant backend); a real service only to public addresses.
@@ -259,17 +261,19 @@ export class WebhookDispatcher {
   }
 
   private outcomes: Array<{ outcome: Outcome; done: () => void; failed: (err: unknown) => void }> = [];
-  private recording = false;
+  private writers = 0;
 
   /**
    * Records an attempt and its outcome. Attempts that end while a write is under way are recorded together in the
    * next one: one transaction for a batch, not one per delivery, which is what lets a copy record thousands a second.
+   * PostgreSQL takes a few batches at once (each on its own pooled connection, so a round trip's wait overlaps the
+   * next); SQLite has one connection, so one.
    */
   private record(outcome: Outcome): Promise<void> {
     return new Promise<void>((done, failed) => {
       this.outcomes.push({ outcome, done, failed });
-      if (this.recording) return;
-      this.recording = true;
+      if (this.writers >= this.maxWriters) return;
+      this.writers++;
       // After the current I/O phase: the attempts whose answers arrived in it go in the same transaction.
       setImmediate(() => void this.writeOutcomes());
     });
@@ -285,7 +289,7 @@ export class WebhookDispatcher {
         for (const b of batch) b.failed(err);
       }
     }
-    this.recording = false;
+    this.writers--;
   }
 
   /** When the next pending row falls due (epoch ms), if any. */
