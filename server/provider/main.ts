@@ -81,9 +81,10 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
     });
   }
   try {
+    const logger = createLogger('kasir-sandbox', { level: config.logLevel });
     return {
-      db, config, jwtSecret: await loadJwtSecret(db, config.dataDir, now()), now, logger: createLogger('kasir-sandbox', { level: config.logLevel }),
-      mailer: createMailer(config, db, now), caches: createProviderCaches(),
+      db, config, jwtSecret: await loadJwtSecret(db, config.dataDir, now()), now, logger,
+      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(),
     };
   } catch (err) {
     await db.destroy();

@@ -11,6 +11,7 @@ import { listen } from '../../server/common/http-server';
 import { createLogger } from '../../server/common/log';
 import { createProviderApp } from '../../server/provider/app';
 import { resolveProviderConfig } from '../../server/provider/config';
+import { createMailer } from '../../server/provider/mail/mailer';
 import { openProvider } from '../../server/provider/main';
 import { bodyOf, errorOf } from '../support/envelope';
 import { createTestProvider, signHeaders, testDatabaseEnv, type TestProvider } from '../support/provider';
@@ -139,6 +140,37 @@ describe('request logs', () => {
     assert.equal(careless.password, '[redacted]');
     assert.equal(careless.clientSecret, '[redacted]');
     assert.deepEqual(careless.account, { accountNumber: '[redacted]', otp: '[redacted]' });
+  });
+});
+
+describe('the mail log', () => {
+  /** A login on a service whose logger writes to `lines`; the OTP it mailed. */
+  async function loginLogged(sandbox: boolean) {
+    const p = await createTestProvider({ sandbox });
+    const lines: string[] = [];
+    try {
+      const logger = createLogger('kasir-sandbox', { level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+      const app = createProviderApp({ ...p.deps, logger, mailer: createMailer(p.deps.config, p.deps.db, p.deps.now, logger) });
+      const res = await app.request('/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: p.creds.email, password: p.creds.password }) });
+      assert.equal(res.status, 200);
+      const mail = await p.deps.db.selectFrom('sandbox_mailbox').select('code').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      return { log: lines.join(''), code: mail.code! };
+    } finally {
+      await p.close();
+    }
+  }
+
+  it('outside sandbox mode without SMTP, says mail was not sent, with neither the code nor the full address', async () => {
+    const { log, code } = await loginLogged(false);
+    assert.match(log, /mail kept in the sandbox mailbox, not sent/);
+    assert.ok(!log.includes(code), 'the OTP is in the log');
+    assert.ok(!log.includes('merchant@sandbox.kasir.test'), 'the address is in the log');
+  });
+
+  it('in sandbox mode, prints the sandbox mail with its code (DESIGN.md: the sandbox mailbox is printed to the log)', async () => {
+    const { log, code } = await loginLogged(true);
+    assert.match(log, /"msg":"sandbox mailbox"/);
+    assert.ok(log.includes(code));
   });
 });
 

@@ -1,4 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from '../../common/log.js';
 import type { Db } from '../db/database.js';
 import type { ProviderConfig } from '../config.js';
 import { newRecordId } from '../ids.js';
@@ -26,8 +27,12 @@ function maskEmail(email: string): string {
   return `${local[0]}${'*'.repeat(Math.max(1, local.length - 2))}${local.length > 1 ? local[local.length - 1] : ''}${email.slice(at)}`;
 }
 
-/** The sandbox mailbox: mail is kept in the database and announced in the log. */
-function mailboxMailer(db: Db, now: () => Date, log: (line: string) => void = (line) => console.log(line)): Mailer {
+/**
+ * The sandbox mailbox: mail is kept in the database and announced in the log. In sandbox mode the line carries the
+ * subject, and so the code (DESIGN.md: the sandbox prints its mail to the log; a sandbox OTP, never a password or
+ * secret). Outside sandbox mode without SMTP, the line only says that mail went nowhere, with the address masked.
+ */
+function mailboxMailer(db: Db, now: () => Date, logger: Logger, sandbox: boolean): Mailer {
   return {
     async send(mail) {
       await db.insertInto('sandbox_mailbox').values({
@@ -38,26 +43,27 @@ function mailboxMailer(db: Db, now: () => Date, log: (line: string) => void = (l
       if (Math.random() < 0.01) {
         await db.deleteFrom('sandbox_mailbox').where('created_at', '<', new Date(now().getTime() - 24 * 3600_000).toISOString()).execute();
       }
-      // DESIGN.md: without SMTP the sandbox prints its mail to the log (a sandbox OTP, never a password or secret).
-      log(`[mailbox] to ${mail.to}: ${mail.subject}${mail.code ? ` (code ${mail.code})` : ''}`);
+      if (sandbox) logger.info({ to: mail.to, subject: mail.subject }, 'sandbox mailbox');
+      else logger.warn({ to: maskEmail(mail.to) }, 'mail kept in the sandbox mailbox, not sent: set SMTP_URL to send it');
     },
   };
 }
 
 /** SMTP through nodemailer. Sends in the background so a request never waits on (or reveals) the mail server. */
-function smtpMailer(smtpUrl: string, transporter: Transporter = nodemailer.createTransport(smtpUrl)): Mailer {
+function smtpMailer(smtpUrl: string, logger: Logger, transporter: Transporter = nodemailer.createTransport(smtpUrl)): Mailer {
   return {
     async send(mail) {
       transporter.sendMail({ from: FROM, to: mail.to, subject: mail.subject, text: mail.text }).catch((err: unknown) => {
-        console.error(`[mail] could not send "${mail.subject}" to ${maskEmail(mail.to)}:`, err instanceof Error ? err.message : 'error');
+        // Neither the subject (it may hold a code) nor the full address.
+        logger.error({ to: maskEmail(mail.to), err: err instanceof Error ? err.message : 'error' }, 'could not send mail');
       });
     },
   };
 }
 
 /** The mailer the configuration asks for (one per service, deps.mailer): SMTP when SMTP_URL is set, else the sandbox mailbox. */
-export function createMailer(config: ProviderConfig, db: Db, now: () => Date): Mailer {
-  return config.smtpUrl ? smtpMailer(config.smtpUrl) : mailboxMailer(db, now);
+export function createMailer(config: ProviderConfig, db: Db, now: () => Date, logger: Logger): Mailer {
+  return config.smtpUrl ? smtpMailer(config.smtpUrl, logger) : mailboxMailer(db, now, logger, config.sandbox);
 }
 
 export function otpMail(to: string, code: string, purpose: 'register' | 'login', minutes: number): OutgoingMail {
