@@ -78,6 +78,8 @@ export class FakeApi {
   checkouts = new Map<string, Checkout>();
   /** When set, GET .../deposit answers wait until `release()`. */
   hold = false;
+  /** With `hold`: a held answer is the deposit as it was when the request was made (a slow network), not as it is. */
+  lagging = false;
   /** When set, every request fails with this HTTP status (0: a network error). */
   failWith: number | null = null;
   /** The message of those failures. */
@@ -188,7 +190,11 @@ export class FakeApi {
         c.deposit = this.deposit(c, choice);
         return this.json(201, { statusCode: 201, message: 'Created', data: this.fresh(c.deposit) });
       }
-      if (this.hold) await new Promise<void>((go) => this.held.push(go));
+      if (this.hold) {
+        const then = this.lagging && c.deposit;
+        await new Promise<void>((go) => this.held.push(go));
+        if (then) return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(then) });
+      }
       if (!c.deposit) return this.json(404, { statusCode: 404, error: 'Not Found', message: 'No deposit yet' });
       const etag = `"${c.deposit.status}-${c.deposit.updatedAt}"`;
       if (headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers: { etag } });
