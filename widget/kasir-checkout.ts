@@ -74,8 +74,9 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
 /**
  * An embeddable checkout: the shopper chooses a payment method (virtual account, bank transfer, QRIS, e-wallet,
  * crypto), sees what to pay and how, may go back and switch to another method while the deposit is pending, and the
- * element follows the deposit (server-sent events when offered, else polling) until it is completed or expired. It speaks the widget API (widget/WIDGET-API.md) at `endpoint`, holds no secret, and
- * resumes the same checkout and deposit after a reload (a finished one is not replayed: the next order starts afresh).
+ * element follows the deposit (server-sent events when offered, else polling) until it is completed or expired. It
+ * speaks the widget API (widget/WIDGET-API.md) at `endpoint`, holds no secret, and resumes the same checkout and
+ * deposit after a reload (a finished one is not replayed: the next order starts afresh).
  *
  * @summary A payment checkout for virtual accounts, bank transfers, QRIS, e-wallets and crypto.
  *
@@ -304,8 +305,9 @@ export class KasirCheckout extends LitElement {
   }
 
   /**
-   * What failed, in the shopper's words (chosen by the kind of failure, never the server's text), what the
-   * shopper can do about it, and the server's own message and status for the shop's developers.
+   * What failed, in the shopper's words (chosen by the kind of failure; the server's text is shown only below a
+   * refused choice, whose 400 explains it), what the shopper can do about it, and the server's own message and status
+   * for the shop's developers.
    */
   private failure(): { text: string; action?: 'retry' | 'restart' | 'back'; message: string; status?: number } | null {
     const { t, failed: err } = this;
