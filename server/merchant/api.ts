@@ -12,7 +12,7 @@ import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
 import { resolveMerchantConfig, type KasirApiOptions, type MerchantConfig } from './config.js';
 import { checkoutIdParam, isJsonType, jsonBody, ok, requireJsonType, widgetApiRoutes } from '../common/widget-api.js';
-import { ApiError, errorBody, onError, onNotFound } from './http.js';
+import { ApiError, errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
 import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
@@ -33,6 +33,8 @@ export interface ServerOrder {
 export type KasirApi = Hono & {
   /** The checked settings the API runs on. */
   readonly config: MerchantConfig;
+  /** Where it logs (`options.logger`, else silent unless KASIR_LOG_LEVEL is set). */
+  readonly log: Logger;
   /** The backend's logic behind the routes (status cache, payment-service client). */
   readonly service: MerchantService;
   /**
@@ -73,7 +75,7 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
   const app = kasirRoutes(options);
   // Errors and unknown paths in the envelope wherever a shop mounts it (a mounted app's notFound is not used, so a
   // last catch-all answers them).
-  app.onError(onError);
+  app.onError(errorHandler(app.log));
   app.notFound(onNotFound);
   app.all('*', onNotFound);
   return app;
@@ -257,6 +259,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   };
   return Object.assign(app, {
     config,
+    log,
     service,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
     ready,

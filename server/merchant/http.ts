@@ -1,5 +1,6 @@
 // The one place the merchant backend's thrown errors are shaped into the envelope, payment-service failures included.
 import type { ErrorHandler } from 'hono';
+import type { Logger } from '../common/log.js';
 import { ApiError, errorBody, expectedErrorBody, STATUS_LABELS } from '../common/errors.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
@@ -11,18 +12,18 @@ export { ApiError, errorBody, onNotFound } from '../common/errors.js';
  * request ("Payment method not found") and pass through; a refusal of the shop's credentials or a failure of the
  * service itself is the shop's problem and says so without details (which go to the log).
  */
-function fromUpstream(err: unknown): ApiError | undefined {
+function fromUpstream(err: unknown, log: Logger): ApiError | undefined {
   if (err instanceof PaymentServiceUnavailableError) {
-    console.error(`[merchant] ${err.message}`);
+    log.error({ err: err.message }, 'payment service unavailable');
     return new ApiError(503, 'The payment service is unavailable; please try again shortly');
   }
   if (err instanceof PaymentServiceError) {
     if (err.isAuth) {
-      console.error(`[merchant] payment service refused the shop's credentials on ${err.call}: ${err.statusCode} ${err.message}`);
+      log.error({ call: err.call, status: err.statusCode, err: err.message }, "payment service refused the shop's credentials");
       return new ApiError(502, "The payment service refused this shop's request; the shop has been notified");
     }
     if (err.statusCode >= 500) {
-      console.error(`[merchant] payment service failed on ${err.call}: ${err.statusCode} ${err.message}`);
+      log.error({ call: err.call, status: err.statusCode, err: err.message }, 'payment service failed');
       return new ApiError(502, 'The payment service failed; please try again shortly');
     }
     const status = (STATUS_LABELS[err.statusCode] ? err.statusCode : 400) as ContentfulStatusCode;
@@ -31,9 +32,12 @@ function fromUpstream(err: unknown): ApiError | undefined {
   return undefined;
 }
 
-export const onError: ErrorHandler = (err, c) => {
-  const body = expectedErrorBody(fromUpstream(err) ?? err);
-  if (body) return c.json(body, body.statusCode as ContentfulStatusCode);
-  console.error(`[merchant] ${c.req.method} ${new URL(c.req.url).pathname} failed:`, err instanceof Error ? err.stack ?? err.message : err);
-  return c.json(errorBody(500, 'Internal server error'), 500);
-};
+/** The backend's error handler: the envelope for the client, the details (never a secret) for the log. */
+export function errorHandler(log: Logger): ErrorHandler {
+  return (err, c) => {
+    const body = expectedErrorBody(fromUpstream(err, log) ?? err);
+    if (body) return c.json(body, body.statusCode as ContentfulStatusCode);
+    log.error({ method: c.req.method, path: c.req.path, err }, 'request failed');
+    return c.json(errorBody(500, 'Internal server error'), 500);
+  };
+}

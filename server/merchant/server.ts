@@ -6,7 +6,7 @@ import { listen } from '../common/http-server.js';
 import { createLogger, requestLogging, type Logger } from '../common/log.js';
 import { healthRoutes, kasirRoutes, type KasirApi } from './api.js';
 import type { MerchantServerOptions } from './config.js';
-import { onError, onNotFound } from './http.js';
+import { errorHandler, onNotFound } from './http.js';
 import { widgetScriptRoutes } from './widget-script.js';
 
 export type MerchantApp = Hono & { api: KasirApi; log: Logger };
@@ -20,7 +20,7 @@ export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
   const api = kasirRoutes({ ...options, logger: log });
   const app = new Hono();
   app.use('*', requestLogging(log));
-  app.onError(onError);
+  app.onError(errorHandler(log));
   app.notFound(onNotFound);
   app.route('/', healthRoutes(api.ready, log));
   app.route('/api', api);

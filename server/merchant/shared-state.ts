@@ -79,6 +79,12 @@ export function supersedes(current: StoredDeposit | null | undefined, next: Stor
   return Date.parse(next.updatedAt) >= Date.parse(current.updatedAt);
 }
 
+/**
+ * Most entries of each kind one process keeps (the oldest go first): a million webhook ids is days of a busy shop's
+ * traffic; beyond that, run on Redis.
+ */
+const MAX_ENTRIES = 1_000_000;
+
 interface Entry<T> {
   value: T;
   expiresAt: number;
@@ -177,8 +183,15 @@ export class LocalState implements SharedState {
 
   private apply(line: Line) {
     if (line.x <= this.now()) return;
-    if ('k' in line) this.done.set(line.k, line.x);
-    else this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
+    if ('k' in line) {
+      this.done.delete(line.k);
+      this.done.set(line.k, line.x);
+      if (this.done.size > MAX_ENTRIES) this.done.delete(this.done.keys().next().value!);
+    } else {
+      this.checkouts.delete(line.c);
+      this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
+      if (this.checkouts.size > MAX_ENTRIES) this.checkouts.delete(this.checkouts.keys().next().value!);
+    }
   }
 
   /** What the file must hold: every unexpired entry (dropping the expired ones from memory too). */
