@@ -416,7 +416,7 @@ export class KasirCheckout extends LitElement {
         return html`<div part="result" class="result bad" role="alert">
           <h2 tabindex="-1">${t.errorTitle}</h2>
           <p>${text}</p>
-          ${action == 'back' ? html`<p class="fee">${message}</p>` : nothing}
+          ${action == 'back' ? html`<small>${message}</small>` : nothing}
           ${action ? html`<button class="primary" @click=${action == 'retry' ? this.again : this[action]}>${t[action]}</button>` : nothing}
         </div>`;
       }
