@@ -163,7 +163,18 @@ describe('<kasir-checkout> crypto', () => {
     });
   }
 
-  it('a QR that is not the payment request fails the decoding check', async () => {
+  it('shows the rate of a converted fiat payment too (a virtual account), digit for digit', async () => {
+    const el = await mount();
+    await choose(el, 'BCA_VA');
+    expect(!part(el, 'rate'), 'no rate for a payment in the order\'s currency').to.be.true;
+    const deposit = api.only.deposit!;
+    Object.assign(deposit, { exchangeRate: { from: 'USD', to: 'IDR', rate: '16250.125' }, updatedAt: new Date(Date.parse(deposit.updatedAt) + 1).toISOString() });
+    part(el, 'check-now')!.click();
+    await waitUntil(() => part(el, 'rate'), 'the rate row');
+    expect(text(part(el, 'rate')!.querySelector('strong'))).to.equal('1 USD = 16,250.125 IDR');
+  });
+
+    it('a QR that is not the payment request fails the decoding check', async () => {
     // The check above can fail: another request's code does not read as this one.
     const el = await mount();
     await choose(el, 'USDC-POLYGON');
