@@ -174,6 +174,31 @@ describe('<kasir-checkout> crypto', () => {
     expect(text(part(el, 'rate')!.querySelector('strong'))).to.equal('1 USD = 16,250.125 IDR');
   });
 
+    it('shows the address and amount without a QR code when the backend sends no payment request', async () => {
+    const el = await mount();
+    await reached(el, 'choosing');
+    // As a merchant backend does whose service does not say the token's chain: address, no paymentUri.
+    const original = window.fetch;
+    window.fetch = async (...args: Parameters<typeof fetch>) => {
+      const res = await original(...args);
+      if (!String(args[0]).endsWith('/deposit')) return res;
+      const body = await res.json();
+      if (body.data) delete body.data.paymentUri;
+      return new Response(JSON.stringify(body), { status: res.status, headers: res.headers });
+    };
+    try {
+      await choose(el, 'USDC-POLYGON');
+      expect(!part(el, 'qr'), 'no code').to.be.true;
+      expect(text(part(el, 'address'))).to.equal(WALLET.evm);
+      expect(text(part(el, 'amount'))).to.equal('9.292308 USDC');
+      const steps = [...part(el, 'instructions')!.querySelectorAll('li')].map(text);
+      expect(steps[1]).to.equal('Send exactly the amount to the address.');
+      await expect(el).to.be.accessible();
+    } finally {
+      window.fetch = original;
+    }
+  });
+
     it('a QR that is not the payment request fails the decoding check', async () => {
     // The check above can fail: another request's code does not read as this one.
     const el = await mount();

@@ -1,5 +1,6 @@
 // The pending screen of a crypto deposit (DESIGN.md 8): the network with a warning to send on it only, the wallet
-// payment request as a QR code (the server builds its text), the address and the exact token amount, each to copy,
+// payment request as a QR code (the server builds its text; a backend that cannot build it sends none, and there is
+// no code), the address and the exact token amount, each to copy,
 // the rate it is priced at, and the steps.
 import { copyButton, copyStyles } from './copy.js';
 import { frameStyles, screen } from './pending.js';
@@ -45,6 +46,7 @@ const words = {
       'Scan this code, or send exactly the amount to the address.',
       'This page updates by itself once the payment arrives.',
     ],
+    sendStep: 'Send exactly the amount to the address.',
   },
   id: {
     network: 'Jaringan: {0}',
@@ -59,6 +61,7 @@ const words = {
       'Pindai kode ini, atau kirim tepat sejumlah itu ke alamat tersebut.',
       'Halaman ini diperbarui otomatis setelah pembayaran diterima.',
     ],
+    sendStep: 'Kirim tepat sejumlah itu ke alamat tersebut.',
   },
 };
 
@@ -66,10 +69,11 @@ const crypto: View = (k) => {
   const { html, fill, d, amount, steps } = k;
   const t = words[k.loc];
   const network = d.networkName || d.network || '';
+  const [open, scan, wait] = t.steps;
   return html`<p part="network" role="note">
       <strong>${fill(t.network, network)}</strong> ${fill(t.warning, d.symbol!, network)}
     </p>
-    ${qrFigure(k, d.paymentUri!, fill(t.qrLabel, amount))}
+    ${d.paymentUri ? qrFigure(k, d.paymentUri, fill(t.qrLabel, amount)) : k.nothing}
     <dl>
       <div>
         <dt>${t.address}</dt>
@@ -80,6 +84,6 @@ const crypto: View = (k) => {
         <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${rateRow(k)} ${steps(t.steps.map((step) => fill(step, d.method.name, network)))}`;
+    ${rateRow(k)} ${steps([fill(open, d.method.name, network), d.paymentUri ? scan : t.sendStep, wait])}`;
 };
 export default screen(crypto);
