@@ -2,7 +2,7 @@
 // started in the same process as the servers measured, as the yardstick every figure is compared with.
 import { serve } from '@hono/node-server';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -87,34 +87,38 @@ const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
 
 /**
  * The payment service as it ships: the compiled kasir-sandbox command (`npm run bench` builds first) in its own
- * process, on a spare port in `dataDir`, its stdout (the JSON log) read and dropped as a log shipper would. `env` adds
- * to the bench's environment (KASIR_LOG_LEVEL, ...); BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL.
+ * process, on a spare port in `dataDir`, its stdout (the JSON log) going to a file there, as to a log file or a
+ * collector's pipe (read by no process of the bench, which would compete for the cores). `env` adds to the bench's
+ * environment (KASIR_LOG_LEVEL, ...); BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL.
  */
 export async function startSandboxCommand(dataDir: string, env: Record<string, string> = {}) {
+  const logFile = join(dataDir, `stdout-${Date.now()}.log`);
+  const fd = openSync(logFile, 'w');
   const child = spawn(process.execPath, [SANDBOX_COMMAND], {
     env: {
       ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', PROVIDER_HOST: '127.0.0.1', KASIR_SCRYPT_N: '4096',
       KASIR_SWEEP_INTERVAL_MS: '60000', DATABASE_URL: process.env.BENCH_DATABASE_URL, ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', fd, 'inherit'],
   });
-  let out = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`kasir-sandbox exited with ${code}: ${out}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (out.length < 10_000) out += chunk.toString();
-      const m = /sandbox on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1].replace('localhost', '127.0.0.1'));
-    });
-  });
+  closeSync(fd);
+  let exited = false;
+  child.once('exit', () => { exited = true; });
+  let base: string | undefined;
+  for (let waited = 0; !base; waited += 50) {
+    if (exited || waited > 30_000) throw new Error(`kasir-sandbox did not start: ${readFileSync(logFile, 'utf8').slice(0, 2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    base = /sandbox on (http:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1].replace('localhost', '127.0.0.1');
+  }
   return {
     base,
     credentials: JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials,
     /** SIGTERM, as an operator stops it; resolves once it exited. */
     async stop(): Promise<void> {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if (exited) return;
+      const done = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await exited;
+      await done;
     },
   };
 }
