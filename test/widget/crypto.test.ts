@@ -260,7 +260,6 @@ describe('<kasir-checkout> switching method', () => {
     const el = await mount();
     await choose(el, 'BCA_VA');
     const id = api.only.id;
-    const expiresAt = api.only.deposit!.expiresAt;
     expect(text(part(el, 'va-number'))).to.equal('8808 1234 5678 9012');
 
     part(el, 'change-method')!.focus();
@@ -291,7 +290,8 @@ describe('<kasir-checkout> switching method', () => {
     expect(text(part(el, 'address'))).to.equal(WALLET.evm);
     expect(text(part(el, 'amount'))).to.equal('9.292308 USDC');
     expect(await readQr(el)).to.equal(CRYPTO.find((c) => c.code === 'USDC-POLYGON')!.paymentUri);
-    expect(api.only.deposit!.expiresAt).to.equal(expiresAt);
+    // The new method's window runs from the switch: the countdown follows it.
+    expect(text(part(el, 'countdown'))).to.match(/^Pay within\s*(59:5\d|1:00:00)/);
     expect(text(el.shadowRoot!.activeElement)).to.equal('USD Coin (Polygon)');
 
     // And back again to a fiat method: the view of that kind comes back.

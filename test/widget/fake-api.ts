@@ -183,7 +183,8 @@ export class FakeApi {
           if (c.deposit.status !== 'pending') return refused('The deposit is no longer pending');
           if (Date.parse(c.expiresAt) <= this.now) return refused('The checkout is closed: the payment method can no longer be changed');
           const before = Date.parse(c.deposit.updatedAt);
-          c.deposit = { ...this.deposit(c, choice), expiresAt: c.deposit.expiresAt };
+          // The new method's window runs from the switch (WIDGET-API.md).
+          c.deposit = this.deposit(c, choice);
           c.deposit.updatedAt = new Date(Math.max(this.now, before + 1)).toISOString();
           return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) });
         }
@@ -223,7 +224,8 @@ export class FakeApi {
             CRYPTO.find((x) => x.code === m.code)!,
           )
         : {}),
-      expiresAt: new Date(this.now + (this.options.lifetime ?? 30 * 60_000)).toISOString(),
+      // A crypto transfer gets an hour, as the payment service gives it.
+      expiresAt: new Date(this.now + (this.options.lifetime ?? (m.kind === 'crypto' ? 60 : 30) * 60_000)).toISOString(),
       serverTime: now,
       updatedAt: now,
     };
