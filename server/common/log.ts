@@ -66,6 +66,17 @@ function incomingRequestId(c: Context): string | undefined {
 }
 
 /**
+ * Puts the id on the answer. Under @hono/node-server on Node's response, which merges it into the head it writes:
+ * `c.header()` before the handler would give every answer a WHATWG Headers object, off Hono's and the node server's
+ * fast path for a plain JSON body.
+ */
+function answerRequestId(c: Context, reqId: string): void {
+  const outgoing = (c.env as { outgoing?: { setHeader?: (name: string, value: string) => void } } | undefined)?.outgoing;
+  if (outgoing?.setHeader) outgoing.setHeader('X-Request-Id', reqId);
+  else c.header('X-Request-Id', reqId);
+}
+
+/**
  * Gives each request an id (`X-Request-Id` on the answer and `c.get('requestId')`; the request's own when it sends a
  * sane one) and logs one line per request at info: `{reqId, method, path, status, ms}`; a request that ended in an
  * unexpected error (5xx) is logged at error with the error. Put it first, before the routes.
@@ -76,7 +87,7 @@ export function requestLogging(logger: Logger, options: RequestLoggingOptions = 
     const started = performance.now();
     const reqId = incomingRequestId(c) ?? crypto.randomUUID();
     c.set('requestId' as never, reqId as never);
-    c.header('X-Request-Id', reqId);
+    answerRequestId(c, reqId);
     await next();
     const status = c.res.status;
     const failed = status >= 500 && c.error !== undefined;

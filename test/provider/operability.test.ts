@@ -227,11 +227,14 @@ describe('kasir-sandbox on SIGTERM', () => {
         });
       });
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
-      assert.equal((await fetch(`${url}/no-such-page`)).status, 404);
+      const missing = await fetch(`${url}/no-such-page`, { headers: { 'x-request-id': 'req-through-node' } });
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers.get('x-request-id'), 'req-through-node', 'the request id is answered (set on Node\'s response)');
+      assert.match((await fetch(`${url}/healthz`)).headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
-      assert.match(out, /"path":"\/no-such-page","status":404,.*"msg":"request"/, 'JSON request lines at info');
+      assert.match(out, /"reqId":"req-through-node","method":"GET","path":"\/no-such-page","status":404,.*"msg":"request"/, 'JSON request lines at info');
       assert.doesNotMatch(out, /"path":"\/healthz"/, 'probes are logged at debug');
       assert.match(out, /SIGTERM: stopping/);
     } finally {
