@@ -4,7 +4,7 @@
 // what lets the connection go to the address that was checked; Node ships no importable undici Agent.
 import { Agent as HttpAgent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { BlockedAddressError, publicAddresses, publicOnlyLookup, type HostResolver } from './url-guard.js';
 
 export interface SenderOptions {
@@ -31,8 +31,8 @@ export class WebhookSender {
     const target = new URL(url);
     const secure = target.protocol === 'https:';
     if (!secure && target.protocol !== 'http:') throw new BlockedAddressError(`${target.protocol} URLs cannot receive webhooks`);
-    // An IP literal is connected to without a lookup: check it here.
-    if (this.options.publicOnly) await publicAddresses(target.hostname, this.options.publicOnly);
+    // An IP literal is connected to without a lookup: check it here (a name is checked by the lookup, at connect).
+    if (this.options.publicOnly && isIP(target.hostname.replace(/^\[|\]$/g, ''))) await publicAddresses(target.hostname, this.options.publicOnly);
     return new Promise<number>((resolve, reject) => {
       const req = (secure ? httpsRequest : httpRequest)(target, {
         method: 'POST',
