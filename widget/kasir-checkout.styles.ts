@@ -137,12 +137,9 @@ export const styles = css`
     .method img {
       width: 40px;
     }
-    /* A token amount is long: under the fee, not beside it. */
-    .crypto {
-      grid-template-columns: auto minmax(0, 1fr);
-      grid-template-areas: 'logo name' 'logo fee' 'logo total';
-    }
+    /* A token amount is long: on a row of its own, under the fee. */
     .crypto .total {
+      grid-area: 3 / 2 / 4 / 4;
       text-align: left;
     }
     h2 {

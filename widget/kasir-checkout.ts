@@ -175,6 +175,8 @@ export class KasirCheckout extends LitElement {
   private picked?: Method;
   /** The shopper went back to the method list from a pending deposit, to switch to another method. */
   private switching?: boolean;
+  /** When (this page's clock) the checkout's window closes: no switching after it (the server refuses). */
+  private closes?: number;
 
   private countdown = new CountdownController(this, () => {
     if (this.deposit) this.follow?.checkNow();
@@ -228,6 +230,7 @@ export class KasirCheckout extends LitElement {
       if (!current()) return;
       this.checkout = checkout;
       this.deposit = checkout.deposit;
+      this.closes = Date.now() + Date.parse(checkout.expiresAt) - Date.parse(checkout.serverTime);
       // Already over when opened: the first screen is the expired one, not a method list that then lapses.
       this.lapsed = lapsed(checkout);
     });
@@ -504,7 +507,7 @@ export class KasirCheckout extends LitElement {
       busy: this.follow!.busy,
       offline: this.offline,
       check: () => this.checkNow(),
-      change: () => this.back(),
+      change: Date.now() < this.closes! ? () => this.back() : undefined,
     });
   }
 

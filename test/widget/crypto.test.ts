@@ -357,7 +357,19 @@ describe('<kasir-checkout> switching method', () => {
     expect(el.shadowRoot!.querySelectorAll('[part="method"]')).to.have.length(0);
   });
 
-  it('has no change-method once the deposit expired', async () => {
+  it('offers no change-method once the checkout\'s window to choose closed (the server would refuse the switch)', async () => {
+    const checkout = api.newCheckout();
+    checkout.expiresAt = new Date(api.now + 1500).toISOString();
+    const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" checkout-id=${checkout.id} locale="en"></kasir-checkout>`);
+    await choose(el, 'BCA_VA');
+    expect(!!part(el, 'change-method'), 'while the window is open').to.be.true;
+    // The countdown renders each second: the button goes once the window has closed.
+    await waitUntil(() => !part(el, 'change-method'), 'change-method stays', { timeout: 3000 });
+    expect(el.state).to.equal('pending');
+    expect(text(part(el, 'va-number'))).to.equal('8808 1234 5678 9012');
+  });
+
+    it('has no change-method once the deposit expired', async () => {
     const el = document.createElement('kasir-checkout');
     Object.assign(el, { endpoint: '/api', amount: '150000', locale: 'en', pollInterval: 100 });
     await fixture(el);

@@ -27,12 +27,6 @@ export const frameStyles = css`
     color: var(--a);
     font-weight: 600;
   }
-  .waiting {
-    display: flex;
-    align-items: center;
-    gap: 0.6rem;
-    color: var(--m);
-  }
 `;
 
 /** The pending screen of a kind: `view` in the frame. */
@@ -42,7 +36,7 @@ export const screen = (view: View): Screen => (k) => {
   const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${k.fill(s, d.method.name)}</li>`)}</ol>`;
   return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
     ${view({ ...k, steps })} ${k.timer}
-    <p class="waiting"><span class="spin" aria-hidden="true"></span>${k.offline ? t.offline : w.waiting}</p>
+    <p class="loading waiting"><span class="spin" aria-hidden="true"></span>${k.offline ? t.offline : w.waiting}</p>
     <button part="check-now" class="secondary" ?disabled=${k.busy} @click=${k.check}>${k.busy ? w.checking : w.checkNow}</button>
-    <button part="change-method" class="secondary" @click=${k.change}>${w.change}</button>`;
+    ${k.change ? html`<button part="change-method" class="secondary" @click=${k.change}>${w.change}</button>` : k.nothing}`;
 };

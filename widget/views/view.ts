@@ -44,8 +44,8 @@ interface PendingKit extends Omit<ViewKit, 'steps'> {
   offline?: boolean;
   /** Checks the status now. */
   check(): void;
-  /** Back to the method list, to switch the deposit to another method. */
-  change(): void;
+  /** Back to the method list, to switch the deposit to another method; none once the checkout's window closed. */
+  change?: () => void;
 }
 
 /** A pending deposit's whole screen: a view in the frame. */
