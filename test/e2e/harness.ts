@@ -41,7 +41,7 @@ export async function startKasir(env: Record<string, string> = {}): Promise<Kasi
     const timer = setTimeout(() => reject(new Error(`kasir did not start in 30 s:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      if (output.includes('[merchant] demo shop on')) {
+      if (output.includes('demo shop on http')) {
         clearTimeout(timer);
         resolve();
       }
