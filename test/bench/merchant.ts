@@ -34,18 +34,26 @@ async function countingProxy(target: string) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, get calls() { return calls; }, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** The command on a free port, ready once /readyz answers 200 (whatever KASIR_LOG_LEVEL prints). */
 async function startMerchantProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"url":"(http:[^"]+)"/.exec(out);
-      if (match) resolveUrl(match[1]!.replace('localhost', '127.0.0.1'));
-    });
-    child.once('exit', (code) => reject(new Error(`kasir-merchant exited with ${code}: ${out}`)));
-  });
-  child.stdout.resume();
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`kasir-merchant exited with ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (tries > 200) throw new Error('kasir-merchant did not become ready');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     url,
     stop: async () => {
@@ -71,7 +79,7 @@ export async function run(): Promise<void> {
     console.log(`\nmerchant backend: the compiled kasir-merchant (widget API status reads, ${CONNECTIONS} connections, ${seconds} s each, status refresh ${STATUS_REFRESH_MS} ms; each ratio to the bare Hono run just before it)`);
     for (const shared of redisUrl ? [undefined, redisUrl] : [undefined]) {
       const merchant = await startMerchantProcess({
-        ...process.env, PORT: '0', HOST: '127.0.0.1', KASIR_DATA_DIR: join(dataDir, shared ? 'merchant-redis' : 'merchant'),
+        ...process.env, HOST: '127.0.0.1', KASIR_DATA_DIR: join(dataDir, shared ? 'merchant-redis' : 'merchant'),
         REDIS_URL: shared ?? '', KASIR_REDIS_PREFIX: `kasir-bench-${Date.now()}:`,
         KASIR_BASE_URL: proxy.url, KASIR_CHECKOUT_URL: c.checkoutUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret,
         KASIR_ACCESS_TOKEN: c.accessToken, KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_SANDBOX: 'true',
