@@ -11,6 +11,9 @@ import { widgetScriptRoutes } from './widget-script.js';
 
 export type MerchantApp = Hono & { api: KasirApi; log: Logger };
 
+/** GET /api/checkouts/:id/deposit, the widget's status poll. */
+const STATUS_POLL = /^\/api\/checkouts\/[^/]+\/deposit$/;
+
 /**
  * `/api` (createKasirApi), `/kasir-checkout.js`, `/healthz` and `/readyz` in one app; a shop may add its own routes
  * before serving it. Logs through `options.logger` (default: nothing unless KASIR_LOG_LEVEL says).
@@ -19,7 +22,12 @@ export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'silent' });
   const api = kasirRoutes({ ...options, logger: log });
   const app = new Hono();
-  app.use('*', requestLogging(log));
+  // One line per request, except the status polls unless KASIR_LOG_LEVEL is debug: they are most of the traffic (every
+  // pending shopper, every few seconds), an answered poll tells an operator nothing, and its line would cost a fifth
+  // of the read's throughput. A poll that fails is still logged by the error handler.
+  const logRequests = requestLogging(log);
+  const logPolls = log.isLevelEnabled('debug');
+  app.use('*', (c, next) => (!logPolls && c.req.method === 'GET' && STATUS_POLL.test(c.req.path) ? next() : logRequests(c, next)));
   app.onError(errorHandler(log));
   app.notFound(onNotFound);
   app.route('/', healthRoutes(api.ready, log));
