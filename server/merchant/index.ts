@@ -5,7 +5,7 @@ export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchan
 export type { CompletedDeposit, ExpiredDeposit, MerchantHooks, PricedOrder } from './service.js';
 export { verifyWebhook, type KasirWebhookEvent, type VerifyWebhookOptions } from './verify-webhook.js';
 export { createLogger, type Logger } from '../common/log.js';
-export { WebhookVerificationError, type WebhookVerificationReason } from '../common/standard-webhooks.js';
+export { WebhookVerificationError, type ReplayGuard, type WebhookVerificationReason } from '../common/standard-webhooks.js';
 export { PaymentServiceClient } from './client/client.js';
 export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 export type * from './client/types.js';
