@@ -18,12 +18,21 @@ interface WidgetDepositRead {
   jsonHead?: string;
 }
 
+/** What choosing a method did: made the deposit, found it chosen with that method already, or switched it. */
+export type MethodChoice = 'created' | 'unchanged' | 'switched';
+
+const CHOICE_ANSWERS: Record<MethodChoice, { status: 200 | 201; message: string }> = {
+  created: { status: 201, message: 'Payment method chosen' },
+  unchanged: { status: 200, message: 'Payment method already chosen' },
+  switched: { status: 200, message: 'Payment method changed' },
+};
+
 /** What a server provides to serve the widget API for its checkouts. Expected failures throw ApiError. */
 export interface WidgetBackend {
   /** The checkout with its methods and deposit, stamped with serverTime; 404 when the id is not a checkout. */
   getCheckout(id: string): Promise<Checkout>;
-  /** Chooses a method: creates the deposit (`created`), or answers the one chosen before with the same method. */
-  chooseMethod(id: string, method: string): Promise<{ deposit: WidgetDepositRecord; created: boolean }>;
+  /** Chooses a method: creates the deposit, answers the one chosen before with the same method, or switches it. */
+  chooseMethod(id: string, method: string): Promise<{ deposit: WidgetDepositRecord; choice: MethodChoice }>;
   /** The checkout's deposit; 404 when no method was chosen yet. */
   readDeposit(id: string): Promise<WidgetDepositRead>;
   /** Cancels the pending deposit (it expires). */
@@ -83,9 +92,10 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     const id = checkoutIdParam(c);
     const { method } = await jsonBody(c);
     if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
-    const { deposit, created } = await backend.chooseMethod(id, method);
-    // 201 the first time, 200 for the same method again.
-    return ok(c, stamped(deposit), created ? 201 : 200, created ? 'Payment method chosen' : 'Payment method already chosen');
+    const { deposit, choice } = await backend.chooseMethod(id, method);
+    // 201 the first time, 200 for the same method again or a switch.
+    const answer = CHOICE_ANSWERS[choice];
+    return ok(c, stamped(deposit), answer.status, answer.message);
   });
 
   app.get('/checkouts/:id/deposit', async (c) => {

@@ -5,6 +5,7 @@ import { PaymentServiceError } from './client/errors.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types.js';
 import type { FeesPaidBy, MerchantConfig } from './config.js';
 import { ApiError } from './http.js';
+import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
 import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type WidgetCheckout, type StoredDeposit } from './views.js';
@@ -174,10 +175,10 @@ export class MerchantService {
    * (`created` false). Another method while the deposit is pending is the payment service's to decide (it switches
    * the deposit, or refuses with a 400 whose message passes through).
    */
-  async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; created: boolean }> {
+  async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
     await this.requireCheckout(id);
     const known = this.deposits.peek(id)?.deposit;
-    if (known?.method.code === method) return { deposit: known, created: false };
+    if (known?.method.code === method) return { deposit: known, choice: 'unchanged' };
     let chosen: { deposit: UpstreamDeposit; created: boolean };
     try {
       chosen = await this.client.chooseCheckoutMethod(id, method);
@@ -187,7 +188,9 @@ export class MerchantService {
     }
     if (chosen.deposit.depositId !== id) throw new ApiError(404, 'Checkout not found');
     this.sessions.invalidate(id);
-    return { deposit: (await this.deposits.update(await this.view(chosen.deposit))).deposit!, created: chosen.created };
+    // Not created now: switched from the method this copy knew, or (unknown here) chosen before with this one.
+    const choice: MethodChoice = chosen.created ? 'created' : known && known.method.code !== method ? 'switched' : 'unchanged';
+    return { deposit: (await this.deposits.update(await this.view(chosen.deposit))).deposit!, choice };
   }
 
   /** GET /checkouts/:id/deposit: from the cache, re-read at most once per refresh interval. */

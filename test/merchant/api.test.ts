@@ -214,6 +214,7 @@ describe('merchant backend: widget API against the real payment service', () => 
     it('switches the pending deposit to another method, as the payment service decides, and serves the switch at once', async () => {
       const other = await choose(c.id, 'BCA_VA');
       assert.equal(other.status, 200, other.text);
+      assert.equal(other.json.message, 'Payment method changed');
       assert.equal(other.json.data.id, c.id);
       assert.equal(other.json.data.method.code, 'BCA_VA');
       assert.match(other.json.data.accountNumber!, /^\d{16}$/);

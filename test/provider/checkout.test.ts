@@ -338,9 +338,12 @@ describe('checkout', () => {
 
     it('the same method again is a 200; another method switches the deposit (200, same id); a method that is not a string is a 400', async () => {
       const { id } = await chosen('QRIS');
-      assert.equal((await chooseMethod(id, 'QRIS')).status, 200);
+      const again = await chooseMethod(id, 'QRIS');
+      assert.equal(again.status, 200);
+      assert.equal((await bodyOf<Envelope<unknown>>(again)).message, 'Payment method already chosen');
       const switched = await chooseMethod(id, 'OVO');
       assert.equal(switched.status, 200);
+      assert.equal((await bodyOf<Envelope<unknown>>(switched.clone())).message, 'Payment method changed');
       const d = await dataOf<WidgetDeposit>(switched);
       assert.deepEqual([d.id, d.method.code, d.qrData], [id, 'OVO', undefined]);
       assert.match(d.checkoutUrl!, /\/sandbox\/ewallet\//);

@@ -102,8 +102,9 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
     },
   }), async (c) => {
     const checkout = await requireCheckout(deps, c.req.valid('param').id);
-    const { view, created } = await chooseMethod(deps, checkout, c.req.valid('json').paymentMethod);
-    return created
+    const { view, choice } = await chooseMethod(deps, checkout, c.req.valid('json').paymentMethod);
+    if (choice === 'switched') return c.json({ statusCode: 200, message: 'Payment method changed', data: view }, 200);
+    return choice === 'created'
       ? c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201)
       : c.json({ statusCode: 200, message: 'Deposit payment method set', data: view }, 200);
   });

@@ -38,8 +38,8 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     },
     async chooseMethod(id, method) {
       const checkout = await requireCheckout(deps, id);
-      const { created } = await chooseMethod(deps, checkout, method);
-      return { deposit: await viewOf(checkout), created };
+      const { choice } = await chooseMethod(deps, checkout, method);
+      return { deposit: await viewOf(checkout), choice };
     },
     async readDeposit(id) {
       const checkout = await requireCheckout(deps, id);

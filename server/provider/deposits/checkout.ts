@@ -13,6 +13,7 @@ import {
   createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotPending, quoteMethod, readDepositById, switchDepositMethod, type FiatQuote,
   type SwitchRequest,
 } from './service.js';
+import type { MethodChoice } from '../../common/widget-api.js';
 import type { DepositRow, DepositView } from './view.js';
 
 const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
@@ -131,15 +132,15 @@ export async function checkoutDeposit(deps: ProviderDeps, checkout: CheckoutRow)
  * The shopper picks a method (a bankCode or a crypto id): creates the deposit whose depositId is the checkout id. The
  * same method again returns the same deposit; another one while the deposit is pending and the checkout open switches
  * it (same depositId, new details); after completion, expiry or the checkout's 15 minutes nothing can be chosen.
- * `created` is true only for a new deposit.
+ * `choice` says which of the three happened.
  */
-export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string): Promise<{ view: DepositView; created: boolean }> {
+export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string): Promise<{ view: DepositView; choice: MethodChoice }> {
   // Look the code up first: an unknown one of any length is the interface's row.
   const method = findPaymentMethod(code);
   const crypto = method ? undefined : findCrypto(code);
   if (!method && !crypto) throw new ApiError(400, 'Payment method not found', 'Not Found');
   const found = await checkoutDeposit(deps, checkout);
-  if (found && chosenCode(found.row) === code) return { view: found.view, created: false };
+  if (found && chosenCode(found.row) === code) return { view: found.view, choice: 'unchanged' };
   if (found && found.row.status !== 'pending') throw bad(`paymentMethod: the deposit is ${found.row.status}; no payment method can be chosen any more`);
   if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
 
@@ -147,7 +148,7 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
   const next = await methodRequest(deps, checkout, owner.merchantId, code);
   if (found) {
     try {
-      return { view: await switchDepositMethod(deps, checkout.id, next), created: false };
+      return { view: await switchDepositMethod(deps, checkout.id, next), choice: 'switched' };
     } catch (err) {
       if (err instanceof DepositNotPending) throw bad(`paymentMethod: the deposit is ${err.status}; no payment method can be chosen any more`);
       throw err;
@@ -158,7 +159,7 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
     const view = next.depositType === 'fiat'
       ? await createFiatDeposit(deps, owner, next.request, options)
       : await createCryptoDeposit(deps, owner, next.request, options);
-    return { view, created: true };
+    return { view, choice: 'created' };
   } catch (err) {
     // Two choices at once: the database let one win; the other answers as a repeated choice, or switches.
     if (err instanceof DepositIdTaken) return chooseMethod(deps, checkout, code);
