@@ -1,8 +1,8 @@
 // The shopper's whole journey in the demo storefront, in Chromium, against the real `npm start`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launch, startKasir, waitForState, type Kasir } from './harness';
+import type { Browser } from 'playwright-core';
+import { chooseMethod, launch, openShopper, startKasir, waitForState, type Kasir } from './harness';
 
 describe('the demo storefront, end to end', () => {
   let kasir: Kasir;
@@ -17,22 +17,8 @@ describe('the demo storefront, end to end', () => {
     await kasir?.stop();
   });
 
-  /** A fresh shopper (own sessionStorage), on the demo page, with the methods on screen. */
-  async function shopper(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(kasir.url);
-    await waitForState(page, 'choosing');
-    return { context, page, problems };
-  }
-
-  const choose = async (page: Page, code: string) => {
-    await page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
-    await waitForState(page, 'pending');
-  };
+  const shopper = () => openShopper(browser, kasir.url);
+  const choose = chooseMethod;
 
   it('pays by virtual account and shows the completed screen', async () => {
     const { context, page, problems } = await shopper();

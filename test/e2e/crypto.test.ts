@@ -2,8 +2,8 @@
 // against the real `npm start`. The QR codes are read off the screen, as a wallet app would read them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launch, startKasir, waitForState, type Kasir } from './harness';
+import type { Browser, Page } from 'playwright-core';
+import { chooseMethod, launch, openShopper, startKasir, waitForState, type Kasir } from './harness';
 import { readQr } from './read-qr';
 
 interface CryptoReference {
@@ -37,22 +37,9 @@ describe('crypto, switching method and bank transfer, end to end', () => {
     await kasir?.stop();
   });
 
-  async function shopper(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(kasir.url);
-    await waitForState(page, 'choosing');
-    return { context, page, problems };
-  }
-
-  const choose = async (page: Page, code: string) => {
-    await page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
-    await waitForState(page, 'pending');
-  };
+  // Twice the pixels, so the QR code read off the screen has crisp modules.
+  const shopper = () => openShopper(browser, kasir.url, { deviceScaleFactor: 2 });
+  const choose = chooseMethod;
   const text = async (page: Page, part: string) => ((await page.locator(`kasir-checkout [part="${part}"]`).first().textContent()) ?? '').trim();
   const qrOnScreen = async (page: Page) => readQr(await page.locator('kasir-checkout [part="qr"]').screenshot());
   /** The token amount on screen ("9.234568 USDC" -> "9.234568"). */

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { chromiumArgs, chromiumPath } from '../support/chromium';
 
 /** The size budget: at most 16 KB gzipped for all the code a shopper downloads in a full QRIS payment. */
@@ -79,4 +79,22 @@ export function launch(): Promise<Browser> {
 /** The element's phase, as its reflected `state` attribute says. */
 export async function waitForState(page: Page, state: string, timeout = 20_000) {
   await page.waitForSelector(`kasir-checkout[state="${state}"]`, { timeout });
+}
+
+/** A fresh shopper (own context and sessionStorage) on the demo page with the methods on screen; `problems` collects console errors. */
+export async function openShopper(browser: Browser, url: string, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, ...options });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.goto(url);
+  await waitForState(page, 'choosing');
+  return { context, page, problems };
+}
+
+/** Picks a method by its data-method and waits for the pending deposit. */
+export async function chooseMethod(page: Page, code: string) {
+  await page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
+  await waitForState(page, 'pending');
 }
