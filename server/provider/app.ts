@@ -13,7 +13,7 @@ import { isBodiless } from './http/request-target.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { dashboardRoutes } from './routes/dashboard.js';
-import { depositsRoutes } from './routes/deposits.js';
+import { depositsRoutes, registerDepositWebhooks } from './routes/deposits.js';
 import { docsRoutes } from './routes/docs.js';
 import { mailboxRoutes } from './routes/mailbox.js';
 import { recipientsRoutes } from './routes/recipients.js';
@@ -63,6 +63,7 @@ export function createProviderApp(deps: ProviderDeps) {
     type: 'apiKey', in: 'header', name: 'X-Signature',
     description: 'Lowercase hex HMAC-SHA256 with the client secret over METHOD:PATH:BODYHASH:TIMESTAMP (BODYHASH = hex SHA-256 of the raw body). A non-GET signature is accepted once.',
   });
+  registerDepositWebhooks(registry);
   registry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The accessToken from POST /v1/auth/verify-login.' });
 
   app.doc31('/v1/openapi.json', {

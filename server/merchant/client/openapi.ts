@@ -1521,7 +1521,7 @@ export interface paths {
     };
 }
 export interface webhooks {
-    "/deposit.completed": {
+    "deposit.completed": {
         parameters: {
             query?: never;
             header?: never;
@@ -1569,7 +1569,7 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "/deposit.expired": {
+    "deposit.expired": {
         parameters: {
             query?: never;
             header?: never;

@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { PAYMENT_METHODS } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
@@ -140,12 +140,14 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: view }, 200);
   });
 
-  registerDepositWebhooks(router);
   return router;
 }
 
-/** The deposit webhooks under the document's `webhooks` (OpenAPI 3.1): what the service POSTs to a merchant's URL. */
-function registerDepositWebhooks(router: ReturnType<typeof createRouter>) {
+/**
+ * The deposit webhooks under the document's `webhooks` (OpenAPI 3.1): what the service POSTs to a merchant's URL.
+ * Registered on the app's own registry: a sub-router's would be merged with a path prefix ("/deposit.completed").
+ */
+export function registerDepositWebhooks(registry: OpenAPIHono['openAPIRegistry']) {
   const headers = z.object({
     'webhook-id': z.string().openapi({ description: 'Unique per message (the same on every retry): dedupe on it' }),
     'webhook-timestamp': z.string().openapi({ description: 'Unix seconds' }),
@@ -155,7 +157,7 @@ function registerDepositWebhooks(router: ReturnType<typeof createRouter>) {
     ['deposit.completed', 'A deposit was paid, or completed by the sandbox status update.'],
     ['deposit.expired', 'A deposit expired, was cancelled, was declined, or was expired by the sandbox status update.'],
   ] as const) {
-    router.openAPIRegistry.registerWebhook({
+    registry.registerWebhook({
       method: 'post', path: type, tags: ['Webhooks'], summary: when,
       description: 'Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. '
         + 'A method switch in checkout sends none.',
