@@ -77,8 +77,7 @@ function answerRequestId(c: Context, reqId: string): void {
 }
 
 /**
- * Gives each request an id (`X-Request-Id` on the answer and `c.get('requestId')`; the request's own when it sends a
- * sane one) and logs one line per request at info: `{reqId, method, path, status, ms}`; a request that ended in an
+ * Gives each request an id (`X-Request-Id` on the answer; the request's own when it sends a sane one) and logs one line per request at info: `{reqId, method, path, status, ms}`; a request that ended in an
  * unexpected error (5xx) is logged at error with the error. Put it first, before the routes.
  */
 export function requestLogging(logger: Logger, options: RequestLoggingOptions = {}): MiddlewareHandler {
@@ -86,7 +85,6 @@ export function requestLogging(logger: Logger, options: RequestLoggingOptions = 
   return async (c, next) => {
     const started = performance.now();
     const reqId = incomingRequestId(c) ?? crypto.randomUUID();
-    c.set('requestId' as never, reqId as never);
     answerRequestId(c, reqId);
     await next();
     const status = c.res.status;

@@ -7,7 +7,7 @@ import { hostedPageRoutes } from './checkout/page.js';
 import { checkoutSessionRoutes } from './checkout/session.js';
 import { hostedWidgetApi } from './checkout/widget-api.js';
 import type { ProviderDeps } from './http/env.js';
-import { ApiError, createRouter, errorHandler, onNotFound } from './http/errors.js';
+import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import { isBodiless } from './http/request-target.js';
 import { authRoutes } from './routes/auth.js';
@@ -73,7 +73,7 @@ export function createProviderApp(deps: ProviderDeps) {
   });
 
   app.notFound(onNotFound);
-  app.onError(errorHandler(deps.logger));
+  app.onError(onError);
   return app;
 }
 

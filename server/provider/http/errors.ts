@@ -1,27 +1,23 @@
-// Errors of the payment service's HTTP layer: the one error handler that shapes every thrown error into the envelope,
+// Errors of the payment service's HTTP layer: the one onError that shapes every thrown error into the envelope,
 // and the validation hook that answers a request failing its route's zod schema in the same envelope.
 import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
 import type { ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { errorBody, expectedErrorBody } from '../../common/errors.js';
-import type { Logger } from '../../common/log.js';
 import type { ProviderEnv } from './env.js';
 
 export { ApiError, onNotFound } from '../../common/errors.js';
 
 /**
- * Shapes every thrown error into the envelope, once, for the whole app: the client never sees a stack trace; the
- * log gets the unexpected error (path without its query).
+ * Shapes every thrown error into the envelope, once, for the whole app: the client never sees a stack trace. The
+ * request log (requestLogging, first in the app) writes the unexpected error with its request id.
  */
-export function errorHandler(logger: Logger): ErrorHandler<ProviderEnv> {
-  return (err, c) => {
-    const body = expectedErrorBody(err);
-    if (body) return c.json(body, body.statusCode as ContentfulStatusCode);
-    logger.error({ method: c.req.method, path: c.req.path, err }, 'request failed');
-    return c.json(errorBody(500, 'Internal server error'), 500);
-  };
-}
+export const onError: ErrorHandler<ProviderEnv> = (err, c) => {
+  const body = expectedErrorBody(err);
+  if (body) return c.json(body, body.statusCode as ContentfulStatusCode);
+  return c.json(errorBody(500, 'Internal server error'), 500);
+};
 
 /** Formats zod issues as one message that names each offending field. */
 function describeZodError(error: ZodError): string {
