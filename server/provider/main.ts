@@ -109,10 +109,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const deliveryStarted = new Promise<void>((resolve) => { startDelivery = resolve; });
   try {
     // The app is built once the port is known: with port 0 the URLs it hands out (OpenAPI servers, checkout links)
-    // must carry the port picked. Nothing is dispatched before the line after listen() runs.
+    // must carry the port picked. A request that arrives before the account is seeded and sandbox.json written waits
+    // for it, so whoever sees the port answer finds both.
     let app: ProviderApp | undefined;
+    let seeded!: (app: ProviderApp) => void;
+    const ready = new Promise<ProviderApp>((resolve) => { seeded = resolve; });
     try {
-      http = await listen((request, env) => app!.fetch(request, env), config.port, { hostname: config.host, closeTimeoutMs: STOP_GRACE_MS });
+      http = await listen((request, env) => (app ? app.fetch(request, env) : ready.then((built) => built.fetch(request, env))), config.port, { hostname: config.host, closeTimeoutMs: STOP_GRACE_MS });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const reason = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
@@ -126,8 +129,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         config.baseUrl = base.origin;
       }
     }
-    app = createProviderApp(deps);
+    const built = createProviderApp(deps);
     const credentials = await seedSandbox(deps);
+    app = built;
+    seeded(built);
     stopJobs = startBackgroundJobs(deps, { deliverAfter: options.deliverWebhooks === false ? deliveryStarted : undefined });
     const server = http;
     const jobs = stopJobs;
