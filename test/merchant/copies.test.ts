@@ -7,24 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { KasirApiOptions } from '../../server/merchant/config';
-import type { Deposit } from '../../server/merchant/client/types';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import type { CompletedDeposit } from '../../server/merchant/service';
-import { call, merchantApp, openEvents, sleep, startUpstream, waitFor, type Envelope, type Upstream } from './support';
+import { call, depositEvent, merchantApp, openEvents, sleep, startUpstream, upstreamDeposit, waitFor, type Envelope, type Upstream } from './support';
 
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
-
-function deposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString()): Deposit {
-  return {
-    id: 'row1', depositId: id, depositType: 'fiat', userId: 'user-1', inputCurrency: 'IDR', inputAmount: 150000,
-    outputCurrency: 'IDR', exchangeRate: 1, outputAmount: 146000, fee: { amount: 4000, percentage: 0, currency: 'IDR' },
-    paymentFiat: { bankName: 'Bank Central Asia', bankCode: 'BCA_VA', accountName: 'Kasir Sandbox Store', accountNumber: '3935812345678901' },
-    paymentCrypto: {}, status, activityHistory: [], reference: '', note: '', bankNote: '',
-    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt,
-  };
-}
-
-const event = (d: Deposit) => JSON.stringify({ type: `deposit.${d.status}`, orderId: d.depositId, depositId: d.depositId, reference: '', status: d.status, data: d, timestamp: new Date().toISOString() });
 
 describe('merchant backend: copies on one Redis', { skip: !redisUrl && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' }, () => {
   let up: Upstream;
@@ -48,7 +35,7 @@ describe('merchant backend: copies on one Redis', { skip: !redisUrl && 'KASIR_TE
     let a: ReturnType<typeof merchantApp>;
     let b: ReturnType<typeof merchantApp>;
     let id: string;
-    const body = () => event(deposit(id, 'completed'));
+    const body = () => depositEvent(upstreamDeposit(id, 'completed'));
     before(async () => {
       [a, b] = copies(2, { onDepositCompleted: async (e) => { runs.push(e); await sleep(30); } });
       // Created on copy A from the shop's order: copy B's hook must still get the orderId.
@@ -94,7 +81,7 @@ describe('merchant backend: copies on one Redis', { skip: !redisUrl && 'KASIR_TE
     let a: ReturnType<typeof merchantApp>;
     let b: ReturnType<typeof merchantApp>;
     const id = randomUUID();
-    const body = event(deposit(id, 'completed'));
+    const body = depositEvent(upstreamDeposit(id, 'completed'));
     before(() => {
       [a, b] = copies(2, {
         onDepositCompleted: () => {

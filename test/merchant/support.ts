@@ -8,6 +8,7 @@ import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/pro
 import type { Checkout, Method } from '@kasir/checkout';
 import { Hono } from 'hono';
 import { createKasirApi } from '../../server/merchant/api';
+import type { Deposit } from '../../server/merchant/client/types';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 export type { Envelope } from '../support/envelope';
@@ -155,4 +156,26 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
     events, retries, done, close: () => controller.abort(),
     get status() { return status; }, get contentType() { return contentType; }, get retryAfter() { return retryAfter; }, get body() { return body; },
   };
+}
+
+/**
+ * A deposit as the payment service answers it (interface 2.2), with a user id and a note that must never reach a
+ * shopper (the no-leak assertions look for them).
+ */
+export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString()): Deposit {
+  return {
+    id: 'row1', depositId: id, depositType: 'fiat', userId: 'user-secret-id', inputCurrency: 'IDR', inputAmount: 150000,
+    outputCurrency: 'IDR', exchangeRate: 1, outputAmount: 146000, fee: { amount: 4000, percentage: 0, currency: 'IDR' },
+    paymentFiat: { bankName: 'Bank Central Asia', bankCode: 'BCA_VA', accountName: 'Kasir Sandbox Store', accountNumber: '3935812345678901' },
+    paymentCrypto: {}, status, activityHistory: [], reference: '', note: 'internal note', bankNote: '',
+    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt,
+  };
+}
+
+/** The body of the deposit webhook for `deposit` (DESIGN.md section 3), as the service sends it. */
+export function depositEvent(deposit: Deposit): string {
+  return JSON.stringify({
+    type: `deposit.${deposit.status}`, orderId: deposit.depositId, depositId: deposit.depositId, reference: '', status: deposit.status,
+    data: deposit, timestamp: new Date().toISOString(),
+  });
 }

@@ -3,23 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
-import type { Deposit } from '../../server/merchant/client/types';
 import type { CompletedDeposit } from '../../server/merchant/service';
-import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
-
-function deposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString()): Deposit {
-  return {
-    id: 'row1', depositId: id, depositType: 'fiat', userId: 'user-secret-id', inputCurrency: 'IDR', inputAmount: 150000,
-    outputCurrency: 'IDR', exchangeRate: 1, outputAmount: 146000, fee: { amount: 4000, percentage: 0, currency: 'IDR' },
-    paymentFiat: { bankName: 'Bank Central Asia', bankCode: 'BCA_VA', accountName: 'Kasir Sandbox Store', accountNumber: '3935812345678901' },
-    paymentCrypto: {}, status, activityHistory: [], reference: '', note: 'internal note', bankNote: '',
-    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt,
-  };
-}
-
-function event(d: Deposit) {
-  return JSON.stringify({ type: `deposit.${d.status}`, orderId: d.depositId, depositId: d.depositId, reference: '', status: d.status, data: d, timestamp: new Date().toISOString() });
-}
+import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type Envelope, type Upstream } from './support';
 
 describe('merchant backend: webhook receiver', () => {
   let up: Upstream;
@@ -42,7 +27,7 @@ describe('merchant backend: webhook receiver', () => {
       app = merchantApp(up, { onDepositCompleted: (e) => { completed.push(e); } });
       // A checkout this backend created (only checkouts are readable through /api).
       id = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' })).json.data.id;
-      const body = event(deposit(id, 'completed'));
+      const body = depositEvent(upstreamDeposit(id, 'completed'));
       first = await deliver(app, body, webhookHeaders(secret, `msg_${id}`, body));
     });
 
@@ -69,7 +54,7 @@ describe('merchant backend: webhook receiver', () => {
     let calls = 0;
     const app = merchantApp(up, { onDepositCompleted: () => { calls++; } });
     const id = randomUUID();
-    const body = event(deposit(id, 'completed'));
+    const body = depositEvent(upstreamDeposit(id, 'completed'));
     const headers = webhookHeaders(secret, `msg_${id}`, body);
     assert.equal((await deliver(app, body, headers)).status, 200);
     // The sender's retry: same id, fresh timestamp and signature.
@@ -85,7 +70,7 @@ describe('merchant backend: webhook receiver', () => {
     let calls = 0;
     const app = merchantApp(up, { onDepositCompleted: async () => { calls++; await new Promise((r) => setTimeout(r, 20)); } });
     const id = randomUUID();
-    const body = event(deposit(id, 'completed'));
+    const body = depositEvent(upstreamDeposit(id, 'completed'));
     const results = await Promise.all([1, 2, 3].map((n) => deliver(app, body, webhookHeaders(secret, `msg_${id}_${n}`, body))));
     assert.deepEqual(results.map((r) => r.status), [200, 200, 200]);
     assert.equal(calls, 1);
@@ -94,9 +79,9 @@ describe('merchant backend: webhook receiver', () => {
   it('verifies over the raw bytes (non-ASCII payloads)', async () => {
     const app = merchantApp(up);
     const id = randomUUID();
-    const d = deposit(id, 'pending');
+    const d = upstreamDeposit(id, 'pending');
     d.paymentFiat!.accountName = 'Toko Kopi Café 日本';
-    const body = event(d);
+    const body = depositEvent(d);
     const r = await deliver(app, body, webhookHeaders(secret, `msg_${id}`, body));
     assert.equal(r.status, 200);
     assert.equal(app.service.deposits.peek(id)?.deposit?.accountName, 'Toko Kopi Café 日本');
@@ -105,7 +90,7 @@ describe('merchant backend: webhook receiver', () => {
   describe('refuses a delivery it cannot trust, with a 401 that touches nothing', () => {
     let refusing: ReturnType<typeof merchantApp>;
     const id = randomUUID();
-    const body = event(deposit(id, 'completed'));
+    const body = depositEvent(upstreamDeposit(id, 'completed'));
     before(() => { refusing = merchantApp(up, { onDepositCompleted: () => assert.fail('must not be called') }); });
 
     it('a tampered body, as a bad signature in the envelope', async () => {
@@ -133,7 +118,7 @@ describe('merchant backend: webhook receiver', () => {
     let calls = 0;
     let app: ReturnType<typeof merchantApp>;
     const id = randomUUID();
-    const body = event(deposit(id, 'completed'));
+    const body = depositEvent(upstreamDeposit(id, 'completed'));
     before(() => { app = merchantApp(up, { onDepositCompleted: () => { calls++; } }); });
 
     it('refuses a stale one as stale', async () => {
@@ -159,7 +144,7 @@ describe('merchant backend: webhook receiver', () => {
     let attempts = 0;
     let app: ReturnType<typeof merchantApp>;
     const id = randomUUID();
-    const body = event(deposit(id, 'completed'));
+    const body = depositEvent(upstreamDeposit(id, 'completed'));
     before(() => {
       app = merchantApp(up, { onDepositCompleted: () => { attempts++; if (attempts === 1) throw new Error('database down'); } });
     });
@@ -200,9 +185,9 @@ describe('merchant backend: webhook receiver', () => {
       app = merchantApp(up);
       const unsubscribe = app.service.deposits.subscribe(id, (entry) => seen.push(entry.deposit!.status));
       const t0 = new Date(Date.now() - 10_000).toISOString();
-      const pending = event(deposit(id, 'pending', t0));
-      const done = event(deposit(id, 'completed'));
-      const late = event(deposit(id, 'pending', t0));
+      const pending = depositEvent(upstreamDeposit(id, 'pending', t0));
+      const done = depositEvent(upstreamDeposit(id, 'completed'));
+      const late = depositEvent(upstreamDeposit(id, 'pending', t0));
       answers.push((await deliver(app, pending, webhookHeaders(secret, 'msg_a', pending))).status);
       answers.push((await deliver(app, done, webhookHeaders(secret, 'msg_b', done))).status);
       answers.push((await deliver(app, late, webhookHeaders(secret, 'msg_c', late))).status);
