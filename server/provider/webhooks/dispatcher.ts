@@ -135,7 +135,10 @@ export class WebhookDispatcher {
   private readonly schedule: readonly number[];
   readonly timeoutMs: number;
   private readonly leaseMs: number;
-  private readonly batchSize: number;
+  /** Most rows claimed per query. */
+  readonly batchSize: number;
+  /** Most POSTs in flight to one endpoint. */
+  readonly perEndpoint: number;
   private readonly stopController = new AbortController();
   private readonly sender: WebhookSender;
   private readonly maxWriters: number;
@@ -145,9 +148,10 @@ export class WebhookDispatcher {
     this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
     this.leaseMs = this.timeoutMs + (options.leaseMarginMs ?? 5_000);
     this.batchSize = options.batchSize ?? 100;
+    this.perEndpoint = options.perEndpoint ?? 32;
     this.maxWriters = engineOf(deps.db) === 'postgres' ? 4 : 1;
     this.sender = new WebhookSender({
-      maxSocketsPerEndpoint: options.perEndpoint ?? 32,
+      maxSocketsPerEndpoint: this.perEndpoint,
       // Sandbox mode delivers to localhost (the demo's merchant backend); a real service only to public addresses.
       publicOnly: deps.config.sandbox ? undefined : (deps.resolveHost ?? systemResolver),
     });
@@ -318,9 +322,8 @@ interface EndpointQueue { active: number; waiting: Array<() => void> }
 export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOptions = {}): (graceMs?: number) => Promise<void> {
   const dispatcher = new WebhookDispatcher(deps, options);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const batchSize = options.batchSize ?? 100;
+  const { batchSize, perEndpoint } = dispatcher;
   const concurrency = options.concurrency ?? 256;
-  const perEndpoint = options.perEndpoint ?? 32;
   const refill = Math.min(batchSize, Math.ceil(concurrency / 4));
   const log = deps.logger.child({ component: 'webhooks' });
   const endpoints = new Map<string, EndpointQueue>();
