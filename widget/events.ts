@@ -1,5 +1,5 @@
 // The element's events: typed classes, bubbling and composed so a shop can listen on any ancestor.
-import type { Checkout, Deposit, Method } from './types.js';
+import type { Checkout, CheckoutState, Deposit, Method } from './types.js';
 
 abstract class KasirEvent<T> extends CustomEvent<T> {
   constructor(type: string, detail: T) {
@@ -42,6 +42,13 @@ export class KasirExpiredEvent extends KasirEvent<{ deposit: Deposit | null }> {
   }
 }
 
+/** The modal dialog was closed (Escape, its close button, or `close()`); the payment goes on. `detail.state` is the phase. */
+export class KasirCloseEvent extends KasirEvent<{ state: CheckoutState }> {
+  constructor(state: CheckoutState) {
+    super('kasir-close', { state });
+  }
+}
+
 /**
  * Something failed. The shopper sees a localized message chosen by the kind of failure (and "Try again" where
  * retrying can help); `message` is the server's own (or, with none, the shopper's), for the shop's developers, and
@@ -70,6 +77,8 @@ export interface KasirEventHandlers {
   onKasirExpired?: (event: KasirExpiredEvent) => void;
   /** Something failed; `event.detail.message` (for developers) and `event.detail.status`. */
   onKasirError?: (event: KasirErrorEvent) => void;
+  /** The modal dialog was closed; `event.detail.state`. */
+  onKasirClose?: (event: KasirCloseEvent) => void;
 }
 
 declare global {
@@ -80,5 +89,6 @@ declare global {
     'kasir-completed': KasirCompletedEvent;
     'kasir-expired': KasirExpiredEvent;
     'kasir-error': KasirErrorEvent;
+    'kasir-close': KasirCloseEvent;
   }
 }

@@ -1,5 +1,6 @@
 // The element's words in English and Indonesian (a pending deposit's view, in views/, carries its own, and the words
-// of failures other than a lost connection are in failures.ts), and locale-aware money and duration formatting.
+// of failures other than a lost connection are in failures.ts), and locale-aware money and duration formatting. Keys
+// are unique across all of them: a shop's `strings` replace any text by its key.
 
 const en = {
   loading: 'Preparing your payment…',
@@ -23,22 +24,23 @@ const en = {
   expiredText: 'The time to pay ran out. Nothing was charged.',
   restart: 'Start a new payment',
   errorTitle: 'Something went wrong',
-  network: 'We could not reach the payment service. Please try again in a moment.',
+  noConnection: 'We could not reach the payment service. Please try again in a moment.',
   retry: 'Try again',
   back: 'Back to payment methods',
   current: 'Your current choice',
+  lastUsed: 'Last used',
   left: '{0} left to pay',
+  dialog: 'Payment',
+  close: 'Close',
 };
 
 export type Messages = typeof en;
 
 const id: Messages = {
+  ...en,
   loading: 'Menyiapkan pembayaran…',
   choose: 'Pilih cara bayar',
   orderTotal: 'Total pesanan',
-  va: 'Virtual account',
-  qris: 'QRIS',
-  ewallet: 'E-wallet',
   bank: 'Transfer bank',
   crypto: 'Kripto',
   fee: 'Biaya {0}',
@@ -54,14 +56,19 @@ const id: Messages = {
   expiredText: 'Waktu pembayaran habis. Tidak ada dana yang ditarik.',
   restart: 'Mulai pembayaran baru',
   errorTitle: 'Terjadi kesalahan',
-  network: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.',
+  noConnection: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.',
   retry: 'Coba lagi',
   back: 'Kembali ke metode pembayaran',
   current: 'Pilihan Anda saat ini',
+  lastUsed: 'Terakhir dipakai',
   left: 'Sisa waktu {0}',
+  dialog: 'Pembayaran',
+  close: 'Tutup',
 };
 
 export type Locale = 'en' | 'id';
+/** A shop's texts by key (a list of steps is an array), replacing the element's own in every locale. */
+export type Strings = Record<string, string | string[]>;
 export const messages: Record<Locale, Messages> = { en, id };
 
 /** Fills `{0}`, `{1}` ... in a message. */

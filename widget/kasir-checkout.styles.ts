@@ -5,7 +5,7 @@ export const styles = css`
     display: block;
     max-width: var(--kasir-max-width, 30rem);
     color: var(--kasir-text, #1d2433);
-    font: 1rem/1.45 var(--kasir-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
+    font: 1rem/1.45 var(--kasir-font, system-ui, sans-serif);
     --a: var(--kasir-accent, #0b5cd5);
     --m: var(--kasir-muted, #5b6475);
     --b: var(--kasir-border, #d5dae3);
@@ -13,7 +13,8 @@ export const styles = css`
     --r: var(--kasir-radius, 12px);
     container-type: inline-size;
   }
-  :host([hidden]) {
+  :host([hidden]),
+  [hidden] {
     display: none;
   }
   * {
@@ -36,12 +37,11 @@ export const styles = css`
     gap: 0.6rem;
     outline: none;
   }
-  h3 {
+  h3,
+  .asset > span {
     font-size: 0.8rem;
-    text-transform: uppercase;
-    letter-spacing: 0.05em;
     color: var(--m);
-    margin: 0 0 0.4rem;
+    margin: 0;
   }
   p,
   ol,
@@ -50,7 +50,8 @@ export const styles = css`
   figure {
     margin: 0;
   }
-  ul {
+  ul,
+  li {
     list-style: none;
     padding: 0;
     display: grid;
@@ -89,62 +90,84 @@ export const styles = css`
     cursor: default;
     opacity: 0.55;
   }
-  .method {
+  .method,
+  .kind {
     width: 100%;
     display: grid;
     grid-template-columns: auto 1fr auto;
-    grid-template-areas: 'logo name total' 'logo fee total';
     align-items: center;
     column-gap: 0.75rem;
     text-align: left;
+    padding: 0.3rem 0.75rem;
   }
-  .method:not(:disabled):hover {
+  .method:not(:disabled):hover,
+  .kind:hover {
     border-color: var(--a);
     background: var(--s);
   }
-  .method img {
-    grid-area: logo;
-  }
-  .name {
-    grid-area: name;
+  .name,
+  .kind {
     font-weight: 600;
   }
   .fee {
-    grid-area: fee;
+    display: block;
     font-size: 0.85rem;
     color: var(--m);
   }
   .total {
-    grid-area: total;
     text-align: right;
     overflow-wrap: anywhere;
   }
   [aria-current] {
     border: 2px solid var(--a);
   }
+  .kind {
+    font-size: 1rem;
+    color: var(--kasir-text, #1d2433);
+  }
+  /* Open or closed. */
+  .kind::after {
+    content: '+';
+    font-size: 1.4rem;
+    color: var(--m);
+  }
+  [aria-expanded='true']::after {
+    content: '−';
+  }
   @container (max-width: 25rem) {
     .card {
       padding: 1rem;
     }
-    .method {
-      grid-template-columns: auto minmax(0, 1fr) auto;
-      grid-template-areas: 'logo name name' 'logo fee total';
-      padding: 0.5rem 0.75rem;
-    }
-    .name {
-      font-size: 0.95rem;
-    }
     .method img {
-      width: 40px;
+      width: 36px;
     }
-    /* A token amount is long: on a row of its own, under the fee. */
-    .crypto .total {
-      grid-area: 3 / 2 / 4 / 4;
+    /* A total (a token amount is long) under the name. */
+    .total {
+      grid-column: 2;
       text-align: left;
     }
     h2 {
       font-size: 1.1rem;
     }
+  }
+  dialog {
+    padding: 0;
+    border: 0;
+    background: none;
+    color: inherit;
+    width: min(var(--kasir-max-width, 30rem), 100% - 1rem);
+    container-type: inline-size;
+  }
+  dialog::backdrop {
+    background: #0008;
+  }
+  .close {
+    position: absolute;
+    right: 0.5rem;
+    top: 0.5rem;
+    border: 0;
+    font-size: 1.5rem;
+    padding: 0 0.8rem;
   }
   .row {
     display: flex;
@@ -203,14 +226,11 @@ export const styles = css`
   }
   .icon {
     width: 3.5rem;
-    height: 3.5rem;
+    line-height: 3.5rem;
     border-radius: 50%;
     background: var(--kasir-success, #137a3a);
-    fill: none;
-    stroke: #fff;
-    stroke-width: 2.5;
-    stroke-linecap: round;
-    stroke-linejoin: round;
+    color: #fff;
+    font-size: 2rem;
   }
   .sr {
     position: absolute;

@@ -3,6 +3,7 @@ import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import type { DepositStatusController } from './deposit-status-controller.js';
 import {
+  KasirCloseEvent,
   KasirCompletedEvent,
   KasirErrorEvent,
   KasirExpiredEvent,
@@ -11,8 +12,9 @@ import {
   KasirReadyEvent,
 } from './events.js';
 import type { Failure } from './failures.js';
-import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
+import { clock, duration, fill, messages, money, type Locale, type Messages, type Strings } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
+import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { PendingModule } from './views/view.js';
 
@@ -21,17 +23,20 @@ export type * from './types.js';
 
 const STORE = 'kasir-checkout:';
 
-const remembered = (key: string) => {
+// The checkout of an order is remembered for the tab (sessionStorage), the shopper's last method at a shop across
+// visits (`local`: localStorage).
+const remembered = (key: string, local?: boolean) => {
   try {
-    return sessionStorage.getItem(STORE + key);
+    return (local ? localStorage : sessionStorage).getItem(STORE + key);
   } catch {
     return null;
   }
 };
-const remember = (key: string, id: string | null) => {
+const remember = (key: string, id: string | null, local?: boolean) => {
   try {
-    if (id) sessionStorage.setItem(STORE + key, id);
-    else sessionStorage.removeItem(STORE + key);
+    const store = local ? localStorage : sessionStorage;
+    if (id) store.setItem(STORE + key, id);
+    else store.removeItem(STORE + key);
   } catch {
     // storage disabled: a reload then starts over, which the backend tolerates
   }
@@ -50,8 +55,6 @@ const VIEWS: Record<MethodKind, () => Promise<PendingModule>> = {
   ewallet: () => import('./views/ewallet.js'),
   crypto: () => import('./views/crypto.js'),
 };
-/** The list's groups, in the order above: crypto after the fiat methods (DESIGN.md 8). */
-const KINDS = Object.keys(VIEWS) as MethodKind[];
 const views: Partial<Record<MethodKind, PendingModule>> = {};
 /**
  * Loads a kind's view (a kind this version does not know is shown as an account). One that fails to load is a network
@@ -70,6 +73,8 @@ let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
 const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
+/** Where the shopper's last method is remembered: the shop, as the endpoint's origin. */
+const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).origin;
 
 /**
  * An embeddable checkout: the shopper chooses a payment method (virtual account, bank transfer, QRIS, e-wallet,
@@ -84,7 +89,8 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
  * @attr {string} checkout-id - A checkout the shop created on its server; wins over `amount`.
  * @attr {string} amount - What the order costs, a decimal string, e.g. `150000`.
  * @attr {string} currency - The order's currency (default `IDR`).
- * @attr {'en' | 'id'} locale - Language and number formats (default from the page's `lang`, else `en`).
+ * @attr {'en' | 'id'} locale - Language and number formats (default: the page's `lang`, else the browser's language, else `en`).
+ * @attr {boolean} modal - Shows nothing until `open()`, then the checkout in a modal dialog (the payment goes on while it is closed).
  * @attr {number} poll-interval - First polling interval in ms (default 3000, also for anything not a positive number; at least 1000; backs off to 10 s after a minute).
  * @attr {'loading' | 'choosing' | 'pending' | 'completed' | 'expired' | 'error'} state - The phase, reflected (read only).
  *
@@ -93,8 +99,10 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
  * @fires {KasirPendingEvent} kasir-pending - A deposit awaits payment; `detail.deposit`.
  * @fires {KasirCompletedEvent} kasir-completed - The payment was received; `detail.deposit`.
  * @fires {KasirExpiredEvent} kasir-expired - The time to pay ran out; `detail.deposit` (null when none was made).
+ * @fires {KasirCloseEvent} kasir-close - The modal dialog was closed (Escape, its close button, or `close()`); `detail.state`.
  * @fires {KasirErrorEvent} kasir-error - Something failed; `detail.message` (the server's own, for the shop's developers; the shopper sees a localized one), `detail.status`.
  *
+ * @csspart method-group - A kind's group in the method list, with `data-kind` (`va`, `bank`, `qris`, `ewallet`, `crypto`); with more than 6 methods its button opens it.
  * @csspart method - A method choice (a button), with `data-method` set to the method's code (a crypto id for crypto); `aria-current` on the pending deposit's while switching.
  * @csspart instructions - The steps to pay.
  * @csspart va-number - The virtual account (or bank account) number.
@@ -107,6 +115,8 @@ const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
  * @csspart check-now - The button that checks the payment status at once.
  * @csspart change-method - The button that goes back to the method list to switch a pending deposit's method.
  * @csspart result - The completed, expired or error panel.
+ * @csspart dialog - With `modal`: the dialog (a native `<dialog>`).
+ * @csspart close - With `modal`: the dialog's close button.
  *
  * @cssprop [--kasir-font=system-ui, sans-serif] - Font family.
  * @cssprop [--kasir-text=#1d2433] - Text colour.
@@ -131,6 +141,8 @@ export class KasirCheckout extends LitElement {
     currency: {},
     locale: {},
     pollInterval: { attribute: 'poll-interval', type: Number },
+    modal: { type: Boolean },
+    strings: { attribute: false },
     state: { reflect: true },
     // Internal state (never an attribute).
     checkout: { state: true },
@@ -141,6 +153,8 @@ export class KasirCheckout extends LitElement {
     notice: { state: true },
     picked: { state: true },
     switching: { state: true },
+    expanded: { state: true },
+    shown: { state: true },
   };
 
   /** Base URL of the widget API. */
@@ -151,10 +165,14 @@ export class KasirCheckout extends LitElement {
   amount = '';
   /** The order's currency. */
   currency = 'IDR';
-  /** `en` or `id`; empty follows the page's `lang`. */
+  /** `en` or `id`; empty follows the page's `lang`, else the browser's language. */
   locale: Locale | '' = '';
   /** First polling interval in ms. */
   pollInterval = 3000;
+  /** Shows nothing until `open()`, then a modal dialog. */
+  modal?: boolean;
+  /** Texts that replace the element's own, by key (`{ choose: 'Pay with' }`): any of the element's, its screens' or its failures' words. */
+  strings?: Strings;
   /** The phase: loading, choosing, pending, completed, expired or error (reflected, read only). */
   state: CheckoutState = 'loading';
 
@@ -177,6 +195,10 @@ export class KasirCheckout extends LitElement {
   private switching?: boolean;
   /** When (this page's clock) the checkout's window closes: no switching after it (the server refuses). */
   private closes?: number;
+  /** The method list's open group. */
+  private expanded?: string;
+  /** `open()` was called (a modal loads its checkout then, not before). */
+  private shown?: boolean;
 
   private countdown = new CountdownController(this, () => {
     if (this.deposit) this.follow?.checkNow();
@@ -257,6 +279,7 @@ export class KasirCheckout extends LitElement {
         await shown;
         this.deposit = deposit;
         this.switching = false;
+        remember(shop(this), method.code, true); // offered first at this shop next time
       },
     );
     this.picked = undefined;
@@ -277,12 +300,28 @@ export class KasirCheckout extends LitElement {
     }
   }
 
+  /** The element's words, with the shop's `strings` over them. */
   private get t(): Messages {
-    return messages[this.loc];
+    return { ...messages[this.loc], ...this.strings } as Messages;
   }
 
+  /** `locale`, else the page's language, else the browser's: the first that is English or Indonesian; else English. */
   private get loc(): Locale {
-    return (this.locale || document.documentElement.lang || '').startsWith('id') ? 'id' : 'en';
+    const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l));
+    return /^id/i.test(lang + '') ? 'id' : 'en';
+  }
+
+  /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */
+  async open() {
+    this.shown = true;
+    await this.updateComplete;
+    const dialog = this.renderRoot.querySelector('dialog');
+    if (dialog && !dialog.open) dialog.showModal();
+  }
+
+  /** With `modal`: closes the dialog; the payment goes on, and `open()` shows it again. */
+  close() {
+    this.renderRoot.querySelector('dialog')?.close();
   }
 
   /**
@@ -334,12 +373,13 @@ export class KasirCheckout extends LitElement {
                 this.checkout ? ['refused', 'back'] : ['badAmount']
               : ['failed', restart];
     // A lost connection, or the words of others could not be loaded (the connection is lost): "Try again".
-    const text = failures?.[this.loc][failure as Failure] || t.network;
+    const text = (this.strings?.[failure!] as string) || failures?.[this.loc][failure as Failure] || t.noConnection;
     return { text, action: (failure ? action : 'retry') as 'retry', message: err.message || text, status: s > 0 ? s : undefined };
   }
 
   override willUpdate(changed: PropertyValues) {
-    if (['endpoint', 'checkoutId', 'amount', 'currency'].some((p) => changed.has(p))) this.load();
+    // A modal loads its checkout when first opened.
+    if ((!this.modal || this.shown) && ['endpoint', 'checkoutId', 'amount', 'currency', 'modal', 'shown'].some((p) => changed.has(p))) this.load();
     const { checkout, deposit: d } = this;
     const view = d && views[d.method.kind];
     this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
@@ -403,10 +443,16 @@ export class KasirCheckout extends LitElement {
 
   override render(): TemplateResult {
     const { t } = this;
-    return html`<div class="card" lang=${this.loc} aria-busy=${this.state === 'loading'}>
+    const card = html`<div class="card" lang=${this.loc} aria-busy=${this.state === 'loading'}>
       ${this.screen(t)}
       <p class="sr" role="status">${this.notice}</p>
     </div>`;
+    // Modal: the card in a native dialog (showModal traps focus, Escape closes it); closed, it goes on underneath.
+    return this.modal
+      ? html`<dialog part="dialog" aria-label=${t.dialog} @close=${() => this.emit(new KasirCloseEvent(this.state))}>
+          <button part="close" class="close" aria-label=${t.close} @click=${this.close}>×</button>${card}
+        </dialog>`
+      : card;
   }
 
   private screen(t: Messages) {
@@ -425,7 +471,7 @@ export class KasirCheckout extends LitElement {
       }
       case 'completed':
         return html`<div part="result" class="result ok">
-          <svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d="M5 12.5l4.5 4.5L19 7.5" /></svg>
+          <span class="icon" aria-hidden="true">✓</span>
           <h2 tabindex="-1">${t.paidTitle}</h2>
           <p>${fill(t.paidText, this.money(deposit!.amount, deposit!), deposit!.method.name)}</p>
         </div>`;
@@ -443,44 +489,18 @@ export class KasirCheckout extends LitElement {
   }
 
   private methods(t: Messages, checkout: Checkout) {
-    const busy = !!this.picked;
-    const current = this.deposit?.method.code;
-    return html`<h2 tabindex="-1">${t.choose}</h2>
-      <p class="row">
-        <span>${t.orderTotal}</span><strong part="amount">${this.money(checkout.amount, checkout)}</strong>
-      </p>
-      ${KINDS.map((kind) => {
-        const list = checkout.methods.filter((m) => m.kind === kind);
-        return list.length
-          ? html`<div class="group" role="group" aria-labelledby="k-${kind}">
-              <h3 id="k-${kind}">${t[kind]}</h3>
-              <ul>
-                ${list.map(
-                  (m) =>
-                    html`<li>
-                      <button
-                        part="method"
-                        class="method ${m.kind}"
-                        data-method=${m.code}
-                        ?disabled=${!m.available || busy}
-                        aria-busy=${busy && this.picked === m}
-                        aria-current=${m.code === current || nothing}
-                        @click=${() => this.pick(m)}
-                      >
-                        <img src=${m.image} alt="" width="48" height="32" />
-                        <span class="name">${m.name}</span>
-                        <span class="fee"
-                          >${m.code === current ? t.current : !m.available ? t.unavailable : +m.fee ? fill(t.fee, this.money(m.fee, m)) : t.noFee}</span
-                        >
-                        <strong class="total">${this.money(m.total, m)}</strong>
-                      </button>
-                    </li>`,
-                )}
-              </ul>
-            </div>`
-          : nothing;
-      })}
-      ${this.timer(this.deposit ? t.payWithin : t.chooseWithin)}`;
+    return html`${picker({
+      t,
+      checkout,
+      picked: this.picked,
+      current: this.deposit?.method.code,
+      last: remembered(shop(this), true),
+      expanded: this.expanded,
+      toggle: (kind) => (this.expanded = this.expanded === kind ? '' : kind),
+      pick: (m) => this.pick(m),
+      money: (amount, of) => this.money(amount, of),
+    })}
+    ${this.timer(this.deposit ? t.payWithin : t.chooseWithin)}`;
   }
 
   private spinner() {
@@ -497,6 +517,7 @@ export class KasirCheckout extends LitElement {
       fill,
       t,
       loc: this.loc,
+      text: (words) => ({ ...words[this.loc], ...this.strings }),
       d,
       amount: this.money(d.amount, d),
       money: (amount, currency, symbol) => money(amount, currency, this.loc, symbol),
@@ -546,7 +567,7 @@ export class KasirCheckout extends LitElement {
 if (typeof customElements !== 'undefined') {
   const defined = customElements.get('kasir-checkout');
   if (!defined) customElements.define('kasir-checkout', KasirCheckout);
-  else if (defined !== KasirCheckout) console.warn('<kasir-checkout> is already defined by another copy of @kasir/checkout on this page; the first one is used.');
+  else if (defined !== KasirCheckout) console.warn('<kasir-checkout> is already defined (another copy of @kasir/checkout): the first one is used.');
 }
 
 declare global {

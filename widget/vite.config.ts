@@ -37,7 +37,10 @@ const minifyTemplates = (): Plugin => ({
             end,
             node.tag.text === 'css'
               ? text.replace(/\/\*[^]*?\*\//g, '').replace(/\s+/g, ' ').replace(/\s*([{};,>])\s*/g, '$1').replace(/:\s+/g, ':').replace(/;}/g, '}')
-              : text.replace(/\s*\n\s*/g, ' ').replace(/>\s+</g, '><'),
+                  // 0.5rem: .5rem
+                  .replace(/([^\w.])0\.(\d)/g, '$1.$2')
+              : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space.
+                text.replace(/\s*\n\s*([<>])|([<>])\s*\n\s*/g, '$1$2').replace(/\s*\n\s*/g, ' ').replace(/>\s+</g, '><'),
           ]);
         }
       }

@@ -44,7 +44,7 @@ export const copyStyles = css`
   }
 `;
 
-async function copy({ root, say, update, loc }: ViewKit, value: string, what: string, node: string) {
+async function copy({ root, say, update, text }: ViewKit, value: string, what: string, node: string) {
   try {
     await navigator.clipboard.writeText(value);
   } catch {
@@ -54,13 +54,13 @@ async function copy({ root, say, update, loc }: ViewKit, value: string, what: st
     return;
   }
   copied.set(root, node);
-  say(`${words[loc].copied}: ${what}`);
+  say(`${text(words).copied}: ${what}`);
   setTimeout(() => copied.get(root) === node && (copied.delete(root), update()), 2000);
 }
 
 /** A button copying `value`; `what` names it for screen readers, `node` selects the text shown. */
 export const copyButton = (k: ViewKit, value: string, what: string, node: string): TemplateResult => {
-  const t = words[k.loc];
+  const t = k.text(words);
   return k.html`<button class="copy" @click=${() => copy(k, value, what, node)}>
     ${copied.get(k.root) === node ? t.copied : t.copy}<span class="sr"> ${what}</span>
   </button>`;

@@ -67,7 +67,7 @@ const words = {
 
 const crypto: View = (k) => {
   const { html, fill, d, amount, steps } = k;
-  const t = words[k.loc];
+  const t = k.text(words);
   const network = d.networkName || d.network || '';
   const [open, scan, wait] = t.steps;
   return html`<p part="network" role="note">

@@ -35,8 +35,8 @@ const words = {
 };
 
 const ewallet: View = (k) => {
-  const { html, fill, loc, d, amount, steps } = k;
-  const t = words[loc];
+  const { html, fill, d, amount, steps } = k;
+  const t = k.text(words);
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     ${rateRow(k)}
     <a class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer"

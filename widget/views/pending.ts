@@ -32,7 +32,7 @@ export const frameStyles = css`
 /** The pending screen of a kind: `view` in the frame. */
 export const screen = (view: View): Screen => (k) => {
   const { html, d, t } = k;
-  const w = words[k.loc];
+  const w = k.text(words);
   const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${k.fill(s, d.method.name)}</li>`)}</ol>`;
   return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
     ${view({ ...k, steps })} ${k.timer}

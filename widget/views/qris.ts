@@ -39,7 +39,7 @@ const savePng = (id: string, d: string, size: number) =>
 
 const qris: View = (k) => {
   const { html, fill, d: deposit, amount, steps } = k;
-  const t = words[k.loc];
+  const t = k.text(words);
   const { d, size } = qrCode(deposit.qrData!);
   return html`${qrFigure(k, deposit.qrData!, fill(t.qrLabel, amount))}
     <p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>

@@ -4,14 +4,14 @@
 import type { TemplateResult } from 'lit';
 import type { ViewKit } from './view.js';
 
-const words = { en: 'Rate', id: 'Kurs' };
+const words = { en: { rate: 'Rate' }, id: { rate: 'Kurs' } };
 
 /** The rate row (`part="rate"`), or nothing when the payment is not converted. */
-export const rateRow = ({ html, nothing, d, loc, money }: ViewKit): TemplateResult | typeof nothing => {
+export const rateRow = ({ html, nothing, d, text, money }: ViewKit): TemplateResult | typeof nothing => {
   const rate = d.exchangeRate;
   // A crypto id ("USDC-POLYGON") is named by its token's symbol.
   const name = (currency: string) => (currency === d.method.code && d.symbol) || currency;
   return rate
-    ? html`<p part="rate" class="row"><span>${words[loc]}</span><strong>1 ${name(rate.from)} = ${money(rate.rate, '', name(rate.to))}</strong></p>`
+    ? html`<p part="rate" class="row"><span>${text(words).rate}</span><strong>1 ${name(rate.from)} = ${money(rate.rate, '', name(rate.to))}</strong></p>`
     : nothing;
 };

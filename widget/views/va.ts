@@ -53,7 +53,7 @@ const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)
 
 const va: View = (k) => {
   const { html, nothing, d, amount, steps } = k;
-  const t = words[k.loc];
+  const t = k.text(words);
   return html`<dl>
       <div>
         <dt>${t.vaNumber}</dt>

@@ -13,6 +13,8 @@ export interface ViewKit {
   nothing: typeof nothing;
   fill: typeof fill;
   loc: Locale;
+  /** A view's words in `loc`, with the shop's `strings` over them. */
+  text<T>(words: Record<Locale, T>): T;
   /** The pending deposit. */
   d: Deposit;
   /** Its amount, formatted for `loc` (a token amount exactly, with its symbol). */
