@@ -60,22 +60,21 @@ export const picker = (k: PickerKit) => {
       ${fees || m.currency !== checkout.currency ? html`<strong class="total">${k.money(m.total, m)}</strong>` : nothing}
     </button>`;
   };
-  const items = (list: Method[], kind: MethodKind) => {
-    if (kind !== 'crypto') return list.map((m) => html`<li>${row(m)}</li>`);
-    // By asset (in the order first listed), then network: an asset on several networks is named once, its rows by network.
-    const assets = new Map<string, Method[]>();
-    for (const m of list) assets.set(m.symbol || m.code, [...(assets.get(m.symbol || m.code) || []), m]);
-    return [...assets].map(([symbol, on]) =>
-      on.length > 1
+  // By asset (a crypto's symbol, in the order first listed), then network: an asset on several networks is named once,
+  // its rows by network. Any other method is an asset of its own.
+  const asset = (m: Method) => m.symbol || m.code;
+  const items = (list: Method[]) =>
+    [...new Set(list.map(asset))].map((symbol) => {
+      const on = list.filter((m) => asset(m) === symbol);
+      return on[1]
         ? html`<li class="asset">
             <span>${symbol}</span>
             <ul>
               ${on.map((m) => html`<li>${row(m, m.networkName)}</li>`)}
             </ul>
           </li>`
-        : html`<li>${row(on[0])}</li>`,
-    );
-  };
+        : html`<li>${row(on[0])}</li>`;
+    });
   return html`<h2 tabindex="-1">${t.choose}</h2>
     <p class="row">
       <span>${t.orderTotal}${fees ? nothing : html` <small>· ${t.noFee}</small>`}</span
@@ -96,7 +95,7 @@ export const picker = (k: PickerKit) => {
                   </h3>`
                 : nothing}
               <ul id="g-${kind}" ?hidden=${folds && !open}>
-                ${items(list, kind)}
+                ${items(list)}
               </ul>
             </li>`
           : nothing;
