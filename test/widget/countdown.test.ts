@@ -15,6 +15,7 @@ describe('<kasir-checkout> countdown', () => {
   before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js')]));
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     clock = new FakeClock().install();
   });
   afterEach(() => {

@@ -63,6 +63,7 @@ describe('<kasir-checkout> crypto', () => {
   let api: FakeApi;
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     api = new FakeApi().install();
   });
   afterEach(() => api.uninstall());
@@ -70,15 +71,20 @@ describe('<kasir-checkout> crypto', () => {
   it('lists the cryptos after the fiat methods: name and network, the exact token total with its symbol', async () => {
     const el = await mount();
     await reached(el, 'choosing');
-    const groups = [...el.shadowRoot!.querySelectorAll('[role=group] h3')].map(text);
-    expect(groups.at(-1)).to.equal('Crypto');
+    const groups = [...el.shadowRoot!.querySelectorAll<HTMLElement>('[part="method-group"]')];
+    expect(groups.at(-1)!.dataset.kind).to.equal('crypto');
+    expect(text(groups.at(-1)!.querySelector('h3'))).to.equal('Crypto');
     const buttons = [...el.shadowRoot!.querySelectorAll<HTMLElement>('[part="method"]')];
-    expect(buttons.slice(-4).map((b) => b.dataset.method)).to.deep.equal(['ETH-ETHEREUM', 'USDC-POLYGON', 'XLM-STELLAR', 'USDC-STELLAR']);
+    // By asset (as first listed), then network: USDC once, with its networks under it.
+    expect(buttons.slice(-4).map((b) => b.dataset.method)).to.deep.equal(['ETH-ETHEREUM', 'USDC-POLYGON', 'USDC-STELLAR', 'XLM-STELLAR']);
+    const usdc = method(el, 'USDC-POLYGON').closest('.asset')!;
+    expect(text(usdc.firstElementChild)).to.equal('USDC');
+    expect([...usdc.querySelectorAll('[part="method"] .name')].map(text)).to.deep.equal(['Polygon', 'Stellar']);
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.name'))).to.equal('Ether (Ethereum)');
     // 18 decimals, digit for digit: a float would give 0.004646153846153847 -> 0.0046461538461538465 or round it.
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.total'))).to.equal('0.004646153846153847 ETH');
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.fee'))).to.equal('Fee 0.000000000000000001 ETH');
-    expect(text(method(el, 'USDC-POLYGON'))).to.contain('USD Coin (Polygon)').and.contain('9.292308 USDC');
+    expect(text(method(el, 'USDC-POLYGON'))).to.contain('Polygon').and.contain('9.292308 USDC');
     expect(text(method(el, 'XLM-STELLAR').querySelector('.total'))).to.equal('1,234.5678901 XLM');
     expect(text(method(el, 'USDC-STELLAR').querySelector('.total'))).to.equal('9.2923077 USDC');
     await expect(el).to.be.accessible();
@@ -87,7 +93,7 @@ describe('<kasir-checkout> crypto', () => {
   it('groups and separates token amounts the Indonesian way, still digit for digit', async () => {
     const el = await mount('id');
     await reached(el, 'choosing');
-    expect(text(el.shadowRoot!.querySelectorAll('[role=group] h3')[4])).to.equal('Kripto');
+    expect(text(el.shadowRoot!.querySelector('[data-kind="crypto"] h3'))).to.equal('Kripto');
     expect(text(method(el, 'XLM-STELLAR').querySelector('.total'))).to.equal('1.234,5678901 XLM');
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.total'))).to.equal('0,004646153846153847 ETH');
     await choose(el, 'XLM-STELLAR');
@@ -252,6 +258,7 @@ describe('<kasir-checkout> switching method', () => {
   let api: FakeApi;
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     api = new FakeApi().install();
   });
   afterEach(() => api.uninstall());
@@ -419,6 +426,7 @@ describe('<kasir-checkout> refused choices', () => {
   let api: FakeApi;
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     api = new FakeApi().install();
   });
   afterEach(() => api.uninstall());

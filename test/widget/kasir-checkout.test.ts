@@ -37,6 +37,7 @@ describe('<kasir-checkout>', () => {
   let api: FakeApi;
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     api = new FakeApi().install();
   });
   afterEach(() => api.uninstall());
@@ -49,11 +50,13 @@ describe('<kasir-checkout>', () => {
     expect(el.getAttribute('state')).to.equal('choosing');
     expect(api.requests('POST', '/checkouts')).to.have.length(1);
     expect(api.calls[0].body).to.deep.equal({ amount: '150000', currency: 'IDR' });
-    const groups = [...el.shadowRoot!.querySelectorAll('[role=group] h3')].map(text);
-    expect(groups).to.deep.equal(['Virtual account', 'Bank transfer', 'QRIS', 'E-wallet', 'Crypto']);
+    // Grouped by kind (DESIGN.md 12); more than 6 methods: each group of several is a closed disclosure.
+    const groups = parts(el, 'method-group');
+    expect(groups.map((g) => g.dataset.kind)).to.deep.equal(['va', 'bank', 'qris', 'ewallet', 'crypto']);
+    expect(groups.map((g) => text(g.querySelector('h3')))).to.deep.equal(['Virtual account', '', '', 'E-wallet', 'Crypto']);
     const methods = parts(el, 'method');
     expect(methods.map((m) => m.dataset.method)).to.deep.equal([
-      'BCA_VA', 'BNI_VA', 'BCA_TRANSFER', 'QRIS', 'OVO', 'DANA', 'ETH-ETHEREUM', 'USDC-POLYGON', 'XLM-STELLAR', 'USDC-STELLAR',
+      'BCA_VA', 'BNI_VA', 'BCA_TRANSFER', 'QRIS', 'OVO', 'DANA', 'ETH-ETHEREUM', 'USDC-POLYGON', 'USDC-STELLAR', 'XLM-STELLAR',
     ]);
     expect(text(methods[0])).to.contain('Bank Central Asia Virtual Account').and.contain('Fee Rp 4,000').and.contain('Rp 154,000');
     expect(methods[0].querySelector('img')).to.exist;
@@ -609,6 +612,12 @@ describe('<kasir-checkout>', () => {
     await reached(el, 'choosing');
     await el.updateComplete;
     before.focus();
+    // The virtual accounts' group is closed: Tab reaches its button, Enter opens it, Tab goes on into it.
+    await sendKeys({ press: 'Tab' });
+    expect(text(el.shadowRoot!.activeElement)).to.equal('Virtual account');
+    await sendKeys({ press: 'Enter' });
+    await el.updateComplete;
+    expect(el.shadowRoot!.activeElement?.getAttribute('aria-expanded')).to.equal('true');
     await sendKeys({ press: 'Tab' });
     expect(el.shadowRoot!.activeElement?.getAttribute('data-method')).to.equal('BCA_VA');
     await sendKeys({ press: 'Tab' });

@@ -23,6 +23,7 @@ describe('<kasir-checkout> following the payment', () => {
   });
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     hidden = false;
     clock = new FakeClock().install();
   });

@@ -35,6 +35,7 @@ describe('@kasir/checkout/react', () => {
 
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     api = new FakeApi().install();
     host = document.createElement('div');
     document.body.append(host);

@@ -64,6 +64,7 @@ describe('<kasir-checkout> with attributes it cannot use', () => {
   const record = (e: Event) => errors.push((e as CustomEvent).detail);
   beforeEach(() => {
     sessionStorage.clear();
+    localStorage.clear();
     api = new FakeApi().install();
     errors = [];
     document.addEventListener('kasir-error', record);
