@@ -313,6 +313,7 @@ export class KasirCheckout extends LitElement {
 
   /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */
   async open() {
+    if (!this.modal) return;
     this.shown = true;
     await this.updateComplete;
     const dialog = this.renderRoot.querySelector('dialog');

@@ -7,6 +7,7 @@ import { createComponent, type EventName } from '@lit/react';
 import { isServer } from 'lit';
 import * as React from 'react';
 import type {
+  KasirCloseEvent,
   KasirCompletedEvent,
   KasirErrorEvent,
   KasirEventHandlers,
@@ -15,13 +16,13 @@ import type {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import type { Locale } from './i18n.js';
+import type { Locale, Strings } from './i18n.js';
 import { KasirCheckout as KasirCheckoutElement } from './kasir-checkout.js';
 
 export { KasirCheckoutElement };
 export * from './events.js';
 export type * from './types.js';
-export type { Locale };
+export type { Locale, Strings };
 
 /** The element's own props: what its attributes say, under their property names. */
 export interface KasirCheckoutOptions {
@@ -37,6 +38,10 @@ export interface KasirCheckoutOptions {
   locale?: Locale;
   /** First polling interval in ms (default 3000, at least 1000). */
   pollInterval?: number;
+  /** Shows nothing until the element's `open()` (through `ref`), then a modal dialog; `onKasirClose` when it closes. */
+  modal?: boolean;
+  /** Texts that replace the element's own, by key (`{ choose: 'Pay with' }`). */
+  strings?: Strings;
 }
 
 /** One callback per event of the element, each given the typed event (the handlers the Vue typings name too). */
@@ -54,6 +59,7 @@ const events = {
   onKasirCompleted: 'kasir-completed' as EventName<KasirCompletedEvent>,
   onKasirExpired: 'kasir-expired' as EventName<KasirExpiredEvent>,
   onKasirError: 'kasir-error' as EventName<KasirErrorEvent>,
+  onKasirClose: 'kasir-close' as EventName<KasirCloseEvent>,
 };
 
 // @lit/react tells element properties from attributes by the class's prototype, which Lit fills when the class is
@@ -78,7 +84,8 @@ const attributes: Record<string, string> = { className: 'class', checkoutId: 'ch
 const Server = React.forwardRef<KasirCheckoutElement, KasirCheckoutProps>(function KasirCheckout(props, _ref) {
   const attrs: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(props)) {
-    if (value == null || typeof value === 'function' || key in events) continue;
+    // Not as attributes: callbacks, and `strings` (an object, set as a property once hydrated).
+    if (value == null || typeof value === 'function' || typeof value === 'object' || key in events) continue;
     attrs[attributes[key] ?? key] = value;
   }
   return React.createElement('kasir-checkout', attrs);
@@ -108,12 +115,14 @@ export interface KasirCheckoutTagProps extends React.DetailedHTMLProps<React.HTM
   currency?: string;
   locale?: Locale;
   'poll-interval'?: number | `${number}`;
+  modal?: boolean;
   'onkasir-ready'?: (event: KasirReadyEvent) => void;
   'onkasir-method-selected'?: (event: KasirMethodSelectedEvent) => void;
   'onkasir-pending'?: (event: KasirPendingEvent) => void;
   'onkasir-completed'?: (event: KasirCompletedEvent) => void;
   'onkasir-expired'?: (event: KasirExpiredEvent) => void;
   'onkasir-error'?: (event: KasirErrorEvent) => void;
+  'onkasir-close'?: (event: KasirCloseEvent) => void;
 }
 
 declare module 'react' {

@@ -3,7 +3,7 @@
 // events. Nothing here loads Vue or the element at run time: import '@kasir/checkout' (or load the script) to register it.
 import type { DefineComponent, HTMLAttributes } from 'vue';
 import type { KasirEventHandlers } from './events.js';
-import type { Locale } from './i18n.js';
+import type { Locale, Strings } from './i18n.js';
 
 /**
  * For Vue's `compilerOptions.isCustomElement`: true for `kasir-checkout`.
@@ -28,6 +28,10 @@ export interface KasirCheckoutVueProps {
   locale?: Locale;
   /** First polling interval in ms (default 3000, at least 1000). */
   pollInterval?: number | `${number}`;
+  /** Shows nothing until the element's `open()` (through a template ref), then a modal dialog; `@kasir-close` when it closes. */
+  modal?: boolean;
+  /** Texts that replace the element's own, by key (`{ choose: 'Pay with' }`); set as a property (`:strings` or `.strings`). */
+  strings?: Strings;
 }
 
 /** The element's events as Vue listeners: `@kasir-completed="(e) => ..."` gets a `KasirCompletedEvent`. */

@@ -3,12 +3,14 @@
 // The lines marked @ts-expect-error are the proof that the component's types are strict: `npm run typecheck` fails
 // when one of them stops being an error.
 import { expect, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
 import * as React from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot, type Root } from 'react-dom/client';
 import {
   KasirCheckout,
   KasirCheckoutElement,
+  KasirCloseEvent,
   KasirCompletedEvent,
   KasirErrorEvent,
   KasirExpiredEvent,
@@ -140,6 +142,32 @@ describe('@kasir/checkout/react', () => {
     expect(calls).to.deep.equal(['second']);
   });
 
+  it('modal: nothing until ref.open(), a dialog; Escape closes it and calls onKasirClose; the payment goes on; strings apply', async () => {
+    const ref = React.createRef<KasirCheckoutElement>();
+    const closes: KasirCloseEvent[] = [];
+    const el = render({ endpoint: '/api', amount: '150000', locale: 'en', modal: true, strings: { choose: 'Pay for your coffee' }, ref, onKasirClose: (e) => closes.push(e) });
+    expect(el.modal).to.be.true;
+    await el.updateComplete;
+    expect(api.calls).to.have.length(0);
+    const dialog = () => part(el, 'dialog') as HTMLDialogElement;
+    expect(dialog().open).to.be.false;
+    await ref.current!.open();
+    await reached(el, 'choosing');
+    await el.updateComplete;
+    expect(dialog().matches(':modal')).to.be.true;
+    expect(el.shadowRoot!.querySelector('h2')!.textContent).to.equal('Pay for your coffee');
+    part(el, 'method').click();
+    await reached(el, 'pending');
+    await sendKeys({ press: 'Escape' });
+    await waitUntil(() => closes.length === 1, 'onKasirClose');
+    expect(closes[0]).to.be.instanceOf(KasirCloseEvent);
+    expect(closes[0].detail.state).to.equal('pending');
+    expect(dialog().open).to.be.false;
+    await ref.current!.open();
+    expect(el.state).to.equal('pending');
+    expect(api.requests('POST', '/deposit')).to.have.length(1);
+  });
+
   it('passes id, className, style and aria attributes to the element, and ref gives the element', async () => {
     const ref = React.createRef<KasirCheckoutElement>();
     const el = render({ endpoint: '/api', amount: '150000', id: 'pay', className: 'checkout wide', style: { maxWidth: '20rem' }, 'aria-label': 'Payment', ref });
@@ -157,7 +185,7 @@ describe('@kasir/checkout/react', () => {
  * (the types went loose) or an unmarked line becomes one.
  */
 export function typeProofs() {
-  const ok: KasirCheckoutProps = { endpoint: '/api', checkoutId: 'chk_1', amount: '150000', currency: 'IDR', locale: 'id', pollInterval: 3000 };
+  const ok: KasirCheckoutProps = { endpoint: '/api', checkoutId: 'chk_1', amount: '150000', currency: 'IDR', locale: 'id', pollInterval: 3000, modal: true, strings: { choose: 'Pay' } };
   const elements = [
     // @ts-expect-error endpoint is required
     React.createElement(KasirCheckout, { checkoutId: 'chk_1' }),
@@ -171,6 +199,10 @@ export function typeProofs() {
     React.createElement(KasirCheckout, { endpoint: new URL('https://shop.example/api') }),
     // @ts-expect-error the callback gets a KasirCompletedEvent, not an error event
     React.createElement(KasirCheckout, { endpoint: '/api', onKasirCompleted: (e: KasirErrorEvent) => e.detail.message }),
+    // @ts-expect-error the close callback gets a KasirCloseEvent
+    React.createElement(KasirCheckout, { endpoint: '/api', onKasirClose: (e: KasirPendingEvent) => e.detail.deposit }),
+    // @ts-expect-error modal is a boolean
+    React.createElement(KasirCheckout, { endpoint: '/api', modal: 'yes' }),
     // @ts-expect-error not a prop of the element
     React.createElement(KasirCheckout, { endpoint: '/api', ammount: '150000' }),
     React.createElement(KasirCheckout, { ...ok, onKasirCompleted: (e) => e.detail.deposit.amount, onKasirExpired: (e) => e.detail.deposit?.id }),
