@@ -17,6 +17,10 @@ export const styles = css`
   [hidden] {
     display: none;
   }
+  /* Modal: the content is in the top layer; a line of height keeps the element itself counted as shown. */
+  :host([modal]) {
+    min-height: 1px;
+  }
   * {
     box-sizing: border-box;
   }

@@ -29,7 +29,7 @@ describe('<kasir-checkout modal>', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(api.calls, 'no checkout is made before the shopper asks to pay').to.have.length(0);
     expect(dialog(el).open).to.be.false;
-    expect(el.getBoundingClientRect().height).to.equal(0);
+    expect(el.getBoundingClientRect().height).to.be.at.most(1);
     await el.open();
     await reached(el, 'choosing');
     await el.updateComplete;
