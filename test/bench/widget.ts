@@ -6,7 +6,7 @@
 // Real `npm start`, real Chromium.
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
-import { launch, startKasir, waitForState, type Kasir } from '../e2e/harness';
+import { launch, showMethod, startKasir, waitForState, type Kasir } from '../e2e/harness';
 import { FIRST_PAINT_BUDGET_BYTES, FLOW_BUDGET_BYTES, measureWidget, WIDGET_DIR, type Download } from '../e2e/widget-build';
 
 const RUNS = Number(process.env.BENCH_WIDGET_RUNS || 7);
@@ -29,7 +29,7 @@ async function qrisPending(browser: Browser, kasir: Kasir, pollingOnly: boolean)
   }
   await page.goto(kasir.url);
   await waitForState(page, 'choosing');
-  await page.locator('kasir-checkout [part="method"][data-method="QRIS"]').click();
+  await (await showMethod(page, 'QRIS')).click();
   await waitForState(page, 'pending');
   // Let a poll cycle or the stream settle, so the payment lands at a random point of the cycle.
   await page.waitForTimeout(500 + Math.random() * 3000);
@@ -77,7 +77,7 @@ async function downloads(browser: Browser, kasir: Kasir, code: string) {
     return null;
   }
   phase = 'payment';
-  await choice.click();
+  await (await showMethod(page, code)).click();
   await waitForState(page, 'pending');
   await page.click('#pay');
   await waitForState(page, 'completed');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { chooseMethod, launch, openShopper, startKasir, waitForState, type Kasir } from './harness';
+import { chooseMethod, launch, openShopper, showMethod, startKasir, waitForState, type Kasir } from './harness';
 import { readQr } from './read-qr';
 
 interface CryptoReference {
@@ -53,7 +53,7 @@ describe('crypto, switching method and bank transfer, end to end', () => {
   it('pays in USDC on Polygon: network warning, address, exact amount, an EIP-681 token transfer in the QR', async () => {
     const { context, page, problems } = await shopper();
     const usdc = cryptos.find((c) => c.id === 'USDC-POLYGON')!;
-    const listed = await page.locator('kasir-checkout [part="method"][data-method="USDC-POLYGON"]').textContent();
+    const listed = await (await showMethod(page, 'USDC-POLYGON')).textContent();
     assert.match(listed!, /USDC/);
     assert.match(listed!, /Polygon/);
     await choose(page, 'USDC-POLYGON');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { launch, startKasir, waitForState, type Kasir } from './harness';
+import { launch, showMethod, startKasir, waitForState, type Kasir } from './harness';
 
 describe('the React and Vue shops, end to end', () => {
   let kasir: Kasir;
@@ -50,9 +50,8 @@ describe('the React and Vue shops, end to end', () => {
   /** Chooses a virtual account, pays it in the sandbox and waits for the element's completed screen. */
   async function payByVirtualAccount(page: Page) {
     await waitForState(page, 'choosing');
-    const va = page.locator('kasir-checkout [part="method"][data-method$="_VA"]').first();
-    const method = await va.getAttribute('data-method');
-    await va.click();
+    const method = await page.locator('kasir-checkout [part="method"][data-method$="_VA"]').first().getAttribute('data-method');
+    await (await showMethod(page, method!)).click();
     await waitForState(page, 'pending');
     assert.match((await page.locator('kasir-checkout [part="va-number"]').textContent())!, /^\d{4} \d{4} \d{4} \d{4}$/);
     const simulate = page.getByRole('button', { name: 'Simulate payment' });

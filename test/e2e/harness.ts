@@ -93,8 +93,21 @@ export async function openShopper(browser: Browser, url: string, options: Browse
   return { context, page, problems };
 }
 
-/** Picks a method by its data-method and waits for the pending deposit. */
+/**
+ * A method's button, shown: a list of more than 6 methods folds each kind into a closed group (DESIGN.md 12), opened
+ * here by a click on its group's button, as a shopper would.
+ */
+export async function showMethod(page: Page, code: string) {
+  const method = page.locator(`kasir-checkout [part="method"][data-method="${code}"]`);
+  if (!(await method.isVisible())) {
+    const kind = await method.evaluate((e) => e.closest<HTMLElement>('[part="method-group"]')?.dataset.kind);
+    await page.locator(`kasir-checkout [part="method-group"][data-kind="${kind}"] button.kind`).click();
+  }
+  return method;
+}
+
+/** Picks a method by its data-method (opening its group) and waits for the pending deposit. */
 export async function chooseMethod(page: Page, code: string) {
-  await page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
+  await (await showMethod(page, code)).click();
   await waitForState(page, 'pending');
 }

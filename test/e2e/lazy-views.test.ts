@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launch, sparePort, startKasir, waitForState, type Kasir } from './harness';
+import { launch, showMethod, sparePort, startKasir, waitForState, type Kasir } from './harness';
 import { viewOf } from './widget-build';
 
 describe('the widget\'s lazy views, end to end', () => {
@@ -51,7 +51,7 @@ describe('the widget\'s lazy views, end to end', () => {
     return { context, page, scripts, problems };
   }
 
-  const choose = (page: Page, code: string) => page.locator(`kasir-checkout [part="method"][data-method="${code}"]`).click();
+  const choose = async (page: Page, code: string) => (await showMethod(page, code)).click();
 
   it('the method list loads the entry alone; choosing QRIS fetches its chunk while the deposit is made, and nothing more', async () => {
     const { context, page, scripts, problems } = await shopper();

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { startSandbox, type RunningSandbox } from '../../server/provider/main';
-import { launch, sparePort, waitForState } from './harness';
+import { launch, showMethod, sparePort, waitForState } from './harness';
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>next shop</title>
 <script type="module" src="/kasir-checkout.js"></script></head>
@@ -65,7 +65,7 @@ describe('the Next.js route handler example, end to end', () => {
     const page = await browser.newPage();
     await page.goto(url);
     await waitForState(page, 'choosing');
-    await page.locator('kasir-checkout [part="method"][data-method="BCA_VA"]').click();
+    await (await showMethod(page, 'BCA_VA')).click();
     await waitForState(page, 'pending');
     // The element remembers its checkout's id for a reload.
     const id = await page.evaluate(() => Object.entries(sessionStorage).find(([key]) => key.startsWith('kasir-checkout:'))?.[1]);
