@@ -126,6 +126,7 @@ export const styles = css`
     border: 2px solid var(--a);
   }
   .kind {
+    grid-template-columns: 1fr auto;
     font-size: 1rem;
     color: var(--kasir-text, #1d2433);
   }
@@ -159,7 +160,7 @@ export const styles = css`
     border: 0;
     background: none;
     color: inherit;
-    width: min(var(--kasir-max-width, 30rem), 100% - 1rem);
+    width: min(30rem, 100% - 1rem);
     container-type: inline-size;
   }
   dialog::backdrop {
