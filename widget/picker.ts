@@ -8,7 +8,7 @@ import { fill, type Messages } from './i18n.js';
 import type { Checkout, Method, MethodKind } from './types.js';
 
 /** The list's groups, in this order (crypto after the fiat methods, DESIGN.md 8 and 12). */
-export const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet', 'crypto'];
+const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet', 'crypto'];
 
 /** What the picker gets from the element. */
 export interface PickerKit {
