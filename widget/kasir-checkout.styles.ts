@@ -54,10 +54,12 @@ export const styles = css`
   figure {
     margin: 0;
   }
-  ul,
-  li {
+  ul {
     list-style: none;
     padding: 0;
+  }
+  ul,
+  ul > li {
     display: grid;
     gap: 0.5rem;
   }

@@ -171,6 +171,16 @@ describe('<kasir-checkout> method list', () => {
     expect(text(method(fees, 'BCA_TRANSFER'))).to.contain('No fee');
   });
 
+  it("leaves the pending screen's steps a numbered list (the list's styles are its own)", async () => {
+    const el = await mount();
+    method(el, 'QRIS').click();
+    await reached(el, 'pending');
+    await el.updateComplete;
+    const step = el.shadowRoot!.querySelector('[part="instructions"] li')!;
+    expect(getComputedStyle(step).display).to.equal('list-item');
+    expect(getComputedStyle(step).listStyleType).to.equal('decimal');
+  });
+
   for (const width of [320, 1000]) {
     for (const locale of ['en', 'id']) {
       it(`is accessible at ${width} px in ${locale}, closed and with a group open`, async () => {
