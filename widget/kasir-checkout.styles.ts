@@ -96,11 +96,12 @@ export const styles = css`
     cursor: default;
     opacity: 0.55;
   }
+  /* Logo, name and total on a line; a total that does not fit goes under them, still at the right. */
   .method,
   .kind {
     width: 100%;
-    display: grid;
-    grid-template-columns: auto 1fr auto;
+    display: flex;
+    flex-wrap: wrap;
     align-items: center;
     column-gap: 0.75rem;
     text-align: left;
@@ -120,7 +121,13 @@ export const styles = css`
     font-size: 0.85rem;
     color: var(--m);
   }
-  .total {
+  .method > span {
+    flex: 1 1 auto;
+    max-width: calc(100% - 3.5rem);
+  }
+  .total,
+  .kind::after {
+    margin-left: auto;
     text-align: right;
     overflow-wrap: anywhere;
   }
@@ -128,7 +135,6 @@ export const styles = css`
     border: 2px solid var(--a);
   }
   .kind {
-    grid-template-columns: 1fr auto;
     font-size: 1rem;
     color: var(--kasir-text, #1d2433);
   }
@@ -147,11 +153,6 @@ export const styles = css`
     }
     .method img {
       width: 36px;
-    }
-    /* A total (a token amount is long) under the name. */
-    .total {
-      grid-column: 2;
-      text-align: left;
     }
     h2 {
       font-size: 1.1rem;
