@@ -48,6 +48,11 @@ async function startShop(options: Partial<KasirApiOptions>, env: Record<string, 
   };
 }
 
+/** The first line of the shop's output matching `pattern`, waited for. */
+async function lineOf(shop: Shop, pattern: RegExp, timeoutMs = 8000): Promise<string> {
+  return waitFor(() => shop.lines(pattern)[0], timeoutMs);
+}
+
 async function post(url: string, body?: unknown) {
   const res = await fetch(url, { method: 'POST', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as { message: string; data?: Checkout } };
@@ -89,7 +94,7 @@ describe('the merchant backend warns at the default log level', () => {
       const first = await post(`${shop.url}/api/checkouts`, { amount: '150000', currency: 'IDR' });
       assert.equal(first.status, 502);
       assert.doesNotMatch(first.json.message, /notified/, 'the shop was told nothing by the browser\'s request alone');
-      const [line] = await waitFor(() => { const l = shop.lines(/refused the shop's request/); return l.length ? l : undefined; });
+      const line = await lineOf(shop, /refused the shop's request/);
       assert.match(line, /401/);
       assert.match(line, /signature/i, 'the service\'s own message');
       assert.match(line, /KASIR_CLIENT_ID and KASIR_CLIENT_SECRET/);
@@ -110,7 +115,7 @@ describe('the merchant backend warns at the default log level', () => {
     try {
       const res = await post(`${shop.url}/api/checkouts`, { amount: '150000', currency: 'IDR' });
       assert.equal(res.status, 503);
-      const [line] = await waitFor(() => { const l = shop.lines(/could not be reached/); return l.length ? l : undefined; });
+      const line = await lineOf(shop, /could not be reached/);
       assert.ok(line.includes(`http://127.0.0.1:${port}`), line);
       assert.match(line, /KASIR_BASE_URL/);
     } finally {
@@ -124,7 +129,7 @@ describe('the merchant backend warns at the default log level', () => {
     try {
       await routeWebhooksTo(up, shop.url);
       await payThrough(shop);
-      const [line] = await waitFor(() => { const l = shop.lines(/webhook refused/); return l.length ? l : undefined; }, 15_000);
+      const line = await lineOf(shop, /webhook refused/, 15_000);
       assert.match(line, /signature/);
       assert.match(line, /KASIR_WEBHOOK_SECRET/);
       assert.ok(!line.includes(other) && !line.includes(up.provider.credentials.webhookSecret), 'a secret in the log');
@@ -138,7 +143,7 @@ describe('the merchant backend warns at the default log level', () => {
     try {
       await routeWebhooksTo(up, shop.url);
       await payThrough(shop);
-      const [line] = await waitFor(() => { const l = shop.lines(/onDepositCompleted threw/); return l.length ? l : undefined; }, 15_000);
+      const line = await lineOf(shop, /onDepositCompleted threw/, 15_000);
       assert.match(line, /the warehouse system is offline/);
     } finally {
       await shop.stop();
@@ -151,7 +156,7 @@ describe('the merchant backend warns at the default log level', () => {
       const res = await post(`${shop.url}/api/checkouts`, { amount: '150000', currency: 'IDR' });
       assert.equal(res.status, 503);
       assert.match(res.json.message, /settings are incomplete/);
-      const [line] = await waitFor(() => { const l = shop.lines(/missing/); return l.length ? l : undefined; });
+      const line = await lineOf(shop, /missing/);
       for (const name of ['KASIR_BASE_URL', 'KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET', 'KASIR_ACCESS_TOKEN', 'KASIR_WEBHOOK_SECRET']) assert.match(line, new RegExp(name));
     } finally {
       await shop.stop();
