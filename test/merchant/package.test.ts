@@ -2,10 +2,14 @@
 // problem; its fetch handler; server-created checkouts; onDepositExpired; verifyWebhook; the kasir-merchant command.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { ConfigError, createKasirApi, verifyWebhook, WebhookVerificationError, type CompletedDeposit, type KasirApiOptions } from '../../server/merchant/index';
 import type { Checkout, Deposit } from '@kasir/checkout';
+import { merchantStateFile } from '../../server/merchant/config';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 
 const VALID: KasirApiOptions = {
@@ -39,7 +43,8 @@ describe('createKasirApi options', () => {
       Object.assign(process.env, { KASIR_BASE_URL: 'http://localhost:4010', KASIR_CLIENT_ID: 'id', KASIR_CLIENT_SECRET: 'secret', KASIR_ACCESS_TOKEN: 'token', KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0' });
       assert.equal(api.config.checkoutUrl, 'http://localhost:4010/checkout');
     } finally {
-      process.env = saved;
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
     }
   });
 
@@ -52,6 +57,17 @@ describe('createKasirApi options', () => {
     assert.match(message, /unknown option onDepositComplete \(did you mean onDepositCompleted\?\)/);
     assert.match(configError({ ...VALID, webhookSecert: 'x' }).message, /did you mean webhookSecret\?/);
     assert.doesNotMatch(configError({ ...VALID, colour: 'red' }).message, /did you mean/);
+  });
+
+  it('keeps its state file under dataDir/merchant/, apart from a sandbox sharing the data dir; an older file at the top is kept', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kasir-state-'));
+    try {
+      assert.equal(merchantStateFile(dir), join(dir, 'merchant', 'merchant-state.jsonl'));
+      writeFileSync(join(dir, 'merchant-state.jsonl'), '');
+      assert.equal(merchantStateFile(dir), join(dir, 'merchant-state.jsonl'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports every problem at once', () => {
