@@ -58,7 +58,7 @@ export interface KasirApiOptions extends MerchantHooks {
   redisPrefix?: string;
   /**
    * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
-   * orders are kept (`merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
+   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
    */
   dataDir?: string;
   /** Open event streams allowed per client address, per copy of the backend (default 10). */
