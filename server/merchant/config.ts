@@ -110,7 +110,7 @@ const SEE_README = 'See the @kasir/merchant README, "Configuration".';
 /** The connection to the payment service: read from the environment at the first request when not passed. */
 const CONNECTION = ['baseUrl', 'checkoutUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'] as const;
 type ConnectionName = (typeof CONNECTION)[number];
-export type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
+type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
 const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
 
 /** The hooks a shop may pass (MerchantHooks); a new hook is one more name here. */
@@ -125,9 +125,6 @@ const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
   sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
 };
-
-/** The environment variable a connection setting is read from (for the warnings that name what to check). */
-export const envNameOf = (option: ConnectionName): string => ENV_NAMES[option];
 
 type Label = (option: string) => string;
 
@@ -242,7 +239,7 @@ function describeIssues(error: z.ZodError, label: Label): string[] {
 }
 
 /** createKasirApi's settings: everything but the connection, which may wait for the first request. */
-export type MerchantSettings = Omit<MerchantConfig, ConnectionName>;
+type MerchantSettings = Omit<MerchantConfig, ConnectionName>;
 
 export interface CheckedOptions {
   settings: MerchantSettings;
@@ -313,7 +310,7 @@ function resolveConnection(passed: z.infer<typeof connectionSchema>, env: NodeJS
  * Checks the options and fills the defaults, the connection included (not read from the environment): one
  * ConfigError listing every problem, each naming its option (`label` renames them, e.g. to environment variables).
  */
-export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (name) => name): MerchantConfig {
+function resolveMerchantConfig(options: KasirApiOptions, label: Label = (name) => name): MerchantConfig {
   const { settings, connection } = checkMerchantOptions(options, { label, env: null });
   return { ...connection(), ...settings };
 }
