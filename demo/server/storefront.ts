@@ -26,8 +26,9 @@ export interface StorefrontOptions extends MerchantServerOptions {
 const errorBody = (status: number, message: string) => ({ statusCode: status, error: status === 404 ? 'Not Found' : 'Bad Request', message });
 
 export function createStorefront(options: StorefrontOptions): MerchantApp {
-  const app = createMerchantApp(options);
-  const dist = resolve(options.distDir ?? 'dist');
+  const { distDir, ...merchantOptions } = options;
+  const app = createMerchantApp(merchantOptions);
+  const dist = resolve(distDir ?? 'dist');
 
   // POST /shop/orders {items: [{sku, quantity}]}: the shop prices the order and creates its checkout on the server.
   const shop = new Hono();

@@ -8,8 +8,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { etagOf, matchesEtag } from './etag.js';
 
-/** The installed @kasir/checkout's `kasir-checkout.js` export: the entry, its chunks in the same directory. */
-export const WIDGET_ENTRY_FILE = fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
+/**
+ * The installed @kasir/checkout's `kasir-checkout.js` export: the entry, its chunks in the same directory. Undefined
+ * when it is not installed (an optional peer of @kasir/merchant, which then serves no script).
+ */
+export const WIDGET_ENTRY_FILE: string | undefined = (() => {
+  try {
+    return fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
+  } catch {
+    return undefined;
+  }
+})();
 
 /** The entry's file name (and its name in a URL). */
 export const WIDGET_ENTRY_NAME = 'kasir-checkout.js';
@@ -26,7 +35,8 @@ export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
  */
 export function widgetFileServer() {
   const cache = new Map<string, { mtimeMs: number; size: number; body: Uint8Array<ArrayBuffer>; etag: string }>();
-  return async (c: Context, entry: string, name: string): Promise<Response | undefined> => {
+  return async (c: Context, entry: string | undefined, name: string): Promise<Response | undefined> => {
+    if (!entry) return undefined;
     const path = name === WIDGET_ENTRY_NAME ? entry : join(dirname(entry), name);
     let info;
     try {

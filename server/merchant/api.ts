@@ -7,10 +7,9 @@ import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
-import { join } from 'node:path';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
-import { resolveMerchantConfig, type KasirApiOptions, type MerchantConfig } from './config.js';
+import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
 import { checkoutIdParam, isJsonType, jsonBody, ok, requireJsonType, widgetApiRoutes } from '../common/widget-api.js';
 import { ApiError, errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
@@ -18,6 +17,7 @@ import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
 import type { CachedDeposit } from './status-cache.js';
 import { TERMINAL, type WidgetCheckout } from './views.js';
+import { Warnings } from './warnings.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
@@ -33,7 +33,7 @@ export interface ServerOrder {
 export type KasirApi = Hono & {
   /** The checked settings the API runs on. */
   readonly config: MerchantConfig;
-  /** Where it logs (`options.logger`, else silent unless KASIR_LOG_LEVEL is set). */
+  /** Where it logs (`options.logger`, else warnings only unless KASIR_LOG_LEVEL says). */
   readonly log: Logger;
   /** The backend's logic behind the routes (status cache, payment-service client). */
   readonly service: MerchantService;
@@ -69,9 +69,10 @@ const API_HEADERS: ReadonlyArray<[string, string]> = [
 /**
  * The widget API (widget/WIDGET-API.md) and the webhook receiver, as a Hono app to mount under `/api`:
  * `app.route('/api', createKasirApi(options))`. Its `.fetch` is a plain fetch handler (Next.js route handlers,
- * Bun, Deno). Throws a ConfigError naming each wrong or missing option at once, before any request.
+ * Bun, Deno). Throws a ConfigError naming every unknown, wrong or malformed option at once; the connection settings
+ * not passed are read from the environment (KASIR_BASE_URL, ...) at the first request, so creating it reads no secret.
  */
-export function createKasirApi(options: KasirApiOptions): KasirApi {
+export function createKasirApi(options: KasirApiOptions = {}): KasirApi {
   const app = kasirRoutes(options);
   // Errors and unknown paths in the envelope wherever a shop mounts it (a mounted app's notFound is not used, so a
   // last catch-all answers them).
@@ -87,16 +88,36 @@ export function createKasirApi(options: KasirApiOptions): KasirApi {
  * keeps the hot status read one layer shallower.
  */
 export function kasirRoutes(options: KasirApiOptions): KasirApi {
-  const config = resolveMerchantConfig(options);
+  const checked = checkMerchantOptions(options);
   const now = options.now ?? Date.now;
-  // A library logs nothing unless asked (KASIR_LOG_LEVEL or a logger); the commands pass theirs.
-  const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'silent' });
+  // A library warns (DESIGN.md section 11) and logs nothing else unless asked (KASIR_LOG_LEVEL or a logger).
+  const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
+  const warnings = new Warnings(log);
+  // The connection to the payment service, read (from the options, else the environment) at its first use: creating
+  // the API reads no secret, so a build with no settings present passes.
+  const connection = () => {
+    try {
+      return checked.connection();
+    } catch (err) {
+      if (err instanceof ConfigError) warnings.config(err);
+      throw err;
+    }
+  };
+  const config: MerchantConfig = {
+    ...checked.settings,
+    get baseUrl() { return connection().baseUrl; },
+    get checkoutUrl() { return connection().checkoutUrl; },
+    get clientId() { return connection().clientId; },
+    get clientSecret() { return connection().clientSecret; },
+    get accessToken() { return connection().accessToken; },
+    get webhookSecret() { return connection().webhookSecret; },
+  };
   const shared: SharedState = config.redisUrl
     ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix }, (err) => log.error({ err: err.message }, 'redis'))
-    : new LocalState(config.dataDir ? join(config.dataDir, 'merchant-state.jsonl') : undefined);
-  const client = new PaymentServiceClient({
-    baseUrl: config.baseUrl, checkoutUrl: config.checkoutUrl, clientId: config.clientId, clientSecret: config.clientSecret,
-    accessToken: config.accessToken, fetch: options.fetch, now,
+    : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
+  const client = new PaymentServiceClient(() => {
+    const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken } = connection();
+    return { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, fetch: options.fetch, now, onFailure: (err) => warnings.paymentService(err) };
   });
   const service = new MerchantService(client, config, shared, {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
@@ -248,7 +269,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   };
   const app = new Hono();
   app.route('/webhooks/kasir', webhookRoutes(service, {
-    secret: config.webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log,
+    secret: () => connection().webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log, warnings,
   }));
   // Probes for a load balancer or an orchestrator, wherever the API is mounted (/api/healthz, /api/readyz).
   app.route('/', healthRoutes(ready, log));

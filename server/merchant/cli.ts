@@ -8,12 +8,13 @@ import { startMerchant } from './server.js';
 
 const USAGE = `Usage: kasir-merchant
 Serves the kasir widget API at /api, the webhook receiver at /api/webhooks/kasir, the widget at /kasir-checkout.js
-and the probes /healthz and /readyz.
-Environment: KASIR_BASE_URL, KASIR_CLIENT_ID, KASIR_CLIENT_SECRET, KASIR_ACCESS_TOKEN, KASIR_WEBHOOK_SECRET (required);
-KASIR_CHECKOUT_URL, KASIR_ALLOWED_ORIGINS, KASIR_FEES_PAID_BY, KASIR_SANDBOX, KASIR_CURRENCIES, KASIR_CHECKOUT_RATE_LIMIT,
-KASIR_STATUS_REFRESH_MS, KASIR_WEBHOOK_TOLERANCE_SECONDS, KASIR_TRUST_PROXY, KASIR_SSE_MAX_PER_ADDRESS (10),
-KASIR_SSE_MAX_TOTAL (10000), REDIS_URL (several copies), KASIR_REDIS_PREFIX (kasir:), KASIR_DATA_DIR (./.kasir; without
-Redis), KASIR_LOG_LEVEL (info), PORT (3000), HOST.`;
+(when @kasir/checkout is installed) and the probes /healthz and /readyz.
+Environment: KASIR_BASE_URL, KASIR_CLIENT_ID, KASIR_CLIENT_SECRET, KASIR_ACCESS_TOKEN, KASIR_WEBHOOK_SECRET (required;
+\`kasir-sandbox env\` prints a sandbox's); KASIR_CHECKOUT_URL, KASIR_ALLOWED_ORIGINS, KASIR_FEES_PAID_BY, KASIR_SANDBOX,
+KASIR_CURRENCIES, KASIR_CHECKOUT_RATE_LIMIT, KASIR_STATUS_REFRESH_MS, KASIR_WEBHOOK_TOLERANCE_SECONDS, KASIR_TRUST_PROXY,
+KASIR_SSE_MAX_PER_ADDRESS (10), KASIR_SSE_MAX_TOTAL (10000), REDIS_URL (several copies), KASIR_REDIS_PREFIX (kasir:),
+KASIR_DATA_DIR (./.kasir; without Redis, its state in KASIR_DATA_DIR/merchant/), KASIR_LOG_LEVEL (info), PORT (3000),
+HOST. Each is described in the @kasir/merchant README, "Configuration".`;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(USAGE);

@@ -1,6 +1,9 @@
 // The merchant backend's options: what a shop passes to createKasirApi (KasirApiOptions), checked once into the
 // settings the backend runs on (MerchantConfig), and the same read from the environment (DESIGN.md section 2) by the
 // kasir-merchant command. Every problem names the option (or the variable) it is about, before the first request.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
 import type { Logger } from '../common/log.js';
 import type { MerchantHooks } from './service.js';
 
@@ -8,15 +11,20 @@ export type FeesPaidBy = 'merchant' | 'shopper';
 
 /** What `createKasirApi` takes (DESIGN.md section 7). Only the connection to the payment service is required. */
 export interface KasirApiOptions extends MerchantHooks {
-  /** The payment service's origin, e.g. `https://sandbox.example` (its `/v1/...` paths are relative to it). */
-  baseUrl: string;
-  /** The hosted checkout page address (default `${baseUrl}/checkout`). */
+  // The connection: each one not passed (or passed empty) is read from its environment variable at the first request,
+  // so creating the API reads no secret (a build with no settings present passes).
+  /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
+  baseUrl?: string;
+  /** The hosted checkout page address (default `KASIR_CHECKOUT_URL`, else `${baseUrl}/checkout`). */
   checkoutUrl?: string;
-  clientId: string;
-  clientSecret: string;
-  accessToken: string;
-  /** Standard Webhooks secret, `whsec_...`, for the receiver at `/webhooks/kasir`. */
-  webhookSecret: string;
+  /** Default `KASIR_CLIENT_ID`. */
+  clientId?: string;
+  /** Default `KASIR_CLIENT_SECRET`. */
+  clientSecret?: string;
+  /** Default `KASIR_ACCESS_TOKEN`. */
+  accessToken?: string;
+  /** Standard Webhooks secret, `whsec_...`, for the receiver at `/webhooks/kasir` (default `KASIR_WEBHOOK_SECRET`). */
+  webhookSecret?: string;
   /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
   allowedOrigins?: readonly string[];
   /** Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount). */
@@ -50,14 +58,14 @@ export interface KasirApiOptions extends MerchantHooks {
   redisPrefix?: string;
   /**
    * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
-   * orders are kept (`merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
+   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
    */
   dataDir?: string;
   /** Open event streams allowed per client address, per copy of the backend (default 10). */
   sseMaxPerAddress?: number;
   /** Open event streams allowed in all, per copy of the backend (default 10,000). */
   sseMaxTotal?: number;
-  /** Where the backend logs (pino; default: nothing unless KASIR_LOG_LEVEL is set). */
+  /** Where the backend logs (pino; default: warnings on stdout, or KASIR_LOG_LEVEL). */
   logger?: Logger;
 }
 
@@ -96,7 +104,17 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const REQUIRED = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'] as const;
+/** Where a reader of a ConfigError learns every option and variable. */
+const SEE_README = 'See the @kasir/merchant README, "Configuration".';
+
+/** The connection to the payment service: read from the environment at the first request when not passed. */
+const CONNECTION = ['baseUrl', 'checkoutUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'] as const;
+type ConnectionName = (typeof CONNECTION)[number];
+type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
+const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
+
+/** The hooks a shop may pass (MerchantHooks); a new hook is one more name here. */
+const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired'] as const satisfies ReadonlyArray<keyof MerchantHooks>;
 
 /** Each option's environment variable (DESIGN.md section 2), for messages about the environment. */
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
@@ -108,129 +126,202 @@ const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
 };
 
-type Label = (option: keyof typeof ENV_NAMES) => string;
+type Label = (option: string) => string;
+
+// ---- The options' schema: zod, strict, so a misspelled option is refused (with the nearest known name) ----
+
+const got = (input: unknown) => `(got ${JSON.stringify(input)})`;
+/** '' and null are "not set": a `process.env.X` that is empty falls back like a missing one. */
+const unset = (v: unknown) => (v === '' || v === null ? undefined : v);
+const text = z.string({ error: 'must be a non-empty string' }).trim().min(1, { error: 'must be a non-empty string' });
+const isHttpUrl = (value: string) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+const httpUrl = z.string({ error: (iss) => `must be an http(s) URL ${got(iss.input)}` }).trim()
+  .refine(isHttpUrl, { error: (iss) => `must be an http(s) URL ${got(iss.input)}` })
+  .transform((value) => value.replace(/\/+$/, ''));
+const int = (min: number) => z.int({ error: (iss) => `must be an integer >= ${min} ${got(iss.input)}` }).min(min, { error: (iss) => `must be an integer >= ${min} ${got(iss.input)}` });
+const flag = z.boolean({ error: (iss) => `must be true or false ${got(iss.input)}` });
+const strings = z.array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' })
+  .transform((list) => list.map((v) => v.trim()).filter(Boolean));
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' });
+const origin = (value: string) => {
+  try {
+    const u = new URL(value);
+    return u.origin !== 'null' && u.origin === value.replace(/\/+$/, '') ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unset, schema.optional());
+
+/** The connection settings, as options and as the same read from the environment. */
+const connectionSchema = z.object({
+  baseUrl: optional(httpUrl),
+  checkoutUrl: optional(httpUrl),
+  clientId: optional(text),
+  clientSecret: optional(text),
+  accessToken: optional(text),
+  webhookSecret: optional(text.regex(/^whsec_[A-Za-z0-9+/=]+$/, { error: 'must look like whsec_<base64>' })),
+});
+
+const optionsSchema = z.strictObject({
+  ...connectionSchema.shape,
+  allowedOrigins: optional(strings.superRefine((list, ctx) => {
+    for (const value of list) if (!origin(value)) ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
+  })),
+  feesPaidBy: optional(z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` })),
+  sandbox: optional(flag),
+  currencies: optional(strings.transform((list) => list.map((c) => c.toUpperCase())).superRefine((list, ctx) => {
+    for (const code of list) if (!/^[A-Z]{3}$/.test(code)) ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
+  })),
+  checkoutRateLimit: optional(int(1)),
+  statusRefreshMs: optional(int(0)),
+  webhookToleranceSeconds: optional(int(1)),
+  trustProxy: optional(flag),
+  fetch: optional(fn),
+  now: optional(fn),
+  heartbeatMs: optional(int(1)),
+  maxStreamMs: optional(int(1)),
+  redisUrl: optional(text.regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })),
+  redisPrefix: optional(text),
+  dataDir: optional(text),
+  sseMaxPerAddress: optional(int(1)),
+  sseMaxTotal: optional(int(1)),
+  logger: optional(z.custom<Logger>((v) => typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function', { error: 'must be a pino logger' })),
+  ...Object.fromEntries(HOOKS.map((name) => [name, optional(fn)])),
+});
+const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
+
+/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
+/** The known name nearest to `name`, when it is near enough to be a slip (a third of its letters at most). */
+function nearest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = distance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/** One line per problem, each naming its option (`label` renames it, e.g. to its environment variable). */
+function describeIssues(error: z.ZodError, label: Label): string[] {
+  const problems: string[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const near = nearest(key, KNOWN_OPTIONS);
+        problems.push(`unknown option ${key}${near ? ` (did you mean ${near}?)` : ''}`);
+      }
+      continue;
+    }
+    const name = String(issue.path[0] ?? 'options');
+    const line = `${label(name)}${issue.message.startsWith(':') ? '' : ' '}${issue.message}`;
+    if (!problems.includes(line)) problems.push(line);
+  }
+  return problems;
+}
+
+/** createKasirApi's settings: everything but the connection, which may wait for the first request. */
+type MerchantSettings = Omit<MerchantConfig, ConnectionName>;
+
+export interface CheckedOptions {
+  settings: MerchantSettings;
+  /**
+   * The connection to the payment service: the options passed, the rest from the environment (`KASIR_BASE_URL`, ...)
+   * when first asked (the first request), so a build with no settings present passes. Throws a ConfigError naming
+   * every setting still missing; remembered once complete.
+   */
+  connection(): MerchantConnection;
+}
 
 /**
- * Checks createKasirApi's options and fills the defaults. Throws one ConfigError listing every problem, each
- * naming its option (`label` renames them, e.g. to environment variables).
+ * Checks createKasirApi's options at once: every unknown option (with the nearest known name), wrong type or
+ * malformed value in one ConfigError. Reads no secret: the connection settings not passed are read from `env` by
+ * `connection()`, when first needed.
  */
-export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (name) => name): MerchantConfig {
-  if (!options || typeof options !== 'object') {
-    throw new ConfigError(`createKasirApi needs an options object with ${REQUIRED.join(', ')}`);
+export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, { label = (name: string) => name, env = process.env }: { label?: Label; env?: NodeJS.ProcessEnv | null } = {}): CheckedOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError(`createKasirApi takes an options object (got ${options === null ? 'null' : typeof options}). ${SEE_README}`);
   }
-  const problems: string[] = [];
-  const missing = REQUIRED.filter((name) => options[name] === undefined || options[name] === null || options[name] === '');
-  if (missing.length) problems.push(`missing ${missing.map(label).join(', ')}`);
-
-  const text = (name: (typeof REQUIRED)[number]) => {
-    const value = options[name];
-    if (value === undefined || value === null || value === '') return '';
-    if (typeof value !== 'string' || !value.trim()) {
-      problems.push(`${label(name)} must be a non-empty string`);
-      return '';
-    }
-    return value.trim();
-  };
-  const url = (name: 'baseUrl' | 'checkoutUrl', value: unknown) => {
-    if (value === undefined || value === '') return '';
-    try {
-      if (typeof value !== 'string') throw new Error();
-      const u = new URL(value);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-      return value.trim().replace(/\/+$/, '');
-    } catch {
-      problems.push(`${label(name)} must be an http(s) URL (got ${JSON.stringify(value)})`);
-      return '';
-    }
-  };
-  const int = (name: 'checkoutRateLimit' | 'statusRefreshMs' | 'webhookToleranceSeconds' | 'sseMaxPerAddress' | 'sseMaxTotal', fallback: number, min: number) => {
-    const value = options[name];
-    if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-      problems.push(`${label(name)} must be an integer >= ${min} (got ${JSON.stringify(value)})`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: 'sandbox' | 'trustProxy') => {
-    const value = options[name];
-    if (value === undefined) return false;
-    if (typeof value !== 'boolean') problems.push(`${label(name)} must be true or false (got ${JSON.stringify(value)})`);
-    return value === true;
-  };
-  const list = (name: 'allowedOrigins' | 'currencies'): string[] => {
-    const value = options[name];
-    if (value === undefined) return [];
-    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
-      problems.push(`${label(name)} must be a list of strings`);
-      return [];
-    }
-    return value.map((v) => v.trim()).filter(Boolean);
-  };
-  const hook = (name: keyof MerchantHooks) => {
-    if (options[name] !== undefined && typeof options[name] !== 'function') problems.push(`${name} must be a function`);
-  };
-
-  const baseUrl = url('baseUrl', text('baseUrl') || undefined);
-  const checkoutUrl = url('checkoutUrl', options.checkoutUrl) || (baseUrl ? `${baseUrl}/checkout` : '');
-  const clientId = text('clientId');
-  const clientSecret = text('clientSecret');
-  const accessToken = text('accessToken');
-  const webhookSecret = text('webhookSecret');
-  if (webhookSecret && !/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) problems.push(`${label('webhookSecret')} must look like whsec_<base64>`);
-
-  const feesPaidBy = options.feesPaidBy ?? 'merchant';
-  if (feesPaidBy !== 'merchant' && feesPaidBy !== 'shopper') problems.push(`${label('feesPaidBy')} must be merchant or shopper (got ${JSON.stringify(feesPaidBy)})`);
-
-  const allowedOrigins: string[] = [];
-  for (const origin of list('allowedOrigins')) {
-    try {
-      const u = new URL(origin);
-      if (u.origin === 'null' || u.origin !== origin.replace(/\/+$/, '')) throw new Error();
-      allowedOrigins.push(u.origin);
-    } catch {
-      problems.push(`${label('allowedOrigins')}: "${origin}" is not an origin (scheme://host[:port], no path)`);
-    }
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const problems = describeIssues(parsed.error, label);
+    // Without the environment to fall back on, a missing connection setting is a problem now, told with the others.
+    const missing = env ? [] : REQUIRED.filter((name) => unset(options[name]) === undefined);
+    if (missing.length) problems.unshift(`missing ${missing.map(label).join(', ')}`);
+    throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}. ${SEE_README}`);
   }
-  const currencies = list('currencies').map((c) => c.toUpperCase());
-  for (const code of currencies) if (!/^[A-Z]{3}$/.test(code)) problems.push(`${label('currencies')}: "${code}" is not a 3-letter currency code`);
-  for (const name of ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired'] as const) hook(name);
-  if (options.fetch !== undefined && typeof options.fetch !== 'function') problems.push('fetch must be a function');
-  const optionalText = (name: 'redisUrl' | 'redisPrefix' | 'dataDir') => {
-    const value = options[name];
-    if (value === undefined || value === '') return undefined;
-    if (typeof value !== 'string' || !value.trim()) {
-      problems.push(`${label(name)} must be a non-empty string`);
-      return undefined;
-    }
-    return value.trim();
+  const o = parsed.data;
+  const settings: MerchantSettings = {
+    allowedOrigins: [...new Set((o.allowedOrigins ?? []).map((value) => origin(value) ?? value))],
+    feesPaidBy: o.feesPaidBy ?? 'merchant',
+    sandbox: o.sandbox ?? false,
+    currencies: o.currencies?.length ? [...new Set(o.currencies)] : ['IDR'],
+    checkoutRateLimit: o.checkoutRateLimit ?? 60,
+    statusRefreshMs: o.statusRefreshMs ?? 2000,
+    webhookToleranceSeconds: o.webhookToleranceSeconds ?? 300,
+    trustProxy: o.trustProxy ?? false,
+    redisUrl: o.redisUrl,
+    redisPrefix: o.redisPrefix ?? 'kasir:',
+    dataDir: o.dataDir,
+    sseMaxPerAddress: o.sseMaxPerAddress ?? 10,
+    sseMaxTotal: o.sseMaxTotal ?? 10_000,
   };
-  const redisUrl = optionalText('redisUrl');
-  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) problems.push(`${label('redisUrl')} must be a redis:// or rediss:// URL`);
+  let connection: MerchantConnection | undefined;
+  return {
+    settings,
+    connection: () => (connection ??= resolveConnection(o, env, label)),
+  };
+}
 
-  const config: MerchantConfig = {
-    baseUrl,
-    checkoutUrl,
-    clientId,
-    clientSecret,
-    accessToken,
-    webhookSecret,
-    allowedOrigins: [...new Set(allowedOrigins)],
-    feesPaidBy: feesPaidBy === 'shopper' ? 'shopper' : 'merchant',
-    sandbox: bool('sandbox'),
-    currencies: currencies.length ? [...new Set(currencies)] : ['IDR'],
-    checkoutRateLimit: int('checkoutRateLimit', 60, 1),
-    statusRefreshMs: int('statusRefreshMs', 2000, 0),
-    webhookToleranceSeconds: int('webhookToleranceSeconds', 300, 1),
-    trustProxy: bool('trustProxy'),
-    redisUrl,
-    redisPrefix: optionalText('redisPrefix') ?? 'kasir:',
-    dataDir: optionalText('dataDir'),
-    sseMaxPerAddress: int('sseMaxPerAddress', 10, 1),
-    sseMaxTotal: int('sseMaxTotal', 10_000, 1),
-  };
-  if (problems.length) throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}.`);
-  return config;
+/** The connection: the options passed, the rest from `env` (null: none), every problem in one ConfigError. */
+function resolveConnection(passed: z.infer<typeof connectionSchema>, env: NodeJS.ProcessEnv | null, label: Label): MerchantConnection {
+  const fromEnv: Partial<Record<ConnectionName, unknown>> = {};
+  for (const name of CONNECTION) if (passed[name] === undefined && env) fromEnv[name] = unset(env[ENV_NAMES[name]]?.trim());
+  const parsed = connectionSchema.safeParse(fromEnv);
+  const problems = parsed.success ? [] : describeIssues(parsed.error, (name) => ENV_NAMES[name as ConnectionName] ?? name);
+  const merged: z.infer<typeof connectionSchema> = { ...(parsed.success ? parsed.data : {}) };
+  for (const name of CONNECTION) if (passed[name] !== undefined) merged[name] = passed[name];
+  const missing = REQUIRED.filter((name) => merged[name] === undefined);
+  if (missing.length) problems.unshift(`missing ${missing.map((name) => (env ? `${label(name)} (or ${ENV_NAMES[name]})` : label(name))).join(', ')}`);
+  if (problems.length) throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}. ${SEE_README}`);
+  const { baseUrl = '', checkoutUrl, clientId = '', clientSecret = '', accessToken = '', webhookSecret = '' } = merged;
+  return { baseUrl, checkoutUrl: checkoutUrl ?? `${baseUrl}/checkout`, clientId, clientSecret, accessToken, webhookSecret };
+}
+
+/**
+ * Checks the options and fills the defaults, the connection included (not read from the environment): one
+ * ConfigError listing every problem, each naming its option (`label` renames them, e.g. to environment variables).
+ */
+function resolveMerchantConfig(options: KasirApiOptions, label: Label = (name) => name): MerchantConfig {
+  const { settings, connection } = checkMerchantOptions(options, { label, env: null });
+  return { ...connection(), ...settings };
+}
+
+/**
+ * Where the backend keeps its state without Redis: `dataDir/merchant/merchant-state.jsonl`, apart from a sandbox's
+ * files when both use one data dir; a file left at `dataDir/merchant-state.jsonl` by an older version is kept using.
+ */
+export function merchantStateFile(dataDir: string): string {
+  const old = join(dataDir, 'merchant-state.jsonl');
+  return existsSync(old) ? old : join(dataDir, 'merchant', 'merchant-state.jsonl');
 }
 
 /**
@@ -290,13 +381,14 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
   };
   let config: MerchantConfig | undefined;
   try {
-    config = resolveMerchantConfig(fromEnv, (name) => ENV_NAMES[name]);
+    const { port: _port, host: _host, ...apiOptions } = fromEnv;
+    config = resolveMerchantConfig(apiOptions, (name) => ENV_NAMES[name as keyof typeof ENV_NAMES] ?? name);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    problems.unshift(err.message.replace(/^kasir merchant backend: /, '').replace(/\.$/, ''));
+    problems.unshift(err.message.replace(/^kasir merchant backend: /, '').replace(/\. See .*$|\.$/, ''));
   }
   if (problems.length || !config) {
-    throw new ConfigError(`The merchant backend's configuration is incomplete: ${problems.join('; ')}. See README "Configuration".`);
+    throw new ConfigError(`The merchant backend's configuration is incomplete: ${problems.join('; ')}. ${SEE_README}`);
   }
   return { ...fromEnv, ...config, port };
 }

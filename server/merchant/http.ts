@@ -4,26 +4,32 @@ import type { Logger } from '../common/log.js';
 import { ApiError, errorBody, expectedErrorBody, STATUS_LABELS } from '../common/errors.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
+import { ConfigError } from './config.js';
 
 export { ApiError, errorBody, onNotFound } from '../common/errors.js';
 
 /**
- * Turns a payment-service failure into what a shopper may read. Its 4xx messages are about the shopper's own
- * request ("Payment method not found") and pass through; a refusal of the shop's credentials or a failure of the
- * service itself is the shop's problem and says so without details (which go to the log).
+ * Turns a payment-service failure into what a shopper may read, every word of it true. Its 4xx messages are about the
+ * shopper's own request ("Payment method not found") and pass through; a refusal of the shop's credentials, settings
+ * still missing, or a failure of the service itself is the shop's problem and says so without details. The shop is
+ * told by the warnings (warnings.ts: the client reports each failure, at most once a minute per cause), so these
+ * lines are only at debug.
  */
 function fromUpstream(err: unknown, log: Logger): ApiError | undefined {
+  if (err instanceof ConfigError) {
+    return new ApiError(503, "This shop's payment settings are incomplete, so it cannot take payments yet; please contact the shop");
+  }
   if (err instanceof PaymentServiceUnavailableError) {
-    log.error({ err: err.message }, 'payment service unavailable');
+    log.debug({ err: err.message }, 'payment service unavailable');
     return new ApiError(503, 'The payment service is unavailable; please try again shortly');
   }
   if (err instanceof PaymentServiceError) {
     if (err.isAuth) {
-      log.error({ call: err.call, status: err.statusCode, err: err.message }, "payment service refused the shop's credentials");
-      return new ApiError(502, "The payment service refused this shop's request; the shop has been notified");
+      log.debug({ call: err.call, status: err.statusCode, err: err.message }, "payment service refused the shop's credentials");
+      return new ApiError(502, "The payment service refused this shop's request, so it cannot take payments right now; please contact the shop or try again later");
     }
     if (err.statusCode >= 500) {
-      log.error({ call: err.call, status: err.statusCode, err: err.message }, 'payment service failed');
+      log.debug({ call: err.call, status: err.statusCode, err: err.message }, 'payment service failed');
       return new ApiError(502, 'The payment service failed; please try again shortly');
     }
     const status = (STATUS_LABELS[err.statusCode] ? err.statusCode : 400) as ContentfulStatusCode;

@@ -16,11 +16,12 @@ const STATUS_POLL = /^\/api\/checkouts\/[^/]+\/deposit$/;
 
 /**
  * `/api` (createKasirApi), `/kasir-checkout.js`, `/healthz` and `/readyz` in one app; a shop may add its own routes
- * before serving it. Logs through `options.logger` (default: nothing unless KASIR_LOG_LEVEL says).
+ * before serving it. Logs through `options.logger` (default: warnings only unless KASIR_LOG_LEVEL says).
  */
 export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
-  const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'silent' });
-  const api = kasirRoutes({ ...options, logger: log });
+  const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
+  const { port: _port, host: _host, ...apiOptions } = options;
+  const api = kasirRoutes({ ...apiOptions, logger: log });
   const app = new Hono();
   // One line per request, except the status polls unless KASIR_LOG_LEVEL is debug: they are most of the traffic (every
   // pending shopper, every few seconds), an answered poll tells an operator nothing, and its line would cost a fifth

@@ -5,10 +5,12 @@ import { bodyLimit } from 'hono/body-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyWebhookSignature, WebhookVerificationError } from '../common/standard-webhooks.js';
 import type { Logger } from '../common/log.js';
+import { ConfigError } from './config.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
 import type { MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
+import type { Warnings } from './warnings.js';
 
 interface DepositWebhook {
   type?: string;
@@ -19,10 +21,12 @@ interface DepositWebhook {
 }
 
 export interface WebhookReceiverOptions {
-  secret: string;
+  /** Asked per delivery: the connection settings may be read at the first request. */
+  secret: () => string;
   toleranceSeconds: number;
   now?: () => number;
   log: Logger;
+  warnings: Warnings;
 }
 
 /**
@@ -83,7 +87,14 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     if (claim.state === 'busy') throw new BusyError(`the ${status} hook of ${id} is running`);
     try {
       const saved = await service.savedCheckout(id);
-      await holding(claim, async () => hook({ checkoutId: id, orderId: saved?.orderId, deposit, webhookId }));
+      await holding(claim, async () => {
+        try {
+          await hook({ checkoutId: id, orderId: saved?.orderId, deposit, webhookId });
+        } catch (err) {
+          options.warnings.hookFailed(status === 'completed' ? 'onDepositCompleted' : 'onDepositExpired', err, { checkoutId: id, webhookId });
+          throw err;
+        }
+      });
     } catch (err) {
       await shared.release(claim).catch(() => undefined);
       throw err;
@@ -98,14 +109,21 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     const raw = new TextDecoder().decode(bytes);
     let id: string;
     try {
-      ({ id } = verifyWebhookSignature(options.secret, bytes, c.req.raw.headers, {
+      ({ id } = verifyWebhookSignature(options.secret(), bytes, c.req.raw.headers, {
         toleranceSeconds: options.toleranceSeconds, now: () => new Date(now()),
       }));
     } catch (err) {
-      const message = !(err instanceof WebhookVerificationError) ? 'Bad webhook'
-        : err.reason === 'too_old' ? 'Stale webhook: webhook-timestamp is too old'
+      // Settings still incomplete: the error handler answers it (and warns).
+      if (err instanceof ConfigError) throw err;
+      if (!(err instanceof WebhookVerificationError)) return c.json(errorBody(401, 'Bad webhook'), 401);
+      const message = err.reason === 'too_old' ? 'Stale webhook: webhook-timestamp is too old'
         : err.reason === 'bad_signature' ? 'Bad webhook signature'
         : err.message;
+      // The sender sees only the 401; the shop, whose hook will not run, is told which check failed.
+      const check = err.reason === 'bad_signature' || err.reason === 'bad_secret' ? 'signature'
+        : err.reason === 'too_old' || err.reason === 'too_new' || err.reason === 'bad_timestamp' ? 'timestamp'
+        : err.reason === 'missing_headers' ? 'headers' : undefined;
+      if (check) options.warnings.webhookRefused(check, err.message, options.toleranceSeconds);
       return c.json(errorBody(401, message), 401);
     }
 

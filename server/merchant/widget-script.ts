@@ -1,12 +1,12 @@
 // GET /kasir-checkout.js and the chunks beside it (/kasir-checkout-<name>-<hash>.js): the script-tag build of
-// @kasir/checkout (a dependency of this package), loadable from any storefront origin; how it is served is
-// server/common/widget-files.ts.
+// @kasir/checkout (an optional peer of this package: installed beside it, it is served), loadable from any storefront
+// origin; how it is served is server/common/widget-files.ts.
 import { Hono } from 'hono';
 import { WIDGET_ENTRY_FILE, WIDGET_ENTRY_NAME, WIDGET_FILE_PARAM, widgetFileServer } from '../common/widget-files.js';
 import { errorBody, onNotFound } from './http.js';
 
 /** Serves the entry `file` at /kasir-checkout.js and the chunks in its directory beside it. */
-export function widgetScriptRoutes(file: string = WIDGET_ENTRY_FILE) {
+export function widgetScriptRoutes(file: string | undefined = WIDGET_ENTRY_FILE) {
   const app = new Hono();
   const serve = widgetFileServer();
   app.on(['GET', 'HEAD'], `/${WIDGET_FILE_PARAM}`, async (c) => {
@@ -14,7 +14,10 @@ export function widgetScriptRoutes(file: string = WIDGET_ENTRY_FILE) {
     const served = await serve(c, file, name);
     if (served) return served;
     // No entry: not built. No chunk of that name: an unknown path, as anywhere else.
-    return name === WIDGET_ENTRY_NAME ? c.json(errorBody(404, 'The widget is not built: run `npm run build`'), 404) : onNotFound(c);
+    if (name !== WIDGET_ENTRY_NAME) return onNotFound(c);
+    return c.json(errorBody(404, file
+      ? 'The widget is not built: run `npm run build`'
+      : 'The widget script comes from @kasir/checkout, which is not installed: run `npm install @kasir/checkout` beside @kasir/merchant'), 404);
   });
   return app;
 }

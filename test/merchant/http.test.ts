@@ -308,13 +308,13 @@ describe('merchant backend: HTTP surface', () => {
     const res = await app.request('http://localhost/kasir-checkout.js');
     assert.equal(res.status, 200);
     const entry = await res.text();
-    assert.equal(entry, readFileSync(WIDGET_ENTRY_FILE, 'utf8'));
+    assert.equal(entry, readFileSync(WIDGET_ENTRY_FILE!, 'utf8'));
     const chunks = [...entry.matchAll(/import\(["'`]\.\/([\w-]+\.js)["'`]\)/g)].map((m) => m[1]);
     assert.ok(chunks.length >= 3, `the entry imports its views: ${chunks.join(', ')}`);
     for (const chunk of new Set(chunks)) {
       const served = await app.request(`http://localhost/${chunk}`);
       assert.equal(served.status, 200, chunk);
-      assert.equal(await served.text(), readFileSync(join(dirname(WIDGET_ENTRY_FILE), chunk), 'utf8'));
+      assert.equal(await served.text(), readFileSync(join(dirname(WIDGET_ENTRY_FILE!), chunk), 'utf8'));
     }
     assert.equal((await app.request('http://localhost/api/checkouts/nope')).status, 404);
   });

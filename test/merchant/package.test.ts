@@ -2,10 +2,14 @@
 // problem; its fetch handler; server-created checkouts; onDepositExpired; verifyWebhook; the kasir-merchant command.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { ConfigError, createKasirApi, verifyWebhook, WebhookVerificationError, type CompletedDeposit, type KasirApiOptions } from '../../server/merchant/index';
 import type { Checkout, Deposit } from '@kasir/checkout';
+import { merchantStateFile } from '../../server/merchant/config';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 
 const VALID: KasirApiOptions = {
@@ -24,13 +28,53 @@ function configError(options: unknown): ConfigError {
 }
 
 describe('createKasirApi options', () => {
-  it('names every missing required option in one error', () => {
-    const { message } = configError({});
-    for (const name of ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret']) assert.match(message, new RegExp(name));
+  it('reads no setting when created: a missing connection names every option and its variable at the first use', () => {
+    const saved = { ...process.env };
+    for (const key of Object.keys(process.env)) if (key.startsWith('KASIR_')) delete process.env[key];
+    try {
+      const api = createKasirApi({});
+      assert.throws(() => api.config.baseUrl, (err: Error) => {
+        assert.ok(err instanceof ConfigError);
+        for (const name of ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret']) assert.match(err.message, new RegExp(name));
+        for (const name of ['KASIR_BASE_URL', 'KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET', 'KASIR_ACCESS_TOKEN', 'KASIR_WEBHOOK_SECRET']) assert.match(err.message, new RegExp(name));
+        return true;
+      });
+      // Set afterwards (a server started after the build), they are read at the first use.
+      Object.assign(process.env, { KASIR_BASE_URL: 'http://localhost:4010', KASIR_CLIENT_ID: 'id', KASIR_CLIENT_SECRET: 'secret', KASIR_ACCESS_TOKEN: 'token', KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0' });
+      assert.equal(api.config.checkoutUrl, 'http://localhost:4010/checkout');
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
   });
 
-  it('refuses a call with no options object', () => {
-    assert.match(configError(undefined).message, /baseUrl/);
+  it('refuses options that are not an object', () => {
+    assert.match(configError('baseUrl').message, /options object/);
+  });
+
+  it('refuses an unknown option, naming the nearest known one', () => {
+    const { message } = configError({ ...VALID, onDepositComplete: () => {} });
+    assert.match(message, /unknown option onDepositComplete \(did you mean onDepositCompleted\?\)/);
+    assert.match(configError({ ...VALID, webhookSecert: 'x' }).message, /did you mean webhookSecret\?/);
+    assert.doesNotMatch(configError({ ...VALID, colour: 'red' }).message, /did you mean/);
+  });
+
+  it('keeps its state file under dataDir/merchant/, apart from a sandbox sharing the data dir; an older file at the top is kept', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kasir-state-'));
+    try {
+      assert.equal(merchantStateFile(dir), join(dir, 'merchant', 'merchant-state.jsonl'));
+      writeFileSync(join(dir, 'merchant-state.jsonl'), '');
+      assert.equal(merchantStateFile(dir), join(dir, 'merchant-state.jsonl'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports every problem at once', () => {
+    const { message } = configError({ ...VALID, onDepositComplete: () => {}, baseUrl: 'ftp://x', sandbox: 'yes' });
+    assert.match(message, /onDepositComplete/);
+    assert.match(message, /baseUrl must be an http\(s\) URL/);
+    assert.match(message, /sandbox must be true or false/);
   });
 
   const wrong: Array<[string, Partial<Record<keyof KasirApiOptions, unknown>>, RegExp]> = [

@@ -601,8 +601,13 @@ describe('Node shop server with @kasir/merchant only', () => {
     webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
   });
 
-  it('createKasirApi({}) throws at once, naming baseUrl', () => {
-    assert.throws(() => merchant.createKasirApi({}), /baseUrl/);
+  it('createKasirApi({}) reads no setting when created; at the first use it names baseUrl and KASIR_BASE_URL', () => {
+    const api = merchant.createKasirApi({});
+    assert.throws(() => api.config.baseUrl, /baseUrl \(or KASIR_BASE_URL\)/);
+  });
+
+  it('createKasirApi with a misspelled option throws, naming the nearest known one', () => {
+    assert.throws(() => merchant.createKasirApi({ ...valid(), onDepositComplete: () => {} }), /did you mean onDepositCompleted\?/);
   });
 
   it('createKasirApi with a baseUrl that is no URL throws, naming baseUrl', () => {

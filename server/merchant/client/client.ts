@@ -21,6 +21,11 @@ export interface PaymentServiceClientOptions {
   fetch?: typeof fetch;
   /** Clock for X-Timestamp (default Date.now). */
   now?: () => number;
+  /**
+   * Told of every failure before it is thrown: a refusal or failure answered by the service, or the service not
+   * reached (the merchant backend warns with it).
+   */
+  onFailure?: (err: PaymentServiceError | PaymentServiceUnavailableError) => void;
 }
 
 /** How a call authenticates (interface section 5): S = signature headers, A = bearer token, none. */
@@ -41,17 +46,29 @@ export interface CallOptions {
  * URL, checkout URL and credentials are configuration.
  */
 export class PaymentServiceClient {
-  readonly baseUrl: string;
-  readonly checkoutUrl: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly now: () => number;
   private lastTimestampMs = 0;
+  private resolved?: PaymentServiceClientOptions & { checkoutUrl: string };
 
-  constructor(private readonly options: PaymentServiceClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.checkoutUrl = (options.checkoutUrl ?? `${this.baseUrl}/checkout`).replace(/\/+$/, '');
-    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.now = options.now ?? Date.now;
+  /**
+   * `options` may be a function: it is asked at the first call (and until it answers), so a backend created before
+   * its settings exist (a build) reads none of them until it is used.
+   */
+  constructor(private readonly source: PaymentServiceClientOptions | (() => PaymentServiceClientOptions)) {}
+
+  private get options(): PaymentServiceClientOptions & { checkoutUrl: string } {
+    if (this.resolved) return this.resolved;
+    const options = typeof this.source === 'function' ? this.source() : this.source;
+    const baseUrl = options.baseUrl.replace(/\/+$/, '');
+    return (this.resolved = { ...options, baseUrl, checkoutUrl: (options.checkoutUrl ?? `${baseUrl}/checkout`).replace(/\/+$/, '') });
+  }
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+  get checkoutUrl(): string {
+    return this.options.checkoutUrl;
+  }
+  private fetchImpl(input: URL, init: RequestInit): Promise<Response> {
+    return (this.options.fetch ?? globalThis.fetch)(input, init);
   }
 
   // ---- 4.1 Authentication (no auth header) ----
@@ -159,14 +176,19 @@ export class PaymentServiceClient {
   /** One call; answers the whole success envelope, or throws a typed error. */
   async call<T>(method: string, path: string, options: CallOptions): Promise<Envelope<T>> {
     try {
-      return await this.send<T>(method, path, options);
-    } catch (err) {
-      // Two identical signed non-GET calls in the same millisecond would carry the same signature, and the
-      // service rejects the second as a replay; the timestamps are made unique per client, so a replay
-      // answer can only come from another copy of this backend sharing the credentials: retry once.
-      if (err instanceof PaymentServiceError && err.statusCode === 401 && options.auth === 'S' && /replay/i.test(err.message)) {
-        return this.send<T>(method, path, options);
+      try {
+        return await this.send<T>(method, path, options);
+      } catch (err) {
+        // Two identical signed non-GET calls in the same millisecond would carry the same signature, and the
+        // service rejects the second as a replay; the timestamps are made unique per client, so a replay
+        // answer can only come from another copy of this backend sharing the credentials: retry once.
+        if (err instanceof PaymentServiceError && err.statusCode === 401 && options.auth === 'S' && /replay/i.test(err.message)) {
+          return await this.send<T>(method, path, options);
+        }
+        throw err;
       }
+    } catch (err) {
+      if (err instanceof PaymentServiceError || err instanceof PaymentServiceUnavailableError) this.options.onFailure?.(err);
       throw err;
     }
   }
@@ -196,7 +218,8 @@ export class PaymentServiceClient {
       res = await this.fetchImpl(url, { method, headers, body: raw || undefined, signal, redirect: 'error' });
     } catch (err) {
       const why = err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
-      throw new PaymentServiceUnavailableError(`The payment service ${why} (${call})`, call, { cause: err });
+      const code = (err instanceof Error && (err.cause as NodeJS.ErrnoException | undefined)?.code) || undefined;
+      throw new PaymentServiceUnavailableError(`The payment service at ${url.origin} ${why}${code ? ` (${code})` : ''} on ${call}`, call, { cause: err }, url.origin);
     }
     const text = await res.text().catch(() => '');
     let body: Envelope<T>;
@@ -204,20 +227,20 @@ export class PaymentServiceClient {
       body = JSON.parse(text) as Envelope<T>;
       if (!body || typeof body !== 'object') throw new Error('not an object');
     } catch {
-      if (!res.ok) throw new PaymentServiceError(res.status, res.statusText || 'Error', `HTTP ${res.status} without an envelope`, res.status, call);
-      throw new PaymentServiceUnavailableError(`The payment service answered something other than JSON (${call})`, call);
+      if (!res.ok) throw new PaymentServiceError(res.status, res.statusText || 'Error', `HTTP ${res.status} without an envelope`, res.status, call, options.auth);
+      throw new PaymentServiceUnavailableError(`The payment service at ${url.origin} answered something other than JSON on ${call}`, call, undefined, url.origin);
     }
     const statusCode = typeof body.statusCode === 'number' ? body.statusCode : typeof body.status === 'number' ? body.status : res.status;
     if (statusCode >= 400 || !res.ok || body.error !== undefined) {
       const code = statusCode >= 400 ? statusCode : res.status >= 400 ? res.status : 400;
-      throw new PaymentServiceError(code, body.error ?? 'Error', body.message ?? 'Request failed', res.status, call);
+      throw new PaymentServiceError(code, body.error ?? 'Error', body.message ?? 'Request failed', res.status, call, options.auth);
     }
     return { ...body, statusCode };
   }
 
   /** ISO 8601 UTC with milliseconds, strictly increasing per client so no two signed calls share one. */
   private timestamp(): string {
-    const ms = Math.max(this.now(), this.lastTimestampMs + 1);
+    const ms = Math.max((this.options.now ?? Date.now)(), this.lastTimestampMs + 1);
     this.lastTimestampMs = ms;
     return new Date(ms).toISOString();
   }

@@ -14,8 +14,16 @@ export class PaymentServiceError extends Error {
     readonly httpStatus: number,
     /** METHOD and path of the call that failed (no query, no body, no secret). */
     readonly call: string,
+    /** How the call authenticated: `S` signed with clientId/clientSecret, `A` the access token, `none`. */
+    readonly auth: 'S' | 'A' | 'none' = 'none',
   ) {
     super(message);
+  }
+
+  /** The shop's settings a refusal of its credentials points at (none for other failures). */
+  get settingsToCheck(): readonly string[] {
+    if (!this.isAuth) return [];
+    return this.auth === 'S' ? ['KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET'] : this.auth === 'A' ? ['KASIR_ACCESS_TOKEN'] : [];
   }
 
   get isNotFound() {
@@ -29,7 +37,13 @@ export class PaymentServiceError extends Error {
 /** The service could not be reached, timed out, or answered something that is not the envelope. */
 export class PaymentServiceUnavailableError extends Error {
   override readonly name = 'PaymentServiceUnavailableError';
-  constructor(message: string, readonly call: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly call: string,
+    options?: { cause?: unknown },
+    /** The service's address the call went to (its origin and path prefix, never a query or a secret). */
+    readonly url?: string,
+  ) {
     super(message, options);
   }
 }
