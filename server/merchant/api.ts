@@ -7,6 +7,7 @@ import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
+import ipaddr from 'ipaddr.js';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
@@ -166,7 +167,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     const id = checkoutIdParam(c);
     if (draining) throw new ApiError(503, 'This server is shutting down; reconnect');
     if (!(await service.exists(id))) throw new ApiError(404, 'Checkout not found');
-    const address = clientAddress(c, config.trustProxy);
+    const address = streamOwner(clientAddress(c, config.trustProxy));
     const refused = streams.acquire(address);
     if (refused) {
       c.header('Retry-After', '30');
@@ -323,6 +324,18 @@ function isAllowedOrigin(origin: string, c: Context, config: MerchantConfig): bo
   if (!host) return false;
   const own = new URL(c.req.url);
   return origin === `${own.protocol}//${host}`;
+}
+
+/**
+ * Who a stream counts against: the client's address, or for IPv6 its /64 (one subscriber's network, in which a
+ * client may hold any number of addresses).
+ */
+function streamOwner(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address); // an IPv4-mapped IPv6 address counts as its IPv4 address
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const network = [...ip.toByteArray().slice(0, 8), 0, 0, 0, 0, 0, 0, 0, 0];
+  return `${ipaddr.fromByteArray(network).toString()}/64`;
 }
 
 function clientAddress(c: Context, trustProxy: boolean): string {

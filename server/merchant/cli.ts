@@ -2,7 +2,7 @@
 // kasir-merchant: the merchant backend from the environment (DESIGN.md section 2): the widget API and the webhook
 // receiver under /api and the widget at /kasir-checkout.js. A bad variable is one line naming it, and exit code 1.
 // Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
-import { createLogger } from '../common/log.js';
+import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
 import { startMerchant } from './server.js';
 
@@ -20,15 +20,17 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
-const log = createLogger('kasir-merchant');
-// Completions go straight to stdout (synchronous for files and pipes), not through the log's buffer: a killed
-// process must not lose the line of a hook that ran.
-const completions = createLogger('kasir-merchant', { destination: process.stdout });
+let log: Logger;
+let completions: Logger;
 let options;
 try {
+  log = createLogger('kasir-merchant');
+  // Completions go straight to stdout (synchronous for files and pipes), not through the log's buffer: a killed
+  // process must not lose the line of a hook that ran.
+  completions = createLogger('kasir-merchant', { destination: process.stdout });
   options = loadMerchantConfig();
 } catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
+  if (!(err instanceof ConfigError) && !(err instanceof LogLevelError)) throw err;
   console.error(`[kasir-merchant] ${err.message}`);
   process.exit(1);
 }
