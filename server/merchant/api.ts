@@ -93,7 +93,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // A library logs nothing unless asked (KASIR_LOG_LEVEL or a logger); the commands pass theirs.
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'silent' });
   const shared: SharedState = config.redisUrl
-    ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix }, (err) => log.error({ err: err.message }, 'redis'))
+    ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs }, (err) => log.error({ err: err.message }, 'redis'))
     : new LocalState(config.dataDir ? join(config.dataDir, 'merchant-state.jsonl') : undefined);
   const client = new PaymentServiceClient({
     baseUrl: config.baseUrl, checkoutUrl: config.checkoutUrl, clientId: config.clientId, clientSecret: config.clientSecret,
