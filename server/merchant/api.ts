@@ -4,7 +4,6 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
 import ipaddr from 'ipaddr.js';
@@ -12,7 +11,7 @@ import { join } from 'node:path';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
 import { resolveMerchantConfig, type KasirApiOptions, type MerchantConfig } from './config.js';
-import { checkoutIdParam, isJsonType, jsonBody, ok, requireJsonType, widgetApiRoutes } from '../common/widget-api.js';
+import { checkoutIdParam, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
 import { ApiError, errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
 import { MerchantService } from './service.js';
@@ -134,16 +133,6 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   });
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413) });
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
-  // A body is JSON or nothing: a form or a no-cors fetch (text/plain, form types) cannot carry one, so a
-  // cross-site POST with a body must be preflighted. The JSON routes also require the header (jsonOnly).
-  api.on('POST', '*', async (c, next) => {
-    if (!isJsonType(c.req.header('content-type')) && (await c.req.text()).length > 0) requireJsonType(c);
-    await next();
-  });
-  const jsonOnly = createMiddleware(async (c, next) => {
-    requireJsonType(c);
-    await next();
-  });
 
   const checkoutLimit = rateLimiter({
     windowMs: 60_000,
@@ -156,7 +145,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     handler: (c) => c.json(errorBody(429, 'Too many checkouts from this address; try again in a minute'), 429),
   });
 
-  api.post('/checkouts', jsonOnly, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
+  // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
+  api.post('/checkouts', stateChanging, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
 
   // Server-sent events. Streams are counted per copy of the backend (a copy's memory and sockets are what a stream
   // costs): at most sseMaxPerAddress per client address and sseMaxTotal in all.
