@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout } from '@kasir/checkout';
-import { createClient } from 'redis';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
+import { RedisState } from '../../server/merchant/redis-state';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import { depositEvent, sleep, startUpstream, upstreamDeposit, waitFor, type Envelope, type Upstream } from './support';
 
@@ -40,15 +40,14 @@ describe('merchant backend: a stalled Redis', { skip: !process.env.KASIR_TEST_RE
     redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
     const url = `redis://127.0.0.1:${port}`;
     await waitFor(async () => {
-      const probe = createClient({ url });
-      probe.on('error', () => undefined);
+      const probe = new RedisState({ url, timeoutMs: 1000 });
       try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG';
+        await probe.ping();
+        return true;
       } catch {
         return false;
       } finally {
-        if (probe.isOpen) probe.destroy();
+        await probe.close();
       }
     });
     // A short refresh: every few polls go to the shared layer (Redis) again.
