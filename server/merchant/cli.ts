@@ -37,8 +37,8 @@ try {
 const merchant = await startMerchant({
   ...options,
   logger: log,
-  onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId }) => {
-    completions.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }) => {
+    completions.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
   },
 }).catch((err: NodeJS.ErrnoException) => {
   console.error(`[kasir-merchant] cannot listen on port ${options.port}: ${err.code ?? err.message}`);
