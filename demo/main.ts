@@ -39,7 +39,7 @@ new MutationObserver(() => sandboxReady(checkout.state)).observe(checkout, { att
 
 async function sandbox(action: 'pay' | 'expire') {
   status.textContent = '';
-  const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(checkoutId)}/${action}`, { method: 'POST' });
+  const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(checkoutId)}/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
   const body = await res.json().catch(() => null);
   status.textContent = res.ok ? `Sandbox: deposit ${body?.data?.status}.` : `Sandbox: ${body?.message ?? res.statusText}`;
 }

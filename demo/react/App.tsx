@@ -66,7 +66,7 @@ export function App() {
   /** Sandbox only: plays the bank's part, as if the shopper had paid. */
   async function simulatePayment() {
     setSandbox('');
-    const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(order!.checkoutId)}/pay`, { method: 'POST' });
+    const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(order!.checkoutId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     const body = await res.json().catch(() => null);
     setSandbox(res.ok ? 'Paid in the sandbox.' : `Sandbox: ${body?.message ?? res.statusText}`);
   }

@@ -15,11 +15,11 @@ export async function listenStorefront(options: MerchantServerOptions): Promise<
     logger: log,
     distDir: process.env.KASIR_DIST_DIR,
     // A real shop marks its order paid here (and ships it); the demo logs it.
-    onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId }) => {
-      orders.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+    onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }) => {
+      orders.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
     },
-    onDepositExpired: ({ checkoutId, orderId, webhookId }) => {
-      orders.info({ checkoutId, orderId, webhookId }, 'deposit expired');
+    onDepositExpired: ({ checkoutId, orderId, eventId }) => {
+      orders.info({ checkoutId, orderId, webhookId: eventId }, 'deposit expired');
     },
   }));
   log.info({ url: merchant.url, redis: !!options.redisUrl }, `demo shop on ${merchant.url} (also /react/ and /vue/), widget API on ${merchant.url}/api`);

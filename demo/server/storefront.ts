@@ -34,12 +34,16 @@ export function createStorefront(options: StorefrontOptions): MerchantApp {
   const shop = new Hono();
   shop.get('/products', (c) => c.json({ products: PRODUCTS, shipping: SHIPPING, currency: 'IDR' }));
   shop.post('/orders', async (c) => {
-    const body = await c.req.json().catch(() => null) as { items?: Array<{ sku?: unknown; quantity?: unknown }> } | null;
-    const items = Array.isArray(body?.items) ? body.items : [];
+    const body = await c.req.json().catch(() => null) as { items?: unknown } | null;
+    const items: unknown[] = Array.isArray(body?.items) ? body.items : [];
     if (!items.length || items.length > 20) return c.json(errorBody(400, 'items: send 1 to 20 items as {sku, quantity}'), 400);
     let amount = SHIPPING;
-    for (const { sku, quantity } of items) {
-      const product = typeof sku === 'string' ? PRODUCTS[sku] : undefined;
+    for (const item of items) {
+      // Each item an object (null, a string or a list is a bad order, not a failure of the shop).
+      if (!item || typeof item !== 'object' || Array.isArray(item)) return c.json(errorBody(400, 'items: each item is {sku, quantity}'), 400);
+      const { sku, quantity } = item as { sku?: unknown; quantity?: unknown };
+      // Own keys only: "constructor" or "__proto__" is no product.
+      const product = typeof sku === 'string' && Object.hasOwn(PRODUCTS, sku) ? PRODUCTS[sku] : undefined;
       if (!product) return c.json(errorBody(400, `items: unknown sku ${JSON.stringify(sku)}`), 400);
       if (!Number.isInteger(quantity) || (quantity as number) < 1 || (quantity as number) > 10) return c.json(errorBody(400, 'items: quantity is a whole number from 1 to 10'), 400);
       amount += product.price * (quantity as number);

@@ -36,8 +36,23 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+const LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** A KASIR_LOG_LEVEL that is no level: the commands print its message, not a stack trace. */
+export class LogLevelError extends Error {
+  override readonly name = 'LogLevelError';
+}
+
+/** KASIR_LOG_LEVEL, where an empty (or blank) variable is unset, as every other variable. */
+function envLevel(): LogLevel | undefined {
+  const raw = process.env.KASIR_LOG_LEVEL?.trim().toLowerCase();
+  if (!raw) return undefined;
+  if (!LEVELS.includes(raw)) throw new LogLevelError(`KASIR_LOG_LEVEL must be one of ${LEVELS.join(', ')} (got "${process.env.KASIR_LOG_LEVEL}")`);
+  return raw as LogLevel;
+}
+
 export function createLogger(name: string, options: LoggerOptions = {}): Logger {
-  const level = options.level ?? (process.env.KASIR_LOG_LEVEL as LogLevel | undefined) ?? options.fallbackLevel ?? 'info';
+  const level = options.level ?? envLevel() ?? options.fallbackLevel ?? 'info';
   return pino({
     name,
     level,

@@ -4,6 +4,7 @@
 // them offers (creating a checkout, server-sent events, CORS) it adds around them.
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { Hono, type Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import { matchesEtag } from './etag.js';
 
@@ -42,12 +43,22 @@ export interface WidgetBackend {
 }
 
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
-export const isJsonType = (type: string | undefined): boolean => !!type && /^\s*application\/json\s*(;|$)/i.test(type);
+const isJsonType = (type: string | undefined): boolean => !!type && /^\s*application\/json\s*(;|$)/i.test(type);
 
 /** Only `application/json` bodies: a type a page can send cross-site without a CORS preflight is refused (415). */
-export function requireJsonType(c: Context): void {
+function requireJsonType(c: Context): void {
   if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json');
 }
+
+/**
+ * Every state-changing call is sent as `application/json`, with a body or without: a form or a no-cors fetch cannot
+ * send that type, so a cross-site call is always preflighted (and refused unless its origin is allowed), even one
+ * with no body, such as a cancel.
+ */
+export const stateChanging = createMiddleware(async (c, next) => {
+  requireJsonType(c);
+  await next();
+});
 
 /**
  * Reads a JSON object body, or throws a 400/415 in the envelope. Only `application/json` is read: a type a page can
@@ -87,8 +98,7 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
 
   app.get('/checkouts/:id', async (c) => ok(c, await backend.getCheckout(checkoutIdParam(c))));
 
-  app.post('/checkouts/:id/deposit', async (c) => {
-    requireJsonType(c);
+  app.post('/checkouts/:id/deposit', stateChanging, async (c) => {
     const id = checkoutIdParam(c);
     const { method } = await jsonBody(c);
     if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
@@ -111,12 +121,12 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     return c.body(`{"statusCode":200,"message":"Success","data":${data}}`);
   });
 
-  app.post('/checkouts/:id/cancel', async (c) => ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'));
+  app.post('/checkouts/:id/cancel', stateChanging, async (c) => ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'));
 
   const { sandboxSet } = backend;
   if (sandboxSet) {
-    app.post('/sandbox/checkouts/:id/pay', async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'completed')), 200, 'Sandbox: deposit paid'));
-    app.post('/sandbox/checkouts/:id/expire', async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'expired')), 200, 'Sandbox: deposit expired'));
+    app.post('/sandbox/checkouts/:id/pay', stateChanging, async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'completed')), 200, 'Sandbox: deposit paid'));
+    app.post('/sandbox/checkouts/:id/expire', stateChanging, async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'expired')), 200, 'Sandbox: deposit expired'));
   }
   return app;
 }

@@ -4,13 +4,13 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { createMiddleware } from 'hono/factory';
 import { streamSSE } from 'hono/streaming';
 import { rateLimiter } from 'hono-rate-limiter';
+import ipaddr from 'ipaddr.js';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
 import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
-import { checkoutIdParam, isJsonType, jsonBody, ok, requireJsonType, widgetApiRoutes } from '../common/widget-api.js';
+import { checkoutIdParam, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
 import { ApiError, errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
 import { MerchantService } from './service.js';
@@ -113,7 +113,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     get webhookSecret() { return connection().webhookSecret; },
   };
   const shared: SharedState = config.redisUrl
-    ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix }, (err) => log.error({ err: err.message }, 'redis'))
+    ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs }, (err) => log.error({ err: err.message }, 'redis'))
     : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
   const client = new PaymentServiceClient(() => {
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken } = connection();
@@ -154,16 +154,6 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   });
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413) });
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
-  // A body is JSON or nothing: a form or a no-cors fetch (text/plain, form types) cannot carry one, so a
-  // cross-site POST with a body must be preflighted. The JSON routes also require the header (jsonOnly).
-  api.on('POST', '*', async (c, next) => {
-    if (!isJsonType(c.req.header('content-type')) && (await c.req.text()).length > 0) requireJsonType(c);
-    await next();
-  });
-  const jsonOnly = createMiddleware(async (c, next) => {
-    requireJsonType(c);
-    await next();
-  });
 
   const checkoutLimit = rateLimiter({
     windowMs: 60_000,
@@ -176,7 +166,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     handler: (c) => c.json(errorBody(429, 'Too many checkouts from this address; try again in a minute'), 429),
   });
 
-  api.post('/checkouts', jsonOnly, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
+  // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
+  api.post('/checkouts', stateChanging, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
 
   // Server-sent events. Streams are counted per copy of the backend (a copy's memory and sockets are what a stream
   // costs): at most sseMaxPerAddress per client address and sseMaxTotal in all.
@@ -187,7 +178,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     const id = checkoutIdParam(c);
     if (draining) throw new ApiError(503, 'This server is shutting down; reconnect');
     if (!(await service.exists(id))) throw new ApiError(404, 'Checkout not found');
-    const address = clientAddress(c, config.trustProxy);
+    const address = streamOwner(clientAddress(c, config.trustProxy));
     const refused = streams.acquire(address);
     if (refused) {
       c.header('Retry-After', '30');
@@ -344,6 +335,18 @@ function isAllowedOrigin(origin: string, c: Context, config: MerchantConfig): bo
   if (!host) return false;
   const own = new URL(c.req.url);
   return origin === `${own.protocol}//${host}`;
+}
+
+/**
+ * Who a stream counts against: the client's address, or for IPv6 its /64 (one subscriber's network, in which a
+ * client may hold any number of addresses).
+ */
+function streamOwner(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address); // an IPv4-mapped IPv6 address counts as its IPv4 address
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const network = [...ip.toByteArray().slice(0, 8), 0, 0, 0, 0, 0, 0, 0, 0];
+  return `${ipaddr.fromByteArray(network).toString()}/64`;
 }
 
 function clientAddress(c: Context, trustProxy: boolean): string {

@@ -2,7 +2,7 @@
 // kasir-merchant: the merchant backend from the environment (DESIGN.md section 2): the widget API and the webhook
 // receiver under /api and the widget at /kasir-checkout.js. A bad variable is one line naming it, and exit code 1.
 // Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
-import { createLogger } from '../common/log.js';
+import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
 import { startMerchant } from './server.js';
 
@@ -12,7 +12,7 @@ Serves the kasir widget API at /api, the webhook receiver at /api/webhooks/kasir
 Environment: KASIR_BASE_URL, KASIR_CLIENT_ID, KASIR_CLIENT_SECRET, KASIR_ACCESS_TOKEN, KASIR_WEBHOOK_SECRET (required;
 \`kasir-sandbox env\` prints a sandbox's); KASIR_CHECKOUT_URL, KASIR_ALLOWED_ORIGINS, KASIR_FEES_PAID_BY, KASIR_SANDBOX,
 KASIR_CURRENCIES, KASIR_CHECKOUT_RATE_LIMIT, KASIR_STATUS_REFRESH_MS, KASIR_WEBHOOK_TOLERANCE_SECONDS, KASIR_TRUST_PROXY,
-KASIR_SSE_MAX_PER_ADDRESS (10), KASIR_SSE_MAX_TOTAL (10000), REDIS_URL (several copies), KASIR_REDIS_PREFIX (kasir:),
+KASIR_SSE_MAX_PER_ADDRESS (10), KASIR_SSE_MAX_TOTAL (10000), REDIS_URL (several copies), KASIR_REDIS_PREFIX (kasir:), KASIR_REDIS_TIMEOUT_MS (300),
 KASIR_DATA_DIR (./.kasir; without Redis, its state in KASIR_DATA_DIR/merchant/), KASIR_LOG_LEVEL (info), PORT (3000),
 HOST. Each is described in the @kasir/merchant README, "Configuration".`;
 
@@ -21,23 +21,25 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
-const log = createLogger('kasir-merchant');
-// Completions go straight to stdout (synchronous for files and pipes), not through the log's buffer: a killed
-// process must not lose the line of a hook that ran.
-const completions = createLogger('kasir-merchant', { destination: process.stdout });
+let log: Logger;
+let completions: Logger;
 let options;
 try {
+  log = createLogger('kasir-merchant');
+  // Completions go straight to stdout (synchronous for files and pipes), not through the log's buffer: a killed
+  // process must not lose the line of a hook that ran.
+  completions = createLogger('kasir-merchant', { destination: process.stdout });
   options = loadMerchantConfig();
 } catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
+  if (!(err instanceof ConfigError) && !(err instanceof LogLevelError)) throw err;
   console.error(`[kasir-merchant] ${err.message}`);
   process.exit(1);
 }
 const merchant = await startMerchant({
   ...options,
   logger: log,
-  onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId }) => {
-    completions.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }) => {
+    completions.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
   },
 }).catch((err: NodeJS.ErrnoException) => {
   console.error(`[kasir-merchant] cannot listen on port ${options.port}: ${err.code ?? err.message}`);

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../common/log.js';
+import { REDIS_TIMEOUT_MS } from './redis-state.js';
 import type { MerchantHooks } from './service.js';
 
 export type FeesPaidBy = 'merchant' | 'shopper';
@@ -57,11 +58,16 @@ export interface KasirApiOptions extends MerchantHooks {
   /** Prefix of the backend's Redis keys and channel (default `kasir:`), e.g. one per shop on a shared Redis. */
   redisPrefix?: string;
   /**
+   * Longest wait for one Redis call, in ms (default 300): past it a status read is served from this copy, a webhook
+   * is answered 503 (retried) and /readyz 503, instead of waiting on a stalled Redis.
+   */
+  redisTimeoutMs?: number;
+  /**
    * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
    * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
    */
   dataDir?: string;
-  /** Open event streams allowed per client address, per copy of the backend (default 10). */
+  /** Open event streams allowed per client address (an IPv6 client: per /64), per copy of the backend (default 10). */
   sseMaxPerAddress?: number;
   /** Open event streams allowed in all, per copy of the backend (default 10,000). */
   sseMaxTotal?: number;
@@ -87,6 +93,7 @@ export interface MerchantConfig {
   trustProxy: boolean;
   redisUrl?: string;
   redisPrefix: string;
+  redisTimeoutMs: number;
   dataDir?: string;
   sseMaxPerAddress: number;
   sseMaxTotal: number;
@@ -122,7 +129,7 @@ const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
   feesPaidBy: 'KASIR_FEES_PAID_BY', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
   statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
-  redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
+  redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
   sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
 };
 
@@ -191,6 +198,7 @@ const optionsSchema = z.strictObject({
   redisUrl: optional(text.regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })),
   redisPrefix: optional(text),
   dataDir: optional(text),
+  redisTimeoutMs: optional(int(1)),
   sseMaxPerAddress: optional(int(1)),
   sseMaxTotal: optional(int(1)),
   logger: optional(z.custom<Logger>((v) => typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function', { error: 'must be a pino logger' })),
@@ -281,6 +289,7 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
     redisUrl: o.redisUrl,
     redisPrefix: o.redisPrefix ?? 'kasir:',
     dataDir: o.dataDir,
+    redisTimeoutMs: o.redisTimeoutMs ?? REDIS_TIMEOUT_MS,
     sseMaxPerAddress: o.sseMaxPerAddress ?? 10,
     sseMaxTotal: o.sseMaxTotal ?? 10_000,
   };
@@ -372,6 +381,7 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     trustProxy: bool('KASIR_TRUST_PROXY') ?? defaults.trustProxy,
     redisUrl: str('REDIS_URL') ?? defaults.redisUrl,
     redisPrefix: str('KASIR_REDIS_PREFIX') ?? defaults.redisPrefix,
+    redisTimeoutMs: int('KASIR_REDIS_TIMEOUT_MS') ?? defaults.redisTimeoutMs,
     // The command keeps its state beside the sandbox's (DESIGN.md section 2) unless Redis holds it.
     dataDir: str('KASIR_DATA_DIR') ?? defaults.dataDir ?? './.kasir',
     sseMaxPerAddress: int('KASIR_SSE_MAX_PER_ADDRESS') ?? defaults.sseMaxPerAddress,

@@ -3,10 +3,13 @@
 // keeps the newest (supersedes) and publishes a change on one channel, which every copy applies to its in-process
 // cache (so SSE streams on every copy see it); "read by some copy within the interval" is a SET NX PX lock, so the
 // payment service gets at most one read per deposit per interval from all copies together. Times inside scripts
-// are Redis's own clock (TIME), never a copy's.
+// are Redis's own clock (TIME), never a copy's. Every call has a deadline (timeoutMs): a Redis that stalls (frozen,
+// swapping, a blocked script) costs a request at most that long, and once one call overran it, every call fails at
+// once until Redis answers the overdue one, so the copy serves from its own state meanwhile.
 import { RedisStore, type Store } from 'hono-rate-limiter';
 import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
+import { ApiError } from '../common/errors.js';
 import type { Claim, DepositChangeListener, SavedCheckout, SharedDepositRead, SharedState } from './shared-state.js';
 import type { StoredDeposit } from './views.js';
 
@@ -50,13 +53,26 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 const DONE = 'done';
-/** How long a command waits for Redis to (re)connect before failing. */
-const CONNECT_WAIT_MS = 1000;
+/** Default of RedisStateOptions.timeoutMs. */
+export const REDIS_TIMEOUT_MS = 300;
 
 export interface RedisStateOptions {
   url: string;
   /** Prefix of every key and of the channel (default `kasir:`): one per shop on a shared Redis. */
   prefix?: string;
+  /** Longest wait for one call (a command, a script, a connection), in ms (default 300). */
+  timeoutMs?: number;
+}
+
+/**
+ * Redis is away or stalled: a request that needs it (a webhook, a checkout's creation) is answered 503 and retried;
+ * a status read falls back to this copy's own state.
+ */
+class RedisUnavailableError extends ApiError {
+  constructor(reason: string) {
+    super(503, 'This server cannot reach its shared state; please try again shortly');
+    this.cause = reason;
+  }
 }
 
 type Client = RedisClientType;
@@ -72,9 +88,13 @@ export class RedisState implements SharedState {
   private readonly listeners: DepositChangeListener[] = [];
   private readonly shas = new Map<string, string>();
   private connected?: Promise<void>;
+  private readonly timeoutMs: number;
+  /** A call that overran its deadline and has not settled yet: until it does, Redis is taken as stalled. */
+  private overdue?: Promise<unknown>;
 
   constructor(options: RedisStateOptions, private readonly onError: (err: Error) => void = () => {}) {
     this.prefix = options.prefix ?? 'kasir:';
+    this.timeoutMs = options.timeoutMs ?? REDIS_TIMEOUT_MS;
     this.channel = `${this.prefix}deposits`;
     // Commands fail at once while Redis is away (no offline queue): a webhook is then answered 503 and retried,
     // a read falls back to this copy's cache, instead of requests hanging until Redis returns.
@@ -85,7 +105,7 @@ export class RedisState implements SharedState {
 
   /**
    * Connects both clients and subscribes to deposit changes (once; the clients reconnect by themselves after). While
-   * Redis cannot be reached, resolves never: callers race it (live()).
+   * Redis cannot be reached, resolves never: callers race it (call()).
    */
   private connect(): Promise<void> {
     this.connected ??= (async () => {
@@ -99,73 +119,80 @@ export class RedisState implements SharedState {
   }
 
   /**
-   * Resolves when Redis can take a command: at once when connected, else after up to CONNECT_WAIT_MS of connecting;
-   * throws otherwise, so a request fails fast (a webhook answered 503, a read served from this copy) instead of hanging.
+   * Runs `work` (one or a few commands) once Redis can take it, within timeoutMs in all; throws a
+   * RedisUnavailableError otherwise, so a request fails fast (a webhook answered 503, a read served from this copy)
+   * instead of hanging. Redis answers in order, so once the overdue call settles (answered, or failed with the
+   * connection), Redis is taken as answering again.
    */
-  private async live(): Promise<void> {
-    if (this.client.isReady) return;
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    if (this.overdue) throw new RedisUnavailableError('Redis is stalled');
+    const deadline = Date.now() + this.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.connect().catch(() => undefined),
-      new Promise<void>((resolve) => { timer = setTimeout(resolve, CONNECT_WAIT_MS); }),
-    ]);
-    clearTimeout(timer);
-    if (!this.client.isReady) throw new Error('Redis cannot be reached');
+    const late = (ms: number) => new Promise<'late'>((resolve) => { timer = setTimeout(resolve, Math.max(0, ms), 'late'); });
+    try {
+      if (!this.client.isReady) {
+        // Connecting (the first call, or after Redis came back): what is left of the deadline.
+        await Promise.race([this.connect().catch(() => undefined), late(this.timeoutMs)]);
+        clearTimeout(timer);
+        if (!this.client.isReady) throw new RedisUnavailableError('Redis cannot be reached');
+      }
+      const pending = work();
+      const answer = await Promise.race([pending, late(deadline - Date.now())]);
+      if (answer !== 'late') return answer;
+      this.overdue ??= pending.then(() => undefined, () => undefined).finally(() => { this.overdue = undefined; });
+      throw new RedisUnavailableError(`Redis did not answer within ${this.timeoutMs} ms`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async claim(key: string, leaseMs: number): Promise<Claim> {
-    await this.live();
-    const token = randomUUID();
-    const full = this.prefix + key;
-    if (await this.client.set(full, token, { condition: 'NX', expiration: { type: 'PX', value: leaseMs } })) {
-      return { state: 'claimed', key, token };
-    }
-    return (await this.client.get(full)) === DONE ? { state: 'done' } : { state: 'busy' };
+    return this.call(async () => {
+      const token = randomUUID();
+      const full = this.prefix + key;
+      if (await this.client.set(full, token, { condition: 'NX', expiration: { type: 'PX', value: leaseMs } })) {
+        return { state: 'claimed', key, token };
+      }
+      return (await this.client.get(full)) === DONE ? { state: 'done' } : { state: 'busy' };
+    });
   }
 
   async extend(claim: Claim & { state: 'claimed' }, leaseMs: number): Promise<void> {
-    await this.live();
-    await this.script(EXTEND, [this.prefix + claim.key], [claim.token, String(leaseMs)]);
+    await this.call(() => this.script(EXTEND, [this.prefix + claim.key], [claim.token, String(leaseMs)]));
   }
 
   async finish(claim: Claim & { state: 'claimed' }, ttlMs: number): Promise<void> {
-    await this.live();
-    await this.client.set(this.prefix + claim.key, DONE, { expiration: { type: 'PX', value: ttlMs } });
+    await this.call(() => this.client.set(this.prefix + claim.key, DONE, { expiration: { type: 'PX', value: ttlMs } }));
   }
 
   async release(claim: Claim & { state: 'claimed' }): Promise<void> {
-    await this.live();
-    await this.script(RELEASE, [this.prefix + claim.key], [claim.token]);
+    await this.call(() => this.script(RELEASE, [this.prefix + claim.key], [claim.token]));
   }
 
   async saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void> {
-    await this.live();
-    await this.client.set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } });
+    await this.call(() => this.client.set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } }));
   }
 
   async loadCheckout(id: string): Promise<SavedCheckout | undefined> {
-    await this.live();
-    const json = await this.client.get(`${this.prefix}checkout:${id}`);
+    const json = await this.call(() => this.client.get(`${this.prefix}checkout:${id}`));
     return json ? (JSON.parse(json) as SavedCheckout) : undefined;
   }
 
   async readDeposit(id: string, refreshMs: number): Promise<SharedDepositRead> {
     if (refreshMs <= 0) return { kind: 'load' };
-    await this.live();
-    const [kind, json, age] = (await this.script(READ_DEPOSIT, [this.depositKey(id), `${this.depositKey(id)}:reading`], [String(refreshMs)])) as [string, string?, number?];
+    const [kind, json, age] = (await this.call(() => this.script(READ_DEPOSIT, [this.depositKey(id), `${this.depositKey(id)}:reading`], [String(refreshMs)]))) as [string, string?, number?];
     if (kind === 'fresh') return { kind, deposit: JSON.parse(json!) as StoredDeposit | null, ageMs: Number(age) };
     if (kind === 'load') return { kind };
     return json ? { kind: 'wait', deposit: JSON.parse(json) as StoredDeposit | null } : { kind: 'wait' };
   }
 
   async storeDeposit(id: string, deposit: StoredDeposit | null, ttlMs: number): Promise<StoredDeposit | null> {
-    await this.live();
     const json = JSON.stringify(deposit);
     const terminal = deposit?.status === 'completed' || deposit?.status === 'expired';
     const updatedAt = deposit ? Date.parse(deposit.updatedAt) || 0 : 0;
-    const stored = (await this.script(STORE_DEPOSIT, [this.depositKey(id)], [
+    const stored = (await this.call(() => this.script(STORE_DEPOSIT, [this.depositKey(id)], [
       json, terminal ? '1' : '0', String(updatedAt), String(ttlMs), this.channel, `${this.copyId}\t${id}\t`,
-    ])) as string;
+    ]))) as string;
     return stored === json ? deposit : (JSON.parse(stored) as StoredDeposit | null);
   }
 
@@ -178,23 +205,17 @@ export class RedisState implements SharedState {
     return new RedisStore({
       prefix: `${this.prefix}${prefix}`,
       client: {
-        scriptLoad: async (script) => {
-          await this.live();
-          return this.client.scriptLoad(script);
-        },
-        evalsha: async <TArgs extends unknown[], TData = unknown>(sha: string, keys: string[], args: TArgs) => {
-          await this.live();
-          return (await this.client.evalSha(sha, { keys, arguments: args.map(String) })) as TData;
-        },
-        decr: (key) => this.client.decr(key),
-        del: (key) => this.client.del(key),
+        scriptLoad: (script) => this.call(() => this.client.scriptLoad(script)),
+        evalsha: async <TArgs extends unknown[], TData = unknown>(sha: string, keys: string[], args: TArgs) =>
+          (await this.call(() => this.client.evalSha(sha, { keys, arguments: args.map(String) }))) as TData,
+        decr: (key) => this.call(() => this.client.decr(key)),
+        del: (key) => this.call(() => this.client.del(key)),
       },
     });
   }
 
   async ping(): Promise<void> {
-    await this.live();
-    await this.client.ping();
+    await this.call(() => this.client.ping());
   }
 
   async close(): Promise<void> {

@@ -16,18 +16,27 @@ export interface PricedOrder {
   currency: string;
 }
 
-export interface CompletedDeposit {
+/** What every deposit hook receives (one shape for all of them; see README "Idempotent hooks"). */
+export interface DepositHookEvent {
   checkoutId: string;
   /** The merchant's order id, when the checkout was created from one (by this backend or another copy of it). */
   orderId?: string;
   /** The deposit as the payment service sent it in the (verified) webhook. */
   deposit: UpstreamDeposit;
-  /** The webhook's id (Standard Webhooks `webhook-id`), for the merchant's own idempotency. */
+  /**
+   * The event's id: the `webhook-id` of its delivery, the same on every retry of it. Key the shop's own write on it,
+   * in the write's transaction: a hook that runs again after a crash (between its return and the backend's mark that
+   * it ran) gets the same id.
+   */
+  eventId: string;
+  /** @deprecated The same value as `eventId`, under its first name. */
   webhookId: string;
 }
 
+/** What `onDepositCompleted` receives. */
+export type CompletedDeposit = DepositHookEvent;
 /** What `onDepositExpired` receives: the same fields as a completion. */
-export type ExpiredDeposit = CompletedDeposit;
+export type ExpiredDeposit = DepositHookEvent;
 
 export interface MerchantHooks {
   /**

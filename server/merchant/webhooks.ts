@@ -8,7 +8,7 @@ import type { Logger } from '../common/log.js';
 import { ConfigError } from './config.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
-import type { MerchantService } from './service.js';
+import type { DepositHookEvent, MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
 import type { Warnings } from './warnings.js';
 
@@ -76,9 +76,10 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
    * Runs the deposit's completion or expiry hook unless it ran (on any copy, before any restart). Claimed first, so
    * two deliveries for one deposit (a retry, a dashboard "Resend" with a new webhook id) cannot both run it; released
    * when it throws, so the retry runs it; marked done once it returned. A crash between its return and the mark is
-   * the one window in which it runs again: make the hook idempotent on the checkoutId where that matters.
+   * the one window in which it runs again, with the same eventId (the delivery's webhook-id): the shop keys its write
+   * on it (README "Idempotent hooks").
    */
-  const runHookOnce = async (status: 'completed' | 'expired', deposit: UpstreamDeposit, webhookId: string) => {
+  const runHookOnce = async (status: 'completed' | 'expired', deposit: UpstreamDeposit, eventId: string) => {
     const hook = status === 'completed' ? service.hooks.onDepositCompleted : service.hooks.onDepositExpired;
     if (!hook) return;
     const id = deposit.depositId;
@@ -87,11 +88,12 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     if (claim.state === 'busy') throw new BusyError(`the ${status} hook of ${id} is running`);
     try {
       const saved = await service.savedCheckout(id);
+      const event: DepositHookEvent = { checkoutId: id, orderId: saved?.orderId, deposit, eventId, webhookId: eventId };
       await holding(claim, async () => {
         try {
-          await hook({ checkoutId: id, orderId: saved?.orderId, deposit, webhookId });
+          await hook(event);
         } catch (err) {
-          options.warnings.hookFailed(status === 'completed' ? 'onDepositCompleted' : 'onDepositExpired', err, { checkoutId: id, webhookId });
+          options.warnings.hookFailed(status === 'completed' ? 'onDepositCompleted' : 'onDepositExpired', err, { checkoutId: id, webhookId: eventId });
           throw err;
         }
       });

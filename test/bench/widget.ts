@@ -45,7 +45,7 @@ async function payToCompleted(page: Page) {
       el.addEventListener('kasir-completed', () => requestAnimationFrame(() => resolve(performance.now())), { once: true }),
     );
     const start = performance.now();
-    await fetch(`/api/sandbox/checkouts/${id}/pay`, { method: 'POST' });
+    await fetch(`/api/sandbox/checkouts/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     return (await done) - start;
   });
 }

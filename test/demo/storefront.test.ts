@@ -79,4 +79,13 @@ describe('demo shop server', () => {
       assert.match(res.json.message, /items/);
     }
   });
+
+  it('refuses items that are not objects, or name no product of its own, with a 400 (not a 502)', async () => {
+    for (const items of [[null], ['kopi'], [[{ sku: 'kopi', quantity: 1 }]], [7], [{ sku: 'constructor', quantity: 1 }], [{ sku: '__proto__', quantity: 1 }], [{ sku: 'toString', quantity: 1 }]]) {
+      const res = await call(shop(), 'POST', '/shop/orders', { items });
+      assert.equal(res.status, 400, JSON.stringify(items));
+      assert.deepEqual([res.json.statusCode, res.json.error], [400, 'Bad Request']);
+      assert.match(res.json.message, /items/);
+    }
+  });
 });

@@ -156,7 +156,7 @@ describe('the demo storefront, end to end', () => {
     await waitForState(page, 'choosing');
     assert.equal(await page.locator('kasir-checkout').getAttribute('checkout-id'), id);
     await choose(page, 'QRIS');
-    await page.evaluate((cid) => fetch(`/checkout/api/sandbox/checkouts/${cid}/pay`, { method: 'POST' }), id);
+    await page.evaluate((cid) => fetch(`/checkout/api/sandbox/checkouts/${cid}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } }), id);
     await waitForState(page, 'completed');
     assert.deepEqual(problems, []);
     await context.close();

@@ -70,7 +70,7 @@ describe('the Next.js route handler example, end to end', () => {
     // The element remembers its checkout's id for a reload.
     const id = await page.evaluate(() => Object.entries(sessionStorage).find(([key]) => key.startsWith('kasir-checkout:'))?.[1]);
     assert.ok(id, 'the element remembered its checkout');
-    const paid = await fetch(`${url}/api/sandbox/checkouts/${id}/pay`, { method: 'POST' });
+    const paid = await fetch(`${url}/api/sandbox/checkouts/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     assert.equal(paid.status, 200);
     await waitForState(page, 'completed');
     const deadline = Date.now() + 10_000;

@@ -171,7 +171,7 @@ describe('merchant backend: copies on one Redis', { skip: !redisUrl && 'KASIR_TE
       await waitFor(() => stream.events.length === 1);
       assert.equal((JSON.parse(stream.events[0]!.data!) as WidgetDeposit).status, 'pending');
       // Paid through copy A (the sandbox route writes upstream and updates A's cache): B's stream ends completed.
-      assert.equal((await fetch(`${a.url}/api/sandbox/checkouts/${checkout.id}/pay`, { method: 'POST' })).status, 200);
+      assert.equal((await fetch(`${a.url}/api/sandbox/checkouts/${checkout.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status, 200);
       await stream.done;
       assert.equal((JSON.parse(stream.events.at(-1)!.data!) as WidgetDeposit).status, 'completed');
     });

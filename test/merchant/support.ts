@@ -68,14 +68,15 @@ export async function runningMerchant(upstream: Upstream, options: Partial<Kasir
 }
 
 /**
- * app.request() with a JSON body. `json` is the answer's JSON as the type the test expects (its assertions then check
+ * app.request() with a JSON body; a POST is sent as application/json, body or not, as the element sends it (headers
+ * override). `json` is the answer's JSON as the type the test expects (its assertions then check
  * it is): an envelope's common fields unless told, e.g. `call<Envelope<Checkout>>(...)`; undefined when the body is
  * empty or not JSON.
  */
 export async function call<T = AnyEnvelope>(app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await app.request(`http://localhost${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    headers: { ...(body === undefined && method === 'GET' ? {} : { 'Content-Type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   // Read the headers before the body: after serve() in this process, @hono/node-server's lightweight

@@ -23,7 +23,7 @@ describe('checkout', () => {
   };
   const get = (path: string, headers: Record<string, string> = {}) => p.app.request(`http://localhost${path}`, { headers });
   const post = (path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
-    method: 'POST', headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const session = async (id: string) => dataOf<CheckoutSession>(await get(`/checkout/${id}/session`));
   const byCode = <T extends { bankCode: string }>(methods: T[]) => Object.fromEntries(methods.map((m) => [m.bankCode, m]));
