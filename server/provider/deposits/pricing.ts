@@ -75,6 +75,9 @@ export function deriveInputAmount(o: DeriveOptions): Money {
 
 const bad = (message: string) => new ApiError(400, message);
 
+/** Significant digits any decimal text keeps through a JSON number (IEEE 754 doubles hold 15 exactly). */
+const EXACT_NUMBER_DIGITS = 15;
+
 /**
  * A request's amount of `currency` exactly as sent: positive, in at most the currency's places (placesOf) and at most
  * its maximum; else a 400 naming the field. Never rounded: a JSON number with more digits than a double keeps arrives
@@ -87,7 +90,8 @@ export function requestAmount(value: number, field: string, currency: string): M
   if (!amount.isFinite() || amount.lessThanOrEqualTo(0)) throw bad(`${field}: must be positive`);
   const places = placesOf(currency)!;
   if (amount.decimalPlaces() > places) {
-    throw bad(`${field}: ${currency} amounts have at most ${places} decimal places (a JSON number carries at most 15 significant digits exactly)`);
+    const changed = amount.precision() > EXACT_NUMBER_DIGITS ? ` (a JSON number carries at most 15 significant digits exactly: this one arrived as ${String(value)})` : '';
+    throw bad(`${field}: ${currency} amounts have at most ${places} decimal places${changed}`);
   }
   const maximum = maximumOf(currency)!;
   if (amount.greaterThan(maximum)) throw bad(`${field}: ${currency} amounts are at most ${maximum}`);

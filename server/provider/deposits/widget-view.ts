@@ -5,7 +5,7 @@ import { findCrypto, findPaymentMethod, PAYMENT_METHODS, type CryptoDef, type Ra
 import { logoUrl } from '../catalog/logos.js';
 import { money, toText, type Money } from '../money.js';
 import { cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
-import { paymentFiatOf, type DepositRow } from './view.js';
+import { paymentCryptoOf, paymentFiatOf, type DepositRow } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
 export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
@@ -45,8 +45,7 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
 }
 
 /** The wallet payment request of a crypto deposit row (its QR's text). */
-function depositPaymentUri(row: Pick<DepositRow, 'payment_crypto' | 'input_amount'>, crypto: CryptoDef): string {
-  const { payoutWallet } = JSON.parse(row.payment_crypto) as { payoutWallet: string };
+function depositPaymentUri(row: Pick<DepositRow, 'input_amount'>, payoutWallet: string, crypto: CryptoDef): string {
   return paymentUri({
     blockchainType: crypto.blockchainType, payoutWallet, amount: tokenAmount(row.input_amount), decimals: crypto.decimal, chainId: crypto.chainId,
     assetAddress: crypto.address, symbol: crypto.symbol,
@@ -57,11 +56,12 @@ export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: Depos
   const expiry = { expiresAt: row.expired_at, serverTime: now.toISOString(), updatedAt: row.updated_at };
   const crypto = row.deposit_type === 'crypto' ? findCrypto(row.input_currency) : undefined;
   if (crypto) {
+    const address = paymentCryptoOf(row).payoutWallet ?? '';
     return {
       id: row.deposit_id, checkoutId: checkout.id, status: row.status,
       method: { kind: 'crypto', code: crypto.id, name: `${crypto.name} (${crypto.networkName})`, image: logoUrl(baseUrl, crypto.logo) },
       currency: crypto.id, amount: tokenAmount(row.input_amount), fee: '0', ...cryptoAsset(crypto),
-      address: (JSON.parse(row.payment_crypto) as { payoutWallet: string }).payoutWallet, paymentUri: depositPaymentUri(row, crypto),
+      address, paymentUri: depositPaymentUri(row, address, crypto),
       exchangeRate: { from: crypto.id, to: row.output_currency, rate: row.exchange_rate },
       ...expiry,
     };
