@@ -53,7 +53,7 @@ function qrisMerchantId(merchantId: string): string {
 }
 
 /** Luhn (mod 10) check digit of a digit string, as card and QRIS merchant PANs end with. */
-export function luhnCheckDigit(digits: string): string {
+function luhnCheckDigit(digits: string): string {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     // Doubled: every second digit from the right of the number the check digit completes.
