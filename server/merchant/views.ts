@@ -80,8 +80,11 @@ function quote(method: SessionPaymentMethod, amount: string, currency: string, f
 
 const cryptoAsset = (c: SessionCrypto): CryptoAsset => ({ symbol: c.symbol, network: c.network, networkName: c.networkName, decimals: c.decimals });
 
-/** A token amount with exactly the token's decimal places ("9.093665"): what the shopper must send. */
-const tokenAmount = (value: unknown, decimals: number): string => (num(value) ?? new Decimal(0)).toFixed(decimals);
+/**
+ * A token amount as a person reads and types it (DESIGN.md 12): the exact decimal text of the service's JSON number,
+ * without trailing zeros ("9.093665", "0.00272728"); what is shown, copied and counted in the payment request.
+ */
+const tokenAmount = (value: unknown): string => decimalText(num(value));
 
 function exchangeRateView(rate: { from?: unknown; to?: unknown; rate?: unknown } | undefined): ExchangeRate | undefined {
   if (!rate || typeof rate.from !== 'string' || typeof rate.to !== 'string' || num(rate.rate) === null) return undefined;
@@ -98,7 +101,7 @@ function cryptoMethodView(m: SessionPaymentMethod, crypto: SessionCrypto): Widge
     image: typeof m.image === 'string' ? m.image : '',
     currency: m.currency || String(m.bankCode),
     fee: '0',
-    total: tokenAmount(m.paymentAmount, crypto.decimals),
+    total: tokenAmount(m.paymentAmount),
     available: typeof m.available === 'boolean' ? m.available : true,
     ...cryptoAsset(crypto),
     ...(exchangeRate ? { exchangeRate } : {}),
@@ -154,7 +157,7 @@ function cryptoDepositView(d: UpstreamDeposit, known: KnownMethod | undefined, b
   const crypto = known?.crypto;
   const [symbol, network = ''] = d.inputCurrency.split('-');
   const decimals = crypto?.decimals ?? Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0);
-  const amount = tokenAmount(d.inputAmount, decimals);
+  const amount = tokenAmount(d.inputAmount);
   const address = d.paymentCrypto?.payoutWallet;
   const exchangeRate = depositExchangeRate(d);
   const view: StoredDeposit = {

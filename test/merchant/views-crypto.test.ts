@@ -29,7 +29,8 @@ describe('merchant views: crypto and bank transfer', () => {
       currency: 'USDC-POLYGON', fee: '0', total: '9.093665', available: true, symbol: 'USDC', network: 'POLYGON', networkName: 'Polygon', decimals: 6,
       exchangeRate: { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' },
     });
-    assert.equal(methodOf(c, 'ETH-ETHEREUM').total, '0.002727272727272730');
+    assert.equal(methodOf(c, 'ETH-ETHEREUM').total, '0.00272728'); // 8 places, no trailing zeros (DESIGN.md 12)
+    assert.equal(methodOf(c, 'IDRX-POLYGON').total, '150000');
     assert.equal(methodOf(c, 'BCA_TRANSFER').kind, 'bank');
   });
 
@@ -40,7 +41,7 @@ describe('merchant views: crypto and bank transfer', () => {
     const d = json.data;
     assert.deepEqual([d.id, d.method.kind, d.method.code, d.currency, d.amount, d.fee], [c.id, 'crypto', 'USDC-POLYGON', 'USDC-POLYGON', '9.093665', '0']);
     assert.deepEqual([d.symbol, d.network, d.networkName, d.decimals], ['USDC', 'POLYGON', 'Polygon', 6]);
-    assert.match(d.address!, /^0x[0-9a-f]{40}$/);
+    assert.match(d.address!, /^0x[0-9a-fA-F]{40}$/); // EIP-55 mixed case, as the service sends it
     assert.equal(d.paymentUri, `ethereum:0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359@137/transfer?address=${d.address}&uint256=9093665`);
     assert.deepEqual(d.exchangeRate, { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' });
     const hosted = (await (await fetch(`${up.provider.credentials.baseUrl}/checkout/api/checkouts/${c.id}/deposit`)).json()) as Envelope<Deposit>;
@@ -48,11 +49,11 @@ describe('merchant views: crypto and bank transfer', () => {
     assert.equal(hosted.data.amount, d.amount);
   });
 
-  it('keeps 18-decimal amounts exact into the wei of the payment request', async () => {
+  it('keeps an 18-decimal coin\'s amount exact into the wei of the payment request, as shown: 8 places, no trailing zeros', async () => {
     const c = await newCheckout();
     const d = (await choose(c.id, 'ETH-ETHEREUM')).json.data;
-    assert.equal(d.amount, '0.002727272727272730');
-    assert.equal(d.paymentUri, `ethereum:${d.address}@1?value=2727272727272730`);
+    assert.equal(d.amount, '0.00272728');
+    assert.equal(d.paymentUri, `ethereum:${d.address}@1?value=2727280000000000`);
   });
 
   it('gives Stellar deposits a SEP-7 request', async () => {
@@ -94,7 +95,7 @@ describe('merchant views: crypto and bank transfer', () => {
     it('builds the request once the method is known', () => {
       const crypto = { symbol: 'USDC', network: 'POLYGON', networkName: 'Polygon', decimals: 6, blockchainType: 'EVM' as const, chainId: 137, address: '0xToken' };
       const d = depositView(upstream, { feesPaidBy: 'merchant', methods: [{ bankCode: 'USDC-POLYGON', bankName: 'USD Coin', depositPaymentType: 'crypto', image: '', crypto }] });
-      assert.equal(d.amount, '9.500000');
+      assert.equal(d.amount, '9.5');
       assert.equal(d.paymentUri, `ethereum:0xToken@137/transfer?address=${upstream.paymentCrypto.payoutWallet}&uint256=9500000`);
     });
   });

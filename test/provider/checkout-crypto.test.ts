@@ -42,14 +42,14 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       ]);
     });
 
-    it('prices each crypto at the token amount, rounded up in its decimals, whose conversion covers the order', async () => {
+    it('prices each crypto at the token amount, rounded up in min(decimals, 8) places, whose conversion covers the order', async () => {
       const by = Object.fromEntries((await session(id)).methods.map((m) => [m.bankCode, m]));
       // 150000 / 16495 = 9.0936647..., up to 6 places; 150000 / 4950 = 30.30303..., up to 7.
       assert.deepEqual([by['USDC-POLYGON'].paymentAmount, by['USDC-POLYGON'].outputAmount], [9.093665, 150000]);
       assert.deepEqual([by['XLM-STELLAR'].paymentAmount, by['XLM-STELLAR'].outputAmount], [30.3030304, 150000]);
       assert.equal(by['IDRX-POLYGON'].paymentAmount, 150000);
-      // 150000 / 55000000 = 0.00272727...: up in 18 places, then to the 15 significant digits a JSON number keeps.
-      assert.equal(by['ETH-ETHEREUM'].paymentAmount, 0.00272727272727273);
+      // 150000 / 55000000 = 0.00272727...: up in min(18, 8) places (DESIGN.md 12).
+      assert.equal(by['ETH-ETHEREUM'].paymentAmount, 0.00272728);
       for (const m of Object.values(by).filter((m) => m.crypto)) assert.ok(m.outputAmount >= 150000, m.bankCode);
       assert.deepEqual(by['USDC-POLYGON'].crypto, {
         symbol: 'USDC', network: 'POLYGON', networkName: 'Polygon', decimals: 6, blockchainType: 'EVM', chainId: 137,
@@ -58,7 +58,7 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.deepEqual(by['USDC-POLYGON'].exchangeRate, { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' });
     });
 
-    it('shows a crypto method in the widget shape: the exact total in the token\'s decimals, its network and rate', async () => {
+    it('shows a crypto method in the widget shape: the exact total without trailing zeros, its network and rate', async () => {
       const c = await widgetCheckout(id);
       const usdc = c.methods.find((m) => m.code === 'USDC-POLYGON');
       assert.deepEqual(usdc, {
@@ -66,8 +66,8 @@ describe('checkout: crypto, method switch and bank transfer', () => {
         fee: '0', total: '9.093665', available: true, symbol: 'USDC', network: 'POLYGON', networkName: 'Polygon', decimals: 6,
         exchangeRate: { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' },
       });
-      assert.equal(c.methods.find((m) => m.code === 'ETH-ETHEREUM')?.total, '0.002727272727272730');
-      assert.equal(c.methods.find((m) => m.code === 'IDRX-POLYGON')?.total, '150000.00');
+      assert.equal(c.methods.find((m) => m.code === 'ETH-ETHEREUM')?.total, '0.00272728');
+      assert.equal(c.methods.find((m) => m.code === 'IDRX-POLYGON')?.total, '150000'); // no trailing zeros (DESIGN.md 12)
     });
 
     it('leaves out a crypto that does not pair with the currency (IDRX pairs with IDR only)', () => {
@@ -95,7 +95,7 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.deepEqual([d.inputCurrency, d.inputAmount, d.outputCurrency], ['USDC-POLYGON', 9.093665, 'IDR']);
       assert.deepEqual(d.exchangeInfo, { exchangeRate: 16495, outputCurrency: 'IDR', outputAmount: 150000 });
       assert.equal(d.paymentCrypto.network, 'POLYGON');
-      assert.match(d.paymentCrypto.payoutWallet!, /^0x[0-9a-f]{40}$/);
+      assert.match(d.paymentCrypto.payoutWallet!, /^0x[0-9a-fA-F]{40}$/); // EIP-55 mixed case
     });
 
     it('is priced from a quote held for it, which it used', async () => {
@@ -119,8 +119,8 @@ describe('checkout: crypto, method switch and bank transfer', () => {
 
     it('gives a native coin an EIP-681 value in wei, and Stellar a SEP-7 request with a valid account', async () => {
       const eth = await dataOf<WidgetDeposit>(await widgetChoose(await newCheckout(), 'ETH-ETHEREUM'));
-      assert.equal(eth.amount, '0.002727272727272730');
-      assert.equal(eth.paymentUri, `ethereum:${eth.address}@1?value=2727272727272730`);
+      assert.equal(eth.amount, '0.00272728');
+      assert.equal(eth.paymentUri, `ethereum:${eth.address}@1?value=2727280000000000`);
       const xlm = await dataOf<WidgetDeposit>(await widgetChoose(await newCheckout(), 'XLM-STELLAR'));
       assert.ok(isValidStellarAddress(xlm.address!));
       assert.equal(xlm.paymentUri, `web+stellar:pay?destination=${xlm.address}&amount=30.3030304`);
@@ -153,7 +153,7 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       const crypto = await dataOf<DepositView>(res);
       assert.deepEqual([crypto.depositId, crypto.id, crypto.depositType, crypto.inputCurrency, crypto.inputAmount], [id, va.id, 'crypto', 'USDC-POLYGON', 9.093665]);
       assert.deepEqual(crypto.paymentFiat, {});
-      assert.match(crypto.paymentCrypto.payoutWallet!, /^0x[0-9a-f]{40}$/);
+      assert.match(crypto.paymentCrypto.payoutWallet!, /^0x[0-9a-fA-F]{40}$/); // EIP-55 mixed case
       // The VA number is no longer the deposit's: nothing in the service answers to it.
       assert.equal((await p.deps.db.selectFrom('deposits').select('id').where('va_number', '=', oldVa).execute()).length, 0);
 
@@ -199,7 +199,7 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.equal(res.status, 200);
       const w = await dataOf<WidgetDeposit>(res);
       assert.deepEqual([w.id, w.method.kind, w.checkoutUrl], [id, 'crypto', undefined]);
-      assert.match(w.paymentUri!, /^ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1\/transfer\?address=0x[0-9a-f]{40}&uint256=9101942$/);
+      assert.match(w.paymentUri!, /^ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=9101942$/);
       assert.notEqual((await request('GET', `/checkout/api/checkouts/${id}/deposit`)).headers.get('etag'), etag);
     });
 

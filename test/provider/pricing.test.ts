@@ -263,34 +263,42 @@ describe('pricing', () => {
       assert.deepEqual([toText(q.inputAmount), toText(q.rate), toText(q.outputAmount)], ['9.093665', '16495', '150000']); // 9.0936647...
     });
 
-    it('rounds an 18-decimal amount further up to the 15 significant digits a JSON number keeps', () => {
+    it('prices an 18-decimal coin in 8 places, rounded up (DESIGN.md 12)', () => {
       const q = quoteCryptoCovering(eth, 'IDR', money(150000), RATES)!;
-      assert.equal(toText(q.inputAmount), '0.00272727272727273'); // 0.002727272727272728 has 16
-      assert.equal(String(Number(toText(q.inputAmount))), toText(q.inputAmount));
+      assert.equal(toText(q.inputAmount), '0.00272728'); // 0.0027272727...
+      const pol = quoteCryptoCovering(findCrypto('POL-POLYGON')!, 'IDR', money(150000), RATES)!;
+      assert.equal(toText(pol.inputAmount), '48.38709678'); // 48.387096774...
     });
 
     it('has no price for a crypto without a rate to the output currency', () => {
       assert.equal(quoteCryptoCovering(usdc, 'NOPE', money(1), RATES), undefined);
     });
 
-    it('covers the order exactly, is the smallest such amount in the token\'s decimals when it needs no further rounding, and survives JSON (property)', () => {
+    it('says when the amount is above the crypto\'s maximum', () => {
+      assert.equal(quoteCryptoCovering(eth, 'IDR', money('27500000000'), RATES)!.withinLimits, true); // 500 ETH
+      assert.equal(quoteCryptoCovering(eth, 'IDR', money('27500000001'), RATES)!.withinLimits, false);
+    });
+
+    it('covers the order exactly, is the smallest such amount in min(decimal, 8) places, and survives JSON (property)', () => {
       fc.assert(fc.property(
         fc.constantFrom(...CRYPTOS.filter((c) => c.currencies.includes('IDR'))),
         fc.bigInt({ min: 1n, max: 10n ** 11n }), // the order, in rupiah
         (crypto, order) => {
           const target = money(order.toString());
           const q = quoteCryptoCovering(crypto, 'IDR', target, RATES)!;
+          const places = Math.min(crypto.decimal, 8);
+          assert.equal(placesOf(crypto.id), places);
           assert.ok(q.inputAmount.times(q.rate).greaterThanOrEqualTo(target), `${crypto.id}: ${toText(q.inputAmount)} does not cover ${order}`);
-          assert.ok(q.inputAmount.decimalPlaces() <= crypto.decimal);
-          assert.ok(q.inputAmount.precision() <= 15);
-          assert.ok(money(JSON.parse(JSON.stringify(Number(toText(q.inputAmount)))) as number).equals(q.inputAmount), 'a JSON number carries it exactly');
+          assert.ok(q.inputAmount.decimalPlaces() <= places);
+          if (q.withinLimits) {
+            assert.ok(q.inputAmount.precision() <= 15);
+            assert.ok(money(JSON.parse(JSON.stringify(Number(toText(q.inputAmount)))) as number).equals(q.inputAmount), 'a JSON number carries it exactly');
+          }
           assert.ok(q.outputAmount.greaterThanOrEqualTo(target));
-          // Unless it had to be rounded further for JSON, one base unit less would not cover the order.
-          const unit = new Money(10).pow(-crypto.decimal);
-          const smallest = target.dividedBy(q.rate).dividedBy(unit).ceil().times(unit);
-          if (smallest.precision() <= 15) same(q.inputAmount, toText(smallest), `${crypto.id} for ${order}`);
-          else assert.ok(q.inputAmount.greaterThan(smallest));
-          assert.ok(smallest.minus(unit).times(q.rate).lessThan(target));
+          // One unit of the last place less would not cover the order.
+          const unit = new Money(10).pow(-places);
+          same(q.inputAmount, toText(target.dividedBy(q.rate).dividedBy(unit).ceil().times(unit)), `${crypto.id} for ${order}`);
+          assert.ok(q.inputAmount.minus(unit).times(q.rate).lessThan(target));
         },
       ), { numRuns: 500 });
     });

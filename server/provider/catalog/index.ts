@@ -7,11 +7,23 @@ export * from './currencies.js';
 export * from './payment-methods.js';
 export * from './rates.js';
 
-/** Decimal places of a currency code or crypto id; undefined when unknown. */
+/** The most decimal places a crypto is priced in (DESIGN.md 12): what a person can read and type. */
+const CRYPTO_PLACES = 8;
+
+/**
+ * Decimal places amounts of a currency code or crypto id are priced in: the fiat's places, min(decimal, 8) for a
+ * crypto (its on-chain `decimal` stays what base units are counted in); undefined when unknown.
+ */
 export function placesOf(code: string): number | undefined {
   const f = findFiat(code);
   if (f) return f.places;
-  return findCrypto(code)?.decimal;
+  const crypto = findCrypto(code);
+  return crypto && Math.min(crypto.decimal, CRYPTO_PLACES);
+}
+
+/** The largest amount of a currency code or crypto id one deposit, checkout or conversion takes; undefined when unknown. */
+export function maximumOf(code: string): string | undefined {
+  return (findFiat(code) ?? findCrypto(code))?.maximumAmount;
 }
 
 export function isCrypto(code: string): boolean {

@@ -24,7 +24,7 @@ const SessionCryptoSchema = z.object({
 const SessionMethodSchema = z.object({
   depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet, bank_transfer, or crypto (then bankCode is the crypto id)' }),
   bankName: z.string(), bankCode: z.string(), name: z.string(), currency: z.string(), minimumAmount: z.number(),
-  maximumAmount: z.number().openapi({ description: '0: no maximum (crypto)' }), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
+  maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
   paymentAmount: z.number().openapi({ description: 'What the payer sends; for a crypto the exact token amount, rounded up in its decimals so that its conversion covers the order' }),
   fee: z.number(), shopperFee: z.number(), outputAmount: z.number(), available: z.boolean(),
   crypto: SessionCryptoSchema.optional(),
@@ -75,10 +75,10 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
         image: logoUrl(base(), quote.method.logo), feeFlat: toNumber(quote.method.feeFlat), feePercentage: toNumber(quote.method.feePercentage),
         paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),
         outputAmount: toNumber(quote.outputAmount), available,
-      })).concat(cryptoOffersFor(checkout, deps.config.rates).map(({ crypto, inputAmount, rate, outputAmount }) => ({
+      })).concat(cryptoOffersFor(checkout, deps.config.rates).map(({ crypto, inputAmount, rate, outputAmount, withinLimits }) => ({
         depositPaymentType: 'crypto', bankName: crypto.name, bankCode: crypto.id, name: `${crypto.name} (${crypto.networkName})`, currency: crypto.id,
-        minimumAmount: 0, maximumAmount: 0, image: logoUrl(base(), crypto.logo), feeFlat: 0, feePercentage: 0,
-        paymentAmount: toNumber(inputAmount), fee: 0, shopperFee: 0, outputAmount: toNumber(outputAmount), available: true,
+        minimumAmount: 0, maximumAmount: toNumber(crypto.maximumAmount), image: logoUrl(base(), crypto.logo), feeFlat: 0, feePercentage: 0,
+        paymentAmount: toNumber(inputAmount), fee: 0, shopperFee: 0, outputAmount: toNumber(outputAmount), available: withinLimits,
         crypto: {
           symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, decimals: crypto.decimal,
           blockchainType: crypto.blockchainType, chainId: crypto.chainId, address: crypto.address,

@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
 import { newUuid } from '../ids.js';
 import { ceilTo, money, toNumber, toText } from '../money.js';
-import { outputOf, quoteCryptoCovering, rateOf, type CryptoCoveringQuote } from './pricing.js';
+import { outputOf, quoteCryptoCovering, rateOf, requestAmount, type CryptoCoveringQuote } from './pricing.js';
 import { createQuote } from './quotes.js';
 import { checkoutById, insertCheckout, merchantOwner } from './repository.js';
 import {
@@ -85,10 +85,7 @@ export async function createCheckout(deps: ProviderDeps, merchant: Authenticated
   const outPlaces = placesOf(outputCurrency);
   if (outPlaces === undefined || !rateOf(deps.config.rates, req.inputCurrency, outputCurrency)) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
   const field = hasIn ? 'inputAmount' : 'outputAmount';
-  const amount = money((hasIn ? req.inputAmount : req.outputAmount)!);
-  if (amount.lessThanOrEqualTo(0)) throw bad(`${field}: must be positive`);
-  const places = hasIn ? fiat.places : outPlaces;
-  if (amount.decimalPlaces() > places) throw bad(`${field}: ${hasIn ? fiat.code : outputCurrency} amounts have at most ${places} decimal places`);
+  const amount = requestAmount((hasIn ? req.inputAmount : req.outputAmount)!, field, hasIn ? fiat.code : outputCurrency);
   const draft = {
     input_currency: fiat.code, output_currency: outputCurrency,
     input_amount: hasIn ? toText(amount) : null, output_amount: hasIn ? null : toText(amount),
@@ -180,6 +177,7 @@ async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchant
   if (crypto) {
     const offer = cryptoOffersFor(checkout, deps.config.rates).find((o) => o.crypto.id === code);
     if (!offer) throw bad(`paymentMethod: ${code} does not pair with ${checkout.input_currency}`);
+    if (!offer.withinLimits) throw bad(`paymentMethod: ${toText(offer.inputAmount)} ${code} is above the maximum of ${crypto.maximumAmount} ${code}`);
     const inputAmount = toNumber(offer.inputAmount);
     const quote = await createQuote(deps, merchantId, { inputCurrency: crypto.id, outputCurrency: checkout.output_currency, inputAmount });
     return { depositType: 'crypto', request: { inputCurrency: crypto.id, inputAmount, outputCurrency: checkout.output_currency, note, quoteId: quote.quoteId } };

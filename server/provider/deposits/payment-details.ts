@@ -2,6 +2,7 @@
 // addresses, and the sandbox payer a completed deposit shows.
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { CryptoDef, PaymentMethodDef } from '../catalog/index.js';
+import { checksumAddress } from './evm-address.js';
 import { paymentFiatOf, type DepositRow, type PayerInfoView, type PaymentCryptoView, type PaymentFiatView } from './view.js';
 
 interface FiatPaymentOptions {
@@ -49,6 +50,24 @@ export function cryptoPaymentDetails(crypto: CryptoDef): PaymentCryptoView {
 function qrisMerchantId(merchantId: string): string {
   const n = BigInt('0x' + createHash('sha256').update(merchantId).digest('hex').slice(0, 15));
   return (n % 10n ** 15n).toString().padStart(15, '0');
+}
+
+/** Luhn (mod 10) check digit of a digit string, as card and QRIS merchant PANs end with. */
+function luhnCheckDigit(digits: string): string {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    // Doubled: every second digit from the right of the number the check digit completes.
+    let d = Number(digits[digits.length - 1 - i]) * (i % 2 === 0 ? 2 : 1);
+    if (d > 9) d -= 9;
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}
+
+/** The QRIS merchant PAN (tag 26, sub-tag 01): 19 digits, the sandbox acquirer's prefix, the merchant, a Luhn check digit. */
+function merchantPan(merchantId: string): string {
+  const body = `936099990${merchantId.slice(0, 9)}`;
+  return body + luhnCheckDigit(body);
 }
 
 /** The payer a deposit completed in the sandbox shows: a made-up transaction code and account of the method's bank. */
@@ -124,7 +143,7 @@ function qrisPayload(o: QrisOptions): string {
   const body = [
     tlv('00', '01'),
     tlv('01', '12'),
-    tlv('26', tlv('00', 'ID.CO.KASIR.WWW') + tlv('01', `936099990${o.merchantId.slice(0, 10)}`) + tlv('02', o.merchantId) + tlv('03', 'UMI')),
+    tlv('26', tlv('00', 'ID.CO.KASIR.WWW') + tlv('01', merchantPan(o.merchantId)) + tlv('02', o.merchantId) + tlv('03', 'UMI')),
     tlv('51', tlv('00', 'ID.CO.QRIS.WWW') + tlv('02', `ID10${o.merchantId}`) + tlv('03', 'UMI')),
     tlv('52', '5999'),
     tlv('53', '360'),
@@ -152,9 +171,9 @@ export function parseTlv(payload: string): Map<string, string> {
   return out;
 }
 
-/** A fresh EVM deposit address: 0x + 40 lowercase hex (valid; EIP-55 checksumming is optional). */
+/** A fresh EVM deposit address, in the EIP-55 checksum form wallets and explorers show. */
 function newEvmAddress(): string {
-  return '0x' + randomBytes(20).toString('hex');
+  return checksumAddress('0x' + randomBytes(20).toString('hex'));
 }
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

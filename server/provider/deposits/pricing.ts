@@ -5,7 +5,7 @@
 //   with outputAmount asked for: inputAmount is the smallest amount whose output after fee reaches it
 import type { Decimal } from 'decimal.js';
 import { ApiError } from '../../common/errors.js';
-import { findCrypto, findFiat, findPaymentMethod, isCrypto, placesOf, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
+import { findCrypto, findFiat, findPaymentMethod, isCrypto, maximumOf, placesOf, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
 import { ceilTo, Money, money, roundTo, toText } from '../money.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -75,15 +75,33 @@ export function deriveInputAmount(o: DeriveOptions): Money {
 
 const bad = (message: string) => new ApiError(400, message);
 
-/** A positive amount parsed exactly from the request, else a 400 naming the field. */
-function amountOf(value: number, field: string): Money {
+/** Significant digits any decimal text keeps through a JSON number (IEEE 754 doubles hold 15 exactly). */
+const EXACT_NUMBER_DIGITS = 15;
+
+/**
+ * A request's amount of `currency` exactly as sent: positive, in at most the currency's places (placesOf) and at most
+ * its maximum; else a 400 naming the field. Never rounded: a JSON number with more digits than a double keeps arrives
+ * already changed (1.123456789012345678 parses as 1.1234567890123457), and its places then exceed the currency's, so
+ * it is refused, not priced silently. Within the places and the maximum an amount has at most 15 significant digits,
+ * which a JSON number carries exactly (the catalog's test checks every currency).
+ */
+export function requestAmount(value: number, field: string, currency: string): Money {
   const amount = money(value);
   if (!amount.isFinite() || amount.lessThanOrEqualTo(0)) throw bad(`${field}: must be positive`);
+  const places = placesOf(currency)!;
+  if (amount.decimalPlaces() > places) {
+    const changed = amount.precision() > EXACT_NUMBER_DIGITS ? ` (a JSON number carries at most 15 significant digits exactly: this one arrived as ${String(value)})` : '';
+    throw bad(`${field}: ${currency} amounts have at most ${places} decimal places${changed}`);
+  }
+  const maximum = maximumOf(currency)!;
+  if (amount.greaterThan(maximum)) throw bad(`${field}: ${currency} amounts are at most ${maximum}`);
   return amount;
 }
 
-function checkPlaces(amount: Decimal, places: number, field: string, currency: string): void {
-  if (amount.decimalPlaces() > places) throw bad(`${field}: ${currency} amounts have at most ${places} decimal places`);
+/** A computed amount (derived or converted) within its currency's maximum; else a 400 naming the field it came from. */
+function checkMaximum(amount: Decimal, currency: string, field: string): void {
+  const maximum = maximumOf(currency)!;
+  if (amount.greaterThan(maximum)) throw bad(`${field}: ${toText(amount)} ${currency} is above the maximum of ${maximum} ${currency}`);
 }
 
 /** Output currency of a conversion: a known fiat or crypto with a rate, pairing with the input. */
@@ -170,8 +188,7 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable, held
   let sent: Money;
   if (req.inputAmount !== undefined) {
     field = 'inputAmount';
-    sent = amountOf(req.inputAmount, field);
-    checkPlaces(sent, placesOf(method.currency)!, field, method.currency);
+    sent = requestAmount(req.inputAmount, field, method.currency);
     quote = quoteMethod(method, req.outputCurrency, { input: sent }, rates);
   } else {
     field = 'outputAmount';
@@ -181,16 +198,15 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable, held
     if (outIsCrypto && fiat !== undefined) throw bad(`outputAmount.fiat: outputCurrency ${req.outputCurrency} is a crypto; send outputAmount.crypto`);
     if (!outIsCrypto && crypto !== undefined) throw bad(`outputAmount.crypto: outputCurrency ${req.outputCurrency} is fiat; send outputAmount.fiat`);
     const outputField = fiat !== undefined ? 'outputAmount.fiat' : 'outputAmount.crypto';
-    sent = amountOf((fiat ?? crypto)!, outputField);
-    checkPlaces(sent, placesOf(req.outputCurrency)!, outputField, req.outputCurrency);
+    sent = requestAmount((fiat ?? crypto)!, outputField, req.outputCurrency);
     quote = quoteMethod(method, req.outputCurrency, { output: sent }, rates);
   }
   if (held) {
     const matches = held.inputCurrency === req.inputCurrency && held.outputCurrency === req.outputCurrency
-      && sent.equals(field === 'inputAmount' ? held.inputAmount : held.outputAmount)
-      && (held.paymentMethod === null || held.paymentMethod === method.code);
+      && (held.paymentMethod === null || held.paymentMethod === method.code)
+      && (field === 'inputAmount' ? sent.equals(held.inputAmount) : askedOutput(held, sent));
     if (!matches) throw bad(QUOTE_MISMATCH);
-    quote = fromHeldQuote(method, held);
+    quote = fromHeldQuote(method, held, field === 'outputAmount' ? sent : undefined);
   }
   const { inputAmount } = quote;
   if (inputAmount.lessThan(method.minimumAmount)) {
@@ -200,19 +216,40 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable, held
     throw bad(`${field}: ${toText(inputAmount)} ${method.currency} is above the maximum of ${method.maximumAmount} ${method.currency} for ${method.code}`);
   }
   if (quote.outputAmount.lessThanOrEqualTo(0)) throw bad(`${field}: the amount does not cover the fee of ${toText(quote.fee)} ${method.currency}`);
+  checkMaximum(quote.outputAmount, req.outputCurrency, field);
   return quote;
 }
 
 /**
- * A method's price from a held quote: the quoted rate and input; the quoted fee and output when the quote included
- * this method's fee, else the method's fee on the quoted input and the output at the quoted rate.
+ * Whether a quote is the estimation of an output of `target`: it yields exactly that, or its input is what the
+ * target derives to at its rate and fee. An estimation by outputAmount keeps the output it priced, which rounding
+ * may put above the target asked for; the deposit asks for the target, so the quote matches on what was asked.
  */
-function fromHeldQuote(method: PaymentMethodDef, held: HeldQuote): FiatQuote {
-  const inputAmount = money(held.inputAmount);
+function askedOutput(held: HeldQuote, target: Decimal): boolean {
+  if (target.equals(held.outputAmount)) return true;
+  const method = held.paymentMethod === null ? undefined : findPaymentMethod(held.paymentMethod);
+  const derived = deriveInputAmount({
+    target, feeFlat: money(method?.feeFlat ?? 0), feePercentage: money(method?.feePercentage ?? 0), rate: money(held.rate),
+    inPlaces: placesOf(held.inputCurrency)!, outPlaces: placesOf(held.outputCurrency)!,
+  });
+  return derived.equals(held.inputAmount);
+}
+
+/**
+ * A method's price from a held quote: the quoted rate, and the quoted amounts when the quote included this method's
+ * fee. A quote without the method pins the rate only: the method's fee is added, on the quoted input (a deposit by
+ * inputAmount), or on the input that reaches the `target` output at the quoted rate (a deposit by outputAmount).
+ */
+function fromHeldQuote(method: PaymentMethodDef, held: HeldQuote, target?: Decimal): FiatQuote {
   const rate = money(held.rate);
   const withFee = held.paymentMethod === method.code;
-  const fee = withFee ? money(held.fee) : feeOf(inputAmount, money(method.feeFlat), money(method.feePercentage), placesOf(method.currency)!);
-  const outputAmount = withFee ? money(held.outputAmount) : outputOf(inputAmount, fee, rate, placesOf(held.outputCurrency)!);
+  const feeFlat = money(method.feeFlat);
+  const feePercentage = money(method.feePercentage);
+  const inPlaces = placesOf(method.currency)!;
+  const outPlaces = placesOf(held.outputCurrency)!;
+  const inputAmount = withFee || !target ? money(held.inputAmount) : deriveInputAmount({ target, feeFlat, feePercentage, rate, inPlaces, outPlaces });
+  const fee = withFee ? money(held.fee) : feeOf(inputAmount, feeFlat, feePercentage, inPlaces);
+  const outputAmount = withFee ? money(held.outputAmount) : outputOf(inputAmount, fee, rate, outPlaces);
   const withinLimits = inputAmount.greaterThanOrEqualTo(method.minimumAmount) && inputAmount.lessThanOrEqualTo(method.maximumAmount) && outputAmount.greaterThan(0);
   return { method, inputAmount, fee, rate, outputAmount, withinLimits };
 }
@@ -242,8 +279,7 @@ export function priceCryptoDeposit(req: CryptoPricingRequest, rates: RateTable, 
   const crypto = findCrypto(req.inputCurrency);
   if (!crypto) throw new ApiError(400, 'Crypto not found', 'Not Found');
   const outputCurrency = req.outputCurrency ?? crypto.id;
-  const inputAmount = amountOf(req.inputAmount, 'inputAmount');
-  checkPlaces(inputAmount, crypto.decimal, 'inputAmount', crypto.id);
+  const inputAmount = requestAmount(req.inputAmount, 'inputAmount', crypto.id);
   const { rate: current, places } = resolveOutput(rates, crypto.id, outputCurrency);
   if (held && (held.inputCurrency !== crypto.id || held.outputCurrency !== outputCurrency || !inputAmount.equals(held.inputAmount) || held.paymentMethod !== null)) {
     throw bad(QUOTE_MISMATCH);
@@ -252,28 +288,27 @@ export function priceCryptoDeposit(req: CryptoPricingRequest, rates: RateTable, 
   const fee = money(0);
   const outputAmount = held ? money(held.outputAmount) : outputOf(inputAmount, fee, rate, places);
   if (outputAmount.lessThanOrEqualTo(0)) throw bad(`inputAmount: too small to convert into ${outputCurrency}`);
+  checkMaximum(outputAmount, outputCurrency, 'inputAmount');
   return { crypto, outputCurrency, inputAmount, fee, rate, outputAmount };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Crypto in checkout: the token amount that covers an order
 
-/** Significant digits any decimal text keeps through a JSON number (IEEE 754 doubles hold 15 exactly). */
-const EXACT_NUMBER_DIGITS = 15;
-
 export interface CryptoCoveringQuote {
   crypto: CryptoDef;
-  /** The token amount to pay, at most the token's decimal places. */
+  /** The token amount to pay, in at most min(decimal, 8) places (placesOf). */
   inputAmount: Money;
   /** Units of the output currency per token. */
   rate: Money;
   outputAmount: Money;
+  /** Whether the amount is within the crypto's maximum (then it has at most 15 significant digits). */
+  withinLimits: boolean;
 }
 
 /**
- * What paying an order with a crypto costs: the smallest token amount (in the token's decimal places) whose exact
- * conversion into `outputCurrency` reaches `target` (crypto deposits carry no fee), rounded up further to 15
- * significant digits when it has more, so the interface's JSON number carries it exactly. Undefined when the crypto
+ * What paying an order with a crypto costs (DESIGN.md 12): the smallest token amount in min(decimal, 8) places whose
+ * exact conversion into `outputCurrency` reaches `target` (crypto deposits carry no fee). Undefined when the crypto
  * has no rate to the output currency or does not pair with it.
  */
 export function quoteCryptoCovering(crypto: CryptoDef, outputCurrency: string, target: Decimal, rates: RateTable): CryptoCoveringQuote | undefined {
@@ -285,9 +320,9 @@ export function quoteCryptoCovering(crypto: CryptoDef, outputCurrency: string, t
     return undefined;
   }
   // Up, so that the exact conversion (not only its rounded outputAmount) reaches the target.
-  const exact = ceilTo(target.dividedBy(rate), crypto.decimal);
-  const inputAmount = exact.precision() > EXACT_NUMBER_DIGITS ? exact.toSignificantDigits(EXACT_NUMBER_DIGITS, Money.ROUND_UP) : exact;
-  return { crypto, inputAmount, rate, outputAmount: outputOf(inputAmount, money(0), rate, outPlaces) };
+  const inputAmount = ceilTo(target.dividedBy(rate), placesOf(crypto.id)!);
+  const outputAmount = outputOf(inputAmount, money(0), rate, outPlaces);
+  return { crypto, inputAmount, rate, outputAmount, withinLimits: inputAmount.lessThanOrEqualTo(crypto.maximumAmount) && outputAmount.lessThanOrEqualTo(maximumOf(outputCurrency)!) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -326,16 +361,17 @@ export function estimateConversion(req: ConversionRequest, rates: RateTable): Co
   const feeFlat = money(method?.feeFlat ?? 0);
   const feePercentage = money(method?.feePercentage ?? 0);
   let inputAmount: Money;
+  const field = req.inputAmount !== undefined ? 'inputAmount' : 'outputAmount';
   if (req.inputAmount !== undefined) {
-    inputAmount = amountOf(req.inputAmount, 'inputAmount');
-    checkPlaces(inputAmount, inPlaces, 'inputAmount', req.inputCurrency);
+    inputAmount = requestAmount(req.inputAmount, field, req.inputCurrency);
   } else {
-    const target = amountOf(req.outputAmount!, 'outputAmount');
-    checkPlaces(target, outPlaces, 'outputAmount', req.outputCurrency);
+    const target = requestAmount(req.outputAmount!, field, req.outputCurrency);
     inputAmount = deriveInputAmount({ target, feeFlat, feePercentage, rate, inPlaces, outPlaces });
+    checkMaximum(inputAmount, req.inputCurrency, field);
   }
   const fee = feeOf(inputAmount, feeFlat, feePercentage, inPlaces);
   const outputAmount = outputOf(inputAmount, fee, rate, outPlaces);
   if (outputAmount.lessThanOrEqualTo(0)) throw bad(`inputAmount: too small to convert into ${req.outputCurrency}${method ? ` after the fee of ${toText(fee)} ${method.currency}` : ''}`);
+  checkMaximum(outputAmount, req.outputCurrency, field);
   return { inputCurrency: req.inputCurrency, inputAmount, outputCurrency: req.outputCurrency, outputAmount, rate, fee, paymentMethod: method?.code ?? null };
 }

@@ -3,7 +3,12 @@
 import { z } from '@hono/zod-openapi';
 import { TIMESTAMP } from '../http/openapi.js';
 
-const positive = () => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' });
+/**
+ * An amount: a positive JSON number. Its currency's rules are checked in pricing.ts (requestAmount), with a 400 naming
+ * the field: at most the currency's places (a crypto's min(decimal, 8)) and at most its maximum, never rounded.
+ */
+const positive = () => z.number({ error: 'must be a number' }).positive({ error: 'must be positive' })
+  .openapi({ description: "At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded" });
 
 const ActivitySchema = z.object({
   activity: z.string(), status: z.string(), description: z.string(), updatedAt: TIMESTAMP, _id: z.string(),

@@ -1,6 +1,7 @@
 // The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
 import type { ActivityRow, DepositRow } from '../db/deposit-tables.js';
 import { toNumber } from '../money.js';
+import { checksumAddress } from './evm-address.js';
 
 export type { ActivityRow, DepositRow } from '../db/deposit-tables.js';
 
@@ -21,8 +22,10 @@ export function paymentFiatOf(row: Pick<DepositRow, 'payment_fiat'>): PaymentFia
   return JSON.parse(row.payment_fiat) as PaymentFiatView;
 }
 
-function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCryptoView {
-  return JSON.parse(row.payment_crypto) as PaymentCryptoView;
+/** The paymentCrypto a row stores as JSON ({} for fiat); an EVM payout address in EIP-55 form, however it was stored. */
+export function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCryptoView {
+  const stored = JSON.parse(row.payment_crypto) as PaymentCryptoView;
+  return stored.payoutWallet ? { ...stored, payoutWallet: checksumAddress(stored.payoutWallet) } : stored;
 }
 
 export interface DepositView {

@@ -5,7 +5,7 @@ import { findCrypto, findPaymentMethod, PAYMENT_METHODS, type CryptoDef, type Ra
 import { logoUrl } from '../catalog/logos.js';
 import { money, toText, type Money } from '../money.js';
 import { cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
-import { paymentFiatOf, type DepositRow } from './view.js';
+import { paymentCryptoOf, paymentFiatOf, type DepositRow } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
 export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
@@ -18,8 +18,11 @@ const cryptoAsset = (crypto: CryptoDef): CryptoAsset => ({
   symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, decimals: crypto.decimal,
 });
 
-/** A token amount with exactly the token's decimal places ("9.093665", "0.002727272727273000"). */
-const tokenAmount = (amount: Money | string, crypto: CryptoDef): string => money(amount).toFixed(crypto.decimal);
+/**
+ * A token amount as a person reads and types it (DESIGN.md 12): plain decimal text without trailing zeros
+ * ("9.093665", "0.00272728"), the same text the payment request's base units are counted from.
+ */
+const tokenAmount = (amount: Money | string): string => toText(money(amount));
 
 function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable): WidgetMethod[] {
   const fiat = offersFor(checkout, rates).map((o): WidgetMethod => ({
@@ -28,7 +31,7 @@ function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable)
   }));
   const crypto = cryptoOffersFor(checkout, rates).map((o): WidgetMethod => ({
     kind: 'crypto', code: o.crypto.id, name: `${o.crypto.name} (${o.crypto.networkName})`, image: logoUrl(baseUrl, o.crypto.logo),
-    currency: o.crypto.id, fee: '0', total: tokenAmount(o.inputAmount, o.crypto), available: true, ...cryptoAsset(o.crypto),
+    currency: o.crypto.id, fee: '0', total: tokenAmount(o.inputAmount), available: o.withinLimits, ...cryptoAsset(o.crypto),
     exchangeRate: { from: o.crypto.id, to: checkout.output_currency, rate: toText(o.rate) },
   }));
   return [...fiat, ...crypto];
@@ -42,10 +45,9 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
 }
 
 /** The wallet payment request of a crypto deposit row (its QR's text). */
-function depositPaymentUri(row: Pick<DepositRow, 'payment_crypto' | 'input_amount'>, crypto: CryptoDef): string {
-  const { payoutWallet } = JSON.parse(row.payment_crypto) as { payoutWallet: string };
+function depositPaymentUri(row: Pick<DepositRow, 'input_amount'>, payoutWallet: string, crypto: CryptoDef): string {
   return paymentUri({
-    blockchainType: crypto.blockchainType, payoutWallet, amount: row.input_amount, decimals: crypto.decimal, chainId: crypto.chainId,
+    blockchainType: crypto.blockchainType, payoutWallet, amount: tokenAmount(row.input_amount), decimals: crypto.decimal, chainId: crypto.chainId,
     assetAddress: crypto.address, symbol: crypto.symbol,
   });
 }
@@ -54,11 +56,12 @@ export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: Depos
   const expiry = { expiresAt: row.expired_at, serverTime: now.toISOString(), updatedAt: row.updated_at };
   const crypto = row.deposit_type === 'crypto' ? findCrypto(row.input_currency) : undefined;
   if (crypto) {
+    const address = paymentCryptoOf(row).payoutWallet ?? '';
     return {
       id: row.deposit_id, checkoutId: checkout.id, status: row.status,
       method: { kind: 'crypto', code: crypto.id, name: `${crypto.name} (${crypto.networkName})`, image: logoUrl(baseUrl, crypto.logo) },
-      currency: crypto.id, amount: tokenAmount(row.input_amount, crypto), fee: '0', ...cryptoAsset(crypto),
-      address: (JSON.parse(row.payment_crypto) as { payoutWallet: string }).payoutWallet, paymentUri: depositPaymentUri(row, crypto),
+      currency: crypto.id, amount: tokenAmount(row.input_amount), fee: '0', ...cryptoAsset(crypto),
+      address, paymentUri: depositPaymentUri(row, address, crypto),
       exchangeRate: { from: crypto.id, to: row.output_currency, rate: row.exchange_rate },
       ...expiry,
     };
