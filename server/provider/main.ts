@@ -9,6 +9,7 @@ import { openDatabase } from './db/database.js';
 import { createDepositCaches } from './deposits/read-cache.js';
 import type { ProviderCaches, ProviderDeps } from './http/env.js';
 import { startBackgroundJobs } from './jobs.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { createMailer } from './mail/mailer.js';
 import { loadJwtSecret } from './secrets.js';
 import { seedSandbox, type SandboxCredentials } from './seed.js';
@@ -102,7 +103,15 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveProviderConfig(options);
-  const deps = await openProvider(config, options.now);
+  // Before anything else touches the data dir: a second sandbox on it refuses instead of rewriting sandbox.json.
+  const unlock = lockDataDir(config.dataDir);
+  let deps: ProviderDeps;
+  try {
+    deps = await openProvider(config, options.now);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   let http: ListeningServer | undefined;
   let stopJobs: ((graceMs?: number) => Promise<void>) | undefined;
   let startDelivery!: () => void;
@@ -149,6 +158,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           const closed = server.close();
           await Promise.all([closed, jobs(STOP_GRACE_MS)]);
           await deps.db.destroy();
+          unlock();
           deps.logger.flush();
         })();
         return stopping;
@@ -160,6 +170,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     await stopJobs?.().catch(() => {});
     await http?.close().catch(() => {});
     await deps.db.destroy().catch(() => {});
+    unlock();
     throw err;
   }
 }

@@ -105,14 +105,14 @@ export function dashboardRoutes(deps: ProviderDeps) {
 
   router.openapi(createRoute({
     ...common, method: 'put', path: '/dashboard/api/webhook-url', summary: 'Set (or clear, with null) the webhook URL',
-    description: 'Outside sandbox mode the URL must resolve to public addresses only (no loopback, private, link-local, unique-local, CGNAT or metadata address): 400 otherwise.',
+    description: 'The URL must resolve to public addresses only (no private, link-local, unique-local, CGNAT or metadata address; loopback in sandbox mode only): 400 otherwise.',
     request: { body: { content: { 'application/json': { schema: z.object({ webhookUrl: WebhookUrl.nullable() }) } }, required: true } },
     responses: { 200: ok(z.object({ webhookUrl: z.string().nullable() }), 'Saved'), ...errors },
   }), async (c) => {
     const { webhookUrl } = c.req.valid('json');
     const value = webhookUrl === null || webhookUrl === '' ? null : webhookUrl;
-    // Outside sandbox mode, never the service's own network (checked again at every send, against DNS rebinding).
-    if (value && !deps.config.sandbox) await assertPublicWebhookUrl(value, deps.resolveHost ?? systemResolver);
+    // Never the service's own network; loopback in sandbox mode only (checked again at every send, against DNS rebinding).
+    if (value) await assertPublicWebhookUrl(value, { resolve: deps.resolveHost ?? systemResolver, allowLoopback: deps.config.sandbox });
     await updateMerchant(deps.db, c.get('merchant').merchantId, { webhook_url: value }, deps.now());
     return c.json({ statusCode: 200, message: 'Webhook URL saved', data: { webhookUrl: value } }, 200);
   });
