@@ -86,3 +86,49 @@ export async function recentDeliveries(db: Db, merchantId: string, limit: number
     })),
   }));
 }
+
+/** One webhook delivery attempt as the sandbox's `webhooks` command and startSandbox's `webhooks()` show it. */
+export interface WebhookAttempt {
+  /** Grows with every attempt: a follower asks for those after the last it saw. */
+  id: number;
+  time: string;
+  event: string;
+  depositId: string;
+  /** The merchant's webhook URL now (attempts are stored without theirs; it changes only in the dashboard). */
+  url: string | null;
+  /** The receiver's HTTP status, or null when it did not answer (see error). */
+  status: number | null;
+  /** null when the receiver took it (2xx); else why not. */
+  error: string | null;
+  durationMs: number;
+  deliveryId: string;
+}
+
+/** The merchant's webhook attempts, newest first: the last `limit`, or those after attempt `after`, of one deposit or all. */
+export async function recentAttempts(db: Db, merchantId: string, query: { limit: number; after?: number; depositId?: string }): Promise<WebhookAttempt[]> {
+  let q = db.selectFrom('webhook_attempts')
+    .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+    .innerJoin('merchants', 'merchants.id', 'webhook_deliveries.merchant_id')
+    .select([
+      'webhook_attempts.id', 'webhook_attempts.attempted_at', 'webhook_attempts.response_status', 'webhook_attempts.error',
+      'webhook_attempts.duration_ms', 'webhook_deliveries.id as delivery_id', 'webhook_deliveries.event_type',
+      'webhook_deliveries.deposit_id', 'merchants.webhook_url',
+    ])
+    .where('webhook_deliveries.merchant_id', '=', merchantId);
+  if (query.after !== undefined) q = q.where('webhook_attempts.id', '>', query.after);
+  if (query.depositId !== undefined) q = q.where('webhook_deliveries.deposit_id', '=', query.depositId);
+  const rows = await q.orderBy('webhook_attempts.id', 'desc').limit(query.limit).execute();
+  return rows.map((r) => ({
+    id: Number(r.id), time: r.attempted_at, event: r.event_type, depositId: r.deposit_id, url: r.webhook_url,
+    status: r.response_status, error: r.error, durationMs: r.duration_ms, deliveryId: r.delivery_id,
+  }));
+}
+
+/** The id of the last webhook enqueued for a deposit of the merchant, if any. */
+export async function lastDeliveryOf(db: Db, merchantId: string, depositId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('webhook_deliveries').select('id')
+    .where('merchant_id', '=', merchantId).where('deposit_id', '=', depositId)
+    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
