@@ -10,8 +10,10 @@ import { createDepositCaches } from './deposits/read-cache.js';
 import type { ProviderCaches, ProviderDeps } from './http/env.js';
 import { startBackgroundJobs } from './jobs.js';
 import { lockDataDir } from './data-dir-lock.js';
+import type { DepositView as SandboxDeposit } from './deposits/view.js';
 import { createMailer } from './mail/mailer.js';
 import { loadJwtSecret } from './secrets.js';
+import { SandboxClient, type WebhookAttempt } from './sandbox-client.js';
 import { seedSandbox, type SandboxCredentials } from './seed.js';
 
 /** A sandbox serving over HTTP, as `startSandbox` returns it. */
@@ -29,6 +31,19 @@ export interface RunningSandbox {
    * once the receiver listens. Deliveries enqueued meanwhile wait in the outbox.
    */
   startDelivery(): void;
+  /**
+   * Pays a pending deposit, by its depositId (a checkout's deposit has the checkout's id) or `'latest'` (the newest
+   * pending one): what is due, or `amount` (in its inputCurrency; DESIGN.md section 10). Answers the updated Deposit;
+   * its webhook goes out as for any payment (see `webhooks()`).
+   */
+  pay(id: string, options?: { amount?: number | string }): Promise<SandboxDeposit>;
+  /** Expires a pending deposit (by depositId, checkout id or `'latest'`) as its time running out would. */
+  expire(id: string): Promise<SandboxDeposit>;
+  /**
+   * The webhook delivery attempts, newest first (each: time, event, depositId, url, status or error, durationMs):
+   * the last 20, or `limit`, of all deposits or of `depositId`.
+   */
+  webhooks(query?: { limit?: number; depositId?: string }): Promise<WebhookAttempt[]>;
   /**
    * Stops gracefully: stops accepting connections, lets requests and webhook deliveries in flight finish (up to a few
    * seconds), then closes the remaining connections and the database. Safe to call twice.
@@ -146,12 +161,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const server = http;
     const jobs = stopJobs;
     let stopping: Promise<void> | undefined;
+    // The same calls over HTTP as kasir-sandbox's commands: a shop's test drives the sandbox as a terminal would.
+    const client = new SandboxClient(credentials);
     const sandbox: RunningSandbox = {
       url: config.baseUrl,
       port: http.port,
       credentials,
       dataDir: config.dataDir,
       startDelivery,
+      pay: (id, options) => client.pay(id, options),
+      expire: (id) => client.expire(id),
+      webhooks: (query) => client.webhooks(query),
       stop() {
         stopping ??= (async () => {
           // Requests first (a request in flight may still enqueue a webhook), with deliveries going on meanwhile.

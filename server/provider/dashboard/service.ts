@@ -104,8 +104,8 @@ export interface WebhookAttempt {
   deliveryId: string;
 }
 
-/** The merchant's webhook attempts, newest first: the last `limit`, or those after attempt `after`, of one deposit or all. */
-export async function recentAttempts(db: Db, merchantId: string, query: { limit: number; after?: number; depositId?: string }): Promise<WebhookAttempt[]> {
+/** The merchant's webhook attempts, newest first: the last `limit`, or those after attempt `after`, of some deposits or all. */
+export async function recentAttempts(db: Db, merchantId: string, query: { limit: number; after?: number; depositIds?: string[] }): Promise<WebhookAttempt[]> {
   let q = db.selectFrom('webhook_attempts')
     .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
     .innerJoin('merchants', 'merchants.id', 'webhook_deliveries.merchant_id')
@@ -116,7 +116,10 @@ export async function recentAttempts(db: Db, merchantId: string, query: { limit:
     ])
     .where('webhook_deliveries.merchant_id', '=', merchantId);
   if (query.after !== undefined) q = q.where('webhook_attempts.id', '>', query.after);
-  if (query.depositId !== undefined) q = q.where('webhook_deliveries.deposit_id', '=', query.depositId);
+  if (query.depositIds !== undefined) {
+    if (query.depositIds.length === 0) return [];
+    q = q.where('webhook_deliveries.deposit_id', 'in', query.depositIds);
+  }
   const rows = await q.orderBy('webhook_attempts.id', 'desc').limit(query.limit).execute();
   return rows.map((r) => ({
     id: Number(r.id), time: r.attempted_at, event: r.event_type, depositId: r.deposit_id, url: r.webhook_url,

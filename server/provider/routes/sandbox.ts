@@ -69,7 +69,7 @@ export function sandboxRoutes(deps: ProviderDeps) {
     const after = queryInteger(c.req.query('after'), 'after', 0, Number.MAX_SAFE_INTEGER);
     const depositId = c.req.query('depositId');
     if (depositId !== undefined && (depositId.length === 0 || depositId.length > 128)) throw new ApiError(400, 'depositId: must be 1 to 128 characters');
-    const data = await recentAttempts(deps.db, c.get('merchant').merchantId, { limit, after, depositId });
+    const data = await recentAttempts(deps.db, c.get('merchant').merchantId, { limit, after, depositIds: depositId === undefined ? undefined : [depositId] });
     return c.json({ statusCode: 200, message: 'Webhook attempts', data }, 200);
   });
 
