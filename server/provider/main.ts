@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { listen, type ListeningServer } from '../common/http-server.js';
 import { createLogger } from '../common/log.js';
 import { createProviderApp, type ProviderApp } from './app.js';
-import { resolveProviderConfig, type ProviderConfig, type SandboxOptions } from './config.js';
+import { resolveProviderConfig, SandboxConfigError, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
 import { createDepositCaches } from './deposits/read-cache.js';
 import type { ProviderCaches, ProviderDeps } from './http/env.js';
@@ -27,10 +27,11 @@ export interface RunningSandbox {
   /** The absolute data directory; `sandbox.json` is `join(dataDir, 'sandbox.json')`. */
   dataDir: string;
   /**
-   * Starts delivering webhooks when the sandbox was started with `deliverWebhooks: false` (a no-op otherwise): call it
-   * once the receiver listens. Deliveries enqueued meanwhile wait in the outbox.
+   * Starts delivering webhooks when the sandbox was started with `deliverWebhooks: false`: call it once the receiver
+   * listens. Deliveries enqueued meanwhile wait in the outbox. With `webhookUrl` (the receiver's address, known only
+   * once it listens, e.g. on port 0), the seeded merchant's webhook URL becomes that first; each later call may change it.
    */
-  startDelivery(): void;
+  startDelivery(webhookUrl?: string): Promise<void>;
   /**
    * Pays a pending deposit, by its depositId (a checkout's deposit has the checkout's id) or `'latest'` (the newest
    * pending one): what is due, or `amount` (in its inputCurrency; DESIGN.md section 10). Answers the updated Deposit;
@@ -129,8 +130,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
   let http: ListeningServer | undefined;
   let stopJobs: ((graceMs?: number) => Promise<void>) | undefined;
-  let startDelivery!: () => void;
-  const deliveryStarted = new Promise<void>((resolve) => { startDelivery = resolve; });
+  let releaseDelivery!: () => void;
+  const deliveryStarted = new Promise<void>((resolve) => { releaseDelivery = resolve; });
   try {
     // The app is built once the port is known: with port 0 the URLs it hands out (OpenAPI servers, checkout links)
     // must carry the port picked. A request that arrives before the account is seeded and sandbox.json written waits
@@ -163,6 +164,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     let stopping: Promise<void> | undefined;
     // The same calls over HTTP as kasir-sandbox's commands: a shop's test drives the sandbox as a terminal would.
     const client = new SandboxClient(credentials);
+    const startDelivery = async (webhookUrl?: string) => {
+      if (webhookUrl !== undefined) {
+        if (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol)) {
+          throw new SandboxConfigError('webhookUrl', 'must be an http:// or https:// URL', webhookUrl);
+        }
+        await deps.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: deps.now().toISOString() })
+          .where('client_id', '=', credentials.clientId).execute();
+      }
+      releaseDelivery();
+    };
     const sandbox: RunningSandbox = {
       url: config.baseUrl,
       port: http.port,
