@@ -29,7 +29,7 @@ async function recipe(): Promise<{ code: string; packages: string[] }> {
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(KASIR_|PROVIDER_|PORT$|DATABASE_URL$|NODE_OPTIONS$|INIT_CWD$|npm_)/i.test(key)) continue;
+    if (/^(KASIR_|PROVIDER_|PORT$|DATABASE_URL$|NODE_OPTIONS$|NODE_TEST_CONTEXT$|INIT_CWD$|npm_)/i.test(key)) continue;
     env[key] = value;
   }
   return { ...env, ...extra };
