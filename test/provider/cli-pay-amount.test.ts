@@ -2,7 +2,7 @@
 // endpoint (DESIGN.md sections 10 and 11: POST /v1/deposit/:depositId/payments). Needs that endpoint (the `payments`
 // branch): run after the merge.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -27,17 +27,20 @@ describe('a payment of a given amount', () => {
     assert.equal(res.status, 201, await res.clone().text());
     return ((await res.json()) as { data: { depositId: string } }).data.depositId;
   };
-  const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
+  // Not spawnSync: the sandbox answers from this process, whose event loop must keep running.
+  const cli = (args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
+    }, (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
   });
 
   it('kasir-sandbox pay --amount records a partial payment, then the rest completes it', async () => {
     const id = await cryptoDeposit(10);
-    const partial = cli(['pay', id, '--amount', '4', '--json']);
+    const partial = await cli(['pay', id, '--amount', '4', '--json']);
     assert.equal(partial.status, 0, partial.stderr);
     const first = JSON.parse(partial.stdout) as Paid;
     assert.deepEqual([first.status, first.paidAmount, first.remainingAmount], ['pending', 4, 6]);
-    const rest = cli(['pay', id, '--amount', '6']);
+    const rest = await cli(['pay', id, '--amount', '6']);
     assert.equal(rest.status, 0, rest.stderr);
     assert.match(rest.stdout, new RegExp(`^${id}: paid 6 .*; status completed`));
   });
