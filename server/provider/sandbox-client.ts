@@ -9,7 +9,7 @@ import type { Page } from './http/pagination.js';
 export type { WebhookAttempt };
 
 /** A request the sandbox refused, or a sandbox that did not answer: the message says which and what to do. */
-export class SandboxRequestError extends Error {
+class SandboxRequestError extends Error {
   override name = 'SandboxRequestError';
   constructor(message: string, readonly status?: number) {
     super(message);

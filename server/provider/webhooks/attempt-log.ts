@@ -17,7 +17,7 @@ export interface AttemptLine {
 }
 
 /** A URL as it may be logged: scheme, host, port and path (a query or user info may hold a token). */
-export function loggableUrl(url: string | null): string {
+function loggableUrl(url: string | null): string {
   if (!url) return '(no webhook URL set)';
   try {
     const u = new URL(url);
@@ -28,7 +28,7 @@ export function loggableUrl(url: string | null): string {
 }
 
 /** The hint a refused signature earns: the receiver checks with another secret than this service's. */
-export function refusalHint(status: number | null, sandbox: boolean): string | undefined {
+function refusalHint(status: number | null, sandbox: boolean): string | undefined {
   if (status !== 401 && status !== 403) return undefined;
   return `the receiver refused the signature: it must use this ${sandbox ? 'sandbox' : 'service'}'s webhook secret `
     + `(KASIR_WEBHOOK_SECRET${sandbox ? '; `kasir-sandbox env` prints it' : ''})`;
