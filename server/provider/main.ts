@@ -162,8 +162,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const server = http;
     const jobs = stopJobs;
     let stopping: Promise<void> | undefined;
-    // The same calls over HTTP as kasir-sandbox's commands: a shop's test drives the sandbox as a terminal would.
-    const client = new SandboxClient(credentials);
+    // The same calls over HTTP as kasir-sandbox's commands: a shop's test drives the sandbox as a terminal would. To the
+    // socket itself, not the public baseUrl (a proxy's, KASIR_PROVIDER_PUBLIC_URL).
+    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    const client = new SandboxClient({ ...credentials, baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${http.port}` });
     const startDelivery = async (webhookUrl?: string) => {
       if (webhookUrl !== undefined) {
         if (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol)) {
