@@ -54,6 +54,12 @@ describe("startSandbox's pay, expire, webhooks and startDelivery(webhookUrl)", (
     assert.deepEqual(attempts.map((a) => [a.event, a.depositId, a.status]), [['deposit.expired', older, 204], ['deposit.completed', newest, 204]]);
     assert.deepEqual(hooks.sort(), ['deposit.completed', 'deposit.expired']);
     assert.deepEqual((await sandbox.webhooks({ depositId: newest })).map((a) => a.event), ['deposit.completed']);
+
+    // Each attempt keeps the URL it went to: a webhook URL changed since does not rewrite the list.
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await sandbox.startDelivery('http://127.0.0.1:9/elsewhere');
+    assert.deepEqual([...new Set((await sandbox.webhooks()).map((a) => a.url))], [hook]);
+    await sandbox.startDelivery(hook);
   });
 
   it("rejects with the service's message, and a bad webhookUrl", async () => {

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { ProviderDeps } from '../http/env.js';
 import { forgetCredentials } from '../http/signature.js';
 import { newClientSecret, newWebhookSecret } from '../seed.js';
+import { loggableUrl } from '../webhooks/attempt-log.js';
 
 export async function accountOf(db: Db, merchantId: string) {
   const row = await db
@@ -94,7 +95,7 @@ export interface WebhookAttempt {
   time: string;
   event: string;
   depositId: string;
-  /** The merchant's webhook URL now (attempts are stored without theirs; it changes only in the dashboard). */
+  /** Where it went, without query or user info (attempts from before migration 008: the merchant's webhook URL now). */
   url: string | null;
   /** The receiver's HTTP status, or null when it did not answer (see error). */
   status: number | null;
@@ -112,7 +113,7 @@ export async function recentAttempts(db: Db, merchantId: string, query: { limit:
     .select([
       'webhook_attempts.id', 'webhook_attempts.attempted_at', 'webhook_attempts.response_status', 'webhook_attempts.error',
       'webhook_attempts.duration_ms', 'webhook_deliveries.id as delivery_id', 'webhook_deliveries.event_type',
-      'webhook_deliveries.deposit_id', 'merchants.webhook_url',
+      'webhook_deliveries.deposit_id', 'merchants.webhook_url', 'webhook_attempts.url',
     ])
     .where('webhook_deliveries.merchant_id', '=', merchantId);
   if (query.after !== undefined) q = q.where('webhook_attempts.id', '>', query.after);
@@ -122,7 +123,7 @@ export async function recentAttempts(db: Db, merchantId: string, query: { limit:
   }
   const rows = await q.orderBy('webhook_attempts.id', 'desc').limit(query.limit).execute();
   return rows.map((r) => ({
-    id: Number(r.id), time: r.attempted_at, event: r.event_type, depositId: r.deposit_id, url: r.webhook_url,
+    id: Number(r.id), time: r.attempted_at, event: r.event_type, depositId: r.deposit_id, url: r.url ?? (r.webhook_url && loggableUrl(r.webhook_url)),
     status: r.response_status, error: r.error, durationMs: r.duration_ms, deliveryId: r.delivery_id,
   }));
 }

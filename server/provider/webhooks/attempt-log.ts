@@ -17,7 +17,7 @@ export interface AttemptLine {
 }
 
 /** A URL as it may be logged: scheme, host, port and path (a query or user info may hold a token). */
-function loggableUrl(url: string | null): string {
+export function loggableUrl(url: string | null): string {
   if (!url) return '(no webhook URL set)';
   try {
     const u = new URL(url);

@@ -4,7 +4,7 @@ import { webhookHeaders } from '../../common/standard-webhooks.js';
 import type { Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../http/env.js';
-import { logAttempt } from './attempt-log.js';
+import { logAttempt, loggableUrl } from './attempt-log.js';
 import { listenForEnqueued, onEnqueuedInProcess } from './notifications.js';
 import { WebhookSender } from './sender.js';
 import { systemResolver } from './url-guard.js';
@@ -63,6 +63,8 @@ interface Target { url: string | null; secret: string }
 /** What one attempt came to, to be recorded. */
 interface Outcome {
   row: ClaimedDelivery;
+  /** The URL as it may be shown (loggableUrl), null when none was set. */
+  url: string | null;
   attemptedAt: string;
   responseStatus: number | null;
   error: string | null;
@@ -78,7 +80,7 @@ interface Outcome {
  */
 async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[], schedule: readonly number[]): Promise<void> {
   await trx.insertInto('webhook_attempts').values(outcomes.map((o) => ({
-    delivery_id: o.row.id, attempted_at: o.attemptedAt, response_status: o.responseStatus, error: o.error, duration_ms: o.durationMs,
+    delivery_id: o.row.id, attempted_at: o.attemptedAt, response_status: o.responseStatus, error: o.error, duration_ms: o.durationMs, url: o.url,
   }))).execute();
   const succeeded = outcomes.filter((o) => o.error === null);
   if (succeeded.length > 0) {
@@ -269,7 +271,8 @@ export class WebhookDispatcher {
     }
     const durationMs = Math.round(performance.now() - t0);
     const ok = error === null;
-    await this.record({ row, attemptedAt: started.toISOString(), responseStatus, error, durationMs, finishedAt: this.deps.now() });
+    const url = target?.url ? loggableUrl(target.url) : null;
+    await this.record({ row, url, attemptedAt: started.toISOString(), responseStatus, error, durationMs, finishedAt: this.deps.now() });
     logAttempt(this.attemptLog, {
       event: row.eventType, depositId: row.depositId, url: target?.url ?? null, status: responseStatus, error, ms: durationMs,
       attempt: row.attemptCount + 1, deliveryId: id,
