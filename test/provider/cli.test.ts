@@ -3,7 +3,7 @@
 // deposits, webhooks (--follow), resend, env, each with --json, every error one line and exit 1. Also the data-dir
 // lock: a second sandbox on a data dir in use refuses, a stale lock of a dead process is taken over.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,8 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { readableLine } from '../../server/common/log';
+import { createLogger, readableLine } from '../../server/common/log';
+import { logAttempt } from '../../server/provider/webhooks/attempt-log';
 import type { SandboxCredentials } from '../../server/provider/seed';
 import { testDatabaseEnv } from '../support/provider';
 
@@ -19,10 +20,15 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'server/provider/cli.ts');
 const BASE_ENV = { ...process.env, KASIR_LOG_LEVEL: undefined, KASIR_SCRYPT_N: '1024', PROVIDER_HOST: undefined };
 
-/** Runs a kasir-sandbox command to its end. */
+/**
+ * Runs a kasir-sandbox command to its end. Not spawnSync: this process's receiver must keep answering (and a blocked
+ * event loop would reuse keep-alive sockets the sandbox closed meanwhile).
+ */
 function cli(args: string[], env: Record<string, string | undefined> = {}) {
-  const out = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...BASE_ENV, ...env } });
-  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...BASE_ENV, ...env } },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+  });
 }
 
 /** Starts `kasir-sandbox start`, collecting its output. */
@@ -78,6 +84,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     });
   });
   after(async () => {
+    if (process.env.DEBUG_CLI_TEST) console.error(sandbox.out.stdout.slice(-3000), sandbox.out.stderr.slice(-3000), sandbox.child.exitCode);
     await stop(sandbox.child);
     receiver.closeAllConnections();
     receiver.close();
@@ -102,21 +109,21 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     await assert.rejects(fetch(`http://${outside.address}:${port}/healthz`), (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED');
   });
 
-  it('env prints the merchant settings as KEY=value lines (and --json)', () => {
-    const out = cli(['env'], env);
+  it('env prints the merchant settings as KEY=value lines (and --json)', async () => {
+    const out = await cli(['env'], env);
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(out.stdout.trim().split('\n'), [
       `KASIR_BASE_URL=${creds.baseUrl}`, `KASIR_CHECKOUT_URL=${creds.checkoutUrl}`, `KASIR_CLIENT_ID=${creds.clientId}`,
       `KASIR_CLIENT_SECRET=${creds.clientSecret}`, `KASIR_ACCESS_TOKEN=${creds.accessToken}`, `KASIR_WEBHOOK_SECRET=${creds.webhookSecret}`,
     ]);
-    const json = cli(['env', '--json', '--data-dir', dataDir]);
+    const json = await cli(['env', '--json', '--data-dir', dataDir]);
     assert.equal(JSON.parse(json.stdout).KASIR_CLIENT_ID, creds.clientId);
   });
 
   it('pay latest completes the newest pending deposit, and the sandbox logs the attempt: status, URL without query, the signature hint', async () => {
     await createDeposit();
     const newest = await createDeposit('QRIS');
-    const out = cli(['pay', 'latest', '--json'], env);
+    const out = await cli(['pay', 'latest', '--json'], env);
     assert.equal(out.code, 0, out.stderr);
     const paid = JSON.parse(out.stdout);
     assert.equal(paid.depositId, newest);
@@ -140,21 +147,21 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     answer = 204;
     const a = await createDeposit();
     const b = await createDeposit();
-    const paid = cli(['pay', a], env);
+    const paid = await cli(['pay', a], env);
     assert.equal(paid.code, 0, paid.stderr);
     assert.match(paid.stdout, new RegExp(`${a}: paid what was due .* status completed`));
-    const expired = cli(['expire', b], env);
+    const expired = await cli(['expire', b], env);
     assert.equal(expired.code, 0, expired.stderr);
     assert.match(expired.stdout, new RegExp(`${b}: expired`));
 
-    const list = cli(['deposits', '--limit', '3'], env);
+    const list = await cli(['deposits', '--limit', '3'], env);
     assert.equal(list.code, 0, list.stderr);
     const rows = list.stdout.trim().split('\n');
     assert.match(rows[0], /^CREATED\s+DEPOSIT\s+METHOD\s+AMOUNT\s+STATUS$/);
     assert.equal(rows.length, 4);
     assert.ok(rows[1].includes(b) && rows[1].includes('expired'), rows[1]);
     assert.ok(rows[2].includes(a) && rows[2].includes('completed'), rows[2]);
-    const completed = JSON.parse(cli(['deposits', '--status', 'completed', '--json'], env).stdout) as Array<{ status: string }>;
+    const completed = JSON.parse((await cli(['deposits', '--status', 'completed', '--json'], env)).stdout) as Array<{ status: string }>;
     assert.ok(completed.length >= 2 && completed.every((d) => d.status === 'completed'));
 
     for (const [args, message] of [
@@ -168,7 +175,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
       [['frobnicate'], /^kasir-sandbox: unknown command "frobnicate"/],
       [['resend', 'nope'], /^kasir-sandbox: POST \/sandbox\/deposits\/nope\/resend: 404 No webhook was sent for deposit nope/],
     ] as const) {
-      const out = cli([...args], env);
+      const out = await cli([...args], env);
       assert.equal(out.code, 1, `${args.join(' ')}: ${out.stdout}`);
       assert.match(out.stderr, message);
       assert.equal(out.stderr.trim().split('\n').length, 1, out.stderr);
@@ -178,10 +185,10 @@ describe('kasir-sandbox commands against a running sandbox', () => {
   it('webhooks lists attempts newest first; resend sends a deposit\'s last webhook again; --follow shows it as it happens', async () => {
     answer = 204;
     const id = await createDeposit();
-    assert.equal(cli(['pay', id], env).code, 0);
+    assert.equal((await cli(['pay', id], env)).code, 0);
     type Attempt = { id: number; depositId: string; status: number; event: string; url: string; time: string };
-    const list = await waitFor('the attempt', () => {
-      const attempts = JSON.parse(cli(['webhooks', '--json'], env).stdout) as Attempt[];
+    const list = await waitFor('the attempt', async () => {
+      const attempts = JSON.parse((await cli(['webhooks', '--json'], env)).stdout) as Attempt[];
       return attempts.some((a) => a.depositId === id) && attempts;
     });
     const ours = list.find((a) => a.depositId === id)!;
@@ -189,7 +196,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     assert.equal(ours.event, 'deposit.completed');
     assert.ok(list.some((a) => a.status === 401), 'the earlier refused attempt is listed');
     assert.deepEqual(list.map((a) => a.id), list.map((a) => a.id).sort((x, y) => y - x), 'newest first');
-    const text = cli(['webhooks', '--limit', '50'], env).stdout.trim().split('\n');
+    const text = (await cli(['webhooks', '--limit', '50'], env)).stdout.trim().split('\n');
     assert.match(text[0], /^TIME\s+EVENT\s+DEPOSIT\s+URL\s+STATUS$/);
     assert.ok(text.some((row) => row.includes(id) && /\s204$/.test(row)), text.join('\n'));
     assert.ok(text.some((row) => /401 \(signature refused: the receiver must use this sandbox's webhook secret\)$/.test(row)), text.join('\n'));
@@ -199,7 +206,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     follow.stdout.setEncoding('utf8').on('data', (d: string) => (followed += d));
     try {
       await waitFor('the follower\'s first line', () => followed.includes(id));
-      const resent = cli(['resend', id], env);
+      const resent = await cli(['resend', id], env);
       assert.equal(resent.code, 0, resent.stderr);
       assert.match(resent.stdout, new RegExp(`${id}: its last webhook \\(msg_.*\\) is queued again as msg_`));
       const firstDelivery = (JSON.parse(followed.trim().split('\n').find((l) => l.includes(id))!) as { deliveryId: string }).deliveryId;
@@ -231,12 +238,12 @@ describe('kasir-sandbox without a sandbox', () => {
   it('names the missing sandbox.json, or the sandbox that does not answer, in one line', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'kasir-cli-empty-'));
     try {
-      const out = cli(['deposits'], { KASIR_DATA_DIR: empty });
+      const out = await cli(['deposits'], { KASIR_DATA_DIR: empty });
       assert.equal(out.code, 1);
       assert.match(out.stderr.trim(), /^kasir-sandbox: No sandbox\.json in .*kasir-cli-empty-.*: start the sandbox first/);
       const closed = await closedPort();
       writeFileSync(join(empty, 'sandbox.json'), JSON.stringify({ baseUrl: `http://127.0.0.1:${closed}`, clientId: 'x', clientSecret: 'y' }));
-      const down = cli(['pay', 'latest'], { KASIR_DATA_DIR: empty });
+      const down = await cli(['pay', 'latest'], { KASIR_DATA_DIR: empty });
       assert.equal(down.code, 1);
       assert.match(down.stderr.trim(), new RegExp(`^kasir-sandbox: No sandbox answers at http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): is it running\\?`));
     } finally {
@@ -272,5 +279,20 @@ describe('log lines on a terminal', () => {
       msg: 'webhook deposit.completed d1 -> http://127.0.0.1:3000/api/webhooks/kasir 401 in 12 ms: the receiver refused the signature',
     }));
     assert.equal(line, '05:00:01 WARN  webhook deposit.completed d1 -> http://127.0.0.1:3000/api/webhooks/kasir 401 in 12 ms: the receiver refused the signature deliveryId=msg_1\n');
+  });
+});
+
+describe('the delivery line of a refused connection', () => {
+  it('says that nothing listens there and which setting to change', () => {
+    const lines: string[] = [];
+    const log = createLogger('kasir-sandbox', { level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    logAttempt(log, {
+      event: 'deposit.completed', depositId: 'd1', url: 'http://localhost:3000/api/webhooks/kasir', status: null,
+      error: 'connect ECONNREFUSED 127.0.0.1:3000', ms: 2, attempt: 1, deliveryId: 'msg_1',
+    }, true);
+    const entry = JSON.parse(lines[0]) as { level: number; msg: string };
+    assert.equal(entry.level, 40);
+    assert.equal(entry.msg, 'webhook deposit.completed d1 -> http://localhost:3000/api/webhooks/kasir failed: connect ECONNREFUSED 127.0.0.1:3000 in 2 ms: '
+      + 'nothing listens there: start the receiver, or set the webhook URL (KASIR_WEBHOOK_URL, or the dashboard)');
   });
 });

@@ -27,8 +27,14 @@ export function loggableUrl(url: string | null): string {
   }
 }
 
-/** The hint a refused signature earns: the receiver checks with another secret than this service's. */
-function refusalHint(status: number | null, sandbox: boolean): string | undefined {
+/**
+ * The hint a refused signature earns (the receiver checks with another secret than this service's), and a refused
+ * connection (nothing listens there: the receiver is down, or the webhook URL is wrong).
+ */
+function refusalHint(status: number | null, error: string | null, sandbox: boolean): string | undefined {
+  if (error?.includes('ECONNREFUSED')) {
+    return `nothing listens there: start the receiver, or set the webhook URL (${sandbox ? 'KASIR_WEBHOOK_URL, or ' : ''}the dashboard)`;
+  }
   if (status !== 401 && status !== 403) return undefined;
   return `the receiver refused the signature: it must use this ${sandbox ? 'sandbox' : 'service'}'s webhook secret `
     + `(KASIR_WEBHOOK_SECRET${sandbox ? '; `kasir-sandbox env` prints it' : ''})`;
@@ -37,7 +43,7 @@ function refusalHint(status: number | null, sandbox: boolean): string | undefine
 /** Logs one attempt: info when the receiver took it, warn otherwise. */
 export function logAttempt(log: Logger, line: AttemptLine, sandbox: boolean): void {
   const outcome = line.error === null ? `${line.status}` : line.status !== null ? `${line.status}` : `failed: ${line.error}`;
-  const hint = refusalHint(line.status, sandbox);
+  const hint = refusalHint(line.status, line.error, sandbox);
   const msg = `webhook ${line.event} ${line.depositId} -> ${loggableUrl(line.url)} ${outcome} in ${line.ms} ms`
     + `${line.attempt > 1 ? ` (attempt ${line.attempt})` : ''}${hint ? `: ${hint}` : ''}`;
   const fields = { ...line, url: loggableUrl(line.url), ...(hint ? { hint } : {}) };
