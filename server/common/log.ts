@@ -51,6 +51,44 @@ function envLevel(): LogLevel | undefined {
   return raw as LogLevel;
 }
 
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO ', 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
+/** What every line carries, not worth repeating on a terminal. */
+const QUIET_KEYS = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'component']);
+
+/**
+ * One JSON log line as a person reads it on a terminal: `12:00:01 WARN  msg key=value ...`. The fields the message
+ * already shows are left out, an error shows its stack.
+ */
+export function readableLine(json: string): string {
+  let line: Record<string, unknown>;
+  try {
+    line = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const msg = typeof line.msg === 'string' ? line.msg : '';
+  const time = typeof line.time === 'string' ? line.time.slice(11, 19) : '';
+  const parts = [`${time} ${LEVEL_NAMES[Number(line.level)] ?? line.level} ${msg}`];
+  let stack = '';
+  for (const [key, value] of Object.entries(line)) {
+    if (QUIET_KEYS.has(key) || value === null || value === undefined) continue;
+    if (key === 'err' && typeof value === 'object') {
+      stack = `\n  ${String((value as { stack?: unknown }).stack ?? (value as { message?: unknown }).message).split('\n').join('\n  ')}`;
+      continue;
+    }
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    if (msg.includes(text)) continue;
+    parts.push(`${key}=${text}`);
+  }
+  return `${parts.join(' ')}${stack}\n`;
+}
+
+/** Readable lines for a terminal (stdout is a TTY), written as they come: a person is watching. */
+function terminalDestination(): DestinationStream {
+  return { write: (json: string) => { process.stdout.write(readableLine(json)); } };
+}
+
+/** Lines go to stdout: readable on a terminal, JSON otherwise (a file, a pipe, a log collector). */
 export function createLogger(name: string, options: LoggerOptions = {}): Logger {
   const level = options.level ?? envLevel() ?? options.fallbackLevel ?? 'info';
   return pino({
@@ -58,7 +96,8 @@ export function createLogger(name: string, options: LoggerOptions = {}): Logger 
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-  }, options.destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }));
+  }, options.destination ?? (process.stdout.isTTY ? terminalDestination()
+    : pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })));
 }
 
 export interface RequestLoggingOptions {

@@ -24,7 +24,10 @@ export interface ExpirySeconds {
 export interface SandboxOptions {
   /** Port to listen on. `PROVIDER_PORT`, else 4010; 0 picks a free port (read it from `RunningSandbox.port`). */
   port?: number;
-  /** Interface to listen on. `PROVIDER_HOST`, else all IPv4 interfaces (`0.0.0.0`). */
+  /**
+   * Interface to listen on. `PROVIDER_HOST`, else loopback only (`127.0.0.1`): a sandbox takes any sign-up and sends
+   * webhooks to loopback, so it is not for other machines unless asked (`0.0.0.0`, `kasir-sandbox start --host 0.0.0.0`).
+   */
   host?: string;
   /** The service's public origin, written to sandbox.json as `baseUrl`. `KASIR_PROVIDER_PUBLIC_URL`, else `http://localhost:<port>`. */
   baseUrl?: string;
@@ -61,8 +64,9 @@ export interface SandboxOptions {
    */
   deliverWebhooks?: boolean;
   /**
-   * JSON log lines on stdout from this level (`trace` to `fatal`, or `silent`). `KASIR_LOG_LEVEL`, else `silent`:
-   * a library in a shop's test suite stays quiet (the kasir-sandbox command logs at `info`).
+   * Log lines on stdout from this level (`trace` to `fatal`, or `silent`). `KASIR_LOG_LEVEL`, else `silent` but for
+   * the one line per webhook delivery attempt: a library in a shop's test suite shows its deliveries and nothing
+   * else (the kasir-sandbox command logs at `info`). Readable lines on a terminal, JSON otherwise.
    */
   logLevel?: LogLevel;
   /** The service's clock (deposit expiry, signed-request timestamps, tokens). Default: the system clock. */
@@ -96,6 +100,8 @@ export interface ProviderConfig {
   smtpUrl?: string;
   webhookTimeoutMs: number;
   logLevel: LogLevel;
+  /** The level of the webhook delivery lines: logLevel when one was given, else info (they show by default). */
+  deliveryLogLevel: LogLevel;
 }
 
 /** A bad option or environment variable; `setting` is its name as the caller wrote it (`port`, `PROVIDER_PORT`). */
@@ -225,7 +231,7 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
   const portSetting = pick('port', 'PROVIDER_PORT');
   const port = portSetting ? integer(portSetting, 0, 65535, PORT_PROBLEM) : 4010;
   const hostSetting = pick('host', 'PROVIDER_HOST');
-  const host = hostSetting ? text(hostSetting) : '0.0.0.0';
+  const host = hostSetting ? text(hostSetting) : '127.0.0.1';
   const baseSetting = pick('baseUrl', 'KASIR_PROVIDER_PUBLIC_URL');
   // On port 0 the default base URL says :0 until the real port is known (startSandbox then fills it in).
   const baseUrl = (baseSetting ? url(baseSetting, HTTP, 'must be an http:// or https:// URL') : `http://localhost:${port}`).replace(/\/+$/, '');
@@ -291,5 +297,6 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
     smtpUrl: smtpSetting ? url(smtpSetting, ['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL') : undefined,
     webhookTimeoutMs,
     logLevel: logLevel as LogLevel,
+    deliveryLogLevel: (logSetting ? logLevel : 'info') as LogLevel,
   };
 }

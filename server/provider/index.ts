@@ -3,3 +3,5 @@
 export { startSandbox, type RunningSandbox } from './main.js';
 export { SandboxConfigError, type ExpirySeconds, type SandboxOptions } from './config.js';
 export type { SandboxCredentials } from './seed.js';
+export type { WebhookAttempt } from './sandbox-client.js';
+export type { DepositView as SandboxDeposit } from './deposits/view.js';

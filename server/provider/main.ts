@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import { listen, type ListeningServer } from '../common/http-server.js';
 import { createLogger } from '../common/log.js';
 import { createProviderApp, type ProviderApp } from './app.js';
-import { resolveProviderConfig, type ProviderConfig, type SandboxOptions } from './config.js';
+import { resolveProviderConfig, SandboxConfigError, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
 import { createDepositCaches } from './deposits/read-cache.js';
 import type { ProviderCaches, ProviderDeps } from './http/env.js';
 import { startBackgroundJobs } from './jobs.js';
+import { lockDataDir } from './data-dir-lock.js';
+import type { DepositView as SandboxDeposit } from './deposits/view.js';
 import { createMailer } from './mail/mailer.js';
 import { loadJwtSecret } from './secrets.js';
+import { SandboxClient, type WebhookAttempt } from './sandbox-client.js';
 import { seedSandbox, type SandboxCredentials } from './seed.js';
 
 /** A sandbox serving over HTTP, as `startSandbox` returns it. */
@@ -24,10 +27,24 @@ export interface RunningSandbox {
   /** The absolute data directory; `sandbox.json` is `join(dataDir, 'sandbox.json')`. */
   dataDir: string;
   /**
-   * Starts delivering webhooks when the sandbox was started with `deliverWebhooks: false` (a no-op otherwise): call it
-   * once the receiver listens. Deliveries enqueued meanwhile wait in the outbox.
+   * Starts delivering webhooks when the sandbox was started with `deliverWebhooks: false`: call it once the receiver
+   * listens. Deliveries enqueued meanwhile wait in the outbox. With `webhookUrl` (the receiver's address, known only
+   * once it listens, e.g. on port 0), the seeded merchant's webhook URL becomes that first; each later call may change it.
    */
-  startDelivery(): void;
+  startDelivery(webhookUrl?: string): Promise<void>;
+  /**
+   * Pays a pending deposit, by its depositId (a checkout's deposit has the checkout's id) or `'latest'` (the newest
+   * pending one): what is due, or `amount` (in its inputCurrency; DESIGN.md section 10). Answers the updated Deposit;
+   * its webhook goes out as for any payment (see `webhooks()`).
+   */
+  pay(id: string, options?: { amount?: number | string }): Promise<SandboxDeposit>;
+  /** Expires a pending deposit (by depositId, checkout id or `'latest'`) as its time running out would. */
+  expire(id: string): Promise<SandboxDeposit>;
+  /**
+   * The webhook delivery attempts, newest first (each: time, event, depositId, url, status or error, durationMs):
+   * the last 20, or `limit`, of all deposits or of `depositId`.
+   */
+  webhooks(query?: { limit?: number; depositId?: string }): Promise<WebhookAttempt[]>;
   /**
    * Stops gracefully: stops accepting connections, lets requests and webhook deliveries in flight finish (up to a few
    * seconds), then closes the remaining connections and the database. Safe to call twice.
@@ -102,11 +119,19 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveProviderConfig(options);
-  const deps = await openProvider(config, options.now);
+  // Before anything else touches the data dir: a second sandbox on it refuses instead of rewriting sandbox.json.
+  const unlock = lockDataDir(config.dataDir);
+  let deps: ProviderDeps;
+  try {
+    deps = await openProvider(config, options.now);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   let http: ListeningServer | undefined;
   let stopJobs: ((graceMs?: number) => Promise<void>) | undefined;
-  let startDelivery!: () => void;
-  const deliveryStarted = new Promise<void>((resolve) => { startDelivery = resolve; });
+  let releaseDelivery!: () => void;
+  const deliveryStarted = new Promise<void>((resolve) => { releaseDelivery = resolve; });
   try {
     // The app is built once the port is known: with port 0 the URLs it hands out (OpenAPI servers, checkout links)
     // must carry the port picked. A request that arrives before the account is seeded and sandbox.json written waits
@@ -137,18 +162,36 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const server = http;
     const jobs = stopJobs;
     let stopping: Promise<void> | undefined;
+    // The same calls over HTTP as kasir-sandbox's commands: a shop's test drives the sandbox as a terminal would. To the
+    // socket itself, not the public baseUrl (a proxy's, KASIR_PROVIDER_PUBLIC_URL).
+    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    const client = new SandboxClient({ ...credentials, baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${http.port}` });
+    const startDelivery = async (webhookUrl?: string) => {
+      if (webhookUrl !== undefined) {
+        if (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol)) {
+          throw new SandboxConfigError('webhookUrl', 'must be an http:// or https:// URL', webhookUrl);
+        }
+        await deps.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: deps.now().toISOString() })
+          .where('client_id', '=', credentials.clientId).execute();
+      }
+      releaseDelivery();
+    };
     const sandbox: RunningSandbox = {
       url: config.baseUrl,
       port: http.port,
       credentials,
       dataDir: config.dataDir,
       startDelivery,
+      pay: (id, options) => client.pay(id, options),
+      expire: (id) => client.expire(id),
+      webhooks: (query) => client.webhooks(query),
       stop() {
         stopping ??= (async () => {
           // Requests first (a request in flight may still enqueue a webhook), with deliveries going on meanwhile.
           const closed = server.close();
           await Promise.all([closed, jobs(STOP_GRACE_MS)]);
           await deps.db.destroy();
+          unlock();
           deps.logger.flush();
         })();
         return stopping;
@@ -160,6 +203,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     await stopJobs?.().catch(() => {});
     await http?.close().catch(() => {});
     await deps.db.destroy().catch(() => {});
+    unlock();
     throw err;
   }
 }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { startWebhookDispatcher } from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook } from '../../server/provider/webhooks/outbox';
@@ -98,6 +99,96 @@ describe('saving a webhook URL in sandbox mode', () => {
   it('accepts localhost (the demo shop receives there)', async () => {
     const res = await p.bearer('PUT', '/dashboard/api/webhook-url', { webhookUrl: 'http://localhost:3000/api/webhooks/kasir' });
     assert.equal(res.status, 200);
+  });
+
+  // Issue 19 item 9: a sandbox lets anyone sign up; its webhooks may reach loopback, never the network around it.
+  const refused: Array<[string, string, RegExp]> = [
+    ['the metadata address 169.254.169.254', 'http://169.254.169.254/latest/meta-data', /169\.254\.169\.254, a linkLocal address; webhooks only go to public addresses or, in sandbox mode, loopback ones/],
+    ['an IPv6 link-local address', 'http://[fe80::1]/hook', /fe80::1, a linkLocal address/],
+    ['a name resolving to the AWS IPv6 metadata address', 'http://metadata.example/', /fd00:ec2::254, a uniqueLocal address/],
+    ['a private address', 'http://10.0.0.7/hook', /10\.0\.0\.7, a private address/],
+  ];
+  for (const [what, url, message] of refused) {
+    it(`refuses ${what} with a 400`, async () => {
+      p.deps.resolveHost = resolverOf({ 'metadata.example': ['fd00:ec2::254'] });
+      const res = await p.bearer('PUT', '/dashboard/api/webhook-url', { webhookUrl: url });
+      assert.equal(res.status, 400);
+      assert.match((await errorOf(res)).message, message);
+    });
+  }
+
+  it('accepts a loopback literal, and a name that does not resolve yet (checked again at each send)', async () => {
+    p.deps.resolveHost = resolverOf({});
+    for (const url of ['http://127.0.0.1:3000/hook', 'http://[::1]:3000/hook', 'https://not-yet.example/hook']) {
+      assert.equal((await p.bearer('PUT', '/dashboard/api/webhook-url', { webhookUrl: url })).status, 200, url);
+    }
+  });
+});
+
+describe('sending in sandbox mode', () => {
+  let p: TestProvider;
+  let received = 0;
+  const server = createServer((req, res) => {
+    received++;
+    req.resume();
+    res.writeHead(204).end();
+  });
+  let port: number;
+  before(async () => {
+    p = await createTestProvider();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    server.close();
+    await p.close();
+  });
+
+  async function attemptTo(url: string) {
+    const merchant = await p.deps.db.selectFrom('merchants').select('id').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow();
+    await p.deps.db.updateTable('merchants').set({ webhook_url: url }).where('id', '=', merchant.id).execute();
+    const id = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
+      type: 'deposit.completed', merchantId: merchant.id, depositId: crypto.randomUUID(), reference: null, status: 'completed', data: {},
+    }, p.deps.now()));
+    const stop = startWebhookDispatcher(p.deps, { pollIntervalMs: 20, scheduleMs: [60_000], timeoutMs: 1000 });
+    try {
+      for (let i = 0; i < 200; i++) {
+        const attempt = await p.deps.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).executeTakeFirst();
+        if (attempt) return attempt;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.fail('no attempt was made');
+    } finally {
+      await stop();
+    }
+  }
+
+  it('delivers to loopback', async () => {
+    const attempt = await attemptTo(`http://127.0.0.1:${port}/hook`);
+    assert.equal(attempt.response_status, 204);
+    assert.equal(received, 1);
+  });
+
+  it('refuses a name that resolves to the metadata address at send time: no request is made', async () => {
+    p.deps.resolveHost = resolverOf({ 'hooks.shop.example': ['169.254.169.254'] });
+    const attempt = await attemptTo(`http://hooks.shop.example:${port}/hook`);
+    assert.match(attempt.error ?? '', /169\.254\.169\.254, a linkLocal address/);
+    assert.equal(attempt.response_status, null);
+  });
+
+  it('refuses a link-local literal stored before the check existed', async () => {
+    const attempt = await attemptTo('http://169.254.169.254/latest/meta-data');
+    assert.match(attempt.error ?? '', /linkLocal/);
+    assert.equal(received, 1);
+  });
+});
+
+describe('where the sandbox listens', () => {
+  it('on loopback by default; PROVIDER_HOST (or host) for all interfaces', async () => {
+    const { resolveProviderConfig } = await import('../../server/provider/config');
+    assert.equal(resolveProviderConfig({ env: {}, dataDir: tmpdir() }).host, '127.0.0.1');
+    assert.equal(resolveProviderConfig({ env: { PROVIDER_HOST: '0.0.0.0' }, dataDir: tmpdir() }).host, '0.0.0.0');
   });
 });
 

@@ -69,6 +69,8 @@ interface WebhookAttemptsTable {
   response_status: number | null;
   error: string | null;
   duration_ms: number;
+  /** Where the attempt went, without query or user info (migration 008; null on older rows). */
+  url: string | null;
 }
 
 export interface CoreTables {

@@ -3,9 +3,11 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
 import {
-  accountOf, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
+  accountOf, recentAttempts, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
 } from '../dashboard/service.js';
+import { listDeposits } from '../deposits/service.js';
 import { bearerAuth } from '../http/bearer.js';
+import { transitionOrAnswer } from '../http/deposit-errors.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
 import { resendDelivery } from '../webhooks/resend.js';
@@ -105,14 +107,14 @@ export function dashboardRoutes(deps: ProviderDeps) {
 
   router.openapi(createRoute({
     ...common, method: 'put', path: '/dashboard/api/webhook-url', summary: 'Set (or clear, with null) the webhook URL',
-    description: 'Outside sandbox mode the URL must resolve to public addresses only (no loopback, private, link-local, unique-local, CGNAT or metadata address): 400 otherwise.',
+    description: 'The URL must resolve to public addresses only (no private, link-local, unique-local, CGNAT or metadata address; loopback in sandbox mode only): 400 otherwise.',
     request: { body: { content: { 'application/json': { schema: z.object({ webhookUrl: WebhookUrl.nullable() }) } }, required: true } },
     responses: { 200: ok(z.object({ webhookUrl: z.string().nullable() }), 'Saved'), ...errors },
   }), async (c) => {
     const { webhookUrl } = c.req.valid('json');
     const value = webhookUrl === null || webhookUrl === '' ? null : webhookUrl;
-    // Outside sandbox mode, never the service's own network (checked again at every send, against DNS rebinding).
-    if (value && !deps.config.sandbox) await assertPublicWebhookUrl(value, deps.resolveHost ?? systemResolver);
+    // Never the service's own network; loopback in sandbox mode only (checked again at every send, against DNS rebinding).
+    if (value) await assertPublicWebhookUrl(value, { resolve: deps.resolveHost ?? systemResolver, allowLoopback: deps.config.sandbox });
     await updateMerchant(deps.db, c.get('merchant').merchantId, { webhook_url: value }, deps.now());
     return c.json({ statusCode: 200, message: 'Webhook URL saved', data: { webhookUrl: value } }, 200);
   });
@@ -148,6 +150,47 @@ export function dashboardRoutes(deps: ProviderDeps) {
     if (!id) throw new ApiError(404, 'Webhook delivery not found');
     return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: original } }, 200);
   });
+
+  // ---- Deposits with their webhook attempts; in sandbox mode, pay or expire one (DESIGN.md section 11) ----
+  const DepositRow = z.object({
+    depositId: z.string(), createdAt: TIMESTAMP, method: z.string(), amount: z.number(), currency: z.string(),
+    status: z.enum(['pending', 'expired', 'completed']),
+    attempts: z.array(z.object({ time: TIMESTAMP, event: z.string(), status: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })),
+  });
+  router.openapi(createRoute({
+    ...common, method: 'get', path: '/dashboard/api/deposits', summary: 'Recent deposits, newest first, each with its webhook attempts (newest first)',
+    request: { query: z.object({ limit: Limit.optional() }) },
+    responses: { 200: ok(z.object({ sandbox: z.boolean(), deposits: z.array(DepositRow) }), 'Deposits'), ...errors },
+  }), async (c) => {
+    const { merchantId } = c.get('merchant');
+    const page = await listDeposits(deps, merchantId, { limit: c.req.valid('query').limit ?? 20, page: 1, sort: '-createdAt' });
+    const attempts = await recentAttempts(deps.db, merchantId, { limit: 1000, depositIds: page.docs.map((d) => d.depositId) });
+    const deposits = page.docs.map((d) => ({
+      depositId: d.depositId, createdAt: d.createdAt, method: d.paymentFiat.bankName ?? d.paymentCrypto.network ?? d.depositType,
+      amount: d.inputAmount, currency: d.inputCurrency, status: d.status,
+      attempts: attempts.filter((a) => a.depositId === d.depositId)
+        .map((a) => ({ time: a.time, event: a.event, status: a.status, error: a.error, durationMs: a.durationMs })),
+    }));
+    return c.json({ statusCode: 200, message: 'Deposits', data: { sandbox: deps.config.sandbox, deposits } }, 200);
+  });
+
+  for (const [action, kind, done] of [['pay', 'sandbox-completed', 'completed'], ['expire', 'sandbox-expired', 'expired']] as const) {
+    router.openapi(createRoute({
+      ...common, method: 'post', path: `/dashboard/api/deposits/{depositId}/${action}`,
+      summary: action === 'pay' ? 'Sandbox: pay a pending deposit (what is due)' : 'Sandbox: expire a pending deposit',
+      request: { params: z.object({ depositId: z.string(stringError).min(1).max(128, 'must be at most 128 characters') }) },
+      responses: {
+        200: ok(z.object({ depositId: z.string(), status: z.enum(['pending', 'expired', 'completed']) }), 'Done'),
+        403: json(ErrorSchema, 'Not in sandbox mode'), 404: json(ErrorSchema, 'No such deposit'), ...errors,
+      },
+    }), async (c) => {
+      if (!deps.config.sandbox) throw new ApiError(403, `Paying or expiring a deposit from the dashboard is available in sandbox mode only`);
+      const view = await transitionOrAnswer(deps, c.req.valid('param').depositId, kind, {
+        notFound: { status: 404 }, notPending: (current) => `Deposit is ${current}; only a pending deposit can become ${done}`,
+      }, c.get('merchant').merchantId);
+      return c.json({ statusCode: 200, message: `Deposit ${done}`, data: { depositId: view.depositId, status: view.status } }, 200);
+    });
+  }
 
   return router;
 }

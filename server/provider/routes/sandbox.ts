@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { findPaymentMethod } from '../catalog/index.js';
-import { organizationNameOf } from '../dashboard/service.js';
+import { lastDeliveryOf, organizationNameOf, recentAttempts } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
 import { DepositNotPending, readDepositById, transitionDeposit } from '../deposits/service.js';
-import { createRouter } from '../http/errors.js';
+import { bearerOrSignature } from '../http/bearer.js';
+import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
+import { signatureAuth } from '../http/signature.js';
 import { money } from '../money.js';
+import { resendDelivery } from '../webhooks/resend.js';
 
 const CSS = `:root{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}
 body{margin:0;display:flex;justify-content:center}main{max-width:400px;width:100%;margin:40px 16px;background:#fff;border-radius:14px;padding:24px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
@@ -38,9 +41,47 @@ ${content}
 `, status);
 }
 
-/** The sandbox's e-wallet approval page: where an e-wallet deposit's checkoutUrl leads. Plain forms, no script. */
+/** A whole number from a query parameter, within bounds: a 400 naming the parameter otherwise. */
+function queryInteger(value: string | undefined, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ApiError(400, `${name}: must be a whole number from ${min} to ${max}`);
+  }
+  return Number(value);
+}
+
+/**
+ * The sandbox's own pages and endpoints: the e-wallet approval page (where an e-wallet deposit's checkoutUrl leads;
+ * plain forms, no script), and for `kasir-sandbox` and startSandbox (A or S, sandbox mode only) the webhook attempts
+ * and a resend of a deposit's last webhook.
+ */
 export function sandboxRoutes(deps: ProviderDeps) {
   const router = createRouter();
+  const either = bearerOrSignature(deps, signatureAuth(deps));
+  const sandboxOnly = (what: string) => {
+    if (!deps.config.sandbox) throw new ApiError(403, `${what} is available in sandbox mode only`);
+  };
+
+  // Newest first: the last `limit` (20 by default), or with `after` those after that attempt (a follower's poll).
+  router.get('/sandbox/webhooks', either, async (c) => {
+    sandboxOnly('The webhook attempt list');
+    const limit = queryInteger(c.req.query('limit'), 'limit', 1, 1000) ?? 20;
+    const after = queryInteger(c.req.query('after'), 'after', 0, Number.MAX_SAFE_INTEGER);
+    const depositId = c.req.query('depositId');
+    if (depositId !== undefined && (depositId.length === 0 || depositId.length > 128)) throw new ApiError(400, 'depositId: must be 1 to 128 characters');
+    const data = await recentAttempts(deps.db, c.get('merchant').merchantId, { limit, after, depositIds: depositId === undefined ? undefined : [depositId] });
+    return c.json({ statusCode: 200, message: 'Webhook attempts', data }, 200);
+  });
+
+  router.post('/sandbox/deposits/:depositId/resend', either, async (c) => {
+    sandboxOnly('Resending a webhook');
+    const depositId = c.req.param('depositId');
+    const { merchantId } = c.get('merchant');
+    const last = depositId.length <= 128 ? await lastDeliveryOf(deps.db, merchantId, depositId) : undefined;
+    if (!last) throw new ApiError(404, `No webhook was sent for deposit ${depositId}`);
+    const id = (await resendDelivery(deps.db, merchantId, last, deps.now()))!;
+    return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: last } }, 200);
+  });
 
   router.get('/sandbox/ewallet/:depositId', async (c) => {
     if (!deps.config.sandbox) return html(c, 403, 'Not available', '<h1>Not available</h1><p>The e-wallet simulator exists in sandbox mode only.</p>');

@@ -1,8 +1,10 @@
 import type { Transaction } from 'kysely';
+import type { Logger } from '../../common/log.js';
 import { webhookHeaders } from '../../common/standard-webhooks.js';
 import type { Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../http/env.js';
+import { logAttempt, loggableUrl } from './attempt-log.js';
 import { listenForEnqueued, onEnqueuedInProcess } from './notifications.js';
 import { WebhookSender } from './sender.js';
 import { systemResolver } from './url-guard.js';
@@ -49,6 +51,8 @@ interface AttemptRecord {
 interface ClaimedDelivery {
   id: string;
   merchantId: string;
+  eventType: string;
+  depositId: string;
   payload: string;
   attemptCount: number;
   lease: number;
@@ -59,6 +63,8 @@ interface Target { url: string | null; secret: string }
 /** What one attempt came to, to be recorded. */
 interface Outcome {
   row: ClaimedDelivery;
+  /** The URL as it may be shown (loggableUrl), null when none was set. */
+  url: string | null;
   attemptedAt: string;
   responseStatus: number | null;
   error: string | null;
@@ -74,7 +80,7 @@ interface Outcome {
  */
 async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[], schedule: readonly number[]): Promise<void> {
   await trx.insertInto('webhook_attempts').values(outcomes.map((o) => ({
-    delivery_id: o.row.id, attempted_at: o.attemptedAt, response_status: o.responseStatus, error: o.error, duration_ms: o.durationMs,
+    delivery_id: o.row.id, attempted_at: o.attemptedAt, response_status: o.responseStatus, error: o.error, duration_ms: o.durationMs, url: o.url,
   }))).execute();
   const succeeded = outcomes.filter((o) => o.error === null);
   if (succeeded.length > 0) {
@@ -142,8 +148,11 @@ export class WebhookDispatcher {
   private readonly stopController = new AbortController();
   private readonly sender: WebhookSender;
   private readonly maxWriters: number;
+  /** The delivery lines' logger: at info by default, even when the rest of the service is silent. */
+  private readonly attemptLog: Logger;
 
   constructor(private readonly deps: ProviderDeps, private readonly options: DispatcherOptions = {}) {
+    this.attemptLog = deps.logger.child({ component: 'webhooks' }, { level: deps.config.deliveryLogLevel });
     this.schedule = options.scheduleMs ?? RETRY_SCHEDULE_MS;
     this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
     this.leaseMs = this.timeoutMs + (options.leaseMarginMs ?? 5_000);
@@ -152,8 +161,8 @@ export class WebhookDispatcher {
     this.maxWriters = engineOf(deps.db) === 'postgres' ? 4 : 1;
     this.sender = new WebhookSender({
       maxSocketsPerEndpoint: this.perEndpoint,
-      // Sandbox mode delivers to localhost (the demo's merchant backend); a real service only to public addresses.
-      publicOnly: deps.config.sandbox ? undefined : (deps.resolveHost ?? systemResolver),
+      // Sandbox mode delivers to loopback too (the demo's merchant backend), never to link-local or private addresses.
+      addresses: { resolve: deps.resolveHost ?? systemResolver, allowLoopback: deps.config.sandbox },
     });
   }
 
@@ -191,8 +200,10 @@ export class WebhookDispatcher {
     // SQLite runs the statement alone, so the rows picked are still due; repeating the conditions there would make it
     // scan every due row (its planner then prefers that index over the ids), one claim costing as much as the backlog.
     if (postgres) claim = claim.where('status', '=', 'pending').where('next_attempt_at', '<=', now);
-    const rows = await claim.returning(['id', 'merchant_id', 'payload', 'attempt_count']).execute();
-    return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, payload: r.payload, attemptCount: r.attempt_count, lease }));
+    const rows = await claim.returning(['id', 'merchant_id', 'event_type', 'deposit_id', 'payload', 'attempt_count']).execute();
+    return rows.map((r) => ({
+      id: r.id, merchantId: r.merchant_id, eventType: r.event_type, depositId: r.deposit_id, payload: r.payload, attemptCount: r.attempt_count, lease,
+    }));
   }
 
   /** The webhook URL and secret of each merchant of `rows`, read once per claim (a rotated secret applies to the next claim). */
@@ -260,7 +271,12 @@ export class WebhookDispatcher {
     }
     const durationMs = Math.round(performance.now() - t0);
     const ok = error === null;
-    await this.record({ row, attemptedAt: started.toISOString(), responseStatus, error, durationMs, finishedAt: this.deps.now() });
+    const url = target?.url ? loggableUrl(target.url) : null;
+    await this.record({ row, url, attemptedAt: started.toISOString(), responseStatus, error, durationMs, finishedAt: this.deps.now() });
+    logAttempt(this.attemptLog, {
+      event: row.eventType, depositId: row.depositId, url: target?.url ?? null, status: responseStatus, error, ms: durationMs,
+      attempt: row.attemptCount + 1, deliveryId: id,
+    }, this.deps.config.sandbox);
     this.options.onAttempt?.({ deliveryId: id, attempt: row.attemptCount + 1, ok, responseStatus, error, durationMs });
   }
 

@@ -44,7 +44,7 @@ async function loadAccount() {
   $('webhook-form').elements.webhookUrl.value = account.webhookUrl ?? '';
   $('checkout-enabled').checked = account.checkoutEnabled;
   show(true);
-  await loadDeliveries();
+  await Promise.all([loadDeposits(), loadDeliveries()]);
 }
 
 function cell(row, text, className) {
@@ -86,6 +86,61 @@ async function loadDeliveries() {
     body.append(row);
   }
 }
+
+// ---- Deposits: each with its webhook attempts; in sandbox mode, pay or expire a pending one ----
+function attemptText(a) {
+  const outcome = a.status !== null ? `${a.status}` : `failed: ${a.error}`;
+  const hint = a.status === 401 || a.status === 403 ? ' (signature refused: the receiver must use this webhook secret)' : '';
+  return `${new Date(a.time).toLocaleTimeString()} ${a.event}: ${outcome}${hint} (${a.durationMs} ms)`;
+}
+
+async function loadDeposits() {
+  const { sandbox, deposits } = await call('/dashboard/api/deposits?limit=20');
+  const body = $('deposits');
+  body.replaceChildren();
+  for (const d of deposits) {
+    const row = document.createElement('tr');
+    row.dataset.depositId = d.depositId;
+    cell(row, new Date(d.createdAt).toLocaleString());
+    cell(row, d.depositId);
+    cell(row, d.method);
+    cell(row, `${d.amount} ${d.currency}`);
+    cell(row, d.status, `status-${d.status}`);
+    const attempts = cell(row, d.attempts.length ? '' : 'none yet');
+    if (d.attempts.length) {
+      const list = document.createElement('ol');
+      list.reversed = true;
+      for (const a of d.attempts) {
+        const li = document.createElement('li');
+        li.textContent = attemptText(a);
+        if (a.error !== null) li.className = 'status-failed';
+        list.append(li);
+      }
+      attempts.append(list);
+    }
+    const actions = cell(row, '');
+    if (sandbox && d.status === 'pending') {
+      for (const [action, label, done] of [['pay', 'Pay', 'Paid.'], ['expire', 'Expire', 'Expired.']]) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = `deposit-${action}`;
+        button.textContent = label;
+        button.addEventListener('click', () => run(async () => {
+          await call(`/dashboard/api/deposits/${encodeURIComponent(d.depositId)}/${action}`, { method: 'POST' });
+          notice(done, true);
+          await loadDeposits();
+          // The webhook goes out within moments: show its attempt.
+          setTimeout(() => run(loadDeposits), 1000);
+        }));
+        actions.append(button);
+      }
+    }
+    body.append(row);
+  }
+}
+
+$('refresh-deposits').addEventListener('click', () => run(loadDeposits));
+// ---- end of Deposits ----
 
 function run(task) {
   task().catch((err) => notice(err.message));
