@@ -42,6 +42,8 @@ interface DepositsTable {
   checkout_id: string | null;
   /** What arrived so far, in input_currency (migration 006; DESIGN.md 10). */
   paid_amount: Generated<string>;
+  /** 1 once a payment arrived after the deposit expired or was cancelled (migration 006). */
+  paid_late: Generated<number>;
   expired_at: string;
   created_at: string;
   updated_at: string;

@@ -84,6 +84,7 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
   let entries: HistoryEntry[];
   let type: DepositEventType;
   if (late) {
+    changes = { ...changes, paid_late: 1 };
     entries = [{ activity: 'Payment Received After Expiry', status: 'expired', description: 'Payment received after expiry' }];
     type = 'deposit.paid_late';
   } else if (paid.greaterThanOrEqualTo(due.minus(due.times(await underpaymentTolerance(trx, row.merchant_id)).dividedBy(100)))) {

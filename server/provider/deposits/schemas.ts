@@ -92,7 +92,8 @@ export const SandboxStatusSchema = z.object({
 }).openapi('SandboxStatusUpdate');
 
 export const SandboxPaymentSchema = z.object({
-  amount: positive().optional().openapi({ description: "What arrives, in the deposit's inputCurrency; default what is still due", example: 60000 }),
+  amount: z.union([positive(), z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, { error: 'must be a positive decimal' })]).optional()
+    .openapi({ description: "What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due", example: 60000 }),
 }).openapi('SandboxPayment');
 
 export const CheckoutRequestSchema = z.object({

@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   // What arrived so far, in the deposit's input currency (after a method switch: what the earlier payments are worth
   // in the new one), kept with the row so that a payment's rules read one locked row.
   await db.schema.alterTable('deposits').addColumn('paid_amount', 'text', (c) => c.notNull().defaultTo('0')).execute();
+  // 1 once a payment arrived after the deposit expired or was cancelled (the widget's paidLate, read with the row).
+  await db.schema.alterTable('deposits').addColumn('paid_late', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   // The merchant's underpayment tolerance, a percentage of the amount due (decimal text): a payment that falls short
   // by no more than it completes the deposit.
   await db.schema.alterTable('merchants').addColumn('underpayment_tolerance', 'text', (c) => c.notNull().defaultTo('0')).execute();
@@ -25,6 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('merchants').dropColumn('underpayment_tolerance').execute();
+  await db.schema.alterTable('deposits').dropColumn('paid_late').execute();
   await db.schema.alterTable('deposits').dropColumn('paid_amount').execute();
   await db.schema.dropTable('deposit_payments').execute();
 }
