@@ -66,7 +66,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
   router.openapi(createRoute({
     ...common, method: 'get', path: '/dashboard/api/account', summary: 'The signed-in merchant account',
     responses: {
-      200: ok(z.object({ clientId: z.string(), email: z.string(), name: z.string(), orgName: z.string(), webhookUrl: z.string().nullable(), checkoutEnabled: z.boolean() }), 'Account'),
+      200: ok(z.object({ clientId: z.string(), email: z.string(), name: z.string(), orgName: z.string(), webhookUrl: z.string().nullable(), checkoutEnabled: z.boolean(), underpaymentTolerance: z.number() }), 'Account'),
       ...errors,
     },
   }), async (c) => c.json({ statusCode: 200, message: 'Account', data: await accountOf(deps.db, c.get('merchant').merchantId) }, 200));
@@ -125,6 +125,22 @@ export function dashboardRoutes(deps: ProviderDeps) {
     const { enabled } = c.req.valid('json');
     await updateMerchant(deps.db, c.get('merchant').merchantId, { checkout_enabled: enabled ? 1 : 0 }, deps.now());
     return c.json({ statusCode: 200, message: enabled ? 'Checkout enabled' : 'Checkout disabled', data: { checkoutEnabled: enabled } }, 200);
+  });
+
+  router.openapi(createRoute({
+    ...common, method: 'put', path: '/dashboard/api/underpayment-tolerance', summary: 'Set the underpayment tolerance (DESIGN.md 10)',
+    description: 'A percentage of the amount due, 0 to 100 with at most 2 decimal places: a payment short by no more than it completes the deposit.',
+    request: {
+      body: {
+        content: { 'application/json': { schema: z.object({ underpaymentTolerance: z.number({ error: 'must be a number' }).min(0, { error: 'must be from 0 to 100' }).max(100, { error: 'must be from 0 to 100' }).multipleOf(0.01, { error: 'has at most 2 decimal places' }) }) } },
+        required: true,
+      },
+    },
+    responses: { 200: ok(z.object({ underpaymentTolerance: z.number() }), 'Saved'), ...errors },
+  }), async (c) => {
+    const { underpaymentTolerance } = c.req.valid('json');
+    await updateMerchant(deps.db, c.get('merchant').merchantId, { underpayment_tolerance: String(underpaymentTolerance) }, deps.now());
+    return c.json({ statusCode: 200, message: 'Underpayment tolerance saved', data: { underpaymentTolerance } }, 200);
   });
 
   const Limit = z.string(stringError).regex(/^\d{1,3}$/, 'must be a whole number').transform(Number)
