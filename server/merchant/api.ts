@@ -101,6 +101,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const service = new MerchantService(client, config, shared, {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
     onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
+    onDepositPartiallyPaid: options.onDepositPartiallyPaid, onDepositPaidLate: options.onDepositPaidLate,
   }, now);
 
   const api = new Hono();

@@ -194,7 +194,7 @@ export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (
   }
   const currencies = list('currencies').map((c) => c.toUpperCase());
   for (const code of currencies) if (!/^[A-Z]{3}$/.test(code)) problems.push(`${label('currencies')}: "${code}" is not a 3-letter currency code`);
-  for (const name of ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired'] as const) hook(name);
+  for (const name of ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired', 'onDepositPartiallyPaid', 'onDepositPaidLate'] as const) hook(name);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') problems.push('fetch must be a function');
   const optionalText = (name: 'redisUrl' | 'redisPrefix' | 'dataDir') => {
     const value = options[name];
