@@ -258,6 +258,16 @@ export class MerchantService {
     return (await this.deposits.update(await this.view(updated))).deposit!;
   }
 
+  /** Sandbox only: POST /v1/deposit/:id/payments {amount?} (DESIGN.md 10): a payment, by default of what is still due. */
+  async sandboxPay(id: string, amount?: string): Promise<StoredDeposit> {
+    await this.requireCheckout(id);
+    const deposit = await this.deposits.get(id).catch(() => null);
+    if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
+    const updated = await this.client.sandboxPay(id, amount);
+    if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
+    return (await this.deposits.update(await this.view(updated))).deposit!;
+  }
+
   /** Whether the id is a checkout's (for SSE). */
   async exists(id: string): Promise<boolean> {
     return this.checkouts.get(id);

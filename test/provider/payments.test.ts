@@ -271,3 +271,18 @@ describe('payments (DESIGN.md 10)', () => {
     });
   });
 });
+
+describe('payments in the OpenAPI document (DESIGN.md 10)', () => {
+  it('documents the Deposit\'s payment fields, the sandbox payments endpoint and the two webhook types', async () => {
+    const p = await createTestProvider();
+    try {
+      const doc = await (await p.app.request('http://localhost/v1/openapi.json')).json() as {
+        paths: Record<string, Record<string, unknown>>; webhooks: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+      };
+      for (const field of ['paidAmount', 'remainingAmount', 'overpaidAmount', 'payments']) assert.ok(doc.components.schemas.Deposit.properties![field], field);
+      assert.deepEqual(Object.keys(doc.components.schemas.DepositPayment.properties!).sort(), ['amount', 'currency', 'late', 'receivedAt']);
+      assert.ok(doc.paths['/v1/deposit/{depositId}/payments'].post);
+      assert.ok(doc.webhooks['deposit.partially_paid'] && doc.webhooks['deposit.paid_late']);
+    } finally { await p.close(); }
+  });
+});
