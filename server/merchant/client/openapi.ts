@@ -2095,10 +2095,10 @@ export interface components {
         };
         SandboxPayment: {
             /**
-             * @description What arrives, in the deposit's inputCurrency; default what is still due
+             * @description What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due
              * @example 60000
              */
-            amount?: number;
+            amount?: number | string;
         };
         Bank: {
             /** @example BCA */
