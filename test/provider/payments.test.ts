@@ -261,6 +261,22 @@ describe('payments (DESIGN.md 10)', () => {
       assert.deepEqual(await types(id), ['deposit.partially_paid', 'deposit.completed']);
     });
 
+    it('the hosted page has a sandbox panel that pays a chosen amount (sandbox mode only)', async () => {
+      const { id } = await dataOf<{ id: string }>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }));
+      const html = await (await request('GET', `/checkout/${id}`)).text();
+      assert.match(html, new RegExp(`<form id="kasir-sandbox-pay" data-checkout="${id}">`));
+      assert.match(html, /<input name="amount"/);
+      const script = await request('GET', '/checkout/sandbox-panel.js');
+      assert.equal(script.status, 200);
+      assert.match(await script.text(), /\/checkout\/api\/sandbox\/checkouts\/.*\/pay/);
+      const prod = await createTestProvider({ sandbox: false });
+      try {
+        const other = await dataOf<{ id: string }>(await prod.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }));
+        assert.doesNotMatch(await (await prod.app.request(`http://localhost/checkout/${other.id}`)).text(), /kasir-sandbox-pay/);
+        assert.equal((await prod.app.request('http://localhost/checkout/sandbox-panel.js')).status, 404);
+      } finally { await prod.close(); }
+    });
+
     it('the hosted widget API\'s sandbox pay takes {amount}', async () => {
       const { id } = await dataOf<{ id: string }>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }));
       await request('POST', `/checkout/api/checkouts/${id}/deposit`, { method: 'BRI_TRANSFER' });
