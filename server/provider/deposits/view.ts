@@ -26,7 +26,7 @@ function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCrypto
 }
 
 /** One payment that arrived for a deposit (DESIGN.md 10). */
-export interface PaymentView { amount: number; currency: string; receivedAt: string; late: boolean }
+interface PaymentView { amount: number; currency: string; receivedAt: string; late: boolean }
 
 /** What a deposit's payments add up to, in its input currency (DESIGN.md 10): exact decimals. */
 export interface PaidAmounts { paid: Money; remaining: Money; overpaid: Money }
