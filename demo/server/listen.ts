@@ -15,11 +15,18 @@ export async function listenStorefront(options: MerchantServerOptions): Promise<
     logger: log,
     distDir: process.env.KASIR_DIST_DIR,
     // A real shop marks its order paid here (and ships it); the demo logs it.
-    onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId }) => {
-      orders.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+    onDepositCompleted: ({ checkoutId, orderId, deposit, webhookId, paidAmount, overpaidAmount }) => {
+      orders.info({ checkoutId, orderId, webhookId, amount: deposit.inputAmount, currency: deposit.inputCurrency, paidAmount, overpaidAmount }, 'deposit completed');
     },
-    onDepositExpired: ({ checkoutId, orderId, webhookId }) => {
-      orders.info({ checkoutId, orderId, webhookId }, 'deposit expired');
+    onDepositExpired: ({ checkoutId, orderId, webhookId, paidAmount }) => {
+      // paidAmount above "0": the shop owes it back (DESIGN.md 10).
+      orders.info({ checkoutId, orderId, webhookId, paidAmount }, 'deposit expired');
+    },
+    onDepositPartiallyPaid: ({ checkoutId, orderId, webhookId, payment, remainingAmount }) => {
+      orders.info({ checkoutId, orderId, webhookId, payment, remainingAmount }, 'partial payment received');
+    },
+    onDepositPaidLate: ({ checkoutId, orderId, webhookId, payment }) => {
+      orders.info({ checkoutId, orderId, webhookId, payment }, 'payment received after expiry: refund it');
     },
   }));
   log.info({ url: merchant.url, redis: !!options.redisUrl }, `demo shop on ${merchant.url} (also /react/ and /vue/), widget API on ${merchant.url}/api`);
