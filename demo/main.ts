@@ -5,6 +5,7 @@ import type { KasirCheckout } from '../widget/kasir-checkout.js';
 const checkout = document.querySelector<KasirCheckout>('#checkout')!;
 const payButton = document.querySelector<HTMLButtonElement>('#pay')!;
 const expireButton = document.querySelector<HTMLButtonElement>('#expire')!;
+const amountInput = document.querySelector<HTMLInputElement>('#pay-amount')!;
 const status = document.querySelector<HTMLElement>('#sandbox-status')!;
 const log = document.querySelector<HTMLOListElement>('#log')!;
 let checkoutId = '';
@@ -20,7 +21,9 @@ function note(type: string, detail: string) {
 }
 
 function sandboxReady(state: string) {
-  payButton.disabled = expireButton.disabled = !(checkoutId && state === 'pending');
+  expireButton.disabled = !(checkoutId && state === 'pending');
+  // A payment may also arrive after expiry (DESIGN.md 10): it is recorded late, and the shop owes it back.
+  payButton.disabled = !(checkoutId && (state === 'pending' || state === 'expired'));
 }
 
 checkout.addEventListener('kasir-ready', (e) => {
@@ -39,9 +42,16 @@ new MutationObserver(() => sandboxReady(checkout.state)).observe(checkout, { att
 
 async function sandbox(action: 'pay' | 'expire') {
   status.textContent = '';
-  const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(checkoutId)}/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+  // Paying a chosen amount (short, over, late); without one, what is still due.
+  const amount = action === 'pay' ? amountInput.value.trim() : '';
+  const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(checkoutId)}/${action}`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, ...(amount ? { body: JSON.stringify({ amount }) } : {}),
+  });
   const body = await res.json().catch(() => null);
-  status.textContent = res.ok ? `Sandbox: deposit ${body?.data?.status}.` : `Sandbox: ${body?.message ?? res.statusText}`;
+  const d = body?.data;
+  status.textContent = !res.ok ? `Sandbox: ${body?.message ?? res.statusText}`
+    : d?.paidAmount !== undefined ? `Sandbox: deposit ${d.status}; paid ${d.paidAmount}, still due ${d.remainingAmount} ${d.currency}.`
+      : `Sandbox: deposit ${d?.status}.`;
 }
 payButton.addEventListener('click', () => sandbox('pay'));
 expireButton.addEventListener('click', () => sandbox('expire'));

@@ -15,11 +15,18 @@ export async function listenStorefront(options: MerchantServerOptions): Promise<
     logger: log,
     distDir: process.env.KASIR_DIST_DIR,
     // A real shop marks its order paid here (and ships it); the demo logs it.
-    onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }) => {
-      orders.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+    onDepositCompleted: ({ checkoutId, orderId, deposit, eventId, paidAmount, overpaidAmount }) => {
+      orders.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency, paidAmount, overpaidAmount }, 'deposit completed');
     },
-    onDepositExpired: ({ checkoutId, orderId, eventId }) => {
-      orders.info({ checkoutId, orderId, webhookId: eventId }, 'deposit expired');
+    onDepositExpired: ({ checkoutId, orderId, eventId, paidAmount }) => {
+      // paidAmount above "0": the shop owes it back (DESIGN.md 10).
+      orders.info({ checkoutId, orderId, webhookId: eventId, paidAmount }, 'deposit expired');
+    },
+    onDepositPartiallyPaid: ({ checkoutId, orderId, eventId, payment, remainingAmount }) => {
+      orders.info({ checkoutId, orderId, webhookId: eventId, payment, remainingAmount }, 'partial payment received');
+    },
+    onDepositPaidLate: ({ checkoutId, orderId, eventId, payment }) => {
+      orders.info({ checkoutId, orderId, webhookId: eventId, payment }, 'payment received after expiry: refund it');
     },
   }));
   log.info({ url: merchant.url, redis: !!options.redisUrl }, `demo shop on ${merchant.url} (also /react/ and /vue/), widget API on ${merchant.url}/api`);

@@ -40,6 +40,8 @@ export interface WidgetBackend {
   cancel(id: string): Promise<WidgetDepositRecord>;
   /** Sandbox only: the payment arrives, or the time runs out. Without it the sandbox routes do not exist. */
   sandboxSet?(id: string, status: 'completed' | 'expired'): Promise<WidgetDepositRecord>;
+  /** Sandbox only: a payment of `amount` (decimal text, in the deposit's currency; default what is still due; DESIGN.md 10). */
+  sandboxPay?(id: string, amount?: string): Promise<WidgetDepositRecord>;
 }
 
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
@@ -91,6 +93,14 @@ export function ok<T>(c: Context, data: T, status: 200 | 201 = 200, message = 'S
   return c.json({ statusCode: status, message, data }, status);
 }
 
+/** A sandbox payment's `amount`: absent, or a positive decimal (JSON number or decimal text). */
+function paymentAmount(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof text !== 'string' || !/^\d{1,20}(\.\d{1,18})?$/.test(text)) throw new ApiError(400, 'amount: send a positive decimal amount');
+  return text;
+}
+
 /** The widget API's routes over a backend, to mount at the API's root. */
 export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date.now): Hono {
   const app = new Hono();
@@ -123,9 +133,15 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
 
   app.post('/checkouts/:id/cancel', stateChanging, async (c) => ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'));
 
-  const { sandboxSet } = backend;
+  const { sandboxSet, sandboxPay } = backend;
   if (sandboxSet) {
-    app.post('/sandbox/checkouts/:id/pay', stateChanging, async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'completed')), 200, 'Sandbox: deposit paid'));
+    // Body {amount?} (optional, as JSON): a payment of that amount; without it, of what is still due.
+    app.post('/sandbox/checkouts/:id/pay', stateChanging, async (c) => {
+      const id = checkoutIdParam(c);
+      const amount = paymentAmount((await jsonBody(c)).amount);
+      const deposit = sandboxPay ? await sandboxPay.call(backend, id, amount) : await sandboxSet.call(backend, id, 'completed');
+      return ok(c, stamped(deposit), 200, 'Sandbox: payment received');
+    });
     app.post('/sandbox/checkouts/:id/expire', stateChanging, async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'expired')), 200, 'Sandbox: deposit expired'));
   }
   return app;

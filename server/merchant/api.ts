@@ -122,6 +122,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const service = new MerchantService(client, config, shared, {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
     onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
+    onDepositPartiallyPaid: options.onDepositPartiallyPaid, onDepositPaidLate: options.onDepositPaidLate,
   }, now);
 
   const api = new Hono();
@@ -248,6 +249,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     readDeposit: (id) => service.readDeposit(id),
     cancel: (id) => service.cancel(id),
     sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,
+    sandboxPay: config.sandbox ? (id, amount) => service.sandboxPay(id, amount) : undefined,
   }, now));
 
   // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget

@@ -3,7 +3,7 @@ export { createKasirApi, type KasirApi, type ServerOrder } from './api.js';
 export { ConfigError, loadMerchantConfig, type FeesPaidBy, type KasirApiOptions, type MerchantConfig, type MerchantServerOptions } from './config.js';
 export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
 export { toNodeHandler } from './node-handler.js';
-export type { CompletedDeposit, DepositHookEvent, ExpiredDeposit, MerchantHooks, PricedOrder } from './service.js';
+export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder } from './service.js';
 export { verifyWebhook, type KasirWebhookEvent, type VerifyWebhookOptions } from './verify-webhook.js';
 export { createLogger, type Logger } from '../common/log.js';
 export { WebhookVerificationError, type ReplayGuard, type WebhookVerificationReason } from '../common/standard-webhooks.js';

@@ -35,7 +35,7 @@ local cur = redis.call('HMGET', KEYS[1], 'j', 't', 'u')
 local take
 if not cur[1] or cur[1] == 'null' then take = true
 elseif ARGV[1] == 'null' then take = false
-elseif cur[2] == '1' then take = false
+elseif cur[2] == '1' then take = ARGV[2] == '1' and tonumber(ARGV[3]) > tonumber(cur[3])
 elseif ARGV[2] == '1' then take = true
 else take = tonumber(ARGV[3]) >= tonumber(cur[3]) end
 if not take then

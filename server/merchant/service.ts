@@ -31,12 +31,37 @@ export interface DepositHookEvent {
   eventId: string;
   /** @deprecated The same value as `eventId`, under its first name. */
   webhookId: string;
+  /** What arrived for the deposit so far, in `deposit.inputCurrency`: exact decimal text (DESIGN.md 10). */
+  paidAmount: string;
 }
 
-/** What `onDepositCompleted` receives. */
-export type CompletedDeposit = DepositHookEvent;
-/** What `onDepositExpired` receives: the same fields as a completion. */
+/** One payment that arrived (DESIGN.md 10): its amount as exact decimal text, in `currency`. */
+export interface DepositPayment {
+  amount: string;
+  currency: string;
+  receivedAt: string;
+  /** It arrived after the deposit expired or was cancelled. */
+  late: boolean;
+}
+
+/** What `onDepositCompleted` receives; `overpaidAmount` is what arrived beyond the amount due ("0" when none). */
+export interface CompletedDeposit extends DepositHookEvent {
+  overpaidAmount: string;
+}
+
+/** What `onDepositExpired` receives; a `paidAmount` above "0" was paid and is owed back. */
 export type ExpiredDeposit = DepositHookEvent;
+
+/** What `onDepositPartiallyPaid` receives: the payment that arrived, and what is still due. */
+export interface PartiallyPaidDeposit extends DepositHookEvent {
+  payment: DepositPayment;
+  remainingAmount: string;
+}
+
+/** What `onDepositPaidLate` receives: the payment that arrived after expiry (owed back). */
+export interface PaidLateDeposit extends DepositHookEvent {
+  payment: DepositPayment;
+}
 
 export interface MerchantHooks {
   /**
@@ -53,9 +78,19 @@ export interface MerchantHooks {
   onDepositCompleted?: (event: CompletedDeposit) => void | Promise<void>;
   /**
    * Called once per deposit when its expiry webhook lands (the shopper did not pay in time, or cancelled), e.g. to
-   * release the order's stock. If it throws, the webhook is answered 503 and retried.
+   * release the order's stock; `paidAmount` above "0" is money to refund. If it throws, the webhook is answered 503 and retried.
    */
   onDepositExpired?: (event: ExpiredDeposit) => void | Promise<void>;
+  /**
+   * Called once per payment that arrives short while the deposit is pending (webhook deposit.partially_paid,
+   * DESIGN.md 10): the shopper may pay the rest. If it throws, the webhook is answered 503 and retried.
+   */
+  onDepositPartiallyPaid?: (event: PartiallyPaidDeposit) => void | Promise<void>;
+  /**
+   * Called once per payment that arrives after the deposit expired or was cancelled (webhook deposit.paid_late,
+   * DESIGN.md 10): the shop owes it back. If it throws, the webhook is answered 503 and retried.
+   */
+  onDepositPaidLate?: (event: PaidLateDeposit) => void | Promise<void>;
 }
 
 interface CheckoutMeta {
@@ -225,6 +260,16 @@ export class MerchantService {
     const deposit = await this.deposits.get(id).catch(() => null);
     if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
     const updated = await this.client.sandboxUpdateDeposit(id, status);
+    if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
+    return (await this.deposits.update(await this.view(updated))).deposit!;
+  }
+
+  /** Sandbox only: POST /v1/deposit/:id/payments {amount?} (DESIGN.md 10): a payment, by default of what is still due. */
+  async sandboxPay(id: string, amount?: string): Promise<StoredDeposit> {
+    await this.requireCheckout(id);
+    const deposit = await this.deposits.get(id).catch(() => null);
+    if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
+    const updated = await this.client.sandboxPay(id, amount);
     if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
     return (await this.deposits.update(await this.view(updated))).deposit!;
   }

@@ -70,11 +70,14 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-/** Whether `next` may replace `current`: a terminal status is final, and an older update never wins. */
+/**
+ * Whether `next` may replace `current`: a terminal status is final (only a newer terminal update, a payment that
+ * arrived late, DESIGN.md 10, replaces it), and an older update never wins.
+ */
 export function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
   if (!current) return true;
   if (!next) return false; // a deposit never disappears
-  if (TERMINAL.has(current.status)) return false;
+  if (TERMINAL.has(current.status)) return TERMINAL.has(next.status) && Date.parse(next.updatedAt) > Date.parse(current.updatedAt);
   if (TERMINAL.has(next.status)) return true;
   return Date.parse(next.updatedAt) >= Date.parse(current.updatedAt);
 }

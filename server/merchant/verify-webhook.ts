@@ -5,11 +5,12 @@ import type { Deposit } from './client/types.js';
 
 /** The body of a payment-service webhook (DESIGN.md section 3, Webhooks). orderId = depositId = the checkout id. */
 export interface KasirWebhookEvent {
-  type: 'deposit.completed' | 'deposit.expired';
+  /** DESIGN.md 3 and 10: deposit.partially_paid (status pending) and deposit.paid_late (status expired) report payments. */
+  type: 'deposit.completed' | 'deposit.expired' | 'deposit.partially_paid' | 'deposit.paid_late';
   orderId: string;
   depositId: string;
   reference?: string;
-  status: 'completed' | 'expired';
+  status: 'completed' | 'expired' | 'pending';
   data: Deposit;
   timestamp: string;
 }

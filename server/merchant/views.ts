@@ -141,6 +141,22 @@ export interface DepositContext {
   orderAmount?: string;
 }
 
+type PaidFields = Pick<StoredDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate'>;
+
+/**
+ * What arrived, what is still due and what arrived beyond it (DESIGN.md 10), as decimal text in the deposit's currency.
+ * A service that does not report payments: nothing arrived before completion, and all of it once completed.
+ */
+function paidFields(d: UpstreamDeposit, format: (value: Decimal) => string): PaidFields {
+  const amount = num(d.inputAmount) ?? new Decimal(0);
+  const reported = num(d.paidAmount);
+  const paid = reported ?? (d.status === 'completed' ? amount : new Decimal(0));
+  const remaining = num(d.remainingAmount) ?? (d.status === 'completed' ? new Decimal(0) : Decimal.max(amount.minus(paid), 0));
+  const overpaid = num(d.overpaidAmount) ?? Decimal.max(paid.minus(amount), 0);
+  const late = Array.isArray(d.payments) && d.payments.some((p) => p?.late === true);
+  return { paidAmount: format(paid), remainingAmount: format(remaining), overpaidAmount: format(overpaid), paidLate: late };
+}
+
 /** The rate a converted deposit is priced at (its exchangeInfo), when it converts. */
 function depositExchangeRate(d: UpstreamDeposit): ExchangeRate | undefined {
   const info = d.exchangeInfo;
@@ -153,11 +169,14 @@ function depositExchangeRate(d: UpstreamDeposit): ExchangeRate | undefined {
  * (server/common/payment-uri.ts). Network, decimals, chain id and token come from the session's method; without it
  * (a service whose session does not say) the id's parts name the asset, and there is no paymentUri to show.
  */
-function cryptoDepositView(d: UpstreamDeposit, known: KnownMethod | undefined, base: Omit<StoredDeposit, 'method' | 'amount' | 'fee'>): StoredDeposit {
+function cryptoDepositView(d: UpstreamDeposit, known: KnownMethod | undefined, base: Omit<StoredDeposit, 'method' | 'amount' | 'fee' | keyof PaidFields>): StoredDeposit {
   const crypto = known?.crypto;
   const [symbol, network = ''] = d.inputCurrency.split('-');
   const decimals = crypto?.decimals ?? Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0);
   const amount = tokenAmount(d.inputAmount);
+  const paid = paidFields(d, (value) => tokenAmount(value));
+  // Pending after a partial payment, the payment request asks for the rest only (DESIGN.md 10).
+  const asked = statusOf(d) === 'pending' && new Decimal(paid.remainingAmount).greaterThan(0) ? paid.remainingAmount : amount;
   const address = d.paymentCrypto?.payoutWallet;
   const exchangeRate = depositExchangeRate(d);
   const view: StoredDeposit = {
@@ -165,6 +184,7 @@ function cryptoDepositView(d: UpstreamDeposit, known: KnownMethod | undefined, b
     method: { kind: 'crypto', code: d.inputCurrency, name: known ? methodName(known) : d.inputCurrency, image: known?.image ?? '' },
     amount,
     fee: '0',
+    ...paid,
     ...(crypto ? cryptoAsset(crypto) : { symbol, network, networkName: network, decimals }),
     ...(exchangeRate ? { exchangeRate } : {}),
   };
@@ -172,7 +192,7 @@ function cryptoDepositView(d: UpstreamDeposit, known: KnownMethod | undefined, b
     view.address = address;
     if (crypto) {
       view.paymentUri = paymentUri({
-        blockchainType: crypto.blockchainType, payoutWallet: address, amount, decimals: crypto.decimals, chainId: crypto.chainId,
+        blockchainType: crypto.blockchainType, payoutWallet: address, amount: asked, decimals: crypto.decimals, chainId: crypto.chainId,
         assetAddress: crypto.address, symbol: crypto.symbol,
       });
     }
@@ -180,8 +200,10 @@ function cryptoDepositView(d: UpstreamDeposit, known: KnownMethod | undefined, b
   return view;
 }
 
+const statusOf = (d: Pick<UpstreamDeposit, 'status'>): DepositStatus => (d.status === 'completed' || d.status === 'expired' ? d.status : 'pending');
+
 export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDeposit {
-  const status: DepositStatus = d.status === 'completed' || d.status === 'expired' ? d.status : 'pending';
+  const status = statusOf(d);
   if (d.depositType === 'crypto') {
     const known = ctx.methods?.find((m) => m.bankCode === d.inputCurrency);
     const base = { id: d.depositId, checkoutId: d.depositId, status, currency: d.inputCurrency, expiresAt: d.expiredAt, updatedAt: d.updatedAt };
@@ -208,6 +230,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
     currency: d.inputCurrency,
     amount: decimalText(d.inputAmount),
     fee: ctx.feesPaidBy === 'shopper' ? shopperFee(d, ctx.orderAmount) : '0',
+    ...paidFields(d, decimalText),
     ...(exchangeRate ? { exchangeRate } : {}),
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,

@@ -1,5 +1,7 @@
 // The webhook receiver: Standard Webhooks v1 verification and staleness, dedupe on webhook-id (in the shared state:
-// across copies and restarts), then the cache update (which wakes SSE listeners) and the merchant's completion or expiry hook.
+// across copies and restarts), then the cache update (which wakes SSE listeners) and the merchant's hook for the event:
+// completed, expired, partially paid or paid late (DESIGN.md 10).
+import { Decimal } from 'decimal.js';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,9 +10,11 @@ import type { Logger } from '../common/log.js';
 import { ConfigError } from './config.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
-import type { DepositHookEvent, MerchantService } from './service.js';
+import type { DepositPayment, MerchantHooks, MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
 import type { Warnings } from './warnings.js';
+
+type HookName = Exclude<keyof MerchantHooks, 'priceOrder' | 'onCheckoutCreated'>;
 
 interface DepositWebhook {
   type?: string;
@@ -45,6 +49,18 @@ const HOOK_TTL_MS = 30 * 24 * 3600_000;
  */
 const BUSY_WAIT_MS = LEASE_MS + 2_000;
 
+/** An amount of the service's Deposit (a JSON number) as exact decimal text; "0" when absent. */
+function amountText(value: unknown): string {
+  return typeof value === 'number' && Number.isFinite(value) ? new Decimal(value).toFixed() : '0';
+}
+
+/** The payment an event reports: the deposit's newest. */
+function paymentOf(deposit: UpstreamDeposit): DepositPayment | undefined {
+  const last = Array.isArray(deposit.payments) ? deposit.payments.at(-1) : undefined;
+  if (!last) return undefined;
+  return { amount: amountText(last.amount), currency: last.currency, receivedAt: last.receivedAt, late: last.late === true };
+}
+
 /** Another request is processing the same webhook or running the same deposit's hook now: the sender retries. */
 class BusyError extends Error {}
 
@@ -73,27 +89,23 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
   };
 
   /**
-   * Runs the deposit's completion or expiry hook unless it ran (on any copy, before any restart). Claimed first, so
-   * two deliveries for one deposit (a retry, a dashboard "Resend" with a new webhook id) cannot both run it; released
-   * when it throws, so the retry runs it; marked done once it returned. A crash between its return and the mark is
-   * the one window in which it runs again, with the same eventId (the delivery's webhook-id): the shop keys its write
-   * on it (README "Idempotent hooks").
+   * Runs the hook of a deposit's event unless it ran (on any copy, before any restart). Claimed first, so two
+   * deliveries of one event (a retry, a dashboard "Resend" with a new webhook id) cannot both run it; released when it
+   * throws, so the retry runs it; marked done once it returned. A crash between its return and the mark is the one
+   * window in which it runs again, with the same eventId (the delivery's webhook-id): the shop keys its write on it
+   * (README "Idempotent hooks").
    */
-  const runHookOnce = async (status: 'completed' | 'expired', deposit: UpstreamDeposit, eventId: string) => {
-    const hook = status === 'completed' ? service.hooks.onDepositCompleted : service.hooks.onDepositExpired;
+  const runHookOnce = async (key: string, name: HookName, hook: (() => void | Promise<void>) | undefined) => {
     if (!hook) return;
-    const id = deposit.depositId;
-    const claim = await claimWaiting(`hook:${status}:${id}`);
+    const claim = await claimWaiting(key);
     if (claim.state === 'done') return;
-    if (claim.state === 'busy') throw new BusyError(`the ${status} hook of ${id} is running`);
+    if (claim.state === 'busy') throw new BusyError(`the hook ${key} is running`);
     try {
-      const saved = await service.savedCheckout(id);
-      const event: DepositHookEvent = { checkoutId: id, orderId: saved?.orderId, deposit, eventId, webhookId: eventId };
       await holding(claim, async () => {
         try {
-          await hook(event);
+          await hook();
         } catch (err) {
-          options.warnings.hookFailed(status === 'completed' ? 'onDepositCompleted' : 'onDepositExpired', err, { checkoutId: id, webhookId: eventId });
+          options.warnings.hookFailed(name, err, { key });
           throw err;
         }
       });
@@ -102,6 +114,36 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       throw err;
     }
     await shared.finish(claim, HOOK_TTL_MS);
+  };
+
+  /**
+   * The merchant's hook for a webhook's event, with its claim key: completed and expired once per deposit; a partial
+   * or late payment once per payment (the deposit's payment count tells them apart). Older senders name no type:
+   * the status decides.
+   */
+  const hookOf = async (type: string | undefined, deposit: UpstreamDeposit, eventId: string): Promise<{ key: string; name: HookName; run?: () => void | Promise<void> } | undefined> => {
+    const { hooks } = service;
+    const id = deposit.depositId;
+    const base = async () => ({ checkoutId: id, orderId: (await service.savedCheckout(id))?.orderId, deposit, eventId, webhookId: eventId, paidAmount: amountText(deposit.paidAmount) });
+    const payment = paymentOf(deposit);
+    if (type === 'deposit.partially_paid' && payment) {
+      const hook = hooks.onDepositPartiallyPaid;
+      return { name: 'onDepositPartiallyPaid', key: `hook:partially_paid:${id}:${deposit.payments.length}`, run: hook && (async () => hook({ ...(await base()), payment, remainingAmount: amountText(deposit.remainingAmount) })) };
+    }
+    if (type === 'deposit.paid_late' && payment) {
+      const hook = hooks.onDepositPaidLate;
+      return { name: 'onDepositPaidLate', key: `hook:paid_late:${id}:${deposit.payments.length}`, run: hook && (async () => hook({ ...(await base()), payment })) };
+    }
+    if (type !== undefined && type !== 'deposit.completed' && type !== 'deposit.expired') return undefined;
+    if (deposit.status === 'completed') {
+      const hook = hooks.onDepositCompleted;
+      return { name: 'onDepositCompleted', key: `hook:completed:${id}`, run: hook && (async () => hook({ ...(await base()), overpaidAmount: amountText(deposit.overpaidAmount) })) };
+    }
+    if (deposit.status === 'expired') {
+      const hook = hooks.onDepositExpired;
+      return { name: 'onDepositExpired', key: `hook:expired:${id}`, run: hook && (async () => hook(await base())) };
+    }
+    return undefined;
   };
 
   const app = new Hono();
@@ -156,8 +198,8 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       const depositId = deposit?.depositId ?? event.depositId ?? event.orderId;
       if (deposit) {
         await service.deposits.update(await service.view(deposit));
-        const { status } = deposit;
-        if (status === 'completed' || status === 'expired') await holding(claim, () => runHookOnce(status, deposit, id));
+        const hook = await hookOf(typeof event.type === 'string' ? event.type : undefined, deposit, id);
+        if (hook) await holding(claim, () => runHookOnce(hook.key, hook.name, hook.run));
       } else if (typeof depositId === 'string') {
         // No deposit in the body: re-read it now (bounded), which updates the cache and wakes listeners.
         service.deposits.invalidate(depositId);

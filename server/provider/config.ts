@@ -58,6 +58,12 @@ export interface SandboxOptions {
   /** Per-attempt timeout of a webhook POST, in ms. `KASIR_WEBHOOK_TIMEOUT_MS`, else 10000. */
   webhookTimeoutMs?: number;
   /**
+   * The seeded merchant's underpayment tolerance, a percentage of the amount due from 0 to 100 (DESIGN.md 10): a payment
+   * short by no more completes the deposit. Set on every start when given; `KASIR_UNDERPAYMENT_TOLERANCE`, else the
+   * dashboard's setting (0 at first).
+   */
+  underpaymentTolerance?: number | string;
+  /**
    * Deliver webhooks from the start (default true). With false, deliveries wait (in the outbox) until
    * `RunningSandbox.startDelivery()`: a process that starts the sandbox before the merchant backend it delivers to
    * (`npm start`) calls it once that backend listens, so the first webhooks do not go to retry.
@@ -102,6 +108,8 @@ export interface ProviderConfig {
   logLevel: LogLevel;
   /** The level of the webhook delivery lines: logLevel when one was given, else info (they show by default). */
   deliveryLogLevel: LogLevel;
+  /** The seeded merchant's underpayment tolerance (percent, decimal text), when given. */
+  underpaymentTolerance?: string;
 }
 
 /** A bad option or environment variable; `setting` is its name as the caller wrote it (`port`, `PROVIDER_PORT`). */
@@ -114,7 +122,7 @@ export class SandboxConfigError extends Error {
 
 const OPTION_NAMES: ReadonlySet<string> = new Set<keyof SandboxOptions>([
   'port', 'host', 'baseUrl', 'dataDir', 'databaseUrl', 'webhookUrl', 'sandbox', 'smtpUrl', 'scryptN', 'expirySeconds',
-  'sweepIntervalMs', 'rates', 'webhookTimeoutMs', 'deliverWebhooks', 'logLevel', 'now', 'env',
+  'sweepIntervalMs', 'rates', 'webhookTimeoutMs', 'deliverWebhooks', 'logLevel', 'now', 'env', 'underpaymentTolerance',
 ]);
 const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const EXPIRY_KINDS = ['va', 'bank', 'qris', 'ewallet', 'crypto'] as const;
@@ -159,6 +167,15 @@ function boolean(s: Setting): boolean {
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
   throw new SandboxConfigError(s.name, 'must be true or false', s.value);
+}
+
+/** A percentage from 0 to 100, at most 2 decimal places, as decimal text ("2.5"). */
+function percentage(s: Setting): string {
+  const raw = typeof s.value === 'number' && Number.isFinite(s.value) ? String(s.value) : s.value;
+  if (typeof raw !== 'string' || !/^\s*\d{1,3}(\.\d{1,2})?\s*$/.test(raw) || Number(raw) > 100) {
+    throw new SandboxConfigError(s.name, 'must be a percentage from 0 to 100 (at most 2 decimal places)', s.value);
+  }
+  return String(Number(raw));
 }
 
 const PORT_PROBLEM = 'must be a port number from 0 to 65535 (0 picks a free port)';
@@ -278,6 +295,8 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
   if (options.now !== undefined && typeof options.now !== 'function') throw new SandboxConfigError('now', 'must be a function returning a Date', options.now);
   checkOtherVariables(env);
   const rates = rateTable(pick('rates', 'KASIR_SANDBOX_RATES'));
+  const toleranceSetting = pick('underpaymentTolerance', 'KASIR_UNDERPAYMENT_TOLERANCE');
+  const underpaymentTolerance = toleranceSetting ? percentage(toleranceSetting) : undefined;
   // Last, once every value is known good: a bad option leaves no directory behind.
   const dataDir = writableDir(dataSetting);
 
@@ -298,5 +317,6 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
     webhookTimeoutMs,
     logLevel: logLevel as LogLevel,
     deliveryLogLevel: (logSetting ? logLevel : 'info') as LogLevel,
+    underpaymentTolerance,
   };
 }

@@ -128,6 +128,11 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     await db.updateTable('merchants').set({ webhook_url: config.webhookUrl }).where('id', '=', merchant.id).execute();
   }
 
+  // The underpayment tolerance given as an option or KASIR_UNDERPAYMENT_TOLERANCE (DESIGN.md 10) wins over the dashboard's.
+  if (config.underpaymentTolerance !== undefined) {
+    await db.updateTable('merchants').set({ underpayment_tolerance: config.underpaymentTolerance }).where('id', '=', merchant.id).execute();
+  }
+
   const credentials: SandboxCredentials = {
     ...urls,
     email: merchant.email,

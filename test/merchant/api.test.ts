@@ -184,7 +184,11 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.equal(d.fee, '0');
       assert.match(d.qrData!, /^000201/);
       assert.equal(d.accountNumber, undefined);
-      assert.deepEqual(Object.keys(d).sort(), ['amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'qrData', 'serverTime', 'status', 'updatedAt']);
+      assert.deepEqual(Object.keys(d).sort(), [
+        'amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'overpaidAmount', 'paidAmount', 'paidLate', 'qrData', 'remainingAmount',
+        'serverTime', 'status', 'updatedAt',
+      ]);
+      assert.deepEqual([d.paidAmount, d.remainingAmount, d.overpaidAmount, d.paidLate], ['0', d.amount, '0', false]);
     });
 
     it('answers the same method again with the same deposit, 200 as the payment service answers', async () => {
@@ -350,9 +354,10 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.equal(expired.json.data.status, 'expired');
     });
 
-    it('refuse to pay an expired deposit', async () => {
-      const payLate = await api('POST', `/api/sandbox/checkouts/${c.id}/pay`);
-      assert.equal(payLate.status, 400);
+    it('pay an expired deposit late (DESIGN.md 10): recorded, still expired, owed back', async () => {
+      const payLate = await api<Envelope<Deposit>>('POST', `/api/sandbox/checkouts/${c.id}/pay`);
+      assert.equal(payLate.status, 200, payLate.text);
+      assert.deepEqual([payLate.json.data.status, payLate.json.data.paidLate, payLate.json.data.paidAmount], ['expired', true, '90000']);
     });
   });
 

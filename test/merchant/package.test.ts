@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
-import { ConfigError, createKasirApi, verifyWebhook, WebhookVerificationError, type CompletedDeposit, type KasirApiOptions } from '../../server/merchant/index';
+import { ConfigError, createKasirApi, verifyWebhook, WebhookVerificationError, type CompletedDeposit, type ExpiredDeposit, type KasirApiOptions } from '../../server/merchant/index';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { merchantStateFile } from '../../server/merchant/config';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
@@ -144,7 +144,7 @@ describe('createKasirApi against the sandbox', () => {
   });
 
   it('calls onDepositExpired once when an expiry webhook lands', async () => {
-    const expired: CompletedDeposit[] = [];
+    const expired: ExpiredDeposit[] = [];
     const app = merchantApp(up, { onDepositExpired: (e) => { expired.push(e); } });
     const id = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '31000', currency: 'IDR' })).json.data.id;
     await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'QRIS' });

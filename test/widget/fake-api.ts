@@ -214,6 +214,11 @@ export class FakeApi {
       currency: m.currency,
       amount: m.total,
       fee: m.fee,
+      // DESIGN.md 10: nothing arrived yet; all of it is due.
+      paidAmount: '0',
+      remainingAmount: m.kind === 'bank' ? '150123' : m.total,
+      overpaidAmount: '0',
+      paidLate: false,
       ...(m.kind === 'va' ? { accountNumber: '8808123456789012', accountName: 'KASIR DEMO STORE' } : {}),
       // A transfer's amount carries a unique code, told apart from other pending transfers to the same account.
       ...(m.kind === 'bank' ? { accountNumber: '0123456789', accountName: 'PT KASIR DEMO', amount: '150123', uniqueCode: '123' } : {}),

@@ -105,6 +105,10 @@ export class PaymentServiceClient {
   sandboxUpdateDeposit(depositId: string, status: DepositStatus, auth: 'A' | 'S' = 'A') {
     return this.data<Deposit>('PATCH', `/v1/deposit/${enc(depositId)}`, { auth, body: { status } });
   }
+  /** POST /v1/deposit/:depositId/payments (sandbox only; A or S; DESIGN.md 10): a payment arrives, by default of what is still due. */
+  sandboxPay(depositId: string, amount?: number | string, auth: 'A' | 'S' = 'A') {
+    return this.data<Deposit>('POST', `/v1/deposit/${enc(depositId)}/payments`, { auth, body: amount === undefined ? {} : { amount } });
+  }
   listPaymentMethods(query: PaymentMethodsQuery = {}) {
     return this.data<PaymentMethod[]>('GET', '/v1/deposit/payment-method', { auth: 'A', query: { ...query } });
   }

@@ -711,7 +711,7 @@ export interface paths {
         head?: never;
         /**
          * Sandbox: set a deposit status
-         * @description Sandbox only. Moves a pending deposit to completed or expired and sends the deposit webhook.
+         * @description Sandbox only. Moves a pending deposit to completed (a payment of exactly what is still due) or expired and sends the deposit webhook.
          */
         patch: {
             parameters: {
@@ -770,6 +770,82 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/deposit/{depositId}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: a payment arrives
+         * @description Sandbox only (DESIGN.md 10). A payment of `amount` (in the deposit's inputCurrency; default what is still due) arrives. Pending: it completes the deposit once paidAmount reaches the amount due less the underpayment tolerance (history "Overpaid" beyond it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount due (400 Amount must equal the amount due); bank transfer and crypto take any. A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    depositId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["SandboxPayment"];
+                };
+            };
+            responses: {
+                /** @description The updated deposit */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            message: string;
+                            data: components["schemas"]["Deposit"];
+                        };
+                    };
+                };
+                /** @description Error (400) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error (401) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/banks": {
@@ -1531,7 +1607,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A deposit was paid, or completed by the sandbox status update.
+         * A deposit was paid (what arrived reaches the amount due less the underpayment tolerance; overpaidAmount says by how much more).
          * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
          */
         post: {
@@ -1579,7 +1655,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A deposit expired, was cancelled, was declined, or was expired by the sandbox status update.
+         * A deposit expired, was cancelled, was declined, or was expired by the sandbox status update; paidAmount above 0 is owed back.
          * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
          */
         post: {
@@ -1617,6 +1693,102 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "deposit.partially_paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Less than was due arrived while the deposit is pending (DESIGN.md 10); it stays pending, remainingAmount says what is still due.
+         * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Unique per message (the same on every retry): dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DepositPartiallyPaidWebhook"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.paid_late": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment arrived after the deposit expired or was cancelled (DESIGN.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.
+         * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Unique per message (the same on every retry): dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DepositPaidLateWebhook"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1627,7 +1799,7 @@ export interface components {
             depositId: string;
             reference: string;
             /** @enum {string} */
-            status: "completed" | "expired";
+            status: "completed";
             data: components["schemas"]["Deposit"];
             /**
              * Format: date-time
@@ -1671,6 +1843,14 @@ export interface components {
             reference: string;
             note: string;
             bankNote: string;
+            /** @description What arrived so far, in inputCurrency; 0 before any payment */
+            paidAmount: number;
+            /** @description What is still due, in inputCurrency; never below 0 (0 once completed) */
+            remainingAmount: number;
+            /** @description What arrived beyond the amount due, in inputCurrency; 0 otherwise */
+            overpaidAmount: number;
+            /** @description Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with) */
+            payments: components["schemas"]["DepositPayment"][];
             exchangeInfo?: {
                 exchangeRate: number;
                 outputCurrency: string;
@@ -1712,6 +1892,19 @@ export interface components {
             updatedAt: string;
             _id: string;
         };
+        DepositPayment: {
+            /** @description What arrived, in `currency` */
+            amount: number;
+            /** @description The deposit's inputCurrency when it arrived */
+            currency: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            receivedAt: string;
+            /** @description Arrived after the deposit expired or was cancelled: the merchant owes a refund */
+            late: boolean;
+        };
         DepositExpiredWebhook: {
             /** @enum {string} */
             type: "deposit.expired";
@@ -1719,7 +1912,37 @@ export interface components {
             depositId: string;
             reference: string;
             /** @enum {string} */
-            status: "completed" | "expired";
+            status: "expired";
+            data: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            timestamp: string;
+        };
+        DepositPartiallyPaidWebhook: {
+            /** @enum {string} */
+            type: "deposit.partially_paid";
+            orderId: string;
+            depositId: string;
+            reference: string;
+            /** @enum {string} */
+            status: "pending";
+            data: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            timestamp: string;
+        };
+        DepositPaidLateWebhook: {
+            /** @enum {string} */
+            type: "deposit.paid_late";
+            orderId: string;
+            depositId: string;
+            reference: string;
+            /** @enum {string} */
+            status: "expired";
             data: components["schemas"]["Deposit"];
             /**
              * Format: date-time
@@ -1869,6 +2092,13 @@ export interface components {
              * @enum {string}
              */
             status: "completed" | "expired";
+        };
+        SandboxPayment: {
+            /**
+             * @description What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due
+             * @example 60000
+             */
+            amount?: number | string;
         };
         Bank: {
             /** @example BCA */

@@ -11,7 +11,10 @@ import type { ProviderDeps } from '../http/env.js';
 const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
 body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center}
 main{width:100%;max-width:440px;margin:32px 16px;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.1);padding:24px}
-h1{font-size:1.1rem;margin:0 0 16px}p.foot{color:#6b7280;font-size:.8rem;margin:16px 0 0;text-align:center}`;
+h1{font-size:1.1rem;margin:0 0 16px}p.foot{color:#6b7280;font-size:.8rem;margin:16px 0 0;text-align:center}
+.sandbox{margin:20px 0 0;padding:12px;border:1px dashed #d1d5db;border-radius:8px;font-size:.85rem}.sandbox h2{font-size:.9rem;margin:0 0 8px}
+.sandbox form{display:flex;flex-wrap:wrap;gap:8px;align-items:end}.sandbox label{display:grid;gap:4px;flex:1 1 160px}
+.sandbox input,.sandbox button{font:inherit;min-height:40px;padding:4px 10px;border:1px solid #d1d5db;border-radius:8px}.sandbox button{background:#fff;cursor:pointer}`;
 const PAGE_CSS_HASH = createHash('sha256').update(PAGE_CSS).digest('base64');
 
 /** Strict CSP for the hosted page: scripts only from this origin, no inline script, the page style by hash. */
@@ -43,6 +46,38 @@ ${content}
 `;
 }
 
+/**
+ * The hosted page's sandbox panel (sandbox mode only): a payment of a chosen amount arrives (DESIGN.md 10: short, over,
+ * or after expiry), by default what is still due. Its script is a file of this origin (the CSP allows no inline script).
+ */
+const SANDBOX_PANEL_JS = `const form = document.getElementById('kasir-sandbox-pay');
+const status = document.getElementById('kasir-sandbox-status');
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const amount = form.elements.amount.value.trim();
+  status.textContent = '';
+  const res = await fetch('/checkout/api/sandbox/checkouts/' + encodeURIComponent(form.dataset.checkout) + '/pay', amount
+    ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ amount }) }
+    : { method: 'POST' });
+  const body = await res.json().catch(() => null);
+  const d = body && body.data;
+  status.textContent = res.ok && d ? d.status + ': ' + d.paidAmount + ' / ' + d.amount + ' ' + d.currency : (body && body.message) || res.statusText;
+});
+`;
+
+const PANEL_WORDS = {
+  en: { title: 'Sandbox', amount: 'Amount that arrives (empty: what is due)', pay: 'Simulate payment' },
+  id: { title: 'Sandbox', amount: 'Jumlah yang tiba (kosong: sisa tagihan)', pay: 'Simulasikan pembayaran' },
+};
+
+function sandboxPanel(checkoutId: string, lang: 'en' | 'id'): string {
+  const w = PANEL_WORDS[lang];
+  return `<aside class="sandbox" aria-labelledby="kasir-sandbox-title"><h2 id="kasir-sandbox-title">${w.title}</h2>
+<form id="kasir-sandbox-pay" data-checkout="${escapeHtml(checkoutId)}"><label>${escapeHtml(w.amount)} <input name="amount" inputmode="decimal" autocomplete="off" pattern="[0-9]+([.][0-9]+)?"></label><button type="submit">${escapeHtml(w.pay)}</button></form>
+<p id="kasir-sandbox-status" role="status"></p></aside>
+<script type="module" src="/checkout/sandbox-panel.js"></script>`;
+}
+
 /** GET /checkout/kasir-checkout.js (and its chunks) and GET /checkout/:id, for mounting at the root. */
 export function hostedPageRoutes(deps: ProviderDeps) {
   const router = createRouter();
@@ -50,6 +85,11 @@ export function hostedPageRoutes(deps: ProviderDeps) {
   // The built widget, served to the hosted page (registered before /checkout/:id): @kasir/checkout's script-tag build
   // (a dependency of this package), or the entry KASIR_WIDGET_FILE names, with its chunks beside it.
   const serveWidget = widgetFileServer();
+  router.get('/checkout/sandbox-panel.js', (c) => {
+    if (!deps.config.sandbox) return onNotFound(c);
+    c.header('Cache-Control', 'no-cache');
+    return c.body(SANDBOX_PANEL_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+  });
   router.get(`/checkout/${WIDGET_FILE_PARAM}`, async (c) => {
     const name = c.req.param('file');
     const served = await serveWidget(c, process.env.KASIR_WIDGET_FILE || WIDGET_ENTRY_FILE, name);
@@ -76,7 +116,8 @@ export function hostedPageRoutes(deps: ProviderDeps) {
     }
     const name = (await organizationNameOf(deps.db, checkout.merchant_id)) ?? 'Checkout';
     return c.html(page(lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
-      `<h1>${escapeHtml(name)}</h1>\n<kasir-checkout endpoint="/checkout/api" checkout-id="${escapeHtml(checkout.id)}" locale="${lang}"></kasir-checkout>`, lang));
+      `<h1>${escapeHtml(name)}</h1>\n<kasir-checkout endpoint="/checkout/api" checkout-id="${escapeHtml(checkout.id)}" locale="${lang}"></kasir-checkout>`
+      + (deps.config.sandbox ? `\n${sandboxPanel(checkout.id, lang)}` : ''), lang));
   });
 
   return router;

@@ -5,6 +5,7 @@ import { logoUrl } from '../catalog/logos.js';
 import { checkoutDeposit, chooseMethod, cryptoOffersFor, offersFor, requireCheckout } from '../deposits/checkout.js';
 import { DepositSchema, ExchangeRateSchema } from '../deposits/schemas.js';
 import { checkoutAmount, feesPaidBy } from '../deposits/widget-view.js';
+import { checkoutStillDue } from '../deposits/payments.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
 import { body, envelope, errorResponses, json, TIMESTAMP } from '../http/openapi.js';
@@ -69,13 +70,14 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
       feesPaidBy: feesPaidBy(checkout),
       expiresAt: checkout.expires_at,
       expired: checkout.expires_at <= deps.now().toISOString(),
-      methods: offersFor(checkout, deps.config.rates).map(({ quote, shopperFee, available }): SessionMethod => ({
+      // Pending after a partial payment: priced for what is still due (DESIGN.md 10).
+      methods: offersFor(checkoutStillDue(checkout, deposit?.row), deps.config.rates).map(({ quote, shopperFee, available }): SessionMethod => ({
         depositPaymentType: quote.method.depositPaymentType, bankName: quote.method.bankName, bankCode: quote.method.code, name: quote.method.name,
         currency: quote.method.currency, minimumAmount: toNumber(quote.method.minimumAmount), maximumAmount: toNumber(quote.method.maximumAmount),
         image: logoUrl(base(), quote.method.logo), feeFlat: toNumber(quote.method.feeFlat), feePercentage: toNumber(quote.method.feePercentage),
         paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),
         outputAmount: toNumber(quote.outputAmount), available,
-      })).concat(cryptoOffersFor(checkout, deps.config.rates).map(({ crypto, inputAmount, rate, outputAmount, withinLimits }) => ({
+      })).concat(cryptoOffersFor(checkoutStillDue(checkout, deposit?.row), deps.config.rates).map(({ crypto, inputAmount, rate, outputAmount, withinLimits }) => ({
         depositPaymentType: 'crypto', bankName: crypto.name, bankCode: crypto.id, name: `${crypto.name} (${crypto.networkName})`, currency: crypto.id,
         minimumAmount: 0, maximumAmount: toNumber(crypto.maximumAmount), image: logoUrl(base(), crypto.logo), feeFlat: 0, feePercentage: 0,
         paymentAmount: toNumber(inputAmount), fee: 0, shopperFee: 0, outputAmount: toNumber(outputAmount), available: withinLimits,

@@ -6,7 +6,7 @@ import { widgetApiRoutes, type WidgetBackend } from '../../common/widget-api.js'
 import { checkoutDeposit, chooseMethod, requireCheckout, type CheckoutRow } from '../deposits/checkout.js';
 import type { TransitionKind } from '../deposits/service.js';
 import { depositEtag, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
-import { transitionOrAnswer } from '../http/deposit-errors.js';
+import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import { ApiError } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
 
@@ -21,12 +21,19 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
   };
   const viewOf = async (checkout: CheckoutRow) => widgetDeposit(base(), checkout, await depositOf(checkout), deps.now(), deps.config.rates);
 
+  const wording = { notFound: { status: 404 as const }, notPending: (status: string) => `Deposit is ${status}: only a pending deposit can change` };
   const move = async (id: string, kind: Exclude<TransitionKind, 'expired'>) => {
     const checkout = await requireCheckout(deps, id);
     await depositOf(checkout);
-    await transitionOrAnswer(deps, checkout.id, kind, {
-      notFound: { status: 404 }, notPending: (status) => `Deposit is ${status}: only a pending deposit can change`,
-    });
+    await transitionOrAnswer(deps, checkout.id, kind, wording);
+    return viewOf(checkout);
+  };
+
+  // A payment of any amount (DESIGN.md 10): what is still due by default; after expiry it arrives late.
+  const pay = async (id: string, amount?: string) => {
+    const checkout = await requireCheckout(deps, id);
+    await depositOf(checkout);
+    await paymentOrAnswer(deps, checkout.id, { amount }, wording);
     return viewOf(checkout);
   };
 
@@ -50,7 +57,11 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     // Outside sandbox mode the routes exist and refuse, as the service's own sandbox endpoint does.
     async sandboxSet(id, status) {
       if (!deps.config.sandbox) throw new ApiError(403, 'Available in sandbox mode only');
-      return move(id, status === 'completed' ? 'sandbox-completed' : 'sandbox-expired');
+      return status === 'completed' ? pay(id) : move(id, 'sandbox-expired');
+    },
+    async sandboxPay(id, amount) {
+      if (!deps.config.sandbox) throw new ApiError(403, 'Available in sandbox mode only');
+      return pay(id, amount);
     },
   };
 

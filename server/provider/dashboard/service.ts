@@ -11,12 +11,12 @@ export async function accountOf(db: Db, merchantId: string) {
     .selectFrom('merchants')
     .innerJoin('users', 'users.id', 'merchants.user_id')
     .innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
-    .select(['merchants.client_id', 'merchants.webhook_url', 'merchants.checkout_enabled', 'users.email', 'users.name', 'organizations.name as org_name'])
+    .select(['merchants.client_id', 'merchants.webhook_url', 'merchants.checkout_enabled', 'merchants.underpayment_tolerance', 'users.email', 'users.name', 'organizations.name as org_name'])
     .where('merchants.id', '=', merchantId)
     .executeTakeFirstOrThrow();
   return {
     clientId: row.client_id, email: row.email, name: row.name, orgName: row.org_name,
-    webhookUrl: row.webhook_url, checkoutEnabled: row.checkout_enabled === 1,
+    webhookUrl: row.webhook_url, checkoutEnabled: row.checkout_enabled === 1, underpaymentTolerance: Number(row.underpayment_tolerance),
   };
 }
 
@@ -50,7 +50,7 @@ export async function rotateWebhookSecret(db: Db, merchantId: string, now: Date)
   return secret;
 }
 
-export async function updateMerchant(db: Db, merchantId: string, set: { webhook_url?: string | null; checkout_enabled?: number }, now: Date) {
+export async function updateMerchant(db: Db, merchantId: string, set: { webhook_url?: string | null; checkout_enabled?: number; underpayment_tolerance?: string }, now: Date) {
   await db.updateTable('merchants').set({ ...set, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
 }
 

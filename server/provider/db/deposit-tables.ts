@@ -40,6 +40,10 @@ interface DepositsTable {
   /** 1 when exchangeInfo is shown (direct convert or checkout deposit). */
   show_exchange_info: Generated<number>;
   checkout_id: string | null;
+  /** What arrived so far, in input_currency (migration 006; DESIGN.md 10). */
+  paid_amount: Generated<string>;
+  /** 1 once a payment arrived after the deposit expired or was cancelled (migration 006). */
+  paid_late: Generated<number>;
   expired_at: string;
   created_at: string;
   updated_at: string;
@@ -70,8 +74,27 @@ interface CheckoutsTable {
   created_at: string;
 }
 
+/** One payment that arrived for a deposit (migration 006; DESIGN.md 10). */
+interface DepositPaymentsTable {
+  id: string;
+  /** deposits.id */
+  deposit_row_id: string;
+  /** 1 for a deposit's first payment. */
+  seq: number;
+  /** Decimal text, in `currency`. */
+  amount: string;
+  /** The currency that arrived: the deposit's input currency when it was paid. */
+  currency: string;
+  /** The method it was paid with: a bankCode, or a crypto id. */
+  method: string;
+  /** 1 when it arrived after the deposit expired or was cancelled. */
+  late: Generated<number>;
+  received_at: string;
+}
+
 export interface DepositTables {
   deposits: DepositsTable;
+  deposit_payments: DepositPaymentsTable;
   deposit_activities: DepositActivitiesTable;
   checkouts: CheckoutsTable;
 }
@@ -83,3 +106,4 @@ export type ActivityRow = Selectable<DepositActivitiesTable>;
 export type NewActivity = Insertable<DepositActivitiesTable>;
 export type CheckoutRow = Selectable<CheckoutsTable>;
 export type NewCheckout = Insertable<CheckoutsTable>;
+export type PaymentRow = Selectable<DepositPaymentsTable>;

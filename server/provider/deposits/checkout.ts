@@ -8,6 +8,7 @@ import { newUuid } from '../ids.js';
 import { ceilTo, money, toNumber, toText } from '../money.js';
 import { outputOf, quoteCryptoCovering, rateOf, requestAmount, type CryptoCoveringQuote } from './pricing.js';
 import { createQuote } from './quotes.js';
+import { checkoutStillDue } from './payments.js';
 import { checkoutById, insertCheckout, merchantOwner } from './repository.js';
 import {
   createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotPending, quoteMethod, readDepositById, switchDepositMethod, type FiatQuote,
@@ -142,7 +143,8 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
   if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
 
   const owner = await merchantOwner(deps.db, checkout.merchant_id);
-  const next = await methodRequest(deps, checkout, owner.merchantId, code);
+  // Pending after a partial payment, the new method is priced for what is still due (DESIGN.md 10).
+  const next = await methodRequest(deps, { ...checkout, ...checkoutStillDue(checkout, found?.row) }, owner.merchantId, code);
   if (found) {
     try {
       return { view: await switchDepositMethod(deps, checkout.id, next), choice: 'switched' };

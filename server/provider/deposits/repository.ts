@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { forUpdate } from '../db/engine.js';
 import { randomInt } from 'node:crypto';
-import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit } from '../db/deposit-tables.js';
+import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit, PaymentRow } from '../db/deposit-tables.js';
 import { ApiError } from '../http/errors.js';
 
 /** The database or a transaction of it (a Transaction is a Kysely). */
@@ -159,6 +159,33 @@ export async function activitiesByDeposit(db: Queryable, depositRowIds: string[]
     if (list) list.push(a); else byRow.set(a.deposit_row_id, [a]);
   }
   return byRow;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Payments (DESIGN.md 10)
+
+export async function insertPayment(db: Queryable, payment: PaymentRow): Promise<void> {
+  await db.insertInto('deposit_payments').values(payment).execute();
+}
+
+export function paymentsOf(db: Queryable, depositRowId: string): Promise<PaymentRow[]> {
+  return db.selectFrom('deposit_payments').selectAll().where('deposit_row_id', '=', depositRowId).orderBy('seq').execute();
+}
+
+/** The payments of several deposits, by deposit record id (one query). */
+export async function paymentsByDeposit(db: Queryable, depositRowIds: string[]): Promise<Map<string, PaymentRow[]>> {
+  const byRow = new Map<string, PaymentRow[]>();
+  if (!depositRowIds.length) return byRow;
+  for (const p of await db.selectFrom('deposit_payments').selectAll().where('deposit_row_id', 'in', depositRowIds).execute()) {
+    const list = byRow.get(p.deposit_row_id);
+    if (list) list.push(p); else byRow.set(p.deposit_row_id, [p]);
+  }
+  return byRow;
+}
+
+/** A merchant's underpayment tolerance, a percentage (decimal text). */
+export async function underpaymentTolerance(db: Queryable, merchantId: string): Promise<string> {
+  return (await db.selectFrom('merchants').select('underpayment_tolerance').where('id', '=', merchantId).executeTakeFirst())?.underpayment_tolerance ?? '0';
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -17,6 +17,13 @@ const ActivitySchema = z.object({
 /** The rate a converted payment is priced at: 1 `from` = `rate` `to`, as exact decimal text. */
 export const ExchangeRateSchema = z.object({ from: z.string(), to: z.string(), rate: z.string().openapi({ example: '16495' }) }).openapi('ExchangeRate');
 
+const PaymentSchema = z.object({
+  amount: z.number().openapi({ description: 'What arrived, in `currency`' }),
+  currency: z.string().openapi({ description: "The deposit's inputCurrency when it arrived" }),
+  receivedAt: TIMESTAMP,
+  late: z.boolean().openapi({ description: 'Arrived after the deposit expired or was cancelled: the merchant owes a refund' }),
+}).openapi('DepositPayment');
+
 export const DepositSchema = z.object({
   id: z.string(),
   depositId: z.string(),
@@ -39,6 +46,10 @@ export const DepositSchema = z.object({
   reference: z.string(),
   note: z.string(),
   bankNote: z.string(),
+  paidAmount: z.number().openapi({ description: 'What arrived so far, in inputCurrency; 0 before any payment' }),
+  remainingAmount: z.number().openapi({ description: 'What is still due, in inputCurrency; never below 0 (0 once completed)' }),
+  overpaidAmount: z.number().openapi({ description: 'What arrived beyond the amount due, in inputCurrency; 0 otherwise' }),
+  payments: z.array(PaymentSchema).openapi({ description: 'Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with)' }),
   exchangeInfo: z.object({ exchangeRate: z.number(), outputCurrency: z.string(), outputAmount: z.number() }).optional(),
   isReconciled: z.boolean().optional(),
   payerInfo: z.object({ transactionCode: z.string(), name: z.string(), bankName: z.string(), accountNumber: z.string(), mid: z.string() }).optional()
@@ -85,6 +96,11 @@ export const SandboxStatusSchema = z.object({
   status: z.enum(['completed', 'expired']).openapi({ description: 'pending deposits move to completed or expired' }),
 }).openapi('SandboxStatusUpdate');
 
+export const SandboxPaymentSchema = z.object({
+  amount: z.union([positive(), z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, { error: 'must be a positive decimal' })]).optional()
+    .openapi({ description: "What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due", example: 60000 }),
+}).openapi('SandboxPayment');
+
 export const CheckoutRequestSchema = z.object({
   inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
   inputAmount: positive().optional().openapi({ example: 150000 }),
@@ -116,13 +132,21 @@ export const PaymentMethodSchema = z.object({
   minimumAmount: z.number(), maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
 }).openapi('PaymentMethod');
 
+/** The deposit webhooks (DESIGN.md 3 and 10), each with the status its deposit has and its schema's name. */
+export const DEPOSIT_WEBHOOKS = {
+  'deposit.completed': { status: 'completed', name: 'DepositCompletedWebhook' },
+  'deposit.expired': { status: 'expired', name: 'DepositExpiredWebhook' },
+  'deposit.partially_paid': { status: 'pending', name: 'DepositPartiallyPaidWebhook' },
+  'deposit.paid_late': { status: 'expired', name: 'DepositPaidLateWebhook' },
+} as const;
+
 /** The body of a deposit webhook (DESIGN.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */
-export const depositWebhookSchema = (type: 'deposit.completed' | 'deposit.expired') => z.object({
+export const depositWebhookSchema = (type: keyof typeof DEPOSIT_WEBHOOKS) => z.object({
   type: z.literal(type),
   orderId: z.string(),
   depositId: z.string(),
   reference: z.string(),
-  status: z.enum(['completed', 'expired']),
+  status: z.literal(DEPOSIT_WEBHOOKS[type].status),
   data: DepositSchema,
   timestamp: TIMESTAMP,
-}).openapi(type === 'deposit.completed' ? 'DepositCompletedWebhook' : 'DepositExpiredWebhook');
+}).openapi(DEPOSIT_WEBHOOKS[type].name);

@@ -3,11 +3,14 @@
 // pricing.ts, the queries in repository.ts, every state change in transitions.ts.
 import type { ProviderDeps } from '../http/env.js';
 import { paginate, type Page } from '../http/pagination.js';
-import { activitiesByDeposit, activitiesOf, depositByDepositId, depositByIdOrReference, pageOfDeposits, type DepositPageQuery } from './repository.js';
+import {
+  activitiesByDeposit, activitiesOf, depositByDepositId, depositByIdOrReference, pageOfDeposits, paymentsByDeposit, paymentsOf, type DepositPageQuery,
+} from './repository.js';
 import { expireIfOverdue, expireOverdue } from './transitions.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
 export { quoteMethod, type FiatQuote } from './pricing.js';
+export { recordPayment, type PaymentRequest } from './payments.js';
 export {
   createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotFound, DepositNotPending, ownerOf, switchDepositMethod, transitionDeposit,
   type SwitchRequest, type TransitionKind,
@@ -21,7 +24,7 @@ async function current(deps: ProviderDeps, row: DepositRow, reread: () => Promis
 }
 
 async function detailOf(deps: ProviderDeps, row: DepositRow): Promise<DepositView> {
-  return toDepositView(row, await activitiesOf(deps.db, row.id), { detail: true });
+  return toDepositView(row, await activitiesOf(deps.db, row.id), await paymentsOf(deps.db, row.id), { detail: true });
 }
 
 /** Reads one deposit of a merchant by depositId, else by reference. Never shows pending past expiredAt. */
@@ -51,6 +54,7 @@ export async function readDepositById(deps: ProviderDeps, depositId: string): Pr
 export async function listDeposits(deps: ProviderDeps, merchantId: string, query: DepositPageQuery): Promise<Page<DepositView>> {
   await expireOverdue(deps, merchantId);
   const { rows, total } = await pageOfDeposits(deps.db, merchantId, query);
-  const history = await activitiesByDeposit(deps.db, rows.map((r) => r.id));
-  return paginate(rows.map((r) => toDepositView(r, history.get(r.id) ?? [])), total, query.page, query.limit);
+  const ids = rows.map((r) => r.id);
+  const [history, payments] = await Promise.all([activitiesByDeposit(deps.db, ids), paymentsByDeposit(deps.db, ids)]);
+  return paginate(rows.map((r) => toDepositView(r, history.get(r.id) ?? [], payments.get(r.id) ?? [])), total, query.page, query.limit);
 }

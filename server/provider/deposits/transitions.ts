@@ -1,24 +1,26 @@
 // Every change of a deposit's state, in one place (DESIGN.md 3): creation (pending, with its first history entry) and
-// the moves from pending to completed or expired (payment, sandbox status update, cancel, e-wallet decline, expiry).
+// the moves from pending to expired (sandbox status update, cancel, e-wallet decline, expiry); payments, which complete
+// a deposit or not, are recorded by payments.ts in the same way.
 // Each runs in one transaction that appends to activityHistory and, for a move, writes the deposit webhook to the
 // outbox, so the event exists if and only if the change was committed. Switching a pending checkout deposit to
 // another method is here too: its history entry and payment details in one transaction, and no webhook.
 import type { Transaction } from 'kysely';
 import { ApiError } from '../../common/errors.js';
 import type { Database } from '../db/database.js';
-import type { DepositUpdate, NewDeposit } from '../db/deposit-tables.js';
+import type { NewDeposit } from '../db/deposit-tables.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
 import { newRecordId, newUuid } from '../ids.js';
 import { placesOf } from '../catalog/index.js';
 import { money, toText } from '../money.js';
 import { enqueueDepositWebhook } from '../webhooks/outbox.js';
-import { cryptoPaymentDetails, fiatPaymentDetails, sandboxPayerInfo } from './payment-details.js';
+import { cryptoPaymentDetails, fiatPaymentDetails } from './payment-details.js';
 import { feeOf, outputOf, priceCryptoDeposit, priceFiatDeposit, type CryptoPricingRequest, type FiatPricingRequest } from './pricing.js';
 import { claimQuote, usableQuote } from './quotes.js';
 import {
   activitiesOf, depositByRowId, depositStateOf, freeUniqueCode, insertActivity, insertDeposit, insertUniqueCode, merchantOwner, nextActivitySeq,
-  organizationName, overduePendingIds, releaseUniqueCode, uniqueViolation, updatePendingDeposit,
+  organizationName, overduePendingIds, paymentsOf, releaseUniqueCode, uniqueViolation, updatePendingDeposit,
 } from './repository.js';
+import { carryPaid } from './payments.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -101,7 +103,7 @@ async function insertPending(deps: ProviderDeps, identity: DepositIdentity, plan
         await insertActivity(trx, activity);
         return { row, activity };
       });
-      return toDepositView(row, [activity]);
+      return toDepositView(row, [activity], []);
     } catch (err) {
       const which = uniqueViolation(err);
       if (which === 'reference') throw new ApiError(409, `reference: a deposit with reference '${identity.reference}' already exists`);
@@ -243,7 +245,8 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
           if (seq > MAX_SWITCHES + 1) throw new ApiError(400, `paymentMethod: the payment method was changed ${MAX_SWITCHES} times already; it cannot change again`);
           const from = row.method_code ?? row.input_currency;
           const { columns, code } = await plan.draw(trx, row.id, now);
-          const updated = await updatePendingDeposit(trx, row.id, { ...columns, updated_at: now.toISOString() });
+          // After a partial payment the new method asks only the rest; what was paid stays (DESIGN.md 10).
+          const updated = await updatePendingDeposit(trx, row.id, { ...carryPaid(row, columns), updated_at: now.toISOString() });
           if (!updated) throw new DepositNotPending(row.status);
           await writePaymentExtras(trx, row.merchant_id, row.id, plan, code, now);
           const to = updated.method_code ?? updated.input_currency;
@@ -251,7 +254,7 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
             id: newRecordId(), deposit_row_id: row.id, seq, activity: 'Payment Method Changed', status: 'pending',
             description: `Payment method changed from ${from} to ${to}; the ${from} payment details are no longer valid`, updated_at: now.toISOString(),
           });
-          return toDepositView(updated, await activitiesOf(trx, row.id), { detail: true });
+          return toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true });
         });
       } catch (err) {
         const which = uniqueViolation(err);
@@ -272,11 +275,10 @@ async function organizationOf(deps: ProviderDeps, merchantId: string): Promise<s
 // ---------------------------------------------------------------------------------------------------------
 // Moves from pending
 
-export type TransitionKind = 'paid' | 'sandbox-completed' | 'sandbox-expired' | 'cancelled' | 'declined' | 'expired';
+// A payment (completed, partial, late) is recorded by payments.ts, in the same way.
+export type TransitionKind = 'sandbox-expired' | 'cancelled' | 'declined' | 'expired';
 
-const TRANSITIONS: Record<TransitionKind, { to: 'completed' | 'expired'; activity: string; description: string }> = {
-  paid: { to: 'completed', activity: 'Payment Received', description: 'Payment received' },
-  'sandbox-completed': { to: 'completed', activity: 'Payment Received', description: 'Completed by the sandbox status update' },
+const TRANSITIONS: Record<TransitionKind, { to: 'expired'; activity: string; description: string }> = {
   'sandbox-expired': { to: 'expired', activity: 'Deposit Expired', description: 'Expired by the sandbox status update' },
   cancelled: { to: 'expired', activity: 'Deposit Cancelled', description: 'Cancelled by the client' },
   declined: { to: 'expired', activity: 'Payment Declined', description: 'The payer declined the e-wallet payment' },
@@ -290,19 +292,16 @@ const TRANSITIONS: Record<TransitionKind, { to: 'completed' | 'expired'; activit
 async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind: TransitionKind, now: Date): Promise<DepositView> {
   const t = TRANSITIONS[kind];
   const at = now.toISOString();
-  const changes: DepositUpdate = t.to === 'completed'
-    ? { status: t.to, updated_at: at, is_reconciled: 1, payer_info: JSON.stringify(sandboxPayerInfo(row)) }
-    : { status: t.to, updated_at: at };
-  const updated = await updatePendingDeposit(trx, row.id, changes, kind === 'expired' ? at : undefined);
+  const updated = await updatePendingDeposit(trx, row.id, { status: t.to, updated_at: at }, kind === 'expired' ? at : undefined);
   if (!updated) throw new DepositNotPending(row.status);
   // A finished bank transfer's unique code is free for the next transfer to its account.
   await releaseUniqueCode(trx, row.id);
   await insertActivity(trx, {
     id: newRecordId(), deposit_row_id: row.id, seq: await nextActivitySeq(trx, row.id), activity: t.activity, status: t.to, description: t.description, updated_at: at,
   });
-  const view = toDepositView(updated, await activitiesOf(trx, row.id), { detail: true });
+  const view = toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true });
   await enqueueDepositWebhook(trx, {
-    type: t.to === 'completed' ? 'deposit.completed' : 'deposit.expired',
+    type: 'deposit.expired',
     merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: t.to, data: view,
   }, now);
   return view;
@@ -327,7 +326,7 @@ export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promis
 }
 
 /**
- * Moves a pending deposit on (completed or expired) in one transaction with its history entry and webhook.
+ * Moves a pending deposit to expired in one transaction with its history entry and webhook.
  * A deposit past its expiredAt is expired first, so it can no longer be paid. Throws DepositNotFound or
  * DepositNotPending.
  */

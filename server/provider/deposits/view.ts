@@ -1,9 +1,9 @@
 // The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
-import type { ActivityRow, DepositRow } from '../db/deposit-tables.js';
-import { toNumber } from '../money.js';
+import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
+import { money, toNumber, type Money } from '../money.js';
 import { checksumAddress } from './evm-address.js';
 
-export type { ActivityRow, DepositRow } from '../db/deposit-tables.js';
+export type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 
 interface ActivityView { activity: string; status: string; description: string; updatedAt: string; _id: string }
 
@@ -28,6 +28,27 @@ export function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): Paymen
   return stored.payoutWallet ? { ...stored, payoutWallet: checksumAddress(stored.payoutWallet) } : stored;
 }
 
+/** One payment that arrived for a deposit (DESIGN.md 10). */
+interface PaymentView { amount: number; currency: string; receivedAt: string; late: boolean }
+
+/** What a deposit's payments add up to, in its input currency (DESIGN.md 10): exact decimals. */
+export interface PaidAmounts { paid: Money; remaining: Money; overpaid: Money }
+
+/**
+ * Paid, still due and overpaid. Nothing is due once completed (a tolerated shortfall included), and never below 0;
+ * overpaid is what arrived beyond the amount due.
+ */
+export function paidAmountsOf(row: Pick<DepositRow, 'input_amount' | 'paid_amount' | 'status'>): PaidAmounts {
+  const due = money(row.input_amount);
+  const paid = money(row.paid_amount);
+  const rest = due.minus(paid);
+  return {
+    paid,
+    remaining: row.status === 'completed' || rest.isNegative() ? money(0) : rest,
+    overpaid: rest.isNegative() ? rest.negated() : money(0),
+  };
+}
+
 export interface DepositView {
   id: string;
   depositId: string;
@@ -46,6 +67,11 @@ export interface DepositView {
   reference: string;
   note: string;
   bankNote: string;
+  /** DESIGN.md 10: what arrived, what is still due and what arrived beyond it, in inputCurrency; every payment. */
+  paidAmount: number;
+  remainingAmount: number;
+  overpaidAmount: number;
+  payments: PaymentView[];
   exchangeInfo?: { exchangeRate: number; outputCurrency: string; outputAmount: number };
   isReconciled?: boolean;
   payerInfo?: PayerInfoView;
@@ -55,10 +81,11 @@ export interface DepositView {
 }
 
 /**
- * Builds the interface's Deposit from a row and its activity rows. `detail` adds isReconciled, and payerInfo when
- * there is a payer to show (interface 2.2: "when available", i.e. once paid); list items carry neither.
+ * Builds the interface's Deposit from a row, its activity rows and its payments. `detail` adds isReconciled, and
+ * payerInfo when there is a payer to show (interface 2.2: "when available", i.e. once paid); list items carry neither.
  */
-export function toDepositView(row: DepositRow, activities: ActivityRow[], options: { detail?: boolean } = {}): DepositView {
+export function toDepositView(row: DepositRow, activities: ActivityRow[], payments: PaymentRow[], options: { detail?: boolean } = {}): DepositView {
+  const amounts = paidAmountsOf(row);
   const view: DepositView = {
     id: row.id,
     depositId: row.deposit_id,
@@ -79,6 +106,12 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], option
     reference: row.reference ?? '',
     note: row.note,
     bankNote: row.bank_note,
+    paidAmount: toNumber(amounts.paid),
+    remainingAmount: toNumber(amounts.remaining),
+    overpaidAmount: toNumber(amounts.overpaid),
+    payments: [...payments]
+      .sort((a, b) => a.seq - b.seq)
+      .map((p) => ({ amount: toNumber(p.amount), currency: p.currency, receivedAt: p.received_at, late: p.late === 1 })),
     expiredAt: row.expired_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -5,7 +5,8 @@ import { findCrypto, findPaymentMethod, PAYMENT_METHODS, type CryptoDef, type Ra
 import { logoUrl } from '../catalog/logos.js';
 import { money, toText, type Money } from '../money.js';
 import { cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
-import { paymentCryptoOf, paymentFiatOf, type DepositRow } from './view.js';
+import { checkoutStillDue } from './payments.js';
+import { paidAmountsOf, paymentCryptoOf, paymentFiatOf, type DepositRow } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
 export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
@@ -24,12 +25,14 @@ const cryptoAsset = (crypto: CryptoDef): CryptoAsset => ({
  */
 const tokenAmount = (amount: Money | string): string => toText(money(amount));
 
-function widgetMethods(baseUrl: string, checkout: CheckoutRow, rates: RateTable): WidgetMethod[] {
-  const fiat = offersFor(checkout, rates).map((o): WidgetMethod => ({
+/** The methods and what each costs; pending after a partial payment, priced for what is still due (DESIGN.md 10). */
+function widgetMethods(baseUrl: string, checkout: CheckoutRow, deposit: DepositRow | undefined, rates: RateTable): WidgetMethod[] {
+  const due = checkoutStillDue(checkout, deposit);
+  const fiat = offersFor(due, rates).map((o): WidgetMethod => ({
     kind: o.quote.method.kind, code: o.quote.method.code, name: o.quote.method.name, image: logoUrl(baseUrl, o.quote.method.logo),
     currency: o.quote.method.currency, fee: toText(o.shopperFee), total: toText(o.quote.inputAmount), available: o.available,
   }));
-  const crypto = cryptoOffersFor(checkout, rates).map((o): WidgetMethod => ({
+  const crypto = cryptoOffersFor(due, rates).map((o): WidgetMethod => ({
     kind: 'crypto', code: o.crypto.id, name: `${o.crypto.name} (${o.crypto.networkName})`, image: logoUrl(baseUrl, o.crypto.logo),
     currency: o.crypto.id, fee: '0', total: tokenAmount(o.inputAmount), available: o.withinLimits, ...cryptoAsset(o.crypto),
     exchangeRate: { from: o.crypto.id, to: checkout.output_currency, rate: toText(o.rate) },
@@ -44,12 +47,24 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
   return offers.length ? toText(offers[0].amount) : checkout.output_amount!;
 }
 
-/** The wallet payment request of a crypto deposit row (its QR's text). */
-function depositPaymentUri(row: Pick<DepositRow, 'input_amount'>, payoutWallet: string, crypto: CryptoDef): string {
+/** What a deposit asks of the payer: pending after a partial payment, only the rest (DESIGN.md 10). */
+function amountAsked(row: Pick<DepositRow, 'status' | 'input_amount' | 'paid_amount'>): string {
+  const { remaining } = paidAmountsOf(row);
+  return tokenAmount(row.status === 'pending' && !remaining.isZero() ? remaining : row.input_amount);
+}
+
+/** The wallet payment request of a crypto deposit row (its QR's text), for what is still due. */
+function depositPaymentUri(row: Pick<DepositRow, 'input_amount' | 'paid_amount' | 'status'>, payoutWallet: string, crypto: CryptoDef): string {
   return paymentUri({
-    blockchainType: crypto.blockchainType, payoutWallet, amount: tokenAmount(row.input_amount), decimals: crypto.decimal, chainId: crypto.chainId,
+    blockchainType: crypto.blockchainType, payoutWallet, amount: amountAsked(row), decimals: crypto.decimal, chainId: crypto.chainId,
     assetAddress: crypto.address, symbol: crypto.symbol,
   });
+}
+
+/** Paid, still due and overpaid as the widget shows them (DESIGN.md 10), in the deposit's currency. */
+function paidFields(row: DepositRow, format: (amount: Money) => string): Pick<WidgetDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate'> {
+  const { paid, remaining, overpaid } = paidAmountsOf(row);
+  return { paidAmount: format(paid), remainingAmount: format(remaining), overpaidAmount: format(overpaid), paidLate: row.paid_late === 1 };
 }
 
 export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: DepositRow, now: Date, rates: RateTable): WidgetDeposit {
@@ -58,6 +73,7 @@ export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: Depos
   if (crypto) {
     const address = paymentCryptoOf(row).payoutWallet ?? '';
     return {
+      ...paidFields(row, tokenAmount),
       id: row.deposit_id, checkoutId: checkout.id, status: row.status,
       method: { kind: 'crypto', code: crypto.id, name: `${crypto.name} (${crypto.networkName})`, image: logoUrl(baseUrl, crypto.logo) },
       currency: crypto.id, amount: tokenAmount(row.input_amount), fee: '0', ...cryptoAsset(crypto),
@@ -78,6 +94,7 @@ export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: Depos
     currency: row.input_currency,
     amount: row.input_amount,
     fee: toText(fee.isNegative() ? money(0) : fee),
+    ...paidFields(row, toText),
     ...(fiat.accountNumber ? { accountNumber: fiat.accountNumber, accountName: fiat.accountName } : {}),
     ...(fiat.qrData ? { qrData: fiat.qrData } : {}),
     ...(fiat.checkoutUrl ? { checkoutUrl: fiat.checkoutUrl } : {}),
@@ -96,7 +113,7 @@ export function widgetCheckout(baseUrl: string, checkout: CheckoutRow, deposit: 
     serverTime: now.toISOString(),
     feesPaidBy: feesPaidBy(checkout),
     capabilities: { events: false },
-    methods: widgetMethods(baseUrl, checkout, rates),
+    methods: widgetMethods(baseUrl, checkout, deposit, rates),
     deposit: deposit ? widgetDeposit(baseUrl, checkout, deposit, now, rates) : null,
   };
 }

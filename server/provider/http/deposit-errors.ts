@@ -2,7 +2,7 @@
 // asked: the interface words them differently per endpoint (a 400 "Deposit not found" on the sandbox update, a 404
 // elsewhere), so the wording is the caller's and the mapping is here, once.
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DepositNotFound, DepositNotPending, transitionDeposit, type TransitionKind } from '../deposits/service.js';
+import { DepositNotFound, DepositNotPending, recordPayment, transitionDeposit, type PaymentRequest, type TransitionKind } from '../deposits/service.js';
 import type { DepositView } from '../deposits/view.js';
 import type { ProviderDeps } from './env.js';
 import { ApiError } from './errors.js';
@@ -15,11 +15,20 @@ export interface TransitionWording {
 }
 
 /** transitionDeposit, with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
-export async function transitionOrAnswer(
+export function transitionOrAnswer(
   deps: ProviderDeps, depositId: string, kind: Exclude<TransitionKind, 'expired'>, wording: TransitionWording, merchantId?: string,
 ): Promise<DepositView> {
+  return answering(wording, () => transitionDeposit(deps, depositId, kind, merchantId));
+}
+
+/** recordPayment (DESIGN.md 10), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
+export function paymentOrAnswer(deps: ProviderDeps, depositId: string, request: PaymentRequest, wording: TransitionWording): Promise<DepositView> {
+  return answering(wording, () => recordPayment(deps, depositId, request));
+}
+
+async function answering(wording: TransitionWording, work: () => Promise<DepositView>): Promise<DepositView> {
   try {
-    return await transitionDeposit(deps, depositId, kind, merchantId);
+    return await work();
   } catch (err) {
     if (err instanceof DepositNotFound) throw new ApiError(wording.notFound.status, 'Deposit not found', wording.notFound.label);
     if (err instanceof DepositNotPending) throw new ApiError(400, wording.notPending(err.status));

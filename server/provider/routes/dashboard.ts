@@ -7,7 +7,7 @@ import {
 } from '../dashboard/service.js';
 import { listDeposits } from '../deposits/service.js';
 import { bearerAuth } from '../http/bearer.js';
-import { transitionOrAnswer } from '../http/deposit-errors.js';
+import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
 import { resendDelivery } from '../webhooks/resend.js';
@@ -68,7 +68,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
   router.openapi(createRoute({
     ...common, method: 'get', path: '/dashboard/api/account', summary: 'The signed-in merchant account',
     responses: {
-      200: ok(z.object({ clientId: z.string(), email: z.string(), name: z.string(), orgName: z.string(), webhookUrl: z.string().nullable(), checkoutEnabled: z.boolean() }), 'Account'),
+      200: ok(z.object({ clientId: z.string(), email: z.string(), name: z.string(), orgName: z.string(), webhookUrl: z.string().nullable(), checkoutEnabled: z.boolean(), underpaymentTolerance: z.number() }), 'Account'),
       ...errors,
     },
   }), async (c) => c.json({ statusCode: 200, message: 'Account', data: await accountOf(deps.db, c.get('merchant').merchantId) }, 200));
@@ -129,6 +129,22 @@ export function dashboardRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: enabled ? 'Checkout enabled' : 'Checkout disabled', data: { checkoutEnabled: enabled } }, 200);
   });
 
+  router.openapi(createRoute({
+    ...common, method: 'put', path: '/dashboard/api/underpayment-tolerance', summary: 'Set the underpayment tolerance (DESIGN.md 10)',
+    description: 'A percentage of the amount due, 0 to 100 with at most 2 decimal places: a payment short by no more than it completes the deposit.',
+    request: {
+      body: {
+        content: { 'application/json': { schema: z.object({ underpaymentTolerance: z.number({ error: 'must be a number' }).min(0, { error: 'must be from 0 to 100' }).max(100, { error: 'must be from 0 to 100' }).multipleOf(0.01, { error: 'has at most 2 decimal places' }) }) } },
+        required: true,
+      },
+    },
+    responses: { 200: ok(z.object({ underpaymentTolerance: z.number() }), 'Saved'), ...errors },
+  }), async (c) => {
+    const { underpaymentTolerance } = c.req.valid('json');
+    await updateMerchant(deps.db, c.get('merchant').merchantId, { underpayment_tolerance: String(underpaymentTolerance) }, deps.now());
+    return c.json({ statusCode: 200, message: 'Underpayment tolerance saved', data: { underpaymentTolerance } }, 200);
+  });
+
   const Limit = z.string(stringError).regex(/^\d{1,3}$/, 'must be a whole number').transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100'));
   router.openapi(createRoute({
@@ -185,9 +201,13 @@ export function dashboardRoutes(deps: ProviderDeps) {
       },
     }), async (c) => {
       if (!deps.config.sandbox) throw new ApiError(403, `Paying or expiring a deposit from the dashboard is available in sandbox mode only`);
-      const view = await transitionOrAnswer(deps, c.req.valid('param').depositId, kind, {
-        notFound: { status: 404 }, notPending: (current) => `Deposit is ${current}; only a pending deposit can become ${done}`,
-      }, c.get('merchant').merchantId);
+      const { depositId } = c.req.valid('param');
+      const { merchantId } = c.get('merchant');
+      const wording = { notFound: { status: 404 as const }, notPending: (current: string) => `Deposit is ${current}; only a pending deposit can become ${done}` };
+      // Paying is a payment of what is due (DESIGN.md 10), as the sandbox status update is.
+      const view = kind === 'sandbox-completed'
+        ? await paymentOrAnswer(deps, depositId, { merchantId, pendingOnly: true, completedDescription: 'Completed from the dashboard' }, wording)
+        : await transitionOrAnswer(deps, depositId, kind, wording, merchantId);
       return c.json({ statusCode: 200, message: `Deposit ${done}`, data: { depositId: view.depositId, status: view.status } }, 200);
     });
   }

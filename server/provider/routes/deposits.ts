@@ -6,11 +6,11 @@ import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDepo
 import { createQuote } from '../deposits/quotes.js';
 import {
   ConvertEstimationSchema, CryptoDepositSchema, DepositSchema, depositWebhookSchema, FiatDepositSchema, ListQuerySchema, MessageSchema,
-  PaymentMethodSchema, QuoteSchema, SandboxStatusSchema,
+  PaymentMethodSchema, QuoteSchema, SandboxPaymentSchema, SandboxStatusSchema,
 } from '../deposits/schemas.js';
 import type { DepositView } from '../deposits/view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
-import { transitionOrAnswer } from '../http/deposit-errors.js';
+import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import type { ProviderDeps, ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { BEARER, body, envelope, errorResponses, json, jsonText, pagination, sendJsonText, SIGNED, type JsonText } from '../http/openapi.js';
@@ -30,8 +30,8 @@ export function depositsRoutes(deps: ProviderDeps) {
   const either = bearerOrSignature(deps, signed);
   // Serialised answers of cached views: a polled deposit is stringified once per cache lifetime, not per read.
   const serialized = new WeakMap<DepositView, JsonText<DepositAnswer>>();
-  const sandboxOnly = createMiddleware<ProviderEnv>(async (_c, next) => {
-    if (!deps.config.sandbox) throw new ApiError(403, 'The deposit status update is available in sandbox mode only');
+  const sandboxOnly = (what: string) => createMiddleware<ProviderEnv>(async (_c, next) => {
+    if (!deps.config.sandbox) throw new ApiError(403, `${what} is available in sandbox mode only`);
     await next();
   });
 
@@ -128,16 +128,40 @@ export function depositsRoutes(deps: ProviderDeps) {
 
   router.openapi(createRoute({
     method: 'patch', path: '/v1/deposit/{depositId}', tags: ['Deposits'], summary: 'Sandbox: set a deposit status',
-    description: 'Sandbox only. Moves a pending deposit to completed or expired and sends the deposit webhook.',
-    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly] as const,
+    description: 'Sandbox only. Moves a pending deposit to completed (a payment of exactly what is still due) or expired and sends the deposit webhook.',
+    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The deposit status update')] as const,
     request: { params: depositIdParam, body: body(SandboxStatusSchema) },
     responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
   }), async (c) => {
     const { status } = c.req.valid('json');
-    const view = await transitionOrAnswer(deps, c.req.valid('param').depositId, status === 'completed' ? 'sandbox-completed' : 'sandbox-expired', {
-      notFound: { status: 400, label: 'Bad Request' }, notPending: (current) => `status: deposit is ${current}; only a pending deposit can move to ${status}`,
-    }, c.get('merchant').merchantId);
+    const { depositId } = c.req.valid('param');
+    const merchantId = c.get('merchant').merchantId;
+    const wording = {
+      notFound: { status: 400 as const, label: 'Bad Request' }, notPending: (current: string) => `status: deposit is ${current}; only a pending deposit can move to ${status}`,
+    };
+    const view = status === 'completed'
+      ? await paymentOrAnswer(deps, depositId, { merchantId, pendingOnly: true, completedDescription: 'Completed by the sandbox status update' }, wording)
+      : await transitionOrAnswer(deps, depositId, 'sandbox-expired', wording, merchantId);
     return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: view }, 200);
+  });
+
+  router.openapi(createRoute({
+    method: 'post', path: '/v1/deposit/{depositId}/payments', tags: ['Deposits'], summary: 'Sandbox: a payment arrives',
+    description: "Sandbox only (DESIGN.md 10). A payment of `amount` (in the deposit's inputCurrency; default what is still due) arrives. "
+      + 'Pending: it completes the deposit once paidAmount reaches the amount due less the underpayment tolerance (history "Overpaid" beyond '
+      + 'it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). '
+      + 'Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook '
+      + 'deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount due (400 Amount must equal the amount due); '
+      + 'bank transfer and crypto take any. A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.',
+    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The sandbox payment')] as const,
+    request: { params: depositIdParam, body: { ...body(SandboxPaymentSchema), required: false } },
+    responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
+  }), async (c) => {
+    const { amount } = c.req.valid('json') ?? {};
+    const view = await paymentOrAnswer(deps, c.req.valid('param').depositId, { amount, merchantId: c.get('merchant').merchantId }, {
+      notFound: { status: 400, label: 'Bad Request' }, notPending: (current) => `Deposit is ${current}: it takes no more payments`,
+    });
+    return c.json({ statusCode: 200, message: 'Payment recorded successfully', data: view }, 200);
   });
 
   return router;
@@ -154,8 +178,10 @@ export function registerDepositWebhooks(registry: OpenAPIHono['openAPIRegistry']
     'webhook-signature': z.string().openapi({ description: 'v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks)' }),
   });
   for (const [type, when] of [
-    ['deposit.completed', 'A deposit was paid, or completed by the sandbox status update.'],
-    ['deposit.expired', 'A deposit expired, was cancelled, was declined, or was expired by the sandbox status update.'],
+    ['deposit.completed', 'A deposit was paid (what arrived reaches the amount due less the underpayment tolerance; overpaidAmount says by how much more).'],
+    ['deposit.expired', 'A deposit expired, was cancelled, was declined, or was expired by the sandbox status update; paidAmount above 0 is owed back.'],
+    ['deposit.partially_paid', 'Less than was due arrived while the deposit is pending (DESIGN.md 10); it stays pending, remainingAmount says what is still due.'],
+    ['deposit.paid_late', 'A payment arrived after the deposit expired or was cancelled (DESIGN.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.'],
   ] as const) {
     registry.registerWebhook({
       method: 'post', path: type, tags: ['Webhooks'], summary: when,

@@ -3,12 +3,13 @@ import type { Context } from 'hono';
 import { findPaymentMethod } from '../catalog/index.js';
 import { lastDeliveryOf, organizationNameOf, recentAttempts } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
-import { DepositNotPending, readDepositById, transitionDeposit } from '../deposits/service.js';
+import { DepositNotPending, readDepositById, recordPayment, transitionDeposit } from '../deposits/service.js';
+import { paidAmountsOf } from '../deposits/view.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../http/env.js';
 import { signatureAuth } from '../http/signature.js';
-import { money } from '../money.js';
+import { money, toText } from '../money.js';
 import { resendDelivery } from '../webhooks/resend.js';
 
 const CSS = `:root{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}
@@ -96,7 +97,7 @@ export function sandboxRoutes(deps: ProviderDeps) {
     const back = row.checkout_id ? `<p><a href="/checkout/${esc(row.checkout_id)}">Back to the checkout</a></p>` : '';
     const head = `<img src="${esc(logoUrl('', method.logo))}" alt="${esc(method.name)}">
 <h1>${esc(method.name)} payment to ${esc(orgName ?? 'the merchant')}</h1>
-<div class="amount">${esc(formatIdr(row.input_amount, row.input_currency))}</div>`;
+<div class="amount">${esc(formatIdr(row.status === 'pending' ? toText(paidAmountsOf(row).remaining) : row.input_amount, row.input_currency))}</div>`;
     if (row.status === 'completed') return html(c, 200, 'Payment approved', `${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
     if (row.status === 'expired') return html(c, 200, 'Payment closed', `${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
     return html(c, 200, `Approve ${method.name} payment`, `${head}
@@ -113,7 +114,9 @@ export function sandboxRoutes(deps: ProviderDeps) {
       return html(c, 404, 'Payment not found', '<h1>Payment not found</h1><p class="muted">There is no e-wallet payment with this link.</p>');
     }
     try {
-      await transitionDeposit(deps, id, kind);
+      // Approving pays exactly what is due (DESIGN.md 10).
+      if (kind === 'paid') await recordPayment(deps, id, { pendingOnly: true });
+      else await transitionDeposit(deps, id, kind);
     } catch (err) {
       if (!(err instanceof DepositNotPending)) throw err;
     }

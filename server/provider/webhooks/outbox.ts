@@ -4,7 +4,8 @@ import { engineOf } from '../db/engine.js';
 import { randomToken } from '../ids.js';
 import { announceEnqueued } from './notifications.js';
 
-type DepositEventType = 'deposit.completed' | 'deposit.expired';
+/** The deposit webhooks (DESIGN.md 3 and 10). */
+export type DepositEventType = 'deposit.completed' | 'deposit.expired' | 'deposit.partially_paid' | 'deposit.paid_late';
 
 /** Minimal view of a deposit the outbox needs; `data` is the full Deposit as the interface shows it. */
 interface DepositEvent {

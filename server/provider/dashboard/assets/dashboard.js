@@ -43,6 +43,7 @@ async function loadAccount() {
   $('webhook-secret').textContent = '••••••••••••';
   $('webhook-form').elements.webhookUrl.value = account.webhookUrl ?? '';
   $('checkout-enabled').checked = account.checkoutEnabled;
+  $('tolerance-form').elements.underpaymentTolerance.value = String(account.underpaymentTolerance);
   show(true);
   await Promise.all([loadDeposits(), loadDeliveries()]);
 }
@@ -207,6 +208,15 @@ $('checkout-enabled').addEventListener('change', (event) => {
   run(async () => {
     await call('/dashboard/api/checkout', { method: 'PUT', body: { enabled } });
     notice(enabled ? 'Checkout enabled.' : 'Checkout disabled.', true);
+  });
+});
+
+$('tolerance-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const underpaymentTolerance = Number(event.currentTarget.elements.underpaymentTolerance.value);
+  run(async () => {
+    await call('/dashboard/api/underpayment-tolerance', { method: 'PUT', body: { underpaymentTolerance } });
+    notice('Underpayment tolerance saved.', true);
   });
 });
 

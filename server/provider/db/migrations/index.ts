@@ -4,6 +4,7 @@ import * as deposits from './002_deposits.js';
 import * as accounts from './003_accounts.js';
 import * as processes from './004_processes.js';
 import * as payments from './005_payments.js';
+import * as partialPayments from './006_partial_payments.js';
 import * as attemptUrl from './008_attempt_url.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
@@ -13,5 +14,6 @@ export const migrations: Record<string, Migration> = {
   '003_accounts': accounts,
   '004_processes': processes,
   '005_payments': payments,
+  '006_partial_payments': partialPayments,
   '008_attempt_url': attemptUrl,
 };
