@@ -39,7 +39,7 @@ describe('payment hooks (DESIGN.md 10)', () => {
   });
 
   const api = (method: string, path: string, body?: unknown) => fetch(`${merchant.url}/api${path}`, {
-    method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method, headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const newCheckout = async (method: string, amount = '150000') => {
     const { data } = await (await api('POST', '/checkouts', { amount, currency: 'IDR' })).json() as Envelope<Checkout>;

@@ -54,7 +54,7 @@ async function lineOf(shop: Shop, pattern: RegExp, timeoutMs = 8000): Promise<st
 }
 
 async function post(url: string, body?: unknown) {
-  const res = await fetch(url, { method: 'POST', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as { message: string; data?: Checkout } };
 }
 

@@ -230,7 +230,7 @@ describe('payments (DESIGN.md 10)', () => {
 
   describe('paying the rest another way (checkout)', () => {
     const request = (method: string, path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
-      method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method, headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     });
 
     it('after 60 % in USDC the methods are priced for the rest; a VA then asks only the rest, keeps the payment, and completes once', async () => {
