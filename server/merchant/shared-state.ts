@@ -70,13 +70,17 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-/** Whether `next` may replace `current`: a terminal status is final, and an older update never wins. */
+/**
+ * Whether `next` may replace `current`: a terminal status is final, and a lower version never wins. The version (the
+ * service's count of committed changes) orders them, not updatedAt: two racing switches commit in one order and may
+ * carry times in the other.
+ */
 export function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
   if (!current) return true;
   if (!next) return false; // a deposit never disappears
   if (TERMINAL.has(current.status)) return false;
   if (TERMINAL.has(next.status)) return true;
-  return Date.parse(next.updatedAt) >= Date.parse(current.updatedAt);
+  return (next.version ?? 0) >= (current.version ?? 0); // ?? 0: an entry stored before versions existed
 }
 
 /**

@@ -162,13 +162,13 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
  * A deposit as the payment service answers it (interface 2.2), with a user id and a note that must never reach a
  * shopper (the no-leak assertions look for them).
  */
-export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString()): Deposit {
+export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString(), version = 1): Deposit {
   return {
     id: 'row1', depositId: id, depositType: 'fiat', userId: 'user-secret-id', inputCurrency: 'IDR', inputAmount: 150000,
     outputCurrency: 'IDR', exchangeRate: 1, outputAmount: 146000, fee: { amount: 4000, percentage: 0, currency: 'IDR' },
     paymentFiat: { bankName: 'Bank Central Asia', bankCode: 'BCA_VA', accountName: 'Kasir Sandbox Store', accountNumber: '3935812345678901' },
     paymentCrypto: {}, status, activityHistory: [], reference: '', note: 'internal note', bankNote: '',
-    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt,
+    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt, version,
   };
 }
 

@@ -1061,7 +1061,7 @@ export interface paths {
         put?: never;
         /**
          * Choose a payment method: creates the deposit (depositId = checkout id)
-         * @description paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer payable, a history entry, no webhook). After completion, expiry or the 15 minutes: 400.
+         * @description paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: 400. A bank transfer when every unique code of the shop is held by a pending transfer: 409 (choose another method).
          */
         post: {
             parameters: {
@@ -1087,11 +1087,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            statusCode: number;
-                            message: string;
-                            data: components["schemas"]["Deposit"];
-                        };
+                        "application/json": components["schemas"]["MethodChoice"];
                     };
                 };
                 /** @description The new deposit */
@@ -1100,11 +1096,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            statusCode: number;
-                            message: string;
-                            data: components["schemas"]["Deposit"];
-                        };
+                        "application/json": components["schemas"]["MethodChoice"];
                     };
                 };
                 /** @description Error (400) */
@@ -1118,6 +1110,15 @@ export interface paths {
                 };
                 /** @description Error (404) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error (409) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1700,6 +1701,11 @@ export interface components {
              * @example 2026-11-22T01:02:03.456Z
              */
             updatedAt: string;
+            /**
+             * @description Grows by one with each committed change of the deposit (method switch, payment, expiry, cancel, completion): of two copies of one deposit, the higher version is the newer, whatever their updatedAt
+             * @example 1
+             */
+            version: number;
         };
         DepositActivity: {
             activity: string;
@@ -1980,6 +1986,16 @@ export interface components {
             to: string;
             /** @example 16495 */
             rate: string;
+        };
+        MethodChoice: {
+            statusCode: number;
+            message: string;
+            data: components["schemas"]["Deposit"];
+            /**
+             * @description created: the deposit is new (201); unchanged: it had this method already, nothing changed; switched: it was switched to this method
+             * @enum {string}
+             */
+            choice: "created" | "unchanged" | "switched";
         };
         RecipientPage: {
             docs: components["schemas"]["Recipient"][];

@@ -4,6 +4,7 @@ import * as deposits from './002_deposits.js';
 import * as accounts from './003_accounts.js';
 import * as processes from './004_processes.js';
 import * as payments from './005_payments.js';
+import * as depositVersions from './007_deposit_versions.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003_accounts': accounts,
   '004_processes': processes,
   '005_payments': payments,
+  '007_deposit_versions': depositVersions,
 };
