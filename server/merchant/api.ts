@@ -2,6 +2,7 @@
 // webhook receiver at /webhooks/kasir. It talks to the payment service only over HTTP.
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
+import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
@@ -133,6 +134,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   });
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413) });
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
+  api.use('*', refuseNulBytes); // the payment service refuses them too: a 400 naming the field here
   // A body is JSON or nothing: a form or a no-cors fetch (text/plain, form types) cannot carry one, so a
   // cross-site POST with a body must be preflighted. The JSON routes also require the header (jsonOnly).
   api.on('POST', '*', async (c, next) => {
