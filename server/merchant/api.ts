@@ -231,6 +231,24 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     });
   });
 
+  // A pending bank transfer holds one of the shop's unique codes until it is paid or expires: a bound per client
+  // address keeps one anonymous shopper from holding them all (when none is left the service answers 409, "choose
+  // another method", which passes through). Refused choices do not count.
+  const transferLimit = rateLimiter({
+    windowMs: 3600_000,
+    limit: config.transferRateLimit,
+    standardHeaders: 'draft-7',
+    keyGenerator: (c) => clientAddress(c, config.trustProxy),
+    store: shared.rateLimitStore('ratelimit:transfers:'),
+    skip: async (c) => {
+      const body = (await c.req.json().catch(() => null)) as { method?: unknown } | null;
+      return typeof body?.method !== 'string' || !(await service.isBankTransfer(c.req.param('id') ?? '', body.method));
+    },
+    skipFailedRequests: true,
+    handler: (c) => c.json(errorBody(429, 'Too many bank transfers from this address; choose another method'), 429),
+  });
+  api.post('/checkouts/:id/deposit', transferLimit);
+
   // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
   api.route('/', widgetApiRoutes({
     getCheckout: (id) => service.getCheckout(id),

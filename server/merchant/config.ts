@@ -27,6 +27,11 @@ export interface KasirApiOptions extends MerchantHooks {
   currencies?: readonly string[];
   /** Checkout creations allowed per client address per minute (default 60). */
   checkoutRateLimit?: number;
+  /**
+   * Bank transfers a client address may choose per hour (default 10): each holds one of the shop's unique codes while
+   * pending, so one anonymous shopper cannot hold them all.
+   */
+  transferRateLimit?: number;
   /** Least time between two reads of one deposit from the payment service, in ms (default 2000). */
   statusRefreshMs?: number;
   /** Largest age of a webhook accepted, in seconds (default 300). */
@@ -74,6 +79,7 @@ export interface MerchantConfig {
   sandbox: boolean;
   currencies: string[];
   checkoutRateLimit: number;
+  transferRateLimit: number;
   statusRefreshMs: number;
   webhookToleranceSeconds: number;
   trustProxy: boolean;
@@ -103,6 +109,7 @@ const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
   feesPaidBy: 'KASIR_FEES_PAID_BY', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
+  transferRateLimit: 'KASIR_TRANSFER_RATE_LIMIT',
   statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
   redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
   sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
@@ -143,7 +150,7 @@ export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (
       return '';
     }
   };
-  const int = (name: 'checkoutRateLimit' | 'statusRefreshMs' | 'webhookToleranceSeconds' | 'sseMaxPerAddress' | 'sseMaxTotal', fallback: number, min: number) => {
+  const int = (name: 'checkoutRateLimit' | 'transferRateLimit' | 'statusRefreshMs' | 'webhookToleranceSeconds' | 'sseMaxPerAddress' | 'sseMaxTotal', fallback: number, min: number) => {
     const value = options[name];
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
@@ -220,6 +227,7 @@ export function resolveMerchantConfig(options: KasirApiOptions, label: Label = (
     sandbox: bool('sandbox'),
     currencies: currencies.length ? [...new Set(currencies)] : ['IDR'],
     checkoutRateLimit: int('checkoutRateLimit', 60, 1),
+    transferRateLimit: int('transferRateLimit', 10, 1),
     statusRefreshMs: int('statusRefreshMs', 2000, 0),
     webhookToleranceSeconds: int('webhookToleranceSeconds', 300, 1),
     trustProxy: bool('trustProxy'),
@@ -276,6 +284,7 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
     currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
     checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,
+    transferRateLimit: int('KASIR_TRANSFER_RATE_LIMIT') ?? defaults.transferRateLimit,
     statusRefreshMs: int('KASIR_STATUS_REFRESH_MS') ?? defaults.statusRefreshMs,
     webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS') ?? defaults.webhookToleranceSeconds,
     trustProxy: bool('KASIR_TRUST_PROXY') ?? defaults.trustProxy,

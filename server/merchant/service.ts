@@ -192,6 +192,12 @@ export class MerchantService {
     return { deposit: entry.deposit!, choice: chosen.choice };
   }
 
+  /** Whether `method` is one of the checkout's bank transfers (each holds one of the shop's unique codes while pending). */
+  async isBankTransfer(id: string, method: string): Promise<boolean> {
+    const session = await this.sessions.get(id).catch(() => null);
+    return session?.methods.some((m) => m.bankCode === method && m.depositPaymentType === 'bank_transfer') ?? false;
+  }
+
   /** GET /checkouts/:id/deposit: from the cache, re-read at most once per refresh interval. */
   async readDeposit(id: string): Promise<CachedDeposit & { deposit: StoredDeposit }> {
     if (this.checkouts.peek(id) !== true) await this.requireCheckout(id);

@@ -54,7 +54,7 @@ describe('racing method switches through both service copies and both merchant c
       KASIR_BASE_URL: serviceBalancer.url, KASIR_CHECKOUT_URL: `${serviceBalancer.url}/checkout`, KASIR_CLIENT_ID: credentials.clientId,
       KASIR_CLIENT_SECRET: credentials.clientSecret, KASIR_ACCESS_TOKEN: credentials.accessToken, KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
       KASIR_SANDBOX: 'true', REDIS_URL: redisUrl, KASIR_REDIS_PREFIX: `kasir-race-${randomUUID()}:`, PORT: '0', HOST: '127.0.0.1',
-      KASIR_LOG_LEVEL: 'info', KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: '250',
+      KASIR_LOG_LEVEL: 'info', KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_TRANSFER_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: '250',
     };
     merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
     merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
