@@ -66,9 +66,9 @@ export const refuseNulBytes = createMiddleware(async (c, next) => {
     }
   }
   if (!field) {
-    for (const [name, value] of c.req.raw.headers) {
-      if (value.includes(NUL)) { field = `${name} header`; break; }
-    }
+    c.req.raw.headers.forEach((value, name) => {
+      if (value.includes(NUL)) field ??= `${name} header`;
+    });
   }
   field ??= await bodyField(c);
   if (field !== undefined) throw new ApiError(400, `${printable(field) || 'body'}: must not contain a NUL byte (\\u0000)`);
