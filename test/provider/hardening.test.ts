@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { switchDepositMethod } from '../../server/provider/deposits/transitions';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
-import { addMerchant, createFiat, fiatBody, readDeposit, type DepositView } from './deposit-helpers';
+import { addMerchant, createFiat, fiatBody, fillUniqueCodes, readDeposit, type DepositView } from './deposit-helpers';
 
 describe('hardening (issue 19)', () => {
   let p: TestProvider;
@@ -96,23 +96,8 @@ describe('hardening (issue 19)', () => {
   });
 
   describe('bank-transfer unique codes', () => {
-    /** Fills the seeded merchant's pool of BCA_TRANSFER codes with pending deposits holding every code but none. */
-    async function fillPool() {
-      const template = await p.deps.db.selectFrom('deposits').selectAll().where('id', '=', (await createFiat(p)).id).executeTakeFirstOrThrow();
-      const rows = Array.from({ length: 999 }, (_, i) => ({
-        ...template, id: `fill-${i}`, deposit_id: `fill-${i}-${template.id}`, reference: null, va_number: null, checkout_id: null,
-      }));
-      for (let i = 0; i < rows.length; i += 200) {
-        const chunk = rows.slice(i, i + 200);
-        await p.deps.db.insertInto('deposits').values(chunk).execute();
-        await p.deps.db.insertInto('bank_transfer_codes').values(chunk.map((r, j) => ({
-          deposit_row_id: r.id, merchant_id: template.merchant_id, account_number: '8730012345', unique_code: i + j + 1,
-        }))).execute();
-      }
-    }
-
     it("are pooled per merchant: a full pool refuses with 'choose another method' (409), another merchant's transfers go on", async () => {
-      await fillPool();
+      await fillUniqueCodes(p.deps, (await createFiat(p)).id);
       const refused = await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ paymentMethod: 'BCA_TRANSFER' }));
       const error = await errorOf(refused);
       assert.equal(error.statusCode, 409);
