@@ -11,6 +11,7 @@ import { createKasirApi } from '../../server/merchant/api';
 import type { Deposit } from '../../server/merchant/client/types';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
+import { testDatabaseEnv } from '../support/provider';
 export type { Envelope } from '../support/envelope';
 
 /** The fields every envelope of the widget API has, success or error (an error adds its label). */
@@ -28,7 +29,8 @@ export interface Upstream {
 
 export async function startUpstream(): Promise<Upstream> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-merchant-test-'));
-  const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir }, port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 });
+  const database = await testDatabaseEnv(); // PostgreSQL when the suite runs on it (test:server:pg)
+  const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, ...database.env }, port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 });
   const calls: string[] = [];
   const countingFetch: typeof fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -45,6 +47,7 @@ export async function startUpstream(): Promise<Upstream> {
     }),
     async close() {
       await provider.stop();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
