@@ -184,7 +184,7 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.equal(d.fee, '0');
       assert.match(d.qrData!, /^000201/);
       assert.equal(d.accountNumber, undefined);
-      assert.deepEqual(Object.keys(d).sort(), ['amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'qrData', 'serverTime', 'status', 'updatedAt']);
+      assert.deepEqual(Object.keys(d).sort(), ['amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'qrData', 'serverTime', 'status', 'updatedAt', 'version']);
     });
 
     it('answers the same method again with the same deposit, 200 as the payment service answers', async () => {
