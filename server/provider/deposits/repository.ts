@@ -117,7 +117,7 @@ export async function pageOfDeposits(db: Queryable, merchantId: string, query: D
 const MAX_UNIQUE_CODE = 999;
 
 /** Answered when a merchant's pool of unique codes for one account is full: the shopper can still pay another way. */
-export class UniqueCodesExhausted extends ApiError {
+class UniqueCodesExhausted extends ApiError {
   constructor(methodCode: string) {
     super(409, `paymentMethod: every unique code of ${methodCode} is held by a pending transfer; choose another method`);
   }
