@@ -7,10 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { assertEnvelope } from '../support/envelope';
 import type { Checkout } from '@kasir/checkout';
+import { WIDGET_FILE_PARAM } from '../../server/common/widget-files';
 import { testDatabaseUrl } from '../support/provider';
-import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
+import { createMerchantApp, type MerchantApp } from '../../server/merchant/server';
+import { call, startUpstream, type Envelope, type Upstream } from './support';
 
-interface Route { method: string; path: (id: string) => string; fields?: string[] }
+/** A route: how to reach it with a fuzzed id, and (when its path is a pattern) the route as the app declares it. */
+interface Route { method: string; path: (id: string) => string; fields?: string[]; route?: string }
 
 const ROUTES: Route[] = [
   { method: 'POST', path: () => '/api/checkouts', fields: ['amount', 'currency', 'orderId'] },
@@ -25,6 +28,11 @@ const ROUTES: Route[] = [
   { method: 'GET', path: (id) => `/api/checkouts/${id}/events` },
   { method: 'GET', path: () => '/api/healthz' },
   { method: 'GET', path: () => '/api/readyz' },
+  { method: 'GET', path: () => '/healthz' },
+  { method: 'GET', path: () => '/readyz' },
+  // The widget's script and chunks (WIDGET_FILE_PARAM): a fuzzed name, and one that fits the pattern.
+  { method: 'GET', path: (id) => (id.length % 2 ? `/kasir-checkout-${id}.js` : `/${id}`), route: `GET /${WIDGET_FILE_PARAM}` },
+  { method: 'HEAD', path: (id) => `/kasir-checkout-${id}.js`, route: `HEAD /${WIDGET_FILE_PARAM}` },
 ];
 
 const nasty = fc.oneof(
@@ -54,11 +62,12 @@ const headersArb = fc.record({
 
 describe('merchant backend fuzz: never a 5xx, always the envelope, never a secret', () => {
   let up: Upstream;
-  let app: ReturnType<typeof merchantApp>;
+  let app: MerchantApp;
   let realIds: string[];
   before(async () => {
     up = await startUpstream();
-    app = merchantApp(up, {}, { checkoutRateLimit: 100_000 });
+    // The whole kasir-merchant app: /api (createKasirApi), the widget script and the probes.
+    app = createMerchantApp({ ...up.config({ checkoutRateLimit: 100_000 }), fetch: up.countingFetch });
     const created = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' });
     const chosen = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '250000', currency: 'IDR' });
     await call(app, 'POST', `/api/checkouts/${chosen.json.data.id}/deposit`, { method: 'QRIS' });
@@ -70,8 +79,8 @@ describe('merchant backend fuzz: never a 5xx, always the envelope, never a secre
     await up.close();
   });
 
-  it('covers every route of createKasirApi', () => {
-    const fuzzed = new Set(ROUTES.map((r) => `${r.method} ${r.path(':id')}`));
+  it('covers every route of the merchant app', () => {
+    const fuzzed = new Set(ROUTES.map((r) => r.route ?? `${r.method} ${r.path(':id')}`));
     const routes = app.routes.filter((r) => r.method !== 'ALL' && !r.path.endsWith('/*')).map((r) => `${r.method} ${r.path}`);
     assert.deepEqual([...new Set(routes)].filter((r) => !fuzzed.has(r)), []);
   });
@@ -103,7 +112,8 @@ describe('merchant backend fuzz: never a 5xx, always the envelope, never a secre
           const text = await res.text();
           assert.ok(res.status < 500, `${route.method} ${target} ${JSON.stringify(body).slice(0, 200)} -> ${res.status} ${text}`);
           for (const secret of secrets) assert.ok(!text.includes(secret), `${route.method} ${target} leaked a secret`);
-          if (res.status === 304) return;
+          if (res.status === 304 || route.method === 'HEAD') return; // no body to check
+          if (res.status < 400 && !/json/.test(res.headers.get('content-type') ?? '')) return; // the widget's script
           assertEnvelope(res.status, text);
         },
       ), { numRuns: Number(process.env.FUZZ_RUNS || 200) });
