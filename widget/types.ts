@@ -67,6 +67,8 @@ export interface Deposit extends Partial<CryptoAsset> {
   expiresAt: string;
   serverTime: string;
   updatedAt: string;
+  /** grows by one with each change of the deposit: of two answers, the higher version is the newer */
+  version: number;
 }
 
 export interface Checkout {

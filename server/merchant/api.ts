@@ -2,6 +2,7 @@
 // webhook receiver at /webhooks/kasir. It talks to the payment service only over HTTP.
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
+import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { streamSSE } from 'hono/streaming';
@@ -155,6 +156,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   });
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413) });
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
+  api.use('*', refuseNulBytes); // the payment service refuses them too: a 400 naming the field here
 
   const checkoutLimit = rateLimiter({
     windowMs: 60_000,
@@ -241,6 +243,24 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       }
     });
   });
+
+  // A pending bank transfer holds one of the shop's unique codes until it is paid or expires: a bound per client
+  // address keeps one anonymous shopper from holding them all (when none is left the service answers 409, "choose
+  // another method", which passes through). Refused choices do not count.
+  const transferLimit = rateLimiter({
+    windowMs: 3600_000,
+    limit: config.transferRateLimit,
+    standardHeaders: 'draft-7',
+    keyGenerator: (c) => clientAddress(c, config.trustProxy),
+    store: shared.rateLimitStore('ratelimit:transfers:'),
+    skip: async (c) => {
+      const body = (await c.req.json().catch(() => null)) as { method?: unknown } | null;
+      return typeof body?.method !== 'string' || !(await service.isBankTransfer(c.req.param('id') ?? '', body.method));
+    },
+    skipFailedRequests: true,
+    handler: (c) => c.json(errorBody(429, 'Too many bank transfers from this address; choose another method'), 429),
+  });
+  api.post('/checkouts/:id/deposit', transferLimit);
 
   // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
   api.route('/', widgetApiRoutes({

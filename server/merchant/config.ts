@@ -36,6 +36,11 @@ export interface KasirApiOptions extends MerchantHooks {
   currencies?: readonly string[];
   /** Checkout creations allowed per client address per minute (default 60). */
   checkoutRateLimit?: number;
+  /**
+   * Bank transfers a client address may choose per hour (default 10): each holds one of the shop's unique codes while
+   * pending, so one anonymous shopper cannot hold them all.
+   */
+  transferRateLimit?: number;
   /** Least time between two reads of one deposit from the payment service, in ms (default 2000). */
   statusRefreshMs?: number;
   /** Largest age of a webhook accepted, in seconds (default 300). */
@@ -88,6 +93,7 @@ export interface MerchantConfig {
   sandbox: boolean;
   currencies: string[];
   checkoutRateLimit: number;
+  transferRateLimit: number;
   statusRefreshMs: number;
   webhookToleranceSeconds: number;
   trustProxy: boolean;
@@ -128,6 +134,7 @@ const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
   feesPaidBy: 'KASIR_FEES_PAID_BY', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
+  transferRateLimit: 'KASIR_TRANSFER_RATE_LIMIT',
   statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
   redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
   sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
@@ -188,6 +195,7 @@ const optionsSchema = z.strictObject({
     for (const code of list) if (!/^[A-Z]{3}$/.test(code)) ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
   })),
   checkoutRateLimit: optional(int(1)),
+  transferRateLimit: optional(int(1)),
   statusRefreshMs: optional(int(0)),
   webhookToleranceSeconds: optional(int(1)),
   trustProxy: optional(flag),
@@ -283,6 +291,7 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
     sandbox: o.sandbox ?? false,
     currencies: o.currencies?.length ? [...new Set(o.currencies)] : ['IDR'],
     checkoutRateLimit: o.checkoutRateLimit ?? 60,
+    transferRateLimit: o.transferRateLimit ?? 10,
     statusRefreshMs: o.statusRefreshMs ?? 2000,
     webhookToleranceSeconds: o.webhookToleranceSeconds ?? 300,
     trustProxy: o.trustProxy ?? false,
@@ -376,6 +385,7 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
     currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
     checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,
+    transferRateLimit: int('KASIR_TRANSFER_RATE_LIMIT') ?? defaults.transferRateLimit,
     statusRefreshMs: int('KASIR_STATUS_REFRESH_MS') ?? defaults.statusRefreshMs,
     webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS') ?? defaults.webhookToleranceSeconds,
     trustProxy: bool('KASIR_TRUST_PROXY') ?? defaults.trustProxy,

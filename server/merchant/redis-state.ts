@@ -1,5 +1,5 @@
 // SharedState on Redis (node-redis): what lets any number of merchant-backend copies serve one shop. Claims are
-// SET NX with a lease; the cached deposit is a hash (json, terminal, updatedAt, fetched-at) written by a script that
+// SET NX with a lease; the cached deposit is a hash (json, terminal, version, fetched-at) written by a script that
 // keeps the newest (supersedes) and publishes a change on one channel, which every copy applies to its in-process
 // cache (so SSE streams on every copy see it); "read by some copy within the interval" is a SET NX PX lock, so the
 // payment service gets at most one read per deposit per interval from all copies together. Times inside scripts
@@ -26,23 +26,23 @@ if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return {'load'} end
 return {'wait', cur[1] or ''}`;
 
 /**
- * KEYS: deposit hash. ARGV: json, terminal (1/0), updatedAt ms, ttl ms, channel, message prefix. Stores the deposit
+ * KEYS: deposit hash. ARGV: json, terminal (1/0), version, ttl ms, channel, message prefix. Stores the deposit
  * unless the stored one supersedes it (the rules of supersedes() in shared-state.ts), publishes a change, and
  * answers the stored json. Either way the entry is now fresh: its writer just learnt it from the payment service.
  */
 const STORE_DEPOSIT = `${NOW_MS}
-local cur = redis.call('HMGET', KEYS[1], 'j', 't', 'u')
+local cur = redis.call('HMGET', KEYS[1], 'j', 't', 'v')
 local take
 if not cur[1] or cur[1] == 'null' then take = true
 elseif ARGV[1] == 'null' then take = false
-elseif cur[2] == '1' then take = ARGV[2] == '1' and tonumber(ARGV[3]) > tonumber(cur[3])
+elseif cur[2] == '1' then take = ARGV[2] == '1' and tonumber(ARGV[3]) > (tonumber(cur[3]) or 0)
 elseif ARGV[2] == '1' then take = true
-else take = tonumber(ARGV[3]) >= tonumber(cur[3]) end
+else take = tonumber(ARGV[3]) >= (tonumber(cur[3]) or 0) end
 if not take then
   redis.call('HSET', KEYS[1], 'f', now)
   return cur[1]
 end
-redis.call('HSET', KEYS[1], 'j', ARGV[1], 't', ARGV[2], 'u', ARGV[3], 'f', now)
+redis.call('HSET', KEYS[1], 'j', ARGV[1], 't', ARGV[2], 'v', ARGV[3], 'f', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if cur[1] ~= ARGV[1] then redis.call('PUBLISH', ARGV[5], ARGV[6] .. ARGV[1]) end
 return ARGV[1]`;
@@ -189,9 +189,9 @@ export class RedisState implements SharedState {
   async storeDeposit(id: string, deposit: StoredDeposit | null, ttlMs: number): Promise<StoredDeposit | null> {
     const json = JSON.stringify(deposit);
     const terminal = deposit?.status === 'completed' || deposit?.status === 'expired';
-    const updatedAt = deposit ? Date.parse(deposit.updatedAt) || 0 : 0;
+    const version = deposit?.version ?? 0;
     const stored = (await this.call(() => this.script(STORE_DEPOSIT, [this.depositKey(id)], [
-      json, terminal ? '1' : '0', String(updatedAt), String(ttlMs), this.channel, `${this.copyId}\t${id}\t`,
+      json, terminal ? '1' : '0', String(version), String(ttlMs), this.channel, `${this.copyId}\t${id}\t`,
     ]))) as string;
     return stored === json ? deposit : (JSON.parse(stored) as StoredDeposit | null);
   }

@@ -215,15 +215,14 @@ export class MerchantService {
   }
 
   /**
-   * POST /checkouts/:id/deposit: chooses the method; the same method again answers the same deposit
-   * (`created` false). Another method while the deposit is pending is the payment service's to decide (it switches
-   * the deposit, or refuses with a 400 whose message passes through).
+   * POST /checkouts/:id/deposit: chooses the method. The payment service decides and says what the choice did
+   * (`choice`: created, unchanged, or switched), which passes through: this copy's cache may be behind another copy's
+   * switch, so it never guesses. Another method while the deposit is pending switches it, or the service refuses with
+   * a 4xx whose message passes through.
    */
   async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
     await this.requireCheckout(id);
-    const known = this.deposits.peek(id)?.deposit;
-    if (known?.method.code === method) return { deposit: known, choice: 'unchanged' };
-    let chosen: { deposit: UpstreamDeposit; created: boolean };
+    let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
     try {
       chosen = await this.client.chooseCheckoutMethod(id, method);
     } catch (err) {
@@ -232,9 +231,15 @@ export class MerchantService {
     }
     if (chosen.deposit.depositId !== id) throw new ApiError(404, 'Checkout not found');
     this.sessions.invalidate(id);
-    // Not created now: switched from the method this copy knew, or (unknown here) chosen before with this one.
-    const choice: MethodChoice = chosen.created ? 'created' : known && known.method.code !== method ? 'switched' : 'unchanged';
-    return { deposit: (await this.deposits.update(await this.view(chosen.deposit))).deposit!, choice };
+    // The cache keeps the highest version: a slower answer of an earlier choice never replaces a later one.
+    const entry = await this.deposits.update(await this.view(chosen.deposit));
+    return { deposit: entry.deposit!, choice: chosen.choice };
+  }
+
+  /** Whether `method` is one of the checkout's bank transfers (each holds one of the shop's unique codes while pending). */
+  async isBankTransfer(id: string, method: string): Promise<boolean> {
+    const session = await this.sessions.get(id).catch(() => null);
+    return session?.methods.some((m) => m.bankCode === method && m.depositPaymentType === 'bank_transfer') ?? false;
   }
 
   /** GET /checkouts/:id/deposit: from the cache, re-read at most once per refresh interval. */

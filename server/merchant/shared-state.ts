@@ -72,14 +72,16 @@ export interface SharedState {
 
 /**
  * Whether `next` may replace `current`: a terminal status is final (only a newer terminal update, a payment that
- * arrived late, DESIGN.md 10, replaces it), and an older update never wins.
+ * arrived late, DESIGN.md 10, replaces it), and a lower version never wins. The version (the service's count of
+ * committed changes) orders them, not updatedAt: two racing switches commit in one order and may carry times in the
+ * other.
  */
 export function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
   if (!current) return true;
   if (!next) return false; // a deposit never disappears
-  if (TERMINAL.has(current.status)) return TERMINAL.has(next.status) && Date.parse(next.updatedAt) > Date.parse(current.updatedAt);
+  if (TERMINAL.has(current.status)) return TERMINAL.has(next.status) && (next.version ?? 0) > (current.version ?? 0);
   if (TERMINAL.has(next.status)) return true;
-  return Date.parse(next.updatedAt) >= Date.parse(current.updatedAt);
+  return (next.version ?? 0) >= (current.version ?? 0); // ?? 0: an entry stored before versions existed
 }
 
 /**

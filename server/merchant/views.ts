@@ -206,7 +206,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
   const status = statusOf(d);
   if (d.depositType === 'crypto') {
     const known = ctx.methods?.find((m) => m.bankCode === d.inputCurrency);
-    const base = { id: d.depositId, checkoutId: d.depositId, status, currency: d.inputCurrency, expiresAt: d.expiredAt, updatedAt: d.updatedAt };
+    const base = { id: d.depositId, checkoutId: d.depositId, status, currency: d.inputCurrency, expiresAt: d.expiredAt, updatedAt: d.updatedAt, version: d.version };
     return cryptoDepositView(d, known, base);
   }
   const pf = d.paymentFiat ?? {};
@@ -234,6 +234,7 @@ export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDepo
     ...(exchangeRate ? { exchangeRate } : {}),
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,
+    version: d.version,
   };
   if (kind === 'va' || kind === 'bank') {
     if (pf.accountNumber) view.accountNumber = String(pf.accountNumber);

@@ -8,6 +8,7 @@ import { checkoutSessionRoutes } from './checkout/session.js';
 import { hostedWidgetApi } from './checkout/widget-api.js';
 import type { ProviderDeps } from './http/env.js';
 import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
+import { refuseNulBytes } from '../common/nul-guard.js';
 import { healthRoutes } from './http/health.js';
 import { isBodiless } from './http/request-target.js';
 import { authRoutes } from './routes/auth.js';
@@ -38,6 +39,7 @@ export function createProviderApp(deps: ProviderDeps) {
   });
   // A bodiless GET or HEAD has nothing to limit; skipping the limiter spares the hot read path a full Request copy.
   app.use('*', (c, next) => (isBodiless(c) ? next() : limitBody(c, next)));
+  app.use('*', refuseNulBytes); // PostgreSQL cannot store one: a 400 on both engines alike
 
   // Each sub-app declares its full paths (grep finds a route by its URL); the order here is the order of the
   // OpenAPI document's paths. The hosted widget API is mounted under its endpoint, as a shop mounts it under /api.

@@ -186,7 +186,7 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.equal(d.accountNumber, undefined);
       assert.deepEqual(Object.keys(d).sort(), [
         'amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'overpaidAmount', 'paidAmount', 'paidLate', 'qrData', 'remainingAmount',
-        'serverTime', 'status', 'updatedAt',
+        'serverTime', 'status', 'updatedAt', 'version',
       ]);
       assert.deepEqual([d.paidAmount, d.remainingAmount, d.overpaidAmount, d.paidLate], ['0', d.amount, '0', false]);
     });

@@ -11,6 +11,7 @@ import { createKasirApi } from '../../server/merchant/api';
 import type { Deposit } from '../../server/merchant/client/types';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
+import { testDatabaseEnv } from '../support/provider';
 export type { Envelope } from '../support/envelope';
 
 /** The fields every envelope of the widget API has, success or error (an error adds its label). */
@@ -28,7 +29,8 @@ export interface Upstream {
 
 export async function startUpstream(): Promise<Upstream> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-merchant-test-'));
-  const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir }, port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 });
+  const database = await testDatabaseEnv(); // PostgreSQL when the suite runs on it (test:server:pg)
+  const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, ...database.env }, port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 });
   const calls: string[] = [];
   const countingFetch: typeof fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -45,6 +47,7 @@ export async function startUpstream(): Promise<Upstream> {
     }),
     async close() {
       await provider.stop();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -163,7 +166,7 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
  * A deposit as the payment service answers it (interface 2.2), with a user id and a note that must never reach a
  * shopper (the no-leak assertions look for them).
  */
-export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString()): Deposit {
+export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString(), version = 1): Deposit {
   return {
     id: 'row1', depositId: id, depositType: 'fiat', userId: 'user-secret-id', inputCurrency: 'IDR', inputAmount: 150000,
     outputCurrency: 'IDR', exchangeRate: 1, outputAmount: 146000, fee: { amount: 4000, percentage: 0, currency: 'IDR' },
@@ -171,7 +174,7 @@ export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt
     paymentCrypto: {}, status, activityHistory: [], reference: '', note: 'internal note', bankNote: '',
     paidAmount: status === 'completed' ? 150000 : 0, remainingAmount: status === 'pending' ? 150000 : 0, overpaidAmount: 0,
     payments: status === 'completed' ? [{ amount: 150000, currency: 'IDR', receivedAt: updatedAt, late: false }] : [],
-    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt,
+    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt, version,
   };
 }
 

@@ -9,92 +9,18 @@
 // every shopper's stream (reconnecting to the surviving copy, as EventSource behind a balancer does) got its completion.
 // Run by `npm run test:multi` (KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL); build first (`npm run build`).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { Deposit } from '@kasir/checkout';
 import type { SandboxCredentials } from '../../server/provider/seed';
 import { createTestDatabase, testDatabaseUrl } from '../support/provider';
+import { balancer, kill, MERCHANT_CLI, MERCHANT_READY, SERVICE_CLI, SERVICE_READY, startProc, stopAll, type Proc } from '../support/multi';
 
-const SERVICE_CLI = 'server/provider/dist/provider/cli.js';
-const MERCHANT_CLI = 'dist/server/merchant.js';
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 const ORDERS = 24;
-
-interface Proc { child: ChildProcess; url: string; dataDir: string; output: string[]; alive: boolean }
-
-async function startProc(cli: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kasir-multi-'));
-  const output: string[] = [];
-  const child = spawn(process.execPath, [cli], { env: { ...process.env, KASIR_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (c: Buffer) => output.push(c.toString()));
-  child.stderr!.on('data', (c: Buffer) => output.push(c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cli} did not start: ${output.join('')}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`${cli} exited with ${code}: ${output.join('')}`)));
-    child.stdout!.on('data', () => {
-      const m = ready.exec(output.join(''));
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!.replace('localhost', '127.0.0.1'));
-      }
-    });
-  });
-  const proc: Proc = { child, url, dataDir, output, alive: true };
-  child.once('exit', () => { proc.alive = false; });
-  return proc;
-}
-
-function kill(proc: Proc) {
-  proc.alive = false;
-  proc.child.kill('SIGKILL');
-}
-
-/**
- * A round-robin HTTP balancer over `targets` (re-read per request): a request whose target refuses the connection is
- * sent to the next live one (bodies are small and buffered); answers, event streams included, are piped back.
- */
-async function balancer(targets: () => Proc[]) {
-  let next = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const live = targets().filter((t) => t.alive);
-      const attempt = (tries: number) => {
-        if (tries >= live.length) {
-          res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: 502, error: 'Bad Gateway', message: 'no live target' }));
-          return;
-        }
-        const target = new URL(live[(next++) % live.length]!.url);
-        const headers: IncomingHttpHeaders = { ...req.headers, host: target.host };
-        const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on('error', () => res.destroy());
-        });
-        forwarded.on('error', () => {
-          if (res.headersSent) res.destroy();
-          else attempt(tries + 1);
-        });
-        forwarded.end(body);
-      };
-      attempt(0);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -161,8 +87,8 @@ describe('two service copies on PostgreSQL and two merchant copies on Redis, one
       DATABASE_URL: database.url, PROVIDER_PORT: '0', KASIR_WEBHOOK_URL: `${merchantBalancer.url}/api/webhooks/kasir`,
       KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', KASIR_WEBHOOK_TIMEOUT_MS: '20000', PORT: '',
     };
-    services.push(await startProc(SERVICE_CLI, serviceEnv, /sandbox on (http:\/\/\S+)/));
-    services.push(await startProc(SERVICE_CLI, serviceEnv, /sandbox on (http:\/\/\S+)/));
+    services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
+    services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
     credentials = JSON.parse(readFileSync(join(services[0]!.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials;
     const merchantEnv = {
       KASIR_BASE_URL: serviceBalancer.url, KASIR_CHECKOUT_URL: `${serviceBalancer.url}/checkout`, KASIR_CLIENT_ID: credentials.clientId,
@@ -170,19 +96,12 @@ describe('two service copies on PostgreSQL and two merchant copies on Redis, one
       KASIR_SANDBOX: 'true', REDIS_URL: redisUrl, KASIR_REDIS_PREFIX: `kasir-multi-${randomUUID()}:`, PORT: '0', HOST: '127.0.0.1',
       KASIR_LOG_LEVEL: 'info', KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: '1000',
     };
-    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, /"url":"(http:[^"]+)"/));
-    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, /"url":"(http:[^"]+)"/));
+    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
+    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
   });
 
   after(async () => {
-    for (const proc of [...merchants, ...services]) {
-      if (proc.child.exitCode === null && proc.child.signalCode === null) {
-        const exited = new Promise((resolve) => proc.child.once('exit', resolve));
-        proc.child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(proc.dataDir, { recursive: true, force: true });
-    }
+    await stopAll([...merchants, ...services]);
     await serviceBalancer?.close();
     await merchantBalancer?.close();
     await database?.drop();

@@ -2,6 +2,7 @@
 // outbox of a deposit. Typed answers (bodyOf, dataOf, errorOf) are in test/support/envelope.ts.
 import type { DepositView } from '../../server/provider/deposits/view';
 import { issueAccessToken } from '../../server/provider/http/bearer';
+import type { ProviderDeps } from '../../server/provider/http/env';
 import type { Page } from '../../server/provider/http/pagination';
 import { newRecordId } from '../../server/provider/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
@@ -57,6 +58,26 @@ export async function addMerchant(p: TestProvider, options: { checkoutEnabled?: 
     webhook_secret: newWebhookSecret(), checkout_enabled: options.checkoutEnabled ? 1 : 0, created_at: now, updated_at: now,
   }).execute();
   return { clientId, clientSecret, token: await issueAccessToken(p.deps, userId, true) };
+}
+
+/**
+ * Holds every BCA_TRANSFER unique code of a merchant's pool still free: pending deposits copied from the deposit with record
+ * id `templateRowId` (whose merchant's pool it fills), each holding one code.
+ */
+export async function fillUniqueCodes(deps: Pick<ProviderDeps, 'db'>, templateRowId: string): Promise<void> {
+  const template = await deps.db.selectFrom('deposits').selectAll().where('id', '=', templateRowId).executeTakeFirstOrThrow();
+  const taken = new Set((await deps.db.selectFrom('bank_transfer_codes').select('unique_code')
+    .where('merchant_id', '=', template.merchant_id).where('account_number', '=', '8730012345').execute()).map((r) => Number(r.unique_code)));
+  const codes = Array.from({ length: 999 }, (_, i) => i + 1).filter((code) => !taken.has(code));
+  for (let i = 0; i < codes.length; i += 200) {
+    const chunk = codes.slice(i, i + 200).map((code) => ({
+      ...template, id: `${template.id}-fill-${code}`, deposit_id: `${template.id}-fill-${code}`, reference: null, va_number: null, checkout_id: null, code,
+    }));
+    await deps.db.insertInto('deposits').values(chunk.map(({ code: _code, ...row }) => row)).execute();
+    await deps.db.insertInto('bank_transfer_codes').values(chunk.map((r) => ({
+      deposit_row_id: r.id, merchant_id: template.merchant_id, account_number: '8730012345', unique_code: r.code,
+    }))).execute();
+  }
 }
 
 /** The webhooks written to the outbox for a deposit, oldest first. */

@@ -139,7 +139,7 @@ export class FakeApi {
   /** The backend's side of a payment (as the sandbox's pay and expire calls would do). */
   settle(id: string, status: 'completed' | 'expired') {
     const c = this.checkouts.get(id)!;
-    c.deposit = { ...c.deposit!, status, updatedAt: new Date(this.now).toISOString(), serverTime: new Date(this.now).toISOString() };
+    c.deposit = { ...c.deposit!, status, updatedAt: new Date(this.now).toISOString(), serverTime: new Date(this.now).toISOString(), version: c.deposit!.version + 1 };
     FakeEventSource.instances.filter((s) => s.url.includes(id)).forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
     return c.deposit;
   }
@@ -184,8 +184,10 @@ export class FakeApi {
           if (Date.parse(c.expiresAt) <= this.now) return refused('The checkout is closed: the payment method can no longer be changed');
           const before = Date.parse(c.deposit.updatedAt);
           // The new method's window runs from the switch (WIDGET-API.md).
+          const version = c.deposit.version + 1;
           c.deposit = this.deposit(c, choice);
           c.deposit.updatedAt = new Date(Math.max(this.now, before + 1)).toISOString();
+          c.deposit.version = version;
           return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) });
         }
         c.deposit = this.deposit(c, choice);
@@ -233,6 +235,7 @@ export class FakeApi {
       expiresAt: new Date(this.now + (this.options.lifetime ?? (m.kind === 'crypto' ? 60 : 30) * 60_000)).toISOString(),
       serverTime: now,
       updatedAt: now,
+      version: 1,
     };
   }
 

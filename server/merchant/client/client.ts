@@ -2,7 +2,7 @@ import { signedRequestHeaders } from '../../common/request-signing.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import type {
   Bank, BanksQuery, Checkout, CheckoutSession, ConvertEstimationBody, Quote, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
-  CryptosQuery, CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, LoginBody, Page,
+  CryptosQuery, CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, LoginBody, MethodChoice, Page,
   PaymentMethod, PaymentMethodsQuery, Recipient, RecipientBody, RecipientPatch, RegisterBody, VerificationAnswer, VerifyLoginAnswer,
   VerifyLoginBody,
 } from './types.js';
@@ -164,10 +164,12 @@ export class PaymentServiceClient {
   async createCheckoutDeposit(checkoutId: string, paymentMethod: string) {
     return (await this.chooseCheckoutMethod(checkoutId, paymentMethod)).deposit;
   }
-  /** The same, telling whether the deposit was created now (201) or chosen before with the same method (200). */
-  async chooseCheckoutMethod(checkoutId: string, paymentMethod: string): Promise<{ deposit: Deposit; created: boolean }> {
+  /** The same, with what the choice did as the service says it (`choice`): created, unchanged or switched. */
+  async chooseCheckoutMethod(checkoutId: string, paymentMethod: string): Promise<{ deposit: Deposit; choice: MethodChoice }> {
     const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, { auth: 'none', checkout: true, body: { paymentMethod } });
-    return { deposit: answer.data as Deposit, created: answer.statusCode === 201 };
+    const { choice } = answer as Envelope<Deposit> & { choice?: MethodChoice };
+    // A service without the field (older): 201 is a creation; a 200 cannot be told apart, so it claims no switch.
+    return { deposit: answer.data as Deposit, choice: choice ?? (answer.statusCode === 201 ? 'created' : 'unchanged') };
   }
 
   // ---- The transport ----

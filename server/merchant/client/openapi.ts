@@ -1137,7 +1137,7 @@ export interface paths {
         put?: never;
         /**
          * Choose a payment method: creates the deposit (depositId = checkout id)
-         * @description paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer payable, a history entry, no webhook). After completion, expiry or the 15 minutes: 400.
+         * @description paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: 400. A bank transfer when every unique code of the shop is held by a pending transfer: 409 (choose another method).
          */
         post: {
             parameters: {
@@ -1163,11 +1163,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            statusCode: number;
-                            message: string;
-                            data: components["schemas"]["Deposit"];
-                        };
+                        "application/json": components["schemas"]["MethodChoice"];
                     };
                 };
                 /** @description The new deposit */
@@ -1176,11 +1172,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            statusCode: number;
-                            message: string;
-                            data: components["schemas"]["Deposit"];
-                        };
+                        "application/json": components["schemas"]["MethodChoice"];
                     };
                 };
                 /** @description Error (400) */
@@ -1194,6 +1186,15 @@ export interface paths {
                 };
                 /** @description Error (404) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error (409) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1880,6 +1881,11 @@ export interface components {
              * @example 2026-11-22T01:02:03.456Z
              */
             updatedAt: string;
+            /**
+             * @description Grows by one with each committed change of the deposit (method switch, payment, expiry, cancel, completion): of two copies of one deposit, the higher version is the newer, whatever their updatedAt
+             * @example 1
+             */
+            version: number;
         };
         DepositActivity: {
             activity: string;
@@ -2046,8 +2052,12 @@ export interface components {
             inputCurrency: string;
             /** @example USDC-POLYGON */
             outputCurrency: string;
-            /** @example 150000 */
+            /**
+             * @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded
+             * @example 150000
+             */
             inputAmount?: number;
+            /** @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded */
             outputAmount?: number;
             /**
              * @description A bankCode: its fee is then included
@@ -2058,12 +2068,17 @@ export interface components {
         FiatDepositRequest: {
             /** @example IDR */
             inputCurrency: string;
-            /** @example 150000 */
+            /**
+             * @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded
+             * @example 150000
+             */
             inputAmount?: number;
             /** @example IDR */
             outputCurrency: string;
             outputAmount?: {
+                /** @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded */
                 fiat?: number;
+                /** @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded */
                 crypto?: number;
             };
             /** @example fiat */
@@ -2078,7 +2093,10 @@ export interface components {
         CryptoDepositRequest: {
             /** @example USDC-POLYGON */
             inputCurrency: string;
-            /** @example 25.5 */
+            /**
+             * @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded
+             * @example 25.5
+             */
             inputAmount: number;
             outputCurrency?: string;
             reference?: string;
@@ -2143,8 +2161,12 @@ export interface components {
         CheckoutRequest: {
             /** @example IDR */
             inputCurrency: string;
-            /** @example 150000 */
+            /**
+             * @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded
+             * @example 150000
+             */
             inputAmount?: number;
+            /** @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded */
             outputAmount?: number;
             outputCurrency?: string;
         };
@@ -2176,7 +2198,6 @@ export interface components {
                 name: string;
                 currency: string;
                 minimumAmount: number;
-                /** @description 0: no maximum (crypto) */
                 maximumAmount: number;
                 image: string;
                 feeFlat: number;
@@ -2210,6 +2231,16 @@ export interface components {
             to: string;
             /** @example 16495 */
             rate: string;
+        };
+        MethodChoice: {
+            statusCode: number;
+            message: string;
+            data: components["schemas"]["Deposit"];
+            /**
+             * @description created: the deposit is new (201); unchanged: it had this method already, nothing changed; switched: it was switched to this method
+             * @enum {string}
+             */
+            choice: "created" | "unchanged" | "switched";
         };
         RecipientPage: {
             docs: components["schemas"]["Recipient"][];

@@ -36,6 +36,8 @@ export type Deposit = Omit<Schemas['Deposit'], 'paymentFiat'> & { paymentFiat: P
 export type DepositStatus = Deposit['status'];
 export type DepositType = Deposit['depositType'];
 export type ActivityEntry = Schemas['DepositActivity'];
+/** What choosing a checkout's method did (the hosted session API's `choice`): created, unchanged or switched. */
+export type MethodChoice = Schemas['MethodChoice']['choice'];
 /** 2.3 */
 export type PaymentMethod = Schemas['PaymentMethod'];
 /** 2.4 (deprecated endpoint) */

@@ -43,6 +43,13 @@ const SessionSchema = z.object({
   deposit: DepositSchema.nullable(),
 }).openapi('CheckoutSession');
 
+/** The answer to a choice: the deposit, and what the choice did (a field, so no caller reads it from the message). */
+const ChoiceSchema = envelope(DepositSchema).extend({
+  choice: z.enum(['created', 'unchanged', 'switched']).openapi({
+    description: 'created: the deposit is new (201); unchanged: it had this method already, nothing changed; switched: it was switched to this method',
+  }),
+}).openapi('MethodChoice');
+
 type SessionMethod = z.infer<typeof SessionMethodSchema>;
 
 /** The `data` of GET /checkout/{id}/session. */
@@ -95,20 +102,21 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
     method: 'post', path: '/checkout/{id}/deposit', tags: ['Hosted checkout'], summary: 'Choose a payment method: creates the deposit (depositId = checkout id)',
     description: 'paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one '
       + 'while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer '
-      + 'payable, a history entry, no webhook). After completion, expiry or the 15 minutes: 400.',
+      + 'payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: '
+      + '400. A bank transfer when every unique code of the shop is held by a pending transfer: 409 (choose another method).',
     // No length limit on paymentMethod: an unknown code of any length is the interface's "Payment method not found".
     request: { params: checkoutIdParam, body: body(z.object({ paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }) })) },
     responses: {
-      200: json(envelope(DepositSchema), 'The deposit chosen before, or switched to this method'), 201: json(envelope(DepositSchema), 'The new deposit'),
-      ...errorResponses(400, 404),
+      200: json(ChoiceSchema, 'The deposit chosen before, or switched to this method'), 201: json(ChoiceSchema, 'The new deposit'),
+      ...errorResponses(400, 404, 409),
     },
   }), async (c) => {
     const checkout = await requireCheckout(deps, c.req.valid('param').id);
     const { view, choice } = await chooseMethod(deps, checkout, c.req.valid('json').paymentMethod);
-    if (choice === 'switched') return c.json({ statusCode: 200, message: 'Payment method changed', data: view }, 200);
+    if (choice === 'switched') return c.json({ statusCode: 200, message: 'Payment method changed', choice, data: view }, 200);
     return choice === 'created'
-      ? c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201)
-      : c.json({ statusCode: 200, message: 'Deposit payment method set', data: view }, 200);
+      ? c.json({ statusCode: 201, message: 'Deposit created successfully', choice, data: view }, 201)
+      : c.json({ statusCode: 200, message: 'Deposit payment method set', choice, data: view }, 200);
   });
 
   return router;

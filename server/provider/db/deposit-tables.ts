@@ -47,6 +47,8 @@ interface DepositsTable {
   expired_at: string;
   created_at: string;
   updated_at: string;
+  /** 1 at creation, one more with each committed change (migration 007): what readers order a deposit's states by. */
+  version: Generated<number>;
 }
 
 interface DepositActivitiesTable {

@@ -23,9 +23,11 @@ interface QuotesTable {
 interface BankTransferCodesTable {
   /** deposits.id of the pending bank transfer holding the code. */
   deposit_row_id: string;
+  /** The merchant whose pool the code is drawn from (migration 007). */
+  merchant_id: string;
   /** The collection account the transfer goes to. */
   account_number: string;
-  /** 1 to 999, in the currency's smallest unit; unique per account among pending transfers. */
+  /** 1 to 999, in the currency's smallest unit; unique per merchant and account among pending transfers. */
   unique_code: number;
 }
 

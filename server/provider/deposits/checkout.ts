@@ -147,7 +147,8 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
   const next = await methodRequest(deps, { ...checkout, ...checkoutStillDue(checkout, found?.row) }, owner.merchantId, code);
   if (found) {
     try {
-      return { view: await switchDepositMethod(deps, checkout.id, next), choice: 'switched' };
+      const { view, switched } = await switchDepositMethod(deps, checkout.id, next);
+      return { view, choice: switched ? 'switched' : 'unchanged' };
     } catch (err) {
       if (err instanceof DepositNotPending) throw bad(`paymentMethod: the deposit is ${err.status}; no payment method can be chosen any more`);
       throw err;

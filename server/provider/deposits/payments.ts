@@ -15,7 +15,7 @@ import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
 import {
-  activitiesOf, depositByRowId, depositStateOf, insertActivity, insertPayment, nextActivitySeq, paymentsOf, releaseUniqueCode, underpaymentTolerance,
+  activitiesOf, depositByRowId, depositStateOf, insertActivity, insertPayment, nextActivitySeq, paymentsOf, releaseUniqueCode, underpaymentTolerance, versioned,
 } from './repository.js';
 import { DepositNotFound, DepositNotPending, expireIfOverdue } from './transitions.js';
 import { paidAmountsOf, toDepositView, type DepositRow, type DepositView } from './view.js';
@@ -98,7 +98,7 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
     entries = [{ activity: 'Partial Payment Received', status: 'pending', description: 'Partial payment received' }];
     type = 'deposit.partially_paid';
   }
-  const updated = await trx.updateTable('deposits').set(changes).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await trx.updateTable('deposits').set(versioned(changes)).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
   let seq = await nextActivitySeq(trx, row.id);
   for (const entry of entries) await insertActivity(trx, { id: newRecordId(), deposit_row_id: row.id, seq: seq++, ...entry, updated_at: at });
   const view = toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true });

@@ -1,7 +1,7 @@
 // Persistence of deposits, their activity history and checkouts: every query of the deposit core, over Kysely, the
 // same on SQLite and PostgreSQL. Each function takes the database or a transaction of it, so a caller composes
 // them inside one transaction (transitions.ts). No rules here: what to write is decided by the callers.
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { forUpdate } from '../db/engine.js';
 import { randomInt } from 'node:crypto';
@@ -66,9 +66,17 @@ export function depositStateOf(db: Queryable, depositId: string, merchantId?: st
  * before that time). Returns the updated row, or undefined when the deposit was not in that state.
  */
 export function updatePendingDeposit(db: Queryable, id: string, changes: DepositUpdate, dueBy?: string): Promise<DepositRow | undefined> {
-  let query = db.updateTable('deposits').set(changes).where('id', '=', id).where('status', '=', 'pending');
+  let query = db.updateTable('deposits').set(versioned(changes)).where('id', '=', id).where('status', '=', 'pending');
   if (dueBy !== undefined) query = query.where('expired_at', '<=', dueBy);
   return query.returningAll().executeTakeFirst();
+}
+
+/**
+ * A deposit's changes with its version raised by one: every update of a deposit row goes through this, so the version
+ * grows with each committed change (in the change's transaction, under its row lock) and readers order by it.
+ */
+export function versioned(changes: DepositUpdate) {
+  return (eb: ExpressionBuilder<Database, 'deposits'>) => ({ ...changes, version: eb('version', '+', 1) });
 }
 
 /** Record ids of pending deposits whose expiredAt is at or before `now` (of one merchant, or all), at most `max`. */
@@ -108,14 +116,23 @@ export async function pageOfDeposits(db: Queryable, merchantId: string, query: D
 
 const MAX_UNIQUE_CODE = 999;
 
+/** Answered when a merchant's pool of unique codes for one account is full: the shopper can still pay another way. */
+class UniqueCodesExhausted extends ApiError {
+  constructor(methodCode: string) {
+    super(409, `paymentMethod: every unique code of ${methodCode} is held by a pending transfer; choose another method`);
+  }
+}
+
 /**
- * A unique code (1 to 999) no pending transfer to the account holds, drawn at random among the free ones. A
- * concurrent transfer may draw the same: the table's unique constraint refuses the second insert, which draws again.
+ * A unique code (1 to 999) none of the merchant's pending transfers to the account holds, drawn at random among the
+ * free ones. Each merchant has its own pool, so one shop's pending transfers never exhaust another's. A concurrent
+ * transfer may draw the same: the table's unique constraint refuses the second insert, which draws again.
  */
-export async function freeUniqueCode(db: Queryable, accountNumber: string): Promise<number> {
-  const taken = new Set((await db.selectFrom('bank_transfer_codes').select('unique_code').where('account_number', '=', accountNumber).execute()).map((r) => Number(r.unique_code)));
+export async function freeUniqueCode(db: Queryable, merchantId: string, accountNumber: string, methodCode: string): Promise<number> {
+  const taken = new Set((await db.selectFrom('bank_transfer_codes').select('unique_code')
+    .where('merchant_id', '=', merchantId).where('account_number', '=', accountNumber).execute()).map((r) => Number(r.unique_code)));
   const free = MAX_UNIQUE_CODE - taken.size;
-  if (free <= 0) throw new ApiError(503, 'Every unique code of this bank account is held by a pending transfer: try again later or choose another method');
+  if (free <= 0) throw new UniqueCodesExhausted(methodCode);
   let skip = randomInt(free);
   for (let code = 1; ; code++) {
     if (taken.has(code)) continue;
@@ -123,7 +140,7 @@ export async function freeUniqueCode(db: Queryable, accountNumber: string): Prom
   }
 }
 
-export async function insertUniqueCode(db: Queryable, row: { deposit_row_id: string; account_number: string; unique_code: number }): Promise<void> {
+export async function insertUniqueCode(db: Queryable, row: { deposit_row_id: string; merchant_id: string; account_number: string; unique_code: number }): Promise<void> {
   await db.insertInto('bank_transfer_codes').values(row).execute();
 }
 

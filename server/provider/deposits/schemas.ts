@@ -57,6 +57,11 @@ export const DepositSchema = z.object({
   expiredAt: TIMESTAMP,
   createdAt: TIMESTAMP,
   updatedAt: TIMESTAMP,
+  version: z.number().int().openapi({
+    description: 'Grows by one with each committed change of the deposit (method switch, payment, expiry, cancel, completion): '
+      + 'of two copies of one deposit, the higher version is the newer, whatever their updatedAt',
+    example: 1,
+  }),
 }).openapi('Deposit');
 
 export const MessageSchema = z.object({ statusCode: z.number().int(), message: z.string() });

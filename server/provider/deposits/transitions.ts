@@ -72,6 +72,8 @@ type PaymentColumns = Pick<NewDeposit,
 interface PaymentPlan {
   /** The columns of one attempt (a fresh VA number or unique code each time); `code` is a bank transfer's unique code. */
   draw(trx: Transaction<Database>, recordId: string, now: Date): Promise<{ columns: PaymentColumns; code?: { account: string; code: number } }>;
+  /** The method it pays with: a fiat method's bankCode, or the crypto id. */
+  code: string;
   quoteId?: string;
 }
 
@@ -81,7 +83,7 @@ const MAX_DRAWS = 8;
 /** What else a write of payment details holds in its transaction: the unique code's row and the quote's claim. */
 async function writePaymentExtras(trx: Transaction<Database>, merchantId: string, rowId: string, plan: PaymentPlan, code: { account: string; code: number } | undefined, now: Date) {
   await releaseUniqueCode(trx, rowId);
-  if (code) await insertUniqueCode(trx, { deposit_row_id: rowId, account_number: code.account, unique_code: code.code });
+  if (code) await insertUniqueCode(trx, { deposit_row_id: rowId, merchant_id: merchantId, account_number: code.account, unique_code: code.code });
   if (plan.quoteId) await claimQuote(trx, merchantId, plan.quoteId, rowId, now);
 }
 
@@ -136,11 +138,13 @@ async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: FiatDeposi
   const accountName = await accountNameOf(deps, owner.organizationId);
   const inPlaces = placesOf(method.currency)!;
   const outPlaces = placesOf(req.outputCurrency)!;
+  const account = method.collectionAccount?.accountNumber;
   return {
     quoteId: req.quoteId,
+    code: method.code,
     async draw(trx, recordId, now) {
       // A bank transfer's amount is raised by its unique code (in the currency's smallest unit), and priced on that.
-      const code = method.collectionAccount ? { account: method.collectionAccount.accountNumber, code: await freeUniqueCode(trx, method.collectionAccount.accountNumber) } : undefined;
+      const code = account ? { account, code: await freeUniqueCode(trx, owner.merchantId, account, method.code) } : undefined;
       const inputAmount = code ? quote.inputAmount.plus(money(code.code).dividedBy(money(10).pow(inPlaces))) : quote.inputAmount;
       const fee = code ? feeOf(inputAmount, money(method.feeFlat), money(method.feePercentage), inPlaces) : quote.fee;
       const outputAmount = code ? outputOf(inputAmount, fee, quote.rate, outPlaces) : quote.outputAmount;
@@ -169,6 +173,7 @@ async function cryptoPlan(deps: ProviderDeps, owner: DepositOwner, req: CryptoDe
   const { crypto, outputCurrency } = quote;
   return {
     quoteId: req.quoteId,
+    code: crypto.id,
     async draw(_trx, _recordId, now) {
       return {
         columns: {
@@ -216,12 +221,13 @@ export type SwitchRequest = { depositType: 'fiat'; request: FiatDepositRequest }
 
 /**
  * Switches a pending deposit to another method (the hosted checkout, DESIGN.md 3): the same row (same depositId)
- * gets the new method's price and payment details, its old VA number or unique code is released, and the history
- * records the switch; no webhook, since the status does not change. One transaction with the row locked, so two
- * concurrent switches run one after the other and the row ends with one method's details. Throws DepositNotFound,
- * or DepositNotPending when the deposit is no longer pending (expired first when overdue).
+ * gets the new method's price and payment details, its old VA number or unique code is released, its version grows,
+ * and the history records the switch; no webhook, since the status does not change. One transaction with the row
+ * locked, its time taken once the lock is held (so times and versions follow commit order): two concurrent switches
+ * run one after the other, and one to the method the deposit has by then changes nothing (`switched` false). Throws
+ * DepositNotFound, or DepositNotPending when the deposit is no longer pending (expired first when overdue).
  */
-export async function switchDepositMethod(deps: ProviderDeps, depositId: string, to: SwitchRequest): Promise<DepositView> {
+export async function switchDepositMethod(deps: ProviderDeps, depositId: string, to: SwitchRequest): Promise<{ view: DepositView; switched: boolean }> {
   const found = await depositStateOf(deps.db, depositId);
   if (!found) throw new DepositNotFound();
   if (found.status === 'pending' && found.expired_at <= deps.now().toISOString()) await expireIfOverdue(deps, found.id);
@@ -232,29 +238,30 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
   const plan = to.depositType === 'fiat'
     ? await fiatPlan(deps, owner, to.request, depositId, options)
     : await cryptoPlan(deps, owner, to.request, options);
-  const now = deps.now();
   try {
     for (let attempt = 0; ; attempt++) {
       try {
         return await deps.db.transaction().execute(async (trx) => {
           const row = await depositByRowId(trx, found.id, { lock: true });
           if (!row) throw new DepositNotFound();
+          const now = deps.now();
           if (row.status !== 'pending' || row.expired_at <= now.toISOString()) throw new DepositNotPending(row.status === 'pending' ? 'expired' : row.status);
+          const from = row.method_code ?? row.input_currency;
+          // A concurrent choice of this method committed first: its details stand (new ones would void what it shows).
+          if (from === plan.code) return { view: toDepositView(row, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true }), switched: false };
           // The public checkout page can switch; a bound keeps its history (and quotes) from growing without end.
           const seq = await nextActivitySeq(trx, row.id);
           if (seq > MAX_SWITCHES + 1) throw new ApiError(400, `paymentMethod: the payment method was changed ${MAX_SWITCHES} times already; it cannot change again`);
-          const from = row.method_code ?? row.input_currency;
           const { columns, code } = await plan.draw(trx, row.id, now);
           // After a partial payment the new method asks only the rest; what was paid stays (DESIGN.md 10).
           const updated = await updatePendingDeposit(trx, row.id, { ...carryPaid(row, columns), updated_at: now.toISOString() });
           if (!updated) throw new DepositNotPending(row.status);
           await writePaymentExtras(trx, row.merchant_id, row.id, plan, code, now);
-          const to = updated.method_code ?? updated.input_currency;
           await insertActivity(trx, {
             id: newRecordId(), deposit_row_id: row.id, seq, activity: 'Payment Method Changed', status: 'pending',
-            description: `Payment method changed from ${from} to ${to}; the ${from} payment details are no longer valid`, updated_at: now.toISOString(),
+            description: `Payment method changed from ${from} to ${plan.code}; the ${from} payment details are no longer valid`, updated_at: now.toISOString(),
           });
-          return toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true });
+          return { view: toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true }), switched: true };
         });
       } catch (err) {
         const which = uniqueViolation(err);
@@ -309,10 +316,10 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
 
 /** Expires one deposit if it is pending past its expiredAt (atomically; a no-op otherwise). */
 export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promise<boolean> {
-  const now = deps.now();
   try {
     const view = await deps.db.transaction().execute(async (trx) => {
       const row = await depositByRowId(trx, rowId, { lock: true });
+      const now = deps.now(); // once the lock is held: times follow commit order
       if (!row || row.status !== 'pending' || row.expired_at > now.toISOString()) return undefined;
       return applyTransition(trx, row, 'expired', now);
     });
@@ -334,12 +341,12 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
   const found = await depositStateOf(deps.db, depositId, merchantId);
   if (!found) throw new DepositNotFound();
   if (found.status === 'pending' && found.expired_at <= deps.now().toISOString()) await expireIfOverdue(deps, found.id);
-  const now = deps.now();
   try {
     return await deps.db.transaction().execute(async (trx) => {
       // Locked on PostgreSQL: a concurrent transition waits, then reads (and reports) the status it left.
       const row = await depositByRowId(trx, found.id, { lock: true });
       if (!row) throw new DepositNotFound();
+      const now = deps.now(); // once the lock is held: times follow commit order
       if (row.status !== 'pending') throw new DepositNotPending(row.status);
       return applyTransition(trx, row, kind, now);
     });

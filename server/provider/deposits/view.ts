@@ -78,6 +78,8 @@ export interface DepositView {
   expiredAt: string;
   createdAt: string;
   updatedAt: string;
+  /** Grows with each committed change: what orders two copies of the deposit. */
+  version: number;
 }
 
 /**
@@ -115,6 +117,7 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
     expiredAt: row.expired_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    version: row.version,
   };
   if (row.show_exchange_info) {
     view.exchangeInfo = { exchangeRate: view.exchangeRate, outputCurrency: view.outputCurrency, outputAmount: view.outputAmount };
@@ -124,6 +127,6 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
     if (row.payer_info) view.payerInfo = JSON.parse(row.payer_info) as PayerInfoView;
   }
   // Keep the interface's field order: exchangeInfo and the detail fields before the timestamps.
-  const { expiredAt, createdAt, updatedAt, ...rest } = view;
-  return { ...rest, expiredAt, createdAt, updatedAt };
+  const { expiredAt, createdAt, updatedAt, version, ...rest } = view;
+  return { ...rest, expiredAt, createdAt, updatedAt, version };
 }

@@ -68,7 +68,7 @@ function paidFields(row: DepositRow, format: (amount: Money) => string): Pick<Wi
 }
 
 export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, row: DepositRow, now: Date, rates: RateTable): WidgetDeposit {
-  const expiry = { expiresAt: row.expired_at, serverTime: now.toISOString(), updatedAt: row.updated_at };
+  const expiry = { expiresAt: row.expired_at, serverTime: now.toISOString(), updatedAt: row.updated_at, version: row.version };
   const crypto = row.deposit_type === 'crypto' ? findCrypto(row.input_currency) : undefined;
   if (crypto) {
     const address = paymentCryptoOf(row).payoutWallet ?? '';

@@ -5,6 +5,7 @@ import * as accounts from './003_accounts.js';
 import * as processes from './004_processes.js';
 import * as payments from './005_payments.js';
 import * as partialPayments from './006_partial_payments.js';
+import * as depositVersions from './007_deposit_versions.js';
 import * as attemptUrl from './008_attempt_url.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
@@ -15,5 +16,6 @@ export const migrations: Record<string, Migration> = {
   '004_processes': processes,
   '005_payments': payments,
   '006_partial_payments': partialPayments,
+  '007_deposit_versions': depositVersions,
   '008_attempt_url': attemptUrl,
 };
