@@ -99,7 +99,7 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | unde
 }
 
 async function post(url: string, body?: unknown) {
-  const res = await fetch(url, { method: 'POST', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
   const text = await res.text();
   return { status: res.status, text, json: JSON.parse(text) as { data?: { id: string; status: string } } };
 }
