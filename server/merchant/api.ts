@@ -17,7 +17,8 @@ import { RedisState } from './redis-state.js';
 import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
 import type { CachedDeposit } from './status-cache.js';
-import { TERMINAL, type WidgetCheckout } from './views.js';
+import { TERMINAL } from './model.js';
+import type { WidgetCheckout } from './views.js';
 import { Warnings } from './warnings.js';
 import { webhookRoutes } from './webhooks.js';
 

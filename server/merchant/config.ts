@@ -5,10 +5,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../common/log.js';
-import { REDIS_TIMEOUT_MS } from './redis-state.js';
-import type { MerchantHooks } from './service.js';
+import type { MerchantHooks } from './hooks.js';
+import type { FeesPaidBy } from './model.js';
 
-export type FeesPaidBy = 'merchant' | 'shopper';
 
 /** What `createKasirApi` takes (DESIGN.md section 7). Only the connection to the payment service is required. */
 export interface KasirApiOptions extends MerchantHooks {
@@ -139,6 +138,9 @@ const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
   sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
 };
+
+/** Default of the `redisTimeoutMs` option: the longest wait for one Redis call, in ms. */
+export const REDIS_TIMEOUT_MS = 300;
 
 type Label = (option: string) => string;
 

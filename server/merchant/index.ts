@@ -1,9 +1,10 @@
 // @kasir/merchant: the merchant backend as a library (createKasirApi, verifyWebhook) and a server (startMerchant).
 export { createKasirApi, type KasirApi, type ServerOrder } from './api.js';
-export { ConfigError, loadMerchantConfig, type FeesPaidBy, type KasirApiOptions, type MerchantConfig, type MerchantServerOptions } from './config.js';
+export { ConfigError, loadMerchantConfig, type KasirApiOptions, type MerchantConfig, type MerchantServerOptions } from './config.js';
 export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
 export { toNodeHandler } from './node-handler.js';
-export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder } from './service.js';
+export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder } from './hooks.js';
+export type { FeesPaidBy } from './model.js';
 export { verifyWebhook, type KasirWebhookEvent, type VerifyWebhookOptions } from './verify-webhook.js';
 export { createLogger, type Logger } from '../common/log.js';
 export { WebhookVerificationError, type ReplayGuard, type WebhookVerificationReason } from '../common/standard-webhooks.js';

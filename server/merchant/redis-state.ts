@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { ApiError } from '../common/errors.js';
 import type { Claim, DepositChangeListener, SavedCheckout, SharedDepositRead, SharedState } from './shared-state.js';
-import type { StoredDeposit } from './views.js';
+import { REDIS_TIMEOUT_MS } from './config.js';
+import type { StoredDeposit } from './model.js';
 
 const NOW_MS = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
@@ -54,7 +55,6 @@ const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call(
 
 const DONE = 'done';
 /** Default of RedisStateOptions.timeoutMs. */
-export const REDIS_TIMEOUT_MS = 300;
 
 export interface RedisStateOptions {
   url: string;

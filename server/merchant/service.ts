@@ -3,95 +3,14 @@ import { Decimal } from 'decimal.js';
 import { PaymentServiceClient } from './client/client.js';
 import { PaymentServiceError } from './client/errors.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types.js';
-import type { FeesPaidBy, MerchantConfig } from './config.js';
+import type { MerchantConfig } from './config.js';
+import type { MerchantHooks } from './hooks.js';
+import type { FeesPaidBy, StoredDeposit } from './model.js';
 import { ApiError } from './http.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
-import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type WidgetCheckout, type StoredDeposit } from './views.js';
-
-/** What the merchant's `priceOrder` hook answers: the amount its own order costs. */
-export interface PricedOrder {
-  amount: string | number;
-  currency: string;
-}
-
-/** What every deposit hook receives (one shape for all of them; see README "Idempotent hooks"). */
-export interface DepositHookEvent {
-  checkoutId: string;
-  /** The merchant's order id, when the checkout was created from one (by this backend or another copy of it). */
-  orderId?: string;
-  /** The deposit as the payment service sent it in the (verified) webhook. */
-  deposit: UpstreamDeposit;
-  /**
-   * The event's id: the `webhook-id` of its delivery, the same on every retry of it. Key the shop's own write on it,
-   * in the write's transaction: a hook that runs again after a crash (between its return and the backend's mark that
-   * it ran) gets the same id.
-   */
-  eventId: string;
-  /** @deprecated The same value as `eventId`, under its first name. */
-  webhookId: string;
-  /** What arrived for the deposit so far, in `deposit.inputCurrency`: exact decimal text (DESIGN.md 10). */
-  paidAmount: string;
-}
-
-/** One payment that arrived (DESIGN.md 10): its amount as exact decimal text, in `currency`. */
-export interface DepositPayment {
-  amount: string;
-  currency: string;
-  receivedAt: string;
-  /** It arrived after the deposit expired or was cancelled. */
-  late: boolean;
-}
-
-/** What `onDepositCompleted` receives; `overpaidAmount` is what arrived beyond the amount due ("0" when none). */
-export interface CompletedDeposit extends DepositHookEvent {
-  overpaidAmount: string;
-}
-
-/** What `onDepositExpired` receives; a `paidAmount` above "0" was paid and is owed back. */
-export type ExpiredDeposit = DepositHookEvent;
-
-/** What `onDepositPartiallyPaid` receives: the payment that arrived, and what is still due. */
-export interface PartiallyPaidDeposit extends DepositHookEvent {
-  payment: DepositPayment;
-  remainingAmount: string;
-}
-
-/** What `onDepositPaidLate` receives: the payment that arrived after expiry (owed back). */
-export interface PaidLateDeposit extends DepositHookEvent {
-  payment: DepositPayment;
-}
-
-export interface MerchantHooks {
-  /**
-   * Prices an order from the merchant's own records, so a shopper cannot pay less by editing the page. When set,
-   * POST /api/checkouts takes `{orderId}` and refuses a bare amount. Answer null for an unknown order.
-   */
-  priceOrder?: (orderId: string) => PricedOrder | null | undefined | Promise<PricedOrder | null | undefined>;
-  /** Called after a checkout was created (e.g. to store checkoutId next to the order). */
-  onCheckoutCreated?: (checkout: { checkoutId: string; orderId?: string; amount: string; currency: string; url: string }) => void | Promise<void>;
-  /**
-   * Called once per deposit when its completion webhook lands (verified, deduplicated). If it throws, the
-   * webhook is answered 503 and the payment service retries it later.
-   */
-  onDepositCompleted?: (event: CompletedDeposit) => void | Promise<void>;
-  /**
-   * Called once per deposit when its expiry webhook lands (the shopper did not pay in time, or cancelled), e.g. to
-   * release the order's stock; `paidAmount` above "0" is money to refund. If it throws, the webhook is answered 503 and retried.
-   */
-  onDepositExpired?: (event: ExpiredDeposit) => void | Promise<void>;
-  /**
-   * Called once per payment that arrives short while the deposit is pending (webhook deposit.partially_paid,
-   * DESIGN.md 10): the shopper may pay the rest. If it throws, the webhook is answered 503 and retried.
-   */
-  onDepositPartiallyPaid?: (event: PartiallyPaidDeposit) => void | Promise<void>;
-  /**
-   * Called once per payment that arrives after the deposit expired or was cancelled (webhook deposit.paid_late,
-   * DESIGN.md 10): the shop owes it back. If it throws, the webhook is answered 503 and retried.
-   */
-  onDepositPaidLate?: (event: PaidLateDeposit) => void | Promise<void>;
-}
+import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type WidgetCheckout } from './views.js';
 
 interface CheckoutMeta {
   feesPaidBy: FeesPaidBy;

@@ -8,8 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { FeesPaidBy } from './config.js';
-import { TERMINAL, type StoredDeposit } from './views.js';
+import type { FeesPaidBy, StoredDeposit } from './model.js';
 
 /** A claim on a key (a webhook id, a deposit's hook): `claimed` runs the work, then `finish`es or `release`s it. */
 export type Claim =
@@ -68,20 +67,6 @@ export interface SharedState {
   /** Throws when the state cannot be reached (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
-}
-
-/**
- * Whether `next` may replace `current`: a terminal status is final (only a newer terminal update, a payment that
- * arrived late, DESIGN.md 10, replaces it), and a lower version never wins. The version (the service's count of
- * committed changes) orders them, not updatedAt: two racing switches commit in one order and may carry times in the
- * other.
- */
-export function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
-  if (!current) return true;
-  if (!next) return false; // a deposit never disappears
-  if (TERMINAL.has(current.status)) return TERMINAL.has(next.status) && (next.version ?? 0) > (current.version ?? 0);
-  if (TERMINAL.has(next.status)) return true;
-  return (next.version ?? 0) >= (current.version ?? 0); // ?? 0: an entry stored before versions existed
 }
 
 /**

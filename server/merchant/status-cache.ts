@@ -5,8 +5,8 @@
 // whether another one read the deposit within the interval, and every change one copy learns reaches the others.
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { supersedes, type SharedState } from './shared-state.js';
-import { TERMINAL, type StoredDeposit } from './views.js';
+import { supersedes, TERMINAL, type StoredDeposit } from './model.js';
+import type { SharedState } from './shared-state.js';
 
 interface Slot<T> {
   value?: T;

@@ -4,18 +4,13 @@
 import { Decimal } from 'decimal.js';
 import { paymentUri } from '../common/payment-uri.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, SessionCrypto, SessionPaymentMethod } from './client/types.js';
-import type { FeesPaidBy } from './config.js';
+import type { FeesPaidBy, StoredDeposit } from './model.js';
 
 // The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
 export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';
 import type {
-  Checkout as WidgetCheckout, CryptoAsset, Deposit as WidgetDeposit, DepositStatus, ExchangeRate, MethodKind, Method as WidgetMethod,
+  Checkout as WidgetCheckout, CryptoAsset, DepositStatus, ExchangeRate, MethodKind, Method as WidgetMethod,
 } from '@kasir/checkout';
-
-/** A deposit view before `serverTime` is stamped on it at answer time. */
-export type StoredDeposit = Omit<WidgetDeposit, 'serverTime'>;
-
-export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'expired']);
 
 /** Decimal places of a currency's amounts (IDR and other zero-decimal currencies 0, crypto 8, others 2). */
 export function precision(currency: string): number {

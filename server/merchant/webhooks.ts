@@ -10,7 +10,8 @@ import type { Logger } from '../common/log.js';
 import { ConfigError } from './config.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
-import type { DepositPayment, MerchantHooks, MerchantService } from './service.js';
+import type { DepositPayment, MerchantHooks } from './hooks.js';
+import type { MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
 import type { Warnings } from './warnings.js';
 

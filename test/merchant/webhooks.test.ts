@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
-import type { CompletedDeposit } from '../../server/merchant/service';
+import type { CompletedDeposit } from '../../server/merchant/hooks';
 import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type Envelope, type Upstream } from './support';
 
 describe('merchant backend: webhook receiver', () => {

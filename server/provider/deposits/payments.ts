@@ -3,11 +3,10 @@
 // (PostgreSQL; SQLite's write transactions never overlap), so two payments racing on one deposit, or a payment racing
 // the expiry sweeper, run one after the other and leave one consistent result. Also here: what is still due when the
 // shopper pays the rest another way (the checkout's methods priced for it, and the switch that keeps what was paid).
-import { Decimal } from 'decimal.js';
 import type { Transaction } from 'kysely';
 import { findPaymentMethod, placesOf } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
-import type { CheckoutRow, DepositUpdate, NewDeposit } from '../db/deposit-tables.js';
+import type { CheckoutRow, DepositUpdate } from '../db/deposit-tables.js';
 import type { ProviderDeps } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
 import { newRecordId } from '../ids.js';
@@ -141,19 +140,4 @@ export function checkoutStillDue(checkout: CheckoutAmounts, deposit: Pick<Deposi
     input_amount: scale(checkout.input_amount, checkout.input_currency),
     output_amount: scale(checkout.output_amount, checkout.output_currency),
   };
-}
-
-type SwitchColumns = Pick<NewDeposit, 'input_currency' | 'input_amount' | 'output_amount' | 'paid_amount'>;
-
-/**
- * The columns of a method switch after a partial payment: the new method asks only the rest (its priced amount), and
- * what was paid is carried over in the new currency at the same price (the rest's amount times paid / still due), so
- * the deposit shows paid + remaining = its amount; the order's outputAmount stays. Without a payment: as priced.
- */
-export function carryPaid<C extends SwitchColumns>(row: Pick<DepositRow, 'input_amount' | 'paid_amount' | 'output_amount' | 'status'>, columns: C): C {
-  const { paid, remaining } = paidAmountsOf(row);
-  if (paid.isZero() || remaining.isZero()) return columns;
-  const rest = money(columns.input_amount);
-  const carried = rest.times(paid).dividedBy(remaining).toDecimalPlaces(placesOf(columns.input_currency) ?? 2, Decimal.ROUND_DOWN);
-  return { ...columns, input_amount: toText(rest.plus(carried)), paid_amount: toText(carried), output_amount: row.output_amount };
 }

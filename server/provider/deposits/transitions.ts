@@ -4,6 +4,7 @@
 // Each runs in one transaction that appends to activityHistory and, for a move, writes the deposit webhook to the
 // outbox, so the event exists if and only if the change was committed. Switching a pending checkout deposit to
 // another method is here too: its history entry and payment details in one transaction, and no webhook.
+import { Decimal } from 'decimal.js';
 import type { Transaction } from 'kysely';
 import { ApiError } from '../../common/errors.js';
 import type { Database } from '../db/database.js';
@@ -20,8 +21,7 @@ import {
   activitiesOf, depositByRowId, depositStateOf, freeUniqueCode, insertActivity, insertDeposit, insertUniqueCode, merchantOwner, nextActivitySeq,
   organizationName, overduePendingIds, paymentsOf, releaseUniqueCode, uniqueViolation, updatePendingDeposit,
 } from './repository.js';
-import { carryPaid } from './payments.js';
-import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
+import { paidAmountsOf, toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Errors the routes answer, each in its own words
@@ -362,4 +362,19 @@ export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max
     if (await expireIfOverdue(deps, id)) moved++;
   }
   return moved;
+}
+
+type SwitchColumns = Pick<NewDeposit, 'input_currency' | 'input_amount' | 'output_amount' | 'paid_amount'>;
+
+/**
+ * The columns of a method switch after a partial payment: the new method asks only the rest (its priced amount), and
+ * what was paid is carried over in the new currency at the same price (the rest's amount times paid / still due), so
+ * the deposit shows paid + remaining = its amount; the order's outputAmount stays. Without a payment: as priced.
+ */
+function carryPaid<C extends SwitchColumns>(row: Pick<DepositRow, 'input_amount' | 'paid_amount' | 'output_amount' | 'status'>, columns: C): C {
+  const { paid, remaining } = paidAmountsOf(row);
+  if (paid.isZero() || remaining.isZero()) return columns;
+  const rest = money(columns.input_amount);
+  const carried = rest.times(paid).dividedBy(remaining).toDecimalPlaces(placesOf(columns.input_currency) ?? 2, Decimal.ROUND_DOWN);
+  return { ...columns, input_amount: toText(rest.plus(carried)), paid_amount: toText(carried), output_amount: row.output_amount };
 }
