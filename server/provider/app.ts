@@ -6,7 +6,7 @@ import { requestLogging } from '../common/log.js';
 import { hostedPageRoutes } from './checkout/page.js';
 import { checkoutSessionRoutes } from './checkout/session.js';
 import { hostedWidgetApi } from './checkout/widget-api.js';
-import type { ProviderDeps } from './http/env.js';
+import type { ProviderDeps } from './deps.js';
 import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { healthRoutes } from './http/health.js';

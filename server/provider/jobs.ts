@@ -1,5 +1,5 @@
 import { startExpirySweeper } from './deposits/expiry-sweeper.js';
-import type { ProviderDeps } from './http/env.js';
+import type { ProviderDeps } from './deps.js';
 import { startWebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface BackgroundJobOptions {

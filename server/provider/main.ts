@@ -7,7 +7,7 @@ import { createProviderApp, type ProviderApp } from './app.js';
 import { resolveProviderConfig, SandboxConfigError, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
 import { createDepositCaches } from './deposits/read-cache.js';
-import type { ProviderCaches, ProviderDeps } from './http/env.js';
+import type { ProviderCaches, ProviderDeps } from './deps.js';
 import { startBackgroundJobs } from './jobs.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { DepositView as SandboxDeposit } from './deposits/view.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { verify } from 'hono/jwt';
 import { hashPassword, verifyPassword } from './auth/passwords.js';
 import { issueAccessToken } from './http/bearer.js';
-import type { ProviderDeps } from './http/env.js';
+import type { ProviderDeps } from './deps.js';
 import { newRecordId } from './ids.js';
 
 const isUniqueViolation = (err: unknown) => {

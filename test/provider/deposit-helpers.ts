@@ -2,7 +2,7 @@
 // outbox of a deposit. Typed answers (bodyOf, dataOf, errorOf) are in test/support/envelope.ts.
 import type { DepositView } from '../../server/provider/deposits/view';
 import { issueAccessToken } from '../../server/provider/http/bearer';
-import type { ProviderDeps } from '../../server/provider/http/env';
+import type { ProviderDeps } from '../../server/provider/deps';
 import type { Page } from '../../server/provider/http/pagination';
 import { newRecordId } from '../../server/provider/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';

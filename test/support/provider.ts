@@ -9,7 +9,7 @@ import pg from 'pg';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import { createProviderApp } from '../../server/provider/app';
 import { resolveProviderConfig, type SandboxOptions } from '../../server/provider/config';
-import type { ProviderDeps } from '../../server/provider/http/env';
+import type { ProviderDeps } from '../../server/provider/deps';
 import { openProvider, startSandbox, type RunningSandbox } from '../../server/provider/main';
 import { seedSandbox, type SandboxCredentials } from '../../server/provider/seed';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
-import type { ProviderDeps } from '../http/env.js';
-import { ApiError } from '../http/errors.js';
+import type { ProviderDeps } from '../deps.js';
+import { ApiError } from '../../common/errors.js';
 import { newRecordId } from '../ids.js';
 import { accountExistsMail, otpMail } from '../mail/mailer.js';
 import { newClientId, newClientSecret, newWebhookSecret } from '../seed.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../../common/errors.js';
 
 /**
  * Auth rate limits (DESIGN.md section 3): fixed windows counted in the database, so every copy of the

@@ -6,7 +6,7 @@ import { WIDGET_ENTRY_FILE, WIDGET_ENTRY_NAME, WIDGET_FILE_PARAM, widgetFileServ
 import { organizationNameOf } from '../dashboard/service.js';
 import { findCheckout } from '../deposits/checkout.js';
 import { ApiError, createRouter, onNotFound } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 
 const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
 body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center}

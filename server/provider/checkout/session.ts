@@ -7,7 +7,7 @@ import { DepositSchema, ExchangeRateSchema } from '../deposits/schemas.js';
 import { checkoutAmount, feesPaidBy } from '../deposits/widget-view.js';
 import { checkoutStillDue } from '../deposits/payments.js';
 import { createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { body, envelope, errorResponses, json, TIMESTAMP } from '../http/openapi.js';
 import { toNumber, toText } from '../money.js';
 

@@ -8,7 +8,7 @@ import type { TransitionKind } from '../deposits/service.js';
 import { depositEtag, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
 import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import { ApiError } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 
 /** The hosted widget API, for mounting at /checkout/api. */
 export function hostedWidgetApi(deps: ProviderDeps): Hono {

@@ -1,7 +1,7 @@
 // The merchant account as the dashboard and the hosted pages read and change it: profile, secrets, webhook URL,
 // the hosted-checkout switch, the organization name, and recent webhook deliveries.
 import type { Db } from '../db/database.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { forgetCredentials } from '../http/signature.js';
 import { newClientSecret, newWebhookSecret } from '../seed.js';
 import { loggableUrl } from '../webhooks/attempt-log.js';

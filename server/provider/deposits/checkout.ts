@@ -2,8 +2,8 @@
 import type { Decimal } from 'decimal.js';
 import { CRYPTOS, findCrypto, findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, type RateTable } from '../catalog/index.js';
 import type { CheckoutRow } from '../db/deposit-tables.js';
-import { ApiError } from '../http/errors.js';
-import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
+import { ApiError } from '../../common/errors.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
 import { newUuid } from '../ids.js';
 import { ceilTo, money, toNumber, toText } from '../money.js';
 import { outputOf, quoteCryptoCovering, rateOf, requestAmount, type CryptoCoveringQuote } from './pricing.js';

@@ -1,7 +1,7 @@
 // The background job that expires overdue deposits (reads also expire them lazily; this catches the unread ones).
 // Safe on every copy of the service: each expiry locks its row (PostgreSQL) and moves it only while it is pending, so
 // two copies sweeping at once expire each deposit once, with one history entry and one webhook.
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { expireOverdue } from './transitions.js';
 
 /** Moves overdue pending deposits to expired every config.sweepIntervalMs. Returns a stop function. */

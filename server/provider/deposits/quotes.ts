@@ -4,8 +4,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { QuoteRow } from '../db/payment-tables.js';
-import { ApiError } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import { ApiError } from '../../common/errors.js';
+import type { ProviderDeps } from '../deps.js';
 import { newUuid } from '../ids.js';
 import { toNumber, toText } from '../money.js';
 import { estimateConversion, type ConversionRequest, type HeldQuote } from './pricing.js';

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import { forUpdate } from '../db/engine.js';
 import { randomInt } from 'node:crypto';
 import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit, PaymentRow } from '../db/deposit-tables.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../../common/errors.js';
 
 /** The database or a transaction of it (a Transaction is a Kysely). */
 type Queryable = Kysely<Database>;

@@ -1,7 +1,7 @@
 // Reading deposits (a merchant's detail read through the per-instance read cache, the public read by id, the list),
 // never showing one pending past its expiredAt, and the deposit core's surface the routes call. Pricing is in
 // pricing.ts, the queries in repository.ts, every state change in transitions.ts.
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { paginate, type Page } from '../http/pagination.js';
 import {
   activitiesByDeposit, activitiesOf, depositByDepositId, depositByIdOrReference, pageOfDeposits, paymentsByDeposit, paymentsOf, type DepositPageQuery,

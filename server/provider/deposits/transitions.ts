@@ -9,7 +9,7 @@ import type { Transaction } from 'kysely';
 import { ApiError } from '../../common/errors.js';
 import type { Database } from '../db/database.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
-import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
 import { newRecordId, newUuid } from '../ids.js';
 import { placesOf } from '../catalog/index.js';
 import { money, toText } from '../money.js';

@@ -1,7 +1,8 @@
 import { createMiddleware } from 'hono/factory';
 import { sign, verify } from 'hono/jwt';
 import { ApiError } from './errors.js';
-import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
+import type { ProviderEnv } from './env.js';
 
 const DAY_SECONDS = 24 * 3600;
 
@@ -37,7 +38,6 @@ export function bearerAuth(deps: ProviderDeps) {
  * A token recently verified (deps.caches.verifiedTokens, by token), so a busy client does not pay for JWT
  * verification and a user lookup per call.
  */
-export interface VerifiedToken { merchant: AuthenticatedMerchant; until: number }
 const VERIFIED_TTL_MS = 10_000;
 const MAX_VERIFIED = 10_000;
 

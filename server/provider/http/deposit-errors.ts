@@ -4,7 +4,7 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DepositNotFound, DepositNotPending, recordPayment, transitionDeposit, type PaymentRequest, type TransitionKind } from '../deposits/service.js';
 import type { DepositView } from '../deposits/view.js';
-import type { ProviderDeps } from './env.js';
+import type { ProviderDeps } from '../deps.js';
 import { ApiError } from './errors.js';
 
 export interface TransitionWording {

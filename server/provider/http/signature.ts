@@ -1,7 +1,8 @@
 import { createMiddleware } from 'hono/factory';
 import { signatureMatches, signRequest } from '../../common/request-signing.js';
 import { ApiError } from './errors.js';
-import type { AuthenticatedMerchant, ProviderDeps, ProviderEnv } from './env.js';
+import type { Credential, ProviderDeps } from '../deps.js';
+import type { ProviderEnv } from './env.js';
 import { isBodiless, rawHeader, requestTarget } from './request-target.js';
 
 export interface SignatureOptions {
@@ -14,9 +15,6 @@ const unauthorized = (message: string) => new ApiError(401, message);
 
 /** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
 const CREDENTIAL_CACHE_MS = 5000;
-
-/** A merchant's credentials recently read (deps.caches.credentials, by client id). */
-export interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
 
 /** Forgets this service's cached credentials, so a secret rotated in this process takes effect at once. */
 export function forgetCredentials(deps: ProviderDeps): void {

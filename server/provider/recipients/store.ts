@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import { findBank } from '../catalog/index.js';
 import type { Database, Db } from '../db/database.js';
 import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables.js';
-import type { AuthenticatedMerchant } from '../http/env.js';
+import type { AuthenticatedMerchant } from '../deps.js';
 import { newRecordId } from '../ids.js';
 import { paginate, type Page } from '../http/pagination.js';
 import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas.js';

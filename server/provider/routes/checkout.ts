@@ -4,7 +4,8 @@ import { checkoutEnabledFor } from '../dashboard/service.js';
 import { createCheckout } from '../deposits/checkout.js';
 import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps, ProviderEnv } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
+import type { ProviderEnv } from '../http/env.js';
 import { body, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
 import { signatureAuth } from '../http/signature.js';
 

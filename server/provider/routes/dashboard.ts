@@ -9,7 +9,7 @@ import { listDeposits } from '../deposits/service.js';
 import { bearerAuth } from '../http/bearer.js';
 import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { resendDelivery } from '../webhooks/resend.js';
 import { assertPublicWebhookUrl, systemResolver } from '../webhooks/url-guard.js';
 

@@ -11,7 +11,8 @@ import {
 import type { DepositView } from '../deposits/view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
 import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
-import type { ProviderDeps, ProviderEnv } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
+import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { BEARER, body, envelope, errorResponses, json, jsonText, pagination, sendJsonText, SIGNED, type JsonText } from '../http/openapi.js';
 import { signatureAuth } from '../http/signature.js';

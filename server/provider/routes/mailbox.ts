@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { normalizeEmail } from '../auth/accounts.js';
 import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 
 const Message = z.object({
   id: z.string(), to: z.string(), subject: z.string(), text: z.string(), code: z.string().nullable(), createdAt: TIMESTAMP,

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { envelope, ErrorSchema, json, SIGNED } from '../http/openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';
 import {
   CreateRecipientBody, IdParam, IdQuery, ListQuery, RecipientPage, RecipientView, UpdateRecipientBody,

@@ -6,7 +6,7 @@ import { BankSchema } from '../deposits/schemas.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { BEARER, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';
 
 const CurrencySchema = z.object({

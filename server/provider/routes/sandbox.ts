@@ -7,7 +7,7 @@ import { DepositNotPending, readDepositById, recordPayment, transitionDeposit } 
 import { paidAmountsOf } from '../deposits/view.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';
 import { money, toText } from '../money.js';
 import { resendDelivery } from '../webhooks/resend.js';

@@ -3,7 +3,7 @@ import type { Logger } from '../../common/log.js';
 import { webhookHeaders } from '../../common/standard-webhooks.js';
 import type { Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
-import type { ProviderDeps } from '../http/env.js';
+import type { ProviderDeps } from '../deps.js';
 import { logAttempt, loggableUrl } from './attempt-log.js';
 import { listenForEnqueued, onEnqueuedInProcess } from './notifications.js';
 import { WebhookSender } from './sender.js';

@@ -1,0 +1,53 @@
+// What every part of the payment service is built from (ProviderDeps: made once in main.ts openProvider), and the
+// caller an authentication resolved to. The domain (deposits/, auth/, webhooks/, recipients/, dashboard/) and the web
+// layer (http/, routes/) both take it from here; the web layer's own Hono env stays in http/env.ts.
+import type { Logger } from '../common/log.js';
+import type { ProviderConfig } from './config.js';
+import type { Db } from './db/database.js';
+import type { DepositCaches } from './deposits/read-cache.js';
+import type { Mailer } from './mail/mailer.js';
+import type { HostResolver } from './webhooks/url-guard.js';
+
+/** What every part of the payment service is built from; route and middleware factories take it. */
+export interface ProviderDeps {
+  db: Db;
+  config: ProviderConfig;
+  /** HS256 key for access tokens, generated on first start and kept in the database (every copy shares it). */
+  jwtSecret: string;
+  /** The service's clock; tests move it to exercise expiry and timestamp windows. */
+  now: () => Date;
+  /** JSON logs of this instance (config.logLevel); never given a secret. */
+  logger: Logger;
+  /** How webhook hosts are resolved for the public-address check outside sandbox mode (default: the system's DNS). */
+  resolveHost?: HostResolver;
+  /** Sends the service's mail (OTP codes): SMTP when configured, else the sandbox mailbox. */
+  mailer: Mailer;
+  /**
+   * This instance's in-process caches, made in main.ts openProvider. They hang here, never off a module: two services
+   * in one process (tests, a shop's own test suite) never share one.
+   */
+  caches: ProviderCaches;
+}
+
+export interface ProviderCaches extends DepositCaches {
+  /** Merchant credentials by client id, read by the signature check (http/signature.ts). */
+  credentials: Map<string, Credential>;
+  /** Bearer tokens recently verified, by token (http/bearer.ts). */
+  verifiedTokens: Map<string, VerifiedToken>;
+  /** The hash a login for an unknown email is checked against, made on first use (auth/accounts.ts). */
+  dummyHash?: Promise<string>;
+}
+
+/** The merchant account a signed request or a bearer token resolved to. */
+export interface AuthenticatedMerchant {
+  merchantId: string;
+  organizationId: string;
+  userId: string;
+  clientId: string;
+}
+
+/** A client's signing secret and merchant, cached for the signature check (http/signature.ts) until `until`. */
+export interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
+
+/** A bearer token recently verified (http/bearer.ts), cached until `until`. */
+export interface VerifiedToken { merchant: AuthenticatedMerchant; until: number }
