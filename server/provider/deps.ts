@@ -50,4 +50,4 @@ export interface AuthenticatedMerchant {
 export interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
 
 /** A bearer token recently verified (http/bearer.ts), cached until `until`. */
-export interface VerifiedToken { merchant: AuthenticatedMerchant; until: number }
+interface VerifiedToken { merchant: AuthenticatedMerchant; until: number }
