@@ -45,6 +45,14 @@ export interface Deposit extends Partial<CryptoAsset> {
   currency: string;
   amount: string;
   fee: string;
+  /** What arrived so far, in `currency` (DESIGN.md 10): "0" before any payment */
+  paidAmount: string;
+  /** What is still due, in `currency`; never below 0 */
+  remainingAmount: string;
+  /** More than was due arrived: by how much, in `currency`; "0" otherwise */
+  overpaidAmount: string;
+  /** A payment arrived after the deposit expired or was cancelled: the shop owes a refund */
+  paidLate: boolean;
   accountNumber?: string;
   accountName?: string;
   qrData?: string;
