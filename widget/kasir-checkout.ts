@@ -14,6 +14,8 @@ import {
 import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
+import type { Described } from './failures.js';
+import type { PaidKit } from './views/paid.js';
 import type { PendingModule } from './views/view.js';
 
 export * from './events.js';
@@ -227,7 +229,7 @@ export class KasirCheckout extends LitElement {
           (!/^[a-z]{3}$/i.test(currency)
             ? 'currency'
             : (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ||
-                (amount.split('.')[1] || '').length > new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits) &&
+                (amount.split('.')[1] || '').length > new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!) &&
               'amount');
       if (bad) throw new ApiError(bad, -1);
       const key = this.key();
@@ -336,17 +338,17 @@ export class KasirCheckout extends LitElement {
    * What failed: its kind, the shopper's words and what they can do (failures.ts), and what the shop's developers read.
    * A lost connection (or the words of others could not be loaded: the connection is lost) is the element's own.
    */
-  private failure() {
+  private failure(): Described | null {
     const { t, failed: err, loc, endpoint, amount, currency } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
     const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
-    if (this.badLink) return { kind: 'server' as const, text: this.badLink, action: restart, message: this.badLink };
+    if (this.badLink) return { kind: 'server', text: this.badLink, action: restart, message: this.badLink };
     if (!err) return null;
     return (
       (err.status && failures?.(err, { loc, endpoint, amount, currency, open: !!this.checkout, restart })) || {
         ...detail(err, t.network),
         text: t.network,
-        action: 'retry' as const,
+        action: 'retry',
       }
     );
   }
@@ -358,7 +360,7 @@ export class KasirCheckout extends LitElement {
   }
 
   override willUpdate(changed: PropertyValues) {
-    if (['endpoint', 'checkoutId', 'amount', 'currency'].some((p) => changed.has(p))) this.load();
+    if (['endpoint', 'checkoutId', 'orderId', 'amount', 'currency'].some((p) => changed.has(p))) this.load();
     const { checkout, deposit: d } = this;
     const view = d && views[d.method.kind];
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
@@ -558,7 +560,7 @@ export class KasirCheckout extends LitElement {
   }
 
   /** What views/paid.ts gets to describe the deposit `d`. */
-  private kit(d: Deposit) {
+  private kit(d: Deposit): PaidKit {
     return { html, nothing, d, loc: this.loc, money: (amount: string) => this.money(amount, d) };
   }
 
