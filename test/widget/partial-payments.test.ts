@@ -11,6 +11,8 @@ const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<H
 const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
 const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 const method = (el: KasirCheckout, code: string) => el.shadowRoot!.querySelector<HTMLButtonElement>(`[part="method"][data-method="${code}"]`)!;
+/** part="paid": each row's label and amount. */
+const paidText = (el: KasirCheckout) => [...(part(el, 'paid')?.querySelectorAll('span, strong') ?? [])].map(text).join(' ');
 const notice = (el: KasirCheckout) => text(el.shadowRoot!.querySelector('[role=status]'));
 
 async function mount(attrs: Record<string, string> = {}) {
@@ -97,7 +99,7 @@ describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
     await check(el);
     await waitUntil(() => part(el, 'paid'), 'no part="paid"');
     expect(el.state).to.equal('pending');
-    expect(text(part(el, 'paid'))).to.equal('Received 5.575385 USDC Still due 3.716923 USDC');
+    expect(paidText(el)).to.equal('Received 5.575385 USDC Still due 3.716923 USDC');
     expect(text(el.shadowRoot!.querySelector('dd [part=amount]'))).to.equal('3.716923 USDC');
     await waitUntil(() => notice(el) === 'Received 5.575385 USDC. Still due: 3.716923 USDC.', `announced: ${notice(el)}`);
     const clip = recordClipboard();
@@ -126,7 +128,7 @@ describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
     api.pay(api.only.id, '1000');
     await check(el);
     await waitUntil(() => part(el, 'paid'));
-    expect(text(part(el, 'paid'))).to.equal('Diterima 1.000,0000000 XLM Sisa tagihan 234,5678901 XLM'.replace('1.000,0000000', '1.000'));
+    expect(paidText(el)).to.equal('Diterima 1.000 XLM Sisa tagihan 234,5678901 XLM');
     expect(text(el.shadowRoot!.querySelector('dd [part=amount]'))).to.equal('234,5678901 XLM');
     await expect(el).to.be.accessible();
   });
@@ -195,7 +197,7 @@ describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
     el.addEventListener('kasir-completed', (e) => completions.push(e.detail));
     await choose(el, 'BCA_VA');
     expect(text(el.shadowRoot!.querySelector('dd [part=amount]'))).to.equal('Rp 63,400');
-    expect(text(part(el, 'paid'))).to.equal('Received Rp 90,600 Still due Rp 63,400');
+    expect(paidText(el)).to.equal('Received Rp 90,600 Still due Rp 63,400');
     api.pay(api.only.id);
     await check(el);
     await reached(el, 'completed');
@@ -290,18 +292,26 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (DESIGN.md 12)',
     const el = await mount();
     await choose(el, 'QRIS');
     const saved: Array<{ href: string; download: string }> = [];
-    const click = HTMLAnchorElement.prototype.click;
+    const blobs = new Map<string, Blob>();
+    const { click } = HTMLAnchorElement.prototype;
+    const { createObjectURL } = URL;
     HTMLAnchorElement.prototype.click = function (this: HTMLAnchorElement) {
       saved.push({ href: this.href, download: this.download });
+    };
+    URL.createObjectURL = (blob: Blob) => {
+      const url = createObjectURL(blob);
+      blobs.set(url, blob);
+      return url;
     };
     try {
       [...el.shadowRoot!.querySelectorAll('button')].find((b) => text(b) === 'Download QR code')!.click();
       await waitUntil(() => saved.length, 'nothing saved');
     } finally {
       HTMLAnchorElement.prototype.click = click;
+      URL.createObjectURL = createObjectURL;
     }
     expect(saved[0].download).to.equal(`qris-${api.only.id}.png`);
-    const blob = await (await fetch(saved[0].href)).blob();
+    const blob = blobs.get(saved[0].href)!;
     expect(blob.type).to.equal('image/png');
     const bitmap = await createImageBitmap(blob);
     const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d')!;
@@ -362,7 +372,7 @@ describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
     await reached(el, 'error');
     await el.updateComplete;
     expect(shopperReads(el)).to.equal(SETUP);
-    expect(seen.details).to.deep.equal([{ kind: 'config', message: 'currency: this shop accepts IDR, USD', status: 400, url: `${location.origin}/api/checkouts` }]);
+    expect(seen.details).to.deep.equal([{ kind: 'config', message: 'currency: this shop accepts IDR, USD', status: 400, url: `/api/checkouts` }]);
     expect(seen.warnings).to.have.length(1);
     expect(seen.warnings[0]).to.contain('currency: this shop accepts IDR, USD').and.contain('400').and.contain('/api/checkouts');
   });
@@ -375,8 +385,8 @@ describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
     await el.updateComplete;
     expect(shopperReads(el)).to.equal(SETUP);
     expect(seen.details[0].kind).to.equal('config');
-    expect(seen.details[0].url).to.equal(`${location.origin}/shop/api/checkouts`);
-    expect(seen.details[0].message).to.contain(`${location.origin}/shop/api/checkouts answered HTTP 404`).and.contain('endpoint');
+    expect(seen.details[0].url).to.equal(`/shop/api/checkouts`);
+    expect(seen.details[0].message).to.contain(`/shop/api/checkouts answered HTTP 404`).and.contain('endpoint');
     expect(seen.warnings[0]).to.contain('/shop/api/checkouts').and.contain('404');
   });
 
@@ -393,9 +403,9 @@ describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
       await el.updateComplete;
       expect(shopperReads(el)).to.contain(says).and.not.contain('notified');
       expect(seen.details).to.have.length(1);
-      expect(seen.details[0]).to.include({ kind, status: status || undefined, url: `${location.origin}/api/checkouts` });
+      expect(seen.details[0]).to.include({ kind, status: status || undefined, url: `/api/checkouts` });
       expect(seen.warnings).to.have.length(1);
-      expect(seen.warnings[0]).to.contain(`${location.origin}/api/checkouts`).and.contain(status ? String(status) : 'no answer');
+      expect(seen.warnings[0]).to.contain(`/api/checkouts`).and.contain(status ? String(status) : 'no answer');
     });
   }
 
