@@ -57,7 +57,7 @@ export interface Described {
 /** The developers' words for an attribute the element cannot use (ApiError status -1, `message` naming it). */
 function attribute(name: string, c: Context) {
   const value = c[name as 'endpoint' | 'amount' | 'currency'];
-  if (!value) {
+  if (!value && name != 'currency') {
     return name == 'endpoint'
       ? 'the endpoint attribute is missing: set it to the URL of your widget API, e.g. endpoint="/api"'
       : 'the amount attribute is missing: set amount (and currency), order-id or checkout-id';

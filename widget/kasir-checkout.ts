@@ -81,7 +81,7 @@ const detail = ({ status: s, message, url }: ApiError, fallback: string): KasirE
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
-const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}|${e.orderId}`;
+const order = (e: KasirCheckout) => `${e.endpoint}|${e.orderId || e.amount}|${e.currency}`;
 
 /**
  * An embeddable checkout: the shopper chooses a payment method (virtual account, bank transfer, QRIS, e-wallet,
