@@ -355,8 +355,9 @@ export class KasirCheckout extends LitElement {
 
   /** Tells the shop's developers: the `kasir-error` event, and one line in the console naming the URL and status. */
   private report({ kind, message, status, url }: KasirErrorDetail) {
-    console.warn(`<kasir-checkout> ${kind} error: ${message}`, ...(url ? [status || 'no answer', url] : []));
-    this.emit(new KasirErrorEvent({ kind, message, status, url }));
+    const detail = { kind, message, status, url };
+    console.warn('<kasir-checkout>', message, detail);
+    this.emit(new KasirErrorEvent(detail));
   }
 
   override willUpdate(changed: PropertyValues) {
@@ -364,9 +365,8 @@ export class KasirCheckout extends LitElement {
     const { checkout, deposit: d } = this;
     const view = d && views[d.method.kind];
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
-    // it is announced.
-    const was: Deposit | null | undefined = changed.get('deposit');
-    if (changed.has('deposit') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount) && (was?.paidAmount != d!.paidAmount || was.status != d!.status)) {
+    // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
+    if (changed.has('deposit') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
       import('./views/paid.js').then((m) => this.say((paid = m).said(this.kit(d!))), () => {});
     }
     this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;

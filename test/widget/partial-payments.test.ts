@@ -69,7 +69,7 @@ function recordFailures() {
   const warnings: string[] = [];
   const details: KasirErrorDetail[] = [];
   const warn = console.warn;
-  console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(' '));
+  console.warn = (...args: unknown[]) => void warnings.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
   const record = (e: Event) => details.push((e as CustomEvent<KasirErrorDetail>).detail);
   document.addEventListener('kasir-error', record);
   return {
@@ -405,7 +405,7 @@ describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
       expect(seen.details).to.have.length(1);
       expect(seen.details[0]).to.include({ kind, status: status || undefined, url: `/api/checkouts` });
       expect(seen.warnings).to.have.length(1);
-      expect(seen.warnings[0]).to.contain(`/api/checkouts`).and.contain(status ? String(status) : 'no answer');
+      expect(seen.warnings[0]).to.contain(`/api/checkouts`).and.contain(status ? String(status) : '"kind":"network"');
     });
   }
 
