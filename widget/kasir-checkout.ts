@@ -69,7 +69,7 @@ const loadView = async (kind: MethodKind) => {
 /** The words of failures (but a lost connection's), loaded when one happens; unset while they cannot be loaded. */
 let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The words of a deposit paid not as planned (DESIGN.md 10), loaded when one is shown. */
-let paid: typeof import('./views/paid.js') | undefined;
+let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
 /** A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending. */
 const detail = ({ status: s, message, url }: ApiError, fallback: string): KasirErrorDetail => ({
@@ -367,7 +367,7 @@ export class KasirCheckout extends LitElement {
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
     // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
     if (changed.has('deposit') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
-      import('./views/paid.js').then((m) => this.say((paid = m).said(this.kit(d!))), () => {});
+      import('./views/paid.js').then((m) => this.say((paid = m.default).said(this.kit(d!))), () => {});
     }
     this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
     if (view && view !== this.styled) {

@@ -1,6 +1,6 @@
 // Payments that do not go as planned (DESIGN.md 10), paying on a phone (DESIGN.md 12) and failures the shop's
 // developers see (DESIGN.md 11), in real Chromium against the fake widget API.
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, oneEvent, waitUntil } from '@open-wc/testing';
 import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { KasirErrorDetail, KasirOpenExternalEvent } from '../../widget/events';

@@ -43,7 +43,7 @@ const filled = ({ d, loc, money }: PaidKit, text: keyof (typeof words)['en']) =>
   words[loc][text].replace(/\{(\d)\}/g, (_, i) => money([d.paidAmount, d.remainingAmount, d.overpaidAmount][+i]));
 
 /** Pending after a partial payment: what arrived and what is still due; nothing before any payment. */
-export const row = (k: PaidKit) => {
+const row = (k: PaidKit) => {
   const { html, d, loc, money } = k;
   const t = words[loc];
   return d.status === 'pending' && +d.paidAmount
@@ -58,7 +58,7 @@ export const row = (k: PaidKit) => {
  * The line `part="result"` adds for a finished deposit: by how much it was overpaid, or that the shop will refund
  * what arrived for an expired one (before it expired, or late); empty when there is nothing to add.
  */
-export const note = (k: PaidKit) => {
+const note = (k: PaidKit) => {
   const { d } = k;
   return d.status === 'expired' && (+d.paidAmount || d.paidLate)
     ? filled(k, d.paidLate ? 'late' : 'short')
@@ -68,7 +68,9 @@ export const note = (k: PaidKit) => {
 };
 
 /** What screen readers hear when such a payment arrives: the partial payment, or the outcome with its title. */
-export const said = (k: PaidKit) => {
+const said = (k: PaidKit) => {
   const { d } = k;
   return d.status === 'pending' ? filled(k, 'partial') : `${words[k.loc][d.status]} ${note(k)}`;
 };
+
+export default { row, note, said };
