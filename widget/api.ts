@@ -2,17 +2,15 @@
 
 /**
  * A failed call: `status` is the HTTP status (0 when the network failed, -1 for an attribute the element cannot use,
- * named by `message`), `url` what was asked; `alien` when the answer was not the widget API's (a wrong endpoint).
+ * named by `message`), `url` what was asked. An answer with no message is not the widget API's (a wrong endpoint).
  */
 export class ApiError extends Error {
   readonly status: number;
   readonly url?: string;
-  readonly alien?: boolean;
-  constructor(message: string, status: number, url?: string, alien?: boolean) {
+  constructor(message: string, status: number, url?: string) {
     super(message);
     this.status = status;
     this.url = url;
-    this.alien = alien;
   }
 }
 
@@ -50,8 +48,8 @@ export class WidgetApi {
     }
     if (res.status === 304 && cached) return cached.data as T;
     const json = await res.json().catch(() => null);
-    // Not the envelope (an HTML page, another API's JSON): the endpoint is not the widget API.
-    if (!res.ok || !json?.data) throw new ApiError(json?.message || res.statusText || '', res.status, url, !json?.statusCode);
+    // Not the envelope (an HTML page, another API's JSON: no message): the endpoint is not the widget API.
+    if (!res.ok || !json?.data) throw new ApiError(json?.message || '', res.status, url);
     const etag = res.headers.get('etag');
     if (etag && !body) this.cache.set(path, { etag, data: json.data });
     return json.data as T;

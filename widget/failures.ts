@@ -3,7 +3,7 @@
 // which must show when nothing more can be loaded. Failures are rare: the element loads this module when one happens
 // (its own chunk in the script-tag build), so the first paint does not carry it.
 import type { ApiError } from './api.js';
-import type { KasirErrorKind } from './events.js';
+import type { KasirErrorDetail, KasirErrorKind } from './events.js';
 import type { Locale } from './i18n.js';
 
 const en = {
@@ -44,14 +44,11 @@ export interface Context {
   restart?: 'restart';
 }
 
-/** A failure as the element shows and reports it. */
+/** A failure as the element shows it, and `detail` as it reports it (`kasir-error`). */
 export interface Described {
-  kind: KasirErrorKind;
   text: string;
   action?: 'retry' | 'restart' | 'back';
-  message: string;
-  status?: number;
-  url?: string;
+  detail: KasirErrorDetail;
 }
 
 /** The developers' words for an attribute the element cannot use (ApiError status -1, `message` naming it). */
@@ -95,12 +92,12 @@ export default function describe(err: ApiError, c: Context): Described {
     kind = 'server';
     failure = 'server';
     action = 'retry';
-  } else if (err.alien || (created && (s == 404 || /^(currency|orderId)\b/.test(message)))) {
+  } else if (!message || (created && (s == 404 || /^(currency|orderId)\b/.test(message)))) {
     // Not the widget API (a wrong endpoint), or the shop's server will not open a checkout for what the page asks
     // (a currency it does not accept, which it names; an order it does not know): the page's setup.
     kind = 'config';
     failure = 'setup';
-    if (err.alien) message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
+    if (!err.message) message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
   } else if (s == 429) {
     failure = 'busy';
     action = 'retry';
@@ -115,5 +112,5 @@ export default function describe(err: ApiError, c: Context): Described {
     action = c.restart;
   }
   const text = words[c.loc][failure];
-  return { kind, text, action, message: message || text, status: s > 0 ? s : undefined, url };
+  return { text, action, detail: { kind, message: message || text, status: s > 0 ? s : undefined, url } };
 }

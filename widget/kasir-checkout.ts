@@ -342,11 +342,11 @@ export class KasirCheckout extends LitElement {
     const { t, failed: err, loc, endpoint, amount, currency } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
     const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
-    if (this.badLink) return { kind: 'server', text: this.badLink, action: restart, message: this.badLink };
+    if (this.badLink) return { text: this.badLink, action: restart, detail: { kind: 'server', message: this.badLink } };
     if (!err) return null;
     return (
       (err.status && failures?.(err, { loc, endpoint, amount, currency, open: !!this.checkout, restart })) || {
-        ...detail(err, t.network),
+        detail: detail(err, t.network),
         text: t.network,
         action: 'retry',
       }
@@ -354,9 +354,8 @@ export class KasirCheckout extends LitElement {
   }
 
   /** Tells the shop's developers: the `kasir-error` event, and one line in the console naming the URL and status. */
-  private report({ kind, message, status, url }: KasirErrorDetail) {
-    const detail = { kind, message, status, url };
-    console.warn('<kasir-checkout>', message, detail);
+  private report(detail: KasirErrorDetail) {
+    console.warn('<kasir-checkout>', detail.message, detail);
     this.emit(new KasirErrorEvent(detail));
   }
 
@@ -421,7 +420,7 @@ export class KasirCheckout extends LitElement {
         this.emit(new KasirExpiredEvent(deposit));
         break;
       case 'error':
-        this.report(this.failure()!);
+        this.report(this.failure()!.detail);
     }
     // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
     const active = document.activeElement;
@@ -444,11 +443,11 @@ export class KasirCheckout extends LitElement {
       case 'loading':
         return this.spinner();
       case 'error': {
-        const { text, action, message } = this.failure()!;
+        const { text, action, detail } = this.failure()!;
         return html`<div part="result" class="result bad" role="alert">
           <h2 tabindex="-1">${t.errorTitle}</h2>
           <p>${text}</p>
-          ${action == 'back' ? html`<small>${message}</small>` : nothing}
+          ${action == 'back' ? html`<small>${detail.message}</small>` : nothing}
           ${action ? html`<button class="primary" @click=${action == 'retry' ? this.again : this[action]}>${t[action]}</button>` : nothing}
         </div>`;
       }
