@@ -166,7 +166,7 @@ export class KasirCheckout extends LitElement {
   /** A checkout created by the shop's server; when set, `amount` and `currency` are not used. */
   checkoutId = '';
   /** The shop's order, priced by its server (`priceOrder`): sent instead of `amount` and `currency`. */
-  orderId = '';
+  orderId?: string;
   /** What the order costs (decimal string). */
   amount = '';
   /** The order's currency. */
