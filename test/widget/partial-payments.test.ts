@@ -288,6 +288,26 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (DESIGN.md 12)',
     expect((await opened).detail).to.deep.equal({ url: 'https://wallet.example/approve/123', kind: 'app' });
   });
 
+  it('QRIS on a phone: the PNG goes to the share sheet (to save it in the photos)', async () => {
+    asPhone();
+    const el = await mount();
+    await choose(el, 'QRIS');
+    const shared: File[] = [];
+    const nav = navigator as unknown as { share?: unknown; canShare?: unknown };
+    Object.assign(nav, {
+      canShare: (data: ShareData) => !!data.files?.length,
+      share: async (data: ShareData) => void shared.push(...data.files!),
+    });
+    try {
+      [...el.shadowRoot!.querySelectorAll('button')].find((b) => text(b) === 'Download QR code')!.click();
+      await waitUntil(() => shared.length, 'nothing shared');
+    } finally {
+      delete nav.share;
+      delete nav.canShare;
+    }
+    expect(shared.map((f) => [f.name, f.type])).to.deep.equal([[`qris-${api.only.id}.png`, 'image/png']]);
+  });
+
   it('QRIS: the code is offered as a PNG image to save, which reads as the payment', async () => {
     const el = await mount();
     await choose(el, 'QRIS');
