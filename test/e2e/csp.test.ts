@@ -85,7 +85,7 @@ describe('a page with a strict Content-Security-Policy', () => {
     await method.click();
     await page.waitForSelector('#inline[state="pending"]');
     const id = await page.evaluate(() => Object.entries(sessionStorage).find(([k]) => k.startsWith('kasir-checkout:') && k.includes('|150000|'))![1]);
-    const paid = await fetch(`${url}api/sandbox/checkouts/${encodeURIComponent(id)}/pay`, { method: 'POST' });
+    const paid = await fetch(`${url}api/sandbox/checkouts/${encodeURIComponent(id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     assert.equal(paid.status, 200, await paid.text());
     await page.waitForSelector('#inline[state="completed"]', { timeout: 20_000 });
   }
