@@ -27,7 +27,7 @@ export class WidgetApi {
     return this.endpoint.replace(/\/+$/, '') + path;
   }
 
-  async call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  async call<T>(path: string, body?: unknown): Promise<T> {
     const cached = body ? undefined : this.cache.get(path);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
@@ -40,10 +40,8 @@ export class WidgetApi {
         headers,
         body: body ? JSON.stringify(body) : undefined,
         cache: 'no-store',
-        signal,
       });
-    } catch (err) {
-      if (signal?.aborted) throw err;
+    } catch {
       throw new ApiError('', 0, url);
     }
     if (res.status === 304 && cached) return cached.data as T;
