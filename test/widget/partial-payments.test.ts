@@ -133,6 +133,17 @@ describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
     await expect(el).to.be.accessible();
   });
 
+  it("strings replace the words of a payment not as planned by key, as the element's own", async () => {
+    const el = await mount();
+    el.strings = { paid: 'Arrived', due: 'Left to pay', partial: 'Got {0}, {1} to go.' };
+    await choose(el, 'XLM-STELLAR');
+    api.pay(api.only.id, '1000');
+    await check(el);
+    await waitUntil(() => part(el, 'paid'));
+    expect(paidText(el)).to.equal('Arrived 1,000 XLM Left to pay 234.5678901 XLM');
+    await waitUntil(() => notice(el) === 'Got 1,000 XLM, 234.5678901 XLM to go.', `announced: ${notice(el)}`);
+  });
+
   it('a bank transfer overpaid: part="result" says by how much, in en and id, announced', async () => {
     for (const [locale, says, heard] of [
       ['en', 'You paid Rp 10,000 more than was due.', 'Payment received. You paid Rp 10,000 more than was due.'],
