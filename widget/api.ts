@@ -1,11 +1,16 @@
 // The widget API client (widget/WIDGET-API.md): envelopes unwrapped, failures as ApiError, ETags honoured.
 
-/** A failed call: `status` is the HTTP status (0 when the network failed). */
+/**
+ * A failed call: `status` is the HTTP status (0 when the network failed, -1 for an attribute the element cannot use,
+ * named by `message`), `url` what was asked. An answer with no message is not the widget API's (a wrong endpoint).
+ */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(message: string, status: number) {
+  readonly url?: string;
+  constructor(message: string, status: number, url?: string) {
     super(message);
     this.status = status;
+    this.url = url;
   }
 }
 
@@ -22,27 +27,27 @@ export class WidgetApi {
     return this.endpoint.replace(/\/+$/, '') + path;
   }
 
-  async call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  async call<T>(path: string, body?: unknown): Promise<T> {
     const cached = body ? undefined : this.cache.get(path);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
     if (cached) headers['if-none-match'] = cached.etag;
+    const url = this.url(path);
     let res: Response;
     try {
-      res = await fetch(this.url(path), {
+      res = await fetch(url, {
         method: body ? 'POST' : 'GET',
         headers,
         body: body ? JSON.stringify(body) : undefined,
         cache: 'no-store',
-        signal,
       });
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      throw new ApiError('', 0);
+    } catch {
+      throw new ApiError('', 0, url);
     }
     if (res.status === 304 && cached) return cached.data as T;
     const json = await res.json().catch(() => null);
-    if (!res.ok) throw new ApiError(json?.message || res.statusText || '', res.status);
+    // Not the envelope (an HTML page, another API's JSON: no message): the endpoint is not the widget API.
+    if (!res.ok || !json?.data) throw new ApiError(json?.message || '', res.status, url);
     const etag = res.headers.get('etag');
     if (etag && !body) this.cache.set(path, { etag, data: json.data });
     return json.data as T;

@@ -2,8 +2,8 @@
 import type { Checkout, CheckoutState, Deposit, Method } from './types.js';
 
 abstract class KasirEvent<T> extends CustomEvent<T> {
-  constructor(type: string, detail: T) {
-    super(type, { detail, bubbles: true, composed: true });
+  constructor(type: string, detail: T, cancelable?: boolean) {
+    super(type, { detail, bubbles: true, composed: true, cancelable });
   }
 }
 
@@ -49,14 +49,46 @@ export class KasirCloseEvent extends KasirEvent<{ state: CheckoutState }> {
   }
 }
 
+/** What kind of failure a `kasir-error` is (DESIGN.md 11). */
+export type KasirErrorKind =
+  /** The page's setup: a missing or invalid attribute, an endpoint that is not the widget API, an order the shop's server refuses to create. */
+  | 'config'
+  /** No answer: the connection, CORS, or a screen that could not be loaded. */
+  | 'network'
+  /** The shop's server or the payment service failed (HTTP 5xx). */
+  | 'server'
+  /** The server refused a request (HTTP 4xx): an unknown or ended checkout, a method it will not take, too many attempts. */
+  | 'refused';
+
+/** A failure, for the shop's developers (the element also writes it to the console, once). */
+export interface KasirErrorDetail {
+  kind: KasirErrorKind;
+  /** The server's own message, or the element's: what is wrong and what to check. */
+  message: string;
+  /** The HTTP status, when there was an answer. */
+  status?: number;
+  /** The URL that failed, when a request did. */
+  url?: string;
+}
+
 /**
  * Something failed. The shopper sees a localized message chosen by the kind of failure (and "Try again" where
- * retrying can help); `message` is the server's own (or, with none, the shopper's), for the shop's developers, and
- * `status` the HTTP status when there was one.
+ * retrying can help); `detail` says what failed for the shop's developers.
  */
-export class KasirErrorEvent extends KasirEvent<{ message: string; status?: number }> {
-  constructor(message: string, status?: number) {
-    super('kasir-error', { message, status });
+export class KasirErrorEvent extends KasirEvent<KasirErrorDetail> {
+  constructor(detail: KasirErrorDetail) {
+    super('kasir-error', detail);
+  }
+}
+
+/**
+ * A link leaving the page is about to open (DESIGN.md 12): a crypto wallet's payment request (`part="open-wallet"`,
+ * `kind: 'wallet'`) or an e-wallet's approval page (`part="open-app"`, `kind: 'app'`). Cancelable: a shop inside an
+ * app's WebView, where such links do not open by themselves, calls `preventDefault()` and opens `url` its own way.
+ */
+export class KasirOpenExternalEvent extends KasirEvent<{ url: string; kind: 'wallet' | 'app' }> {
+  constructor(url: string, kind: 'wallet' | 'app') {
+    super('kasir-open-external', { url, kind }, true);
   }
 }
 
@@ -75,10 +107,12 @@ export interface KasirEventHandlers {
   onKasirCompleted?: (event: KasirCompletedEvent) => void;
   /** The time to pay ran out; `event.detail.deposit` (null when none was made). */
   onKasirExpired?: (event: KasirExpiredEvent) => void;
-  /** Something failed; `event.detail.message` (for developers) and `event.detail.status`. */
+  /** Something failed; `event.detail`: `kind`, `message` (for developers), `status`, `url`. */
   onKasirError?: (event: KasirErrorEvent) => void;
   /** The modal dialog was closed; `event.detail.state`. */
   onKasirClose?: (event: KasirCloseEvent) => void;
+  /** A link to a wallet or an e-wallet app is about to open; `preventDefault()` to open `event.detail.url` yourself. */
+  onKasirOpenExternal?: (event: KasirOpenExternalEvent) => void;
 }
 
 declare global {
@@ -90,5 +124,6 @@ declare global {
     'kasir-expired': KasirExpiredEvent;
     'kasir-error': KasirErrorEvent;
     'kasir-close': KasirCloseEvent;
+    'kasir-open-external': KasirOpenExternalEvent;
   }
 }

@@ -1,6 +1,9 @@
-// What the shopper reads when something other than the connection failed (i18n.ts keeps the lost connection's words,
-// which must show when nothing more can be loaded). Failures are rare: the element loads these words when one happens
-// (its own chunk in the script-tag build), so the first paint does not carry them.
+// What a failure other than a lost connection is (DESIGN.md 11): its kind, what the shopper reads and can do, and what
+// the shop's developers read (the `kasir-error` event and the console). i18n.ts keeps the lost connection's words,
+// which must show when nothing more can be loaded. Failures are rare: the element loads this module when one happens
+// (its own chunk in the script-tag build), so the first paint does not carry it.
+import type { ApiError } from './api.js';
+import type { KasirErrorDetail, KasirErrorKind } from './events.js';
 import type { Locale } from './i18n.js';
 
 const en = {
@@ -10,11 +13,12 @@ const en = {
   refused: 'This payment method cannot be used for this payment. Please choose another one.',
   failed: 'This payment could not be processed.',
   setup: 'This payment is not set up correctly. Please contact the shop.',
+  server: 'Payments are not available right now. Please try again in a moment.',
 };
 
-export type Failure = keyof typeof en;
+type Failure = keyof typeof en;
 
-const failures: Record<Locale, Record<Failure, string>> = {
+const words: Record<Locale, Record<Failure, string>> = {
   en,
   id: {
     busy: 'Terlalu banyak percobaan. Tunggu sebentar, lalu coba lagi.',
@@ -23,6 +27,91 @@ const failures: Record<Locale, Record<Failure, string>> = {
     refused: 'Metode pembayaran ini tidak dapat digunakan untuk pembayaran ini. Silakan pilih yang lain.',
     failed: 'Pembayaran ini tidak dapat diproses.',
     setup: 'Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.',
+    server: 'Pembayaran sedang tidak tersedia. Silakan coba lagi sebentar lagi.',
   },
 };
-export default failures;
+
+/** What the element knows when something failed. */
+export interface Context {
+  /** Words in the element's language, with the shop's `strings` over them. */
+  text(words: Record<Locale, Record<Failure, string>>): Record<Failure, string>;
+  /** The element's attributes, for the developers' message about one it cannot use. */
+  endpoint: string;
+  amount: string;
+  currency: string;
+  /** A checkout is open: a 400 then refuses the shopper's choice. */
+  open: boolean;
+  /** Starting over makes sense (a checkout of the shop's own order was open). */
+  restart?: 'restart';
+}
+
+/** A failure as the element shows it, and `detail` as it reports it (`kasir-error`). */
+export interface Described {
+  text: string;
+  action?: 'retry' | 'restart' | 'back';
+  detail: KasirErrorDetail;
+}
+
+/** The developers' words for an attribute the element cannot use (ApiError status -1, `message` naming it). */
+function attribute(name: string, c: Context) {
+  const value = c[name as 'endpoint' | 'amount' | 'currency'];
+  if (!value && name != 'currency') {
+    return name == 'endpoint'
+      ? 'the endpoint attribute is missing: set it to the URL of your widget API, e.g. endpoint="/api"'
+      : 'the amount attribute is missing: set amount (and currency), order-id or checkout-id';
+  }
+  const why =
+    name == 'endpoint'
+      ? 'the URL or path of your widget API, e.g. "https://shop.example/api" or "/api"'
+      : name == 'currency'
+        ? 'a 3-letter currency code, e.g. IDR'
+        : `a plain decimal number above 0 with no thousands separator and at most ${new Intl.NumberFormat('en', {
+            style: 'currency',
+            currency: c.currency,
+          }).resolvedOptions().maximumFractionDigits} decimal places in ${c.currency.toUpperCase()}, e.g. "150000"`;
+  return `invalid ${name} "${value}": ${why}`;
+}
+
+/**
+ * The kind of a failure with an answer (`config`: the page's setup; `server`: a 5xx; `refused`: another 4xx; a lost
+ * connection, `network`, is the element's own to describe),
+ * the shopper's words for it (never a claim that may be untrue: the server's text is shown only below a refused
+ * choice, whose 400 explains it), what the shopper can do, and the developers' message naming what to check.
+ */
+export default function describe(err: ApiError, c: Context): Described {
+  const { status: s, url } = err;
+  const created = !c.open && /\/checkouts$/.test(url || '');
+  let kind: KasirErrorKind = 'refused';
+  let failure: Failure;
+  let action: Described['action'];
+  let message = err.message;
+  if (s < 0) {
+    kind = 'config';
+    failure = 'setup';
+    message = `kasir-checkout: ${attribute(message, c)}`;
+  } else if (s > 499) {
+    kind = 'server';
+    failure = 'server';
+    action = 'retry';
+  } else if (!message || (created && (s == 404 || /^(currency|orderId)\b/.test(message)))) {
+    // Not the widget API (a wrong endpoint), or the shop's server will not open a checkout for what the page asks
+    // (a currency it does not accept, which it names; an order it does not know): the page's setup.
+    kind = 'config';
+    failure = 'setup';
+    if (!err.message) message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
+  } else if (s == 429) {
+    failure = 'busy';
+    action = 'retry';
+  } else if (s == 404) {
+    failure = 'gone';
+    action = c.restart;
+  } else if (s == 400) {
+    // A refused choice (a method not offered, an amount out of its range, a closed checkout): choose again.
+    [failure, action] = c.open ? ['refused', 'back'] : ['badAmount'];
+  } else {
+    failure = 'failed';
+    action = c.restart;
+  }
+  const text = c.text(words)[failure];
+  return { text, action, detail: { kind, message: message || text, status: s > 0 ? s : undefined, url } };
+}

@@ -77,14 +77,18 @@ export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\
 const tag = (locale: Locale) => (locale === 'id' ? 'id-ID' : 'en-US');
 
 /**
+/** A token amount as shown and copied (DESIGN.md 12): the exact string without trailing zeros ("0.50" is "0.5"). */
+export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1');
+
+/**
  * Formats a decimal string exactly (Intl formats numeric strings without going through a float), with as many
  * fraction digits as the string carries: "150000" IDR is "Rp 150.000" in `id`, "Rp 150,000" in `en`. A token amount
- * (with its `symbol`) is grouped by hand, digit for digit: "1234.500000" USDC is "1,234.500000 USDC" in `en`, since its
+ * (with its `symbol`) is grouped by hand, digit for digit, without trailing zeros: "1234.500000" USDC is "1,234.5 USDC" in `en`, since its
  * 18 decimals (ETH) may be more than Intl keeps and an older engine would round it through a float.
  */
 export function money(amount: string, currency: string, locale: Locale, symbol?: string) {
   if (symbol) {
-    const [whole, fraction] = amount.split('.');
+    const [whole, fraction] = exact(amount).split('.');
     const [group, point] = locale === 'id' ? '.,' : ',.';
     return `${whole.replace(/\B(?=(\d{3})+$)/g, group)}${fraction ? point + fraction : ''} ${symbol}`;
   }

@@ -6,16 +6,18 @@ import {
   KasirCloseEvent,
   KasirCompletedEvent,
   KasirErrorEvent,
+  type KasirErrorDetail,
   KasirExpiredEvent,
   KasirMethodSelectedEvent,
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import type { Failure } from './failures.js';
 import { clock, duration, fill, messages, money, type Locale, type Messages, type Strings } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
+import type { Described } from './failures.js';
+import type { PaidKit } from './views/paid.js';
 import type { PendingModule } from './views/view.js';
 
 export * from './events.js';
@@ -69,10 +71,20 @@ const loadView = async (kind: MethodKind) => {
 };
 /** The words of failures (but a lost connection's), loaded when one happens; unset while they cannot be loaded. */
 let failures: (typeof import('./failures.js'))['default'] | undefined;
+/** The words of a deposit paid not as planned (DESIGN.md 10), loaded when one is shown. */
+let paid: (typeof import('./views/paid.js'))['default'] | undefined;
+
+/** A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending. */
+const detail = ({ status: s, message, url }: ApiError, fallback: string): KasirErrorDetail => ({
+  kind: s > 499 ? 'server' : s ? 'refused' : 'network',
+  message: message || fallback,
+  status: s || undefined,
+  url,
+});
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
-const order = (e: KasirCheckout) => `${e.endpoint}|${e.amount}|${e.currency}`;
+const order = (e: KasirCheckout) => `${e.endpoint}|${e.orderId || e.amount}|${e.currency}`;
 /** Where the shopper's last method is remembered: the shop, as the endpoint's origin. */
 const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).origin;
 
@@ -87,7 +99,8 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  *
  * @attr {string} endpoint - Base URL of the widget API, e.g. `https://shop.example/api` (required).
  * @attr {string} checkout-id - A checkout the shop created on its server; wins over `amount`.
- * @attr {string} amount - What the order costs, a decimal string, e.g. `150000`.
+ * @attr {string} order-id - The shop's order, priced by its server's `priceOrder` hook: sent instead of `amount` and `currency`.
+ * @attr {string} amount - What the order costs, a plain decimal string with at most the currency's decimal places, e.g. `150000` (no thousands separator).
  * @attr {string} currency - The order's currency (default `IDR`).
  * @attr {'en' | 'id'} locale - Language and number formats (default: the page's `lang`, else the browser's language, else `en`).
  * @attr {boolean} modal - Shows nothing until `open()`, then the checkout in a modal dialog (the payment goes on while it is closed).
@@ -99,8 +112,9 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  * @fires {KasirPendingEvent} kasir-pending - A deposit awaits payment; `detail.deposit`.
  * @fires {KasirCompletedEvent} kasir-completed - The payment was received; `detail.deposit`.
  * @fires {KasirExpiredEvent} kasir-expired - The time to pay ran out; `detail.deposit` (null when none was made).
+ * @fires {KasirErrorEvent} kasir-error - Something failed; `detail.kind` (`config`, `network`, `server`, `refused`), `detail.message` (for the shop's developers; the shopper sees a localized one), `detail.status`, `detail.url`. Also written to the console, once.
+ * @fires {KasirOpenExternalEvent} kasir-open-external - A wallet or e-wallet app link is about to open (cancelable); `detail.url`, `detail.kind`.
  * @fires {KasirCloseEvent} kasir-close - The modal dialog was closed (Escape, its close button, or `close()`); `detail.state`.
- * @fires {KasirErrorEvent} kasir-error - Something failed; `detail.message` (the server's own, for the shop's developers; the shopper sees a localized one), `detail.status`.
  *
  * @csspart method-group - A kind's group in the method list, with `data-kind` (`va`, `bank`, `qris`, `ewallet`, `crypto`); with more than 6 methods its button opens it.
  * @csspart method - A method choice (a button), with `data-method` set to the method's code (a crypto id for crypto); `aria-current` on the pending deposit's while switching.
@@ -114,7 +128,10 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  * @csspart countdown - The time left to pay.
  * @csspart check-now - The button that checks the payment status at once.
  * @csspart change-method - The button that goes back to the method list to switch a pending deposit's method.
- * @csspart result - The completed, expired or error panel.
+ * @csspart paid - After a partial payment: what arrived and what is still due.
+ * @csspart open-wallet - On a phone: a link opening a crypto wallet with the payment request.
+ * @csspart open-app - A link to the e-wallet's approval page (its app on a phone).
+ * @csspart result - The completed, expired or error panel (with what was overpaid, or will be refunded).
  * @csspart dialog - With `modal`: the dialog (a native `<dialog>`).
  * @csspart close - With `modal`: the dialog's close button.
  *
@@ -137,6 +154,7 @@ export class KasirCheckout extends LitElement {
   static override properties = {
     endpoint: {},
     checkoutId: { attribute: 'checkout-id' },
+    orderId: { attribute: 'order-id' },
     amount: {},
     currency: {},
     locale: {},
@@ -161,6 +179,8 @@ export class KasirCheckout extends LitElement {
   endpoint = '';
   /** A checkout created by the shop's server; when set, `amount` and `currency` are not used. */
   checkoutId = '';
+  /** The shop's order, priced by its server (`priceOrder`): sent instead of `amount` and `currency`. */
+  orderId?: string;
   /** What the order costs (decimal string). */
   amount = '';
   /** The order's currency. */
@@ -215,7 +235,7 @@ export class KasirCheckout extends LitElement {
 
   /** Loads the checkout: the one named by `checkout-id`, else the one remembered for this order, else a new one. */
   private async load() {
-    const { endpoint, checkoutId: id, amount, currency } = this;
+    const { endpoint, checkoutId: id, orderId, amount, currency } = this;
     const run = ++this.loads;
     this.follow?.stop();
     this.checkout = this.deposit = null;
@@ -223,12 +243,17 @@ export class KasirCheckout extends LitElement {
     this.api = new WidgetApi(endpoint);
     const current = () => run === this.loads;
     await this.attempt(this.load, current, async () => {
-      if (!endpoint || !(id || amount)) throw new ApiError('kasir-checkout needs endpoint and amount or checkout-id', -1);
-      // -2: an attribute the element cannot use (a URL or path; a positive decimal; a currency code), before any request.
+      // An attribute the element cannot use, before any request: a URL or path; a currency code; a positive plain
+      // decimal with no more places than the currency has ("150.000" in rupiah is a thousands separator, not 150).
       const bad = !/^(https?:\/|\.*)\/\S*$/i.test(endpoint)
         ? 'endpoint'
-        : !id && (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ? 'amount' : !/^[a-z]{3}$/i.test(currency) && 'currency');
-      if (bad) throw new ApiError(`kasir-checkout: invalid ${bad} "${this[bad]}"`, -2);
+        : !(id || orderId) &&
+          (!/^[a-z]{3}$/i.test(currency)
+            ? 'currency'
+            : (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ||
+                (amount.split('.')[1] || '').length > new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!) &&
+              'amount');
+      if (bad) throw new ApiError(bad, -1);
       const key = this.key();
       const known = id || remembered(key);
       let checkout: Checkout | null = null;
@@ -243,7 +268,7 @@ export class KasirCheckout extends LitElement {
         if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' : lapsed(checkout))) checkout = null;
       }
       if (!checkout) {
-        checkout = await this.api.call<Checkout>('/checkouts', { amount, currency });
+        checkout = await this.api.call<Checkout>('/checkouts', orderId ? { orderId } : { amount, currency });
         if (!id) remember(key, checkout.id);
       }
       // A pending deposit is shown with its kind's view: the spinner stays until that is loaded.
@@ -293,7 +318,7 @@ export class KasirCheckout extends LitElement {
     } catch (err) {
       const { status } = err as ApiError;
       // The words for it, unless it is a lost connection (the element's own words, as nothing may load then).
-      if (status && status < 500) failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
+      if (status) failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
       if (!current()) return;
       this.again = retry;
       this.failed = err as ApiError;
@@ -302,7 +327,12 @@ export class KasirCheckout extends LitElement {
 
   /** The element's words, with the shop's `strings` over them. */
   private get t(): Messages {
-    return { ...messages[this.loc], ...this.strings } as Messages;
+    return this.text(messages);
+  }
+
+  /** Words in the element's language (its own, a screen's, a failure's), with the shop's `strings` over them. */
+  private text<T>(words: Record<Locale, T>): T {
+    return { ...words[this.loc], ...this.strings };
   }
 
   /** `locale`, else the page's language, else the browser's: the first that is English or Indonesian; else English. */
@@ -345,44 +375,45 @@ export class KasirCheckout extends LitElement {
   private back() {
     this.failed = null;
     this.switching = true;
+    // After a partial payment the server prices the methods for what is still due (DESIGN.md 10).
+    if (+this.deposit!?.paidAmount) this.api.call<Checkout>(`/checkouts/${this.checkout!.id}`).then((c) => (this.checkout = c), () => {});
   }
 
   /**
-   * What failed, in the shopper's words (chosen by the kind of failure; the server's text is shown only below a
-   * refused choice, whose 400 explains it), what the shopper can do about it, and the server's own message and status
-   * for the shop's developers.
+   * What failed: its kind, the shopper's words and what they can do (failures.ts), and what the shop's developers read.
+   * A lost connection (or the words of others could not be loaded: the connection is lost) is the element's own.
    */
-  private failure(): { text: string; action?: 'retry' | 'restart' | 'back'; message: string; status?: number } | null {
-    const { t, failed: err } = this;
+  private failure(): Described | null {
+    const { t, failed: err, endpoint, amount, currency } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
     const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
-    if (this.badLink) return { text: this.badLink, action: restart, message: this.badLink };
+    if (this.badLink) return { text: this.badLink, action: restart, detail: { kind: 'server', message: this.badLink } };
     if (!err) return null;
-    // -1: the element's own attributes are incomplete, -2: one is invalid (nothing to retry); 0: the network failed.
-    const s = err.status;
-    const [failure, action] =
-      s == -2
-        ? ['setup']
-        : s == 429
-        ? ['busy', 'retry']
-        : !s || s > 499
-          ? []
-          : s == 404
-            ? ['gone', restart]
-            : s == 400
-              ? // A refused choice (a method not offered, an amount out of its range, a closed checkout): choose again.
-                this.checkout ? ['refused', 'back'] : ['badAmount']
-              : ['failed', restart];
-    // A lost connection, or the words of others could not be loaded (the connection is lost): "Try again".
-    const text = (this.strings?.[failure!] as string) || failures?.[this.loc][failure as Failure] || t.noConnection;
-    return { text, action: (failure ? action : 'retry') as 'retry', message: err.message || text, status: s > 0 ? s : undefined };
+    return (
+      (err.status && failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.checkout, restart })) || {
+        detail: detail(err, t.noConnection),
+        text: t.noConnection,
+        action: 'retry',
+      }
+    );
+  }
+
+  /** Tells the shop's developers: the `kasir-error` event, and one line in the console naming the URL and status. */
+  private report(detail: KasirErrorDetail) {
+    console.warn('<kasir-checkout>', detail.message, detail);
+    this.emit(new KasirErrorEvent(detail));
   }
 
   override willUpdate(changed: PropertyValues) {
     // A modal loads its checkout when first opened.
-    if ((!this.modal || this.shown) && ['endpoint', 'checkoutId', 'amount', 'currency', 'modal', 'shown'].some((p) => changed.has(p))) this.load();
+    if ((!this.modal || this.shown) && ['endpoint', 'checkoutId', 'orderId', 'amount', 'currency', 'modal', 'shown'].some((p) => changed.has(p))) this.load();
     const { checkout, deposit: d } = this;
     const view = d && views[d.method.kind];
+    // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
+    // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
+    if (changed.has('deposit') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
+      import('./views/paid.js').then((m) => this.say((paid = m.default).said(this.kit(d!))), () => {});
+    }
     this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
     if (view && view !== this.styled) {
       // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
@@ -404,7 +435,11 @@ export class KasirCheckout extends LitElement {
         // A read older than the deposit shown (begun before a switch, or a cached 304), or answered after the element
         // moved on to another checkout, is not news.
         onDeposit: (deposit) => deposit.id === this.deposit?.id && deposit.updatedAt >= this.deposit.updatedAt && (this.deposit = deposit),
-        onTrouble: (err) => (this.offline = !!err),
+        // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
+        onTrouble: (err) => {
+          if (err && !this.offline) this.report(detail(err as ApiError, this.t.offline));
+          this.offline = !!err;
+        },
         // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
         interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
       });
@@ -430,10 +465,8 @@ export class KasirCheckout extends LitElement {
       case 'expired':
         this.emit(new KasirExpiredEvent(deposit));
         break;
-      case 'error': {
-        const { message, status } = this.failure()!;
-        this.emit(new KasirErrorEvent(message, status));
-      }
+      case 'error':
+        this.report(this.failure()!.detail);
     }
     // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
     const active = document.activeElement;
@@ -462,11 +495,11 @@ export class KasirCheckout extends LitElement {
       case 'loading':
         return this.spinner();
       case 'error': {
-        const { text, action, message } = this.failure()!;
+        const { text, action, detail } = this.failure()!;
         return html`<div part="result" class="result bad" role="alert">
           <h2 tabindex="-1">${t.errorTitle}</h2>
           <p>${text}</p>
-          ${action == 'back' ? html`<small>${message}</small>` : nothing}
+          ${action == 'back' ? html`<small>${detail.message}</small>` : nothing}
           ${action ? html`<button class="primary" @click=${action == 'retry' ? this.again : this[action]}>${t[action]}</button>` : nothing}
         </div>`;
       }
@@ -475,11 +508,12 @@ export class KasirCheckout extends LitElement {
           <span class="icon" aria-hidden="true">✓</span>
           <h2 tabindex="-1">${t.paidTitle}</h2>
           <p>${fill(t.paidText, this.money(deposit!.amount, deposit!), deposit!.method.name)}</p>
+          <p>${paid?.note(this.kit(deposit!))}</p>
         </div>`;
       case 'expired':
         return html`<div part="result" class="result bad">
           <h2 tabindex="-1">${t.expiredTitle}</h2>
-          <p>${t.expiredText}</p>
+          <p>${+deposit!?.paidAmount ? paid?.note(this.kit(deposit!)) : t.expiredText}</p>
           ${this.checkoutId ? nothing : html`<button class="primary" @click=${this.restart}>${t.restart}</button>`}
         </div>`;
       case 'choosing':
@@ -512,15 +546,19 @@ export class KasirCheckout extends LitElement {
     const view = views[d.method.kind];
     // Not loaded (the deposit is only set once it is; a guard): the loading state, never a blank box.
     if (!view) return this.spinner();
+    // After a partial payment only the rest is asked (DESIGN.md 10).
+    const due = d.remainingAmount || d.amount;
     return view.default({
       html,
       nothing,
       fill,
       t,
       loc: this.loc,
-      text: (words) => ({ ...words[this.loc], ...this.strings }),
+      text: (words) => this.text(words),
       d,
-      amount: this.money(d.amount, d),
+      due,
+      amount: this.money(due, d),
+      paid: paid?.row(this.kit(d)),
       money: (amount, currency, symbol) => money(amount, currency, this.loc, symbol),
       root: this.renderRoot,
       say: (text) => this.say(text),
@@ -545,6 +583,11 @@ export class KasirCheckout extends LitElement {
   /** Dispatches one of the element's events (documented by the class's @fires tags). */
   private emit(event: Event) {
     this.dispatchEvent(event);
+  }
+
+  /** What views/paid.ts gets to describe the deposit `d`. */
+  private kit(d: Deposit): PaidKit {
+    return { html, nothing, d, text: (words) => this.text(words), money: (amount: string) => this.money(amount, d) };
   }
 
   /** An amount of a method or deposit: in its currency, or exactly in its token (crypto). */

@@ -13,6 +13,7 @@ import type {
   KasirEventHandlers,
   KasirExpiredEvent,
   KasirMethodSelectedEvent,
+  KasirOpenExternalEvent,
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
@@ -30,6 +31,8 @@ export interface KasirCheckoutOptions {
   endpoint: string;
   /** A checkout the shop created on its server; wins over `amount` and `currency`. */
   checkoutId?: string;
+  /** The shop's order, priced by its server's `priceOrder` hook: sent instead of `amount` and `currency`. */
+  orderId?: string;
   /** What the order costs, a decimal string, e.g. `"150000"`. */
   amount?: string;
   /** The order's currency (default `IDR`). */
@@ -60,6 +63,7 @@ const events = {
   onKasirExpired: 'kasir-expired' as EventName<KasirExpiredEvent>,
   onKasirError: 'kasir-error' as EventName<KasirErrorEvent>,
   onKasirClose: 'kasir-close' as EventName<KasirCloseEvent>,
+  onKasirOpenExternal: 'kasir-open-external' as EventName<KasirOpenExternalEvent>,
 };
 
 // @lit/react tells element properties from attributes by the class's prototype, which Lit fills when the class is
@@ -75,7 +79,7 @@ const Client = createComponent({
   displayName: 'KasirCheckout',
 });
 
-const attributes: Record<string, string> = { className: 'class', checkoutId: 'checkout-id', pollInterval: 'poll-interval' };
+const attributes: Record<string, string> = { className: 'class', checkoutId: 'checkout-id', orderId: 'order-id', pollInterval: 'poll-interval' };
 
 /**
  * On the server (renderToString, Next.js, Remix, Astro): the tag with its attributes, so the markup says what to load
@@ -111,6 +115,7 @@ export const KasirCheckout = (isServer || typeof document === 'undefined' ? Serv
 export interface KasirCheckoutTagProps extends React.DetailedHTMLProps<React.HTMLAttributes<KasirCheckoutElement>, KasirCheckoutElement> {
   endpoint: string;
   'checkout-id'?: string;
+  'order-id'?: string;
   amount?: string;
   currency?: string;
   locale?: Locale;
@@ -123,6 +128,7 @@ export interface KasirCheckoutTagProps extends React.DetailedHTMLProps<React.HTM
   'onkasir-expired'?: (event: KasirExpiredEvent) => void;
   'onkasir-error'?: (event: KasirErrorEvent) => void;
   'onkasir-close'?: (event: KasirCloseEvent) => void;
+  'onkasir-open-external'?: (event: KasirOpenExternalEvent) => void;
 }
 
 declare module 'react' {

@@ -20,6 +20,8 @@ export interface KasirCheckoutVueProps {
   endpoint: string;
   /** A checkout the shop created on its server; wins over `amount` and `currency`. */
   checkoutId?: string;
+  /** The shop's order, priced by its server's `priceOrder` hook: sent instead of `amount` and `currency` (`order-id`). */
+  orderId?: string;
   /** What the order costs, a decimal string, e.g. `"150000"`. */
   amount?: string;
   /** The order's currency (default `IDR`). */

@@ -3,7 +3,7 @@
 // most 16 KB for QRIS, virtual account and bank transfer, e-wallet, and 18 KB for crypto. Each file is gzipped on its
 // own, as a server sends it. Also the build's shape the budgets rely on: one entry that imports nothing statically and
 // does nothing without a DOM, one chunk per view, loaded relative to the entry, and the words of failures in a chunk
-// of their own that no payment downloads unless something fails.
+// of their own that no payment downloads unless something fails, as are those of a payment not as planned.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -32,14 +32,14 @@ for (const view of VIEWS) {
 
 it('the entry lazy-loads exactly the views and the words of failures, each chunk in the build directory, by a path relative to the entry', () => {
   const { dynamic, all } = importsOf(entry);
-  assert.deepEqual([...new Set(dynamic.map(viewOf))].sort(), [...VIEWS, 'failures'].sort());
+  assert.deepEqual([...new Set(dynamic.map(viewOf))].sort(), [...VIEWS, 'failures', 'paid'].sort());
   assert.deepEqual(all.filter((s) => !s.startsWith('./')), [], 'every import is relative to the entry');
   for (const file of dynamic) assert.ok(build.files[file], `${file} is not in ${WIDGET_DIR}`);
-  // The QRIS PNG download is the only chunk loaded on demand from a view, the failures' words the only one from the
-  // entry; nothing else is in the directory.
+  // The QRIS PNG download is the only chunk loaded on demand from a view; the failures' words and those of a payment
+  // not as planned (views/paid.ts) the only ones from the entry; nothing else is in the directory.
   assert.deepEqual(build.onDemand, { va: [], qris: build.onDemand.qris, ewallet: [], crypto: [] });
   assert.deepEqual(build.onDemand.qris.map(viewOf), ['qris-download']);
-  assert.deepEqual(build.entryOnDemand.map(viewOf), ['failures']);
+  assert.deepEqual(build.entryOnDemand.map(viewOf).sort(), ['failures', 'paid']);
   const used = new Set([ENTRY, ...Object.values(build.flows).flatMap((f) => f.files), ...build.onDemand.qris, ...build.entryOnDemand]);
   assert.deepEqual(readdirSync(WIDGET_DIR).filter((f) => !used.has(f)), [], 'files nothing loads');
 });

@@ -389,7 +389,7 @@ describe('<kasir-checkout> switching method', () => {
   });
 
   it('a switch the server refuses (the checkout closed) shows its message and goes back to the list, the deposit still payable', async () => {
-    const errors: Array<{ message: string; status?: number }> = [];
+    const errors: Array<{ kind?: string; message: string; status?: number; url?: string }> = [];
     const el = await mount();
     el.addEventListener('kasir-error', (e) => errors.push(e.detail));
     await choose(el, 'BNI_VA');
@@ -405,7 +405,9 @@ describe('<kasir-checkout> switching method', () => {
       'Something went wrong This payment method cannot be used for this payment. Please choose another one. ' +
         'The checkout is closed: the payment method can no longer be changed Back to payment methods',
     );
-    expect(errors).to.deep.equal([{ message: 'The checkout is closed: the payment method can no longer be changed', status: 400 }]);
+    expect(errors).to.deep.equal([
+      { kind: 'refused', message: 'The checkout is closed: the payment method can no longer be changed', status: 400, url: `/api/checkouts/${api.only.id}/deposit` },
+    ]);
     expect(text(el.shadowRoot!.activeElement), 'focus on the error').to.equal('Something went wrong');
     await expect(el).to.be.accessible();
 

@@ -63,6 +63,18 @@ const METHODS: Method[] = [
   ...CRYPTO.map(({ address: _, paymentUri: __, ...method }) => method),
 ];
 
+/** Exact decimal strings as integers of `dp` places (money in the fake is exact too). */
+const units = (x: string, dp: number) => {
+  const [whole, fraction = ''] = x.split('.');
+  return BigInt(whole + fraction.padEnd(dp, '0').slice(0, dp));
+};
+const decimal = (u: bigint, dp: number) => {
+  const digits = u.toString().padStart(dp + 1, '0');
+  return dp ? `${digits.slice(0, -dp)}.${digits.slice(-dp)}` : digits;
+};
+const places = (x: string) => (x.split('.')[1] || '').length;
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
 export interface FakeOptions {
   events?: boolean;
   /** Server clock minus the page's clock, in ms. */
@@ -71,6 +83,8 @@ export interface FakeOptions {
   lifetime?: number;
   checkoutUrl?: string;
   amount?: string;
+  /** Method totals the server sends instead of the usual ones, by code (e.g. a crypto total with trailing zeros). */
+  totals?: Record<string, string>;
 }
 
 export class FakeApi {
@@ -84,6 +98,10 @@ export class FakeApi {
   failWith: number | null = null;
   /** The message of those failures. */
   failMessage = 'Upstream unavailable';
+  /** With `failWith`: the body is this text instead of the envelope (a page that is not the widget API). */
+  failRaw: string | null = null;
+  /** The currencies the shop accepts (its backend refuses others with a 400 naming them). */
+  currencies = ['IDR', 'USD'];
   /** Methods the server refuses (400, this message) when chosen, as the payment service refuses a crypto it does not list. */
   refuse: Record<string, string> = {};
   private held: Array<() => void> = [];
@@ -119,6 +137,58 @@ export class FakeApi {
     return this.calls.filter((c) => c.method === method && c.path.endsWith(suffix));
   }
 
+  /** What was paid towards each checkout, in its currency (IDR), for pricing the rest (DESIGN.md 10). */
+  paidValue = new Map<string, bigint>();
+
+  /** The checkout's methods: after a partial payment, priced for what is still due (fees unchanged, crypto rounded up). */
+  methodsOf(c: Checkout): Method[] {
+    const paid = this.paidValue.get(c.id) ?? 0n;
+    if (!paid) return c.methods;
+    const rest = units(c.amount, 0) - paid;
+    return c.methods.map((m) => {
+      if (m.kind !== 'crypto') return { ...m, total: (rest + units(m.fee, 0)).toString() };
+      const dp = m.decimals!;
+      const rate = m.exchangeRate!.rate;
+      const scaled = rest * 10n ** BigInt(dp + places(rate));
+      const r = units(rate, places(rate));
+      return { ...m, total: decimal((scaled + r - 1n) / r, dp) };
+    });
+  }
+
+  /**
+   * A payment of `amount` (default: what is still due) arriving for the checkout's deposit, as the sandbox's
+   * POST /v1/deposit/:id/payments makes one: partial, exact, over, or late (after expiry). A crypto deposit's payment
+   * request then asks for the rest.
+   */
+  pay(id: string, amount?: string) {
+    const c = this.checkouts.get(id)!;
+    const d = c.deposit!;
+    const dp = places(d.amount);
+    const due = units(d.amount, dp);
+    const received = units(amount ?? d.remainingAmount, dp);
+    const paid = units(d.paidAmount, dp) + received;
+    const late = d.status !== 'pending';
+    const rate = d.exchangeRate && d.method.kind === 'crypto' ? d.exchangeRate.rate : '1';
+    this.paidValue.set(id, (this.paidValue.get(id) ?? 0n) + (received * units(rate, places(rate))) / 10n ** BigInt(dp + places(rate)));
+    const rest = decimal(max(due - paid, 0n), dp);
+    const now = new Date(this.now).toISOString();
+    c.deposit = {
+      ...d,
+      status: late ? d.status : paid >= due ? 'completed' : 'pending',
+      paidAmount: decimal(paid, dp),
+      remainingAmount: rest,
+      overpaidAmount: decimal(max(paid - due, 0n), dp),
+      paidLate: d.paidLate || late,
+      ...(d.paymentUri
+        ? { paymentUri: d.paymentUri.replace(/(value=|uint256=)\d+/, `$1${units(rest, dp)}`).replace(/([?&]amount=)[\d.]+/, `$1${rest}`) }
+        : {}),
+      updatedAt: now,
+      serverTime: now,
+    };
+    FakeEventSource.instances.filter((s) => s.url.includes(id)).forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
+    return c.deposit;
+  }
+
   newCheckout(amount = this.options.amount ?? '150000', currency = 'IDR'): Checkout {
     const id = `chk_${++this.seq}_${Math.random().toString(36).slice(2, 8)}`;
     const checkout: Checkout = {
@@ -129,7 +199,7 @@ export class FakeApi {
       serverTime: new Date(this.now).toISOString(),
       feesPaidBy: 'shopper',
       capabilities: { events: !!this.options.events },
-      methods: METHODS,
+      methods: METHODS.map((m) => ({ ...m, total: this.options.totals?.[m.code] ?? m.total })),
       deposit: null,
     };
     this.checkouts.set(id, checkout);
@@ -161,18 +231,22 @@ export class FakeApi {
     this.calls.push({ method, path, body, headers, at: Date.now() });
     if (this.failWith !== null) {
       if (this.failWith === 0) throw new TypeError('Failed to fetch');
+      if (this.failRaw !== null) return new Response(this.failRaw, { status: this.failWith, headers: { 'content-type': 'text/html' } });
       return this.json(this.failWith, { statusCode: this.failWith, error: 'Server Error', message: this.failMessage });
     }
     let m: RegExpMatchArray | null;
     if (method === 'POST' && path === '/checkouts') {
+      if (body.currency && !this.currencies.includes(body.currency.toUpperCase())) {
+        return this.json(400, { statusCode: 400, error: 'Bad Request', message: `currency: this shop accepts ${this.currencies.join(', ')}` });
+      }
       return this.json(201, { statusCode: 201, message: 'Created', data: this.newCheckout(body.amount, body.currency) });
     }
     if ((m = path.match(/^\/checkouts\/([^/]+)(\/deposit)?$/))) {
       const c = this.checkouts.get(decodeURIComponent(m[1]));
       if (!c) return this.json(404, { statusCode: 404, error: 'Not Found', message: 'Checkout not found' });
-      if (!m[2]) return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c) });
+      if (!m[2]) return this.json(200, { statusCode: 200, message: 'OK', data: { ...this.fresh(c), methods: this.methodsOf(c) } });
       if (method === 'POST') {
-        const choice = METHODS.find((x) => x.code === body.method);
+        const choice = this.methodsOf(c).find((x) => x.code === body.method);
         const refused = (message: string) => this.json(400, { statusCode: 400, error: 'Bad Request', message });
         if (!choice) return refused('Payment method not found');
         if (this.refuse[choice.code]) return refused(this.refuse[choice.code]);
@@ -185,7 +259,13 @@ export class FakeApi {
           const before = Date.parse(c.deposit.updatedAt);
           // The new method's window runs from the switch (WIDGET-API.md).
           const version = c.deposit.version + 1;
-          c.deposit = this.deposit(c, choice);
+          // After a partial payment only the rest is asked: what was paid stays, in the new method's currency.
+          const paid = this.paidValue.get(c.id) ?? 0n;
+          const switched = this.deposit(c, choice);
+          if (paid && choice.kind !== 'crypto') {
+            Object.assign(switched, { amount: (units(switched.amount, 0) + paid).toString(), paidAmount: paid.toString() });
+          }
+          c.deposit = switched;
           c.deposit.updatedAt = new Date(Math.max(this.now, before + 1)).toISOString();
           c.deposit.version = version;
           return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) });

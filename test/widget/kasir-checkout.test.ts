@@ -270,12 +270,14 @@ describe('<kasir-checkout>', () => {
   describe('error messages, by the kind of failure', () => {
     const cases = [
       { status: 0, raw: '', says: 'We could not reach the payment service.', action: 'Try again' },
-      { status: 500, raw: 'Internal Server Error', says: 'We could not reach the payment service.', action: 'Try again' },
-      { status: 502, raw: 'Bad Gateway', says: 'We could not reach the payment service.', action: 'Try again' },
-      { status: 503, raw: 'Service Unavailable', says: 'We could not reach the payment service.', action: 'Try again' },
+      // A 5xx: the shop's server or the payment service answered, so "could not reach" would not be true.
+      { status: 500, raw: 'Internal Server Error', says: 'Payments are not available right now.', action: 'Try again' },
+      { status: 502, raw: 'Bad Gateway', says: 'Payments are not available right now.', action: 'Try again' },
+      { status: 503, raw: 'Service Unavailable', says: 'Payments are not available right now.', action: 'Try again' },
       { status: 429, raw: 'Too Many Requests', says: 'Too many attempts.', action: 'Try again' },
       { status: 400, raw: 'inputAmount: no payment method accepts this amount', says: 'This amount cannot be paid online.', action: null },
-      { status: 404, raw: 'Cannot POST /checkouts', says: 'This payment link is unknown or has ended.', action: null },
+      // No route to create a checkout: the endpoint is wrong (the page's setup), not an ended payment link.
+      { status: 404, raw: 'Cannot POST /checkouts', says: 'This payment is not set up correctly.', action: null },
     ];
     let details: Array<{ message: string; status?: number }>;
     const record = (e: Event) => details.push((e as CustomEvent).detail);
@@ -296,8 +298,13 @@ describe('<kasir-checkout>', () => {
         expect(text(part(el, 'result'))).to.contain(says);
         if (raw) expect(text(part(el, 'result')), 'no raw server text').to.not.contain(raw);
         expect(buttons(el)).to.deep.equal(action ? [action] : []);
-        expect(details, 'the event carries the raw message and status').to.deep.equal([
-          { message: raw || text(part(el, 'result')!.querySelector('p')), status: status || undefined },
+        expect(details, 'the event carries the kind, the raw message, the status and the URL').to.deep.equal([
+          {
+            kind: !status ? 'network' : status > 499 ? 'server' : status === 404 ? 'config' : 'refused',
+            message: raw || text(part(el, 'result')!.querySelector('p')),
+            status: status || undefined,
+            url: '/api/checkouts',
+          },
         ]);
         if (action) {
           api.failWith = null;
@@ -311,8 +318,10 @@ describe('<kasir-checkout>', () => {
       const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" locale="en"></kasir-checkout>`);
       await reached(el, 'error');
       await el.updateComplete;
-      expect(text(part(el, 'result'))).to.equal('Something went wrong This payment could not be processed.');
-      expect(details).to.deep.equal([{ message: 'kasir-checkout needs endpoint and amount or checkout-id', status: undefined }]);
+      expect(text(part(el, 'result'))).to.equal('Something went wrong This payment is not set up correctly. Please contact the shop.');
+      expect(details).to.deep.equal([
+        { kind: 'config', message: 'kasir-checkout: the amount attribute is missing: set amount (and currency), order-id or checkout-id', status: undefined, url: undefined },
+      ]);
       expect(api.calls).to.deep.equal([]);
     });
 
@@ -322,7 +331,7 @@ describe('<kasir-checkout>', () => {
       await el.updateComplete;
       expect(text(part(el, 'result'))).to.equal('Terjadi kesalahan Tautan pembayaran ini tidak dikenal atau sudah berakhir.');
       expect(buttons(el)).to.deep.equal([]);
-      expect(details).to.deep.equal([{ message: 'Checkout not found', status: 404 }]);
+      expect(details).to.deep.equal([{ kind: 'refused', message: 'Checkout not found', status: 404, url: '/api/checkouts/chk_unknown' }]);
     });
 
     it('speaks Indonesian for every kind of failure', async () => {
@@ -332,7 +341,7 @@ describe('<kasir-checkout>', () => {
       await el.updateComplete;
       expect(text(part(el, 'result'))).to.contain('Terlalu banyak percobaan');
       expect(buttons(el)).to.deep.equal(['Coba lagi']);
-      for (const [status, says] of [[503, 'Layanan pembayaran tidak dapat dihubungi'], [400, 'Jumlah ini tidak dapat dibayar'], [404, 'tidak dikenal']] as const) {
+      for (const [status, says] of [[503, 'Pembayaran sedang tidak tersedia'], [400, 'Jumlah ini tidak dapat dibayar'], [404, 'belum diatur dengan benar']] as const) {
         api.failWith = status;
         el.amount = `${status}000`;
         await waitUntil(() => text(part(el, 'result')).includes(says), `${status}: ${says}`, { timeout: 3000 });
@@ -353,7 +362,7 @@ describe('<kasir-checkout>', () => {
         await reached(el, 'error');
         await el.updateComplete;
         expect(text(part(el, 'result'))).to.equal(`Something went wrong ${says} Start a new payment`);
-        expect(details).to.deep.equal([{ message: raw, status }]);
+        expect(details).to.deep.equal([{ kind: 'refused', message: raw, status, url: `/api/checkouts/${old}/deposit` }]);
         api.failWith = null;
         part(el, 'result')!.querySelector('button')!.click();
         await reached(el, 'choosing');
@@ -382,7 +391,7 @@ describe('<kasir-checkout>', () => {
     api.failWith = 502;
     part(el, 'method')!.click();
     await reached(el, 'error');
-    expect(text(part(el, 'result'))).to.contain('could not reach');
+    expect(text(part(el, 'result'))).to.contain('Payments are not available right now');
     api.failWith = null;
     el.shadowRoot!.querySelector<HTMLButtonElement>('[part=result] button')!.click();
     await reached(el, 'pending');

@@ -1,8 +1,11 @@
 // The pending screen of a crypto deposit (DESIGN.md 8): the network with a warning to send on it only, the wallet
 // payment request as a QR code (the server builds its text; a backend that cannot build it sends none, and there is
-// no code), the address and the exact token amount, each to copy,
-// the rate it is priced at, and the steps.
+// no code) and, on a phone, a link opening it in a wallet app (`part="open-wallet"`), the address and the exact token
+// amount (what is still due, without trailing zeros: what is copied is what is shown), each to copy, the rate it is
+// priced at, and the steps.
+import { exact } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
+import { opening, phone } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
 import { rateRow } from './rate.js';
@@ -25,6 +28,9 @@ export const styles = frameStyles + copyStyles + qrStyles + css`
     display: block;
     font-size: 1rem;
   }
+  .button {
+    display: block;
+  }
   [part='address'] {
     font-family: ui-monospace, Menlo, Consolas, monospace;
     font-size: 0.9rem;
@@ -38,6 +44,7 @@ const words = {
     warning: 'Send {0} on the {1} network only. A payment sent on another network is lost.',
     address: 'Address',
     exactAmount: 'Send exactly',
+    inWallet: 'Open in wallet',
     theAddress: 'address',
     theAmount: 'amount',
     qrLabel: 'Wallet payment request for {0}',
@@ -53,6 +60,7 @@ const words = {
     warning: 'Kirim {0} hanya melalui jaringan {1}. Pembayaran melalui jaringan lain akan hilang.',
     address: 'Alamat',
     exactAmount: 'Kirim tepat',
+    inWallet: 'Buka di dompet',
     theAddress: 'alamat',
     theAmount: 'jumlah',
     qrLabel: 'Permintaan pembayaran dompet untuk {0}',
@@ -66,14 +74,16 @@ const words = {
 };
 
 const crypto: View = (k) => {
-  const { html, fill, d, amount, steps } = k;
+  const { html, fill, d, amount, steps, nothing } = k;
+  const uri = d.paymentUri;
   const t = k.text(words);
   const network = d.networkName || d.network || '';
   const [open, scan, wait] = t.steps;
   return html`<p part="network" role="note">
       <strong>${fill(t.network, network)}</strong> ${fill(t.warning, d.symbol!, network)}
     </p>
-    ${d.paymentUri ? qrFigure(k, d.paymentUri, fill(t.qrLabel, amount)) : k.nothing}
+    ${uri ? qrFigure(k, uri, fill(t.qrLabel, amount)) : nothing}
+    ${uri && phone() ? html`<a part="open-wallet" class="button primary" href=${uri} @click=${opening(uri, 'wallet')}>${t.inWallet}</a>` : nothing}
     <dl>
       <div>
         <dt>${t.address}</dt>
@@ -81,9 +91,9 @@ const crypto: View = (k) => {
       </div>
       <div>
         <dt>${t.exactAmount}</dt>
-        <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
+        <dd><strong part="amount">${amount}</strong>${copyButton(k, exact(k.due), t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${rateRow(k)} ${steps([fill(open, d.method.name, network), d.paymentUri ? scan : t.sendStep, wait])}`;
+    ${rateRow(k)} ${steps([fill(open, d.method.name, network), uri ? scan : t.sendStep, wait])}`;
 };
 export default screen(crypto);

@@ -1,5 +1,7 @@
-// The pending screen of an e-wallet: the amount and a link to the wallet's approval page (only an http(s) one gets
-// here: `refusal` has the element show an error for any other), and the steps.
+// The pending screen of an e-wallet: the amount and a link to the wallet's approval page (`part="open-app"`, which a
+// phone opens in the wallet's app; only an http(s) one gets here: `refusal` has the element show an error for any
+// other), and the steps.
+import { opening } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { Locale } from '../i18n.js';
@@ -39,7 +41,7 @@ const ewallet: View = (k) => {
   const t = k.text(words);
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     ${rateRow(k)}
-    <a class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer"
+    <a part="open-app" class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer" @click=${opening(d.checkoutUrl!, 'app')}
       >${fill(t.openWallet, d.method.name)}<span class="sr"> ${t.newTab}</span></a
     >
     ${steps(t.walletSteps)}`;

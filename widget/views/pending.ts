@@ -35,7 +35,7 @@ export const screen = (view: View): Screen => (k) => {
   const w = k.text(words);
   const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${k.fill(s, d.method.name)}</li>`)}</ol>`;
   return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
-    ${view({ ...k, steps })} ${k.timer}
+    ${k.paid} ${view({ ...k, steps })} ${k.timer}
     <p class="loading waiting"><span class="spin" aria-hidden="true"></span>${k.offline ? t.offline : w.waiting}</p>
     <button part="check-now" class="secondary" ?disabled=${k.busy} @click=${k.check}>${k.busy ? w.checking : w.checkNow}</button>
     ${k.change ? html`<button part="change-method" class="secondary" @click=${k.change}>${w.change}</button>` : k.nothing}`;

@@ -62,7 +62,7 @@ const va: View = (k) => {
       ${d.accountName ? html`<div><dt>${t.accountName}</dt><dd>${d.accountName}</dd></div>` : nothing}
       <div>
         <dt>${t.exactAmount}</dt>
-        <dd><strong part="amount">${amount}</strong>${copyButton(k, d.amount, t.theAmount, 'dd [part=amount]')}</dd>
+        <dd><strong part="amount">${amount}</strong>${copyButton(k, k.due, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
     ${rateRow(k)} ${steps(

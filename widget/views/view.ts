@@ -17,7 +17,9 @@ export interface ViewKit {
   text<T>(words: Record<Locale, T>): T;
   /** The pending deposit. */
   d: Deposit;
-  /** Its amount, formatted for `loc` (a token amount exactly, with its symbol). */
+  /** What is still due (DESIGN.md 10: after a partial payment, only the rest), as the API sends it: what is copied. */
+  due: string;
+  /** `due`, formatted for `loc` (a token amount exactly, with its symbol). */
   amount: string;
   /** Formats another amount for `loc` (with `symbol`: a token amount). */
   money(amount: string, currency: string, symbol?: string): string;
@@ -40,6 +42,8 @@ interface PendingKit extends Omit<ViewKit, 'steps'> {
   t: Messages;
   /** The countdown row. */
   timer: TemplateResult;
+  /** After a partial payment, what arrived and what is still due (`part="paid"`, views/paid.ts). */
+  paid?: TemplateResult | typeof nothing;
   /** A status check is in flight. */
   busy: boolean;
   /** The connection is lost (the follower retries). */

@@ -1,0 +1,12 @@
+// Links that leave the page for a wallet or an e-wallet's app (DESIGN.md 12): the element says so first with
+// `kasir-open-external` (cancelable), so a shop inside an app's WebView, where such links do not open by themselves,
+// opens them its own way. Part of the views that offer such a link (crypto, e-wallet), not of the first paint.
+import { KasirOpenExternalEvent } from '../events.js';
+
+/** A phone: a touch screen is the main pointer, or a phone's or tablet's browser says so. */
+export const phone = () => matchMedia('(pointer: coarse)').matches || /Mobi|Android|iP(hone|ad|od)/.test(navigator.userAgent);
+
+/** A link's click handler: fires `kasir-open-external` from the link (composed: the shop hears it on the element) and keeps the link from opening when a listener cancels it. */
+export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
+  if (!e.currentTarget!.dispatchEvent(new KasirOpenExternalEvent(url, kind))) e.preventDefault();
+};

@@ -1,0 +1,76 @@
+// A deposit that was not paid as planned (DESIGN.md 10): what arrived and what is still due while it is pending
+// (`part="paid"`), and what the shopper must know once it is over: more arrived than was due, or money arrived for a
+// payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
+// such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
+import type { html as Html, nothing as Nothing } from 'lit';
+import type { Deposit } from '../types.js';
+
+const words = {
+  en: {
+    paid: 'Received',
+    due: 'Still due',
+    partial: 'Received {0}. Still due: {1}.',
+    over: 'You paid {2} more than was due.',
+    short: 'The time to pay ran out before the payment was complete. {0} was received: the shop will refund it.',
+    late: 'Your payment of {0} arrived after the time to pay ran out: the shop will refund it.',
+    completed: 'Payment received.',
+    expired: 'Payment expired.',
+  },
+  id: {
+    paid: 'Diterima',
+    due: 'Sisa tagihan',
+    partial: 'Diterima {0}. Sisa tagihan: {1}.',
+    over: 'Anda membayar {2} lebih dari tagihan.',
+    short: 'Waktu pembayaran habis sebelum pembayaran lengkap. {0} telah diterima: toko akan mengembalikannya.',
+    late: 'Pembayaran Anda sebesar {0} diterima setelah waktu pembayaran habis: toko akan mengembalikannya.',
+    completed: 'Pembayaran diterima.',
+    expired: 'Pembayaran kedaluwarsa.',
+  },
+};
+
+/** What the element hands this module: lit's tags, the deposit, and its amounts formatted for `loc`. */
+export interface PaidKit {
+  html: typeof Html;
+  nothing: typeof Nothing;
+  /** Words in the element's language, with the shop's `strings` over them. */
+  text(w: typeof words): (typeof words)['en'];
+  d: Deposit;
+  /** Formats an amount of the deposit's currency (a token amount with its symbol). */
+  money(amount: string): string;
+}
+
+const filled = ({ d, text, money }: PaidKit, key: keyof (typeof words)['en']) =>
+  text(words)[key].replace(/\{(\d)\}/g, (_, i) => money([d.paidAmount, d.remainingAmount, d.overpaidAmount][+i]));
+
+/** Pending after a partial payment: what arrived and what is still due; nothing before any payment. */
+const row = (k: PaidKit) => {
+  const { html, d, money } = k;
+  const t = k.text(words);
+  return d.status === 'pending' && +d.paidAmount
+    ? html`<div part="paid">
+        <p class="row"><span>${t.paid}</span><strong>${money(d.paidAmount)}</strong></p>
+        <p class="row"><span>${t.due}</span><strong>${money(d.remainingAmount)}</strong></p>
+      </div>`
+    : k.nothing;
+};
+
+/**
+ * The line `part="result"` adds for a finished deposit: by how much it was overpaid, or that the shop will refund
+ * what arrived for an expired one (before it expired, or late); empty when there is nothing to add.
+ */
+const note = (k: PaidKit) => {
+  const { d } = k;
+  return d.status === 'expired' && (+d.paidAmount || d.paidLate)
+    ? filled(k, d.paidLate ? 'late' : 'short')
+    : d.status === 'completed' && +d.overpaidAmount
+      ? filled(k, 'over')
+      : '';
+};
+
+/** What screen readers hear when such a payment arrives: the partial payment, or the outcome with its title. */
+const said = (k: PaidKit) => {
+  const { d } = k;
+  return d.status === 'pending' ? filled(k, 'partial') : `${k.text(words)[d.status]} ${note(k)}`;
+};
+
+export default { row, note, said };
