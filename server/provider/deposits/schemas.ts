@@ -72,6 +72,10 @@ export const ListQuerySchema = z.object({
   sort: z.enum(['createdAt', '-createdAt', 'updatedAt', '-updatedAt']).optional().openapi({ description: 'createdAt (default) or updatedAt; prefix - for descending' }),
   status: z.enum(['pending', 'expired', 'completed']).optional(),
   depositType: z.enum(['fiat', 'crypto']).optional(),
+  cursor: z.string().min(1).max(512).optional().openapi({
+    description: "Beside page: the nextCursor of the page before, with the same sort, status and depositType. It answers the page after that "
+      + 'one (the envelope says which) and costs the same at any depth, where a deep page number skips the rows before it. page is ignored with it.',
+  }),
 });
 
 export const FiatDepositSchema = z.object({

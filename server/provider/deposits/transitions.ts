@@ -355,11 +355,29 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
   }
 }
 
-/** Expires every overdue pending deposit (of one merchant, or all), at most `max`; returns how many it moved. */
-export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max = 500): Promise<number> {
+/** How many overdue deposits one query of the sweep takes. */
+const SWEEP_BATCH = 200;
+
+/**
+ * Expires overdue pending deposits (of one merchant, or all), at most `max`, until none is due or `stop()` says so;
+ * returns how many it moved. Each expiry is its own short transaction and the event loop is yielded after each, so on
+ * SQLite (whose calls hold the process) a read waits for one expiry at most, never for a batch.
+ */
+export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max = Number.POSITIVE_INFINITY, stop: () => boolean = () => false): Promise<number> {
   let moved = 0;
-  for (const id of await overduePendingIds(deps.db, deps.now().toISOString(), max, merchantId)) {
-    if (await expireIfOverdue(deps, id)) moved++;
+  while (moved < max && !stop()) {
+    const ids = await overduePendingIds(deps.db, deps.now().toISOString(), Math.min(SWEEP_BATCH, max - moved), merchantId);
+    let movedNow = 0;
+    for (const id of ids) {
+      if (await expireIfOverdue(deps, id)) movedNow++;
+      await yieldToEventLoop();
+      if (stop()) break;
+    }
+    moved += movedNow;
+    // A short batch was the last one due; a batch that moved nothing (another copy took it) is not retried at once.
+    if (ids.length < SWEEP_BATCH || movedNow === 0) break;
   }
   return moved;
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
