@@ -73,8 +73,10 @@ export const ListQuerySchema = z.object({
   status: z.enum(['pending', 'expired', 'completed']).optional(),
   depositType: z.enum(['fiat', 'crypto']).optional(),
   cursor: z.string().min(1).max(512).optional().openapi({
-    description: "Beside page: the nextCursor of the page before, with the same sort, status and depositType. It answers the page after that "
-      + 'one (the envelope says which) and costs the same at any depth, where a deep page number skips the rows before it. page is ignored with it.',
+    description: 'Beside page (an extension: without it the envelope is exactly the interface\'s): `start` for the first page, then the '
+      + 'nextCursor of the page before, with the same sort, status and depositType. It answers the page after that one (the envelope says which '
+      + 'page it is) and costs the same at any depth, where a deep page number skips the index entries before it. page is ignored with it; the '
+      + 'envelope then carries nextCursor.',
   }),
 });
 

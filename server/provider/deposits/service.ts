@@ -52,10 +52,13 @@ export async function readDepositById(deps: ProviderDeps, depositId: string): Pr
   return { row, view: await detailOf(deps, row) };
 }
 
-/** A page of a merchant's deposits and, beside the interface's envelope, the cursor of the page after it. */
-export type DepositPage = Page<DepositView> & { nextCursor: string | null };
+/** A page of a merchant's deposits and, when the request sent a cursor, the cursor of the page after it. */
+export type DepositPage = Page<DepositView> & { nextCursor?: string | null };
 
-/** A list query as the route takes it: `cursor` (from a page's nextCursor) instead of `page` seeks, at any depth. */
+/** The cursor that asks for the first page (and for nextCursor in the envelope). */
+const FIRST_PAGE = 'start';
+
+/** A list query as the route takes it: `cursor` (`start`, then a page's nextCursor) instead of `page` seeks, at any depth. */
 export type ListQuery = Omit<DepositPageQuery, 'after'> & { cursor?: string };
 
 interface CursorState { sort: DepositPageQuery['sort']; status?: string; depositType?: string; page: number; value: string; id: string }
@@ -85,8 +88,8 @@ function decodeCursor(cursor: string, query: ListQuery): CursorState {
  * a pending deposit past its expiredAt.
  */
 export async function listDeposits(deps: ProviderDeps, merchantId: string, query: ListQuery): Promise<DepositPage> {
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query);
-  const pageQuery: DepositPageQuery = { ...query, page: cursor ? cursor.page + 1 : query.page, after: cursor && { value: cursor.value, id: cursor.id } };
+  const cursor = query.cursor === undefined || query.cursor === FIRST_PAGE ? undefined : decodeCursor(query.cursor, query);
+  const pageQuery: DepositPageQuery = { ...query, page: cursor ? cursor.page + 1 : query.cursor === FIRST_PAGE ? 1 : query.page, after: cursor && { value: cursor.value, id: cursor.id } };
   let rows: DepositRow[] = [];
   for (let read = 0; read < 2; read++) {
     rows = await depositsByRowIds(deps.db, await pageIdsOfDeposits(deps.db, merchantId, pageQuery));
@@ -101,6 +104,7 @@ export async function listDeposits(deps: ProviderDeps, merchantId: string, query
   const ids = rows.map((r) => r.id);
   const [history, payments] = await Promise.all([activitiesByDeposit(deps.db, ids), paymentsByDeposit(deps.db, ids)]);
   const page = paginate(rows.map((r) => toDepositView(r, history.get(r.id) ?? [], payments.get(r.id) ?? [])), total, pageQuery.page, query.limit);
+  if (query.cursor === undefined) return page;
   const last = rows.at(-1);
   const nextCursor = page.hasNextPage && last && rows.length === query.limit
     ? encodeCursor({ sort: query.sort, status: query.status, depositType: query.depositType, page: pageQuery.page, value: last[sortColumn(query.sort)], id: last.id })

@@ -40,7 +40,7 @@ export function depositsRoutes(deps: ProviderDeps) {
     request: { query: ListQuerySchema },
     responses: {
       200: json(envelope(pagination(DepositSchema).extend({
-        nextCursor: z.string().nullable().openapi({ description: 'Send as cursor for the next page (null on the last): the same at any depth' }),
+        nextCursor: z.string().nullable().optional().openapi({ description: 'Only when the request sent cursor: send it as cursor for the next page (null on the last)' }),
       })), 'A page of deposits'),
       ...errorResponses(400, 401),
     },
