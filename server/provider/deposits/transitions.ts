@@ -7,6 +7,7 @@
 import type { Transaction } from 'kysely';
 import { ApiError } from '../../common/errors.js';
 import type { Database } from '../db/database.js';
+import { engineOf } from '../db/engine.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
 import { newRecordId, newUuid } from '../ids.js';
@@ -321,8 +322,7 @@ export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promis
 
 /**
  * Expires those of a few deposits that are pending past their expiredAt, in one transaction (each with its history
- * entry and webhook; rows locked in record-id order on PostgreSQL, so two sweeping copies never deadlock): one commit
- * for several expiries is what lets a backlog drain fast. Returns how many it moved.
+ * entry and webhook): one commit for several expiries is what lets a backlog drain fast on SQLite. Returns how many it moved.
  */
 async function expireRowsIfOverdue(deps: ProviderDeps, rowIds: string[]): Promise<number> {
   try {
@@ -373,9 +373,15 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
   }
 }
 
-/** How many overdue deposits one query of the sweep takes, and how many one of its transactions expires. */
+/** How many overdue deposits one query of the sweep takes. */
 const SWEEP_BATCH = 200;
-const SWEEP_STEP = 10;
+
+/**
+ * How many expiries share one transaction: ten on SQLite, whose write transactions never overlap; one on PostgreSQL,
+ * where a transaction holding the merchant's counts rows (migration 009) while it waits for a second deposit's lock
+ * could deadlock with a payment holding that deposit and waiting for the counts.
+ */
+const sweepStep = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : 1);
 
 /**
  * Expires overdue pending deposits (of one merchant, or all), at most `max`, until none is due or `stop()` says so;
@@ -387,8 +393,9 @@ export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max
   while (moved < max && !stop()) {
     const ids = await overduePendingIds(deps.db, deps.now().toISOString(), Math.min(SWEEP_BATCH, max - moved), merchantId);
     let movedNow = 0;
-    for (let i = 0; i < ids.length && !stop(); i += SWEEP_STEP) {
-      movedNow += await expireRowsIfOverdue(deps, ids.slice(i, i + SWEEP_STEP));
+    const step = sweepStep(deps);
+    for (let i = 0; i < ids.length && !stop(); i += step) {
+      movedNow += await expireRowsIfOverdue(deps, ids.slice(i, i + step));
       await yieldToEventLoop();
     }
     moved += movedNow;
