@@ -11,7 +11,7 @@ import { engineOf } from '../db/engine.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../http/env.js';
 import { newRecordId, newUuid } from '../ids.js';
-import { placesOf } from '../catalog/index.js';
+import { findPaymentMethod, placesOf } from '../catalog/index.js';
 import { money, toText } from '../money.js';
 import { enqueueDepositWebhook } from '../webhooks/outbox.js';
 import { cryptoPaymentDetails, fiatPaymentDetails } from './payment-details.js';
@@ -302,12 +302,15 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
   const at = now.toISOString();
   const updated = await updatePendingDeposit(trx, row.id, { status: t.to, updated_at: at }, kind === 'expired' ? at : undefined);
   if (!updated) throw new DepositNotPending(row.status);
-  // A finished bank transfer's unique code is free for the next transfer to its account.
-  await releaseUniqueCode(trx, row.id);
-  await insertActivity(trx, {
-    id: newRecordId(), deposit_row_id: row.id, seq: await nextActivitySeq(trx, row.id), activity: t.activity, status: t.to, description: t.description, updated_at: at,
-  });
-  const view = toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true });
+  // A finished bank transfer's unique code is free for the next transfer to its account (only a transfer holds one).
+  if (findPaymentMethod(row.method_code ?? '')?.collectionAccount) await releaseUniqueCode(trx, row.id);
+  // The history read once: its next sequence number and the webhook's view (the sweeper's cost is these statements).
+  const history = await activitiesOf(trx, row.id);
+  const entry: ActivityRow = {
+    id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, activity: t.activity, status: t.to, description: t.description, updated_at: at,
+  };
+  await insertActivity(trx, entry);
+  const view = toDepositView(updated, [...history, entry], await paymentsOf(trx, row.id), { detail: true });
   await enqueueDepositWebhook(trx, {
     type: 'deposit.expired',
     merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: t.to, data: view,
