@@ -241,6 +241,8 @@ export interface paths {
                     sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                     status?: "pending" | "expired" | "completed";
                     depositType?: "fiat" | "crypto";
+                    /** @description Beside page (an extension: without it the envelope is exactly the interface's): `start` for the first page, then the nextCursor of the page before, with the same sort, status and depositType. It answers the page after that one (the envelope says which page it is) and costs the same at any depth, where a deep page number skips the index entries before it. page is ignored with it; the envelope then carries nextCursor. */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -269,6 +271,8 @@ export interface paths {
                                 hasNextPage: boolean;
                                 prevPage: number | null;
                                 nextPage: number | null;
+                                /** @description Only when the request sent cursor: send it as cursor for the next page (null on the last) */
+                                nextCursor?: string | null;
                             };
                         };
                     };

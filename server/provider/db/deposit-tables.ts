@@ -94,8 +94,17 @@ interface DepositPaymentsTable {
   received_at: string;
 }
 
+/** How many deposits a merchant has per status and type (migration 009): kept by triggers, read for totalDocs. */
+interface DepositCountsTable {
+  merchant_id: string;
+  status: DepositsTable['status'];
+  deposit_type: DepositsTable['deposit_type'];
+  count: number;
+}
+
 export interface DepositTables {
   deposits: DepositsTable;
+  deposit_counts: DepositCountsTable;
   deposit_payments: DepositPaymentsTable;
   deposit_activities: DepositActivitiesTable;
   checkouts: CheckoutsTable;

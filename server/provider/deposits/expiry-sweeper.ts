@@ -4,13 +4,17 @@
 import type { ProviderDeps } from '../deps.js';
 import { expireOverdue } from './transitions.js';
 
-/** Moves overdue pending deposits to expired every config.sweepIntervalMs. Returns a stop function. */
+/**
+ * Every config.sweepIntervalMs, moves every overdue pending deposit to expired: one at a time, yielding between them,
+ * and on until none is due (not a fixed number per tick), so a backlog drains at the rate the database takes while
+ * requests are still served. Returns a stop function.
+ */
 export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {
   let running: Promise<unknown> | undefined;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
-    running = expireOverdue(deps)
+    running = expireOverdue(deps, undefined, Number.POSITIVE_INFINITY, () => stopped)
       .catch((err) => deps.logger.error({ err }, 'expiry sweep failed'))
       .finally(() => { running = undefined; });
   };

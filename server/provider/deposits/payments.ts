@@ -47,10 +47,10 @@ export async function recordPayment(deps: ProviderDeps, depositId: string, reque
   if (!found) throw new DepositNotFound();
   try {
     for (;;) {
-      const now = deps.now();
       const view = await deps.db.transaction().execute(async (trx) => {
         const row = await depositByRowId(trx, found.id, { lock: true });
         if (!row) throw new DepositNotFound();
+        const now = deps.now(); // once the lock is held: times follow commit order (a racing expiry's come first)
         // Overdue: the expiry (its own history entry and webhook) comes first, then the payment is a late one.
         if (row.status === 'pending' && row.expired_at <= now.toISOString()) return undefined;
         return applyPayment(trx, row, request, now);

@@ -86,29 +86,54 @@ export async function overduePendingIds(db: Queryable, now: string, max: number,
   return (await query.limit(max).execute()).map((r) => r.id);
 }
 
+export type DepositSort = 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt';
+
 export interface DepositPageQuery {
   status?: DepositRow['status'];
   depositType?: DepositRow['deposit_type'];
   limit: number;
   page: number;
-  sort: 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt';
+  sort: DepositSort;
+  /** Seek: the rows after this one (its sort column's value and record id), instead of skipping to `page`. */
+  after?: { value: string; id: string };
 }
 
-/** One page of a merchant's deposits (filtered and sorted, ties broken by record id) and how many match in all. */
-export async function pageOfDeposits(db: Queryable, merchantId: string, query: DepositPageQuery): Promise<{ rows: DepositRow[]; total: number }> {
-  let base = db.selectFrom('deposits').where('merchant_id', '=', merchantId);
-  if (query.status) base = base.where('status', '=', query.status);
-  if (query.depositType) base = base.where('deposit_type', '=', query.depositType);
-  const { count } = await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+/** The column a sort orders by. */
+export function sortColumn(sort: DepositSort): 'created_at' | 'updated_at' {
+  return sort.replace('-', '') === 'updatedAt' ? 'updated_at' : 'created_at';
+}
+
+/** How many of a merchant's deposits match a filter: a sum over the counts table (migration 009), never a count of rows. */
+export async function countDeposits(db: Queryable, merchantId: string, filter: Pick<DepositPageQuery, 'status' | 'depositType'>): Promise<number> {
+  let query = db.selectFrom('deposit_counts').select((eb) => eb.fn.sum<number>('count').as('total')).where('merchant_id', '=', merchantId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.depositType) query = query.where('deposit_type', '=', filter.depositType);
+  return Number((await query.executeTakeFirst())?.total ?? 0);
+}
+
+/**
+ * The record ids of one page of a merchant's deposits (filtered and sorted, ties broken by record id). Each filter and
+ * sort has its index (migration 009) that holds the record id, so this reads only index entries: a seek after `after`,
+ * else the entries before `page` skipped in the index, never in the table.
+ */
+export async function pageIdsOfDeposits(db: Queryable, merchantId: string, query: DepositPageQuery): Promise<string[]> {
   const direction = query.sort.startsWith('-') ? 'desc' : 'asc';
-  const column = query.sort.replace('-', '') === 'updatedAt' ? 'updated_at' : 'created_at';
-  const rows = await base.selectAll()
-    .orderBy(column, direction)
-    .orderBy('id', direction)
-    .limit(query.limit)
-    .offset((query.page - 1) * query.limit)
-    .execute();
-  return { rows, total: Number(count) };
+  const column = sortColumn(query.sort);
+  let ids = db.selectFrom('deposits').select('id').where('merchant_id', '=', merchantId);
+  if (query.status) ids = ids.where('status', '=', query.status);
+  if (query.depositType) ids = ids.where('deposit_type', '=', query.depositType);
+  const { after } = query;
+  if (after) ids = ids.where((eb) => eb(eb.refTuple(column, 'id'), direction === 'asc' ? '>' : '<', eb.tuple(after.value, after.id)));
+  ids = ids.orderBy(column, direction).orderBy('id', direction).limit(query.limit);
+  if (!after) ids = ids.offset((query.page - 1) * query.limit);
+  return (await ids.execute()).map((r) => r.id);
+}
+
+/** Deposits by record id, in the order of `ids`. */
+export async function depositsByRowIds(db: Queryable, ids: string[]): Promise<DepositRow[]> {
+  if (!ids.length) return [];
+  const byId = new Map((await db.selectFrom('deposits').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 // ---------------------------------------------------------------------------------------------------------

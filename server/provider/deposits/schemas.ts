@@ -72,6 +72,12 @@ export const ListQuerySchema = z.object({
   sort: z.enum(['createdAt', '-createdAt', 'updatedAt', '-updatedAt']).optional().openapi({ description: 'createdAt (default) or updatedAt; prefix - for descending' }),
   status: z.enum(['pending', 'expired', 'completed']).optional(),
   depositType: z.enum(['fiat', 'crypto']).optional(),
+  cursor: z.string().min(1).max(512).optional().openapi({
+    description: 'Beside page (an extension: without it the envelope is exactly the interface\'s): `start` for the first page, then the '
+      + 'nextCursor of the page before, with the same sort, status and depositType. It answers the page after that one (the envelope says which '
+      + 'page it is) and costs the same at any depth, where a deep page number skips the index entries before it. page is ignored with it; the '
+      + 'envelope then carries nextCursor.',
+  }),
 });
 
 export const FiatDepositSchema = z.object({

@@ -1,12 +1,14 @@
 // Reading deposits (a merchant's detail read through the per-instance read cache, the public read by id, the list),
 // never showing one pending past its expiredAt, and the deposit core's surface the routes call. Pricing is in
 // pricing.ts, the queries in repository.ts, every state change in transitions.ts.
+import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { paginate, type Page } from '../http/pagination.js';
 import {
-  activitiesByDeposit, activitiesOf, depositByDepositId, depositByIdOrReference, pageOfDeposits, paymentsByDeposit, paymentsOf, type DepositPageQuery,
+  activitiesByDeposit, activitiesOf, countDeposits, depositByDepositId, depositByIdOrReference, depositsByRowIds, pageIdsOfDeposits, paymentsByDeposit, paymentsOf,
+  sortColumn, type DepositPageQuery,
 } from './repository.js';
-import { expireIfOverdue, expireOverdue } from './transitions.js';
+import { expireIfOverdue } from './transitions.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
 export { quoteMethod, type FiatQuote } from './pricing.js';
@@ -50,11 +52,62 @@ export async function readDepositById(deps: ProviderDeps, depositId: string): Pr
   return { row, view: await detailOf(deps, row) };
 }
 
-/** A page of a merchant's deposits (list items: no isReconciled or payerInfo), after expiring its overdue ones. */
-export async function listDeposits(deps: ProviderDeps, merchantId: string, query: DepositPageQuery): Promise<Page<DepositView>> {
-  await expireOverdue(deps, merchantId);
-  const { rows, total } = await pageOfDeposits(deps.db, merchantId, query);
+/** A page of a merchant's deposits and, when the request sent a cursor, the cursor of the page after it. */
+export type DepositPage = Page<DepositView> & { nextCursor?: string | null };
+
+/** The cursor that asks for the first page (and for nextCursor in the envelope). */
+const FIRST_PAGE = 'start';
+
+/** A list query as the route takes it: `cursor` (`start`, then a page's nextCursor) instead of `page` seeks, at any depth. */
+export type ListQuery = Omit<DepositPageQuery, 'after'> & { cursor?: string };
+
+interface CursorState { sort: DepositPageQuery['sort']; status?: string; depositType?: string; page: number; value: string; id: string }
+
+/** A cursor is opaque to clients: base64url JSON of the query it continues and the last row it showed. */
+function encodeCursor(state: CursorState): string {
+  return Buffer.from(JSON.stringify(state)).toString('base64url');
+}
+
+function decodeCursor(cursor: string, query: ListQuery): CursorState {
+  let state: Partial<CursorState> | undefined;
+  try { state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorState>; } catch { state = undefined; }
+  if (!state || typeof state.value !== 'string' || typeof state.id !== 'string' || !Number.isSafeInteger(state.page) || (state.page ?? 0) < 1) {
+    throw new ApiError(400, 'cursor: not a cursor this service gave; use the nextCursor of a page');
+  }
+  if (state.sort !== query.sort || state.status !== query.status || state.depositType !== query.depositType) {
+    throw new ApiError(400, 'cursor: it continues another query; send the same sort, status and depositType as the page it came from');
+  }
+  return state as CursorState;
+}
+
+/**
+ * A page of a merchant's deposits (list items: no isReconciled or payerInfo). totalDocs comes from the counts table and
+ * the page from its index (repository.ts), so the cost does not grow with the merchant's rows. Only the deposits the
+ * page shows are expired when overdue (the sweeper does the rest): when that moves rows out of or into a status filter,
+ * the page is read once more; a row found overdue then is expired and shown as it now stands, so a list never answers
+ * a pending deposit past its expiredAt.
+ */
+export async function listDeposits(deps: ProviderDeps, merchantId: string, query: ListQuery): Promise<DepositPage> {
+  const cursor = query.cursor === undefined || query.cursor === FIRST_PAGE ? undefined : decodeCursor(query.cursor, query);
+  const pageQuery: DepositPageQuery = { ...query, page: cursor ? cursor.page + 1 : query.cursor === FIRST_PAGE ? 1 : query.page, after: cursor && { value: cursor.value, id: cursor.id } };
+  let rows: DepositRow[] = [];
+  for (let read = 0; read < 2; read++) {
+    rows = await depositsByRowIds(deps.db, await pageIdsOfDeposits(deps.db, merchantId, pageQuery));
+    const overdue = rows.filter((r) => r.status === 'pending' && r.expired_at <= deps.now().toISOString());
+    if (!overdue.length) break;
+    for (const r of overdue) await expireIfOverdue(deps, r.id);
+    if (read === 0 && query.status) continue;
+    rows = await depositsByRowIds(deps.db, rows.map((r) => r.id));
+    break;
+  }
+  const total = await countDeposits(deps.db, merchantId, query);
   const ids = rows.map((r) => r.id);
   const [history, payments] = await Promise.all([activitiesByDeposit(deps.db, ids), paymentsByDeposit(deps.db, ids)]);
-  return paginate(rows.map((r) => toDepositView(r, history.get(r.id) ?? [], payments.get(r.id) ?? [])), total, query.page, query.limit);
+  const page = paginate(rows.map((r) => toDepositView(r, history.get(r.id) ?? [], payments.get(r.id) ?? [])), total, pageQuery.page, query.limit);
+  if (query.cursor === undefined) return page;
+  const last = rows.at(-1);
+  const nextCursor = page.hasNextPage && last && rows.length === query.limit
+    ? encodeCursor({ sort: query.sort, status: query.status, depositType: query.depositType, page: pageQuery.page, value: last[sortColumn(query.sort)], id: last.id })
+    : null;
+  return { ...page, nextCursor };
 }

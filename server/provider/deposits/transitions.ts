@@ -8,10 +8,11 @@ import { Decimal } from 'decimal.js';
 import type { Transaction } from 'kysely';
 import { ApiError } from '../../common/errors.js';
 import type { Database } from '../db/database.js';
+import { engineOf } from '../db/engine.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
 import { newRecordId, newUuid } from '../ids.js';
-import { placesOf } from '../catalog/index.js';
+import { findPaymentMethod, placesOf } from '../catalog/index.js';
 import { money, toText } from '../money.js';
 import { enqueueDepositWebhook } from '../webhooks/outbox.js';
 import { cryptoPaymentDetails, fiatPaymentDetails } from './payment-details.js';
@@ -301,12 +302,15 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
   const at = now.toISOString();
   const updated = await updatePendingDeposit(trx, row.id, { status: t.to, updated_at: at }, kind === 'expired' ? at : undefined);
   if (!updated) throw new DepositNotPending(row.status);
-  // A finished bank transfer's unique code is free for the next transfer to its account.
-  await releaseUniqueCode(trx, row.id);
-  await insertActivity(trx, {
-    id: newRecordId(), deposit_row_id: row.id, seq: await nextActivitySeq(trx, row.id), activity: t.activity, status: t.to, description: t.description, updated_at: at,
-  });
-  const view = toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true });
+  // A finished bank transfer's unique code is free for the next transfer to its account (only a transfer holds one).
+  if (findPaymentMethod(row.method_code ?? '')?.collectionAccount) await releaseUniqueCode(trx, row.id);
+  // The history read once: its next sequence number and the webhook's view (the sweeper's cost is these statements).
+  const history = await activitiesOf(trx, row.id);
+  const entry: ActivityRow = {
+    id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, activity: t.activity, status: t.to, description: t.description, updated_at: at,
+  };
+  await insertActivity(trx, entry);
+  const view = toDepositView(updated, [...history, entry], await paymentsOf(trx, row.id), { detail: true });
   await enqueueDepositWebhook(trx, {
     type: 'deposit.expired',
     merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: t.to, data: view,
@@ -316,18 +320,35 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
 
 /** Expires one deposit if it is pending past its expiredAt (atomically; a no-op otherwise). */
 export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promise<boolean> {
+  return (await expireRowsIfOverdue(deps, [rowId])) === 1;
+}
+
+/**
+ * Expires those of a few deposits that are pending past their expiredAt, in one transaction (each with its history
+ * entry and webhook): one commit for several expiries is what lets a backlog drain fast on SQLite. Returns how many it moved.
+ */
+async function expireRowsIfOverdue(deps: ProviderDeps, rowIds: string[]): Promise<number> {
   try {
-    const view = await deps.db.transaction().execute(async (trx) => {
-      const row = await depositByRowId(trx, rowId, { lock: true });
-      const now = deps.now(); // once the lock is held: times follow commit order
-      if (!row || row.status !== 'pending' || row.expired_at > now.toISOString()) return undefined;
-      return applyTransition(trx, row, 'expired', now);
+    const views = await deps.db.transaction().execute(async (trx) => {
+      const moved: DepositView[] = [];
+      for (const rowId of [...rowIds].sort()) {
+        const row = await depositByRowId(trx, rowId, { lock: true });
+        const now = deps.now(); // once the lock is held: times follow commit order
+        if (!row || row.status !== 'pending' || row.expired_at > now.toISOString()) continue;
+        moved.push(await applyTransition(trx, row, 'expired', now));
+      }
+      return moved;
     });
-    if (!view) return false;
-    deps.caches.depositViews.forget(view.depositId);
-    return true;
+    for (const view of views) deps.caches.depositViews.forget(view.depositId);
+    return views.length;
   } catch (err) {
-    if (err instanceof DepositNotPending) return false;
+    // One of several changed under us (cannot happen with the row locked, but never lose the others): one at a time.
+    if (err instanceof DepositNotPending && rowIds.length > 1) {
+      let moved = 0;
+      for (const id of rowIds) moved += await expireRowsIfOverdue(deps, [id]);
+      return moved;
+    }
+    if (err instanceof DepositNotPending) return 0;
     throw err;
   }
 }
@@ -355,14 +376,39 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
   }
 }
 
-/** Expires every overdue pending deposit (of one merchant, or all), at most `max`; returns how many it moved. */
-export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max = 500): Promise<number> {
+/** How many overdue deposits one query of the sweep takes. */
+const SWEEP_BATCH = 200;
+
+/**
+ * How many expiries share one transaction: ten on SQLite, whose write transactions never overlap; one on PostgreSQL,
+ * where a transaction holding the merchant's counts rows (migration 009) while it waits for a second deposit's lock
+ * could deadlock with a payment holding that deposit and waiting for the counts.
+ */
+const sweepStep = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : 1);
+
+/**
+ * Expires overdue pending deposits (of one merchant, or all), at most `max`, until none is due or `stop()` says so;
+ * returns how many it moved. A few expiries share one short transaction and the event loop is yielded after each, so
+ * on SQLite (whose calls hold the process) a read waits for one such step at most, never for a batch.
+ */
+export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max = Number.POSITIVE_INFINITY, stop: () => boolean = () => false): Promise<number> {
   let moved = 0;
-  for (const id of await overduePendingIds(deps.db, deps.now().toISOString(), max, merchantId)) {
-    if (await expireIfOverdue(deps, id)) moved++;
+  while (moved < max && !stop()) {
+    const ids = await overduePendingIds(deps.db, deps.now().toISOString(), Math.min(SWEEP_BATCH, max - moved), merchantId);
+    let movedNow = 0;
+    const step = sweepStep(deps);
+    for (let i = 0; i < ids.length && !stop(); i += step) {
+      movedNow += await expireRowsIfOverdue(deps, ids.slice(i, i + step));
+      await yieldToEventLoop();
+    }
+    moved += movedNow;
+    // A short batch was the last one due; a batch that moved nothing (another copy took it) is not retried at once.
+    if (ids.length < SWEEP_BATCH || movedNow === 0) break;
   }
   return moved;
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type SwitchColumns = Pick<NewDeposit, 'input_currency' | 'input_amount' | 'output_amount' | 'paid_amount'>;
 

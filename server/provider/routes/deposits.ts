@@ -39,11 +39,16 @@ export function depositsRoutes(deps: ProviderDeps) {
   router.openapi(createRoute({
     method: 'get', path: '/v1/deposit', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signed] as const,
     request: { query: ListQuerySchema },
-    responses: { 200: json(envelope(pagination(DepositSchema)), 'A page of deposits'), ...errorResponses(400, 401) },
+    responses: {
+      200: json(envelope(pagination(DepositSchema).extend({
+        nextCursor: z.string().nullable().optional().openapi({ description: 'Only when the request sent cursor: send it as cursor for the next page (null on the last)' }),
+      })), 'A page of deposits'),
+      ...errorResponses(400, 401),
+    },
   }), async (c) => {
     const q = c.req.valid('query');
     const page = await listDeposits(deps, c.get('merchant').merchantId, {
-      limit: q.limit ?? 10, page: q.page ?? 1, sort: q.sort ?? 'createdAt', status: q.status, depositType: q.depositType,
+      limit: q.limit ?? 10, page: q.page ?? 1, sort: q.sort ?? 'createdAt', status: q.status, depositType: q.depositType, cursor: q.cursor,
     });
     return c.json({ statusCode: 200, message: 'Deposits retrieved successfully', data: page }, 200);
   });

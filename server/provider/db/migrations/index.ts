@@ -7,6 +7,7 @@ import * as payments from './005_payments.js';
 import * as partialPayments from './006_partial_payments.js';
 import * as depositVersions from './007_deposit_versions.js';
 import * as attemptUrl from './008_attempt_url.js';
+import * as listIndexes from './009_list_indexes.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '006_partial_payments': partialPayments,
   '007_deposit_versions': depositVersions,
   '008_attempt_url': attemptUrl,
+  '009_list_indexes': listIndexes,
 };
