@@ -18,8 +18,11 @@ const FAST_PHASE = 60_000;
 /** How long an event stream may take to reconnect before the shopper is told the connection is lost. */
 const RECONNECT_GRACE_MS = 5_000;
 
+/** The kinds whose payer types the amount, so a payment may still arrive after expiry. */
+const lateKind = (deposit: Deposit) => deposit.status == 'expired' && /^(bank|crypto)$/.test(deposit.method.kind);
+
 /**
- * Follows a pending deposit until it is completed or expired: by server-sent events when the backend offers
+ * Follows a pending deposit until it is completed or expired (a bank transfer or crypto one on past expiry): by server-sent events when the backend offers
  * them (`start(eventsUrl)`), else by polling: at once, every 3 s for the first minute, then backing off to 10 s.
  * One request is in flight at a time; polling pauses while the tab is hidden and polls at once when it shows
  * again; `checkNow()` polls out of turn (joining a request already in flight). An event stream that fails for
@@ -96,7 +99,9 @@ export class DepositStatusController implements ReactiveController {
 
   private accept(deposit: Deposit) {
     this.options.onDeposit(deposit);
-    if (deposit.status !== 'pending') this.stop();
+    // A bank transfer or crypto deposit can still be paid after it expired (DESIGN.md 10): followed on, so the shopper
+    // reads that the shop will refund it. Anything else is over.
+    if (deposit.status !== 'pending' && !lateKind(deposit)) this.stop();
   }
 
   private resume() {

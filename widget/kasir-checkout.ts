@@ -444,7 +444,9 @@ export class KasirCheckout extends LitElement {
         interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
       });
       this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
-    } else if (!listed) this.follow?.stop(); // the list of a switch: the deposit is still followed (it may be paid meanwhile)
+      // The list of a switch: the deposit is still followed (it may be paid meanwhile). Expired: the follower itself
+      // stops, or follows on a deposit that may still be paid late.
+    } else if (!listed && this.state != 'expired') this.follow?.stop();
     // The list counts down the checkout's window to choose; while switching, the deposit's time to pay goes on.
     if (this.state === 'choosing' && !d) this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
     else if (this.state !== 'pending' && !listed) this.countdown.stop();

@@ -79,7 +79,7 @@ const cryptoAsset = (c: SessionCrypto): CryptoAsset => ({ symbol: c.symbol, netw
  * A token amount as a person reads and types it (DESIGN.md 12): the exact decimal text of the service's JSON number,
  * without trailing zeros ("9.093665", "0.00272728"); what is shown, copied and counted in the payment request.
  */
-const tokenAmount = (value: unknown): string => decimalText(num(value));
+const tokenAmount = (value: unknown): string => decimalText(value instanceof Decimal ? value : num(value));
 
 function exchangeRateView(rate: { from?: unknown; to?: unknown; rate?: unknown } | undefined): ExchangeRate | undefined {
   if (!rate || typeof rate.from !== 'string' || typeof rate.to !== 'string' || num(rate.rate) === null) return undefined;

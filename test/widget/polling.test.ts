@@ -152,6 +152,16 @@ describe('<kasir-checkout> following the payment', () => {
     expect(polls(api)).to.have.length(count);
   });
 
+  it('follows an expired bank transfer on: a payment may still arrive late (DESIGN.md 10)', async () => {
+    const el = await pendingWith('BCA_TRANSFER');
+    api.settle(api.only.id, 'expired');
+    await clock.tick(3000);
+    expect(el.state).to.equal('expired');
+    const count = polls(api).length;
+    await clock.tick(60_000);
+    expect(polls(api).length).to.be.above(count);
+  });
+
   it('keeps polling through a network failure and says so', async () => {
     const el = await pendingWith('BCA_VA');
     api.failWith = 0;
