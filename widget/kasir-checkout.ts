@@ -162,7 +162,9 @@ export class KasirCheckout extends LitElement {
     modal: { type: Boolean },
     strings: { attribute: false },
     state: { reflect: true },
-    // Internal state (never an attribute).
+    // Internal state (never an attribute), short keys: Lit's property names are strings the minifier keeps, and the
+    // shopper downloads each (co checkout, dp deposit, er failed, lp lapsed, off offline, nt notice, pk picked,
+    // sw switching, ex expanded, sh shown).
     co: { state: true },
     dp: { state: true },
     er: { state: true },
