@@ -72,10 +72,11 @@ const litMessages = (): Plugin => ({
 
 /**
  * Lit's production files call hooks for the web components polyfills and for server-rendered hydration
- * (`*PolyfillSupport`, `litElementHydrateSupport`), push their versions onto globals, and support decorators and
- * attributes as JSON: the entry needs none of it (browsers with native shadow DOM; the entry does nothing in Node, so
- * nothing to hydrate; the element declares `static properties`: no decorators, no JSON attribute), so it is cut, about
- * 280 B gzipped off the first paint. Only this script-tag build: the npm package's modules keep Lit as it is. A Lit
+ * (`*PolyfillSupport`, `litElementHydrateSupport`), push their versions onto globals, support decorators and
+ * attributes as JSON, and template kinds and bindings this element never writes: the entry needs none of it (browsers
+ * with native shadow DOM; the entry does nothing in Node, so nothing to hydrate; the element declares
+ * `static properties`: no decorators, no JSON attribute; the templates below), so it is cut, about 480 B gzipped off
+ * the first paint. Only this script-tag build: the npm package's modules keep Lit as it is. A Lit
  * whose text differs fails the build.
  */
 const litHooks = (): Plugin => ({
@@ -97,7 +98,21 @@ const litHooks = (): Plugin => ({
           [/;break;case Object:case Array:try\{\w+=JSON\.parse\(\w+\)\}catch\(\w+\)\{\w+=null\}\}/, '}'],
         ]
       : /\/lit-html\/lit-html\.js$/.test(id)
-        ? [[/,\w+=\w+\.litHtmlPolyfillSupport;\w+\?\.\(\w+,\w+\),\(\w+\.litHtmlVersions\?\?=\[\]\)\.push\("[\d.]+"\);/, ';']]
+        ? [
+            [/,\w+=\w+\.litHtmlPolyfillSupport;\w+\?\.\(\w+,\w+\),\(\w+\.litHtmlVersions\?\?=\[\]\)\.push\("[\d.]+"\);/, ';'],
+            // The element and its views write only html`` templates (no svg`` or mathml``, which lit wraps and unwraps),
+            [/,(\w+)=2===(\w+)\?"<svg>":3===\2\?"<math>":""/, ',$1=""'],
+            [/\+\(2===\w+\?"<\/svg>":3===\w+\?"<\/math>":""\)/, ''],
+            [/,2===\w+\|\|3===\w+\)\{const (\w+)=this\.el\.content\.firstChild;\1\.replaceWith\(\.\.\.\1\.childNodes\)\}/, '){}'],
+            // with no binding inside <textarea>, <title>, <style> or <script>,
+            [
+              /if\(\w+\.test\(\w+\.tagName\)\)\{const \w+=\w+\.textContent\.split\(\w+\),\w+=\w+\.length-1;if\(\w+>0\)\{\w+\.textContent=\w+\?\w+\.emptyScript:"";for\(let \w+=0;\w+<\w+;\w+\+\+\)\w+\.append\(\w+\[\w+\],\w+\(\)\),\w+\.nextNode\(\),\w+\.push\(\{type:2,index:\+\+\w+\}\);\w+\.append\(\w+\[\w+\],\w+\(\)\)\}\}/,
+              '',
+            ],
+            // and no element binding (`<div ${ref(...)}>`).
+            [/else \w+\.startsWith\(\w+\)&&\(\w+\.push\(\{type:6,index:\w+\}\),\w+\.removeAttribute\(\w+\)\)/, ''],
+            [/:6===\w+\.type&&\(\w+=new \w+\(\w+,this,\w+\)\)/, ':0'],
+          ]
         : /\/lit-element\/lit-element\.js$/.test(id)
           ? [
               [/,\w+\.litElementHydrateSupport\?\.\(\{LitElement:\w+\}\);const \w+=\w+\.litElementPolyfillSupport;\w+\?\.\(\{LitElement:\w+\}\);/, ';'],
