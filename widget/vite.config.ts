@@ -73,15 +73,21 @@ const litMessages = (): Plugin => ({
 /**
  * Lit's production files call hooks for the web components polyfills and for server-rendered hydration
  * (`*PolyfillSupport`, `litElementHydrateSupport`), push their versions onto globals, support decorators and
- * attributes as JSON, and template kinds and bindings this element never writes: the entry needs none of it (browsers
- * with native shadow DOM; the entry does nothing in Node, so nothing to hydrate; the element declares
- * `static properties`: no decorators, no JSON attribute; the templates below), so it is cut, about 480 B gzipped off
- * the first paint. Only this script-tag build: the npm package's modules keep Lit as it is. A Lit
- * whose text differs fails the build.
+ * attributes as JSON, and template kinds, bindings and directives this element never writes: the entry needs none of it
+ * (browsers with native shadow DOM; the entry does nothing in Node, so nothing to hydrate; the element declares
+ * `static properties`: no decorators, no JSON attribute; its templates and its views' are html`` only, with no
+ * directive), so it is cut, about 720 B gzipped off the first paint. Only this script-tag build: the npm package's
+ * modules keep Lit as it is. A Lit whose text differs fails the build.
  */
 const litHooks = (): Plugin => ({
   name: 'kasir-lit-hooks',
   apply: 'build',
+  enforce: 'pre',
+  resolveId(source) {
+    // A directive imported after all would silently do nothing: the build says so instead.
+    if (/^lit(-html)?\/(directives\/|directive|async-directive)/.test(source)) this.error(`${source}: kasir-lit-hooks cut Lit's directives`);
+    return null;
+  },
   transform(code, id) {
     const cuts: Array<[RegExp, string]> | undefined = /@lit\/reactive-element\/reactive-element\.js$/.test(id)
       ? [
@@ -112,17 +118,34 @@ const litHooks = (): Plugin => ({
             // and no element binding (`<div ${ref(...)}>`).
             [/else \w+\.startsWith\(\w+\)&&\(\w+\.push\(\{type:6,index:\w+\}\),\w+\.removeAttribute\(\w+\)\)/, ''],
             [/:6===\w+\.type&&\(\w+=new \w+\(\w+,this,\w+\)\)/, ':0'],
+            // No directive either (no lit/directives import anywhere): a value is bound as it is.
+            [
+              /function (\w+)\((\w+),(\w+),\w+=\2,\w+\)\{if\(\3===\w+\)return \3;let \w+=void 0!==\w+\?\w+\._\$Co\?\.\[\w+\]:\w+\._\$Cl;const \w+=\w+\(\3\)\?void 0:\3\._\$litDirective\$;.*?\1\(\2,\w+\._\$AS\(\2,\3\.values\),\w+,\w+\)\),\3\}/,
+              'function $1($2,$3){return $3}',
+            ],
+            // Nor the connection state async directives follow.
+            [/get _\$AU\(\)\{return this\._\$AM\?\._\$AU\?\?this\._\$Cv\}/, ''],
+            [/get _\$AU\(\)\{return this\._\$AM\._\$AU\}/g, ''],
+            [/,this\._\$Cv=\w+\?\.isConnected\?\?!0/, ''],
+            [/setConnected\(\w+\)\{void 0===this\._\$AM&&\(this\._\$Cv=\w+,this\._\$AP\?\.\(\w+\)\)\}/, ''],
+            [/for\(this\._\$AP\?\.\(!1,!0,\w+\);/, 'for(;'],
           ]
         : /\/lit-element\/lit-element\.js$/.test(id)
           ? [
               [/,\w+\.litElementHydrateSupport\?\.\(\{LitElement:\w+\}\);const \w+=\w+\.litElementPolyfillSupport;\w+\?\.\(\{LitElement:\w+\}\);/, ';'],
               [/\(\w+\.litElementVersions\?\?=\[\]\)\.push\("[\d.]+"\);/, ''],
+              // The connection state async directives follow (no directive: see lit-html's cuts).
+              [
+                /connectedCallback\(\)\{super\.connectedCallback\(\),this\._\$Do\?\.setConnected\(!0\)\}disconnectedCallback\(\)\{super\.disconnectedCallback\(\),this\._\$Do\?\.setConnected\(!1\)\}/,
+                '',
+              ],
+              [/this\.hasUpdated\|\|\(this\.renderOptions\.isConnected=this\.isConnected\),/, ''],
             ]
           : undefined;
     if (!cuts) return;
     let out = code;
     for (const [re, by] of cuts) {
-      if (!re.test(out)) this.error(`${id} changed: check what kasir-lit-hooks cuts (${re})`);
+      if (out.search(re) < 0) this.error(`${id} changed: check what kasir-lit-hooks cuts (${re})`);
       out = out.replace(re, by);
     }
     return { code: out, map: null };
