@@ -129,6 +129,7 @@ const litHooks = (): Plugin => ({
             [/,this\._\$Cv=\w+\?\.isConnected\?\?!0/, ''],
             [/setConnected\(\w+\)\{void 0===this\._\$AM&&\(this\._\$Cv=\w+,this\._\$AP\?\.\(\w+\)\)\}/, ''],
             [/for\(this\._\$AP\?\.\(!1,!0,\w+\);/, 'for(;'],
+            [/,this\._\$AN=void 0/g, ''],
           ]
         : /\/lit-element\/lit-element\.js$/.test(id)
           ? [
