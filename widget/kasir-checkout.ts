@@ -162,17 +162,19 @@ export class KasirCheckout extends LitElement {
     modal: { type: Boolean },
     strings: { attribute: false },
     state: { reflect: true },
-    // Internal state (never an attribute).
-    checkout: { state: true },
-    deposit: { state: true },
-    failed: { state: true },
-    lapsed: { state: true },
-    offline: { state: true },
-    notice: { state: true },
-    picked: { state: true },
-    switching: { state: true },
-    expanded: { state: true },
-    shown: { state: true },
+    // Internal state (never an attribute), short keys: Lit's property names are strings the minifier keeps, and the
+    // shopper downloads each (co checkout, dp deposit, er failed, lp lapsed, off offline, nt notice, pk picked,
+    // sw switching, ex expanded, sh shown).
+    co: { state: true },
+    dp: { state: true },
+    er: { state: true },
+    lp: { state: true },
+    off: { state: true },
+    nt: { state: true },
+    pk: { state: true },
+    sw: { state: true },
+    ex: { state: true },
+    sh: { state: true },
   };
 
   /** Base URL of the widget API. */
@@ -196,33 +198,33 @@ export class KasirCheckout extends LitElement {
   /** The phase: loading, choosing, pending, completed, expired or error (reflected, read only). */
   state: CheckoutState = 'loading';
 
-  private checkout: Checkout | null = null;
-  private deposit: Deposit | null = null;
-  private failed: ApiError | null = null;
+  private co: Checkout | null = null;
+  private dp: Deposit | null = null;
+  private er: ApiError | null = null;
   // Unset (falsy) until first used: no initializers, for the bytes a shopper downloads.
   /** The checkout's window to choose a method ran out in front of the shopper. */
-  private lapsed?: boolean;
+  private lp?: boolean;
   /** Why the pending deposit cannot be shown safely (its view says: an e-wallet link that is not http or https). */
   private badLink?: string;
-  private offline?: boolean;
+  private off?: boolean;
   /** The pending view whose styles this element's shadow root holds. */
   private styled?: PendingModule;
-  private notice?: string;
+  private nt?: string;
 
   private api = new WidgetApi('');
-  private picked?: Method;
+  private pk?: Method;
   /** The shopper went back to the method list from a pending deposit, to switch to another method. */
-  private switching?: boolean;
+  private sw?: boolean;
   /** When (this page's clock) the checkout's window closes: no switching after it (the server refuses). */
   private closes?: number;
   /** The method list's open group. */
-  private expanded?: string;
+  private ex?: string;
   /** `open()` was called (a modal loads its checkout then, not before). */
-  private shown?: boolean;
+  private sh?: boolean;
 
   private countdown = new CountdownController(this, () => {
-    if (this.deposit) this.follow?.checkNow();
-    else this.lapsed = true;
+    if (this.dp) this.follow?.checkNow();
+    else this.lp = true;
   });
 
   /** Follows the deposit while it is pending (made when the first one is shown: its module comes with the views). */
@@ -238,8 +240,8 @@ export class KasirCheckout extends LitElement {
     const { endpoint, checkoutId: id, orderId, amount, currency } = this;
     const run = ++this.loads;
     this.follow?.stop();
-    this.checkout = this.deposit = null;
-    this.lapsed = this.switching = false;
+    this.co = this.dp = null;
+    this.lp = this.sw = false;
     this.api = new WidgetApi(endpoint);
     const current = () => run === this.loads;
     await this.attempt(this.load, current, async () => {
@@ -275,11 +277,11 @@ export class KasirCheckout extends LitElement {
       if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind);
       // Superseded by a newer load (the attributes changed meanwhile): its answer is the one to show.
       if (!current()) return;
-      this.checkout = checkout;
-      this.deposit = checkout.deposit;
+      this.co = checkout;
+      this.dp = checkout.deposit;
       this.closes = Date.now() + Date.parse(checkout.expiresAt) - Date.parse(checkout.serverTime);
       // Already over when opened: the first screen is the expired one, not a method list that then lapses.
-      this.lapsed = lapsed(checkout);
+      this.lp = lapsed(checkout);
     });
   }
 
@@ -288,10 +290,10 @@ export class KasirCheckout extends LitElement {
    * its new details). The deposit's own method again goes back to it without a request.
    */
   private async pick(method: Method) {
-    if (this.picked) return; // one choice at a time (a double click chooses once)
-    if (method.code === this.deposit?.method.code) return void (this.switching = false);
+    if (this.pk) return; // one choice at a time (a double click chooses once)
+    if (method.code === this.dp?.method.code) return void (this.sw = false);
     this.emit(new KasirMethodSelectedEvent(method));
-    this.picked = method;
+    this.pk = method;
     // The method's view loads while the deposit is made, so it is there when the deposit is (the list shows the
     // chosen method busy meanwhile).
     const shown = loadView(method.kind);
@@ -300,19 +302,19 @@ export class KasirCheckout extends LitElement {
       () => this.pick(method),
       () => true,
       async () => {
-        const deposit = await this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`, { method: method.code });
+        const deposit = await this.api.call<Deposit>(`/checkouts/${this.co!.id}/deposit`, { method: method.code });
         await shown;
-        this.deposit = deposit;
-        this.switching = false;
+        this.dp = deposit;
+        this.sw = false;
         remember(shop(this), method.code, true); // offered first at this shop next time
       },
     );
-    this.picked = undefined;
+    this.pk = undefined;
   }
 
   /** Runs a step; on failure (unless no longer `current`) the element shows the error and "Try again" repeats `retry`. */
   private async attempt(retry: () => void, current: () => boolean, step: () => Promise<void>) {
-    this.failed = null;
+    this.er = null;
     try {
       await step();
     } catch (err) {
@@ -321,7 +323,7 @@ export class KasirCheckout extends LitElement {
       if (status) failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
       if (!current()) return;
       this.again = retry;
-      this.failed = err as ApiError;
+      this.er = err as ApiError;
     }
   }
 
@@ -344,7 +346,7 @@ export class KasirCheckout extends LitElement {
   /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */
   async open() {
     if (!this.modal) return;
-    this.shown = true;
+    this.sh = true;
     await this.updateComplete;
     const dialog = this.renderRoot.querySelector('dialog');
     if (dialog && !dialog.open) dialog.showModal();
@@ -373,10 +375,10 @@ export class KasirCheckout extends LitElement {
 
   /** Back to the method list after a refused choice, or from a pending deposit to switch it. */
   private back() {
-    this.failed = null;
-    this.switching = true;
+    this.er = null;
+    this.sw = true;
     // After a partial payment the server prices the methods for what is still due (DESIGN.md 10).
-    if (+this.deposit!?.paidAmount) this.api.call<Checkout>(`/checkouts/${this.checkout!.id}`).then((c) => (this.checkout = c), () => {});
+    if (+this.dp!?.paidAmount) this.api.call<Checkout>(`/checkouts/${this.co!.id}`).then((c) => (this.co = c), () => {});
   }
 
   /**
@@ -384,13 +386,13 @@ export class KasirCheckout extends LitElement {
    * A lost connection (or the words of others could not be loaded: the connection is lost) is the element's own.
    */
   private failure(): Described | null {
-    const { t, failed: err, endpoint, amount, currency } = this;
+    const { t, er: err, endpoint, amount, currency } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
-    const restart = this.checkout && !this.checkoutId ? 'restart' : undefined;
+    const restart = this.co && !this.checkoutId ? 'restart' : undefined;
     if (this.badLink) return { text: this.badLink, action: restart, detail: { kind: 'server', message: this.badLink } };
     if (!err) return null;
     return (
-      (err.status && failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.checkout, restart })) || {
+      (err.status && failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.co, restart })) || {
         detail: detail(err, t.noConnection),
         text: t.noConnection,
         action: 'retry',
@@ -406,12 +408,12 @@ export class KasirCheckout extends LitElement {
 
   override willUpdate(changed: PropertyValues) {
     // A modal loads its checkout when first opened.
-    if ((!this.modal || this.shown) && ['endpoint', 'checkoutId', 'orderId', 'amount', 'currency', 'modal', 'shown'].some((p) => changed.has(p))) this.load();
-    const { checkout, deposit: d } = this;
+    if ((!this.modal || this.sh) && ['endpoint', 'checkoutId', 'orderId', 'amount', 'currency', 'modal', 'sh'].some((p) => changed.has(p))) this.load();
+    const { co: checkout, dp: d } = this;
     const view = d && views[d.method.kind];
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
     // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
-    if (changed.has('deposit') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
+    if (changed.has('dp') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
       import('./views/paid.js').then((m) => this.say((paid = m.default).said(this.kit(d!))), () => {});
     }
     this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
@@ -421,24 +423,24 @@ export class KasirCheckout extends LitElement {
       adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, unsafeCSS(view.styles)]);
     }
     const before = this.state;
-    const listed = this.switching && d?.status === 'pending';
-    this.state = this.failure() ? 'error' : !checkout ? 'loading' : d && !listed ? d.status : this.lapsed ? 'expired' : 'choosing';
+    const listed = this.sw && d?.status === 'pending';
+    this.state = this.failure() ? 'error' : !checkout ? 'loading' : d && !listed ? d.status : this.lp ? 'expired' : 'choosing';
     // Controllers follow the phase here, before rendering, so their first tick lands in this update.
-    if (changed.has('deposit') && d?.status === 'pending') this.countdown.set(d.expiresAt, d.serverTime);
+    if (changed.has('dp') && d?.status === 'pending') this.countdown.set(d.expiresAt, d.serverTime);
     if (before === this.state) return;
     // The outcome is heard even when focus is elsewhere on the page.
     if (this.state === 'completed') this.say(this.t.paidTitle);
     if (this.state === 'expired') this.say(this.t.expiredTitle);
     if (this.state === 'pending') {
       this.follow ??= new view!.DepositStatusController(this, {
-        read: () => this.api.call<Deposit>(`/checkouts/${this.checkout!.id}/deposit`),
+        read: () => this.api.call<Deposit>(`/checkouts/${this.co!.id}/deposit`),
         // A read older than the deposit shown (begun before a switch, or a cached 304), or answered after the element
         // moved on to another checkout, is not news.
-        onDeposit: (deposit) => deposit.id === this.deposit?.id && deposit.updatedAt >= this.deposit.updatedAt && (this.deposit = deposit),
+        onDeposit: (deposit) => deposit.id === this.dp?.id && deposit.updatedAt >= this.dp.updatedAt && (this.dp = deposit),
         // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
         onTrouble: (err) => {
-          if (err && !this.offline) this.report(detail(err as ApiError, this.t.offline));
-          this.offline = !!err;
+          if (err && !this.off) this.report(detail(err as ApiError, this.t.offline));
+          this.off = !!err;
         },
         // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
         interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
@@ -454,7 +456,7 @@ export class KasirCheckout extends LitElement {
 
   override updated(changed: PropertyValues) {
     if (!changed.has('state')) return;
-    const { checkout, deposit } = this;
+    const { co: checkout, dp: deposit } = this;
     const before = changed.get('state');
     if (before === 'loading' && checkout) this.emit(new KasirReadyEvent(checkout));
     switch (this.state) {
@@ -481,7 +483,7 @@ export class KasirCheckout extends LitElement {
     const { t } = this;
     const card = html`<div class="card" lang=${this.loc} aria-busy=${this.state === 'loading'}>
       ${this.screen(t)}
-      <p class="sr" role="status">${this.notice}</p>
+      <p class="sr" role="status">${this.nt}</p>
     </div>`;
     // Modal: the card in a native dialog (showModal traps focus, Escape closes it); closed, it goes on underneath.
     return this.modal
@@ -492,7 +494,7 @@ export class KasirCheckout extends LitElement {
   }
 
   private screen(t: Messages) {
-    const { checkout, deposit } = this;
+    const { co: checkout, dp: deposit } = this;
     switch (this.state) {
       case 'loading':
         return this.spinner();
@@ -529,15 +531,15 @@ export class KasirCheckout extends LitElement {
     return html`${picker({
       t,
       checkout,
-      picked: this.picked,
-      current: this.deposit?.method.code,
+      picked: this.pk,
+      current: this.dp?.method.code,
       last: remembered(shop(this), true),
-      expanded: this.expanded,
-      toggle: (kind) => (this.expanded = this.expanded === kind ? '' : kind),
+      expanded: this.ex,
+      toggle: (kind) => (this.ex = this.ex === kind ? '' : kind),
       pick: (m) => this.pick(m),
       money: (amount, of) => this.money(amount, of),
     })}
-    ${this.timer(this.deposit ? t.payWithin : t.chooseWithin)}`;
+    ${this.timer(this.dp ? t.payWithin : t.chooseWithin)}`;
   }
 
   private spinner() {
@@ -567,7 +569,7 @@ export class KasirCheckout extends LitElement {
       update: () => this.requestUpdate(),
       timer: this.timer(t.payWithin),
       busy: this.follow!.busy,
-      offline: this.offline,
+      offline: this.off,
       check: () => this.checkNow(),
       change: Date.now() < this.closes! ? () => this.back() : undefined,
     });
@@ -599,12 +601,12 @@ export class KasirCheckout extends LitElement {
 
   private say(text: string) {
     // A trailing no-break space makes a repeated message a change, so it is announced again.
-    this.notice = this.notice === text ? `${text}\u00a0` : text;
+    this.nt = this.nt === text ? `${text}\u00a0` : text;
   }
 
   private async checkNow() {
     await this.follow!.checkNow();
-    if (this.deposit?.status === 'pending') this.say(this.offline ? this.t.offline : this.t.stillPending);
+    if (this.dp?.status === 'pending') this.say(this.off ? this.t.offline : this.t.stillPending);
   }
 }
 

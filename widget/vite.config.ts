@@ -71,6 +71,89 @@ const litMessages = (): Plugin => ({
 });
 
 /**
+ * Lit's production files call hooks for the web components polyfills and for server-rendered hydration
+ * (`*PolyfillSupport`, `litElementHydrateSupport`), push their versions onto globals, support decorators and
+ * attributes as JSON, and template kinds, bindings and directives this element never writes: the entry needs none of it
+ * (browsers with native shadow DOM; the entry does nothing in Node, so nothing to hydrate; the element declares
+ * `static properties`: no decorators, no JSON attribute; its templates and its views' are html`` only, with no
+ * directive), so it is cut, about 720 B gzipped off the first paint. Only this script-tag build: the npm package's
+ * modules keep Lit as it is. A Lit whose text differs fails the build.
+ */
+const litHooks = (): Plugin => ({
+  name: 'kasir-lit-hooks',
+  apply: 'build',
+  enforce: 'pre',
+  resolveId(source) {
+    // A directive imported after all would silently do nothing: the build says so instead.
+    if (/^lit(-html)?\/(directives\/|directive|async-directive)/.test(source)) this.error(`${source}: kasir-lit-hooks cut Lit's directives`);
+    return null;
+  },
+  transform(code, id) {
+    const cuts: Array<[RegExp, string]> | undefined = /@lit\/reactive-element\/reactive-element\.js$/.test(id)
+      ? [
+          [/,\w+=\w+\.reactiveElementPolyfillSupport(?=,)/, ''],
+          [/,\w+\?\.\(\{ReactiveElement:\w+\}\),\(\w+\.reactiveElementVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
+          // Decorators' support (their metadata, addInitializer): the element declares `static properties` instead.
+          [/Symbol\.metadata\?\?=Symbol\("metadata"\),\w+\.litPropertyMetadata\?\?=new WeakMap;/, ''],
+          [/const \w+=this\[Symbol\.metadata\];if\(null!==\w+\)\{const \w+=litPropertyMetadata\.get\(\w+\);if\(void 0!==\w+\)for\(const\[\w+,\w+\]of \w+\)this\.elementProperties\.set\(\w+,\w+\)\}/, ''],
+          [/static addInitializer\(\w+\)\{this\._\$Ei\(\),\(this\.l\?\?=\[\]\)\.push\(\w+\)\}/, ''],
+          [/void 0!==\w+\.l&&\(this\.l=\[\.\.\.\w+\.l\]\),/, ''],
+          [/,this\.constructor\.l\?\.forEach\(\w+=>\w+\(this\)\)/, ''],
+          // Attributes as JSON (`type: Object` or `Array`): the element's attributes are strings, a number, a boolean.
+          [/;break;case Object:case Array:\w+=null==\w+\?\w+:JSON\.stringify\(\w+\)\}/, '}'],
+          [/;break;case Object:case Array:try\{\w+=JSON\.parse\(\w+\)\}catch\(\w+\)\{\w+=null\}\}/, '}'],
+        ]
+      : /\/lit-html\/lit-html\.js$/.test(id)
+        ? [
+            [/,\w+=\w+\.litHtmlPolyfillSupport;\w+\?\.\(\w+,\w+\),\(\w+\.litHtmlVersions\?\?=\[\]\)\.push\("[\d.]+"\);/, ';'],
+            // The element and its views write only html`` templates (no svg`` or mathml``, which lit wraps and unwraps),
+            [/,(\w+)=2===(\w+)\?"<svg>":3===\2\?"<math>":""/, ',$1=""'],
+            [/\+\(2===\w+\?"<\/svg>":3===\w+\?"<\/math>":""\)/, ''],
+            [/,2===\w+\|\|3===\w+\)\{const (\w+)=this\.el\.content\.firstChild;\1\.replaceWith\(\.\.\.\1\.childNodes\)\}/, '){}'],
+            // with no binding inside <textarea>, <title>, <style> or <script>,
+            [
+              /if\(\w+\.test\(\w+\.tagName\)\)\{const \w+=\w+\.textContent\.split\(\w+\),\w+=\w+\.length-1;if\(\w+>0\)\{\w+\.textContent=\w+\?\w+\.emptyScript:"";for\(let \w+=0;\w+<\w+;\w+\+\+\)\w+\.append\(\w+\[\w+\],\w+\(\)\),\w+\.nextNode\(\),\w+\.push\(\{type:2,index:\+\+\w+\}\);\w+\.append\(\w+\[\w+\],\w+\(\)\)\}\}/,
+              '',
+            ],
+            // and no element binding (`<div ${ref(...)}>`).
+            [/else \w+\.startsWith\(\w+\)&&\(\w+\.push\(\{type:6,index:\w+\}\),\w+\.removeAttribute\(\w+\)\)/, ''],
+            [/:6===\w+\.type&&\(\w+=new \w+\(\w+,this,\w+\)\)/, ':0'],
+            // No directive either (no lit/directives import anywhere): a value is bound as it is.
+            [
+              /function (\w+)\((\w+),(\w+),\w+=\2,\w+\)\{if\(\3===\w+\)return \3;let \w+=void 0!==\w+\?\w+\._\$Co\?\.\[\w+\]:\w+\._\$Cl;const \w+=\w+\(\3\)\?void 0:\3\._\$litDirective\$;.*?\1\(\2,\w+\._\$AS\(\2,\3\.values\),\w+,\w+\)\),\3\}/,
+              'function $1($2,$3){return $3}',
+            ],
+            // Nor the connection state async directives follow.
+            [/get _\$AU\(\)\{return this\._\$AM\?\._\$AU\?\?this\._\$Cv\}/, ''],
+            [/get _\$AU\(\)\{return this\._\$AM\._\$AU\}/g, ''],
+            [/,this\._\$Cv=\w+\?\.isConnected\?\?!0/, ''],
+            [/setConnected\(\w+\)\{void 0===this\._\$AM&&\(this\._\$Cv=\w+,this\._\$AP\?\.\(\w+\)\)\}/, ''],
+            [/for\(this\._\$AP\?\.\(!1,!0,\w+\);/, 'for(;'],
+            [/,this\._\$AN=void 0/g, ''],
+          ]
+        : /\/lit-element\/lit-element\.js$/.test(id)
+          ? [
+              [/,\w+\.litElementHydrateSupport\?\.\(\{LitElement:\w+\}\);const \w+=\w+\.litElementPolyfillSupport;\w+\?\.\(\{LitElement:\w+\}\);/, ';'],
+              [/\(\w+\.litElementVersions\?\?=\[\]\)\.push\("[\d.]+"\);/, ''],
+              // The connection state async directives follow (no directive: see lit-html's cuts).
+              [
+                /connectedCallback\(\)\{super\.connectedCallback\(\),this\._\$Do\?\.setConnected\(!0\)\}disconnectedCallback\(\)\{super\.disconnectedCallback\(\),this\._\$Do\?\.setConnected\(!1\)\}/,
+                '',
+              ],
+              [/this\.hasUpdated\|\|\(this\.renderOptions\.isConnected=this\.isConnected\),/, ''],
+            ]
+          : undefined;
+    if (!cuts) return;
+    let out = code;
+    for (const [re, by] of cuts) {
+      if (out.search(re) < 0) this.error(`${id} changed: check what kasir-lit-hooks cuts (${re})`);
+      out = out.replace(re, by);
+    }
+    return { code: out, map: null };
+  },
+});
+
+/**
  * lean-qr's codes carry two methods for drawing on a canvas (`toImageData`, minified `u`, and `toCanvas`) that no chunk
  * calls (the views draw an SVG path, the PNG download draws that path): an object's methods are never tree-shaken, so
  * they are cut here, about 200 B gzipped off the QRIS and crypto chunks. A lean-qr whose text differs fails the build.
@@ -132,7 +215,7 @@ const checkChunks = (): Plugin => ({
 });
 
 export default defineConfig({
-  plugins: [registers(), litMessages(), leanQrCanvas(), chunkPerView(), minifyTemplates(), checkChunks()],
+  plugins: [registers(), litMessages(), litHooks(), leanQrCanvas(), chunkPerView(), minifyTemplates(), checkChunks()],
   build: {
     outDir: 'dist/browser',
     emptyOutDir: true,
