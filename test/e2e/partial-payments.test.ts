@@ -97,6 +97,8 @@ describe('payments that do not go as planned, end to end (DESIGN.md 10)', () => 
     assert.ok(asked >= 150_000, `the transfer asks at least the order: ${asked}`);
     await pay(page, String(asked + 5_000));
     await waitForState(page, 'completed');
+    // The words of a payment not as planned come in their own chunk, a moment after the completed screen.
+    await page.waitForFunction(() => /5[,.]000/.test(document.querySelector('kasir-checkout')?.shadowRoot?.querySelector('[part="result"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
     assert.match(await text(page, 'result'), /5[,.]000/, 'the result names the 5,000 paid over');
     assert.deepEqual(problems, []);
     await context.close();
