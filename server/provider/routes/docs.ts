@@ -57,7 +57,8 @@ export function docsRoutes() {
   router.get('/docs/initializer.js', (c) => c.body(INITIALIZER, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   router.get('/docs/:asset', async (c) => {
     const asset = c.req.param('asset');
-    const type = ASSETS[asset];
+    // Own keys only: `toString` and the like are no asset.
+    const type = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
     if (!type) throw new ApiError(404, `Cannot GET /docs/${asset}`);
     let data = cache.get(asset);
     if (!data) {
