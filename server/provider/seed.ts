@@ -52,7 +52,7 @@ async function sandboxPassword(deps: ProviderDeps, userId: string, fromFile: str
   const { db, config } = deps;
   return db.transaction().execute(async (trx) => {
     const now = deps.now().toISOString();
-    const candidate = fromFile ?? randomBytes(12).toString('base64url');
+    const candidate = fromFile ?? randomBytes(16).toString('hex'); // hex: never a leading '-', which a command line would read as an option
     const inserted = await trx.insertInto('service_keys').values({ name: 'sandbox_password', value: candidate, created_at: now })
       .onConflict((oc) => oc.column('name').doNothing())
       .executeTakeFirst();

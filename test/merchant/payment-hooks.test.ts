@@ -3,12 +3,13 @@
 // restart on the same data dir; the widget API's paid fields; the sandbox pay route with an amount. Webhooks are the
 // sandbox's own deliveries to a running merchant backend.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
+import { merchantStateFile } from '../../server/merchant/config';
 import type { CompletedDeposit, ExpiredDeposit, PaidLateDeposit, PartiallyPaidDeposit, RunningMerchant } from '../../server/merchant/index';
 import { call, merchantApp, runningMerchant, startUpstream, waitFor, type Envelope, type Upstream } from './support';
 
@@ -76,6 +77,11 @@ describe('payment hooks (DESIGN.md 10)', () => {
     assert.deepEqual([late[0].checkoutId, late[0].paidAmount, late[0].payment.amount, late[0].payment.late], [id, '81000', '1000', true]);
 
     // Each webhook again, with new ids (a dashboard resend), here and on a restarted copy on the same data dir: no hook runs twice.
+    // The restarted copy reads the data dir when it starts: once the first copy has marked its hooks done (a hook's
+    // return comes a moment before its mark), as after a real restart.
+    const stateFile = merchantStateFile(dataDir);
+    const marked = (key: string) => existsSync(stateFile) && readFileSync(stateFile, 'utf8').includes(`"k":"${key}`);
+    await waitFor(() => marked(`hook:paid_late:${id}:`) && marked(`hook:expired:${id}`));
     const { credentials } = up.provider;
     const restarted = merchantApp(up, hooks, { dataDir });
     const deposit = await restarted.service.client.getDeposit(id);
