@@ -3,6 +3,7 @@ import { Decimal } from 'decimal.js';
 import { PaymentServiceClient } from './client/client.js';
 import { PaymentServiceError } from './client/errors.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types.js';
+import type { MethodDescription } from '../common/widget-projection.js';
 import type { MerchantConfig } from './config.js';
 import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
@@ -10,7 +11,7 @@ import { ApiError } from './http.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
-import { checkoutView, depositView, precision, sessionFeesPaidBy, sessionMethods, type WidgetCheckout } from './views.js';
+import { checkoutView, depositView, orderAmount, type WidgetCheckout } from './views.js';
 
 interface CheckoutMeta {
   feesPaidBy: FeesPaidBy;
@@ -18,11 +19,14 @@ interface CheckoutMeta {
   amount?: string;
   orderId?: string;
   currency?: string;
-  methods?: PaymentMethod[];
+  /** The session's methods (or the service's method list): what names a deposit's method. */
+  methods?: ReadonlyArray<MethodDescription>;
   /** Created by this backend: the fields of SavedCheckout are the shared state's. */
   saved?: boolean;
 }
 
+/** The currencies whose amounts have no decimal places (the others have 2). */
+const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['IDR', 'JPY', 'KRW', 'VND', 'CLP', 'ISK', 'UGX', 'XAF', 'XOF']);
 /** The largest amount a checkout may ask for, in any currency. */
 const MAX_AMOUNT = new Decimal('1e15');
 /** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
@@ -124,13 +128,12 @@ export class MerchantService {
     const session = await this.sessions.get(id);
     if (!session) throw new ApiError(404, 'Checkout not found');
     this.checkouts.put(id, true);
-    const meta = this.meta.get(id);
-    const feesPaidBy = meta?.feesPaidBy ?? sessionFeesPaidBy(session, this.config.feesPaidBy);
-    const view = checkoutView({ ...session, id }, feesPaidBy, null, new Date(this.now()), meta?.amount);
-    this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: sessionMethods(session), amount: view.amount });
+    const now = new Date(this.now());
+    const amount = orderAmount(session, this.meta.get(id)?.amount);
+    // Before the deposit's view: it names the method and measures the shopper's fee with these.
+    this.remember(id, { feesPaidBy: session.feesPaidBy, currency: session.inputCurrency, methods: session.methods, amount });
     if (session.deposit) await this.deposits.update(await this.view(session.deposit));
-    const deposit = this.deposits.peek(id)?.deposit ?? null;
-    return { ...view, deposit: deposit ? { ...deposit, serverTime: view.serverTime } : null };
+    return checkoutView({ ...session, id, orderAmount: amount }, this.deposits.peek(id)?.deposit ?? null, now);
   }
 
   /**
@@ -248,7 +251,7 @@ export class MerchantService {
     const value = new Decimal(raw.trim());
     if (value.lte(0)) throw new ApiError(400, 'amount: must be positive');
     if (value.gt(MAX_AMOUNT)) throw new ApiError(400, `amount: at most ${MAX_AMOUNT.toFixed()} ${code}`);
-    const dp = precision(code);
+    const dp = ZERO_DECIMAL_CURRENCIES.has(code) ? 0 : 2;
     if (value.decimalPlaces() > dp) throw new ApiError(400, `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`);
     return { value, code };
   }

@@ -1,15 +1,12 @@
 // The hosted checkout's session API (DESIGN.md 3), public and keyed by the unguessable checkout id:
 // GET /checkout/{id}/session lists the methods with the payable amount of each; POST /checkout/{id}/deposit chooses one.
 import { createRoute, z } from '@hono/zod-openapi';
-import { logoUrl } from '../catalog/logos.js';
-import { checkoutDeposit, chooseMethod, cryptoOffersFor, offersFor, requireCheckout } from '../deposits/checkout.js';
+import { checkoutDeposit, chooseMethod, requireCheckout } from '../deposits/checkout.js';
 import { DepositSchema, ExchangeRateSchema } from '../deposits/schemas.js';
-import { checkoutAmount, feesPaidBy } from '../deposits/widget-view.js';
-import { checkoutStillDue } from '../deposits/payments.js';
+import { checkoutSession } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { body, envelope, errorResponses, json, TIMESTAMP } from '../http/openapi.js';
-import { toNumber, toText } from '../money.js';
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).
 const checkoutIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }) });
@@ -50,8 +47,6 @@ const ChoiceSchema = envelope(DepositSchema).extend({
   }),
 }).openapi('MethodChoice');
 
-type SessionMethod = z.infer<typeof SessionMethodSchema>;
-
 /** The `data` of GET /checkout/{id}/session. */
 export type CheckoutSession = z.infer<typeof SessionSchema>;
 
@@ -67,35 +62,8 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
   }), async (c) => {
     const checkout = await requireCheckout(deps, c.req.valid('param').id);
     const deposit = await checkoutDeposit(deps, checkout);
-    return c.json({ statusCode: 200, message: 'Checkout session retrieved successfully', data: {
-      id: checkout.id,
-      inputCurrency: checkout.input_currency,
-      inputAmount: checkout.input_amount === null ? null : toNumber(checkout.input_amount),
-      outputCurrency: checkout.output_currency,
-      outputAmount: checkout.output_amount === null ? null : toNumber(checkout.output_amount),
-      orderAmount: checkoutAmount(checkout, deps.config.rates),
-      feesPaidBy: feesPaidBy(checkout),
-      expiresAt: checkout.expires_at,
-      expired: checkout.expires_at <= deps.now().toISOString(),
-      // Pending after a partial payment: priced for what is still due (DESIGN.md 10).
-      methods: offersFor(checkoutStillDue(checkout, deposit?.row), deps.config.rates).map(({ quote, shopperFee, available }): SessionMethod => ({
-        depositPaymentType: quote.method.depositPaymentType, bankName: quote.method.bankName, bankCode: quote.method.code, name: quote.method.name,
-        currency: quote.method.currency, minimumAmount: toNumber(quote.method.minimumAmount), maximumAmount: toNumber(quote.method.maximumAmount),
-        image: logoUrl(base(), quote.method.logo), feeFlat: toNumber(quote.method.feeFlat), feePercentage: toNumber(quote.method.feePercentage),
-        paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),
-        outputAmount: toNumber(quote.outputAmount), available,
-      })).concat(cryptoOffersFor(checkoutStillDue(checkout, deposit?.row), deps.config.rates).map(({ crypto, inputAmount, rate, outputAmount, withinLimits }) => ({
-        depositPaymentType: 'crypto', bankName: crypto.name, bankCode: crypto.id, name: `${crypto.name} (${crypto.networkName})`, currency: crypto.id,
-        minimumAmount: 0, maximumAmount: toNumber(crypto.maximumAmount), image: logoUrl(base(), crypto.logo), feeFlat: 0, feePercentage: 0,
-        paymentAmount: toNumber(inputAmount), fee: 0, shopperFee: 0, outputAmount: toNumber(outputAmount), available: withinLimits,
-        crypto: {
-          symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, decimals: crypto.decimal,
-          blockchainType: crypto.blockchainType, chainId: crypto.chainId, address: crypto.address,
-        },
-        exchangeRate: { from: crypto.id, to: checkout.output_currency, rate: toText(rate) },
-      }))),
-      deposit: deposit?.view ?? null,
-    } }, 200);
+    const data = checkoutSession(base(), checkout, deposit, deps.now(), deps.config.rates);
+    return c.json({ statusCode: 200, message: 'Checkout session retrieved successfully', data }, 200);
   });
 
   router.openapi(createRoute({

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { widgetApiRoutes, type WidgetBackend } from '../../common/widget-api.js';
 import { checkoutDeposit, chooseMethod, requireCheckout, type CheckoutRow } from '../deposits/checkout.js';
 import type { TransitionKind } from '../deposits/service.js';
-import { depositEtag, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
+import { checkoutAmount, depositEtag, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
 import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import { ApiError } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
@@ -17,9 +17,10 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
   const depositOf = async (checkout: CheckoutRow) => {
     const found = await checkoutDeposit(deps, checkout);
     if (!found) throw new ApiError(404, 'Deposit not found');
-    return found.row;
+    return found;
   };
-  const viewOf = async (checkout: CheckoutRow) => widgetDeposit(base(), checkout, await depositOf(checkout), deps.now(), deps.config.rates);
+  const viewOf = async (checkout: CheckoutRow) =>
+    widgetDeposit(base(), checkout, (await depositOf(checkout)).view, checkoutAmount(checkout, deps.config.rates));
 
   const wording = { notFound: { status: 404 as const }, notPending: (status: string) => `Deposit is ${status}: only a pending deposit can change` };
   const move = async (id: string, kind: Exclude<TransitionKind, 'expired'>) => {
@@ -41,7 +42,7 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     async getCheckout(id) {
       const checkout = await requireCheckout(deps, id);
       const deposit = await checkoutDeposit(deps, checkout);
-      return widgetCheckout(base(), checkout, deposit?.row, deps.now(), deps.config.rates);
+      return widgetCheckout(base(), checkout, deposit, deps.now(), deps.config.rates);
     },
     async chooseMethod(id, method) {
       const checkout = await requireCheckout(deps, id);
@@ -50,8 +51,8 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     },
     async readDeposit(id) {
       const checkout = await requireCheckout(deps, id);
-      const row = await depositOf(checkout);
-      return { deposit: widgetDeposit(base(), checkout, row, deps.now(), deps.config.rates), etag: depositEtag(row) };
+      const { row, view } = await depositOf(checkout);
+      return { deposit: widgetDeposit(base(), checkout, view, checkoutAmount(checkout, deps.config.rates)), etag: depositEtag(row) };
     },
     cancel: (id) => move(id, 'cancelled'),
     // Outside sandbox mode the routes exist and refuse, as the service's own sandbox endpoint does.

@@ -1,0 +1,264 @@
+// The widget API's Checkout, Method and Deposit (widget/WIDGET-API.md): every field is made here, once, for both
+// backends, from the payment service's interface shapes: its checkout session (GET /checkout/{id}/session) and its
+// Deposit (interface 2.2). The merchant backend passes what the service answered over HTTP; the sandbox's hosted
+// checkout turns its rows into the same shapes first (provider/deposits/widget-view.ts). Nothing is spread from those
+// objects, so no userId, note, payerInfo, activity history or secret can leave a widget API.
+import type { Checkout, CryptoAsset, Deposit as WidgetDeposit, ExchangeRate, Method, MethodKind } from '@kasir/checkout';
+import { Decimal } from 'decimal.js';
+import { paymentUri } from './payment-uri.js';
+
+// ---- The interface's shapes, as far as the widget reads them (both backends' own types are assignable to these) ----
+
+/** A crypto method's asset on its network (the session's SessionCrypto): what its wallet payment request needs. */
+export interface SessionCrypto {
+  symbol: string;
+  network: string;
+  networkName: string;
+  decimals: number;
+  blockchainType: 'EVM' | 'STELLAR';
+  chainId: number;
+  /** Token contract (EVM) or issuer (Stellar); empty for a native coin. */
+  address: string;
+}
+
+/**
+ * A payment method as the service describes it. A method of GET /v1/deposit/payment-method (interface 2.3) has no
+ * `name` and no `crypto`; the session's methods have both.
+ */
+export interface MethodDescription {
+  depositPaymentType: string;
+  bankCode: string;
+  bankName: string;
+  image: string;
+  name?: string;
+  crypto?: SessionCrypto;
+}
+
+/** A method as the session lists it: what paying with it costs this checkout. */
+interface SessionMethod extends MethodDescription {
+  name: string;
+  currency: string;
+  /** What the payer sends (for a crypto the exact token amount). */
+  paymentAmount: number;
+  /** What the shopper pays on top of the order (0 when the merchant bears the fee). */
+  shopperFee: number;
+  available: boolean;
+  exchangeRate?: ExchangeRate;
+}
+
+interface CheckoutSession {
+  id: string;
+  inputCurrency: string;
+  /** What the order costs in inputCurrency, as exact decimal text. */
+  orderAmount: string;
+  feesPaidBy: FeesPaidBy;
+  expiresAt: string;
+  methods: readonly SessionMethod[];
+}
+
+/** The Deposit (interface 2.2). */
+interface Deposit {
+  depositId: string;
+  depositType: 'fiat' | 'crypto';
+  inputCurrency: string;
+  inputAmount: number;
+  status: 'pending' | 'expired' | 'completed';
+  fee: { amount: number };
+  paymentFiat: {
+    bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; checkoutUrl?: string; uniqueCode?: string;
+    /** The QR value: `qrData` in create and read answers, `qrCode` as the interface names it. */
+    qrData?: string; qrCode?: string;
+  };
+  paymentCrypto: { payoutWallet?: string };
+  paidAmount: number;
+  remainingAmount: number;
+  overpaidAmount: number;
+  payments: ReadonlyArray<{ late: boolean }>;
+  exchangeInfo?: { exchangeRate: number; outputCurrency: string };
+  expiredAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+type FeesPaidBy = 'merchant' | 'shopper';
+
+/** A widget Deposit before `serverTime` is stamped on it at answer time. */
+export type DepositRecord = Omit<WidgetDeposit, 'serverTime'>;
+
+// ---- The projection ----
+
+/**
+ * Exact decimal text of an interface amount ("150000", never "1.5e+5"; "0.00272728", no trailing zeros). For a token
+ * amount this is the text that is shown, copied and counted in the payment request (DESIGN.md 12).
+ */
+const decimalText = (value: number | string | Decimal): string => new Decimal(value).toFixed();
+
+/** The widget's kind of a method: the service's depositPaymentType in any of its spellings, else what its code says. */
+function methodKind(type: string | undefined, code = ''): MethodKind {
+  const t = (type ?? '').toLowerCase().replace(/[^a-z]/g, '');
+  if (t === 'crypto') return 'crypto';
+  if (t === 'qris' || t === 'qr') return 'qris';
+  if (t === 'va' || t.includes('virtual')) return 'va';
+  if (t.includes('wallet')) return 'ewallet';
+  if (t.includes('bank') || t.includes('transfer')) return 'bank';
+  if (/qris/i.test(code)) return 'qris';
+  if (/_VA$/i.test(code)) return 'va';
+  return 'bank';
+}
+
+/** Its `name`, or without one (interface 2.3): "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
+function methodName(method: Pick<MethodDescription, 'bankName' | 'bankCode' | 'depositPaymentType' | 'name'>): string {
+  if (method.name) return method.name;
+  const name = method.bankName || method.bankCode;
+  const kind = methodKind(method.depositPaymentType, method.bankCode);
+  if (kind === 'va' && !/virtual account/i.test(name)) return `${name} Virtual Account`;
+  if (kind === 'bank' && !/transfer/i.test(name)) return `${name} Bank Transfer`;
+  return name;
+}
+
+const cryptoAsset = (c: SessionCrypto): CryptoAsset => ({ symbol: c.symbol, network: c.network, networkName: c.networkName, decimals: c.decimals });
+
+const rateView = (rate: ExchangeRate): ExchangeRate => ({ from: rate.from, to: rate.to, rate: decimalText(rate.rate) });
+
+/** A method the session offers, with what it costs: the session's own figures (DESIGN.md 8 for a crypto). */
+function toWidgetMethod(m: SessionMethod): Method {
+  const view: Method = {
+    kind: m.crypto ? 'crypto' : methodKind(m.depositPaymentType, m.bankCode),
+    code: m.bankCode,
+    name: methodName(m),
+    image: m.image,
+    currency: m.currency,
+    fee: m.crypto ? '0' : decimalText(m.shopperFee),
+    total: decimalText(m.paymentAmount),
+    available: m.available,
+  };
+  if (!m.crypto) return view;
+  return { ...view, ...cryptoAsset(m.crypto), ...(m.exchangeRate ? { exchangeRate: rateView(m.exchangeRate) } : {}) };
+}
+
+/** The method a deposit pays with: its bankCode, or for a crypto deposit the crypto id. */
+export const depositMethodCode = (d: Pick<Deposit, 'depositType' | 'inputCurrency' | 'paymentFiat'>): string =>
+  d.depositType === 'crypto' ? d.inputCurrency : d.paymentFiat.bankCode ?? '';
+
+export interface DepositContext {
+  /** Who bears the fee on this checkout. */
+  feesPaidBy: FeesPaidBy;
+  /**
+   * The deposit's method (depositMethodCode) as the service describes it, when known: its name, logo and kind; for a
+   * crypto its network, decimals, chain id and token, without which there is no payment request to show.
+   */
+  method?: MethodDescription;
+  /** What the order costs, when known: the shopper's fee is what the deposit asks on top of it. */
+  orderAmount?: string;
+}
+
+/** What arrived, what is still due and what arrived beyond it (DESIGN.md 10), in the deposit's currency. */
+const paidFields = (d: Deposit): Pick<WidgetDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate'> => ({
+  paidAmount: decimalText(d.paidAmount),
+  remainingAmount: decimalText(d.remainingAmount),
+  overpaidAmount: decimalText(d.overpaidAmount),
+  paidLate: d.payments.some((p) => p.late),
+});
+
+/** The rate a converted deposit is priced at (its exchangeInfo), when it converts. */
+function depositExchangeRate(d: Deposit): ExchangeRate | undefined {
+  const info = d.exchangeInfo;
+  if (!info || info.outputCurrency === d.inputCurrency) return undefined;
+  return { from: d.inputCurrency, to: info.outputCurrency, rate: decimalText(info.exchangeRate) };
+}
+
+/** The shopper's fee: what the deposit asks on top of the order, less a bank transfer's unique code (not a fee). */
+function shopperFee(d: Deposit, orderAmount: string | undefined): string {
+  if (orderAmount === undefined) return decimalText(d.fee.amount);
+  const fee = new Decimal(d.inputAmount).minus(d.paymentFiat.uniqueCode ?? 0).minus(orderAmount);
+  return decimalText(fee.isNegative() ? 0 : fee);
+}
+
+/**
+ * A crypto deposit (DESIGN.md 8): the exact token amount, the address, and the wallet payment request its QR encodes
+ * (payment-uri.ts), which asks for the rest only when a part has been paid (DESIGN.md 10). Without its method the
+ * id's parts name the asset, and there is no payment request to show.
+ */
+function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Omit<DepositRecord, 'id' | 'checkoutId' | 'status' | 'expiresAt' | 'updatedAt' | 'version'> {
+  const crypto = known?.crypto;
+  const [symbol, network = ''] = d.inputCurrency.split('-');
+  const amount = decimalText(d.inputAmount);
+  const paid = paidFields(d);
+  const exchangeRate = depositExchangeRate(d);
+  const address = d.paymentCrypto.payoutWallet;
+  const asked = d.status === 'pending' && new Decimal(paid.remainingAmount).greaterThan(0) ? paid.remainingAmount : amount;
+  return {
+    method: { kind: 'crypto', code: d.inputCurrency, name: known ? methodName(known) : d.inputCurrency, image: known?.image ?? '' },
+    currency: d.inputCurrency,
+    amount,
+    fee: '0',
+    ...paid,
+    ...(crypto ? cryptoAsset(crypto) : { symbol, network, networkName: network, decimals: Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0) }),
+    ...(exchangeRate ? { exchangeRate } : {}),
+    ...(address ? { address } : {}),
+    ...(address && crypto ? {
+      paymentUri: paymentUri({
+        blockchainType: crypto.blockchainType, payoutWallet: address, amount: asked, decimals: crypto.decimals, chainId: crypto.chainId,
+        assetAddress: crypto.address, symbol: crypto.symbol,
+      }),
+    } : {}),
+  };
+}
+
+/** A fiat deposit: its amount, the shopper's fee, and what the payer needs for its kind of method. */
+function fiatDeposit(d: Deposit, ctx: DepositContext): Omit<DepositRecord, 'id' | 'checkoutId' | 'status' | 'expiresAt' | 'updatedAt' | 'version'> {
+  const pf = d.paymentFiat;
+  const code = pf.bankCode ?? '';
+  const known = ctx.method;
+  const qrData = pf.qrData || pf.qrCode;
+  // Without its method, the payment details tell the kind.
+  const kind = known ? methodKind(known.depositPaymentType, code) : qrData ? 'qris' : pf.checkoutUrl ? 'ewallet' : methodKind(undefined, code);
+  const exchangeRate = depositExchangeRate(d);
+  return {
+    method: {
+      kind,
+      code,
+      name: methodName(known ?? { bankName: pf.bankName ?? code, bankCode: code, depositPaymentType: kind }),
+      image: known?.image ?? '',
+    },
+    currency: d.inputCurrency,
+    amount: decimalText(d.inputAmount),
+    fee: ctx.feesPaidBy === 'shopper' ? shopperFee(d, ctx.orderAmount) : '0',
+    ...paidFields(d),
+    ...(exchangeRate ? { exchangeRate } : {}),
+    ...((kind === 'va' || kind === 'bank') && pf.accountNumber ? { accountNumber: pf.accountNumber } : {}),
+    ...((kind === 'va' || kind === 'bank') && pf.accountName ? { accountName: pf.accountName } : {}),
+    ...(kind === 'bank' && pf.uniqueCode && /^\d{1,3}$/.test(pf.uniqueCode) ? { uniqueCode: pf.uniqueCode } : {}),
+    ...(kind === 'qris' && qrData ? { qrData } : {}),
+    ...(kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl) ? { checkoutUrl: pf.checkoutUrl } : {}),
+  };
+}
+
+/** A checkout's deposit as the widget shows it (its id is the checkout's). */
+export function toWidgetDeposit(d: Deposit, ctx: DepositContext): DepositRecord {
+  return {
+    id: d.depositId,
+    checkoutId: d.depositId,
+    status: d.status,
+    ...(d.depositType === 'crypto' ? cryptoDeposit(d, ctx.method) : fiatDeposit(d, ctx)),
+    expiresAt: d.expiredAt,
+    updatedAt: d.updatedAt,
+    version: d.version,
+  };
+}
+
+/** A checkout as the widget shows it: the session's methods and what each costs, and the deposit stamped with `now`. */
+export function toWidgetCheckout(s: CheckoutSession, o: { events: boolean; now: Date; deposit: DepositRecord | null }): Checkout {
+  const serverTime = o.now.toISOString();
+  return {
+    id: s.id,
+    currency: s.inputCurrency,
+    amount: s.orderAmount,
+    expiresAt: s.expiresAt,
+    serverTime,
+    feesPaidBy: s.feesPaidBy,
+    capabilities: { events: o.events },
+    methods: s.methods.map(toWidgetMethod),
+    deposit: o.deposit ? { ...o.deposit, serverTime } : null,
+  };
+}
