@@ -10,7 +10,7 @@ import { paymentUri } from './payment-uri.js';
 // ---- The interface's shapes, as far as the widget reads them (both backends' own types are assignable to these) ----
 
 /** A crypto method's asset on its network (the session's SessionCrypto): what its wallet payment request needs. */
-export interface SessionCrypto {
+interface SessionCrypto {
   symbol: string;
   network: string;
   networkName: string;

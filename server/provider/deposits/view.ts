@@ -23,7 +23,7 @@ export function paymentFiatOf(row: Pick<DepositRow, 'payment_fiat'>): PaymentFia
 }
 
 /** The paymentCrypto a row stores as JSON ({} for fiat); an EVM payout address in EIP-55 form, however it was stored. */
-export function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCryptoView {
+function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCryptoView {
   const stored = JSON.parse(row.payment_crypto) as PaymentCryptoView;
   return stored.payoutWallet ? { ...stored, payoutWallet: checksumAddress(stored.payoutWallet) } : stored;
 }

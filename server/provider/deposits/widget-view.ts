@@ -14,7 +14,7 @@ import type { DepositRow, DepositView } from './view.js';
 export type { Checkout as WidgetCheckout } from '@kasir/checkout';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 
-export const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
+const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 
 /** What the order costs in the checkout's (input) currency. */
 export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string {
