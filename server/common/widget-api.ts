@@ -7,9 +7,8 @@ import { Hono, type Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import { matchesEtag } from './etag.js';
+import type { WidgetDepositRecord } from './widget-projection.js';
 
-/** A deposit as a backend keeps it: `serverTime` is stamped on it when it is answered. */
-type WidgetDepositRecord = Omit<Deposit, 'serverTime'>;
 
 interface WidgetDepositRead {
   deposit: WidgetDepositRecord;

@@ -7,6 +7,15 @@ import type { Checkout, CryptoAsset, Deposit as WidgetDeposit, ExchangeRate, Met
 import { Decimal } from 'decimal.js';
 import { paymentUri } from './payment-uri.js';
 
+/** Who bears a method's fee: the merchant (the checkout's input amount is the order) or the shopper (on top). */
+export type FeesPaidBy = 'merchant' | 'shopper';
+
+/** A widget Deposit as a backend keeps it: `serverTime` is stamped on it when it is answered. */
+export type WidgetDepositRecord = Omit<WidgetDeposit, 'serverTime'>;
+
+/** What a deposit shows besides its id, status, times and version: what its kind of method makes. */
+type DepositDetails = Omit<WidgetDepositRecord, 'id' | 'checkoutId' | 'status' | 'expiresAt' | 'updatedAt' | 'version'>;
+
 // ---- The interface's shapes, as far as the widget reads them (both backends' own types are assignable to these) ----
 
 /** A crypto method's asset on its network (the session's SessionCrypto): what its wallet payment request needs. */
@@ -79,11 +88,6 @@ interface Deposit {
   updatedAt: string;
   version: number;
 }
-
-type FeesPaidBy = 'merchant' | 'shopper';
-
-/** A widget Deposit before `serverTime` is stamped on it at answer time. */
-export type DepositRecord = Omit<WidgetDeposit, 'serverTime'>;
 
 // ---- The projection ----
 
@@ -179,7 +183,7 @@ function shopperFee(d: Deposit, orderAmount: string | undefined): string {
  * (payment-uri.ts), which asks for the rest only when a part has been paid (DESIGN.md 10). Without its method the
  * id's parts name the asset, and there is no payment request to show.
  */
-function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Omit<DepositRecord, 'id' | 'checkoutId' | 'status' | 'expiresAt' | 'updatedAt' | 'version'> {
+function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): DepositDetails {
   const crypto = known?.crypto;
   const [symbol, network = ''] = d.inputCurrency.split('-');
   const amount = decimalText(d.inputAmount);
@@ -206,7 +210,7 @@ function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Omit<D
 }
 
 /** A fiat deposit: its amount, the shopper's fee, and what the payer needs for its kind of method. */
-function fiatDeposit(d: Deposit, ctx: DepositContext): Omit<DepositRecord, 'id' | 'checkoutId' | 'status' | 'expiresAt' | 'updatedAt' | 'version'> {
+function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
   const pf = d.paymentFiat;
   const code = pf.bankCode ?? '';
   const known = ctx.method;
@@ -235,7 +239,7 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): Omit<DepositRecord, 'id' 
 }
 
 /** A checkout's deposit as the widget shows it (its id is the checkout's). */
-export function toWidgetDeposit(d: Deposit, ctx: DepositContext): DepositRecord {
+export function toWidgetDeposit(d: Deposit, ctx: DepositContext): WidgetDepositRecord {
   return {
     id: d.depositId,
     checkoutId: d.depositId,
@@ -248,7 +252,7 @@ export function toWidgetDeposit(d: Deposit, ctx: DepositContext): DepositRecord 
 }
 
 /** A checkout as the widget shows it: the session's methods and what each costs, and the deposit stamped with `now`. */
-export function toWidgetCheckout(s: CheckoutSession, o: { events: boolean; now: Date; deposit: DepositRecord | null }): Checkout {
+export function toWidgetCheckout(s: CheckoutSession, o: { events: boolean; now: Date; deposit: WidgetDepositRecord | null }): Checkout {
   const serverTime = o.now.toISOString();
   return {
     id: s.id,

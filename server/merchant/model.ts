@@ -1,12 +1,12 @@
 // The merchant backend's own model, at the bottom of its imports: who bears the fee, a deposit as the backend keeps
 // it, and which of two reads of one deposit wins.
-import type { Deposit as WidgetDeposit } from '@kasir/checkout';
+import type { WidgetDepositRecord } from '../common/widget-projection.js';
 
-/** Who bears a method's fee: the merchant (the checkout's input amount is the order) or the shopper (on top). */
-export type FeesPaidBy = 'merchant' | 'shopper';
+/** Who bears a method's fee (the widget's projection says it once). */
+export type { FeesPaidBy } from '../common/widget-projection.js';
 
 /** A deposit view before `serverTime` is stamped on it at answer time. */
-export type StoredDeposit = Omit<WidgetDeposit, 'serverTime'>;
+export type StoredDeposit = WidgetDepositRecord;
 
 /** The statuses a deposit does not leave (but for a payment that arrives late, DESIGN.md 10). */
 export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'expired']);

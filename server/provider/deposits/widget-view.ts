@@ -2,7 +2,7 @@
 // session (what GET /checkout/{id}/session answers) and the Deposit (view.ts), then the projection the merchant
 // backend applies to the same shapes over HTTP (server/common/widget-projection.ts).
 import { etagOf } from '../../common/etag.js';
-import { toWidgetCheckout, toWidgetDeposit, type DepositRecord } from '../../common/widget-projection.js';
+import { toWidgetCheckout, toWidgetDeposit, type FeesPaidBy, type WidgetDepositRecord } from '../../common/widget-projection.js';
 import { findCrypto, findPaymentMethod, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
 import { toNumber, toText } from '../money.js';
@@ -14,7 +14,7 @@ import type { DepositRow, DepositView } from './view.js';
 export type { Checkout as WidgetCheckout } from '@kasir/checkout';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 
-const feesPaidBy = (checkout: CheckoutRow): 'merchant' | 'shopper' => (checkout.input_amount !== null ? 'merchant' : 'shopper');
+const feesPaidBy = (checkout: CheckoutRow): FeesPaidBy => (checkout.input_amount !== null ? 'merchant' : 'shopper');
 
 /** What the order costs in the checkout's (input) currency. */
 export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string {
@@ -83,7 +83,7 @@ function depositMethod(baseUrl: string, view: DepositView) {
 }
 
 /** The checkout's deposit as the widget shows it; `orderAmount` is checkoutAmount(), the shopper's fee is on top of it. */
-export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, view: DepositView, orderAmount: string): DepositRecord {
+export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, view: DepositView, orderAmount: string): WidgetDepositRecord {
   return toWidgetDeposit(view, { feesPaidBy: feesPaidBy(checkout), method: depositMethod(baseUrl, view), orderAmount });
 }
 
