@@ -20,7 +20,7 @@ const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Default largest distance between webhook-timestamp and the receiver's clock. */
 const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
-export type WebhookHeaders = {
+type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
