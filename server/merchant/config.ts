@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../common/log.js';
+import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy } from './model.js';
 
@@ -183,7 +184,7 @@ const connectionSchema = z.object({
   clientId: optional(text),
   clientSecret: optional(text),
   accessToken: optional(text),
-  webhookSecret: optional(text.regex(/^whsec_[A-Za-z0-9+/=]+$/, { error: 'must look like whsec_<base64>' })),
+  webhookSecret: optional(text.regex(WEBHOOK_SECRET_FORMAT, { error: 'must look like whsec_<base64>' })),
 });
 
 const optionsSchema = z.strictObject({

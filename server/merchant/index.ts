@@ -5,9 +5,9 @@ export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchan
 export { toNodeHandler } from './node-handler.js';
 export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder } from './hooks.js';
 export type { FeesPaidBy } from './model.js';
-export { verifyWebhook, type KasirWebhookEvent, type VerifyWebhookOptions } from './verify-webhook.js';
+export { verifyWebhook, type KasirWebhookEvent } from './webhooks.js';
 export { createLogger, type Logger } from '../common/log.js';
-export { WebhookVerificationError, type ReplayGuard, type WebhookVerificationReason } from '../common/standard-webhooks.js';
+export { WebhookVerificationError, type VerifyWebhookOptions, type WebhookVerificationReason } from '../common/standard-webhooks.js';
 export { PaymentServiceClient } from './client/client.js';
 export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 export type * from './client/types.js';

@@ -36,8 +36,6 @@ interface LoadInfo {
 export class BoundedReader<T> {
   private readonly slots = new Map<string, Slot<T>>();
   private readonly now: () => number;
-  /** Loads started (each one upstream call). */
-  loads = 0;
 
   constructor(private readonly load: (key: string, info: LoadInfo) => Promise<T>, private readonly options: BoundedReaderOptions<T>) {
     this.now = options.now ?? Date.now;
@@ -53,7 +51,6 @@ export class BoundedReader<T> {
     }
     if (slot.inflight) return slot.inflight;
     if (slot.failedAt !== undefined && this.now() - slot.failedAt < maxAge) throw slot.error;
-    this.loads++;
     const started = this.now();
     const info: LoadInfo = { ageMs: 0 };
     const inflight = this.load(key, info).then(

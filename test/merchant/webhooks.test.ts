@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import type { CompletedDeposit } from '../../server/merchant/hooks';
+import { createKasirApi, verifyWebhook, WebhookVerificationError } from '../../server/merchant/index';
+import { newWebhookSecret } from '../../server/provider/seed';
 import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type Envelope, type Upstream } from './support';
 
 describe('merchant backend: webhook receiver', () => {
@@ -207,5 +209,21 @@ describe('merchant backend: webhook receiver', () => {
     it('wakes listeners on each change, and only on a change', () => {
       assert.deepEqual(seen, ['pending', 'completed']);
     });
+  });
+});
+
+describe('merchant backend: one format of the webhook secret', () => {
+  const options = { baseUrl: 'http://127.0.0.1:9', clientId: 'id', clientSecret: 'secret', accessToken: 'token' };
+  // Padding inside the base64 is no key the verifier reads: the settings refuse it too, rather than every delivery.
+  for (const secret of ['whsec_ab=cd', 'whsec_=abc', 'whsec_']) {
+    it(`refuses ${secret} in the settings, as the verifier does`, () => {
+      const body = '{}';
+      assert.throws(() => verifyWebhook(secret, webhookHeaders(newWebhookSecret(), 'msg_1', body), body), (err: WebhookVerificationError) => err.reason === 'bad_secret');
+      assert.throws(() => createKasirApi({ ...options, webhookSecret: secret }), /webhookSecret must look like whsec_<base64>/);
+    });
+  }
+
+  it('accepts a secret the sandbox makes', () => {
+    assert.doesNotThrow(() => createKasirApi({ ...options, webhookSecret: newWebhookSecret() }));
   });
 });

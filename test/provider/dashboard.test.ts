@@ -229,8 +229,8 @@ describe('merchant dashboard', () => {
 
     it('are resent signed with the rotated secret, not the old one', async () => {
       const last = received[received.length - 1];
-      await verifyWebhook(webhookSecret, last.body, last.headers);
-      await assert.rejects(verifyWebhook(p.creds.webhookSecret, last.body, last.headers));
+      verifyWebhook(webhookSecret, last.headers, last.body);
+      assert.throws(() => verifyWebhook(p.creds.webhookSecret, last.headers, last.body));
     });
 
     it('list the resent copy as succeeded, linked to the original', async () => {

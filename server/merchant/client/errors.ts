@@ -26,9 +26,6 @@ export class PaymentServiceError extends Error {
     return this.auth === 'S' ? ['KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET'] : this.auth === 'A' ? ['KASIR_ACCESS_TOKEN'] : [];
   }
 
-  get isNotFound() {
-    return this.statusCode === 404;
-  }
   get isAuth() {
     return this.statusCode === 401 || this.statusCode === 403;
   }

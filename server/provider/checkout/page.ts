@@ -1,11 +1,14 @@
 // The hosted checkout page (DESIGN.md 3): GET /checkout/:id renders <kasir-checkout> in hosted mode under a strict
 // CSP, and GET /checkout/kasir-checkout.js (with its chunks beside it) serves the element's script-tag build to it.
 import { createHash } from 'node:crypto';
+import { html, raw } from 'hono/html';
 import { languageDetector } from 'hono/language';
+import type { HtmlEscapedString } from 'hono/utils/html';
 import { WIDGET_ENTRY_FILE, WIDGET_ENTRY_NAME, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
 import { organizationNameOf } from '../dashboard/service.js';
 import { findCheckout } from '../deposits/checkout.js';
 import { ApiError, createRouter, onNotFound } from '../http/errors.js';
+import { htmlPage } from '../http/page.js';
 import type { ProviderDeps } from '../deps.js';
 
 const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
@@ -23,27 +26,18 @@ const CHECKOUT_CSP = [
   "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-function page(title: string, content: string, lang: 'en' | 'id' = 'en'): string {
-  return `<!doctype html>
-<html lang="${lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<style>${PAGE_CSS}</style>
-<script type="module" src="/checkout/kasir-checkout.js"></script>
-</head>
-<body>
-<main>
+/** The hosted page in the shell: the style, the widget's module, `content` and the footer in <main>. */
+function hostedPage(title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>, lang: 'en' | 'id' = 'en') {
+  return htmlPage({
+    title, lang,
+    head: html`<link rel="icon" href="data:,">
+<style>${raw(PAGE_CSS)}</style>
+<script type="module" src="/checkout/kasir-checkout.js"></script>`,
+    body: html`<main>
 ${content}
 <p class="foot">Secured by kasir · sandbox</p>
-</main>
-</body>
-</html>
-`;
+</main>`,
+  });
 }
 
 /**
@@ -70,10 +64,10 @@ const PANEL_WORDS = {
   id: { title: 'Sandbox', amount: 'Jumlah yang tiba (kosong: sisa tagihan)', pay: 'Simulasikan pembayaran' },
 };
 
-function sandboxPanel(checkoutId: string, lang: 'en' | 'id'): string {
+function sandboxPanel(checkoutId: string, lang: 'en' | 'id') {
   const w = PANEL_WORDS[lang];
-  return `<aside class="sandbox" aria-labelledby="kasir-sandbox-title"><h2 id="kasir-sandbox-title">${w.title}</h2>
-<form id="kasir-sandbox-pay" data-checkout="${escapeHtml(checkoutId)}"><label>${escapeHtml(w.amount)} <input name="amount" inputmode="decimal" autocomplete="off" pattern="[0-9]+([.][0-9]+)?"></label><button type="submit">${escapeHtml(w.pay)}</button></form>
+  return html`<aside class="sandbox" aria-labelledby="kasir-sandbox-title"><h2 id="kasir-sandbox-title">${w.title}</h2>
+<form id="kasir-sandbox-pay" data-checkout="${checkoutId}"><label>${w.amount} <input name="amount" inputmode="decimal" autocomplete="off" pattern="[0-9]+([.][0-9]+)?"></label><button type="submit">${w.pay}</button></form>
 <p id="kasir-sandbox-status" role="status"></p></aside>
 <script type="module" src="/checkout/sandbox-panel.js"></script>`;
 }
@@ -111,13 +105,14 @@ export function hostedPageRoutes(deps: ProviderDeps) {
     c.header('Referrer-Policy', 'no-referrer');
     if (!checkout) {
       return c.html(lang === 'id'
-        ? page('Checkout tidak ditemukan', '<h1>Checkout tidak ditemukan</h1><p>Tautan pembayaran ini tidak ada. Minta tautan baru ke toko.</p>', lang)
-        : page('Checkout not found', '<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>', lang), 404);
+        ? hostedPage('Checkout tidak ditemukan', html`<h1>Checkout tidak ditemukan</h1><p>Tautan pembayaran ini tidak ada. Minta tautan baru ke toko.</p>`, lang)
+        : hostedPage('Checkout not found', html`<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>`, lang), 404);
     }
     const name = (await organizationNameOf(deps.db, checkout.merchant_id)) ?? 'Checkout';
-    return c.html(page(lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
-      `<h1>${escapeHtml(name)}</h1>\n<kasir-checkout endpoint="/checkout/api" checkout-id="${escapeHtml(checkout.id)}" locale="${lang}"></kasir-checkout>`
-      + (deps.config.sandbox ? `\n${sandboxPanel(checkout.id, lang)}` : ''), lang));
+    return c.html(hostedPage(lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
+      html`<h1>${name}</h1>
+<kasir-checkout endpoint="/checkout/api" checkout-id="${checkout.id}" locale="${lang}"></kasir-checkout>${deps.config.sandbox ? html`
+${sandboxPanel(checkout.id, lang)}` : ''}`, lang));
   });
 
   return router;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { html, raw } from 'hono/html';
 import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
 import {
   accountOf, recentAttempts, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
@@ -9,6 +10,7 @@ import { listDeposits } from '../deposits/service.js';
 import { bearerAuth } from '../http/bearer.js';
 import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import { ApiError, createRouter } from '../http/errors.js';
+import { htmlPage } from '../http/page.js';
 import type { ProviderDeps } from '../deps.js';
 import { resendDelivery } from '../webhooks/resend.js';
 import { assertPublicWebhookUrl, systemResolver } from '../webhooks/url-guard.js';
@@ -46,17 +48,30 @@ const common = { tags: ['Dashboard'], security, hide: true as const };
 /** The merchant dashboard ({dashboard_url}): a small page with its JS and CSS, and its bearer-token API. */
 export function dashboardRoutes(deps: ProviderDeps) {
   const router = createRouter();
-  const page = asset('dashboard.html');
+  // The page's markup is a file of ours (raw); the shell holds its stylesheet and module script.
+  const dashboardPage = htmlPage({
+    title: 'kasir dashboard',
+    head: html`<link rel="stylesheet" href="/dashboard/dashboard.css">
+<script type="module" src="/dashboard/dashboard.js"></script>`,
+    body: raw(asset('dashboard-body.html').trimEnd()),
+  });
   const script = asset('dashboard.js');
   const style = asset('dashboard.css');
 
-  const serve = (body: string, type: string) => (c: Context) => {
+  const headers = (c: Context) => {
     c.header('Content-Security-Policy', DASHBOARD_CSP);
     c.header('Cache-Control', 'no-cache');
+  };
+  const serve = (body: string, type: string) => (c: Context) => {
+    headers(c);
     return c.body(body, 200, { 'Content-Type': type });
   };
-  router.get('/dashboard', serve(page, 'text/html; charset=utf-8'));
-  router.get('/dashboard/', serve(page, 'text/html; charset=utf-8'));
+  const servePage = (c: Context) => {
+    headers(c);
+    return c.html(dashboardPage);
+  };
+  router.get('/dashboard', servePage);
+  router.get('/dashboard/', servePage);
   router.get('/dashboard/dashboard.js', serve(script, 'text/javascript; charset=utf-8'));
   router.get('/dashboard/dashboard.css', serve(style, 'text/css; charset=utf-8'));
 

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { html } from 'hono/html';
 import { ApiError, createRouter } from '../http/errors.js';
+import { htmlPage } from '../http/page.js';
 
 // swagger-ui-dist, served from node_modules so the reference works offline.
 const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -25,23 +27,15 @@ const INITIALIZER = `window.addEventListener('load', function () {
 });
 `;
 
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>kasir payment service: API reference</title>
-<link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
-<link rel="stylesheet" href="/docs/swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui"></div>
+const PAGE = htmlPage({
+  title: 'kasir payment service: API reference',
+  head: html`<link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/swagger-ui.css">`,
+  body: html`<div id="swagger-ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/swagger-ui-standalone-preset.js"></script>
-<script src="/docs/initializer.js"></script>
-</body>
-</html>
-`;
+<script src="/docs/initializer.js"></script>`,
+});
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

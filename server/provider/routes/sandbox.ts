@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
 import { findPaymentMethod } from '../catalog/index.js';
 import { lastDeliveryOf, organizationNameOf, recentAttempts } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
@@ -7,6 +9,7 @@ import { DepositNotPending, readDepositById, recordPayment, transitionDeposit } 
 import { paidAmountsOf } from '../deposits/view.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
+import { htmlPage } from '../http/page.js';
 import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';
 import { money, toText } from '../money.js';
@@ -20,27 +23,24 @@ form{display:inline}button{font:inherit;border:0;border-radius:8px;padding:10px 
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
 const CSP = `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
 function formatIdr(amount: string, currency: string): string {
   const [int, frac] = money(amount).toFixed().split('.');
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
   return `${currency === 'IDR' ? 'Rp' : currency} ${grouped}${frac ? ',' + frac : ''}`;
 }
 
-function html(c: Context, status: 200 | 403 | 404, title: string, content: string) {
+/** A page of the e-wallet simulator in the shell: its style and `content` in <main>. */
+function simulatorPage(c: Context, status: 200 | 403 | 404, title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>) {
   c.header('Content-Security-Policy', CSP);
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'no-referrer');
-  return c.html(`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head>
-<body><main>
+  return c.html(htmlPage({ title, head: html`<style>${raw(CSS)}</style>`, body: html`<main>
 ${content}
-</main></body>
-</html>
-`, status);
+</main>` }), status);
 }
+
+const NOT_AVAILABLE = html`<h1>Not available</h1><p>The e-wallet simulator exists in sandbox mode only.</p>`;
+const NOT_FOUND = html`<h1>Payment not found</h1><p class="muted">There is no e-wallet payment with this link.</p>`;
 
 /** A whole number from a query parameter, within bounds: a 400 naming the parameter otherwise. */
 function queryInteger(value: string | undefined, name: string, min: number, max: number): number | undefined {
@@ -85,33 +85,33 @@ export function sandboxRoutes(deps: ProviderDeps) {
   });
 
   router.get('/sandbox/ewallet/:depositId', async (c) => {
-    if (!deps.config.sandbox) return html(c, 403, 'Not available', '<h1>Not available</h1><p>The e-wallet simulator exists in sandbox mode only.</p>');
+    if (!deps.config.sandbox) return simulatorPage(c, 403, 'Not available', NOT_AVAILABLE);
     const id = c.req.param('depositId');
     const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
     const method = found && findPaymentMethod(found.row.method_code ?? '');
     if (!found || !method || method.kind !== 'ewallet') {
-      return html(c, 404, 'Payment not found', '<h1>Payment not found</h1><p class="muted">There is no e-wallet payment with this link.</p>');
+      return simulatorPage(c, 404, 'Payment not found', NOT_FOUND);
     }
     const { row } = found;
     const orgName = await organizationNameOf(deps.db, row.merchant_id);
-    const back = row.checkout_id ? `<p><a href="/checkout/${esc(row.checkout_id)}">Back to the checkout</a></p>` : '';
-    const head = `<img src="${esc(logoUrl('', method.logo))}" alt="${esc(method.name)}">
-<h1>${esc(method.name)} payment to ${esc(orgName ?? 'the merchant')}</h1>
-<div class="amount">${esc(formatIdr(row.status === 'pending' ? toText(paidAmountsOf(row).remaining) : row.input_amount, row.input_currency))}</div>`;
-    if (row.status === 'completed') return html(c, 200, 'Payment approved', `${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
-    if (row.status === 'expired') return html(c, 200, 'Payment closed', `${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
-    return html(c, 200, `Approve ${method.name} payment`, `${head}
-<p class="muted">Sandbox e-wallet: approve to pay, decline to refuse. Expires ${esc(row.expired_at)}.</p>
-<form method="post" action="/sandbox/ewallet/${esc(row.deposit_id)}/approve"><button class="approve" type="submit">Approve</button></form>
-<form method="post" action="/sandbox/ewallet/${esc(row.deposit_id)}/decline"><button class="decline" type="submit">Decline</button></form>`);
+    const back = row.checkout_id ? html`<p><a href="/checkout/${row.checkout_id}">Back to the checkout</a></p>` : '';
+    const head = html`<img src="${logoUrl('', method.logo)}" alt="${method.name}">
+<h1>${method.name} payment to ${orgName ?? 'the merchant'}</h1>
+<div class="amount">${formatIdr(row.status === 'pending' ? toText(paidAmountsOf(row).remaining) : row.input_amount, row.input_currency)}</div>`;
+    if (row.status === 'completed') return simulatorPage(c, 200, 'Payment approved', html`${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
+    if (row.status === 'expired') return simulatorPage(c, 200, 'Payment closed', html`${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
+    return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}
+<p class="muted">Sandbox e-wallet: approve to pay, decline to refuse. Expires ${row.expired_at}.</p>
+<form method="post" action="/sandbox/ewallet/${row.deposit_id}/approve"><button class="approve" type="submit">Approve</button></form>
+<form method="post" action="/sandbox/ewallet/${row.deposit_id}/decline"><button class="decline" type="submit">Decline</button></form>`);
   });
 
   const decide = (kind: 'paid' | 'declined') => async (c: Context) => {
-    if (!deps.config.sandbox) return html(c, 403, 'Not available', '<h1>Not available</h1><p>The e-wallet simulator exists in sandbox mode only.</p>');
+    if (!deps.config.sandbox) return simulatorPage(c, 403, 'Not available', NOT_AVAILABLE);
     const id = c.req.param('depositId')!;
     const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
     if (!found || findPaymentMethod(found.row.method_code ?? '')?.kind !== 'ewallet') {
-      return html(c, 404, 'Payment not found', '<h1>Payment not found</h1><p class="muted">There is no e-wallet payment with this link.</p>');
+      return simulatorPage(c, 404, 'Payment not found', NOT_FOUND);
     }
     try {
       // Approving pays exactly what is due (DESIGN.md 10).

@@ -1,11 +1,19 @@
+import type { z } from '@hono/zod-openapi';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
+import type { DEPOSIT_WEBHOOKS, depositWebhookSchema } from '../deposits/schemas.js';
 import { randomToken } from '../ids.js';
 import { announceEnqueued } from './notifications.js';
 
 /** The deposit webhooks (DESIGN.md 3 and 10). */
-export type DepositEventType = 'deposit.completed' | 'deposit.expired' | 'deposit.partially_paid' | 'deposit.paid_late';
+export type DepositEventType = keyof typeof DEPOSIT_WEBHOOKS;
+
+/**
+ * The body of a deposit webhook: its schema in the OpenAPI document (deposits/schemas.ts); `data` is the Deposit, as
+ * the caller gives it.
+ */
+export type DepositWebhookPayload<Data = unknown> = Omit<z.infer<ReturnType<typeof depositWebhookSchema>>, 'data'> & { data: Data };
 
 /** Minimal view of a deposit the outbox needs; `data` is the full Deposit as the interface shows it. */
 interface DepositEvent {
@@ -13,19 +21,8 @@ interface DepositEvent {
   merchantId: string;
   depositId: string;
   reference: string | null;
-  status: string;
+  status: DepositWebhookPayload['status'];
   data: unknown;
-}
-
-/** The body of a deposit webhook (DESIGN.md 3, Webhooks); orderId = depositId; `data` is the Deposit. */
-export interface DepositWebhookPayload<Data = unknown> {
-  type: DepositEventType;
-  orderId: string;
-  depositId: string;
-  reference: string;
-  status: string;
-  data: Data;
-  timestamp: string;
 }
 
 /**
