@@ -8,7 +8,7 @@ import { checkoutAmount, feesPaidBy } from '../deposits/widget-view.js';
 import { checkoutStillDue } from '../deposits/payments.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { body, envelope, errorResponses, json, TIMESTAMP } from '../http/openapi.js';
+import { body, envelope, errorResponses, json, TIMESTAMP } from '../openapi.js';
 import { toNumber, toText } from '../money.js';
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).

@@ -6,7 +6,7 @@ import { hashVerificationToken } from '../auth/verification.js';
 import { issueAccessToken } from '../http/bearer.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
+import { ErrorSchema, json, stringError, TIMESTAMP } from '../openapi.js';
 
 const Email = z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' }));
 const Password = z.string(stringError).max(1024, 'is too long');

@@ -6,7 +6,7 @@ import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
-import { body, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
+import { body, envelope, errorResponses, json, SIGNED } from '../openapi.js';
 import { signatureAuth } from '../http/signature.js';
 
 /** Interface 4.4: POST /v1/checkout creates a hosted checkout link (the page and its APIs are in ../checkout/). */

@@ -14,7 +14,8 @@ import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import { BEARER, body, envelope, errorResponses, json, jsonText, pagination, sendJsonText, SIGNED, type JsonText } from '../http/openapi.js';
+import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
+import { BEARER, body, envelope, errorResponses, json, pagination, SIGNED } from '../openapi.js';
 import { signatureAuth } from '../http/signature.js';
 import { toNumber } from '../money.js';
 

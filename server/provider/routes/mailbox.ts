@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { normalizeEmail } from '../auth/accounts.js';
-import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
+import { ErrorSchema, json, stringError, TIMESTAMP } from '../openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { envelope, ErrorSchema, json, SIGNED } from '../http/openapi.js';
+import { envelope, ErrorSchema, json, SIGNED } from '../openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';

@@ -4,7 +4,7 @@ import { BANKS, CRYPTOS, FIAT_CURRENCIES } from '../catalog/index.js';
 import { logoSvg, logoUrl } from '../catalog/logos.js';
 import { BankSchema } from '../deposits/schemas.js';
 import { bearerOrSignature } from '../http/bearer.js';
-import { BEARER, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
+import { BEARER, envelope, errorResponses, json, SIGNED } from '../openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';

@@ -1,9 +1,8 @@
-// The OpenAPI building blocks every route of the payment service shares: the envelope, the error body,
-// the pagination envelope of interface 2.8, JSON request/response entries and the two security schemes.
+// The OpenAPI building blocks the routes and the domain's schemas share: the envelope, the error body, the pagination
+// envelope of interface 2.8, JSON request/response entries and the two security schemes. No web framework here: the
+// domain's schema files import it (the Hono-specific answer of cached JSON text is http/json-text.ts).
 import { z } from '@hono/zod-openapi';
-import type { Context, TypedResponse } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { JSONParsed } from 'hono/utils/types';
 
 /** S endpoints: the three signature headers together. A endpoints: a bearer token. */
 export const SIGNED = [{ ClientId: [], Timestamp: [], Signature: [] }];
@@ -43,18 +42,3 @@ export const body = <T extends z.ZodType>(schema: T) => ({ required: true, conte
 
 /** zod error option for a string field: "is required" when absent, "must be a string" otherwise. */
 export const stringError = { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string') };
-
-/** JSON text known to be `JSON.stringify` of a T: made only by {@link jsonText}. */
-export type JsonText<T> = string & { readonly __json: T };
-
-export const jsonText = <T>(value: T): JsonText<T> => JSON.stringify(value) as JsonText<T>;
-
-/**
- * Answers JSON serialised earlier (a hot read's cached answer) with the type `c.json(value, status)` would have, so
- * the route's response schema still checks the value that was serialised.
- */
-export function sendJsonText<T, S extends ContentfulStatusCode>(c: Context, text: JsonText<T>, status: S): Response & TypedResponse<JSONParsed<T>, S, 'json'> {
-  // The one assertion: `text` is JSON.stringify of a T (JsonText), which is what c.json's own type records.
-  const response: Response = c.body(text, status, { 'Content-Type': 'application/json' });
-  return response as Response & TypedResponse<JSONParsed<T>, S, 'json'>;
-}
