@@ -22,8 +22,9 @@ const DOC_ID = 'https://kasir.test/openapi.json';
 
 export class ResponseChecker {
   private readonly routes: Route[];
-  private readonly ajv = new Ajv2020({ allErrors: true, strict: false });
+  private readonly ajv = new Ajv2020({ allErrors: false, strict: false });
   private readonly validators = new Map<string, ValidateFunction>();
+  private readonly bySchema = new Map<string, ValidateFunction>();
 
   constructor(doc: OpenApiDocument) {
     addFormats(this.ajv);
@@ -43,11 +44,17 @@ export class ResponseChecker {
   }
 
   private validator(route: Route, status: string, type: string): ValidateFunction {
-    const key = `${route.template} ${route.method} ${status} ${type}`;
+    const key = `${route.method} ${route.template} ${status} ${type}`;
     let validate = this.validators.get(key);
     if (!validate) {
-      const pointer = ['paths', route.template, route.method.toLowerCase(), 'responses', status, 'content', type, 'schema'].map(token).join('/');
-      validate = this.ajv.compile({ $ref: `${DOC_ID}#/${pointer}` });
+      // One compiled validator per distinct schema: the many error answers share the Error schema's.
+      const schema = JSON.stringify(route.operation.responses?.[status]?.content?.[type]?.schema);
+      validate = this.bySchema.get(schema);
+      if (!validate) {
+        const pointer = ['paths', route.template, route.method.toLowerCase(), 'responses', status, 'content', type, 'schema'].map(token).join('/');
+        validate = this.ajv.compile({ $ref: `${DOC_ID}#/${pointer}` });
+        this.bySchema.set(schema, validate);
+      }
       this.validators.set(key, validate);
     }
     return validate;
