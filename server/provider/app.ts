@@ -20,8 +20,8 @@ import { mailboxRoutes } from './routes/mailbox.js';
 import { recipientsRoutes } from './routes/recipients.js';
 import { referencesRoutes } from './routes/references.js';
 import { sandboxRoutes } from './routes/sandbox.js';
+import { MAX_BODY_BYTES } from './openapi.js';
 
-const MAX_BODY_BYTES = 64 * 1024;
 /** Probed every few seconds: logged at debug, not info. */
 const PROBES = ['/healthz', '/readyz'];
 
@@ -70,7 +70,10 @@ export function createProviderApp(deps: ProviderDeps) {
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'kasir payment service (sandbox)', version: '1.0.0', description: 'The payment service interface, as implemented by the kasir sandbox.' },
+    info: {
+      title: 'kasir payment service (sandbox)', version: '1.0.0', description: 'The payment service interface, as implemented by the kasir sandbox.',
+      license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+    },
     servers: [{ url: deps.config.baseUrl }],
   });
 

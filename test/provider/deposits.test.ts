@@ -840,9 +840,11 @@ describe('deposits', () => {
     it('is OpenAPI 3.1 with every deposit route', () => {
       assert.equal(doc.openapi, '3.1.0');
       for (const path of ['/v1/deposit', '/v1/deposit/payment-method', '/v1/deposit/{depositIdOrReference}', '/v1/deposit/fiat', '/v1/deposit/crypto',
-        '/v1/deposit/{depositId}/cancel', '/v1/deposit/{depositId}', '/v1/reference/currencies', '/v1/reference/cryptos', '/v1/checkout']) {
+        '/v1/deposit/{depositId}/cancel', '/v1/reference/currencies', '/v1/reference/cryptos', '/v1/checkout']) {
         assert.ok(doc.paths[path], path);
       }
+      // The sandbox status update (PATCH /v1/deposit/:depositId) shares the read's path: one path, one parameter name.
+      assert.ok(doc.paths['/v1/deposit/{depositIdOrReference}'].patch);
     });
 
     it('declares the security schemes and which route takes which', () => {

@@ -32,7 +32,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/v1/deposit/convert-estimation', auth: AS, fields: ['inputCurrency', 'outputCurrency', 'inputAmount', 'outputAmount', 'paymentMethod'] },
   { method: 'GET', route: '/v1/banks', auth: AS, query: ['currency', 'country'] },
   { method: 'PATCH', route: '/v1/deposit/:depositId/cancel', auth: A },
-  { method: 'PATCH', route: '/v1/deposit/:depositId', auth: AS, fields: ['status'] },
+  { method: 'PATCH', route: '/v1/deposit/:depositIdOrReference', auth: AS, fields: ['status'] },
   { method: 'POST', route: '/v1/deposit/:depositId/payments', auth: AS, fields: ['amount'] },
   { method: 'GET', route: '/v1/reference/currencies', auth: N },
   { method: 'GET', route: '/v1/reference/cryptos', auth: N, query: ['useSmartContract', 'blockchainType'] },

@@ -12,6 +12,7 @@ import { resolveProviderConfig, type SandboxOptions } from '../../server/provide
 import type { ProviderDeps } from '../../server/provider/deps';
 import { openProvider, startSandbox, type RunningSandbox } from '../../server/provider/main';
 import { seedSandbox, type SandboxCredentials } from '../../server/provider/seed';
+import { ResponseChecker, type OpenApiDocument } from './openapi-responses';
 
 export interface TestProvider {
   app: ReturnType<typeof createProviderApp>;
@@ -23,6 +24,11 @@ export interface TestProvider {
   signed(method: string, target: string, body?: unknown, init?: { headers?: Record<string, string>; timestamp?: string; secret?: string; clientId?: string }): Promise<Response>;
   /** A request with the seeded merchant's bearer token. */
   bearer(method: string, target: string, body?: unknown, token?: string): Promise<Response>;
+  /**
+   * Every answer of app.request() (signed and bearer included) to a documented operation that the OpenAPI document does
+   * not describe: an undocumented status, or a body its schema refuses. close() fails the suite when there is one.
+   */
+  undocumented: string[];
   close(): Promise<void>;
 }
 
@@ -87,6 +93,29 @@ export async function startTestSandbox(prefix = 'kasir-sandbox-'): Promise<TestS
   };
 }
 
+// One checker per test process: the document is the same for every provider (only its `servers` differ).
+let checker: Promise<ResponseChecker> | undefined;
+
+/**
+ * Runs every answer of app.request() through the OpenAPI document, collecting what it does not describe. app.fetch is
+ * left as it is (the benchmarks serve it).
+ */
+function checkResponses(app: TestProvider['app'], undocumented: string[]) {
+  const request = app.request;
+  checker ??= (async () => new ResponseChecker(await (await request('http://localhost/v1/openapi.json')).json() as OpenApiDocument))();
+  app.request = async (input, init, env, executionCtx) => {
+    const response = await request(input, init, env, executionCtx);
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const path = new URL(input instanceof Request ? input.url : String(input), 'http://localhost').pathname;
+    const check = await checker!;
+    if (check.covers(method, path)) {
+      const problem = check.check(method, path, response.status, response.headers.get('content-type'), await response.clone().text());
+      if (problem) undocumented.push(problem);
+    }
+    return response;
+  };
+}
+
 export async function createTestProvider(overrides: SandboxOptions = {}): Promise<TestProvider> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-test-'));
   const database = testDatabaseUrl ? await createTestDatabase() : undefined;
@@ -97,11 +126,13 @@ export async function createTestProvider(overrides: SandboxOptions = {}): Promis
   const { db } = deps;
   const creds = await seedSandbox(deps);
   const app = createProviderApp(deps);
+  const undocumented: string[] = [];
+  checkResponses(app, undocumented);
   const base = 'http://localhost';
 
   const toRaw = (body: unknown) => (body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body));
   return {
-    app, deps, creds, clock,
+    app, deps, creds, clock, undocumented,
     async signed(method, target, body, init = {}) {
       const raw = toRaw(body);
       const headers = {
@@ -123,6 +154,12 @@ export async function createTestProvider(overrides: SandboxOptions = {}): Promis
       await db.destroy();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      if (undocumented.length) {
+        // One line per fault, with its first request: a fault is usually met by many requests.
+        const faults = new Map<string, string>();
+        for (const problem of undocumented) if (!faults.has(problem.split(' (e.g. ')[0])) faults.set(problem.split(' (e.g. ')[0], problem);
+        throw new Error(`${undocumented.length} answer(s) the OpenAPI document does not describe:\n${[...faults.values()].join('\n')}`);
+      }
     },
   };
 }

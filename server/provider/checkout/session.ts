@@ -1,12 +1,12 @@
 // The hosted checkout's session API (DESIGN.md 3), public and keyed by the unguessable checkout id:
 // GET /checkout/{id}/session lists the methods with the payable amount of each; POST /checkout/{id}/deposit chooses one.
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { checkoutDeposit, chooseMethod, requireCheckout } from '../deposits/checkout.js';
 import { DepositSchema, ExchangeRateSchema } from '../deposits/schemas.js';
 import { checkoutSession } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { body, envelope, errorResponses, json, TIMESTAMP } from '../http/openapi.js';
+import { body, envelope, errorResponses, json, operation, PUBLIC, TIMESTAMP } from '../openapi.js';
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).
 const checkoutIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }) });
@@ -37,7 +37,8 @@ const SessionSchema = z.object({
   }),
   feesPaidBy: z.enum(['merchant', 'shopper']), expiresAt: TIMESTAMP, expired: z.boolean(),
   methods: z.array(SessionMethodSchema).openapi({ description: 'The fiat methods, then the cryptos that pair with inputCurrency' }),
-  deposit: DepositSchema.nullable(),
+  // A union, not .nullable(): that is written allOf[Deposit, {type: [object, null]}], which refuses null.
+  deposit: z.union([DepositSchema, z.null()]).openapi({ description: 'The deposit once a method is chosen; null before' }),
 }).openapi('CheckoutSession');
 
 /** The answer to a choice: the deposit, and what the choice did (a field, so no caller reads it from the message). */
@@ -55,8 +56,8 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const base = () => deps.config.baseUrl;
 
-  router.openapi(createRoute({
-    method: 'get', path: '/checkout/{id}/session', tags: ['Hosted checkout'], summary: 'Checkout session: methods and payable amounts',
+  router.openapi(operation({
+    method: 'get', path: '/checkout/{id}/session', operationId: 'readCheckoutSession', tags: ['Hosted checkout'], security: PUBLIC, summary: 'Checkout session: methods and payable amounts',
     request: { params: checkoutIdParam },
     responses: { 200: json(envelope(SessionSchema), 'The session'), ...errorResponses(404) },
   }), async (c) => {
@@ -66,8 +67,8 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Checkout session retrieved successfully', data }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'post', path: '/checkout/{id}/deposit', tags: ['Hosted checkout'], summary: 'Choose a payment method: creates the deposit (depositId = checkout id)',
+  router.openapi(operation({
+    method: 'post', path: '/checkout/{id}/deposit', operationId: 'chooseCheckoutMethod', tags: ['Hosted checkout'], security: PUBLIC, summary: 'Choose a payment method: creates the deposit (depositId = checkout id)',
     description: 'paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one '
       + 'while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer '
       + 'payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: '

@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { dummyHash, emailOfToken, login, normalizeEmail, register, userView, verifyLogin } from '../auth/accounts.js';
 import { clientAddress, enforceAuthRateLimit, loadAuthRateLimits, RateLimitError } from '../auth/rate-limit.js';
@@ -6,7 +6,7 @@ import { hashVerificationToken } from '../auth/verification.js';
 import { issueAccessToken } from '../http/bearer.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
+import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi.js';
 
 const Email = z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' }));
 const Password = z.string(stringError).max(1024, 'is too long');
@@ -44,8 +44,8 @@ const errors = {
   429: json(ErrorSchema, 'Too many attempts'),
 };
 
-const registerRoute = createRoute({
-  method: 'post', path: '/v1/auth/register', tags: ['Authentication'],
+const registerRoute = operation({
+  method: 'post', path: '/v1/auth/register', operationId: 'register', tags: ['Authentication'], security: PUBLIC,
   summary: 'Register; an OTP is mailed. A taken email gets the same answer (and no usable token).',
   request: { body: { content: { 'application/json': { schema: RegisterBody } }, required: true } },
   responses: {
@@ -54,8 +54,8 @@ const registerRoute = createRoute({
   },
 });
 
-const loginRoute = createRoute({
-  method: 'post', path: '/v1/auth/login', tags: ['Authentication'],
+const loginRoute = operation({
+  method: 'post', path: '/v1/auth/login', operationId: 'login', tags: ['Authentication'], security: PUBLIC,
   summary: 'Log in with email and password; an OTP is mailed',
   request: { body: { content: { 'application/json': { schema: LoginBody } }, required: true } },
   responses: {
@@ -64,8 +64,8 @@ const loginRoute = createRoute({
   },
 });
 
-const verifyRoute = createRoute({
-  method: 'post', path: '/v1/auth/verify-login', tags: ['Authentication'],
+const verifyRoute = operation({
+  method: 'post', path: '/v1/auth/verify-login', operationId: 'verifyLogin', tags: ['Authentication'], security: PUBLIC,
   summary: 'Confirm a login with its OTP; returns the access token',
   request: { body: { content: { 'application/json': { schema: VerifyBody } }, required: true } },
   responses: {

@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { checkoutEnabledFor } from '../dashboard/service.js';
 import { createCheckout } from '../deposits/checkout.js';
@@ -6,7 +6,7 @@ import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
-import { body, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
+import { body, envelope, errorResponses, json, operation, SIGNED } from '../openapi.js';
 import { signatureAuth } from '../http/signature.js';
 
 /** Interface 4.4: POST /v1/checkout creates a hosted checkout link (the page and its APIs are in ../checkout/). */
@@ -19,8 +19,8 @@ export function checkoutRoutes(deps: ProviderDeps) {
     await next();
   });
 
-  router.openapi(createRoute({
-    method: 'post', path: '/v1/checkout', tags: ['Checkout'], summary: 'Create a hosted checkout link (valid 15 minutes)',
+  router.openapi(operation({
+    method: 'post', path: '/v1/checkout', operationId: 'createCheckout', tags: ['Checkout'], summary: 'Create a hosted checkout link (valid 15 minutes)',
     security: SIGNED, middleware: [signed, checkoutEnabled] as const, request: { body: body(CheckoutRequestSchema) },
     responses: { 200: json(envelope(z.object({ id: z.string(), url: z.string() })), 'The checkout'), ...errorResponses(400, 401) },
   }), async (c) => {

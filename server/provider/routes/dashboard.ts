@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
-import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
+import { ErrorSchema, json, stringError, TIMESTAMP } from '../openapi.js';
 import {
   accountOf, recentAttempts, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
 } from '../dashboard/service.js';

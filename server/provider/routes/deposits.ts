@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { PAYMENT_METHODS } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
@@ -14,7 +14,8 @@ import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import { BEARER, body, envelope, errorResponses, json, jsonText, pagination, sendJsonText, SIGNED, type JsonText } from '../http/openapi.js';
+import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
+import { BEARER, body, envelope, errorResponses, json, operation, pagination, PUBLIC, SIGNED } from '../openapi.js';
 import { signatureAuth } from '../http/signature.js';
 import { toNumber } from '../money.js';
 
@@ -22,6 +23,13 @@ type DepositAnswer = { statusCode: 200; message: string; data: DepositView };
 
 // No length limit: a depositId of any length that is no deposit's answers the route's not-found row.
 const depositIdParam = z.object({ depositId: z.string().min(1).openapi({ param: { name: 'depositId', in: 'path' } }) });
+/**
+ * The sandbox status update shares its path with the read (GET /v1/deposit/{depositIdOrReference}), and OpenAPI gives
+ * one path one parameter name; the update looks up the depositId only.
+ */
+const sharedDepositIdParam = z.object({
+  depositIdOrReference: z.string().min(1).openapi({ param: { name: 'depositIdOrReference', in: 'path', description: 'The depositId (this operation takes no reference)' } }),
+});
 
 /** Interface 4.2: deposits (list, read, create fiat and crypto, cancel, sandbox status update) and payment methods. */
 export function depositsRoutes(deps: ProviderDeps) {
@@ -36,8 +44,8 @@ export function depositsRoutes(deps: ProviderDeps) {
     await next();
   });
 
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/deposit', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signed] as const,
+  router.openapi(operation({
+    method: 'get', path: '/v1/deposit', operationId: 'listDeposits', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signed] as const,
     request: { query: ListQuerySchema },
     responses: {
       200: json(envelope(pagination(DepositSchema).extend({
@@ -54,8 +62,8 @@ export function depositsRoutes(deps: ProviderDeps) {
   });
 
   // Registered before /v1/deposit/{depositIdOrReference} so that "payment-method" is not taken for an id.
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/deposit/payment-method', tags: ['Deposits'], summary: 'Fiat payment methods', security: BEARER, middleware: [bearer] as const,
+  router.openapi(operation({
+    method: 'get', path: '/v1/deposit/payment-method', operationId: 'listPaymentMethods', tags: ['Deposits'], summary: 'Fiat payment methods', security: BEARER, middleware: [bearer] as const,
     request: { query: z.object({ currency: z.string().min(1).max(16).optional().openapi({ example: 'IDR' }) }) },
     responses: { 200: json(envelope(z.array(PaymentMethodSchema)), 'Payment methods'), ...errorResponses(400, 401) },
   }), (c) => {
@@ -70,8 +78,8 @@ export function depositsRoutes(deps: ProviderDeps) {
   });
 
   // Registered before /v1/deposit/{depositIdOrReference} for the same reason (a POST, but one table of paths).
-  router.openapi(createRoute({
-    method: 'post', path: '/v1/deposit/convert-estimation', tags: ['Deposits'], summary: 'Estimate a conversion and hold it as a quote (60 s)',
+  router.openapi(operation({
+    method: 'post', path: '/v1/deposit/convert-estimation', operationId: 'estimateConversion', tags: ['Deposits'], summary: 'Estimate a conversion and hold it as a quote (60 s)',
     description: 'Send exactly one of inputAmount and outputAmount; with paymentMethod (a bankCode) its fee is included. A fiat or crypto deposit '
       + 'created with the quoteId, the same currencies and the same amount gets exactly the quoted rate and amounts (a quote without '
       + "paymentMethod pins the rate; the deposit's method then adds its fee). A quote is used once. Errors: 400 Quote not found, "
@@ -83,12 +91,12 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Conversion estimated successfully', data: quote }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/deposit/{depositIdOrReference}', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
+  router.openapi(operation({
+    method: 'get', path: '/v1/deposit/{depositIdOrReference}', operationId: 'readDeposit', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
     security: SIGNED, middleware: [signed] as const,
     // The path parameter is documented here but checked in the handler: the generic validator reads the
     // Content-Type header, and on this hottest route that alone costs a tenth of the request.
-    parameters: [{ name: 'depositIdOrReference', in: 'path', required: true, schema: { type: 'string', minLength: 1 } }],
+    parameters: [{ name: 'depositIdOrReference', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, description: 'The depositId, or the reference the deposit was created with' }],
     responses: { 200: json(envelope(DepositSchema), 'The deposit'), ...errorResponses(401, 404) },
   }), async (c) => {
     const idOrReference = c.req.param('depositIdOrReference');
@@ -103,8 +111,8 @@ export function depositsRoutes(deps: ProviderDeps) {
     return sendJsonText(c, text, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'post', path: '/v1/deposit/fiat', tags: ['Deposits'], summary: 'Create a fiat deposit', security: BEARER, middleware: [bearer] as const,
+  router.openapi(operation({
+    method: 'post', path: '/v1/deposit/fiat', operationId: 'createFiatDeposit', tags: ['Deposits'], summary: 'Create a fiat deposit', security: BEARER, middleware: [bearer] as const,
     request: { body: body(FiatDepositSchema) },
     responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
   }), async (c) => {
@@ -112,8 +120,8 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
   });
 
-  router.openapi(createRoute({
-    method: 'post', path: '/v1/deposit/crypto', tags: ['Deposits'], summary: 'Create a crypto deposit', security: BEARER, middleware: [bearer] as const,
+  router.openapi(operation({
+    method: 'post', path: '/v1/deposit/crypto', operationId: 'createCryptoDeposit', tags: ['Deposits'], summary: 'Create a crypto deposit', security: BEARER, middleware: [bearer] as const,
     request: { body: body(CryptoDepositSchema) },
     responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
   }), async (c) => {
@@ -121,8 +129,8 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
   });
 
-  router.openapi(createRoute({
-    method: 'patch', path: '/v1/deposit/{depositId}/cancel', tags: ['Deposits'], summary: 'Cancel a pending deposit (it becomes expired)',
+  router.openapi(operation({
+    method: 'patch', path: '/v1/deposit/{depositId}/cancel', operationId: 'cancelDeposit', tags: ['Deposits'], summary: 'Cancel a pending deposit (it becomes expired)',
     security: BEARER, middleware: [bearer] as const, request: { params: depositIdParam },
     responses: { 200: json(MessageSchema, 'Cancelled'), ...errorResponses(400, 401, 404) },
   }), async (c) => {
@@ -132,15 +140,15 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Deposit cancelled successfully' }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'patch', path: '/v1/deposit/{depositId}', tags: ['Deposits'], summary: 'Sandbox: set a deposit status',
+  router.openapi(operation({
+    method: 'patch', path: '/v1/deposit/{depositIdOrReference}', operationId: 'setSandboxDepositStatus', tags: ['Deposits'], summary: 'Sandbox: set a deposit status',
     description: 'Sandbox only. Moves a pending deposit to completed (a payment of exactly what is still due) or expired and sends the deposit webhook.',
     security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The deposit status update')] as const,
-    request: { params: depositIdParam, body: body(SandboxStatusSchema) },
+    request: { params: sharedDepositIdParam, body: body(SandboxStatusSchema) },
     responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
   }), async (c) => {
     const { status } = c.req.valid('json');
-    const { depositId } = c.req.valid('param');
+    const { depositIdOrReference: depositId } = c.req.valid('param');
     const merchantId = c.get('merchant').merchantId;
     const wording = {
       notFound: { status: 400 as const, label: 'Bad Request' }, notPending: (current: string) => `status: deposit is ${current}; only a pending deposit can move to ${status}`,
@@ -151,8 +159,8 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: view }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'post', path: '/v1/deposit/{depositId}/payments', tags: ['Deposits'], summary: 'Sandbox: a payment arrives',
+  router.openapi(operation({
+    method: 'post', path: '/v1/deposit/{depositId}/payments', operationId: 'recordSandboxPayment', tags: ['Deposits'], summary: 'Sandbox: a payment arrives',
     description: "Sandbox only (DESIGN.md 10). A payment of `amount` (in the deposit's inputCurrency; default what is still due) arrives. "
       + 'Pending: it completes the deposit once paidAmount reaches the amount due less the underpayment tolerance (history "Overpaid" beyond '
       + 'it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). '
@@ -190,7 +198,10 @@ export function registerDepositWebhooks(registry: OpenAPIHono['openAPIRegistry']
     ['deposit.paid_late', 'A payment arrived after the deposit expired or was cancelled (DESIGN.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.'],
   ] as const) {
     registry.registerWebhook({
+      // deposit.paid_late -> depositPaidLate
+      operationId: type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase()),
       method: 'post', path: type, tags: ['Webhooks'], summary: when,
+      security: PUBLIC, // signed with the webhook secret: the webhook-* headers below
       description: 'Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. '
         + 'A method switch in checkout sends none.',
       request: { headers, body: body(depositWebhookSchema(type)) },

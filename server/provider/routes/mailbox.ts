@@ -1,6 +1,6 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { normalizeEmail } from '../auth/accounts.js';
-import { ErrorSchema, json, stringError, TIMESTAMP } from '../http/openapi.js';
+import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 
@@ -8,8 +8,8 @@ const Message = z.object({
   id: z.string(), to: z.string(), subject: z.string(), text: z.string(), code: z.string().nullable(), createdAt: TIMESTAMP,
 }).openapi('MailboxMessage');
 
-const mailboxRoute = createRoute({
-  method: 'get', path: '/sandbox/mailbox', tags: ['Sandbox'],
+const mailboxRoute = operation({
+  method: 'get', path: '/sandbox/mailbox', operationId: 'readSandboxMailbox', tags: ['Sandbox'], security: PUBLIC,
   summary: 'Mail the sandbox sent to an address (newest first; sandbox mode without SMTP only)',
   request: {
     query: z.object({

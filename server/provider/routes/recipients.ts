@@ -1,5 +1,4 @@
-import { createRoute } from '@hono/zod-openapi';
-import { envelope, ErrorSchema, json, SIGNED } from '../http/openapi.js';
+import { envelope, ErrorSchema, json, operation, SIGNED } from '../openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';
@@ -20,8 +19,8 @@ export function recipientsRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const middleware = signatureAuth(deps);
 
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/recipient', tags: ['Recipients'], summary: 'List recipients', security: SIGNED, middleware,
+  router.openapi(operation({
+    method: 'get', path: '/v1/recipient', operationId: 'listRecipients', tags: ['Recipients'], summary: 'List recipients', security: SIGNED, middleware,
     request: { query: ListQuery },
     responses: { 200: json(envelope(RecipientPage), 'A page of recipients'), ...errors },
   }), async (c) => {
@@ -29,8 +28,8 @@ export function recipientsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Recipients', data: page }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/recipient/{id}', tags: ['Recipients'], summary: 'Read a recipient', security: SIGNED, middleware,
+  router.openapi(operation({
+    method: 'get', path: '/v1/recipient/{id}', operationId: 'readRecipient', tags: ['Recipients'], summary: 'Read a recipient', security: SIGNED, middleware,
     request: { params: IdParam },
     responses: { 200: json(envelope(RecipientView), 'The recipient'), ...errors },
   }), async (c) => {
@@ -39,8 +38,8 @@ export function recipientsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Recipient', data: recipient }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'post', path: '/v1/recipient', tags: ['Recipients'], summary: 'Create a recipient (bank: one object in, an array out)', security: SIGNED, middleware,
+  router.openapi(operation({
+    method: 'post', path: '/v1/recipient', operationId: 'createRecipient', tags: ['Recipients'], summary: 'Create a recipient (bank: one object in, an array out)', security: SIGNED, middleware,
     request: { body: { content: { 'application/json': { schema: CreateRecipientBody } }, required: true } },
     responses: { 200: json(envelope(RecipientView), 'The created recipient'), 403: json(ErrorSchema, 'organizationId is not yours'), ...errors },
   }), async (c) => {
@@ -53,8 +52,8 @@ export function recipientsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Recipient created', data: recipient }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'patch', path: '/v1/recipient', tags: ['Recipients'], summary: 'Update a recipient (?id=); name is applied', security: SIGNED, middleware,
+  router.openapi(operation({
+    method: 'patch', path: '/v1/recipient', operationId: 'updateRecipient', tags: ['Recipients'], summary: 'Update a recipient (?id=); name is applied', security: SIGNED, middleware,
     request: { query: IdQuery, body: { content: { 'application/json': { schema: UpdateRecipientBody } }, required: true } },
     responses: { 200: json(envelope(RecipientView), 'The updated recipient'), 403: json(ErrorSchema, 'organizationId is not yours'), ...errors },
   }), async (c) => {
@@ -68,8 +67,8 @@ export function recipientsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Recipient updated', data: recipient }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'delete', path: '/v1/recipient', tags: ['Recipients'], summary: 'Delete a recipient (?id=); answers with the deleted one', security: SIGNED, middleware,
+  router.openapi(operation({
+    method: 'delete', path: '/v1/recipient', operationId: 'deleteRecipient', tags: ['Recipients'], summary: 'Delete a recipient (?id=); answers with the deleted one', security: SIGNED, middleware,
     request: { query: IdQuery },
     responses: { 200: json(envelope(RecipientView), 'The deleted recipient'), ...errors },
   }), async (c) => {

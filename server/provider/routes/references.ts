@@ -1,10 +1,10 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { BANKS, CRYPTOS, FIAT_CURRENCIES } from '../catalog/index.js';
 import { logoSvg, logoUrl } from '../catalog/logos.js';
 import { BankSchema } from '../deposits/schemas.js';
 import { bearerOrSignature } from '../http/bearer.js';
-import { BEARER, envelope, errorResponses, json, SIGNED } from '../http/openapi.js';
+import { BEARER, envelope, errorResponses, json, operation, PUBLIC, SIGNED } from '../openapi.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';
@@ -41,8 +41,8 @@ export function referencesRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const either = bearerOrSignature(deps, signatureAuth(deps));
 
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/banks', tags: ['References'], summary: 'Banks (where recipients\' bank.bankName comes from)',
+  router.openapi(operation({
+    method: 'get', path: '/v1/banks', operationId: 'listBanks', tags: ['References'], summary: 'Banks (where recipients\' bank.bankName comes from)',
     security: [...BEARER, ...SIGNED], middleware: [either] as const,
     request: {
       query: z.object({
@@ -60,9 +60,9 @@ export function referencesRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Banks retrieved successfully', data }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/reference/currencies', tags: ['References'], summary: 'Currencies (deprecated)', deprecated: true,
-    middleware: [deprecation] as const,
+  router.openapi(operation({
+    method: 'get', path: '/v1/reference/currencies', operationId: 'listCurrencies', tags: ['References'], summary: 'Currencies (deprecated)', deprecated: true,
+    security: PUBLIC,    middleware: [deprecation] as const,
     responses: { 200: json(envelope(z.array(CurrencySchema)), 'Currencies') },
   }), (c) => {
     const base = deps.config.baseUrl;
@@ -74,9 +74,9 @@ export function referencesRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Currencies retrieved successfully', data }, 200);
   });
 
-  router.openapi(createRoute({
-    method: 'get', path: '/v1/reference/cryptos', tags: ['References'], summary: 'Cryptocurrencies (deprecated)', deprecated: true,
-    middleware: [deprecation] as const,
+  router.openapi(operation({
+    method: 'get', path: '/v1/reference/cryptos', operationId: 'listCryptos', tags: ['References'], summary: 'Cryptocurrencies (deprecated)', deprecated: true,
+    security: PUBLIC,    middleware: [deprecation] as const,
     request: {
       query: z.object({
         useSmartContract: optionalBoolean,

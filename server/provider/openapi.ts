@@ -1,13 +1,16 @@
-// The OpenAPI building blocks every route of the payment service shares: the envelope, the error body,
-// the pagination envelope of interface 2.8, JSON request/response entries and the two security schemes.
-import { z } from '@hono/zod-openapi';
-import type { Context, TypedResponse } from 'hono';
+// The OpenAPI building blocks the routes and the domain's schemas share: the envelope, the error body, the pagination
+// envelope of interface 2.8, JSON request/response entries and the two security schemes. No web framework here: the
+// domain's schema files import it (the Hono-specific answer of cached JSON text is http/json-text.ts).
+import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { JSONParsed } from 'hono/utils/types';
 
-/** S endpoints: the three signature headers together. A endpoints: a bearer token. */
+/** S endpoints: the three signature headers together. A endpoints: a bearer token. PUBLIC: no credentials. */
 export const SIGNED = [{ ClientId: [], Timestamp: [], Signature: [] }];
 export const BEARER = [{ Bearer: [] }];
+export const PUBLIC: Array<Record<string, string[]>> = [];
+
+/** The largest request body (app.ts answers 413 above it). */
+export const MAX_BODY_BYTES = 64 * 1024;
 
 /** An ISO 8601 UTC timestamp (interface section 2: "Timestamps are ISO 8601 date-time strings"). */
 export const TIMESTAMP = z.string().openapi({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });
@@ -44,17 +47,21 @@ export const body = <T extends z.ZodType>(schema: T) => ({ required: true, conte
 /** zod error option for a string field: "is required" when absent, "must be a string" otherwise. */
 export const stringError = { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string') };
 
-/** JSON text known to be `JSON.stringify` of a T: made only by {@link jsonText}. */
-export type JsonText<T> = string & { readonly __json: T };
-
-export const jsonText = <T>(value: T): JsonText<T> => JSON.stringify(value) as JsonText<T>;
-
 /**
- * Answers JSON serialised earlier (a hot read's cached answer) with the type `c.json(value, status)` would have, so
- * the route's response schema still checks the value that was serialised.
+ * createRoute for every documented operation: it must name its operationId and its security (PUBLIC when none), and it
+ * gets the answers any operation can give besides its own: 400 (a NUL byte in a parameter, header or body, refused
+ * before any route: common/nul-guard.ts) and, with a request body, 413 (over the body limit, app.ts) and 415 (not
+ * application/json). The route's own entries win.
  */
-export function sendJsonText<T, S extends ContentfulStatusCode>(c: Context, text: JsonText<T>, status: S): Response & TypedResponse<JSONParsed<T>, S, 'json'> {
-  // The one assertion: `text` is JSON.stringify of a T (JsonText), which is what c.json's own type records.
-  const response: Response = c.body(text, status, { 'Content-Type': 'application/json' });
-  return response as Response & TypedResponse<JSONParsed<T>, S, 'json'>;
-}
+export const operation = <P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; operationId: string; security: Array<Record<string, string[]>> }>(config: R) =>
+  createRoute({
+    ...config,
+    responses: {
+      400: json(ErrorSchema, 'Bad request: a field fails its schema, or a NUL byte in a parameter, header or body'),
+      ...(config.request?.body ? {
+        413: json(ErrorSchema, `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`),
+        415: json(ErrorSchema, 'The request body is not application/json'),
+      } : {}),
+      ...config.responses,
+    },
+  });
