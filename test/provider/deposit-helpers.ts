@@ -3,7 +3,7 @@
 import type { DepositView } from '../../server/provider/deposits/view';
 import { issueAccessToken } from '../../server/provider/http/bearer';
 import type { ProviderDeps } from '../../server/provider/deps';
-import type { Page } from '../../server/provider/http/pagination';
+import type { Page } from '../../server/provider/pagination';
 import { newRecordId } from '../../server/provider/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
 import type { DepositWebhookPayload } from '../../server/provider/webhooks/outbox';

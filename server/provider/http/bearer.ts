@@ -35,11 +35,10 @@ export function bearerAuth(deps: ProviderDeps) {
 }
 
 /**
- * A token recently verified (deps.caches.verifiedTokens, by token), so a busy client does not pay for JWT
- * verification and a user lookup per call.
+ * A token recently verified is kept (deps.caches.verifiedTokens, by token) until it expires or for this long, so a
+ * busy client does not pay for JWT verification and a user lookup per call.
  */
-const VERIFIED_TTL_MS = 10_000;
-const MAX_VERIFIED = 10_000;
+export const VERIFIED_TOKEN_CACHE = { max: 10_000, ttlMs: 10_000 };
 
 export async function authenticateBearer(deps: ProviderDeps, header: string | undefined): Promise<AuthenticatedMerchant> {
   if (!header) throw new ApiError(401, 'Missing Authorization header: send Authorization: Bearer <accessToken>');
@@ -47,9 +46,8 @@ export async function authenticateBearer(deps: ProviderDeps, header: string | un
   if (!match) throw new ApiError(401, 'Authorization header must be: Bearer <accessToken>');
   const token = match[1];
   const cache = deps.caches.verifiedTokens;
-  const nowMs = Date.now();
   const hit = cache.get(token);
-  if (hit && hit.until > nowMs) return hit.merchant;
+  if (hit) return hit;
 
   let payload: { sub?: unknown; exp?: unknown };
   try {
@@ -60,9 +58,8 @@ export async function authenticateBearer(deps: ProviderDeps, header: string | un
   }
   const merchant = typeof payload.sub === 'string' ? await merchantOfUser(deps, payload.sub) : undefined;
   if (!merchant) throw new ApiError(401, 'Invalid access token: the user has no active merchant account');
-  if (cache.size >= MAX_VERIFIED) cache.clear();
-  const expiresMs = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
-  cache.set(token, { merchant, until: Math.min(nowMs + VERIFIED_TTL_MS, expiresMs) });
+  const left = typeof payload.exp === 'number' ? payload.exp * 1000 - deps.now().getTime() : Infinity;
+  if (left > 0) cache.set(token, merchant, { ttl: Math.min(VERIFIED_TOKEN_CACHE.ttlMs, left) });
   return merchant;
 }
 
