@@ -178,7 +178,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const startDelivery = async (webhookUrl?: string) => {
       if (webhookUrl !== undefined) {
         if (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol)) {
-          throw new SandboxConfigError('webhookUrl', 'must be an http:// or https:// URL', webhookUrl);
+          throw new SandboxConfigError([{ setting: 'webhookUrl', problem: 'must be an http:// or https:// URL', value: webhookUrl }]);
         }
         await deps.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: deps.now().toISOString() })
           .where('client_id', '=', credentials.clientId).execute();
