@@ -33,7 +33,7 @@ export interface ProviderDeps {
 export interface ProviderCaches extends DepositCaches {
   /** Merchant credentials by client id, read by the signature check (auth/credentials.ts). */
   credentials: ExpiringCache<Credential>;
-  /** The merchant of each bearer token recently verified, by token (http/bearer.ts). */
+  /** The merchant of each access token recently verified, by token (auth/tokens.ts). */
   verifiedTokens: ExpiringCache<AuthenticatedMerchant>;
   /** Organization names by id: a deposit's accountName and QRIS merchant name (deposits/payment-plan.ts). */
   organizationNames: ExpiringCache<string>;

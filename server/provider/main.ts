@@ -11,7 +11,7 @@ import { openDatabase } from './db/database.js';
 import { createDepositCaches } from './deposits/read-cache.js';
 import { ORGANIZATION_NAME_CACHE } from './deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from './deps.js';
-import { VERIFIED_TOKEN_CACHE } from './http/bearer.js';
+import { VERIFIED_TOKEN_CACHE } from './auth/tokens.js';
 import { startBackgroundJobs } from './jobs.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { DepositView as SandboxDeposit } from './deposits/view.js';
