@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ConfigError, nearestName } from '../common/config.js';
 import type { Logger } from '../common/log.js';
 import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import type { MerchantHooks } from './hooks.js';
@@ -113,9 +114,7 @@ export interface MerchantServerOptions extends KasirApiOptions {
   host?: string;
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Where a reader of a ConfigError learns every option and variable. */
 const SEE_README = 'See the @kasir/merchant README, "Configuration".';
@@ -217,35 +216,13 @@ const optionsSchema = z.strictObject({
 });
 const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
 
-/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length];
-}
-
-/** The known name nearest to `name`, when it is near enough to be a slip (a third of its letters at most). */
-function nearest(name: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = distance(name.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
-}
-
 /** One line per problem, each naming its option (`label` renames it, e.g. to its environment variable). */
 function describeIssues(error: z.ZodError, label: Label): string[] {
   const problems: string[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        const near = nearest(key, KNOWN_OPTIONS);
+        const near = nearestName(key, KNOWN_OPTIONS);
         problems.push(`unknown option ${key}${near ? ` (did you mean ${near}?)` : ''}`);
       }
       continue;

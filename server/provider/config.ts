@@ -1,8 +1,11 @@
 // The sandbox's configuration: startSandbox's options, each backed by the environment variable the kasir-sandbox
-// bin reads (README, Configuration). An option given in code wins over its variable; a variable wins over the
-// default. A bad value is an error naming the option or the variable it came from, raised before anything listens.
+// bin reads (README, Configuration), checked by zod schemas as the merchant's options are (server/merchant/config.ts).
+// An option given in code wins over its variable (which is then not read); a variable wins over the default. Every bad
+// value, each named by the option or the variable it came from, is told in one SandboxConfigError before anything listens.
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError, nearestName } from '../common/config.js';
 import type { LogLevel } from '../common/log.js';
 import { DEFAULT_PRICES_IDR, type RateTable } from './catalog/rates.js';
 
@@ -112,211 +115,227 @@ export interface ProviderConfig {
   underpaymentTolerance?: string;
 }
 
-/** A bad option or environment variable; `setting` is its name as the caller wrote it (`port`, `PROVIDER_PORT`). */
-export class SandboxConfigError extends Error {
-  override name = 'SandboxConfigError';
-  constructor(readonly setting: string, problem: string, value?: unknown) {
-    super(`Invalid ${setting}: ${problem}${value === undefined ? '' : `; got ${JSON.stringify(value) ?? String(value)}`}`);
+/** One bad setting: its name as the caller wrote it (`port`, `expirySeconds.qris`, `PROVIDER_PORT`), and why. */
+export interface ConfigProblem { setting: string; problem: string; value?: unknown }
+
+/** Every bad option or environment variable of one start, each named (`Invalid port: ...; got -1`), on one line. */
+export class SandboxConfigError extends ConfigError {
+  override readonly name: string = 'SandboxConfigError';
+  /** The first bad setting's name. */
+  readonly setting: string;
+  constructor(readonly problems: readonly ConfigProblem[]) {
+    super(problems.map(({ setting, problem, value }) => `Invalid ${setting}: ${problem}${value === undefined ? '' : `; got ${JSON.stringify(value) ?? String(value)}`}`).join('; '));
+    this.setting = problems[0]?.setting ?? 'options';
   }
 }
 
-const OPTION_NAMES: ReadonlySet<string> = new Set<keyof SandboxOptions>([
-  'port', 'host', 'baseUrl', 'dataDir', 'databaseUrl', 'webhookUrl', 'sandbox', 'smtpUrl', 'scryptN', 'expirySeconds',
-  'sweepIntervalMs', 'rates', 'webhookTimeoutMs', 'deliverWebhooks', 'logLevel', 'now', 'env', 'underpaymentTolerance',
-]);
-const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 const EXPIRY_KINDS = ['va', 'bank', 'qris', 'ewallet', 'crypto'] as const;
 const DEFAULT_EXPIRY: ExpirySeconds = { va: 24 * 3600, bank: 24 * 3600, qris: 30 * 60, ewallet: 15 * 60, crypto: 60 * 60 };
 
-/** A value as given: by an option (a JS value) or by an environment variable (a string). */
-interface Setting {
-  name: string;
-  value: unknown;
-  fromEnv: boolean;
-}
+// ---- The values' schemas: each takes an option's value; a variable's text is turned into that first (fromEnv) ----
 
-function integer(s: Setting, min: number, max: number, problem: string): number {
-  const n = s.fromEnv ? (/^\s*\d+\s*$/.test(s.value as string) ? Number(s.value) : NaN) : s.value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw new SandboxConfigError(s.name, problem, s.value);
-  return n;
-}
-
-function text(s: Setting): string {
-  if (typeof s.value !== 'string' || !s.value.trim()) throw new SandboxConfigError(s.name, 'must be a non-empty string', s.value);
-  return s.value.trim();
-}
-
-function url(s: Setting, protocols: readonly string[], problem: string): string {
-  const raw = text(s);
-  let parsed: URL;
+const integer = (min: number, max: number, problem: string) => z.int({ error: problem }).min(min, { error: problem }).max(max, { error: problem });
+const text = z.string({ error: 'must be a non-empty string' }).trim().min(1, { error: 'must be a non-empty string' });
+const url = (protocols: readonly string[], problem: string) => text.refine((value) => {
   try {
-    parsed = new URL(raw);
+    const parsed = new URL(value);
+    return protocols.includes(parsed.protocol) && !!parsed.host;
   } catch {
-    throw new SandboxConfigError(s.name, problem, s.value);
+    return false;
   }
-  if (!protocols.includes(parsed.protocol) || !parsed.host) throw new SandboxConfigError(s.name, problem, s.value);
-  return raw;
-}
-
-function boolean(s: Setting): boolean {
-  if (!s.fromEnv) {
-    if (typeof s.value !== 'boolean') throw new SandboxConfigError(s.name, 'must be true or false', s.value);
-    return s.value;
-  }
-  const v = String(s.value).trim().toLowerCase();
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw new SandboxConfigError(s.name, 'must be true or false', s.value);
-}
-
+}, { error: problem });
+const HTTP_URL = url(['http:', 'https:'], 'must be an http:// or https:// URL');
+const flag = z.boolean({ error: 'must be true or false' });
+const port = integer(0, 65535, 'must be a port number from 0 to 65535 (0 picks a free port)');
+const POWER_OF_TWO = 'must be a power of two from 2 to 1048576';
+const scryptN = integer(2, 2 ** 20, POWER_OF_TWO).refine((n) => (n & (n - 1)) === 0, { error: POWER_OF_TWO });
+const seconds = integer(1, 10 * 365 * 24 * 3600, 'must be a positive whole number of seconds');
+const positive = integer(1, Number.MAX_SAFE_INTEGER, 'must be a positive integer');
+const logLevel = z.preprocess((v) => String(v).trim().toLowerCase(), z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }));
+const PERCENTAGE = 'must be a percentage from 0 to 100 (at most 2 decimal places)';
 /** A percentage from 0 to 100, at most 2 decimal places, as decimal text ("2.5"). */
-function percentage(s: Setting): string {
-  const raw = typeof s.value === 'number' && Number.isFinite(s.value) ? String(s.value) : s.value;
-  if (typeof raw !== 'string' || !/^\s*\d{1,3}(\.\d{1,2})?\s*$/.test(raw) || Number(raw) > 100) {
-    throw new SandboxConfigError(s.name, 'must be a percentage from 0 to 100 (at most 2 decimal places)', s.value);
+const percentage = z.preprocess((v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v), z.string({ error: PERCENTAGE })
+  .regex(/^\s*\d{1,3}(\.\d{1,2})?\s*$/, { error: PERCENTAGE }).refine((v) => Number(v) <= 100, { error: PERCENTAGE }).transform((v) => String(Number(v))));
+const isPrice = (price: unknown) =>
+  (typeof price === 'number' && price > 0 && Number.isFinite(price)) || (typeof price === 'string' && /^\d+(\.\d+)?$/.test(price) && Number(price) > 0);
+/** Prices in IDR by currency code, each a positive number or decimal text. */
+const prices = (problem: string) => z.custom<Record<string, string | number>>(
+  (v) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isPrice), { error: problem });
+
+/** A variable's text as the option's value it stands for: whole numbers and booleans are read, the rest stays text. */
+const wholeNumberText = (v: unknown) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v);
+const booleanText = (v: unknown) => {
+  const t = String(v).trim().toLowerCase();
+  return t === 'true' || t === '1' ? true : t === 'false' || t === '0' ? false : v;
+};
+const jsonText = (v: unknown) => {
+  try {
+    return JSON.parse(String(v)) as unknown;
+  } catch {
+    return v;
   }
-  return String(Number(raw));
+};
+
+/** startSandbox's options: strict, so a misspelled one is refused with the nearest known name. */
+const optionsSchema = z.strictObject({
+  port: port.optional(),
+  host: text.optional(),
+  baseUrl: HTTP_URL.optional(),
+  dataDir: text.optional(),
+  databaseUrl: url(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite file)').optional(),
+  webhookUrl: HTTP_URL.optional(),
+  sandbox: flag.optional(),
+  smtpUrl: url(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL').optional(),
+  scryptN: scryptN.optional(),
+  expirySeconds: z.strictObject(
+    Object.fromEntries(EXPIRY_KINDS.map((kind) => [kind, seconds.optional()])) as Record<keyof ExpirySeconds, z.ZodOptional<typeof seconds>>,
+    { error: `must be an object with any of ${EXPIRY_KINDS.join(', ')}` },
+  ).optional(),
+  sweepIntervalMs: integer(1, 2 ** 31 - 1, 'must be a positive whole number of milliseconds').optional(),
+  rates: prices('must be an object of positive prices in IDR, e.g. { USD: \'16500\' }').optional(),
+  webhookTimeoutMs: integer(1, 10 * 60_000, 'must be a whole number of milliseconds from 1 to 600000').optional(),
+  underpaymentTolerance: percentage.optional(),
+  deliverWebhooks: flag.optional(),
+  logLevel: logLevel.optional(),
+  now: z.custom<() => Date>((v) => typeof v === 'function', { error: 'must be a function returning a Date' }).optional(),
+  env: z.custom<Record<string, string | undefined>>((v) => typeof v === 'object' && v !== null, { error: 'must be an object of environment variables' }).nullish(),
+});
+type CheckedOptions = z.infer<typeof optionsSchema>;
+const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
+
+/**
+ * The variables, each read only when its option is not given; a variable set empty counts as unset. The ones of
+ * auth/rate-limit.ts and the merchant's PORT (for the default webhook URL) are checked here too, so the bin refuses a
+ * bad one at start instead of silently falling back to the default.
+ */
+const variables = {
+  PROVIDER_PORT: { option: 'port', schema: z.preprocess(wholeNumberText, port) },
+  PROVIDER_HOST: { option: 'host', schema: text },
+  KASIR_PROVIDER_PUBLIC_URL: { option: 'baseUrl', schema: optionsSchema.shape.baseUrl.unwrap() },
+  KASIR_DATA_DIR: { option: 'dataDir', schema: text },
+  DATABASE_URL: { option: 'databaseUrl', schema: optionsSchema.shape.databaseUrl.unwrap() },
+  KASIR_WEBHOOK_URL: { option: 'webhookUrl', schema: HTTP_URL },
+  KASIR_SANDBOX: { option: 'sandbox', schema: z.preprocess(booleanText, flag) },
+  SMTP_URL: { option: 'smtpUrl', schema: optionsSchema.shape.smtpUrl.unwrap() },
+  KASIR_SCRYPT_N: { option: 'scryptN', schema: z.preprocess(wholeNumberText, scryptN) },
+  ...Object.fromEntries(EXPIRY_KINDS.map((kind) => [`KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS`, { option: `expirySeconds.${kind}`, schema: z.preprocess(wholeNumberText, seconds) }])),
+  KASIR_SWEEP_INTERVAL_MS: { option: 'sweepIntervalMs', schema: z.preprocess(wholeNumberText, optionsSchema.shape.sweepIntervalMs.unwrap()) },
+  KASIR_SANDBOX_RATES: { option: 'rates', schema: z.preprocess(jsonText, prices('must be a JSON object of positive prices in IDR, e.g. {"USD":"16500"}')) },
+  KASIR_WEBHOOK_TIMEOUT_MS: { option: 'webhookTimeoutMs', schema: z.preprocess(wholeNumberText, optionsSchema.shape.webhookTimeoutMs.unwrap()) },
+  KASIR_UNDERPAYMENT_TOLERANCE: { option: 'underpaymentTolerance', schema: percentage },
+  KASIR_LOG_LEVEL: { option: 'logLevel', schema: logLevel },
+  PORT: { option: 'webhookUrl', schema: z.preprocess(wholeNumberText, integer(1, 65535, 'must be a port number from 1 to 65535')) },
+  KASIR_AUTH_RATE_WINDOW_SECONDS: { schema: z.preprocess(wholeNumberText, positive) },
+  KASIR_AUTH_RATE_PER_EMAIL: { schema: z.preprocess(wholeNumberText, positive) },
+  KASIR_AUTH_RATE_PER_ADDRESS: { schema: z.preprocess(wholeNumberText, positive) },
+  KASIR_TRUST_PROXY: { schema: z.preprocess(booleanText, flag) },
+} satisfies Record<string, { option?: string; schema: z.ZodType }>;
+type Variable = keyof typeof variables;
+
+/** The value a path of the options points at, for "got ..." in a message. */
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined), root);
 }
 
-const PORT_PROBLEM = 'must be a port number from 0 to 65535 (0 picks a free port)';
-const HTTP = ['http:', 'https:'];
+/** The problems of a parse, each named by its path (`port`, `expirySeconds.qris`, `PROVIDER_PORT`); an unknown option with the nearest known. */
+function problemsOf(error: z.ZodError, root: unknown): ConfigProblem[] {
+  const named = new Set<string>();
+  return error.issues.flatMap((issue): ConfigProblem[] => {
+    const setting = issue.path.map(String).join('.') || 'options';
+    if (issue.code !== 'unrecognized_keys') {
+      // One problem per setting: the first check it failed (an empty URL is not also told it is no URL).
+      if (named.has(setting)) return [];
+      named.add(setting);
+      return [{ setting, problem: issue.message, value: valueAt(root, issue.path) }];
+    }
+    return issue.keys.map((key) => {
+      if (setting === 'expirySeconds') return { setting, problem: `unknown kind "${key}" (known: ${EXPIRY_KINDS.join(', ')})` };
+      const near = nearestName(key, KNOWN_OPTIONS);
+      return { setting, problem: `unknown option "${key}" (${near ? `did you mean ${near}?` : `known: ${KNOWN_OPTIONS.join(', ')}`})` };
+    });
+  });
+}
+
+/** The given options and the variables they leave to the environment, every problem of both at once. */
+function checkSettings(options: unknown): { options: CheckedOptions; env: Partial<Record<Variable, unknown>> } {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new SandboxConfigError([{ setting: 'options', problem: 'must be an object', value: options }]);
+  const parsed = optionsSchema.safeParse(options);
+  const problems = parsed.success ? [] : problemsOf(parsed.error, options);
+  const given = options as Record<string, unknown>;
+  const env = given.env ?? process.env;
+  const fromEnv: Partial<Record<Variable, unknown>> = {};
+  if (typeof env === 'object' && env !== null) {
+    const envValues = env as Record<string, unknown>;
+    const isGiven = (option: string) => valueAt(given, option.split('.')) !== undefined;
+    const read = Object.fromEntries(Object.entries(variables).filter(([name, v]) => (!('option' in v) || !isGiven(v.option))
+      && envValues[name] !== undefined && envValues[name] !== '').map(([name]) => [name, envValues[name]]));
+    // PORT only makes the default webhook URL: not read when KASIR_WEBHOOK_URL gives one.
+    if (read.KASIR_WEBHOOK_URL !== undefined) delete read.PORT;
+    const envSchema = z.object(Object.fromEntries(Object.keys(read).map((name) => [name, variables[name as Variable].schema])));
+    const checked = envSchema.safeParse(read);
+    if (checked.success) Object.assign(fromEnv, checked.data);
+    else problems.push(...problemsOf(checked.error, read));
+  }
+  if (problems.length || !parsed.success) throw new SandboxConfigError(problems);
+  return { options: parsed.data, env: fromEnv };
+}
 
 /** Creates the data directory when missing and checks it can be written, so a bad one fails before anything starts. */
-function writableDir(s: Setting): string {
-  const dir = resolve(text(s));
+function writableDir(setting: string, value: string): string {
+  const dir = resolve(value);
   try {
     mkdirSync(dir, { recursive: true });
     if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dir, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new SandboxConfigError(s.name, `cannot create or write the directory ${dir}${code ? ` (${code})` : ''}`);
+    throw new SandboxConfigError([{ setting, problem: `cannot create or write the directory ${dir}${code ? ` (${code})` : ''}` }]);
   }
   return dir;
 }
 
 /**
- * The variables the service reads outside this config (auth/rate-limit.ts) are checked here too, so the bin refuses
- * a bad one at start instead of silently falling back to the default.
- */
-function checkOtherVariables(env: Record<string, string | undefined>): void {
-  for (const name of ['KASIR_AUTH_RATE_WINDOW_SECONDS', 'KASIR_AUTH_RATE_PER_EMAIL', 'KASIR_AUTH_RATE_PER_ADDRESS']) {
-    if (env[name]) integer({ name, value: env[name], fromEnv: true }, 1, Number.MAX_SAFE_INTEGER, 'must be a positive integer');
-  }
-  if (env.KASIR_TRUST_PROXY) boolean({ name: 'KASIR_TRUST_PROXY', value: env.KASIR_TRUST_PROXY, fromEnv: true });
-}
-
-/** The built-in rate table with the prices of the `rates` option (an object) or KASIR_SANDBOX_RATES (JSON) laid over it. */
-function rateTable(s: Setting | undefined): RateTable {
-  if (!s) return DEFAULT_PRICES_IDR;
-  const problem = s.fromEnv ? 'must be a JSON object of positive prices in IDR, e.g. {"USD":"16500"}' : 'must be an object of positive prices in IDR, e.g. { USD: \'16500\' }';
-  let parsed: unknown = s.value;
-  if (s.fromEnv) {
-    try {
-      parsed = JSON.parse(String(s.value));
-    } catch {
-      throw new SandboxConfigError(s.name, problem, s.value);
-    }
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SandboxConfigError(s.name, problem, s.value);
-  const prices = Object.entries(parsed);
-  const ok = prices.every(([, price]) =>
-    (typeof price === 'number' && price > 0 && Number.isFinite(price)) || (typeof price === 'string' && /^\d+(\.\d+)?$/.test(price) && Number(price) > 0));
-  if (!ok) throw new SandboxConfigError(s.name, problem, s.value);
-  return Object.freeze({ ...DEFAULT_PRICES_IDR, ...Object.fromEntries(prices.map(([code, price]) => [code, String(price)])) });
-}
-
-/**
  * Resolves startSandbox's options against the environment into the service's configuration. Throws a
- * SandboxConfigError naming the option (`port`) or the variable (`PROVIDER_PORT`) whose value is bad. Creates the
- * data directory when it is missing; nothing else.
+ * SandboxConfigError naming every option (`port`) or variable (`PROVIDER_PORT`) whose value is bad. Creates the data
+ * directory when it is missing; nothing else.
  */
 export function resolveProviderConfig(options: SandboxOptions = {}): ProviderConfig {
-  if (options === null || typeof options !== 'object') throw new SandboxConfigError('options', 'must be an object', options);
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.has(key)) throw new SandboxConfigError('options', `unknown option "${key}" (known: ${[...OPTION_NAMES].join(', ')})`);
-  }
-  const env = options.env ?? process.env;
-  if (typeof env !== 'object' || env === null) throw new SandboxConfigError('env', 'must be an object of environment variables', env);
-  const opts = options as Record<string, unknown>;
-  /** The option when given, else the variable when set (an empty variable counts as unset), else undefined. */
-  const pick = (option: string, variable: string, given: unknown = opts[option]): Setting | undefined =>
-    given !== undefined ? { name: option, value: given, fromEnv: false }
-      : env[variable] !== undefined && env[variable] !== '' ? { name: variable, value: env[variable], fromEnv: true }
-        : undefined;
-
-  const portSetting = pick('port', 'PROVIDER_PORT');
-  const port = portSetting ? integer(portSetting, 0, 65535, PORT_PROBLEM) : 4010;
-  const hostSetting = pick('host', 'PROVIDER_HOST');
-  const host = hostSetting ? text(hostSetting) : '127.0.0.1';
-  const baseSetting = pick('baseUrl', 'KASIR_PROVIDER_PUBLIC_URL');
-  // On port 0 the default base URL says :0 until the real port is known (startSandbox then fills it in).
-  const baseUrl = (baseSetting ? url(baseSetting, HTTP, 'must be an http:// or https:// URL') : `http://localhost:${port}`).replace(/\/+$/, '');
-  const dataSetting = pick('dataDir', 'KASIR_DATA_DIR') ?? { name: 'dataDir', value: '.kasir', fromEnv: false };
-  text(dataSetting);
-  const dbSetting = pick('databaseUrl', 'DATABASE_URL');
-  const databaseUrl = dbSetting
-    ? url(dbSetting, ['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite file)')
-    : undefined;
-  const hookSetting = pick('webhookUrl', 'KASIR_WEBHOOK_URL');
-  let webhookUrl: string;
-  if (hookSetting) {
-    webhookUrl = url(hookSetting, HTTP, 'must be an http:// or https:// URL');
-  } else {
-    const merchantPort = pick('', 'PORT', undefined);
-    webhookUrl = `http://localhost:${merchantPort ? integer(merchantPort, 1, 65535, 'must be a port number from 1 to 65535') : 3000}/api/webhooks/kasir`;
-  }
-  const sandboxSetting = pick('sandbox', 'KASIR_SANDBOX');
-  const smtpSetting = pick('smtpUrl', 'SMTP_URL');
-  const scryptSetting = pick('scryptN', 'KASIR_SCRYPT_N');
-  const scryptN = scryptSetting ? integer(scryptSetting, 2, 2 ** 20, 'must be a power of two from 2 to 1048576') : 2 ** 17;
-  if ((scryptN & (scryptN - 1)) !== 0) throw new SandboxConfigError(scryptSetting!.name, 'must be a power of two from 2 to 1048576', scryptSetting!.value);
-
-  const expiryOption = options.expirySeconds;
-  if (expiryOption !== undefined && (expiryOption === null || typeof expiryOption !== 'object')) {
-    throw new SandboxConfigError('expirySeconds', `must be an object with any of ${EXPIRY_KINDS.join(', ')}`, expiryOption);
-  }
-  for (const key of Object.keys(expiryOption ?? {})) {
-    if (!(EXPIRY_KINDS as readonly string[]).includes(key)) throw new SandboxConfigError('expirySeconds', `unknown kind "${key}" (known: ${EXPIRY_KINDS.join(', ')})`);
-  }
+  const { options: o, env } = checkSettings(options);
+  /** The option when given, else its variable when set, else undefined. */
+  const pick = <K extends keyof CheckedOptions, V extends Variable>(option: K, variable: V) =>
+    (o[option] ?? env[variable]) as Exclude<CheckedOptions[K], undefined> | undefined;
+  const portNumber = pick('port', 'PROVIDER_PORT') ?? 4010;
+  const webhookUrl = pick('webhookUrl', 'KASIR_WEBHOOK_URL');
   const expirySeconds = { ...DEFAULT_EXPIRY };
   for (const kind of EXPIRY_KINDS) {
-    const s = pick(`expirySeconds.${kind}`, `KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS`, expiryOption?.[kind]);
-    if (s) expirySeconds[kind] = integer(s, 1, 10 * 365 * 24 * 3600, 'must be a positive whole number of seconds');
+    const value = o.expirySeconds?.[kind] ?? env[`KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS` as Variable];
+    if (value !== undefined) expirySeconds[kind] = value as number;
   }
-  const sweepSetting = pick('sweepIntervalMs', 'KASIR_SWEEP_INTERVAL_MS');
-  const sweepIntervalMs = sweepSetting ? integer(sweepSetting, 1, 2 ** 31 - 1, 'must be a positive whole number of milliseconds') : 5_000;
-  const webhookTimeoutSetting = pick('webhookTimeoutMs', 'KASIR_WEBHOOK_TIMEOUT_MS');
-  const webhookTimeoutMs = webhookTimeoutSetting ? integer(webhookTimeoutSetting, 1, 10 * 60_000, 'must be a whole number of milliseconds from 1 to 600000') : 10_000;
-  if (options.deliverWebhooks !== undefined) boolean({ name: 'deliverWebhooks', value: options.deliverWebhooks, fromEnv: false });
-  const logSetting = pick('logLevel', 'KASIR_LOG_LEVEL');
-  const logLevel = logSetting ? String(logSetting.value).trim().toLowerCase() : 'silent';
-  if (!LOG_LEVELS.includes(logLevel)) throw new SandboxConfigError(logSetting!.name, `must be one of ${LOG_LEVELS.join(', ')}`, logSetting!.value);
-  if (options.now !== undefined && typeof options.now !== 'function') throw new SandboxConfigError('now', 'must be a function returning a Date', options.now);
-  checkOtherVariables(env);
-  const rates = rateTable(pick('rates', 'KASIR_SANDBOX_RATES'));
-  const toleranceSetting = pick('underpaymentTolerance', 'KASIR_UNDERPAYMENT_TOLERANCE');
-  const underpaymentTolerance = toleranceSetting ? percentage(toleranceSetting) : undefined;
+  const rates = pick('rates', 'KASIR_SANDBOX_RATES');
+  const level = pick('logLevel', 'KASIR_LOG_LEVEL');
   // Last, once every value is known good: a bad option leaves no directory behind.
-  const dataDir = writableDir(dataSetting);
+  const dataDir = o.dataDir !== undefined ? writableDir('dataDir', o.dataDir)
+    : env.KASIR_DATA_DIR !== undefined ? writableDir('KASIR_DATA_DIR', env.KASIR_DATA_DIR as string) : writableDir('dataDir', '.kasir');
 
   return {
-    port,
-    host,
+    port: portNumber,
+    host: pick('host', 'PROVIDER_HOST') ?? '127.0.0.1',
     dataDir,
-    baseUrl,
-    sandbox: sandboxSetting ? boolean(sandboxSetting) : true,
-    databaseUrl,
-    webhookUrl,
-    webhookUrlExplicit: !!hookSetting,
-    scryptN,
+    // On port 0 the default base URL says :0 until the real port is known (startSandbox then fills it in).
+    baseUrl: (pick('baseUrl', 'KASIR_PROVIDER_PUBLIC_URL') ?? `http://localhost:${portNumber}`).replace(/\/+$/, ''),
+    sandbox: pick('sandbox', 'KASIR_SANDBOX') ?? true,
+    databaseUrl: pick('databaseUrl', 'DATABASE_URL'),
+    webhookUrl: webhookUrl ?? `http://localhost:${(env.PORT as number | undefined) ?? 3000}/api/webhooks/kasir`,
+    webhookUrlExplicit: webhookUrl !== undefined,
+    scryptN: pick('scryptN', 'KASIR_SCRYPT_N') ?? 2 ** 17,
     expirySeconds,
-    sweepIntervalMs,
-    rates,
-    smtpUrl: smtpSetting ? url(smtpSetting, ['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL') : undefined,
-    webhookTimeoutMs,
-    logLevel: logLevel as LogLevel,
-    deliveryLogLevel: (logSetting ? logLevel : 'info') as LogLevel,
-    underpaymentTolerance,
+    sweepIntervalMs: pick('sweepIntervalMs', 'KASIR_SWEEP_INTERVAL_MS') ?? 5_000,
+    rates: rates ? Object.freeze({ ...DEFAULT_PRICES_IDR, ...Object.fromEntries(Object.entries(rates).map(([code, price]) => [code, String(price)])) }) : DEFAULT_PRICES_IDR,
+    smtpUrl: pick('smtpUrl', 'SMTP_URL'),
+    webhookTimeoutMs: pick('webhookTimeoutMs', 'KASIR_WEBHOOK_TIMEOUT_MS') ?? 10_000,
+    logLevel: level ?? 'silent',
+    deliveryLogLevel: level ?? 'info',
+    underpaymentTolerance: pick('underpaymentTolerance', 'KASIR_UNDERPAYMENT_TOLERANCE'),
   };
 }

@@ -2,6 +2,7 @@
 // caller an authentication resolved to. The domain (deposits/, auth/, webhooks/, recipients/, dashboard/) and the web
 // layer (http/, routes/) both take it from here; the web layer's own Hono env stays in http/env.ts.
 import type { Logger } from '../common/log.js';
+import type { ExpiringCache } from './cache.js';
 import type { ProviderConfig } from './config.js';
 import type { Db } from './db/database.js';
 import type { DepositCaches } from './deposits/read-cache.js';
@@ -30,10 +31,12 @@ export interface ProviderDeps {
 }
 
 export interface ProviderCaches extends DepositCaches {
-  /** Merchant credentials by client id, read by the signature check (http/signature.ts). */
-  credentials: Map<string, Credential>;
-  /** Bearer tokens recently verified, by token (http/bearer.ts). */
-  verifiedTokens: Map<string, VerifiedToken>;
+  /** Merchant credentials by client id, read by the signature check (auth/credentials.ts). */
+  credentials: ExpiringCache<Credential>;
+  /** The merchant of each access token recently verified, by token (auth/tokens.ts). */
+  verifiedTokens: ExpiringCache<AuthenticatedMerchant>;
+  /** Organization names by id: a deposit's accountName and QRIS merchant name (deposits/payment-plan.ts). */
+  organizationNames: ExpiringCache<string>;
   /** The hash a login for an unknown email is checked against, made on first use (auth/accounts.ts). */
   dummyHash?: Promise<string>;
 }
@@ -46,8 +49,5 @@ export interface AuthenticatedMerchant {
   clientId: string;
 }
 
-/** A client's signing secret and merchant, cached for the signature check (http/signature.ts) until `until`. */
-export interface Credential { merchant: AuthenticatedMerchant; secret: string; until: number }
-
-/** A bearer token recently verified (http/bearer.ts), cached until `until`. */
-interface VerifiedToken { merchant: AuthenticatedMerchant; until: number }
+/** A client's signing secret and the merchant account it signs for (auth/credentials.ts). */
+export interface Credential { merchant: AuthenticatedMerchant; secret: string }

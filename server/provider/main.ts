@@ -4,10 +4,14 @@ import { join } from 'node:path';
 import { listen, type ListeningServer } from '../common/http-server.js';
 import { createLogger } from '../common/log.js';
 import { createProviderApp, type ProviderApp } from './app.js';
+import { CREDENTIAL_CACHE } from './auth/credentials.js';
+import { expiringCache } from './cache.js';
 import { resolveProviderConfig, SandboxConfigError, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
 import { createDepositCaches } from './deposits/read-cache.js';
+import { ORGANIZATION_NAME_CACHE } from './deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from './deps.js';
+import { VERIFIED_TOKEN_CACHE } from './auth/tokens.js';
 import { startBackgroundJobs } from './jobs.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { DepositView as SandboxDeposit } from './deposits/view.js';
@@ -76,9 +80,14 @@ function describeDatabase(config: ProviderConfig): string {
   }
 }
 
-/** A service instance's own, empty caches. */
-function createProviderCaches(): ProviderCaches {
-  return { ...createDepositCaches(), credentials: new Map(), verifiedTokens: new Map() };
+/** A service instance's own, empty caches, on its clock. */
+function createProviderCaches(now: () => Date): ProviderCaches {
+  return {
+    ...createDepositCaches(),
+    credentials: expiringCache(now, CREDENTIAL_CACHE),
+    verifiedTokens: expiringCache(now, VERIFIED_TOKEN_CACHE),
+    organizationNames: expiringCache(now, ORGANIZATION_NAME_CACHE),
+  };
 }
 
 /**
@@ -101,7 +110,7 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
     const logger = createLogger('kasir-sandbox', { level: config.logLevel });
     return {
       db, config, jwtSecret: await loadJwtSecret(db, config.dataDir, now()), now, logger,
-      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(),
+      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(now),
     };
   } catch (err) {
     await db.destroy();
@@ -169,7 +178,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const startDelivery = async (webhookUrl?: string) => {
       if (webhookUrl !== undefined) {
         if (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol)) {
-          throw new SandboxConfigError('webhookUrl', 'must be an http:// or https:// URL', webhookUrl);
+          throw new SandboxConfigError([{ setting: 'webhookUrl', problem: 'must be an http:// or https:// URL', value: webhookUrl }]);
         }
         await deps.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: deps.now().toISOString() })
           .where('client_id', '=', credentials.clientId).execute();

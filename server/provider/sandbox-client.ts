@@ -4,7 +4,7 @@
 import { signedRequestHeaders } from '../common/request-signing.js';
 import type { WebhookAttempt } from './dashboard/service.js';
 import type { DepositView } from './deposits/view.js';
-import type { Page } from './http/pagination.js';
+import type { Page } from './pagination.js';
 
 export type { WebhookAttempt };
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verify } from 'hono/jwt';
 import { hashPassword, verifyPassword } from './auth/passwords.js';
-import { issueAccessToken } from './http/bearer.js';
+import { issueAccessToken } from './auth/tokens.js';
 import type { ProviderDeps } from './deps.js';
 import { newRecordId } from './ids.js';
 

@@ -1,9 +1,9 @@
 // Helpers shared by the deposit, checkout and expiry tests: deposit creation and reads, a second merchant and the
 // outbox of a deposit. Typed answers (bodyOf, dataOf, errorOf) are in test/support/envelope.ts.
 import type { DepositView } from '../../server/provider/deposits/view';
-import { issueAccessToken } from '../../server/provider/http/bearer';
+import { issueAccessToken } from '../../server/provider/auth/tokens';
 import type { ProviderDeps } from '../../server/provider/deps';
-import type { Page } from '../../server/provider/http/pagination';
+import type { Page } from '../../server/provider/pagination';
 import { newRecordId } from '../../server/provider/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
 import type { DepositWebhookPayload } from '../../server/provider/webhooks/outbox';

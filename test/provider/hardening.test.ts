@@ -4,7 +4,7 @@
 // did; bank-transfer unique codes are pooled per merchant, and a full pool says "choose another method" (409).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { switchDepositMethod } from '../../server/provider/deposits/transitions';
+import { switchDepositMethod } from '../../server/provider/deposits/switch-method';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 import { addMerchant, createFiat, fiatBody, fillUniqueCodes, readDeposit, type DepositView } from './deposit-helpers';

@@ -5,7 +5,8 @@
 // every overdue deposit in steps that yield to the event loop.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expireOverdue, switchDepositMethod } from '../../server/provider/deposits/transitions';
+import { expireOverdue } from '../../server/provider/deposits/expire';
+import { switchDepositMethod } from '../../server/provider/deposits/switch-method';
 import { errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 import { addMerchant, createCrypto, createFiat, listDeposits, type DepositView } from './deposit-helpers';

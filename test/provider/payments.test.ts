@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
 import { recordPayment } from '../../server/provider/deposits/payments';
-import { expireOverdue } from '../../server/provider/deposits/transitions';
+import { expireOverdue } from '../../server/provider/deposits/expire';
 import { dataOf, errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 import { addMerchant, createCrypto, createFiat, listDeposits, outbox, readDeposit, type DepositView } from './deposit-helpers';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { forgetCredentials } from '../../server/provider/auth/credentials';
 import { errorOf } from '../support/envelope';
 import { createTestProvider, signHeaders, type TestProvider } from '../support/provider';
 import { createFiat } from './deposit-helpers';
@@ -120,6 +121,23 @@ describe('signed requests (S endpoints)', () => {
     await expect401(await get(target, signedGet(target)), /Bad signature/);
     assert.equal((await get(target, signedGet(target, 'sk_test_rotated'))).status, 200);
     await p.deps.db.updateTable('merchants').set({ client_secret: p.creds.clientSecret }).where('client_id', '=', p.creds.clientId).execute();
+  });
+
+  it('keeps credentials by the service\'s clock: moved past the cache time, a rotated secret is taken at once', async () => {
+    const target = `/v1/deposit/${depositId}`;
+    forgetCredentials(p.deps);
+    assert.equal((await get(target, signedGet(target))).status, 200);
+    await p.deps.db.updateTable('merchants').set({ client_secret: 'sk_test_rotated' }).where('client_id', '=', p.creds.clientId).execute();
+    try {
+      assert.equal((await get(target, signedGet(target))).status, 200, 'still the cached secret');
+      p.clock.offsetMs += 5100;
+      await expect401(await get(target, signedGet(target)), /Bad signature/);
+      assert.equal((await get(target, signedGet(target, 'sk_test_rotated'))).status, 200);
+    } finally {
+      p.clock.offsetMs -= 5100;
+      await p.deps.db.updateTable('merchants').set({ client_secret: p.creds.clientSecret }).where('client_id', '=', p.creds.clientId).execute();
+      forgetCredentials(p.deps);
+    }
   });
 
   describe('bearer endpoints (A)', () => {

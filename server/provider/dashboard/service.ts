@@ -2,7 +2,7 @@
 // the hosted-checkout switch, the organization name, and recent webhook deliveries.
 import type { Db } from '../db/database.js';
 import type { ProviderDeps } from '../deps.js';
-import { forgetCredentials } from '../http/signature.js';
+import { forgetCredentials } from '../auth/credentials.js';
 import { newClientSecret, newWebhookSecret } from '../seed.js';
 import { loggableUrl } from '../webhooks/attempt-log.js';
 

@@ -2,7 +2,7 @@
 // Safe on every copy of the service: each expiry locks its row (PostgreSQL) and moves it only while it is pending, so
 // two copies sweeping at once expire each deposit once, with one history entry and one webhook.
 import type { ProviderDeps } from '../deps.js';
-import { expireOverdue } from './transitions.js';
+import { expireOverdue } from './expire.js';
 
 /**
  * Every config.sweepIntervalMs, moves every overdue pending deposit to expired: one at a time, yielding between them,

@@ -16,7 +16,8 @@ import { sandboxPayerInfo } from './payment-details.js';
 import {
   activitiesOf, depositByRowId, depositStateOf, insertActivity, insertPayment, nextActivitySeq, paymentsOf, releaseUniqueCode, underpaymentTolerance, versioned,
 } from './repository.js';
-import { DepositNotFound, DepositNotPending, expireIfOverdue } from './transitions.js';
+import { DepositNotFound, DepositNotPending } from './errors.js';
+import { expireIfOverdue, isOverdue } from './expire.js';
 import { paidAmountsOf, toDepositView, type DepositRow, type DepositView } from './view.js';
 
 /** Methods whose payer cannot choose the amount: the bank or wallet collects exactly what is due. */
@@ -52,7 +53,7 @@ export async function recordPayment(deps: ProviderDeps, depositId: string, reque
         if (!row) throw new DepositNotFound();
         const now = deps.now(); // once the lock is held: times follow commit order (a racing expiry's come first)
         // Overdue: the expiry (its own history entry and webhook) comes first, then the payment is a late one.
-        if (row.status === 'pending' && row.expired_at <= now.toISOString()) return undefined;
+        if (isOverdue(row, now)) return undefined;
         return applyPayment(trx, row, request, now);
       });
       if (view) return view;

@@ -50,31 +50,11 @@ class DepositViewCache {
   }
 }
 
-const ORGANIZATION_NAME_MS = 5000;
-const MAX_ORGANIZATIONS = 1000;
-
-/** Organization names (a deposit's accountName and QRIS tag 59), kept a few seconds to spare a query per create. */
-class OrganizationNameCache {
-  private readonly names = new Map<string, { name: string; until: number }>();
-
-  /** The name when cached and fresh at `now` (epoch ms). */
-  get(organizationId: string, now: number): string | undefined {
-    const cached = this.names.get(organizationId);
-    return cached && cached.until > now ? cached.name : undefined;
-  }
-
-  set(organizationId: string, name: string, now: number): void {
-    if (this.names.size > MAX_ORGANIZATIONS) this.names.clear();
-    this.names.set(organizationId, { name, until: now + ORGANIZATION_NAME_MS });
-  }
-}
-
 /** The deposit core's caches of one service instance (ProviderDeps.caches). */
 export interface DepositCaches {
   depositViews: DepositViewCache;
-  organizationNames: OrganizationNameCache;
 }
 
 export function createDepositCaches(): DepositCaches {
-  return { depositViews: new DepositViewCache(), organizationNames: new OrganizationNameCache() };
+  return { depositViews: new DepositViewCache() };
 }

@@ -1,6 +1,6 @@
 // Persistence of deposits, their activity history and checkouts: every query of the deposit core, over Kysely, the
 // same on SQLite and PostgreSQL. Each function takes the database or a transaction of it, so a caller composes
-// them inside one transaction (transitions.ts). No rules here: what to write is decided by the callers.
+// them inside one transaction (create.ts, switch-method.ts, expire.ts, payments.ts). No rules here: what to write is decided by the callers.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { forUpdate } from '../db/engine.js';

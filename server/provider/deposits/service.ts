@@ -1,27 +1,27 @@
 // Reading deposits (a merchant's detail read through the per-instance read cache, the public read by id, the list),
 // never showing one pending past its expiredAt, and the deposit core's surface the routes call. Pricing is in
-// pricing.ts, the queries in repository.ts, every state change in transitions.ts.
+// pricing.ts, the queries in repository.ts; the state changes: create.ts, switch-method.ts, expire.ts, payments.ts.
 import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { paginate, type Page } from '../http/pagination.js';
+import { paginate, type Page } from '../pagination.js';
 import {
   activitiesByDeposit, activitiesOf, countDeposits, depositByDepositId, depositByIdOrReference, depositsByRowIds, pageIdsOfDeposits, paymentsByDeposit, paymentsOf,
   sortColumn, type DepositPageQuery,
 } from './repository.js';
-import { expireIfOverdue } from './transitions.js';
+import { expireFirstIfOverdue, expireIfOverdue, isOverdue } from './expire.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
 export { quoteMethod, type FiatQuote } from './pricing.js';
 export { recordPayment, type PaymentRequest } from './payments.js';
-export {
-  createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotFound, DepositNotPending, ownerOf, switchDepositMethod, transitionDeposit,
-  type SwitchRequest, type TransitionKind,
-} from './transitions.js';
+export { createCryptoDeposit, createFiatDeposit } from './create.js';
+export { DepositIdTaken, DepositNotFound, DepositNotPending } from './errors.js';
+export { transitionDeposit, type TransitionKind } from './expire.js';
+export { ownerOf } from './payment-plan.js';
+export { switchDepositMethod, type SwitchRequest } from './switch-method.js';
 
 /** A row as it stands after a read: expired first (with its history entry and webhook) when it is pending past expiredAt. */
 async function current(deps: ProviderDeps, row: DepositRow, reread: () => Promise<DepositRow | undefined>): Promise<DepositRow> {
-  if (row.status !== 'pending' || row.expired_at > deps.now().toISOString()) return row;
-  await expireIfOverdue(deps, row.id);
+  if (!(await expireFirstIfOverdue(deps, row))) return row;
   return (await reread()) ?? row;
 }
 
@@ -93,7 +93,7 @@ export async function listDeposits(deps: ProviderDeps, merchantId: string, query
   let rows: DepositRow[] = [];
   for (let read = 0; read < 2; read++) {
     rows = await depositsByRowIds(deps.db, await pageIdsOfDeposits(deps.db, merchantId, pageQuery));
-    const overdue = rows.filter((r) => r.status === 'pending' && r.expired_at <= deps.now().toISOString());
+    const overdue = rows.filter((r) => isOverdue(r, deps.now()));
     if (!overdue.length) break;
     for (const r of overdue) await expireIfOverdue(deps, r.id);
     if (read === 0 && query.status) continue;

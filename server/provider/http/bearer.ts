@@ -1,28 +1,8 @@
 import { createMiddleware } from 'hono/factory';
-import { sign, verify } from 'hono/jwt';
+import { merchantOfToken } from '../auth/tokens.js';
 import { ApiError } from './errors.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from './env.js';
-
-const DAY_SECONDS = 24 * 3600;
-
-/** Issues an HS256 access token for a user: 24 h, or without expiry when `disableExpire` (interface 5.2). */
-export function issueAccessToken(deps: ProviderDeps, userId: string, disableExpire = false): Promise<string> {
-  const iat = Math.floor(deps.now().getTime() / 1000);
-  return sign({ sub: userId, iat, ...(disableExpire ? {} : { exp: iat + DAY_SECONDS }) }, deps.jwtSecret, 'HS256');
-}
-
-/** Resolves a bearer token's user to its merchant account; undefined when the user or account is gone. */
-async function merchantOfUser(deps: ProviderDeps, userId: string): Promise<AuthenticatedMerchant | undefined> {
-  const row = await deps.db
-    .selectFrom('users')
-    .innerJoin('merchants', 'merchants.organization_id', 'users.organization_id')
-    .select(['merchants.id as merchantId', 'merchants.organization_id as organizationId', 'users.id as userId', 'merchants.client_id as clientId', 'users.is_active'])
-    .where('users.id', '=', userId)
-    .executeTakeFirst();
-  if (!row || !row.is_active) return undefined;
-  return { merchantId: row.merchantId, organizationId: row.organizationId, userId: row.userId, clientId: row.clientId };
-}
 
 /** Verifies `Authorization: Bearer <jwt>` and sets `merchant`. */
 export function bearerAuth(deps: ProviderDeps) {
@@ -34,36 +14,12 @@ export function bearerAuth(deps: ProviderDeps) {
   });
 }
 
-/**
- * A token recently verified (deps.caches.verifiedTokens, by token), so a busy client does not pay for JWT
- * verification and a user lookup per call.
- */
-const VERIFIED_TTL_MS = 10_000;
-const MAX_VERIFIED = 10_000;
-
+/** The merchant account of an `Authorization: Bearer <accessToken>` header; a 401 saying what is wrong otherwise. */
 export async function authenticateBearer(deps: ProviderDeps, header: string | undefined): Promise<AuthenticatedMerchant> {
   if (!header) throw new ApiError(401, 'Missing Authorization header: send Authorization: Bearer <accessToken>');
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) throw new ApiError(401, 'Authorization header must be: Bearer <accessToken>');
-  const token = match[1];
-  const cache = deps.caches.verifiedTokens;
-  const nowMs = Date.now();
-  const hit = cache.get(token);
-  if (hit && hit.until > nowMs) return hit.merchant;
-
-  let payload: { sub?: unknown; exp?: unknown };
-  try {
-    payload = await verify(token, deps.jwtSecret, 'HS256');
-  } catch (err) {
-    const expired = err instanceof Error && /expired/i.test(err.name + err.message);
-    throw new ApiError(401, expired ? 'Access token expired: log in again' : 'Invalid access token');
-  }
-  const merchant = typeof payload.sub === 'string' ? await merchantOfUser(deps, payload.sub) : undefined;
-  if (!merchant) throw new ApiError(401, 'Invalid access token: the user has no active merchant account');
-  if (cache.size >= MAX_VERIFIED) cache.clear();
-  const expiresMs = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
-  cache.set(token, { merchant, until: Math.min(nowMs + VERIFIED_TTL_MS, expiresMs) });
-  return merchant;
+  return merchantOfToken(deps, match[1]);
 }
 
 /** A or S: a bearer token when an Authorization header is present, otherwise the signature headers. */

@@ -1,7 +1,8 @@
 import { createMiddleware } from 'hono/factory';
 import { signatureMatches, signRequest } from '../../common/request-signing.js';
 import { ApiError } from './errors.js';
-import type { Credential, ProviderDeps } from '../deps.js';
+import { credentialOf } from '../auth/credentials.js';
+import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from './env.js';
 import { isBodiless, rawHeader, requestTarget } from './request-target.js';
 
@@ -12,39 +13,6 @@ export interface SignatureOptions {
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const unauthorized = (message: string) => new ApiError(401, message);
-
-/** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
-const CREDENTIAL_CACHE_MS = 5000;
-
-/** Forgets this service's cached credentials, so a secret rotated in this process takes effect at once. */
-export function forgetCredentials(deps: ProviderDeps): void {
-  deps.caches.credentials.clear();
-}
-
-/** The signed hot path (merchants polling deposits) reads a client's credentials from memory when it can. */
-async function credentialOf(deps: ProviderDeps, clientId: string): Promise<Credential | undefined> {
-  const cache = deps.caches.credentials;
-  const now = Date.now();
-  const cached = cache.get(clientId);
-  if (cached && cached.until > now) return cached;
-  const row = await deps.db
-    .selectFrom('merchants')
-    .select(['id', 'organization_id', 'user_id', 'client_id', 'client_secret'])
-    .where('client_id', '=', clientId)
-    .executeTakeFirst();
-  if (!row) {
-    cache.delete(clientId);
-    return undefined;
-  }
-  if (cache.size >= 1000) cache.clear();
-  const entry: Credential = {
-    merchant: { merchantId: row.id, organizationId: row.organization_id, userId: row.user_id, clientId: row.client_id },
-    secret: row.client_secret,
-    until: now + CREDENTIAL_CACHE_MS,
-  };
-  cache.set(clientId, entry);
-  return entry;
-}
 
 const EMPTY_BODY = new Uint8Array(0);
 

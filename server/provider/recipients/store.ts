@@ -4,7 +4,7 @@ import type { Database, Db } from '../db/database.js';
 import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables.js';
 import type { AuthenticatedMerchant } from '../deps.js';
 import { newRecordId } from '../ids.js';
-import { paginate, type Page } from '../http/pagination.js';
+import { paginate, type Page } from '../pagination.js';
 import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas.js';
 
 const DEFAULT_LIMIT = 10;

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { dummyHash, emailOfToken, login, normalizeEmail, register, userView, verifyLogin } from '../auth/accounts.js';
 import { clientAddress, enforceAuthRateLimit, loadAuthRateLimits, RateLimitError } from '../auth/rate-limit.js';
 import { hashVerificationToken } from '../auth/verification.js';
-import { issueAccessToken } from '../http/bearer.js';
+import { issueAccessToken } from '../auth/tokens.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi.js';

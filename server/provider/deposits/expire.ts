@@ -1,0 +1,157 @@
+// The moves of a pending deposit to expired (DESIGN.md 3): a sandbox status update, a cancel, an e-wallet decline,
+// and expiry once expiredAt has passed (read lazily by every read and write of the deposit, and swept in the
+// background by expiry-sweeper.ts). Each runs in one transaction that appends to activityHistory and writes the
+// deposit webhook to the outbox, so the event exists if and only if the change was committed.
+import type { Transaction } from 'kysely';
+import { findPaymentMethod } from '../catalog/index.js';
+import type { Database } from '../db/database.js';
+import { engineOf } from '../db/engine.js';
+import type { ProviderDeps } from '../deps.js';
+import { newRecordId } from '../ids.js';
+import { enqueueDepositWebhook } from '../webhooks/outbox.js';
+import { DepositNotFound, DepositNotPending } from './errors.js';
+import { activitiesOf, depositByRowId, depositStateOf, insertActivity, overduePendingIds, paymentsOf, releaseUniqueCode, updatePendingDeposit } from './repository.js';
+import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
+
+// A payment (completed, partial, late) is recorded by payments.ts, in the same way.
+export type TransitionKind = 'sandbox-expired' | 'cancelled' | 'declined' | 'expired';
+
+const TRANSITIONS: Record<TransitionKind, { to: 'expired'; activity: string; description: string }> = {
+  'sandbox-expired': { to: 'expired', activity: 'Deposit Expired', description: 'Expired by the sandbox status update' },
+  cancelled: { to: 'expired', activity: 'Deposit Cancelled', description: 'Cancelled by the client' },
+  declined: { to: 'expired', activity: 'Payment Declined', description: 'The payer declined the e-wallet payment' },
+  expired: { to: 'expired', activity: 'Deposit Expired', description: 'No payment was received before the deposit expired' },
+};
+
+/** Pending past its expiredAt at `now`: no read shows it so, and it is expired before anything else touches it. */
+export function isOverdue(row: Pick<DepositRow, 'status' | 'expired_at'>, now: Date): boolean {
+  return row.status === 'pending' && row.expired_at <= now.toISOString();
+}
+
+/**
+ * Moves a pending deposit (read in this transaction) on: the new status, its history entry and its webhook. An
+ * expiry applies only once expiredAt has passed. Throws DepositNotPending when the deposit is not (or no longer) so.
+ */
+async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind: TransitionKind, now: Date): Promise<DepositView> {
+  const t = TRANSITIONS[kind];
+  const at = now.toISOString();
+  const updated = await updatePendingDeposit(trx, row.id, { status: t.to, updated_at: at }, kind === 'expired' ? at : undefined);
+  if (!updated) throw new DepositNotPending(row.status);
+  // A finished bank transfer's unique code is free for the next transfer to its account (only a transfer holds one).
+  if (findPaymentMethod(row.method_code ?? '')?.collectionAccount) await releaseUniqueCode(trx, row.id);
+  // The history read once: its next sequence number and the webhook's view (the sweeper's cost is these statements).
+  const history = await activitiesOf(trx, row.id);
+  const entry: ActivityRow = {
+    id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, activity: t.activity, status: t.to, description: t.description, updated_at: at,
+  };
+  await insertActivity(trx, entry);
+  const view = toDepositView(updated, [...history, entry], await paymentsOf(trx, row.id), { detail: true });
+  await enqueueDepositWebhook(trx, {
+    type: 'deposit.expired',
+    merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: t.to, data: view,
+  }, now);
+  return view;
+}
+
+/** Expires one deposit if it is pending past its expiredAt (atomically, its row locked; a no-op otherwise). */
+export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promise<boolean> {
+  return (await expireRowsIfOverdue(deps, [rowId])) === 1;
+}
+
+/**
+ * Expires a deposit read pending past its expiredAt before what follows (a read, a switch, a move), so that it can no
+ * longer be paid or switched and is shown as it now stands. True when it was overdue (expired by this call, or by a
+ * concurrent one): the caller reads it again.
+ */
+export async function expireFirstIfOverdue(deps: ProviderDeps, row: Pick<DepositRow, 'id' | 'status' | 'expired_at'>): Promise<boolean> {
+  if (!isOverdue(row, deps.now())) return false;
+  await expireIfOverdue(deps, row.id);
+  return true;
+}
+
+/**
+ * Expires those of a few deposits that are pending past their expiredAt, in one transaction (each with its history
+ * entry and webhook): one commit for several expiries is what lets a backlog drain fast on SQLite. Returns how many it moved.
+ */
+async function expireRowsIfOverdue(deps: ProviderDeps, rowIds: string[]): Promise<number> {
+  try {
+    const views = await deps.db.transaction().execute(async (trx) => {
+      const moved: DepositView[] = [];
+      for (const rowId of [...rowIds].sort()) {
+        const row = await depositByRowId(trx, rowId, { lock: true });
+        const now = deps.now(); // once the lock is held: times follow commit order
+        if (!row || !isOverdue(row, now)) continue;
+        moved.push(await applyTransition(trx, row, 'expired', now));
+      }
+      return moved;
+    });
+    for (const view of views) deps.caches.depositViews.forget(view.depositId);
+    return views.length;
+  } catch (err) {
+    // One of several changed under us (cannot happen with the row locked, but never lose the others): one at a time.
+    if (err instanceof DepositNotPending && rowIds.length > 1) {
+      let moved = 0;
+      for (const id of rowIds) moved += await expireRowsIfOverdue(deps, [id]);
+      return moved;
+    }
+    if (err instanceof DepositNotPending) return 0;
+    throw err;
+  }
+}
+
+/**
+ * Moves a pending deposit to expired in one transaction with its history entry and webhook.
+ * A deposit past its expiredAt is expired first, so it can no longer be paid. Throws DepositNotFound or
+ * DepositNotPending.
+ */
+export async function transitionDeposit(deps: ProviderDeps, depositId: string, kind: Exclude<TransitionKind, 'expired'>, merchantId?: string): Promise<DepositView> {
+  const found = await depositStateOf(deps.db, depositId, merchantId);
+  if (!found) throw new DepositNotFound();
+  await expireFirstIfOverdue(deps, found);
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      // Locked on PostgreSQL: a concurrent transition waits, then reads (and reports) the status it left.
+      const row = await depositByRowId(trx, found.id, { lock: true });
+      if (!row) throw new DepositNotFound();
+      const now = deps.now(); // once the lock is held: times follow commit order
+      if (row.status !== 'pending') throw new DepositNotPending(row.status);
+      return applyTransition(trx, row, kind, now);
+    });
+  } finally {
+    deps.caches.depositViews.forget(depositId);
+  }
+}
+
+/** How many overdue deposits one query of the sweep takes. */
+const SWEEP_BATCH = 200;
+
+/**
+ * How many expiries share one transaction: ten on SQLite, whose write transactions never overlap; one on PostgreSQL,
+ * where a transaction holding the merchant's counts rows (migration 009) while it waits for a second deposit's lock
+ * could deadlock with a payment holding that deposit and waiting for the counts.
+ */
+const sweepStep = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : 1);
+
+/**
+ * Expires overdue pending deposits (of one merchant, or all), at most `max`, until none is due or `stop()` says so;
+ * returns how many it moved. A few expiries share one short transaction and the event loop is yielded after each, so
+ * on SQLite (whose calls hold the process) a read waits for one such step at most, never for a batch.
+ */
+export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max = Number.POSITIVE_INFINITY, stop: () => boolean = () => false): Promise<number> {
+  let moved = 0;
+  while (moved < max && !stop()) {
+    const ids = await overduePendingIds(deps.db, deps.now().toISOString(), Math.min(SWEEP_BATCH, max - moved), merchantId);
+    let movedNow = 0;
+    const step = sweepStep(deps);
+    for (let i = 0; i < ids.length && !stop(); i += step) {
+      movedNow += await expireRowsIfOverdue(deps, ids.slice(i, i + step));
+      await yieldToEventLoop();
+    }
+    moved += movedNow;
+    // A short batch was the last one due; a batch that moved nothing (another copy took it) is not retried at once.
+    if (ids.length < SWEEP_BATCH || movedNow === 0) break;
+  }
+  return moved;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
