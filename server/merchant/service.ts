@@ -7,6 +7,7 @@ import type { MerchantConfig } from './config.js';
 import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 import { ApiError } from './http.js';
+import { lruMap } from './lru.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
@@ -39,7 +40,8 @@ export class MerchantService {
    * asked again after the refresh interval.
    */
   readonly checkouts: BoundedReader<boolean>;
-  private readonly meta = new Map<string, CheckoutMeta>();
+  /** What this copy knows of each checkout, the 50,000 last written (read with peek: a read does not keep one). */
+  private readonly meta = lruMap<CheckoutMeta>(50_000);
 
   constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly shared: SharedState, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
     this.deposits = new DepositStatusCache(async (id) => {
@@ -124,7 +126,7 @@ export class MerchantService {
     const session = await this.sessions.get(id);
     if (!session) throw new ApiError(404, 'Checkout not found');
     this.checkouts.put(id, true);
-    const meta = this.meta.get(id);
+    const meta = this.meta.peek(id);
     const feesPaidBy = meta?.feesPaidBy ?? sessionFeesPaidBy(session, this.config.feesPaidBy);
     const view = checkoutView({ ...session, id }, feesPaidBy, null, new Date(this.now()), meta?.amount);
     this.remember(id, { feesPaidBy, currency: session.inputCurrency, methods: sessionMethods(session), amount: view.amount });
@@ -205,7 +207,7 @@ export class MerchantService {
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
   async view(deposit: UpstreamDeposit): Promise<StoredDeposit> {
-    const meta: CheckoutMeta | undefined = this.meta.get(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
+    const meta: CheckoutMeta | undefined = this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
     if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
     return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods, orderAmount: meta?.amount });
@@ -213,7 +215,7 @@ export class MerchantService {
 
   /** What was saved when a copy of this backend created the checkout (its order), if one did. */
   async savedCheckout(checkoutId: string): Promise<SavedCheckout | undefined> {
-    const local = this.meta.get(checkoutId);
+    const local = this.meta.peek(checkoutId);
     if (local?.saved) return local as CheckoutMeta & SavedCheckout;
     const saved = await this.shared.loadCheckout(checkoutId).catch(() => undefined);
     if (saved) this.remember(checkoutId, { ...saved, saved: true });
@@ -233,10 +235,8 @@ export class MerchantService {
   }
 
   private remember(id: string, meta: CheckoutMeta) {
-    const previous = this.meta.get(id);
-    this.meta.delete(id);
+    const previous = this.meta.peek(id);
     this.meta.set(id, { ...previous, ...Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) } as CheckoutMeta);
-    if (this.meta.size > 50_000) this.meta.delete(this.meta.keys().next().value!);
   }
 
   private validateAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {
