@@ -22,7 +22,7 @@ export const WIDGET_ENTRY_FILE: string | undefined = (() => {
 })();
 
 /** The entry's file name (and its name in a URL). */
-export const WIDGET_ENTRY_NAME = 'kasir-checkout.js';
+const WIDGET_ENTRY_NAME = 'kasir-checkout.js';
 
 /** A route parameter for the entry or a chunk: a bare file name, so no other path can be asked for. */
 export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
