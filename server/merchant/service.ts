@@ -181,21 +181,21 @@ export class MerchantService {
   }
 
   /** Sandbox only: PATCH /v1/deposit/:id {status}. */
-  async sandboxSet(id: string, status: 'completed' | 'expired'): Promise<StoredDeposit> {
-    await this.requireCheckout(id);
-    const deposit = await this.deposits.get(id).catch(() => null);
-    if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
-    const updated = await this.client.sandboxUpdateDeposit(id, status);
-    if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
-    return (await this.deposits.update(await this.view(updated))).deposit!;
+  sandboxSet(id: string, status: 'completed' | 'expired'): Promise<StoredDeposit> {
+    return this.sandboxChange(id, () => this.client.sandboxUpdateDeposit(id, status));
   }
 
   /** Sandbox only: POST /v1/deposit/:id/payments {amount?} (DESIGN.md 10): a payment, by default of what is still due. */
-  async sandboxPay(id: string, amount?: string): Promise<StoredDeposit> {
+  sandboxPay(id: string, amount?: string): Promise<StoredDeposit> {
+    return this.sandboxChange(id, () => this.client.sandboxPay(id, amount));
+  }
+
+  /** A sandbox call on the checkout's deposit (400 before a method is chosen), its answer cached as the deposit. */
+  private async sandboxChange(id: string, change: () => Promise<UpstreamDeposit>): Promise<StoredDeposit> {
     await this.requireCheckout(id);
     const deposit = await this.deposits.get(id).catch(() => null);
     if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
-    const updated = await this.client.sandboxPay(id, amount);
+    const updated = await change();
     if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
     return (await this.deposits.update(await this.view(updated))).deposit!;
   }
