@@ -208,14 +208,15 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     sandboxPay: config.sandbox ? (id, amount) => service.sandboxPay(id, amount) : undefined,
   }, now));
 
-  // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
-  // API's middleware never runs for it.
+  // Ready to serve: not shutting down, and the shared state answers.
   const ready = async () => {
     if (streams.draining) throw new Error('Shutting down');
     await shared.ping().catch(() => {
       throw new Error('Not ready: the shared state (Redis) does not answer');
     });
   };
+  // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
+  // API's middleware never runs for it.
   const app = new Hono();
   app.route('/webhooks/kasir', webhookRoutes(service, {
     secret: () => connection().webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log, warnings,
