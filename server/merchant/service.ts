@@ -24,6 +24,8 @@ interface CheckoutMeta {
   saved?: boolean;
 }
 
+/** What a shop's order id can be: 1 to 128 letters, digits, `_`, `.`, `:` and `-`. */
+const ORDER_ID = /^[\w.:-]{1,128}$/;
 /** The largest amount a checkout may ask for, in any currency. */
 const MAX_AMOUNT = new Decimal('1e15');
 /** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
@@ -79,7 +81,7 @@ export class MerchantService {
     let currency: unknown;
     let orderId: string | undefined;
     if (this.hooks.priceOrder) {
-      if (typeof body.orderId !== 'string' || !/^[\w.:-]{1,128}$/.test(body.orderId)) {
+      if (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)) {
         throw new ApiError(400, 'orderId: this shop prices orders itself; send the orderId (letters, digits, _ . : -, at most 128)');
       }
       orderId = body.orderId;
@@ -98,7 +100,7 @@ export class MerchantService {
    * shop renders `<kasir-checkout checkout-id=...>` with the answer's id.
    */
   async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<WidgetCheckout> {
-    if (order.orderId !== undefined && !/^[\w.:-]{1,128}$/.test(order.orderId)) {
+    if (order.orderId !== undefined && !ORDER_ID.test(order.orderId)) {
       throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
     }
     return this.openCheckout(order.amount, order.currency ?? this.config.currencies[0], order.orderId);
