@@ -56,6 +56,16 @@ describe('merchant backend: configuration', () => {
   it('lets the shopper bear the fee with KASIR_FEES_PAID_BY=shopper', () => {
     assert.equal(loadMerchantConfig({ ...full, KASIR_FEES_PAID_BY: 'shopper' }).feesPaidBy, 'shopper');
   });
+
+  it('resolves the running config once and freezes it: nothing changes it after the app is built', () => {
+    const { port: _port, ...options } = loadMerchantConfig({ ...full, KASIR_ALLOWED_ORIGINS: 'https://a.example' });
+    const { config } = createMerchantApp({ ...options, port: 0 }).api;
+    assert.ok(Object.isFrozen(config) && Object.isFrozen(config.allowedOrigins) && Object.isFrozen(config.currencies));
+    assert.throws(() => Object.assign(config, { sandbox: true }), TypeError);
+    assert.throws(() => (config.allowedOrigins as string[]).push('https://evil.example'), TypeError);
+    assert.equal(config.baseUrl, 'http://localhost:4010');
+    assert.deepEqual(config.allowedOrigins, ['https://a.example']);
+  });
 });
 
 describe('merchant backend: HTTP surface', () => {
