@@ -79,12 +79,16 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
+/** What a checkout id can be, on both servers: 1 to 128 letters, digits, `_` and `-`. */
 const CHECKOUT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Whether `id` can be a checkout id; one that cannot is simply not found (and never asked for upstream). */
+export const isCheckoutId = (id: string): boolean => CHECKOUT_ID.test(id);
 
 /** The `:id` of a checkout route; anything that cannot be a checkout id is simply not found. */
 export function checkoutIdParam(c: Context): string {
   const id = c.req.param('id') ?? '';
-  if (!CHECKOUT_ID.test(id)) throw new ApiError(404, 'Checkout not found');
+  if (!isCheckoutId(id)) throw new ApiError(404, 'Checkout not found');
   return id;
 }
 

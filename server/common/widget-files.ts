@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorBody } from './errors.js';
 import { etagOf, matchesEtag } from './etag.js';
 
 /**
@@ -21,7 +22,7 @@ export const WIDGET_ENTRY_FILE: string | undefined = (() => {
 })();
 
 /** The entry's file name (and its name in a URL). */
-export const WIDGET_ENTRY_NAME = 'kasir-checkout.js';
+const WIDGET_ENTRY_NAME = 'kasir-checkout.js';
 
 /** A route parameter for the entry or a chunk: a bare file name, so no other path can be asked for. */
 export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
@@ -30,20 +31,22 @@ export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
  * Serves `name` (the route's WIDGET_FILE_PARAM) from the widget build whose entry is the file `entry`: the entry
  * revalidated on every use (it names the chunks of its build, so it must not outlive them in a cache), a chunk
  * cached for a year (its name carries its content's hash); both with an ETag (If-None-Match answers 304), CORS open
- * to any origin (a module script from another origin is a CORS request) and no sniffing. Answers undefined when the
- * file does not exist, for the server to answer in its own error shape.
+ * to any origin (a module script from another origin is a CORS request) and no sniffing. A missing entry is a 503
+ * in the envelope on both servers, saying `notBuilt` (what to run); a missing chunk answers undefined, for the server
+ * to answer as any unknown path.
  */
 export function widgetFileServer() {
   const cache = new Map<string, { mtimeMs: number; size: number; body: Uint8Array<ArrayBuffer>; etag: string }>();
-  return async (c: Context, entry: string | undefined, name: string): Promise<Response | undefined> => {
-    if (!entry) return undefined;
+  return async (c: Context, entry: string | undefined, name: string, notBuilt: string): Promise<Response | undefined> => {
+    const missing = () => (name === WIDGET_ENTRY_NAME ? c.json(errorBody(503, notBuilt), 503) : undefined);
+    if (!entry) return missing();
     const path = name === WIDGET_ENTRY_NAME ? entry : join(dirname(entry), name);
     let info;
     try {
       info = await stat(path);
     } catch {
       cache.delete(path);
-      return undefined;
+      return missing();
     }
     let file = cache.get(path);
     if (!file || file.mtimeMs !== info.mtimeMs || file.size !== info.size) {

@@ -5,19 +5,16 @@ import { Hono, type Context } from 'hono';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { streamSSE } from 'hono/streaming';
-import { rateLimiter } from 'hono-rate-limiter';
-import ipaddr from 'ipaddr.js';
+import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
 import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
-import { checkoutIdParam, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
-import { ApiError, errorBody, errorHandler, onNotFound } from './http.js';
+import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
+import { eventStreams } from './events-stream.js';
+import { errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
 import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
-import type { CachedDeposit } from './status-cache.js';
-import { TERMINAL } from './model.js';
 import type { WidgetCheckout } from './views.js';
 import { Warnings } from './warnings.js';
 import { webhookRoutes } from './webhooks.js';
@@ -45,6 +42,8 @@ export type KasirApi = Hono & {
    * amount or currency the shop does not accept.
    */
   createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
+  /** GET /healthz and GET /readyz, mounted in this app and, by the merchant server, at its root. */
+  readonly probes: Hono;
   /** Resolves when the shared state (Redis) answers; throws otherwise (what /readyz tells). */
   ready(): Promise<void>;
   /**
@@ -105,15 +104,19 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       throw err;
     }
   };
-  const config: MerchantConfig = {
+  // Resolved once and frozen: nothing changes it after the app is built (the connection fields are read through to
+  // the connection, itself resolved once at its first use).
+  const config: MerchantConfig = Object.freeze({
     ...checked.settings,
+    allowedOrigins: Object.freeze([...checked.settings.allowedOrigins]),
+    currencies: Object.freeze([...checked.settings.currencies]),
     get baseUrl() { return connection().baseUrl; },
     get checkoutUrl() { return connection().checkoutUrl; },
     get clientId() { return connection().clientId; },
     get clientSecret() { return connection().clientSecret; },
     get accessToken() { return connection().accessToken; },
     get webhookSecret() { return connection().webhookSecret; },
-  };
+  });
   const shared: SharedState = config.redisUrl
     ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs }, (err) => log.error({ err: err.message }, 'redis'))
     : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
@@ -127,6 +130,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     onDepositPartiallyPaid: options.onDepositPartiallyPaid, onDepositPaidLate: options.onDepositPaidLate,
   }, now);
 
+  const addressOf = (c: Context) => clientAddressOf(c, config.trustProxy);
   const api = new Hono();
   // Preflights go through hono's cors. On the actual requests hono's cors writes to c.res.headers, which
   // makes every answer a full WHATWG Response (a third of a status read's cost), so the two headers a
@@ -159,107 +163,38 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
   api.use('*', refuseNulBytes); // the payment service refuses them too: a 400 naming the field here
 
-  const checkoutLimit = rateLimiter({
-    windowMs: 60_000,
-    limit: config.checkoutRateLimit,
+  // Per client address, counted in Redis when copies share it (so a limit is the shop's, not each copy's). The limiter
+  // has already set Retry-After (and RateLimit) from the window's reset when it refuses: the same number of seconds.
+  const limiter = (name: string, windowMs: number, limit: number, refusal: string, only?: Pick<HonoConfigProps, 'skip' | 'skipFailedRequests'>) => rateLimiter({
+    windowMs,
+    limit,
     standardHeaders: 'draft-7',
-    keyGenerator: (c) => clientAddress(c, config.trustProxy),
-    // Counted in Redis when copies share it, so the limit is the shop's, not each copy's.
-    store: shared.rateLimitStore('ratelimit:checkouts:'),
-    // The limiter has already set Retry-After (and RateLimit) from the window's reset: the same number of seconds.
-    handler: (c) => c.json(errorBody(429, 'Too many checkouts from this address; try again in a minute'), 429),
+    keyGenerator: addressOf,
+    store: shared.rateLimitStore(`ratelimit:${name}:`),
+    handler: (c) => c.json(errorBody(429, refusal), 429),
+    ...only,
   });
+  const checkoutLimit = limiter('checkouts', 60_000, config.checkoutRateLimit, 'Too many checkouts from this address; try again in a minute');
 
   // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
   api.post('/checkouts', stateChanging, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
 
-  // Server-sent events. Streams are counted per copy of the backend (a copy's memory and sockets are what a stream
-  // costs): at most sseMaxPerAddress per client address and sseMaxTotal in all.
-  const streams = new StreamCounter(config.sseMaxPerAddress, config.sseMaxTotal);
-  let draining = false;
-  const wakeOnDrain = new Set<() => void>();
-  api.get('/checkouts/:id/events', async (c) => {
-    const id = checkoutIdParam(c);
-    if (draining) throw new ApiError(503, 'This server is shutting down; reconnect');
-    if (!(await service.exists(id))) throw new ApiError(404, 'Checkout not found');
-    const address = streamOwner(clientAddress(c, config.trustProxy));
-    const refused = streams.acquire(address);
-    if (refused) {
-      c.header('Retry-After', '30');
-      throw new ApiError(429, refused);
-    }
-    const heartbeatMs = options.heartbeatMs ?? 15_000;
-    const maxStreamMs = options.maxStreamMs ?? 10 * 60_000;
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
-      let lastEtag: string | undefined;
-      let wake: (() => void) | undefined;
-      let pending: CachedDeposit | undefined;
-      const unsubscribe = service.deposits.subscribe(id, (entry) => {
-        pending = entry;
-        wake?.();
-      });
-      const onDrain = () => wake?.();
-      wakeOnDrain.add(onDrain);
-      stream.onAbort(() => wake?.());
-      const send = async (entry: CachedDeposit | undefined | null) => {
-        if (!entry?.deposit || entry.etag === lastEtag) return false;
-        lastEtag = entry.etag;
-        await stream.writeSSE({ event: 'deposit', data: JSON.stringify({ ...entry.deposit, serverTime: new Date(now()).toISOString() }) });
-        return TERMINAL.has(entry.deposit.status);
-      };
-      const deadline = Date.now() + maxStreamMs;
-      try {
-        await stream.write('retry: 3000\n\n');
-        if (await send(await service.deposits.get(id).catch(() => service.deposits.peek(id)))) return;
-        while (!stream.aborted && !stream.closed && Date.now() < deadline) {
-          if (draining) {
-            // Shutting down: reconnect soon (to another copy); the stream's last event id is not needed, the first
-            // event of a new stream is the deposit as it is then.
-            await stream.write('retry: 500\n\n');
-            break;
-          }
-          const next = pending ?? (await new Promise<CachedDeposit | undefined>((resolve) => {
-            const timer = setTimeout(() => resolve(undefined), heartbeatMs);
-            wake = () => { clearTimeout(timer); resolve(pending); };
-          }));
-          wake = undefined;
-          pending = undefined;
-          if (stream.aborted || stream.closed) break;
-          if (next) {
-            if (await send(next)) return;
-          } else if (!draining) {
-            await stream.write(': ping\n\n');
-            // Bounded re-read: catches a change whose webhook has not (yet) arrived; listeners fire on change.
-            void service.deposits.get(id).catch(() => undefined);
-          }
-        }
-      } catch (err) {
-        // A shopper who went away makes the next write fail: nothing to report.
-        if (!stream.aborted && !stream.closed) log.warn({ checkoutId: id, err: err instanceof Error ? err.message : String(err) }, 'event stream failed');
-      } finally {
-        unsubscribe();
-        wakeOnDrain.delete(onDrain);
-        streams.release(address);
-      }
-    });
+  // Server-sent events (./events-stream.ts), behind the same headers, CORS and guards as the widget API.
+  const streams = eventStreams(service, {
+    config, addressOf, now, log, heartbeatMs: options.heartbeatMs, maxStreamMs: options.maxStreamMs,
   });
+  api.route('/', streams.routes);
 
   // A pending bank transfer holds one of the shop's unique codes until it is paid or expires: a bound per client
   // address keeps one anonymous shopper from holding them all (when none is left the service answers 409, "choose
   // another method", which passes through). Refused choices do not count.
-  const transferLimit = rateLimiter({
-    windowMs: 3600_000,
-    limit: config.transferRateLimit,
-    standardHeaders: 'draft-7',
-    keyGenerator: (c) => clientAddress(c, config.trustProxy),
-    store: shared.rateLimitStore('ratelimit:transfers:'),
+  const transferLimit = limiter('transfers', 3600_000, config.transferRateLimit, 'Too many bank transfers from this address; choose another method', {
     skip: async (c) => {
+      const id = c.req.param('id') ?? '';
       const body = (await c.req.json().catch(() => null)) as { method?: unknown } | null;
-      return typeof body?.method !== 'string' || !(await service.isBankTransfer(c.req.param('id') ?? '', body.method));
+      return !isCheckoutId(id) || typeof body?.method !== 'string' || !(await service.isBankTransfer(id, body.method));
     },
     skipFailedRequests: true,
-    handler: (c) => c.json(errorBody(429, 'Too many bank transfers from this address; choose another method'), 429),
   });
   api.post('/checkouts/:id/deposit', transferLimit);
 
@@ -273,41 +208,41 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     sandboxPay: config.sandbox ? (id, amount) => service.sandboxPay(id, amount) : undefined,
   }, now));
 
-  // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
-  // API's middleware never runs for it.
+  // Ready to serve: not shutting down, and the shared state answers.
   const ready = async () => {
-    if (draining) throw new Error('Shutting down');
+    if (streams.draining) throw new Error('Shutting down');
     await shared.ping().catch(() => {
       throw new Error('Not ready: the shared state (Redis) does not answer');
     });
   };
+  // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
+  // API's middleware never runs for it.
   const app = new Hono();
   app.route('/webhooks/kasir', webhookRoutes(service, {
     secret: () => connection().webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log, warnings,
   }));
-  // Probes for a load balancer or an orchestrator, wherever the API is mounted (/api/healthz, /api/readyz).
-  app.route('/', healthRoutes(ready, log));
+  // Probes for a load balancer or an orchestrator, wherever the API is mounted (/api/healthz, /api/readyz); the
+  // merchant server mounts the same routes at its root too (server.ts).
+  const probes = healthRoutes(ready, log);
+  app.route('/', probes);
   app.route('/', api);
-  const drain = () => {
-    draining = true;
-    for (const wakeStream of wakeOnDrain) wakeStream();
-  };
   return Object.assign(app, {
     config,
     log,
     service,
+    probes,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
     ready,
-    drain,
+    drain: streams.drain,
     close: async () => {
-      drain();
+      streams.drain();
       await shared.close();
     },
   });
 }
 
 /** GET /healthz (the process answers) and GET /readyz (it can serve: the shared state answers), in the envelope. */
-export function healthRoutes(ready: () => Promise<void>, log: Logger): Hono {
+function healthRoutes(ready: () => Promise<void>, log: Logger): Hono {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ statusCode: 200, message: 'OK' }, 200));
   app.get('/readyz', async (c) => {
@@ -323,31 +258,6 @@ export function healthRoutes(ready: () => Promise<void>, log: Logger): Hono {
   return app;
 }
 
-/** Open event streams of one copy, per client address and in all. */
-class StreamCounter {
-  private readonly perAddress = new Map<string, number>();
-  private total = 0;
-
-  constructor(private readonly maxPerAddress: number, private readonly maxTotal: number) {}
-
-  /** Counts a new stream, or answers why it is refused. */
-  acquire(address: string): string | undefined {
-    const open = this.perAddress.get(address) ?? 0;
-    if (open >= this.maxPerAddress) return `Too many open event streams from this address (at most ${this.maxPerAddress}); close one or poll`;
-    if (this.total >= this.maxTotal) return 'Too many open event streams on this server; poll the deposit instead';
-    this.perAddress.set(address, open + 1);
-    this.total++;
-    return undefined;
-  }
-
-  release(address: string) {
-    const open = this.perAddress.get(address) ?? 0;
-    if (open <= 1) this.perAddress.delete(address);
-    else this.perAddress.set(address, open - 1);
-    this.total--;
-  }
-}
-
 /** The configured storefront origins, plus the backend's own (the demo), however it is addressed. */
 const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;
 
@@ -360,19 +270,7 @@ function isAllowedOrigin(origin: string, c: Context, config: MerchantConfig): bo
   return origin === `${own.protocol}//${host}`;
 }
 
-/**
- * Who a stream counts against: the client's address, or for IPv6 its /64 (one subscriber's network, in which a
- * client may hold any number of addresses).
- */
-function streamOwner(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const ip = ipaddr.process(address); // an IPv4-mapped IPv6 address counts as its IPv4 address
-  if (ip.kind() === 'ipv4') return ip.toString();
-  const network = [...ip.toByteArray().slice(0, 8), 0, 0, 0, 0, 0, 0, 0, 0];
-  return `${ipaddr.fromByteArray(network).toString()}/64`;
-}
-
-function clientAddress(c: Context, trustProxy: boolean): string {
+function clientAddressOf(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
     if (forwarded) return forwarded;

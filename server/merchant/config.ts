@@ -83,27 +83,27 @@ export interface KasirApiOptions extends MerchantHooks {
 
 /** The checked settings the backend runs on: every option present, URLs without a trailing slash. */
 export interface MerchantConfig {
-  baseUrl: string;
-  checkoutUrl: string;
-  clientId: string;
-  clientSecret: string;
-  accessToken: string;
-  webhookSecret: string;
-  allowedOrigins: string[];
-  feesPaidBy: FeesPaidBy;
-  sandbox: boolean;
-  currencies: string[];
-  checkoutRateLimit: number;
-  transferRateLimit: number;
-  statusRefreshMs: number;
-  webhookToleranceSeconds: number;
-  trustProxy: boolean;
-  redisUrl?: string;
-  redisPrefix: string;
-  redisTimeoutMs: number;
-  dataDir?: string;
-  sseMaxPerAddress: number;
-  sseMaxTotal: number;
+  readonly baseUrl: string;
+  readonly checkoutUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly accessToken: string;
+  readonly webhookSecret: string;
+  readonly allowedOrigins: readonly string[];
+  readonly feesPaidBy: FeesPaidBy;
+  readonly sandbox: boolean;
+  readonly currencies: readonly string[];
+  readonly checkoutRateLimit: number;
+  readonly transferRateLimit: number;
+  readonly statusRefreshMs: number;
+  readonly webhookToleranceSeconds: number;
+  readonly trustProxy: boolean;
+  readonly redisUrl?: string;
+  readonly redisPrefix: string;
+  readonly redisTimeoutMs: number;
+  readonly dataDir?: string;
+  readonly sseMaxPerAddress: number;
+  readonly sseMaxTotal: number;
 }
 
 /** The kasir-merchant command's options: the API's, and where to listen. */
@@ -285,7 +285,7 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
   let connection: MerchantConnection | undefined;
   return {
     settings,
-    connection: () => (connection ??= resolveConnection(o, env, label)),
+    connection: () => (connection ??= Object.freeze(resolveConnection(o, env, label))),
   };
 }
 

@@ -4,7 +4,7 @@
 import { Hono } from 'hono';
 import { listen } from '../common/http-server.js';
 import { createLogger, requestLogging, type Logger } from '../common/log.js';
-import { healthRoutes, kasirRoutes, type KasirApi } from './api.js';
+import { kasirRoutes, type KasirApi } from './api.js';
 import type { MerchantServerOptions } from './config.js';
 import { errorHandler, onNotFound } from './http.js';
 import { widgetScriptRoutes } from './widget-script.js';
@@ -31,7 +31,7 @@ export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
   app.use('*', (c, next) => (!logPolls && c.req.method === 'GET' && STATUS_POLL.test(c.req.path) ? next() : logRequests(c, next)));
   app.onError(errorHandler(log));
   app.notFound(onNotFound);
-  app.route('/', healthRoutes(api.ready, log));
+  app.route('/', api.probes); // /healthz, /readyz: the API's own probes, at the root too
   app.route('/api', api);
   app.route('/', widgetScriptRoutes());
   return Object.assign(app, { api, log });

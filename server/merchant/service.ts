@@ -8,6 +8,7 @@ import type { MerchantConfig } from './config.js';
 import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 import { ApiError } from './http.js';
+import { lruMap } from './lru.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
@@ -27,6 +28,8 @@ interface CheckoutMeta {
 
 /** The currencies whose amounts have no decimal places (the others have 2). */
 const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['IDR', 'JPY', 'KRW', 'VND', 'CLP', 'ISK', 'UGX', 'XAF', 'XOF']);
+/** What a shop's order id can be: 1 to 128 letters, digits, `_`, `.`, `:` and `-`. */
+const ORDER_ID = /^[\w.:-]{1,128}$/;
 /** The largest amount a checkout may ask for, in any currency. */
 const MAX_AMOUNT = new Decimal('1e15');
 /** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
@@ -43,7 +46,8 @@ export class MerchantService {
    * asked again after the refresh interval.
    */
   readonly checkouts: BoundedReader<boolean>;
-  private readonly meta = new Map<string, CheckoutMeta>();
+  /** What this copy knows of each checkout, the 50,000 last written (read with peek: a read does not keep one). */
+  private readonly meta = lruMap<CheckoutMeta>(50_000);
 
   constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly shared: SharedState, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
     this.deposits = new DepositStatusCache(async (id) => {
@@ -52,7 +56,7 @@ export class MerchantService {
         // GET /v1/deposit/:x also answers by reference: only the deposit whose id is this checkout's is its deposit.
         return deposit.depositId === id ? await this.view(deposit) : null;
       } catch (err) {
-        if (err instanceof PaymentServiceError && (err.statusCode === 404 || /deposit not found/i.test(err.message))) return null;
+        if (err instanceof PaymentServiceError && err.statusCode === 404) return null; // the interface's row: 404 Deposit not found
         throw err;
       }
     }, shared, { refreshMs: config.statusRefreshMs, now });
@@ -81,7 +85,7 @@ export class MerchantService {
     let currency: unknown;
     let orderId: string | undefined;
     if (this.hooks.priceOrder) {
-      if (typeof body.orderId !== 'string' || !/^[\w.:-]{1,128}$/.test(body.orderId)) {
+      if (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)) {
         throw new ApiError(400, 'orderId: this shop prices orders itself; send the orderId (letters, digits, _ . : -, at most 128)');
       }
       orderId = body.orderId;
@@ -100,7 +104,7 @@ export class MerchantService {
    * shop renders `<kasir-checkout checkout-id=...>` with the answer's id.
    */
   async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<WidgetCheckout> {
-    if (order.orderId !== undefined && !/^[\w.:-]{1,128}$/.test(order.orderId)) {
+    if (order.orderId !== undefined && !ORDER_ID.test(order.orderId)) {
       throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
     }
     return this.openCheckout(order.amount, order.currency ?? this.config.currencies[0], order.orderId);
@@ -129,7 +133,7 @@ export class MerchantService {
     if (!session) throw new ApiError(404, 'Checkout not found');
     this.checkouts.put(id, true);
     const now = new Date(this.now());
-    const amount = orderAmount(session, this.meta.get(id)?.amount);
+    const amount = orderAmount(session, this.meta.peek(id)?.amount);
     // Before the deposit's view: it names the method and measures the shopper's fee with these.
     this.remember(id, { feesPaidBy: session.feesPaidBy, currency: session.inputCurrency, methods: session.methods, amount });
     if (session.deposit) await this.deposits.update(await this.view(session.deposit));
@@ -182,21 +186,21 @@ export class MerchantService {
   }
 
   /** Sandbox only: PATCH /v1/deposit/:id {status}. */
-  async sandboxSet(id: string, status: 'completed' | 'expired'): Promise<StoredDeposit> {
-    await this.requireCheckout(id);
-    const deposit = await this.deposits.get(id).catch(() => null);
-    if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
-    const updated = await this.client.sandboxUpdateDeposit(id, status);
-    if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
-    return (await this.deposits.update(await this.view(updated))).deposit!;
+  sandboxSet(id: string, status: 'completed' | 'expired'): Promise<StoredDeposit> {
+    return this.sandboxChange(id, () => this.client.sandboxUpdateDeposit(id, status));
   }
 
   /** Sandbox only: POST /v1/deposit/:id/payments {amount?} (DESIGN.md 10): a payment, by default of what is still due. */
-  async sandboxPay(id: string, amount?: string): Promise<StoredDeposit> {
+  sandboxPay(id: string, amount?: string): Promise<StoredDeposit> {
+    return this.sandboxChange(id, () => this.client.sandboxPay(id, amount));
+  }
+
+  /** A sandbox call on the checkout's deposit (400 before a method is chosen), its answer cached as the deposit. */
+  private async sandboxChange(id: string, change: () => Promise<UpstreamDeposit>): Promise<StoredDeposit> {
     await this.requireCheckout(id);
     const deposit = await this.deposits.get(id).catch(() => null);
     if (!deposit?.deposit) throw new ApiError(400, 'Choose a payment method first: this checkout has no deposit yet');
-    const updated = await this.client.sandboxPay(id, amount);
+    const updated = await change();
     if (updated.depositId !== id) throw new ApiError(404, 'Checkout not found');
     return (await this.deposits.update(await this.view(updated))).deposit!;
   }
@@ -208,7 +212,7 @@ export class MerchantService {
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
   async view(deposit: UpstreamDeposit): Promise<StoredDeposit> {
-    const meta: CheckoutMeta | undefined = this.meta.get(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
+    const meta: CheckoutMeta | undefined = this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
     if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
     return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods, orderAmount: meta?.amount });
@@ -216,7 +220,7 @@ export class MerchantService {
 
   /** What was saved when a copy of this backend created the checkout (its order), if one did. */
   async savedCheckout(checkoutId: string): Promise<SavedCheckout | undefined> {
-    const local = this.meta.get(checkoutId);
+    const local = this.meta.peek(checkoutId);
     if (local?.saved) return local as CheckoutMeta & SavedCheckout;
     const saved = await this.shared.loadCheckout(checkoutId).catch(() => undefined);
     if (saved) this.remember(checkoutId, { ...saved, saved: true });
@@ -236,10 +240,8 @@ export class MerchantService {
   }
 
   private remember(id: string, meta: CheckoutMeta) {
-    const previous = this.meta.get(id);
-    this.meta.delete(id);
+    const previous = this.meta.peek(id);
     this.meta.set(id, { ...previous, ...Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) } as CheckoutMeta);
-    if (this.meta.size > 50_000) this.meta.delete(this.meta.keys().next().value!);
   }
 
   private validateAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {

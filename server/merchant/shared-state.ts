@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { lruMap } from './lru.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 
 /** A claim on a key (a webhook id, a deposit's hook): `claimed` runs the work, then `finish`es or `release`s it. */
@@ -96,9 +97,10 @@ type Line =
  */
 export class LocalState implements SharedState {
   readonly distributed = false;
-  private readonly done = new Map<string, number>();
+  /** Finished claims: when each lapses. Expiry times are kept by hand (they are what the file holds). */
+  private readonly done = lruMap<number>(MAX_ENTRIES);
   private readonly pending = new Map<string, { token: string; until: number }>();
-  private readonly checkouts = new Map<string, Entry<SavedCheckout>>();
+  private readonly checkouts = lruMap<Entry<SavedCheckout>>(MAX_ENTRIES);
   private readonly log?: AppendLog;
 
   constructor(file?: string, private readonly now: () => number = Date.now) {
@@ -109,7 +111,7 @@ export class LocalState implements SharedState {
 
   async claim(key: string, leaseMs: number): Promise<Claim> {
     const t = this.now();
-    const doneUntil = this.done.get(key);
+    const doneUntil = this.done.peek(key);
     if (doneUntil !== undefined && doneUntil > t) return { state: 'done' };
     const held = this.pending.get(key);
     if (held && held.until > t) return { state: 'busy' };
@@ -141,7 +143,7 @@ export class LocalState implements SharedState {
   }
 
   async loadCheckout(id: string): Promise<SavedCheckout | undefined> {
-    const entry = this.checkouts.get(id);
+    const entry = this.checkouts.peek(id);
     return entry && entry.expiresAt > this.now() ? entry.value : undefined;
   }
 
@@ -173,29 +175,30 @@ export class LocalState implements SharedState {
 
   private apply(line: Line) {
     if (line.x <= this.now()) return;
-    if ('k' in line) {
-      this.done.delete(line.k);
-      this.done.set(line.k, line.x);
-      if (this.done.size > MAX_ENTRIES) this.done.delete(this.done.keys().next().value!);
-    } else {
-      this.checkouts.delete(line.c);
-      this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
-      if (this.checkouts.size > MAX_ENTRIES) this.checkouts.delete(this.checkouts.keys().next().value!);
-    }
+    if ('k' in line) this.done.set(line.k, line.x);
+    else this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
   }
 
-  /** What the file must hold: every unexpired entry (dropping the expired ones from memory too). */
+  /**
+   * What the file must hold: every unexpired entry, oldest first (so a restart keeps the eviction order), dropping
+   * the expired ones from memory too.
+   */
   private lines(): Line[] {
     const t = this.now();
     const lines: Line[] = [];
-    for (const [k, x] of this.done) {
+    const expired: string[] = [];
+    for (const k of this.done.rkeys()) {
+      const x = this.done.peek(k)!;
       if (x > t) lines.push({ k, x });
-      else this.done.delete(k);
+      else expired.push(k);
     }
-    for (const [c, { value, expiresAt }] of this.checkouts) {
+    for (const k of expired.splice(0)) this.done.delete(k);
+    for (const c of this.checkouts.rkeys()) {
+      const { value, expiresAt } = this.checkouts.peek(c)!;
       if (expiresAt > t) lines.push({ c, v: value, x: expiresAt });
-      else this.checkouts.delete(c);
+      else expired.push(c);
     }
+    for (const c of expired) this.checkouts.delete(c);
     return lines;
   }
 

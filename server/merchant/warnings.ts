@@ -1,6 +1,7 @@
 // What the shop must see without changing a setting (DESIGN.md section 11): the merchant backend's warnings, at the
 // logger's warn level (the default of createKasirApi's own logger), each cause at most once a minute, each naming the
 // setting or URL to fix. Never a secret: a line holds statuses, messages the service wrote, paths and setting names.
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../common/log.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 import { ConfigError } from './config.js';
@@ -11,17 +12,22 @@ const INTERVAL_MS = 60_000;
 export type WebhookRefusal = 'signature' | 'timestamp' | 'headers';
 
 export class Warnings {
-  /** When each cause was last told; causes are few (a status, a URL, a hook's name), so the map stays small. */
-  private readonly told = new Map<string, number>();
+  /**
+   * The causes told in the last minute. lru-cache keeps an entry while its age is at most its ttl, so a ttl one
+   * below INTERVAL_MS tells a cause again once a whole minute has passed (the clock counts whole milliseconds);
+   * ttlResolution 0 reads the clock on every check. Causes are few (a status, a URL, a hook's name): the bound
+   * only keeps a runaway from growing it.
+   */
+  private readonly told: LRUCache<string, true>;
 
-  constructor(private readonly log: Logger, private readonly now: () => number = Date.now) {}
+  constructor(private readonly log: Logger, now: () => number = Date.now) {
+    this.told = new LRUCache({ max: 1000, ttl: INTERVAL_MS - 1, ttlResolution: 0, perf: { now } });
+  }
 
   /** Logs `message` at warn unless the same cause was told in the last minute; answers whether it logged. */
   warn(cause: string, fields: Record<string, unknown>, message: string): boolean {
-    const now = this.now();
-    const last = this.told.get(cause);
-    if (last !== undefined && now - last < INTERVAL_MS) return false;
-    this.told.set(cause, now);
+    if (this.told.has(cause)) return false;
+    this.told.set(cause, true);
     if (!this.log.isLevelEnabled('warn')) return false;
     this.log.warn(fields, message);
     return true;

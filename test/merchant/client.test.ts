@@ -168,3 +168,34 @@ describe('payment-service client against the real sandbox', () => {
     assert.ok(deposit.paymentFiat?.qrData);
   });
 });
+
+describe('payment-service client: a refused signed call', () => {
+  /** A service that refuses the first call with a 401 whose message names no replay, then answers. */
+  function refusingOnce() {
+    const calls: Array<{ method: string; timestamp: string }> = [];
+    const client = new PaymentServiceClient({
+      baseUrl: 'http://service.invalid', clientId: 'id', clientSecret: 'secret', accessToken: 'token',
+      fetch: async (_input, init) => {
+        calls.push({ method: init?.method ?? 'GET', timestamp: (init?.headers as Record<string, string>)['X-Timestamp']! });
+        const body = calls.length === 1
+          ? { statusCode: 401, error: 'Unauthorized', message: 'This signature was seen before' }
+          : { statusCode: 200, message: 'Success', data: { id: 'c1', url: 'http://service.invalid/checkout/c1', docs: [] } };
+        return new Response(JSON.stringify(body), { status: body.statusCode, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    return { client, calls };
+  }
+
+  it('tries a signed write once more with a new timestamp on a 401, whatever its message (no field tells a replay)', async () => {
+    const { client, calls } = refusingOnce();
+    assert.equal((await client.createCheckout({ inputCurrency: 'IDR', inputAmount: 10000 })).id, 'c1');
+    assert.equal(calls.length, 2);
+    assert.notEqual(calls[0]!.timestamp, calls[1]!.timestamp);
+  });
+
+  it('does not try a signed read again (a read is never a replay)', async () => {
+    const { client, calls } = refusingOnce();
+    await assert.rejects(client.listDeposits(), (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 401);
+    assert.equal(calls.length, 1);
+  });
+});

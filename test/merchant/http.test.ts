@@ -56,6 +56,16 @@ describe('merchant backend: configuration', () => {
   it('lets the shopper bear the fee with KASIR_FEES_PAID_BY=shopper', () => {
     assert.equal(loadMerchantConfig({ ...full, KASIR_FEES_PAID_BY: 'shopper' }).feesPaidBy, 'shopper');
   });
+
+  it('resolves the running config once and freezes it: nothing changes it after the app is built', () => {
+    const { port: _port, ...options } = loadMerchantConfig({ ...full, KASIR_ALLOWED_ORIGINS: 'https://a.example' });
+    const { config } = createMerchantApp({ ...options, port: 0 }).api;
+    assert.ok(Object.isFrozen(config) && Object.isFrozen(config.allowedOrigins) && Object.isFrozen(config.currencies));
+    assert.throws(() => Object.assign(config, { sandbox: true }), TypeError);
+    assert.throws(() => (config.allowedOrigins as string[]).push('https://evil.example'), TypeError);
+    assert.equal(config.baseUrl, 'http://localhost:4010');
+    assert.deepEqual(config.allowedOrigins, ['https://a.example']);
+  });
 });
 
 describe('merchant backend: HTTP surface', () => {
@@ -296,9 +306,9 @@ describe('merchant backend: HTTP surface', () => {
       }
     });
 
-    it('says the widget is not built when the entry is missing', async () => {
+    it('says the widget is not built when the entry is missing (503, as the sandbox says it)', async () => {
       const res = await widgetScriptRoutes(join(dist, 'missing', 'kasir-checkout.js')).request('http://localhost/kasir-checkout.js');
-      assert.equal(res.status, 404);
+      assert.equal(res.status, 503);
       assert.match((await res.json()).message, /not built/);
     });
   });

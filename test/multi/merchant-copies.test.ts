@@ -9,17 +9,11 @@
 // every shopper's stream (reconnecting to the surviving copy, as EventSource behind a balancer does) got its completion.
 // Run by `npm run test:multi` (KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL); build first (`npm run build`).
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { Deposit } from '@kasir/checkout';
-import type { SandboxCredentials } from '../../server/provider/seed';
-import { createTestDatabase, testDatabaseUrl } from '../support/provider';
-import { balancer, kill, MERCHANT_CLI, MERCHANT_READY, SERVICE_CLI, SERVICE_READY, startProc, stopAll, type Proc } from '../support/multi';
+import { kill, startCopies, type Copies, type Proc } from '../support/multi';
 
-const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 const ORDERS = 24;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,41 +64,20 @@ function hookRuns(proc: Proc): HookRun[] {
 }
 
 describe('two service copies on PostgreSQL and two merchant copies on Redis, one of each killed mid-load', { timeout: 240_000 }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  const services: Proc[] = [];
-  const merchants: Proc[] = [];
-  let serviceBalancer: Awaited<ReturnType<typeof balancer>>;
-  let merchantBalancer: Awaited<ReturnType<typeof balancer>>;
-  let credentials: SandboxCredentials;
+  let database: Copies['database'];
+  let services: Proc[];
+  let merchants: Proc[];
+  let merchantBalancer: Copies['merchantBalancer'];
+  let stop: Copies['stop'] | undefined;
 
   before(async () => {
-    assert.ok(testDatabaseUrl && redisUrl, 'KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL: run through npm run test:multi');
-    for (const cli of [SERVICE_CLI, MERCHANT_CLI]) assert.ok(existsSync(cli), `${cli} is missing: build first (npm run build)`);
-    database = await createTestDatabase();
-    serviceBalancer = await balancer(() => services);
-    merchantBalancer = await balancer(() => merchants);
-    const serviceEnv = {
-      DATABASE_URL: database.url, PROVIDER_PORT: '0', KASIR_WEBHOOK_URL: `${merchantBalancer.url}/api/webhooks/kasir`,
-      KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', KASIR_WEBHOOK_TIMEOUT_MS: '20000', PORT: '',
-    };
-    services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
-    services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
-    credentials = JSON.parse(readFileSync(join(services[0]!.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials;
-    const merchantEnv = {
-      KASIR_BASE_URL: serviceBalancer.url, KASIR_CHECKOUT_URL: `${serviceBalancer.url}/checkout`, KASIR_CLIENT_ID: credentials.clientId,
-      KASIR_CLIENT_SECRET: credentials.clientSecret, KASIR_ACCESS_TOKEN: credentials.accessToken, KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
-      KASIR_SANDBOX: 'true', REDIS_URL: redisUrl, KASIR_REDIS_PREFIX: `kasir-multi-${randomUUID()}:`, PORT: '0', HOST: '127.0.0.1',
-      KASIR_LOG_LEVEL: 'info', KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: '1000',
-    };
-    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
-    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
+    ({ database, services, merchantBalancer, merchants, stop } = await startCopies({
+      prefix: 'kasir-multi', serviceEnv: { KASIR_WEBHOOK_TIMEOUT_MS: '20000' }, merchantEnv: { KASIR_STATUS_REFRESH_MS: '1000' },
+    }));
   });
 
   after(async () => {
-    await stopAll([...merchants, ...services]);
-    await serviceBalancer?.close();
-    await merchantBalancer?.close();
-    await database?.drop();
+    await stop?.();
   });
 
   const postTo = async (proc: Proc, path: string, body?: unknown) => {

@@ -6,17 +6,11 @@
 // answer said what it did: one `created`, and as many `switched` as the history has switches.
 // Run by `npm run test:multi` (KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL); build first (`npm run build`).
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { Deposit } from '@kasir/checkout';
-import type { SandboxCredentials } from '../../server/provider/seed';
-import { createTestDatabase, testDatabaseUrl } from '../support/provider';
-import { balancer, MERCHANT_CLI, MERCHANT_READY, SERVICE_CLI, SERVICE_READY, startProc, stopAll, type Proc } from '../support/multi';
+import { startCopies, type Copies, type Proc } from '../support/multi';
 
-const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 const ROUNDS = 50;
 const CHOICES = 20;
 const METHODS = ['BCA_VA', 'BNI_VA', 'QRIS', 'OVO', 'BCA_TRANSFER', 'ETH-ETHEREUM', 'USDC-POLYGON'];
@@ -30,44 +24,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Truth { method: string; version: number | undefined; account: string | undefined }
 
 describe('racing method switches through both service copies and both merchant copies', { timeout: 600_000 }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  const services: Proc[] = [];
-  const merchants: Proc[] = [];
-  let serviceBalancer: Awaited<ReturnType<typeof balancer>>;
-  let merchantBalancer: Awaited<ReturnType<typeof balancer>>;
+  let database: Copies['database'];
+  let merchants: Proc[];
+  let serviceBalancer: Copies['serviceBalancer'];
+  let stop: Copies['stop'] | undefined;
   let sql: pg.Client;
 
   before(async () => {
-    assert.ok(testDatabaseUrl && redisUrl, 'KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL: run through npm run test:multi');
-    for (const cli of [SERVICE_CLI, MERCHANT_CLI]) assert.ok(existsSync(cli), `${cli} is missing: build first (npm run build)`);
-    database = await createTestDatabase();
-    serviceBalancer = await balancer(() => services);
-    merchantBalancer = await balancer(() => merchants);
-    const serviceEnv = {
-      DATABASE_URL: database.url, PROVIDER_PORT: '0', KASIR_WEBHOOK_URL: `${merchantBalancer.url}/api/webhooks/kasir`,
-      KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', PORT: '',
-    };
-    services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
-    services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
-    const credentials = JSON.parse(readFileSync(join(services[0]!.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials;
-    const merchantEnv = {
-      KASIR_BASE_URL: serviceBalancer.url, KASIR_CHECKOUT_URL: `${serviceBalancer.url}/checkout`, KASIR_CLIENT_ID: credentials.clientId,
-      KASIR_CLIENT_SECRET: credentials.clientSecret, KASIR_ACCESS_TOKEN: credentials.accessToken, KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
-      KASIR_SANDBOX: 'true', REDIS_URL: redisUrl, KASIR_REDIS_PREFIX: `kasir-race-${randomUUID()}:`, PORT: '0', HOST: '127.0.0.1',
-      KASIR_LOG_LEVEL: 'info', KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_TRANSFER_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: '250',
-    };
-    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
-    merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
+    ({ database, serviceBalancer, merchants, stop } = await startCopies({
+      prefix: 'kasir-race', merchantEnv: { KASIR_TRANSFER_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: '250' },
+    }));
     sql = new pg.Client({ connectionString: database.url });
     await sql.connect();
   });
 
   after(async () => {
     await sql?.end();
-    await stopAll([...merchants, ...services]);
-    await serviceBalancer?.close();
-    await merchantBalancer?.close();
-    await database?.drop();
+    await stop?.();
   });
 
   const post = async (url: string, body: unknown) => {

@@ -187,8 +187,10 @@ export class PaymentServiceClient {
       } catch (err) {
         // Two identical signed non-GET calls in the same millisecond would carry the same signature, and the
         // service rejects the second as a replay; the timestamps are made unique per client, so a replay
-        // answer can only come from another copy of this backend sharing the credentials: retry once.
-        if (err instanceof PaymentServiceError && err.statusCode === 401 && options.auth === 'S' && /replay/i.test(err.message)) {
+        // answer can only come from another copy of this backend sharing the credentials: retry once, with a new
+        // timestamp. The answer has no field that tells a replay from refused credentials (which a retry refuses
+        // again, at the cost of one call), so any 401 on a signed write is retried: no guessing from its message.
+        if (err instanceof PaymentServiceError && err.statusCode === 401 && options.auth === 'S' && method.toUpperCase() !== 'GET') {
           return await this.send<T>(method, path, options);
         }
         throw err;

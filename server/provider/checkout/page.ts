@@ -4,10 +4,11 @@ import { createHash } from 'node:crypto';
 import { html, raw } from 'hono/html';
 import { languageDetector } from 'hono/language';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { WIDGET_ENTRY_FILE, WIDGET_ENTRY_NAME, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
+import { WIDGET_ENTRY_FILE, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
+import { isCheckoutId } from '../../common/widget-api.js';
 import { organizationNameOf } from '../dashboard/service.js';
 import { findCheckout } from '../deposits/checkout.js';
-import { ApiError, createRouter, onNotFound } from '../http/errors.js';
+import { createRouter, onNotFound } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
 import type { ProviderDeps } from '../deps.js';
 
@@ -85,11 +86,8 @@ export function hostedPageRoutes(deps: ProviderDeps) {
     return c.body(SANDBOX_PANEL_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
   });
   router.get(`/checkout/${WIDGET_FILE_PARAM}`, async (c) => {
-    const name = c.req.param('file');
-    const served = await serveWidget(c, process.env.KASIR_WIDGET_FILE || WIDGET_ENTRY_FILE, name);
-    if (served) return served;
-    if (name === WIDGET_ENTRY_NAME) throw new ApiError(503, 'The checkout widget is not built yet: run npm run build');
-    return onNotFound(c); // no chunk of that name: an unknown path, as anywhere else
+    const served = await serveWidget(c, process.env.KASIR_WIDGET_FILE || WIDGET_ENTRY_FILE, c.req.param('file'), 'The checkout widget is not built yet: run npm run build');
+    return served ?? onNotFound(c); // no chunk of that name: an unknown path, as anywhere else
   });
 
   // The hosted page speaks the shopper's language: ?lang=, else Accept-Language, else English.
@@ -99,7 +97,7 @@ export function hostedPageRoutes(deps: ProviderDeps) {
   router.get('/checkout/:id', detectLanguage, async (c) => {
     const lang = c.get('language') === 'id' ? 'id' : 'en';
     const id = c.req.param('id');
-    const checkout = id.length <= 128 ? await findCheckout(deps, id) : undefined;
+    const checkout = isCheckoutId(id) ? await findCheckout(deps, id) : undefined;
     c.header('Content-Security-Policy', CHECKOUT_CSP);
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
