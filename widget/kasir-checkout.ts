@@ -434,9 +434,9 @@ export class KasirCheckout extends LitElement {
     if (this.state === 'pending') {
       this.follow ??= new view!.DepositStatusController(this, {
         read: () => this.api.call<Deposit>(`/checkouts/${this.co!.id}/deposit`),
-        // A read older than the deposit shown (begun before a switch, or a cached 304), or answered after the element
-        // moved on to another checkout, is not news.
-        onDeposit: (deposit) => deposit.id === this.dp?.id && deposit.updatedAt >= this.dp.updatedAt && (this.dp = deposit),
+        // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order a
+        // deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
+        onDeposit: (deposit) => deposit.id === this.dp?.id && deposit.version >= this.dp.version && (this.dp = deposit),
         // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
         onTrouble: (err) => {
           if (err && !this.off) this.report(detail(err as ApiError, this.t.offline));

@@ -336,6 +336,33 @@ describe('<kasir-checkout> switching method', () => {
     expect(el.state).to.equal('pending');
   });
 
+  // Service copies stamp updatedAt by their own clocks: only the deposit's version orders its changes (WIDGET-API.md).
+  for (const [clockSays, shift] of [['the same', 0], ['a later', 60_000]] as const) {
+    it(`a read of an older version answered after a newer one does not replace it, though it says ${clockSays} updatedAt`, async () => {
+      const el = await mount();
+      await choose(el, 'BCA_VA');
+      const old = api.only.deposit!;
+      api.hold = api.lagging = true;
+      const reads = api.requests('GET', '/deposit').length;
+      part(el, 'check-now')!.click(); // a read of version 1 (the virtual account), answered late
+      await waitUntil(() => api.requests('GET', '/deposit').length > reads);
+      part(el, 'change-method')!.click();
+      await reached(el, 'choosing');
+      method(el, 'USDC-STELLAR').click();
+      await reached(el, 'pending');
+      await el.updateComplete;
+      expect(api.only.deposit!.version).to.equal(old.version + 1);
+      // The late answer was stamped by a copy whose clock runs ahead: its updatedAt is not older than the switch's.
+      old.updatedAt = new Date(Date.parse(api.only.deposit!.updatedAt) + shift).toISOString();
+      api.hold = api.lagging = false;
+      api.release();
+      await waitUntil(() => !part(el, 'check-now')!.hasAttribute('disabled'), 'the late read was answered');
+      await el.updateComplete;
+      expect(!part(el, 'va-number'), 'the older version stays gone').to.be.true;
+      expect(text(part(el, 'address'))).to.equal(WALLET.stellar);
+    });
+  }
+
   it('choosing the current method again goes back to its details without a request', async () => {
     const el = await mount();
     await choose(el, 'BCA_TRANSFER');
