@@ -66,7 +66,7 @@ const loadView = async (kind: MethodKind) => {
   try {
     views[kind] = await (VIEWS[kind] || va)();
   } catch {
-    throw new ApiError('', 0);
+    throw new ApiError({ kind: 'network' });
   }
 };
 /** The words of failures (but a lost connection's), loaded when one happens; unset while they cannot be loaded. */
@@ -75,12 +75,7 @@ let failures: (typeof import('./failures.js'))['default'] | undefined;
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
 /** A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending. */
-const detail = ({ status: s, message, url }: ApiError, fallback: string): KasirErrorDetail => ({
-  kind: s > 499 ? 'server' : s ? 'refused' : 'network',
-  message: message || fallback,
-  status: s || undefined,
-  url,
-});
+const detail = ({ kind, message, status, url }: KasirErrorDetail, fallback: string): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
@@ -255,7 +250,7 @@ export class KasirCheckout extends LitElement {
             : (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ||
                 (amount.split('.')[1] || '').length > new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!) &&
               'amount');
-      if (bad) throw new ApiError(bad, -1);
+      if (bad) throw new ApiError({ kind: 'config', message: bad });
       const key = this.key();
       const known = id || remembered(key);
       let checkout: Checkout | null = null;
@@ -318,9 +313,8 @@ export class KasirCheckout extends LitElement {
     try {
       await step();
     } catch (err) {
-      const { status } = err as ApiError;
       // The words for it, unless it is a lost connection (the element's own words, as nothing may load then).
-      if (status) failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
+      if ((err as ApiError).kind != 'network') failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
       if (!current()) return;
       this.again = retry;
       this.er = err as ApiError;
@@ -392,7 +386,7 @@ export class KasirCheckout extends LitElement {
     if (this.badLink) return { text: this.badLink, action: restart, detail: { kind: 'server', message: this.badLink } };
     if (!err) return null;
     return (
-      (err.status && failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.co, restart })) || {
+      failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.co, restart }) || {
         detail: detail(err, t.noConnection),
         text: t.noConnection,
         action: 'retry',
@@ -439,7 +433,7 @@ export class KasirCheckout extends LitElement {
         onDeposit: (deposit) => deposit.id === this.dp?.id && deposit.version >= this.dp.version && (this.dp = deposit),
         // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
         onTrouble: (err) => {
-          if (err && !this.off) this.report(detail(err as ApiError, this.t.offline));
+          if (err && !this.off) this.report(detail(err, this.t.offline));
           this.off = !!err;
         },
         // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
