@@ -1,4 +1,4 @@
-import { LitElement, adoptStyles, html, nothing, unsafeCSS, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, adoptStyles, html, nothing, unsafeCSS, type PropertyDeclaration, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import type { DepositStatusController } from './deposit-status-controller.js';
@@ -12,16 +12,28 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import { clock, duration, fill, messages, money, type Locale, type Messages, type Strings } from './i18n.js';
+import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { Described } from './failures.js';
 import type { PaidKit } from './views/paid.js';
 import type { PendingModule } from './views/view.js';
+import type { AttributeName, KasirCheckoutOptions } from './props.js';
 
 export * from './events.js';
+export type * from './props.js';
 export type * from './types.js';
+
+type Option = keyof KasirCheckoutOptions;
+/** Every option a field of the element, of the option's type (mapped over `Option`, so none may be left out). */
+type OptionFields = { [K in Option]: KasirCheckoutOptions[K] };
+/** Each option a Lit property: its attribute named as props.ts names it (`strings` none), a number or boolean converted. */
+type OptionDeclarations = {
+  [K in Option]: PropertyDeclaration &
+    (K extends 'strings' ? { attribute: false } : AttributeName<K> extends K ? { attribute?: never } : { attribute: AttributeName<K> }) &
+    (NonNullable<KasirCheckoutOptions[K]> extends number ? { type: NumberConstructor } : NonNullable<KasirCheckoutOptions[K]> extends boolean ? { type: BooleanConstructor } : unknown);
+};
 
 const STORE = 'kasir-checkout:';
 
@@ -143,7 +155,7 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  * @cssprop [--kasir-radius=12px] - Corner radius.
  * @cssprop [--kasir-max-width=30rem] - Widest the element grows.
  */
-export class KasirCheckout extends LitElement {
+export class KasirCheckout extends LitElement implements OptionFields {
   static override styles = styles;
   // Declared without decorators: the decorator runtime costs bytes a shopper downloads.
   static override properties = {
@@ -170,26 +182,19 @@ export class KasirCheckout extends LitElement {
     sw: { state: true },
     ex: { state: true },
     sh: { state: true },
-  };
+  } satisfies OptionDeclarations & PropertyDeclarations;
 
-  /** Base URL of the widget API. */
+  // The options, typed and documented once by KasirCheckoutOptions (props.ts), here with their defaults.
   endpoint = '';
-  /** A checkout created by the shop's server; when set, `amount` and `currency` are not used. */
   checkoutId = '';
-  /** The shop's order, priced by its server (`priceOrder`): sent instead of `amount` and `currency`. */
-  orderId?: string;
-  /** What the order costs (decimal string). */
+  orderId: KasirCheckoutOptions['orderId'];
   amount = '';
-  /** The order's currency. */
   currency = 'IDR';
-  /** `en` or `id`; empty follows the page's `lang`, else the browser's language. */
-  locale: Locale | '' = '';
-  /** First polling interval in ms. */
+  /** Unset follows the page's `lang`, else the browser's language. */
+  locale: KasirCheckoutOptions['locale'];
   pollInterval = 3000;
-  /** Shows nothing until `open()`, then a modal dialog. */
-  modal?: boolean;
-  /** Texts that replace the element's own, by key (`{ choose: 'Pay with' }`): any of the element's, its screens' or its failures' words. */
-  strings?: Strings;
+  modal: KasirCheckoutOptions['modal'];
+  strings: KasirCheckoutOptions['strings'];
   /** The phase: loading, choosing, pending, completed, expired or error (reflected, read only). */
   state: CheckoutState = 'loading';
 
@@ -333,7 +338,7 @@ export class KasirCheckout extends LitElement {
 
   /** `locale`, else the page's language, else the browser's: the first that is English or Indonesian; else English. */
   private get loc(): Locale {
-    const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l));
+    const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l!));
     return /^id/i.test(lang + '') ? 'id' : 'en';
   }
 
