@@ -80,7 +80,8 @@ function attribute(name: string, c: Context) {
  */
 export default function describe(err: ApiError, c: Context): Described | undefined {
   const { status: s, url } = err;
-  if (err.kind == 'network') return;
+  // A lost connection is the element's own to tell, as is an exception that is no ApiError (no kind).
+  if (!err.kind || err.kind == 'network') return;
   const created = !c.open && /\/checkouts$/.test(url || '');
   let kind: KasirErrorKind = 'refused';
   let failure: Failure;

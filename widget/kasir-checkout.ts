@@ -86,8 +86,11 @@ let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The words of a deposit paid not as planned (DESIGN.md 10), loaded when one is shown. */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
-/** A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending. */
-const detail = ({ kind, message, status, url }: KasirErrorDetail, fallback: string): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
+/**
+ * A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending (and an
+ * exception that is no ApiError, with no kind: told as a lost connection, with its own words for the developers).
+ */
+const detail = ({ kind = 'network', message, status, url }: Partial<KasirErrorDetail>, fallback: string): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);

@@ -217,5 +217,11 @@ export function typeProofs() {
   const untagged: Tag = { 'checkout-id': 'chk_1' };
   // @ts-expect-error poll-interval is a number
   const slow: Tag = { endpoint: '/api', 'poll-interval': 'slow' };
-  return [elements, ok, misread, tag, untagged, slow];
+  // Every option an attribute under its kebab-case name, every event a listener by its own name (both derived, props.ts).
+  const full: Tag = { endpoint: '/api', 'order-id': 'ord_1', modal: true, locale: 'en', 'onkasir-open-external': (e) => e.detail.url, 'onkasir-close': (e) => e.detail.state };
+  // @ts-expect-error the close listener gets a KasirCloseEvent
+  const misheard: Tag = { endpoint: '/api', 'onkasir-close': (e: KasirPendingEvent) => e.detail.deposit };
+  // @ts-expect-error an option's attribute is kebab-case
+  const camel: Tag = { endpoint: '/api', orderId: 'ord_1' };
+  return [elements, ok, misread, tag, untagged, slow, full, misheard, camel];
 }
