@@ -19,7 +19,8 @@ import {
   KasirReadyEvent,
   type KasirCheckoutProps,
 } from '../../widget/react';
-import { FakeApi } from './fake-api';
+import type { FakeApi } from './fake-api';
+import { withFakeApi } from './fixture';
 
 const reached = (el: KasirCheckoutElement, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 const part = (el: Element, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`)!;
@@ -35,10 +36,8 @@ describe('@kasir/checkout/react', () => {
     return host.querySelector('kasir-checkout')!;
   }
 
+  withFakeApi((a) => (api = a));
   beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
     host = document.createElement('div');
     document.body.append(host);
     root = createRoot(host);
@@ -46,7 +45,6 @@ describe('@kasir/checkout/react', () => {
   afterEach(() => {
     flushSync(() => root.unmount());
     host.remove();
-    api.uninstall();
   });
 
   it('renders <kasir-checkout> with its props as properties, not attributes', async () => {
