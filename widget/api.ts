@@ -1,16 +1,19 @@
 // The widget API client (widget/WIDGET-API.md): envelopes unwrapped, failures as ApiError, ETags honoured.
+import type { KasirErrorDetail, KasirErrorKind } from './events.js';
 
 /**
- * A failed call: `status` is the HTTP status (0 when the network failed, -1 for an attribute the element cannot use,
- * named by `message`), `url` what was asked. An answer with no message is not the widget API's (a wrong endpoint).
+ * A failure, as `kasir-error` tells it (KasirErrorDetail): `kind` (`network`: no answer; `config`: an attribute the
+ * element cannot use, named by `message`; `server`: HTTP 5xx; `refused`: another 4xx), `status` when there was an
+ * answer, `url` what was asked. An answer with no message is not the widget API's (a wrong endpoint: failures.ts).
  */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly url?: string;
-  constructor(message: string, status: number, url?: string) {
-    super(message);
-    this.status = status;
-    this.url = url;
+export class ApiError extends Error implements KasirErrorDetail {
+  declare readonly kind: KasirErrorKind;
+  declare readonly status?: number;
+  declare readonly url?: string;
+  // `message` unset is Error's empty one.
+  constructor(detail: Omit<KasirErrorDetail, 'message'> & { message?: string }) {
+    super();
+    Object.assign(this, detail);
   }
 }
 
@@ -42,12 +45,12 @@ export class WidgetApi {
         cache: 'no-store',
       });
     } catch {
-      throw new ApiError('', 0, url);
+      throw new ApiError({ kind: 'network', url });
     }
     if (res.status === 304 && cached) return cached.data as T;
     const json = await res.json().catch(() => null);
     // Not the envelope (an HTML page, another API's JSON: no message): the endpoint is not the widget API.
-    if (!res.ok || !json?.data) throw new ApiError(json?.message || '', res.status, url);
+    if (!res.ok || !json?.data) throw new ApiError({ kind: res.status > 499 ? 'server' : 'refused', message: json?.message, status: res.status, url });
     const etag = res.headers.get('etag');
     if (etag && !body) this.cache.set(path, { etag, data: json.data });
     return json.data as T;

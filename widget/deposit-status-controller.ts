@@ -1,4 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { KasirErrorDetail } from './events.js';
 import type { Deposit } from './types.js';
 
 export interface DepositStatusOptions {
@@ -6,8 +7,8 @@ export interface DepositStatusOptions {
   read: () => Promise<Deposit>;
   /** Called with every deposit read or pushed. */
   onDeposit: (deposit: Deposit) => void;
-  /** Called when a read fails (the controller keeps trying), and with `null` when one succeeds again. */
-  onTrouble?: (error: unknown) => void;
+  /** Called when a read fails (`read`'s ApiError; the controller keeps trying), and with `null` when one succeeds again. */
+  onTrouble?: (error: KasirErrorDetail | null) => void;
   /** First interval in ms (the `poll-interval` attribute); 3 s by default. */
   interval?: () => number;
 }
@@ -135,7 +136,7 @@ export class DepositStatusController implements ReactiveController {
     source.onerror = () => {
       clearTimeout(trouble);
       if (source.readyState !== EventSource.CLOSED) {
-        trouble = setTimeout(() => source === this.source && this.options.onTrouble?.(new Error('reconnecting')), RECONNECT_GRACE_MS);
+        trouble = setTimeout(() => source === this.source && this.options.onTrouble?.({ kind: 'network', message: 'reconnecting' }), RECONNECT_GRACE_MS);
         return;
       }
       // The stream is gone for good (an error status, a wrong content type): poll instead.

@@ -92,38 +92,26 @@ export class KasirOpenExternalEvent extends KasirEvent<{ url: string; kind: 'wal
   }
 }
 
-/**
- * One handler per event of the element, by its `on` name, each given the typed event: the React component's callbacks
- * (`onKasirCompleted={...}`) and the Vue template's listeners (`@kasir-completed="..."`).
- */
-export interface KasirEventHandlers {
+/** The element's events by name (each documented by its class): the one list the DOM's event map, the React component's callbacks and the Vue template's listeners are derived from (props.ts). */
+export interface KasirCheckoutEventMap {
   /** The checkout is loaded; `event.detail.checkout`. */
-  onKasirReady?: (event: KasirReadyEvent) => void;
+  'kasir-ready': KasirReadyEvent;
   /** The shopper chose a method; `event.detail.method`. */
-  onKasirMethodSelected?: (event: KasirMethodSelectedEvent) => void;
+  'kasir-method-selected': KasirMethodSelectedEvent;
   /** A deposit awaits payment; `event.detail.deposit`. */
-  onKasirPending?: (event: KasirPendingEvent) => void;
+  'kasir-pending': KasirPendingEvent;
   /** The payment was received; `event.detail.deposit`. */
-  onKasirCompleted?: (event: KasirCompletedEvent) => void;
+  'kasir-completed': KasirCompletedEvent;
   /** The time to pay ran out; `event.detail.deposit` (null when none was made). */
-  onKasirExpired?: (event: KasirExpiredEvent) => void;
+  'kasir-expired': KasirExpiredEvent;
   /** Something failed; `event.detail`: `kind`, `message` (for developers), `status`, `url`. */
-  onKasirError?: (event: KasirErrorEvent) => void;
+  'kasir-error': KasirErrorEvent;
   /** The modal dialog was closed; `event.detail.state`. */
-  onKasirClose?: (event: KasirCloseEvent) => void;
+  'kasir-close': KasirCloseEvent;
   /** A link to a wallet or an e-wallet app is about to open; `preventDefault()` to open `event.detail.url` yourself. */
-  onKasirOpenExternal?: (event: KasirOpenExternalEvent) => void;
+  'kasir-open-external': KasirOpenExternalEvent;
 }
 
 declare global {
-  interface HTMLElementEventMap {
-    'kasir-ready': KasirReadyEvent;
-    'kasir-method-selected': KasirMethodSelectedEvent;
-    'kasir-pending': KasirPendingEvent;
-    'kasir-completed': KasirCompletedEvent;
-    'kasir-expired': KasirExpiredEvent;
-    'kasir-error': KasirErrorEvent;
-    'kasir-close': KasirCloseEvent;
-    'kasir-open-external': KasirOpenExternalEvent;
-  }
+  interface HTMLElementEventMap extends KasirCheckoutEventMap {}
 }

@@ -52,7 +52,7 @@ export interface Described {
   detail: KasirErrorDetail;
 }
 
-/** The developers' words for an attribute the element cannot use (ApiError status -1, `message` naming it). */
+/** The developers' words for an attribute the element cannot use (kind `config`, `message` naming it). */
 function attribute(name: string, c: Context) {
   const value = c[name as 'endpoint' | 'amount' | 'currency'];
   if (!value && name != 'currency') {
@@ -73,23 +73,25 @@ function attribute(name: string, c: Context) {
 }
 
 /**
- * The kind of a failure with an answer (`config`: the page's setup; `server`: a 5xx; `refused`: another 4xx; a lost
- * connection, `network`, is the element's own to describe),
+ * The kind of a failure (`config`: the page's setup; `server`: a 5xx; `refused`: another 4xx; a lost connection,
+ * `network`, is the element's own to describe: undefined here),
  * the shopper's words for it (never a claim that may be untrue: the server's text is shown only below a refused
  * choice, whose 400 explains it), what the shopper can do, and the developers' message naming what to check.
  */
-export default function describe(err: ApiError, c: Context): Described {
+export default function describe(err: ApiError, c: Context): Described | undefined {
   const { status: s, url } = err;
+  // A lost connection is the element's own to tell, as is an exception that is no ApiError (no kind).
+  if (!err.kind || err.kind == 'network') return;
   const created = !c.open && /\/checkouts$/.test(url || '');
   let kind: KasirErrorKind = 'refused';
   let failure: Failure;
   let action: Described['action'];
   let message = err.message;
-  if (s < 0) {
+  if (err.kind == 'config') {
     kind = 'config';
     failure = 'setup';
     message = `kasir-checkout: ${attribute(message, c)}`;
-  } else if (s > 499) {
+  } else if (err.kind == 'server') {
     kind = 'server';
     failure = 'server';
     action = 'retry';
@@ -113,5 +115,5 @@ export default function describe(err: ApiError, c: Context): Described {
     action = c.restart;
   }
   const text = c.text(words)[failure];
-  return { text, action, detail: { kind, message: message || text, status: s > 0 ? s : undefined, url } };
+  return { text, action, detail: { kind, message: message || text, status: s, url } };
 }

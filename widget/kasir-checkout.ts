@@ -1,4 +1,4 @@
-import { LitElement, adoptStyles, html, nothing, unsafeCSS, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, adoptStyles, html, nothing, unsafeCSS, type PropertyDeclaration, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import type { DepositStatusController } from './deposit-status-controller.js';
@@ -12,16 +12,28 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import { clock, duration, fill, messages, money, type Locale, type Messages, type Strings } from './i18n.js';
+import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { Described } from './failures.js';
 import type { PaidKit } from './views/paid.js';
 import type { PendingModule } from './views/view.js';
+import type { AttributeName, KasirCheckoutOptions } from './props.js';
 
 export * from './events.js';
+export type * from './props.js';
 export type * from './types.js';
+
+type Option = keyof KasirCheckoutOptions;
+/** Every option a field of the element, of the option's type (mapped over `Option`, so none may be left out). */
+type OptionFields = { [K in Option]: KasirCheckoutOptions[K] };
+/** Each option a Lit property: its attribute named as props.ts names it (`strings` none), a number or boolean converted. */
+type OptionDeclarations = {
+  [K in Option]: PropertyDeclaration &
+    (K extends 'strings' ? { attribute: false } : AttributeName<K> extends K ? { attribute?: never } : { attribute: AttributeName<K> }) &
+    (NonNullable<KasirCheckoutOptions[K]> extends number ? { type: NumberConstructor } : NonNullable<KasirCheckoutOptions[K]> extends boolean ? { type: BooleanConstructor } : unknown);
+};
 
 const STORE = 'kasir-checkout:';
 
@@ -66,7 +78,7 @@ const loadView = async (kind: MethodKind) => {
   try {
     views[kind] = await (VIEWS[kind] || va)();
   } catch {
-    throw new ApiError('', 0);
+    throw new ApiError({ kind: 'network' });
   }
 };
 /** The words of failures (but a lost connection's), loaded when one happens; unset while they cannot be loaded. */
@@ -74,13 +86,11 @@ let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The words of a deposit paid not as planned (DESIGN.md 10), loaded when one is shown. */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
-/** A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending. */
-const detail = ({ status: s, message, url }: ApiError, fallback: string): KasirErrorDetail => ({
-  kind: s > 499 ? 'server' : s ? 'refused' : 'network',
-  message: message || fallback,
-  status: s || undefined,
-  url,
-});
+/**
+ * A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending (and an
+ * exception that is no ApiError, with no kind: told as a lost connection, with its own words for the developers).
+ */
+const detail = ({ kind = 'network', message, status, url }: Partial<KasirErrorDetail>, fallback: string): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
@@ -148,7 +158,7 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  * @cssprop [--kasir-radius=12px] - Corner radius.
  * @cssprop [--kasir-max-width=30rem] - Widest the element grows.
  */
-export class KasirCheckout extends LitElement {
+export class KasirCheckout extends LitElement implements OptionFields {
   static override styles = styles;
   // Declared without decorators: the decorator runtime costs bytes a shopper downloads.
   static override properties = {
@@ -175,26 +185,19 @@ export class KasirCheckout extends LitElement {
     sw: { state: true },
     ex: { state: true },
     sh: { state: true },
-  };
+  } satisfies OptionDeclarations & PropertyDeclarations;
 
-  /** Base URL of the widget API. */
+  // The options, typed and documented once by KasirCheckoutOptions (props.ts), here with their defaults.
   endpoint = '';
-  /** A checkout created by the shop's server; when set, `amount` and `currency` are not used. */
   checkoutId = '';
-  /** The shop's order, priced by its server (`priceOrder`): sent instead of `amount` and `currency`. */
-  orderId?: string;
-  /** What the order costs (decimal string). */
+  orderId: KasirCheckoutOptions['orderId'];
   amount = '';
-  /** The order's currency. */
   currency = 'IDR';
-  /** `en` or `id`; empty follows the page's `lang`, else the browser's language. */
-  locale: Locale | '' = '';
-  /** First polling interval in ms. */
+  /** Unset follows the page's `lang`, else the browser's language. */
+  locale: KasirCheckoutOptions['locale'];
   pollInterval = 3000;
-  /** Shows nothing until `open()`, then a modal dialog. */
-  modal?: boolean;
-  /** Texts that replace the element's own, by key (`{ choose: 'Pay with' }`): any of the element's, its screens' or its failures' words. */
-  strings?: Strings;
+  modal: KasirCheckoutOptions['modal'];
+  strings: KasirCheckoutOptions['strings'];
   /** The phase: loading, choosing, pending, completed, expired or error (reflected, read only). */
   state: CheckoutState = 'loading';
 
@@ -255,7 +258,7 @@ export class KasirCheckout extends LitElement {
             : (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ||
                 (amount.split('.')[1] || '').length > new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!) &&
               'amount');
-      if (bad) throw new ApiError(bad, -1);
+      if (bad) throw new ApiError({ kind: 'config', message: bad });
       const key = this.key();
       const known = id || remembered(key);
       let checkout: Checkout | null = null;
@@ -318,9 +321,8 @@ export class KasirCheckout extends LitElement {
     try {
       await step();
     } catch (err) {
-      const { status } = err as ApiError;
       // The words for it, unless it is a lost connection (the element's own words, as nothing may load then).
-      if (status) failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
+      if ((err as ApiError).kind != 'network') failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
       if (!current()) return;
       this.again = retry;
       this.er = err as ApiError;
@@ -339,7 +341,7 @@ export class KasirCheckout extends LitElement {
 
   /** `locale`, else the page's language, else the browser's: the first that is English or Indonesian; else English. */
   private get loc(): Locale {
-    const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l));
+    const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l!));
     return /^id/i.test(lang + '') ? 'id' : 'en';
   }
 
@@ -392,7 +394,7 @@ export class KasirCheckout extends LitElement {
     if (this.badLink) return { text: this.badLink, action: restart, detail: { kind: 'server', message: this.badLink } };
     if (!err) return null;
     return (
-      (err.status && failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.co, restart })) || {
+      failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.co, restart }) || {
         detail: detail(err, t.noConnection),
         text: t.noConnection,
         action: 'retry',
@@ -434,12 +436,12 @@ export class KasirCheckout extends LitElement {
     if (this.state === 'pending') {
       this.follow ??= new view!.DepositStatusController(this, {
         read: () => this.api.call<Deposit>(`/checkouts/${this.co!.id}/deposit`),
-        // A read older than the deposit shown (begun before a switch, or a cached 304), or answered after the element
-        // moved on to another checkout, is not news.
-        onDeposit: (deposit) => deposit.id === this.dp?.id && deposit.updatedAt >= this.dp.updatedAt && (this.dp = deposit),
+        // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order a
+        // deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
+        onDeposit: (deposit) => deposit.id === this.dp?.id && deposit.version >= this.dp.version && (this.dp = deposit),
         // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
         onTrouble: (err) => {
-          if (err && !this.off) this.report(detail(err as ApiError, this.t.offline));
+          if (err && !this.off) this.report(detail(err, this.t.offline));
           this.off = !!err;
         },
         // Not a positive number: the default; else at least a second, so a typo cannot flood the server.

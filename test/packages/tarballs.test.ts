@@ -483,6 +483,8 @@ describe('React 19 + TypeScript shop (@kasir/checkout/react)', () => {
     assert.equal(out.code, 0, `rendering KasirCheckout in Node failed:\n${tscOutput(out)}`);
     assert.match(out.stdout, /<kasir-checkout[\s>]/, `no <kasir-checkout in the server-rendered markup: ${out.stdout}`);
     assert.match(out.stdout, /endpoint="\/api"/, `the endpoint is not in the server-rendered markup: ${out.stdout}`);
+    // Options under their attribute names, as the element declares them.
+    assert.match(out.stdout, /order-id="ord_1"[^>]* poll-interval="5000"/, `the options are not attributes in the server-rendered markup: ${out.stdout}`);
   });
 });
 

@@ -2,71 +2,15 @@
 // in real Chromium against the fake widget API. The QR code is decoded from the rendered SVG (drawn on a canvas, read
 // by jsQR), as a wallet's camera would read it.
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
-import type jsQRType from 'jsqr';
 import { CRYPTO, FakeApi, WALLET } from './fake-api';
+import { choose, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
 
-const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
-const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
-const method = (el: KasirCheckout, code: string) => el.shadowRoot!.querySelector<HTMLButtonElement>(`[part="method"][data-method="${code}"]`)!;
 const posted = (api: FakeApi) => api.requests('POST', '/deposit').map((c) => (c.body as { method: string }).method);
-
-async function mount(locale = 'en') {
-  return fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" amount="150000" currency="IDR" locale=${locale}></kasir-checkout>`);
-}
-
-async function choose(el: KasirCheckout, code: string) {
-  await reached(el, 'choosing');
-  method(el, code).click();
-  await reached(el, 'pending');
-  await el.updateComplete;
-}
-
-/** jsQR ships as a UMD script only: loaded once as a classic script, it sets window.jsQR. */
-let jsQR: typeof jsQRType | undefined;
-async function loadJsQr() {
-  if (jsQR) return jsQR;
-  await new Promise((resolve, reject) => {
-    const script = Object.assign(document.createElement('script'), { src: '/node_modules/jsqr/dist/jsQR.js', onload: resolve, onerror: reject });
-    document.head.append(script);
-  });
-  return (jsQR = (window as unknown as { jsQR: typeof jsQRType }).jsQR);
-}
-
-/** The text of the code in `part="qr"`: its SVG drawn on a white canvas with a margin, then read by jsQR. */
-async function readQr(el: KasirCheckout): Promise<string | null> {
-  const decode = await loadJsQr();
-  const svg = part(el, 'qr')!.querySelector('svg')!;
-  const image = new Image();
-  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(new XMLSerializer().serializeToString(svg))}`;
-  await image.decode();
-  const margin = 40;
-  const [width, height] = [image.naturalWidth + 2 * margin, image.naturalHeight + 2 * margin];
-  const ctx = new OffscreenCanvas(width, height).getContext('2d')!;
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, width, height);
-  ctx.drawImage(image, margin, margin);
-  return decode(ctx.getImageData(0, 0, width, height).data, width, height)?.data ?? null;
-}
-
-/** Records what the copy buttons write to the clipboard. */
-function recordClipboard() {
-  const copied: string[] = [];
-  const original = navigator.clipboard.writeText;
-  navigator.clipboard.writeText = async (value: string) => void copied.push(value);
-  return { copied, restore: () => (navigator.clipboard.writeText = original) };
-}
 
 describe('<kasir-checkout> crypto', () => {
   let api: FakeApi;
-  beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => api.uninstall());
+  withFakeApi((a) => (api = a));
 
   it('lists the cryptos after the fiat methods: name and network, the exact token total with its symbol', async () => {
     const el = await mount();
@@ -91,7 +35,7 @@ describe('<kasir-checkout> crypto', () => {
   });
 
   it('groups and separates token amounts the Indonesian way, still digit for digit', async () => {
-    const el = await mount('id');
+    const el = await mount({ locale: 'id' });
     await reached(el, 'choosing');
     expect(text(el.shadowRoot!.querySelector('[data-kind="crypto"] h3'))).to.equal('Kripto');
     expect(text(method(el, 'XLM-STELLAR').querySelector('.total'))).to.equal('1.234,5678901 XLM');
@@ -256,12 +200,7 @@ describe('<kasir-checkout> crypto', () => {
 
 describe('<kasir-checkout> switching method', () => {
   let api: FakeApi;
-  beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => api.uninstall());
+  withFakeApi((a) => (api = a));
 
   it('goes back to the list from a pending deposit, the current choice marked, and switches to another method', async () => {
     const el = await mount();
@@ -335,6 +274,33 @@ describe('<kasir-checkout> switching method', () => {
     expect(text(part(el, 'address'))).to.equal(WALLET.stellar);
     expect(el.state).to.equal('pending');
   });
+
+  // Service copies stamp updatedAt by their own clocks: only the deposit's version orders its changes (WIDGET-API.md).
+  for (const [clockSays, shift] of [['the same', 0], ['a later', 60_000]] as const) {
+    it(`a read of an older version answered after a newer one does not replace it, though it says ${clockSays} updatedAt`, async () => {
+      const el = await mount();
+      await choose(el, 'BCA_VA');
+      const old = api.only.deposit!;
+      api.hold = api.lagging = true;
+      const reads = api.requests('GET', '/deposit').length;
+      part(el, 'check-now')!.click(); // a read of version 1 (the virtual account), answered late
+      await waitUntil(() => api.requests('GET', '/deposit').length > reads);
+      part(el, 'change-method')!.click();
+      await reached(el, 'choosing');
+      method(el, 'USDC-STELLAR').click();
+      await reached(el, 'pending');
+      await el.updateComplete;
+      expect(api.only.deposit!.version).to.equal(old.version + 1);
+      // The late answer was stamped by a copy whose clock runs ahead: its updatedAt is not older than the switch's.
+      old.updatedAt = new Date(Date.parse(api.only.deposit!.updatedAt) + shift).toISOString();
+      api.hold = api.lagging = false;
+      api.release();
+      await waitUntil(() => !part(el, 'check-now')!.hasAttribute('disabled'), 'the late read was answered');
+      await el.updateComplete;
+      expect(!part(el, 'va-number'), 'the older version stays gone').to.be.true;
+      expect(text(part(el, 'address'))).to.equal(WALLET.stellar);
+    });
+  }
 
   it('choosing the current method again goes back to its details without a request', async () => {
     const el = await mount();
@@ -426,12 +392,7 @@ describe('<kasir-checkout> switching method', () => {
 
 describe('<kasir-checkout> refused choices', () => {
   let api: FakeApi;
-  beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => api.uninstall());
+  withFakeApi((a) => (api = a));
 
   const cases = [
     { code: 'USDC-STELLAR', why: 'a crypto the service does not list', message: 'Crypto not found' },
@@ -463,7 +424,7 @@ describe('<kasir-checkout> refused choices', () => {
 
   it('says it in Indonesian', async () => {
     api.refuse['QRIS'] = 'Payment method not found';
-    const el = await mount('id');
+    const el = await mount({ locale: 'id' });
     await reached(el, 'choosing');
     method(el, 'QRIS').click();
     await reached(el, 'error');

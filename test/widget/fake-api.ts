@@ -184,6 +184,7 @@ export class FakeApi {
         : {}),
       updatedAt: now,
       serverTime: now,
+      version: d.version + 1,
     };
     FakeEventSource.instances.filter((s) => s.url.includes(id)).forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
     return c.deposit;

@@ -1,46 +1,16 @@
 import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import { correction, generate } from 'lean-qr/nano';
 import { FakeApi, QR_DATA } from './fake-api';
-
-const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-const parts = (el: KasirCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
-const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
+import { choose, mount, part, parts, reached, text, withFakeApi } from './fixture';
 
 /** Where the element remembers its checkout: the order, this page, and its place among the page's elements. */
 const key = (amount: string, index = 0) => `kasir-checkout:/api|${amount}|IDR|${location.pathname}${location.search}|${index}`;
 
-async function mount(attrs: Partial<{ amount: string; checkoutId: string; locale: string }> = {}) {
-  const el = await fixture<KasirCheckout>(
-    html`<kasir-checkout
-      endpoint="/api"
-      amount=${attrs.checkoutId ? '' : (attrs.amount ?? '150000')}
-      currency="IDR"
-      checkout-id=${attrs.checkoutId ?? ''}
-      locale=${attrs.locale ?? 'en'}
-    ></kasir-checkout>`,
-  );
-  return el;
-}
-
-async function choose(el: KasirCheckout, code: string) {
-  await reached(el, 'choosing');
-  el.shadowRoot!.querySelector<HTMLButtonElement>(`[part="method"][data-method="${code}"]`)!.click();
-  await reached(el, 'pending');
-  await el.updateComplete;
-}
-
 describe('<kasir-checkout>', () => {
   let api: FakeApi;
-  beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => api.uninstall());
+  withFakeApi((a) => (api = a));
 
   it('starts in loading, reflected, then offers the methods grouped by kind', async () => {
     api.hold = false;
@@ -212,7 +182,7 @@ describe('<kasir-checkout>', () => {
   });
 
   it('shows the completed screen and fires kasir-completed', async () => {
-    const el = await mount({});
+    const el = await mount();
     el.pollInterval = 100;
     await choose(el, 'BCA_VA');
     const completed = oneEvent(el, 'kasir-completed');
@@ -326,7 +296,7 @@ describe('<kasir-checkout>', () => {
     });
 
     it('speaks Indonesian: an unknown checkout-id, with no button (nothing to retry or restart)', async () => {
-      const el = await mount({ checkoutId: 'chk_unknown', locale: 'id' });
+      const el = await mount({ 'checkout-id': 'chk_unknown', amount: '', locale: 'id' });
       await reached(el, 'error');
       await el.updateComplete;
       expect(text(part(el, 'result'))).to.equal('Terjadi kesalahan Tautan pembayaran ini tidak dikenal atau sudah berakhir.');
@@ -544,7 +514,7 @@ describe('<kasir-checkout>', () => {
   it('uses the checkout-id attribute over anything remembered, and never creates one', async () => {
     const made = api.newCheckout('275000');
     sessionStorage.setItem('kasir-checkout:/api||IDR', 'chk_other');
-    const el = await mount({ checkoutId: made.id });
+    const el = await mount({ 'checkout-id': made.id, amount: '' });
     await reached(el, 'choosing');
     expect(api.calls.map((c) => `${c.method} ${c.path}`)).to.deep.equal([`GET /checkouts/${made.id}`]);
     expect(text(part(el, 'amount'))).to.equal('Rp 275,000');

@@ -1,28 +1,19 @@
 // Modal mode (DESIGN.md 12): with `modal` the element shows nothing until open(), then a focus-trapped native dialog
 // (part="dialog"); Escape and the close button close it with `kasir-close`; the payment goes on while it is closed,
 // and opening it again shows the same deposit. In real Chromium against the fake widget API.
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import '../../widget/kasir-checkout';
 import { KasirCloseEvent, type KasirCheckout } from '../../widget/kasir-checkout';
 import { FakeApi } from './fake-api';
+import { mount as mountElement, part, reached, text, withFakeApi } from './fixture';
 
-const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
-const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 4000 });
 const dialog = (el: KasirCheckout) => part(el, 'dialog') as HTMLDialogElement;
 
 describe('<kasir-checkout modal>', () => {
   let api: FakeApi;
-  beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => api.uninstall());
+  withFakeApi((a) => (api = a));
 
-  const mount = () =>
-    fixture<KasirCheckout>(html`<kasir-checkout modal endpoint="/api" amount="150000" locale="en" poll-interval="1000"></kasir-checkout>`);
+  const mount = () => mountElement({ modal: '', 'poll-interval': '1000' });
 
   it('shows nothing and loads nothing until open(), then a modal dialog with the method list', async () => {
     const el = await mount();
@@ -31,7 +22,7 @@ describe('<kasir-checkout modal>', () => {
     expect(dialog(el).open).to.be.false;
     expect(el.getBoundingClientRect().height).to.be.at.most(1);
     await el.open();
-    await reached(el, 'choosing');
+    await reached(el, 'choosing', 4000);
     await el.updateComplete;
     expect(dialog(el).matches(':modal')).to.be.true;
     expect(dialog(el).getAttribute('aria-label')).to.equal('Payment');
@@ -44,7 +35,7 @@ describe('<kasir-checkout modal>', () => {
     const outside = await fixture<HTMLButtonElement>(html`<button>outside</button>`);
     const el = await mount();
     await el.open();
-    await reached(el, 'choosing');
+    await reached(el, 'choosing', 4000);
     await el.updateComplete;
     for (const press of [...Array(15).fill('Tab'), ...Array(15).fill('Shift+Tab')]) {
       await sendKeys({ press });
@@ -56,7 +47,7 @@ describe('<kasir-checkout modal>', () => {
   it('closes on Escape and on its close button, firing kasir-close; open() shows it again', async () => {
     const el = await mount();
     await el.open();
-    await reached(el, 'choosing');
+    await reached(el, 'choosing', 4000);
     let closed = oneEvent(el, 'kasir-close');
     await sendKeys({ press: 'Escape' });
     const event = await closed;
@@ -79,9 +70,9 @@ describe('<kasir-checkout modal>', () => {
   it('goes on while closed: reopened, the same pending deposit; paid meanwhile, completed', async () => {
     const el = await mount();
     await el.open();
-    await reached(el, 'choosing');
+    await reached(el, 'choosing', 4000);
     part(el, 'method')!.click();
-    await reached(el, 'pending');
+    await reached(el, 'pending', 4000);
     await el.updateComplete;
     const number = text(part(el, 'va-number'));
     el.close();
@@ -103,7 +94,7 @@ describe('<kasir-checkout modal>', () => {
 
   it('without modal, open() and close() do nothing and the checkout shows in place', async () => {
     const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>`);
-    await reached(el, 'choosing');
+    await reached(el, 'choosing', 4000);
     await el.open();
     el.close();
     await el.updateComplete;

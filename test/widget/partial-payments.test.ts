@@ -1,67 +1,20 @@
 // Payments that do not go as planned (DESIGN.md 10), paying on a phone (DESIGN.md 12) and failures the shop's
 // developers see (DESIGN.md 11), in real Chromium against the fake widget API.
-import { expect, fixture, oneEvent, waitUntil } from '@open-wc/testing';
-import '../../widget/kasir-checkout';
+import { expect, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { KasirErrorDetail, KasirOpenExternalEvent } from '../../widget/events';
-import type jsQRType from 'jsqr';
 import { CRYPTO, FakeApi } from './fake-api';
+import { choose, loadJsQr, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
 
-const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
-const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
-const method = (el: KasirCheckout, code: string) => el.shadowRoot!.querySelector<HTMLButtonElement>(`[part="method"][data-method="${code}"]`)!;
 /** part="paid": each row's label and amount. */
 const paidText = (el: KasirCheckout) => [...(part(el, 'paid')?.querySelectorAll('span, strong') ?? [])].map(text).join(' ');
 const notice = (el: KasirCheckout) => text(el.shadowRoot!.querySelector('[role=status]'));
-
-async function mount(attrs: Record<string, string> = {}) {
-  const el = document.createElement('kasir-checkout');
-  for (const [name, value] of Object.entries({ endpoint: '/api', amount: '150000', currency: 'IDR', locale: 'en', ...attrs })) el.setAttribute(name, value);
-  await fixture(el);
-  return el;
-}
-
-async function choose(el: KasirCheckout, code: string) {
-  await reached(el, 'choosing');
-  await waitUntil(() => method(el, code) && !method(el, code).disabled, `${code} is not offered`);
-  method(el, code).click();
-  await reached(el, 'pending');
-  await el.updateComplete;
-}
 
 /** Waits until the element shows the deposit as the fake now has it (the next poll). */
 async function check(el: KasirCheckout) {
   part(el, 'check-now')?.click();
   await new Promise((r) => setTimeout(r, 50));
   await el.updateComplete;
-}
-
-let jsQR: typeof jsQRType | undefined;
-async function readQr(svg: SVGSVGElement): Promise<string | null> {
-  if (!jsQR) {
-    await new Promise((resolve, reject) => {
-      const script = Object.assign(document.createElement('script'), { src: '/node_modules/jsqr/dist/jsQR.js', onload: resolve, onerror: reject });
-      document.head.append(script);
-    });
-    jsQR = (window as unknown as { jsQR: typeof jsQRType }).jsQR;
-  }
-  const image = new Image();
-  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(new XMLSerializer().serializeToString(svg))}`;
-  await image.decode();
-  const [width, height] = [image.naturalWidth + 80, image.naturalHeight + 80];
-  const ctx = new OffscreenCanvas(width, height).getContext('2d')!;
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, width, height);
-  ctx.drawImage(image, 40, 40);
-  return jsQR(ctx.getImageData(0, 0, width, height).data, width, height)?.data ?? null;
-}
-
-function recordClipboard() {
-  const copied: string[] = [];
-  const original = navigator.clipboard.writeText;
-  navigator.clipboard.writeText = async (value: string) => void copied.push(value);
-  return { copied, restore: () => (navigator.clipboard.writeText = original) };
 }
 
 /** Records console.warn and kasir-error events. */
@@ -84,11 +37,7 @@ function recordFailures() {
 
 describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
   let api: FakeApi;
-  beforeEach(() => {
-    sessionStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => api.uninstall());
+  withFakeApi((a) => (api = a));
 
   it('a USDC deposit paid 60 %: shows what arrived and the rest, and asks for the rest only (amount, copy, QR); paying the rest completes it', async () => {
     const usdc = CRYPTO.find((c) => c.code === 'USDC-POLYGON')!;
@@ -110,7 +59,7 @@ describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
     } finally {
       clip.restore();
     }
-    const uri = await readQr(part(el, 'qr')!.querySelector('svg')!);
+    const uri = await readQr(el);
     expect(uri).to.equal(usdc.paymentUri.replace('uint256=9292308', 'uint256=3716923'));
     await expect(el).to.be.accessible();
 
@@ -222,12 +171,8 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (DESIGN.md 12)',
   const ua = Object.getOwnPropertyDescriptor(Navigator.prototype, 'userAgent')!;
   const asPhone = () =>
     Object.defineProperty(navigator, 'userAgent', { configurable: true, get: () => 'Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36' });
-  beforeEach(() => {
-    sessionStorage.clear();
-    api = new FakeApi({ totals: { 'ETH-ETHEREUM': '0.00272730' } }).install();
-  });
+  withFakeApi((a) => (api = a), { totals: { 'ETH-ETHEREUM': '0.00272730' } });
   afterEach(() => {
-    api.uninstall();
     delete (navigator as { userAgent?: string }).userAgent;
     expect(Object.getOwnPropertyDescriptor(Navigator.prototype, 'userAgent')).to.deep.equal(ua);
   });
@@ -347,23 +292,17 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (DESIGN.md 12)',
     const bitmap = await createImageBitmap(blob);
     const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d')!;
     ctx.drawImage(bitmap, 0, 0);
-    await readQr(part(el, 'qr')!.querySelector('svg')!); // loads jsQR
-    expect(jsQR!(ctx.getImageData(0, 0, bitmap.width, bitmap.height).data, bitmap.width, bitmap.height)?.data).to.equal(api.only.deposit!.qrData);
+    const jsQR = await loadJsQr();
+    expect(jsQR(ctx.getImageData(0, 0, bitmap.width, bitmap.height).data, bitmap.width, bitmap.height)?.data).to.equal(api.only.deposit!.qrData);
   });
 });
 
 describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
   let api: FakeApi;
   let seen: ReturnType<typeof recordFailures>;
-  beforeEach(() => {
-    sessionStorage.clear();
-    api = new FakeApi().install();
-    seen = recordFailures();
-  });
-  afterEach(() => {
-    seen.restore();
-    api.uninstall();
-  });
+  withFakeApi((a) => (api = a));
+  beforeEach(() => (seen = recordFailures()));
+  afterEach(() => seen.restore());
   const shopperReads = (el: KasirCheckout) => text(part(el, 'result'));
   const SETUP = 'Something went wrong This payment is not set up correctly. Please contact the shop.';
 

@@ -1,31 +1,20 @@
 // The method list as DESIGN.md 12 says: grouped by kind (part="method-group", data-kind), closed disclosures with more
 // than 6 methods, crypto by asset then network, the shopper's last choice first, "No fee" said once; and the shop's
 // `strings` and the locale fallback (DESIGN.md 4, 12). In real Chromium against the fake widget API.
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { Checkout } from '../../widget/types';
 import { FakeApi } from './fake-api';
+import { method, mount as mountElement, parts, reached, text, withFakeApi } from './fixture';
 
-const parts = (el: KasirCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-const method = (el: KasirCheckout, code: string) => el.shadowRoot!.querySelector<HTMLButtonElement>(`[part="method"][data-method="${code}"]`)!;
 const group = (el: KasirCheckout, kind: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part="method-group"][data-kind="${kind}"]`)!;
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
-const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 /** Shown: laid out (a closed group's methods are in the DOM, hidden). */
 const shown = (node: Element) => (node as HTMLElement).offsetParent !== null;
 
-async function mount(attrs: { amount?: string; checkoutId?: string; locale?: string; width?: number } = {}) {
-  const el = await fixture<KasirCheckout>(
-    html`<kasir-checkout
-      endpoint="/api"
-      amount=${attrs.amount ?? '150000'}
-      checkout-id=${attrs.checkoutId ?? ''}
-      locale=${attrs.locale ?? 'en'}
-      style=${`width: ${attrs.width ?? 480}px; --kasir-max-width: none`}
-    ></kasir-checkout>`,
-  );
+/** The element at `width` px (its max width lifted), once it shows the method list. */
+async function mount({ width = 480, checkoutId = '', ...attrs }: { amount?: string; checkoutId?: string; locale?: string; width?: number } = {}) {
+  const el = await mountElement({ ...attrs, 'checkout-id': checkoutId, style: `width: ${width}px; --kasir-max-width: none` });
   await reached(el, 'choosing');
   await el.updateComplete;
   return el;
@@ -40,12 +29,7 @@ function checkoutWith(api: FakeApi, edit: (c: Checkout) => void) {
 
 describe('<kasir-checkout> method list', () => {
   let api: FakeApi;
-  beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => api.uninstall());
+  withFakeApi((a) => (api = a));
 
   it('groups by kind in the order va, bank, qris, ewallet, crypto; with more than 6 methods the groups start closed', async () => {
     const el = await mount();
@@ -200,15 +184,8 @@ describe('<kasir-checkout> method list', () => {
 describe('<kasir-checkout> strings and locale', () => {
   let api: FakeApi;
   const lang = document.documentElement.lang;
-  beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
-  });
-  afterEach(() => {
-    api.uninstall();
-    document.documentElement.lang = lang;
-  });
+  withFakeApi((a) => (api = a));
+  afterEach(() => (document.documentElement.lang = lang));
 
   it("replaces any text by key: the element's, a pending screen's, a failure's", async () => {
     const el = await mount();

@@ -1,6 +1,6 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../widget/kasir-checkout';
-import type { KasirCheckout } from '../../widget/kasir-checkout';
+import type { KasirCheckout, KasirErrorDetail } from '../../widget/kasir-checkout';
 import { FakeApi, FakeEventSource } from './fake-api';
 import { FakeClock, settle } from './fake-clock';
 
@@ -204,6 +204,8 @@ describe('<kasir-checkout> following the payment', () => {
     const el = await pendingWith('QRIS', { events: true });
     const source = FakeEventSource.instances[0];
     const waiting = () => el.shadowRoot!.querySelector('.waiting')!.textContent!.trim();
+    const errors: KasirErrorDetail[] = [];
+    el.addEventListener('kasir-error', (e) => errors.push(e.detail));
     source.open();
     await settle();
     expect(waiting()).to.equal('Waiting for your payment…');
@@ -218,6 +220,7 @@ describe('<kasir-checkout> following the payment', () => {
     await clock.tick(6000); // still not back
     await settle();
     expect(waiting()).to.equal('Connection lost. Retrying…');
+    expect(errors, 'reported once, as a lost connection').to.deep.equal([{ kind: 'network', message: 'reconnecting', status: undefined, url: undefined }]);
     source.open();
     await settle();
     expect(waiting()).to.equal('Waiting for your payment…');

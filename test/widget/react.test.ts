@@ -19,7 +19,8 @@ import {
   KasirReadyEvent,
   type KasirCheckoutProps,
 } from '../../widget/react';
-import { FakeApi } from './fake-api';
+import type { FakeApi } from './fake-api';
+import { withFakeApi } from './fixture';
 
 const reached = (el: KasirCheckoutElement, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 const part = (el: Element, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`)!;
@@ -35,10 +36,8 @@ describe('@kasir/checkout/react', () => {
     return host.querySelector('kasir-checkout')!;
   }
 
+  withFakeApi((a) => (api = a));
   beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
     host = document.createElement('div');
     document.body.append(host);
     root = createRoot(host);
@@ -46,7 +45,6 @@ describe('@kasir/checkout/react', () => {
   afterEach(() => {
     flushSync(() => root.unmount());
     host.remove();
-    api.uninstall();
   });
 
   it('renders <kasir-checkout> with its props as properties, not attributes', async () => {
@@ -217,5 +215,11 @@ export function typeProofs() {
   const untagged: Tag = { 'checkout-id': 'chk_1' };
   // @ts-expect-error poll-interval is a number
   const slow: Tag = { endpoint: '/api', 'poll-interval': 'slow' };
-  return [elements, ok, misread, tag, untagged, slow];
+  // Every option an attribute under its kebab-case name, every event a listener by its own name (both derived, props.ts).
+  const full: Tag = { endpoint: '/api', 'order-id': 'ord_1', modal: true, locale: 'en', 'onkasir-open-external': (e) => e.detail.url, 'onkasir-close': (e) => e.detail.state };
+  // @ts-expect-error the close listener gets a KasirCloseEvent
+  const misheard: Tag = { endpoint: '/api', 'onkasir-close': (e: KasirPendingEvent) => e.detail.deposit };
+  // @ts-expect-error an option's attribute is kebab-case
+  const camel: Tag = { endpoint: '/api', orderId: 'ord_1' };
+  return [elements, ok, misread, tag, untagged, slow, full, misheard, camel];
 }

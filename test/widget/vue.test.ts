@@ -4,7 +4,8 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import { KasirCloseEvent, type KasirCheckout } from '../../widget/kasir-checkout';
-import { FakeApi } from './fake-api';
+import type { FakeApi } from './fake-api';
+import { withFakeApi } from './fixture';
 
 /** Vue's ES module build for browsers (the bare 'vue' entry is for bundlers). */
 const VUE = '/node_modules/vue/dist/vue.runtime.esm-browser.js';
@@ -15,17 +16,12 @@ const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<H
 describe('<kasir-checkout> in Vue 3', () => {
   let api: FakeApi;
   let host: HTMLElement;
+  withFakeApi((a) => (api = a));
   beforeEach(() => {
-    sessionStorage.clear();
-    localStorage.clear();
-    api = new FakeApi().install();
     host = document.createElement('div');
     document.body.append(host);
   });
-  afterEach(() => {
-    host.remove();
-    api.uninstall();
-  });
+  afterEach(() => host.remove());
 
   it('modal: props as properties, open() through a ref, Escape calls the kasir-close listener, the payment goes on', async () => {
     const { createApp, h, ref } = (await import(/* @vite-ignore */ VUE)) as typeof import('vue');
