@@ -6,6 +6,7 @@ import { createLogger } from '../common/log.js';
 import { createProviderApp, type ProviderApp } from './app.js';
 import { resolveProviderConfig, SandboxConfigError, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
+import { DepositChangeFeed } from './deposits/changes.js';
 import { createDepositCaches } from './deposits/read-cache.js';
 import type { ProviderCaches, ProviderDeps } from './deps.js';
 import { startBackgroundJobs } from './jobs.js';
@@ -77,8 +78,8 @@ function describeDatabase(config: ProviderConfig): string {
 }
 
 /** A service instance's own, empty caches. */
-function createProviderCaches(): ProviderCaches {
-  return { ...createDepositCaches(), credentials: new Map(), verifiedTokens: new Map() };
+function createProviderCaches(changes: DepositChangeFeed, now: () => Date): ProviderCaches {
+  return { ...createDepositCaches(changes, now), credentials: new Map(), verifiedTokens: new Map() };
 }
 
 /**
@@ -99,9 +100,10 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
   }
   try {
     const logger = createLogger('kasir-sandbox', { level: config.logLevel });
+    const changes = new DepositChangeFeed();
     return {
       db, config, jwtSecret: await loadJwtSecret(db, config.dataDir, now()), now, logger,
-      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(),
+      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(changes, now), changes,
     };
   } catch (err) {
     await db.destroy();

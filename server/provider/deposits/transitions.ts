@@ -271,7 +271,7 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
       }
     }
   } finally {
-    deps.caches.depositViews.forget(depositId);
+    deps.changes.announce(depositId);
   }
 }
 
@@ -339,7 +339,7 @@ async function expireRowsIfOverdue(deps: ProviderDeps, rowIds: string[]): Promis
       }
       return moved;
     });
-    for (const view of views) deps.caches.depositViews.forget(view.depositId);
+    for (const view of views) deps.changes.announce(view.depositId);
     return views.length;
   } catch (err) {
     // One of several changed under us (cannot happen with the row locked, but never lose the others): one at a time.
@@ -372,7 +372,7 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
       return applyTransition(trx, row, kind, now);
     });
   } finally {
-    deps.caches.depositViews.forget(depositId);
+    deps.changes.announce(depositId);
   }
 }
 

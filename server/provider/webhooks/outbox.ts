@@ -1,8 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import { engineOf } from '../db/engine.js';
 import { randomToken } from '../ids.js';
-import { announceEnqueued } from './notifications.js';
 
 /** The deposit webhooks (DESIGN.md 3 and 10). */
 export type DepositEventType = 'deposit.completed' | 'deposit.expired' | 'deposit.partially_paid' | 'deposit.paid_late';
@@ -30,8 +28,9 @@ export interface DepositWebhookPayload<Data = unknown> {
 
 /**
  * Writes a webhook to the outbox inside the caller's transaction, so the event exists if and only if
- * the change it reports was committed. The dispatchers are woken as it commits (notifications.ts) and deliver it
- * within milliseconds (and again after a restart, until a 2xx is recorded).
+ * the change it reports was committed. The dispatchers are woken by the deposit's change (deps.changes: announced by
+ * the caller after its commit, NOTIFYed by PostgreSQL to every copy) and deliver it within milliseconds (and again
+ * after a restart, until a 2xx is recorded).
  */
 export async function enqueueDepositWebhook(trx: Transaction<Database>, event: DepositEvent, now: Date): Promise<string> {
   const id = `msg_${randomToken(18)}`;
@@ -58,6 +57,5 @@ export async function enqueueDepositWebhook(trx: Transaction<Database>, event: D
       created_at: timestamp,
     })
     .execute();
-  if (engineOf(trx) === 'sqlite') announceEnqueued(event.depositId);
   return id;
 }
