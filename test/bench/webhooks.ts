@@ -26,7 +26,7 @@ import { startSandboxCommand } from './support';
 
 const QUICK = process.argv.includes('--quick');
 const STREAM_SECONDS = Number(process.env.BENCH_STREAM_SECONDS || (QUICK ? 5 : 30));
-const RATES = (process.env.BENCH_RATES ?? '200,400,0').split(',').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '200,400,0').split(',').filter((r) => r !== '').map(Number);
 const BACKLOG = Number(process.env.BENCH_BACKLOG || (QUICK ? 10_000 : 100_000));
 /** Clients of the "as fast as the API takes them" stream, and of the deposits' creation. */
 const CLIENTS = Number(process.env.BENCH_CLIENTS || 16);
@@ -247,7 +247,7 @@ async function backlog(dataDir: string, receiver: Awaited<ReturnType<typeof star
   const firstArrival = receiver.arrivals.length;
   const mine = () => receiver.arrivals.slice(firstArrival).filter((a) => ids.has(a.webhookId));
   const started = now();
-  const service = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'info', KASIR_WEBHOOK_URL: receiver.url, DATABASE_URL: databaseUrl ?? '' });
+  const service = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'info', KASIR_WEBHOOK_URL: receiver.url, DATABASE_URL: databaseUrl ?? '', ...profiled() });
   try {
     await receiver.until(() => receiver.arrivals.length - firstArrival >= BACKLOG, Math.max(120_000, BACKLOG * 5));
   } finally {
@@ -296,6 +296,11 @@ async function yardstick(url: string, count: number): Promise<number> {
   return Number(out.trim());
 }
 
+/** With BENCH_CPU_PROF, the service runs under the profiler (and BENCH_EXTRA_REQUIRE, another preload, if set). */
+const profiled = (): Record<string, string> => (process.env.BENCH_CPU_PROF
+  ? { NODE_OPTIONS: [fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url)), process.env.BENCH_EXTRA_REQUIRE].filter(Boolean).map((f) => `--require=${f}`).join(' ') }
+  : {});
+
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
 async function runEngine(databaseUrl: string | undefined): Promise<void> {
@@ -307,8 +312,7 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
     console.log(`\nwebhooks under a steady stream, ${engine}, compiled kasir-sandbox logging at info, a local receiver (204); `
       + `${STREAM_SECONDS} s per stream; the machine is shared`);
     console.log(`  yardstick: sign + POST on kept-alive connections, 32 at a time, no database: ${fmt(ceiling)} deliveries/s`);
-    const profile: Record<string, string> = process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--require=${fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url))}${process.env.BENCH_EXTRA_REQUIRE ? ` --require=${process.env.BENCH_EXTRA_REQUIRE}` : ''}` } : {};
-    const command = await startSandboxCommand(dataDir, { KASIR_WEBHOOK_URL: receiver.url, KASIR_LOG_LEVEL: 'info', DATABASE_URL: databaseUrl ?? '', ...profile });
+    const command = await startSandboxCommand(dataDir, { KASIR_WEBHOOK_URL: receiver.url, KASIR_LOG_LEVEL: 'info', DATABASE_URL: databaseUrl ?? '', ...profiled() });
     const service = new Service(command.base, command.credentials.accessToken);
     try {
       for (const rate of RATES) {

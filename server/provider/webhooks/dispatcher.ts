@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../../common/log.js';
 import { webhookHeaders } from '../../common/standard-webhooks.js';
@@ -93,7 +93,10 @@ async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[], sc
     await trx.updateTable('webhook_deliveries')
       .set((eb) => ({ status: 'succeeded', attempt_count: eb('attempt_count', '+', 1), succeeded_at: succeeded[0].finishedAt.toISOString() }))
       .where('id', 'in', succeeded.map((o) => o.row.id))
-      .where('status', '=', 'pending')
+      // `status || ''`: a condition no index can serve, so the ids' primary key is used. With a plain status = 'pending'
+      // SQLite's planner walks the (status, next_attempt_at) index over every pending row instead: 7.6 ms a write with
+      // 10,000 due, one write costing as much as the backlog (PostgreSQL takes the primary key either way).
+      .where(sql`${sql.ref('status')} || ''`, '=', 'pending')
       .execute();
   }
   for (const o of outcomes) {
