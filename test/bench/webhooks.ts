@@ -15,7 +15,7 @@
 // BENCH_RATES=400,0 picks the stream rates (0: as fast as the API takes them); BENCH_CPU_PROF=<dir> runs the stream's
 // service under a CPU profiler (cpu-profile.cjs: the profile is written there when it stops).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -128,6 +128,25 @@ async function createDeposits(service: Service, count: number): Promise<string[]
   return ids;
 }
 
+/**
+ * The CPU time (user + system, ms) a kasir-sandbox process started on `dataDir` has used so far, read from /proc (Linux;
+ * undefined elsewhere): what a completion or a delivery costs the service, a figure the machine's other load moves
+ * far less than a rate.
+ */
+function cpuMsOf(dataDir: string): number | undefined {
+  try {
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('provider/cli.js')) continue;
+        if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`KASIR_DATA_DIR=${dataDir}`)) continue;
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+      } catch { /* a process that ended meanwhile */ }
+    }
+  } catch { /* no /proc */ }
+  return undefined;
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -143,13 +162,15 @@ interface StreamResult {
   behind: number;
   lost: number;
   doubled: number;
+  /** The service's CPU time per completion, its webhook's delivery included (ms). */
+  cpuMsEach: number | undefined;
 }
 
 /**
  * One stream: completions at `rate` per second (0: as fast as CLIENTS clients get answers) for STREAM_SECONDS, then
  * waits for the last webhook. Counts only this stream's deposits.
  */
-async function stream(service: Service, receiver: Awaited<ReturnType<typeof startReceiver>>, rate: number): Promise<StreamResult> {
+async function stream(service: Service, receiver: Awaited<ReturnType<typeof startReceiver>>, rate: number, dataDir: string): Promise<StreamResult> {
   const ids = await createDeposits(service, rate > 0 ? rate * STREAM_SECONDS : FASTEST_DEPOSITS);
   const mine = new Set(ids);
   const firstArrival = receiver.arrivals.length;
@@ -165,6 +186,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
     else failed++;
   };
   await sleep(500); // the creations' writes settle
+  const cpuBefore = cpuMsOf(dataDir);
   const start = now();
   if (rate > 0) {
     // Open loop: completion i is sent at start + i / rate, whatever the earlier ones' answers (up to OPEN_LOOP_CAP in flight).
@@ -188,6 +210,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
   const behind = answered.size - delivered();
   // Every answered completion's webhook, or a minute more than the backlog needs at 200/s.
   await receiver.until(() => delivered() >= answered.size, 60_000 + (behind / 200) * 1000);
+  const cpuAfter = cpuMsOf(dataDir);
   await sleep(1000); // a doubled delivery would come now
   const arrivals = receiver.arrivals.slice(firstArrival).filter((a) => mine.has(a.depositId));
   const firstOf = new Map<string, Arrival>();
@@ -218,6 +241,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
     behind,
     lost,
     doubled,
+    cpuMsEach: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / Math.max(1, answered.size),
   };
 }
 
@@ -248,8 +272,13 @@ async function backlog(dataDir: string, receiver: Awaited<ReturnType<typeof star
   const mine = () => receiver.arrivals.slice(firstArrival).filter((a) => ids.has(a.webhookId));
   const started = now();
   const service = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'info', KASIR_WEBHOOK_URL: receiver.url, DATABASE_URL: databaseUrl ?? '', ...profiled() });
+  let cpuMs: number | undefined;
   try {
+    await receiver.until(() => receiver.arrivals.length > firstArrival, 120_000);
+    const cpuAtFirst = cpuMsOf(dataDir); // the start's own cost (migrations, seeding, JIT) left out
     await receiver.until(() => receiver.arrivals.length - firstArrival >= BACKLOG, Math.max(120_000, BACKLOG * 5));
+    const cpuAtLast = cpuMsOf(dataDir);
+    if (cpuAtFirst !== undefined && cpuAtLast !== undefined) cpuMs = cpuAtLast - cpuAtFirst;
   } finally {
     await service.stop();
   }
@@ -259,7 +288,7 @@ async function backlog(dataDir: string, receiver: Awaited<ReturnType<typeof star
   const last = Math.max(...arrivals.map((a) => a.receivedAt));
   return {
     perSecond: (distinct - 1) / ((last - first) / 1000), fromStart: distinct / ((last - started) / 1000),
-    lost: BACKLOG - distinct, doubled: arrivals.length - distinct,
+    lost: BACKLOG - distinct, doubled: arrivals.length - distinct, cpuMsEach: cpuMs === undefined ? undefined : cpuMs / Math.max(1, distinct - 1),
   };
 }
 
@@ -316,12 +345,13 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
     const service = new Service(command.base, command.credentials.accessToken);
     try {
       for (const rate of RATES) {
-        const r = await stream(service, receiver, rate);
+        const r = await stream(service, receiver, rate, dataDir);
         const label = rate > 0 ? `${rate}/s` : 'as fast as it takes them';
         const keptUp = r.deliveryRate >= 0.95 * r.completionRate;
         const p95Target = rate === 400 ? `   (target p95 <= 250 ms: ${r.p95 <= 250 ? 'met' : 'NOT met'})` : '';
         console.log(`  ${label.padEnd(26)} completions ${fmt(r.completionRate)}/s (PATCH p95 ${fmt(r.patchP95)} ms${r.failed ? `, ${r.failed} failed` : ''}), `
-          + `deliveries ${fmt(r.deliveryRate)}/s (${keptUp ? 'kept up' : 'did NOT keep up'}; ${fmt(r.behind)} behind at the end)`);
+          + `deliveries ${fmt(r.deliveryRate)}/s (${keptUp ? 'kept up' : 'did NOT keep up'}; ${fmt(r.behind)} behind at the end)`
+          + `${r.cpuMsEach === undefined ? '' : `; service CPU ${r.cpuMsEach.toFixed(2)} ms per completion and its delivery`}`);
         console.log(`  ${''.padEnd(26)} completion's 200 -> receiver: p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, max ${fmt(r.max)} ms; `
           + `lost ${r.lost}, doubled ${r.doubled}${r.lost || r.doubled ? ' (must be 0)' : ''}${p95Target}`);
       }
@@ -331,7 +361,8 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
     }
     const b = await backlog(dataDir, receiver, databaseUrl);
     console.log(`  backlog of ${fmt(BACKLOG)} released at start   ${fmt(b.perSecond)} deliveries/s from the first to the last `
-      + `(${fmt(b.fromStart)}/s counted from the process's start); lost ${b.lost}, doubled ${b.doubled}   (target >= 1,000/s: ${b.perSecond >= 1000 ? 'met' : 'NOT met'})`);
+      + `(${fmt(b.fromStart)}/s counted from the process's start${b.cpuMsEach === undefined ? '' : `; service CPU ${b.cpuMsEach.toFixed(2)} ms per delivery`}); `
+      + `lost ${b.lost}, doubled ${b.doubled}   (target >= 1,000/s: ${b.perSecond >= 1000 ? 'met' : 'NOT met'})`);
   } finally {
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
