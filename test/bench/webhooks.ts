@@ -11,7 +11,8 @@
 //   then the service started: deliveries per second from the first arrival to the last (target >= 1,000/s).
 // - Yardstick, in the same run: the least code that does a delivery's work (sign, POST on a kept-alive connection,
 //   32 at a time, no database) in a process of its own, to the same receiver: the machine's ceiling at that moment.
-// SQLite, then PostgreSQL too when BENCH_DATABASE_URL=postgres://... is set (a database the bench may fill).
+// SQLite, then PostgreSQL too when BENCH_DATABASE_URL=postgres://... is set (a database the bench may fill);
+// BENCH_ENGINES=sqlite or postgres runs one.
 // BENCH_RATES=400,0 picks the stream rates (0: as fast as the API takes them); BENCH_CPU_PROF=<dir> runs the stream's
 // service under a CPU profiler (cpu-profile.cjs: the profile is written there when it stops).
 import { spawn } from 'node:child_process';
@@ -370,8 +371,10 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  await runEngine(undefined);
-  if (process.env.BENCH_DATABASE_URL) await runEngine(process.env.BENCH_DATABASE_URL);
+  // BENCH_ENGINES=postgres (or sqlite) runs one of the two.
+  const engines = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
+  if (engines.includes('sqlite')) await runEngine(undefined);
+  if (engines.includes('postgres') && process.env.BENCH_DATABASE_URL) await runEngine(process.env.BENCH_DATABASE_URL);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -29,8 +29,8 @@ export interface DispatcherOptions {
   /** Most rows claimed per query (default 100). */
   batchSize?: number;
   /**
-   * Least time between two of the dispatcher's writes, in ms (default 10): the outcomes and the claim that come in
-   * meanwhile share one transaction. The first write after a quiet spell goes at once.
+   * How long recorded outcomes may wait for the next write, in ms (default 10): they go with the next claim, or alone
+   * this long after the last write began. A claim never waits for it.
    */
   tickMs?: number;
   /** Most deliveries claimed and not yet recorded, in all (default 256); a copy leaves the rest to the others. */
@@ -151,11 +151,10 @@ interface PendingOutcome { outcome: Outcome; done: () => void; failed: (err: unk
  *   succeeded row is never claimed again: once a 2xx is recorded, the event is never sent again.
  * - Every attempt carries the same webhook-id and a fresh webhook-timestamp and signature.
  *
- * Its database work is one transaction per tick, not statements per delivery: the outcomes that came in since the
- * last write and the next claim (with its merchants' URLs and secrets) go in one write, and writes are at least
- * `tickMs` apart (the first after a quiet spell goes at once). Under a stream of completions a delivery then costs a
- * share of a commit instead of a claim, a read of its merchant, a commit of its own and a look for the next due row;
- * the write rate stays bounded while the rows per write grow with the load.
+ * Its database work is one write at a time, each one transaction holding the outcomes that came in since the last
+ * write and the next claim (with its merchants' URLs and secrets). A claim goes at once; outcomes wait for it, or
+ * `tickMs`. Under a stream of completions a delivery then costs a share of a commit instead of a claim, a read of its
+ * merchant and a commit of its own; the rows per write grow with the load, not the writes.
  */
 export class WebhookDispatcher {
   private readonly schedule: readonly number[];
@@ -224,10 +223,23 @@ export class WebhookDispatcher {
     });
   }
 
-  /** The next write, at least tickMs after the last began (at once after a quiet spell); one at a time. */
+  /**
+   * The next write, one at a time. A claim goes at once (a new webhook is waiting for it); outcomes alone wait until
+   * tickMs after the last write began, riding along with a claim that comes meanwhile. Begun in this turn of the event
+   * loop: on SQLite its turn at the one connection is then taken before the requests that arrive meanwhile.
+   */
   private scheduleWrite(): void {
-    if (this.writing || this.writeTimer) return;
-    const wait = Math.max(0, this.lastWriteAt + this.tickMs - Date.now());
+    if (this.writing) return;
+    const wait = this.claimRequest ? 0 : this.lastWriteAt + this.tickMs - Date.now();
+    if (this.writeTimer) {
+      if (wait > 0) return;
+      clearTimeout(this.writeTimer);
+      this.writeTimer = undefined;
+    }
+    if (wait <= 0) {
+      void this.write();
+      return;
+    }
     this.writeTimer = setTimeout(() => {
       this.writeTimer = undefined;
       void this.write();
