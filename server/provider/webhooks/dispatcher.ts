@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../../common/log.js';
 import { webhookHeaders } from '../../common/standard-webhooks.js';
-import type { Database } from '../db/database.js';
+import { openDatabase, type Database, type Db } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
 import { logAttempt, loggableUrl } from './attempt-log.js';
@@ -41,6 +41,8 @@ export interface DispatcherOptions {
   startAfter?: Promise<unknown>;
   /** Called after every attempt (tests, metrics). Never given secrets. */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /** The database handle its claims and records go through (default deps.db; startWebhookDispatcher's own pool on PostgreSQL). */
+  db?: Db;
 }
 
 interface AttemptRecord {
@@ -174,8 +176,10 @@ export class WebhookDispatcher {
   private writing = false;
   private writeTimer: NodeJS.Timeout | undefined;
   private lastWriteAt = 0;
+  private readonly db: Db;
 
   constructor(private readonly deps: ProviderDeps, private readonly options: DispatcherOptions = {}) {
+    this.db = options.db ?? deps.db;
     this.attemptLog = deps.logger.child({ component: 'webhooks' }, { level: deps.config.deliveryLogLevel });
     this.schedule = options.scheduleMs ?? RETRY_SCHEDULE_MS;
     this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
@@ -254,7 +258,7 @@ export class WebhookDispatcher {
     const request = this.claimRequest;
     this.claimRequest = undefined;
     try {
-      const claim = await this.deps.db.transaction().execute(async (trx) => {
+      const claim = await this.db.transaction().execute(async (trx) => {
         await writeOutcomes(trx, outcomes.map((o) => o.outcome), this.schedule);
         return request ? this.claimIn(trx, request.max) : undefined;
       });
@@ -310,7 +314,7 @@ export class WebhookDispatcher {
   async renewLease(row: ClaimedDelivery): Promise<boolean> {
     if (Date.now() + this.timeoutMs < row.lease - 1_000) return true;
     const lease = Date.now() + this.leaseMs;
-    const result = await this.deps.db.updateTable('webhook_deliveries').set({ next_attempt_at: lease })
+    const result = await this.db.updateTable('webhook_deliveries').set({ next_attempt_at: lease })
       .where('id', '=', row.id).where('status', '=', 'pending').where('next_attempt_at', '=', row.lease)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
@@ -320,7 +324,7 @@ export class WebhookDispatcher {
 
   /** Gives a claimed row back unsent, due at once (for the next pass or another dispatcher). */
   async release(row: ClaimedDelivery): Promise<void> {
-    await this.deps.db.updateTable('webhook_deliveries').set({ next_attempt_at: Date.now() })
+    await this.db.updateTable('webhook_deliveries').set({ next_attempt_at: Date.now() })
       .where('id', '=', row.id).where('status', '=', 'pending').where('next_attempt_at', '=', row.lease).execute();
   }
 
@@ -372,7 +376,7 @@ export class WebhookDispatcher {
 
   /** When the next pending row falls due (epoch ms), if any. */
   async nextDueAt(): Promise<number | undefined> {
-    const row = await this.deps.db.selectFrom('webhook_deliveries')
+    const row = await this.db.selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.min('next_attempt_at').as('next'))
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -392,7 +396,14 @@ const MIN_SLEEP_MS = 10;
  * then aborts the rest (their rows are given back, due at once) and waits for them.
  */
 export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOptions = {}): (graceMs?: number) => Promise<void> {
-  const dispatcher = new WebhookDispatcher(deps, options);
+  // On PostgreSQL the dispatcher has a pool of its own (two connections): its writes never queue for a connection
+  // behind the requests (a stream of completions holds every connection of the service's pool), so deliveries keep
+  // up with completions however many requests wait.
+  const { databaseUrl } = deps.config;
+  const ownDb = !options.db && databaseUrl && engineOf(deps.db) === 'postgres'
+    ? openDatabase({ dataDir: deps.config.dataDir, databaseUrl, poolSize: 2 })
+    : undefined;
+  let dispatcher = new WebhookDispatcher(deps, options);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const { batchSize, perEndpoint } = dispatcher;
   const concurrency = options.concurrency ?? 256;
@@ -489,8 +500,15 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
 
   // Any committed change of a deposit may have put a webhook in the outbox (a resend announces its deposit too).
   const unsubscribe = deps.changes.on(() => wake());
-  if (options.startAfter) {
-    void options.startAfter.then(() => {
+  if (options.startAfter || ownDb) {
+    held = true;
+    const ownReady = ownDb?.then((db) => {
+      dispatcher = new WebhookDispatcher(deps, { ...options, db });
+    }, (err: unknown) => {
+      // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook dispatcher: no pool of its own; sharing the service pool');
+    });
+    void Promise.all([options.startAfter, ownReady]).then(() => {
       held = false;
       wake();
     });
@@ -512,5 +530,6 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
     dispatcher.abort();
     await Promise.all(inFlight);
     dispatcher.close();
+    await ownDb?.then((db) => db.destroy(), () => {});
   })());
 }
