@@ -34,7 +34,7 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS || 16);
 /** Most completions in flight in a fixed-rate stream (beyond it the rate achieved falls short, and says so). */
 const OPEN_LOOP_CAP = 256;
 /** Deposits made for the "as fast as it takes them" stream: more than it can complete in its time on this machine. */
-const FASTEST_DEPOSITS = Number(process.env.BENCH_FASTEST_DEPOSITS || 1500 * STREAM_SECONDS);
+const FASTEST_DEPOSITS = Number(process.env.BENCH_FASTEST_DEPOSITS || 800 * STREAM_SECONDS);
 
 /** Wall-clock ms with sub-ms precision, one clock for the stream's answers and the receiver's arrivals. */
 const now = () => performance.timeOrigin + performance.now();
