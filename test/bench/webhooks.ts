@@ -363,7 +363,7 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
     const b = await backlog(dataDir, receiver, databaseUrl);
     console.log(`  backlog of ${fmt(BACKLOG)} released at start   ${fmt(b.perSecond)} deliveries/s from the first to the last `
       + `(${fmt(b.fromStart)}/s counted from the process's start${b.cpuMsEach === undefined ? '' : `; service CPU ${b.cpuMsEach.toFixed(2)} ms per delivery`}); `
-      + `lost ${b.lost}, doubled ${b.doubled}   (target >= 1,000/s: ${b.perSecond >= 1000 ? 'met' : 'NOT met'})`);
+      + `${b.lost ? `${fmt(b.lost)} still not delivered when the bench stopped waiting` : 'lost 0'}, doubled ${b.doubled}   (target >= 1,000/s: ${b.perSecond >= 1000 ? 'met' : 'NOT met'})`);
   } finally {
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
