@@ -5,6 +5,7 @@ import type { Logger } from '../common/log.js';
 import type { ExpiringCache } from './cache.js';
 import type { ProviderConfig } from './config.js';
 import type { Db } from './db/database.js';
+import type { DepositChangeFeed } from './deposits/changes.js';
 import type { DepositCaches } from './deposits/read-cache.js';
 import type { Mailer } from './mail/mailer.js';
 import type { HostResolver } from './webhooks/url-guard.js';
@@ -28,6 +29,8 @@ export interface ProviderDeps {
    * in one process (tests, a shop's own test suite) never share one.
    */
   caches: ProviderCaches;
+  /** Every committed change of a deposit, this instance's and (PostgreSQL) other copies': the read cache and the dispatcher listen. */
+  changes: DepositChangeFeed;
 }
 
 export interface ProviderCaches extends DepositCaches {

@@ -12,9 +12,12 @@ export interface BackgroundJobOptions {
  * that stops it, letting webhook deliveries in flight finish for up to `graceMs`.
  */
 export function startBackgroundJobs(deps: ProviderDeps, options: BackgroundJobOptions = {}): (graceMs?: number) => Promise<void> {
+  // On PostgreSQL this copy hears the other copies' deposit changes (its read cache and dispatcher listen).
+  if (deps.config.databaseUrl) deps.changes.listen(deps.config.databaseUrl, deps.logger.child({ component: 'changes' }));
   const stopSweeper = startExpirySweeper(deps);
   const stopDispatcher = startWebhookDispatcher(deps, { startAfter: options.deliverAfter });
   return async (graceMs = 0) => {
     await Promise.all([stopSweeper(), stopDispatcher(graceMs)]);
+    await deps.changes.close();
   };
 }

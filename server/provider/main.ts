@@ -8,6 +8,7 @@ import { CREDENTIAL_CACHE } from './auth/credentials.js';
 import { expiringCache } from './cache.js';
 import { resolveProviderConfig, SandboxConfigError, type ProviderConfig, type SandboxOptions } from './config.js';
 import { openDatabase } from './db/database.js';
+import { DepositChangeFeed } from './deposits/changes.js';
 import { createDepositCaches } from './deposits/read-cache.js';
 import { ORGANIZATION_NAME_CACHE } from './deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from './deps.js';
@@ -81,9 +82,9 @@ function describeDatabase(config: ProviderConfig): string {
 }
 
 /** A service instance's own, empty caches, on its clock. */
-function createProviderCaches(now: () => Date): ProviderCaches {
+function createProviderCaches(changes: DepositChangeFeed, now: () => Date): ProviderCaches {
   return {
-    ...createDepositCaches(),
+    ...createDepositCaches(changes, now),
     credentials: expiringCache(now, CREDENTIAL_CACHE),
     verifiedTokens: expiringCache(now, VERIFIED_TOKEN_CACHE),
     organizationNames: expiringCache(now, ORGANIZATION_NAME_CACHE),
@@ -108,9 +109,10 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
   }
   try {
     const logger = createLogger('kasir-sandbox', { level: config.logLevel });
+    const changes = new DepositChangeFeed();
     return {
       db, config, jwtSecret: await loadJwtSecret(db, config.dataDir, now()), now, logger,
-      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(now),
+      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(changes, now), changes,
     };
   } catch (err) {
     await db.destroy();

@@ -72,9 +72,13 @@ describe('webhook dispatcher', () => {
   /** Each scenario sees only its own deliveries: what earlier ones left pending is marked failed. */
   const forgetPending = () => p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('status', '=', 'pending').execute();
   const setUrl = (url: string | null) => p.deps.db.updateTable('merchants').set({ webhook_url: url }).where('id', '=', merchantId).execute();
-  const enqueue = (depositId = crypto.randomUUID()) => p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
-    type: 'deposit.completed', merchantId, depositId, reference: 'order-42', status: 'completed', data: { depositId, status: 'completed' },
-  }, p.deps.now()));
+  const enqueue = async (depositId = crypto.randomUUID()) => {
+    const id = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
+      type: 'deposit.completed', merchantId, depositId, reference: 'order-42', status: 'completed', data: { depositId, status: 'completed' },
+    }, p.deps.now()));
+    p.deps.changes.announce(depositId); // as the deposit code does once its change committed
+    return id;
+  };
   const delivery = (id: string) => p.deps.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const attempts = (id: string) => p.deps.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('id').execute();
   const start = (options: DispatcherOptions = fast, deps = p.deps) => {

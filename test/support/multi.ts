@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import type { SandboxCredentials } from '../../server/provider/seed';
 import { createTestDatabase, testDatabaseUrl } from './provider';
 
-const SERVICE_CLI = 'server/provider/dist/provider/cli.js';
+export const SERVICE_CLI = 'server/provider/dist/provider/cli.js';
 const MERCHANT_CLI = 'dist/server/merchant.js';
 /** What a service copy and a merchant copy print once they listen (the URL is the match's first group). */
-const SERVICE_READY = /sandbox on (http:\/\/\S+)/;
+export const SERVICE_READY = /sandbox on (http:\/\/\S+)/;
 const MERCHANT_READY = /"url":"(http:[^"]+)"/;
 
 export interface Proc { child: ChildProcess; url: string; dataDir: string; output: string[]; alive: boolean }
@@ -81,7 +81,7 @@ export async function startCopies(options: { prefix: string; serviceEnv?: NodeJS
   }
 }
 
-async function startProc(cli: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
+export async function startProc(cli: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-multi-'));
   const output: string[] = [];
   const child = spawn(process.execPath, [cli], { env: { ...process.env, KASIR_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -149,7 +149,7 @@ async function balancer(targets: () => Proc[]) {
 }
 
 /** Stops every process (SIGTERM, waiting for its exit) and removes its data dir. */
-async function stopAll(procs: Proc[]): Promise<void> {
+export async function stopAll(procs: Proc[]): Promise<void> {
   for (const proc of procs) {
     if (proc.child.exitCode === null && proc.child.signalCode === null) {
       const exited = new Promise((resolve) => proc.child.once('exit', resolve));

@@ -85,7 +85,7 @@ async function expireRowsIfOverdue(deps: ProviderDeps, rowIds: string[]): Promis
       }
       return moved;
     });
-    for (const view of views) deps.caches.depositViews.forget(view.depositId);
+    for (const view of views) deps.changes.announce(view.depositId);
     return views.length;
   } catch (err) {
     // One of several changed under us (cannot happen with the row locked, but never lose the others): one at a time.
@@ -118,7 +118,7 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
       return applyTransition(trx, row, kind, now);
     });
   } finally {
-    deps.caches.depositViews.forget(depositId);
+    deps.changes.announce(depositId);
   }
 }
 

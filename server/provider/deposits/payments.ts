@@ -60,7 +60,7 @@ export async function recordPayment(deps: ProviderDeps, depositId: string, reque
       await expireIfOverdue(deps, found.id);
     }
   } finally {
-    deps.caches.depositViews.forget(depositId);
+    deps.changes.announce(depositId);
   }
 }
 

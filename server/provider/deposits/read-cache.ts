@@ -1,5 +1,7 @@
 // Brief in-process caches of the deposit core. Each service instance makes its own (deps.caches, built in
 // main.ts openProvider): two services in one process never share one.
+import { LRUCache } from 'lru-cache';
+import type { DepositChangeFeed } from './changes.js';
 import type { DepositView } from './view.js';
 
 /** How long a cached Deposit view is served at most. */
@@ -9,15 +11,21 @@ const MAX_ENTRIES = 10_000;
 interface ViewEntry { merchantId: string; view: DepositView; storedAt: number }
 
 /**
- * Deposit views of the hot read path (GET /v1/deposit/:id, polled by merchant backends), by depositId. Entries
- * live READ_CACHE_MS at most, are dropped by every transition in this process, and are never served as pending once
- * expiredAt has passed, so the rule "no read shows pending past expiredAt" holds. Another process (scale-out) sees a
- * change at most READ_CACHE_MS late.
+ * Deposit views of the hot read path (GET /v1/deposit/:id, polled by merchant backends), by depositId: an LRU of
+ * MAX_ENTRIES whose entries live READ_CACHE_MS at most on the service's clock. Every committed change of a deposit
+ * drops its entry (the deposit-change feed: this instance's changes, and on PostgreSQL every copy's as it commits),
+ * and an entry is never served as pending once expiredAt has passed, so the rule "no read shows pending past
+ * expiredAt" holds.
  */
 class DepositViewCache {
-  private readonly entries = new Map<string, ViewEntry>();
+  private readonly entries: LRUCache<string, ViewEntry>;
   /** Bumped by every forget: a read that began before a change must not store what it read. */
-  private readonly generations = new Map<string, number>();
+  private readonly generations = new LRUCache<string, number>({ max: MAX_ENTRIES });
+
+  constructor(clock: () => Date) {
+    // ttlResolution 0: the clock is asked on every get (tests move it).
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: READ_CACHE_MS, ttlResolution: 0, perf: { now: () => clock().getTime() } });
+  }
 
   /** Take this before reading the database; hand it to store(). */
   generationOf(depositId: string): number {
@@ -27,26 +35,29 @@ class DepositViewCache {
   get(depositId: string, merchantId: string, now: Date): DepositView | undefined {
     const entry = this.entries.get(depositId);
     if (!entry || entry.merchantId !== merchantId) return undefined;
-    const t = now.getTime();
-    if (t - entry.storedAt > READ_CACHE_MS || t < entry.storedAt || (entry.view.status === 'pending' && now.toISOString() >= entry.view.expiredAt)) {
+    // A clock moved back (tests) or a pending view past its expiredAt is not served.
+    if (now.getTime() < entry.storedAt || (entry.view.status === 'pending' && now.toISOString() >= entry.view.expiredAt)) {
       this.entries.delete(depositId);
       return undefined;
     }
     return entry.view;
   }
 
-  /** Keeps a view read at `generation`, unless a transition has forgotten the deposit since. */
+  /** Keeps a view read at `generation`, unless a change has dropped the deposit since. */
   store(merchantId: string, view: DepositView, now: Date, generation: number): void {
     if (this.generationOf(view.depositId) !== generation) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(view.depositId, { merchantId, view, storedAt: now.getTime() });
   }
 
   /** Drops a deposit's view; reads that began before this call will not store theirs. */
   forget(depositId: string): void {
     this.entries.delete(depositId);
-    if (this.generations.size >= MAX_ENTRIES) this.generations.clear();
     this.generations.set(depositId, this.generationOf(depositId) + 1);
+  }
+
+  /** Drops every view (changes may have been missed: the feed's connection to PostgreSQL dropped). */
+  clear(): void {
+    for (const depositId of this.entries.keys()) this.forget(depositId);
   }
 }
 
@@ -55,6 +66,9 @@ export interface DepositCaches {
   depositViews: DepositViewCache;
 }
 
-export function createDepositCaches(): DepositCaches {
-  return { depositViews: new DepositViewCache() };
+/** The caches of one instance; the views follow the instance's deposit-change feed and clock. */
+export function createDepositCaches(changes: DepositChangeFeed, clock: () => Date): DepositCaches {
+  const depositViews = new DepositViewCache(clock);
+  changes.on((depositId) => (depositId ? depositViews.forget(depositId) : depositViews.clear()));
+  return { depositViews };
 }

@@ -63,7 +63,7 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
       return { view: toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true }), switched: true };
     });
   } finally {
-    deps.caches.depositViews.forget(depositId);
+    deps.changes.announce(depositId);
   }
 }
 

@@ -177,7 +177,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
     responses: { 200: ok(z.object({ id: z.string(), resendOf: z.string() }), 'Queued'), 404: json(ErrorSchema, 'No such delivery'), ...errors },
   }), async (c) => {
     const original = c.req.valid('param').id;
-    const id = await resendDelivery(deps.db, c.get('merchant').merchantId, original, deps.now());
+    const id = await resendDelivery(deps, c.get('merchant').merchantId, original);
     if (!id) throw new ApiError(404, 'Webhook delivery not found');
     return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: original } }, 200);
   });

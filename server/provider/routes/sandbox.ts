@@ -80,7 +80,7 @@ export function sandboxRoutes(deps: ProviderDeps) {
     const { merchantId } = c.get('merchant');
     const last = depositId.length <= 128 ? await lastDeliveryOf(deps.db, merchantId, depositId) : undefined;
     if (!last) throw new ApiError(404, `No webhook was sent for deposit ${depositId}`);
-    const id = (await resendDelivery(deps.db, merchantId, last, deps.now()))!;
+    const id = (await resendDelivery(deps, merchantId, last))!;
     return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: last } }, 200);
   });
 

@@ -1,10 +1,8 @@
 import type { z } from '@hono/zod-openapi';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import { engineOf } from '../db/engine.js';
 import type { DEPOSIT_WEBHOOKS, depositWebhookSchema } from '../deposits/schemas.js';
 import { randomToken } from '../ids.js';
-import { announceEnqueued } from './notifications.js';
 
 /** The deposit webhooks (DESIGN.md 3 and 10). */
 export type DepositEventType = keyof typeof DEPOSIT_WEBHOOKS;
@@ -27,8 +25,9 @@ interface DepositEvent {
 
 /**
  * Writes a webhook to the outbox inside the caller's transaction, so the event exists if and only if
- * the change it reports was committed. The dispatchers are woken as it commits (notifications.ts) and deliver it
- * within milliseconds (and again after a restart, until a 2xx is recorded).
+ * the change it reports was committed. The dispatchers are woken by the deposit's change (deps.changes: announced by
+ * the caller after its commit, NOTIFYed by PostgreSQL to every copy) and deliver it within milliseconds (and again
+ * after a restart, until a 2xx is recorded).
  */
 export async function enqueueDepositWebhook(trx: Transaction<Database>, event: DepositEvent, now: Date): Promise<string> {
   const id = `msg_${randomToken(18)}`;
@@ -55,6 +54,5 @@ export async function enqueueDepositWebhook(trx: Transaction<Database>, event: D
       created_at: timestamp,
     })
     .execute();
-  if (engineOf(trx) === 'sqlite') announceEnqueued(event.depositId);
   return id;
 }

@@ -1,15 +1,15 @@
-import type { Db } from '../db/database.js';
-import { engineOf } from '../db/engine.js';
+import type { ProviderDeps } from '../deps.js';
 import { randomToken } from '../ids.js';
-import { announceEnqueued } from './notifications.js';
 
 /**
  * Sends a delivery again, on request from the dashboard: a new outbox row with the same payload and
  * a new webhook-id (the original keeps its history; a succeeded row is never sent twice by the dispatcher).
- * Returns the new delivery id, or undefined when the delivery is not the merchant's.
+ * Returns the new delivery id, or undefined when the delivery is not the merchant's. The deposit's change feed wakes
+ * the dispatchers (this copy's here; PostgreSQL NOTIFYs every copy at commit).
  */
-export async function resendDelivery(db: Db, merchantId: string, deliveryId: string, now: Date): Promise<string | undefined> {
-  return db.transaction().execute(async (trx) => {
+export async function resendDelivery(deps: ProviderDeps, merchantId: string, deliveryId: string): Promise<string | undefined> {
+  const now = deps.now();
+  const resent = await deps.db.transaction().execute(async (trx) => {
     const original = await trx
       .selectFrom('webhook_deliveries')
       .select(['id', 'merchant_id', 'event_type', 'deposit_id', 'payload'])
@@ -23,7 +23,8 @@ export async function resendDelivery(db: Db, merchantId: string, deliveryId: str
       status: 'pending', attempt_count: 0, next_attempt_at: now.getTime(), created_at: now.toISOString(), succeeded_at: null,
     }).execute();
     await trx.insertInto('webhook_resends').values({ delivery_id: id, original_delivery_id: original.id, created_at: now.toISOString() }).execute();
-    if (engineOf(trx) === 'sqlite') announceEnqueued(original.deposit_id);
-    return id;
+    return { id, depositId: original.deposit_id };
   });
+  if (resent) deps.changes.announce(resent.depositId);
+  return resent?.id;
 }
