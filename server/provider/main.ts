@@ -120,6 +120,15 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
   }
 }
 
+/** The config with the port the server got (port 0 picks one) and a base URL that names it. */
+function withListeningPort(config: ProviderConfig, port: number): ProviderConfig {
+  if (config.port !== 0) return config;
+  const base = new URL(config.baseUrl);
+  if (base.port !== '0') return { ...config, port };
+  base.port = String(port);
+  return { ...config, port, baseUrl: base.origin };
+}
+
 /**
  * Starts the payment-service sandbox: opens its database (SQLite in `dataDir`, or PostgreSQL with `databaseUrl`),
  * serves the interface's API, the hosted checkout, the dashboard and the docs on `port`, seeds the sandbox merchant
@@ -157,14 +166,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const reason = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
       throw Object.assign(new Error(`Cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err }), { code });
     }
-    if (config.port === 0) {
-      config.port = http.port;
-      const base = new URL(config.baseUrl);
-      if (base.port === '0') {
-        base.port = String(http.port);
-        config.baseUrl = base.origin;
-      }
-    }
+    // With port 0 the port, and the base URL that carries it, are known only now: the instance's config is completed
+    // once, here, before anything reads it for a request, and frozen (never changed after listen).
+    const listening = Object.freeze(withListeningPort(config, http.port));
+    deps = { ...deps, config: listening };
     const built = createProviderApp(deps);
     const credentials = await seedSandbox(deps);
     app = built;
@@ -175,7 +180,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     let stopping: Promise<void> | undefined;
     // The same calls over HTTP as kasir-sandbox's commands: a shop's test drives the sandbox as a terminal would. To the
     // socket itself, not the public baseUrl (a proxy's, KASIR_PROVIDER_PUBLIC_URL).
-    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    const host = listening.host === '0.0.0.0' || listening.host === '::' ? '127.0.0.1' : listening.host;
     const client = new SandboxClient({ ...credentials, baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${http.port}` });
     const startDelivery = async (webhookUrl?: string) => {
       if (webhookUrl !== undefined) {
@@ -188,10 +193,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       releaseDelivery();
     };
     const sandbox: RunningSandbox = {
-      url: config.baseUrl,
+      url: listening.baseUrl,
       port: http.port,
       credentials,
-      dataDir: config.dataDir,
+      dataDir: listening.dataDir,
       startDelivery,
       pay: (id, options) => client.pay(id, options),
       expire: (id) => client.expire(id),
