@@ -38,7 +38,7 @@ export class WebhookVerificationError extends Error {
 
 /**
  * A webhook secret: whsec_ and the base64 of its key, padding only at the end. The one check of the format: the
- * merchant's settings (webhookSecret) and the key read below. The sandbox makes them with `newWebhookSecret` (seed.ts).
+ * merchant's settings (webhookSecret) and the key read below. The sandbox makes them with `newWebhookSecret` (provider/accounts/merchants.ts).
  */
 export const WEBHOOK_SECRET_FORMAT = new RegExp(`^${WEBHOOK_SECRET_PREFIX}[A-Za-z0-9+/]+={0,2}$`);
 

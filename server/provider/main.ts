@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { listen, type ListeningServer } from '../common/http-server.js';
 import { createLogger } from '../common/log.js';
+import { updateWebhookUrlOfClient } from './accounts/merchants.js';
 import { createProviderApp, type ProviderApp } from './app.js';
 import { CREDENTIAL_CACHE } from './auth/credentials.js';
 import { expiringCache } from './cache.js';
@@ -187,8 +188,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         if (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol)) {
           throw new SandboxConfigError([{ setting: 'webhookUrl', problem: 'must be an http:// or https:// URL', value: webhookUrl }]);
         }
-        await deps.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: deps.now().toISOString() })
-          .where('client_id', '=', credentials.clientId).execute();
+        await updateWebhookUrlOfClient(deps.db, credentials.clientId, webhookUrl, deps.now());
       }
       releaseDelivery();
     };

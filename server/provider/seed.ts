@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verify } from 'hono/jwt';
+import { insertMerchant, merchantOfEmail, updateMerchant, webhookUrlOf } from './accounts/merchants.js';
 import { hashPassword, verifyPassword } from './auth/passwords.js';
 import { issueAccessToken } from './auth/tokens.js';
 import type { ProviderDeps } from './deps.js';
@@ -26,10 +27,6 @@ export interface SandboxCredentials {
 }
 
 const SANDBOX_EMAIL = 'merchant@sandbox.kasir.test';
-
-export const newClientId = () => `kasir_test_${randomBytes(10).toString('hex')}`;
-export const newClientSecret = () => `sk_test_${randomBytes(24).toString('base64url')}`;
-export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 /** The token sandbox.json held, when it is still one for this user under this key (a new database or key needs a new one). */
 async function stillValid(deps: ProviderDeps, token: string | undefined, userId: string): Promise<string | undefined> {
@@ -81,12 +78,7 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     dashboardUrl: `${config.baseUrl}/dashboard`,
   };
 
-  let merchant = await db
-    .selectFrom('merchants')
-    .innerJoin('users', 'users.id', 'merchants.user_id')
-    .select(['merchants.id', 'merchants.client_id', 'merchants.client_secret', 'merchants.webhook_secret', 'users.id as user_id', 'users.email'])
-    .where('users.email', '=', SANDBOX_EMAIL)
-    .executeTakeFirst();
+  let merchant = await merchantOfEmail(db, SANDBOX_EMAIL);
 
   if (!merchant) {
     // Created with a throwaway password; sandboxPassword sets the real one.
@@ -102,35 +94,28 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
           policy: 'merchant-admin', role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '',
           legal_full_name: 'Sandbox Merchant', created_at: now, updated_at: now,
         }).execute();
-        await trx.insertInto('merchants').values({
-          id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
-          webhook_url: config.webhookUrl, webhook_secret: newWebhookSecret(), checkout_enabled: 1, created_at: now, updated_at: now,
-        }).execute();
+        await insertMerchant(trx, { organizationId: orgId, userId, webhookUrl: config.webhookUrl, checkoutEnabled: true, now });
       });
     } catch (err) {
       // Another copy on the same PostgreSQL database seeded it a moment ago: use that one.
       if (!isUniqueViolation(err)) throw err;
     }
-    merchant = await db
-      .selectFrom('merchants')
-      .innerJoin('users', 'users.id', 'merchants.user_id')
-      .select(['merchants.id', 'merchants.client_id', 'merchants.client_secret', 'merchants.webhook_secret', 'users.id as user_id', 'users.email'])
-      .where('users.email', '=', SANDBOX_EMAIL)
-      .executeTakeFirstOrThrow();
+    merchant = await merchantOfEmail(db, SANDBOX_EMAIL);
+    if (!merchant) throw new Error('The sandbox merchant is missing right after seeding it');
   }
   const password = await sandboxPassword(deps, merchant.user_id, previous.password);
   // A webhook URL given (webhookUrl, KASIR_WEBHOOK_URL) always wins. Without one, a URL that is still the default
   // receiver follows the current PORT (a restart on another port must not send webhooks to the old one); one set in
   // the dashboard stays.
-  const stored = await db.selectFrom('merchants').select('webhook_url').where('id', '=', merchant.id).executeTakeFirstOrThrow();
-  const isDefaultReceiver = !stored.webhook_url || /^http:\/\/localhost:\d+\/api\/webhooks\/kasir$/.test(stored.webhook_url);
-  if (stored.webhook_url !== config.webhookUrl && (config.webhookUrlExplicit || isDefaultReceiver)) {
-    await db.updateTable('merchants').set({ webhook_url: config.webhookUrl }).where('id', '=', merchant.id).execute();
+  const stored = await webhookUrlOf(db, merchant.id);
+  const isDefaultReceiver = !stored || /^http:\/\/localhost:\d+\/api\/webhooks\/kasir$/.test(stored);
+  if (stored !== config.webhookUrl && (config.webhookUrlExplicit || isDefaultReceiver)) {
+    await updateMerchant(db, merchant.id, { webhook_url: config.webhookUrl });
   }
 
   // The underpayment tolerance given as an option or KASIR_UNDERPAYMENT_TOLERANCE (DESIGN.md 10) wins over the dashboard's.
   if (config.underpaymentTolerance !== undefined) {
-    await db.updateTable('merchants').set({ underpayment_tolerance: config.underpaymentTolerance }).where('id', '=', merchant.id).execute();
+    await updateMerchant(db, merchant.id, { underpayment_tolerance: config.underpaymentTolerance });
   }
 
   const credentials: SandboxCredentials = {

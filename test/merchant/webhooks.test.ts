@@ -5,7 +5,7 @@ import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import type { CompletedDeposit } from '../../server/merchant/hooks';
 import { createKasirApi, verifyWebhook, WebhookVerificationError } from '../../server/merchant/index';
-import { newWebhookSecret } from '../../server/provider/seed';
+import { newWebhookSecret } from '../../server/provider/accounts/merchants';
 import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type Envelope, type Upstream } from './support';
 
 describe('merchant backend: webhook receiver', () => {

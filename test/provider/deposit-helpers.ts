@@ -5,7 +5,7 @@ import { issueAccessToken } from '../../server/provider/auth/tokens';
 import type { ProviderDeps } from '../../server/provider/deps';
 import type { Page } from '../../server/provider/pagination';
 import { newRecordId } from '../../server/provider/ids';
-import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
+import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/accounts/merchants';
 import type { DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import { bodyOf, dataOf, type Envelope } from '../support/envelope';
 import type { TestProvider } from '../support/provider';

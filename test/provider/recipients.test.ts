@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from '../../server/provider/pagination';
 import type { Recipient } from '../../server/provider/recipients/schemas';
-import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/seed';
+import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/accounts/merchants';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 

@@ -8,7 +8,7 @@ import type { recentDeliveries } from '../../server/provider/dashboard/service';
 import { openDatabase } from '../../server/provider/db/database';
 import type { DepositView } from '../../server/provider/deposits/view';
 import type { RunningSandbox } from '../../server/provider/main';
-import { newWebhookSecret } from '../../server/provider/seed';
+import { newWebhookSecret } from '../../server/provider/accounts/merchants';
 import { RETRY_SCHEDULE_MS, startWebhookDispatcher, WebhookDispatcher, type DispatcherOptions } from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook, type DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import { bodyOf, type Envelope } from '../support/envelope';

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { ProviderDeps } from '../deps.js';
 import { ApiError } from '../../common/errors.js';
+import { insertMerchant } from '../accounts/merchants.js';
 import { newRecordId } from '../ids.js';
 import { accountExistsMail, otpMail } from '../mail/mailer.js';
-import { newClientId, newClientSecret, newWebhookSecret } from '../seed.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { decoyVerificationToken, issueVerification, VERIFICATION_TTL_MS, verifyOtp } from './verification.js';
 
@@ -58,10 +58,7 @@ export async function register(deps: ProviderDeps, input: RegisterInput): Promis
         role: 'admin', is_active: 0, country: input.country ?? '', country_code: input.countryCode ?? '', national_id: input.nationalID ?? '',
         legal_full_name: input.fullName, created_at: iso, updated_at: iso,
       }).execute();
-      await trx.insertInto('merchants').values({
-        id: newRecordId(), organization_id: orgId, user_id: userId, client_id: newClientId(), client_secret: newClientSecret(),
-        webhook_url: null, webhook_secret: newWebhookSecret(), checkout_enabled: 0, created_at: iso, updated_at: iso,
-      }).execute();
+      await insertMerchant(trx, { organizationId: orgId, userId, webhookUrl: null, checkoutEnabled: false, now: iso });
     });
   } catch (err) {
     // Lost a race for the same email: answer exactly as for a taken email.

@@ -1,5 +1,6 @@
 // A merchant's signing credentials (client id -> secret and account), read by the signature check on the service's
 // hottest path (merchants polling deposits), so kept briefly in memory per instance.
+import { credentialOfClient } from '../accounts/merchants.js';
 import type { Credential, ProviderDeps } from '../deps.js';
 
 /** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
@@ -15,16 +16,8 @@ export async function credentialOf(deps: ProviderDeps, clientId: string): Promis
   const cache = deps.caches.credentials;
   const cached = cache.get(clientId);
   if (cached) return cached;
-  const row = await deps.db
-    .selectFrom('merchants')
-    .select(['id', 'organization_id', 'user_id', 'client_id', 'client_secret'])
-    .where('client_id', '=', clientId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const entry: Credential = {
-    merchant: { merchantId: row.id, organizationId: row.organization_id, userId: row.user_id, clientId: row.client_id },
-    secret: row.client_secret,
-  };
+  const entry = await credentialOfClient(deps.db, clientId);
+  if (!entry) return undefined;
   cache.set(clientId, entry);
   return entry;
 }

@@ -2,6 +2,7 @@
 // briefly in memory per instance so a busy client does not pay for JWT verification and a user lookup per call.
 import { sign, verify } from 'hono/jwt';
 import { ApiError } from '../../common/errors.js';
+import { merchantOfUser } from '../accounts/merchants.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
 
 const DAY_SECONDS = 24 * 3600;
@@ -13,18 +14,6 @@ export const VERIFIED_TOKEN_CACHE = { max: 10_000, ttlMs: 10_000 };
 export function issueAccessToken(deps: ProviderDeps, userId: string, disableExpire = false): Promise<string> {
   const iat = Math.floor(deps.now().getTime() / 1000);
   return sign({ sub: userId, iat, ...(disableExpire ? {} : { exp: iat + DAY_SECONDS }) }, deps.jwtSecret, 'HS256');
-}
-
-/** Resolves a bearer token's user to its merchant account; undefined when the user or account is gone. */
-async function merchantOfUser(deps: ProviderDeps, userId: string): Promise<AuthenticatedMerchant | undefined> {
-  const row = await deps.db
-    .selectFrom('users')
-    .innerJoin('merchants', 'merchants.organization_id', 'users.organization_id')
-    .select(['merchants.id as merchantId', 'merchants.organization_id as organizationId', 'users.id as userId', 'merchants.client_id as clientId', 'users.is_active'])
-    .where('users.id', '=', userId)
-    .executeTakeFirst();
-  if (!row || !row.is_active) return undefined;
-  return { merchantId: row.merchantId, organizationId: row.organizationId, userId: row.userId, clientId: row.clientId };
 }
 
 /** The merchant account an access token stands for; a 401 ApiError saying why when it stands for none. */
@@ -40,7 +29,7 @@ export async function merchantOfToken(deps: ProviderDeps, token: string): Promis
     const expired = err instanceof Error && /expired/i.test(err.name + err.message);
     throw new ApiError(401, expired ? 'Access token expired: log in again' : 'Invalid access token');
   }
-  const merchant = typeof payload.sub === 'string' ? await merchantOfUser(deps, payload.sub) : undefined;
+  const merchant = typeof payload.sub === 'string' ? await merchantOfUser(deps.db, payload.sub) : undefined;
   if (!merchant) throw new ApiError(401, 'Invalid access token: the user has no active merchant account');
   const left = typeof payload.exp === 'number' ? payload.exp * 1000 - deps.now().getTime() : Infinity;
   if (left > 0) cache.set(token, merchant, { ttl: Math.min(VERIFIED_TOKEN_CACHE.ttlMs, left) });

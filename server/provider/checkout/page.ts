@@ -6,7 +6,7 @@ import { languageDetector } from 'hono/language';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { WIDGET_ENTRY_FILE, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
 import { isCheckoutId } from '../../common/widget-api.js';
-import { organizationNameOf } from '../dashboard/service.js';
+import { organizationNameOf } from '../accounts/merchants.js';
 import { findCheckout } from '../deposits/checkout.js';
 import { createRouter, onNotFound } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';

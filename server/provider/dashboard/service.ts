@@ -1,58 +1,7 @@
-// The merchant account as the dashboard and the hosted pages read and change it: profile, secrets, webhook URL,
-// the hosted-checkout switch, the organization name, and recent webhook deliveries.
+// A merchant's recent webhook deliveries and attempts, as the dashboard and the sandbox's `webhooks` show them
+// (the account itself, its secrets and settings: accounts/merchants.ts).
 import type { Db } from '../db/database.js';
-import type { ProviderDeps } from '../deps.js';
-import { forgetCredentials } from '../auth/credentials.js';
-import { newClientSecret, newWebhookSecret } from '../seed.js';
 import { loggableUrl } from '../webhooks/attempt-log.js';
-
-export async function accountOf(db: Db, merchantId: string) {
-  const row = await db
-    .selectFrom('merchants')
-    .innerJoin('users', 'users.id', 'merchants.user_id')
-    .innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
-    .select(['merchants.client_id', 'merchants.webhook_url', 'merchants.checkout_enabled', 'merchants.underpayment_tolerance', 'users.email', 'users.name', 'organizations.name as org_name'])
-    .where('merchants.id', '=', merchantId)
-    .executeTakeFirstOrThrow();
-  return {
-    clientId: row.client_id, email: row.email, name: row.name, orgName: row.org_name,
-    webhookUrl: row.webhook_url, checkoutEnabled: row.checkout_enabled === 1, underpaymentTolerance: Number(row.underpayment_tolerance),
-  };
-}
-
-/** The name of the merchant's organization (what the hosted pages show the payer), if the merchant exists. */
-export async function organizationNameOf(db: Db, merchantId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('merchants').innerJoin('organizations', 'organizations.id', 'merchants.organization_id')
-    .select('organizations.name').where('merchants.id', '=', merchantId).executeTakeFirst();
-  return row?.name;
-}
-
-/** Whether hosted checkout is switched on for the merchant (DESIGN.md 3, Checkout). */
-export async function checkoutEnabledFor(db: Db, merchantId: string): Promise<boolean> {
-  const row = await db.selectFrom('merchants').select('checkout_enabled').where('id', '=', merchantId).executeTakeFirst();
-  return !!row?.checkout_enabled;
-}
-
-export async function secretsOf(db: Db, merchantId: string) {
-  return db.selectFrom('merchants').select(['client_secret', 'webhook_secret']).where('id', '=', merchantId).executeTakeFirstOrThrow();
-}
-
-export async function rotateClientSecret(deps: ProviderDeps, merchantId: string): Promise<string> {
-  const secret = newClientSecret();
-  await deps.db.updateTable('merchants').set({ client_secret: secret, updated_at: deps.now().toISOString() }).where('id', '=', merchantId).execute();
-  forgetCredentials(deps);
-  return secret;
-}
-
-export async function rotateWebhookSecret(db: Db, merchantId: string, now: Date): Promise<string> {
-  const secret = newWebhookSecret();
-  await db.updateTable('merchants').set({ webhook_secret: secret, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
-  return secret;
-}
-
-export async function updateMerchant(db: Db, merchantId: string, set: { webhook_url?: string | null; checkout_enabled?: number; underpayment_tolerance?: string }, now: Date) {
-  await db.updateTable('merchants').set({ ...set, updated_at: now.toISOString() }).where('id', '=', merchantId).execute();
-}
 
 /** The merchant's most recent deliveries, newest first, each with its attempts in order. */
 export async function recentDeliveries(db: Db, merchantId: string, limit: number) {
@@ -105,6 +54,8 @@ export interface WebhookAttempt {
   deliveryId: string;
 }
 
+// Joins merchants (owned by accounts/merchants.ts) for the URL of attempts logged before migration 008: a separate
+// query there would cost a second round trip per page of attempts.
 /** The merchant's webhook attempts, newest first: the last `limit`, or those after attempt `after`, of some deposits or all. */
 export async function recentAttempts(db: Db, merchantId: string, query: { limit: number; after?: number; depositIds?: string[] }): Promise<WebhookAttempt[]> {
   let q = db.selectFrom('webhook_attempts')

@@ -9,7 +9,8 @@ import { ceilTo, money, toNumber, toText } from '../money.js';
 import { outputOf, quoteCryptoCovering, rateOf, requestAmount, type CryptoCoveringQuote } from './pricing.js';
 import { createQuote } from './quotes.js';
 import { checkoutStillDue } from './payments.js';
-import { checkoutById, insertCheckout, merchantOwner } from './repository.js';
+import { merchantOwner } from '../accounts/merchants.js';
+import { checkoutById, insertCheckout } from './repository.js';
 import {
   createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotPending, quoteMethod, readDepositById, switchDepositMethod, type FiatQuote,
   type SwitchRequest,

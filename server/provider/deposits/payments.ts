@@ -4,6 +4,7 @@
 // the expiry sweeper, run one after the other and leave one consistent result. Also here: what is still due when the
 // shopper pays the rest another way (the checkout's methods priced for it, and the switch that keeps what was paid).
 import type { Transaction } from 'kysely';
+import { underpaymentTolerance } from '../accounts/merchants.js';
 import { findPaymentMethod, placesOf } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { CheckoutRow, DepositUpdate } from '../db/deposit-tables.js';
@@ -14,7 +15,7 @@ import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
 import {
-  activitiesOf, depositByRowId, depositStateOf, insertActivity, insertPayment, nextActivitySeq, paymentsOf, releaseUniqueCode, underpaymentTolerance, versioned,
+  activitiesOf, depositByRowId, depositStateOf, insertActivity, insertPayment, nextActivitySeq, paymentsOf, releaseUniqueCode, versioned,
 } from './repository.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireIfOverdue, isOverdue } from './expire.js';

@@ -225,23 +225,12 @@ export async function paymentsByDeposit(db: Queryable, depositRowIds: string[]):
   return byRow;
 }
 
-/** A merchant's underpayment tolerance, a percentage (decimal text). */
-export async function underpaymentTolerance(db: Queryable, merchantId: string): Promise<string> {
-  return (await db.selectFrom('merchants').select('underpayment_tolerance').where('id', '=', merchantId).executeTakeFirst())?.underpayment_tolerance ?? '0';
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Owners and checkouts
 
 /** The name of an organization (a merchant's accountName), if it exists. */
 export async function organizationName(db: Queryable, organizationId: string): Promise<string | undefined> {
   return (await db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirst())?.name;
-}
-
-/** Who owns a merchant account's deposits: the merchant, its user and its organization. */
-export async function merchantOwner(db: Queryable, merchantId: string): Promise<{ merchantId: string; userId: string; organizationId: string }> {
-  const m = await db.selectFrom('merchants').select(['id', 'user_id', 'organization_id']).where('id', '=', merchantId).executeTakeFirstOrThrow();
-  return { merchantId: m.id, userId: m.user_id, organizationId: m.organization_id };
 }
 
 export async function insertCheckout(db: Queryable, checkout: NewCheckout): Promise<void> {

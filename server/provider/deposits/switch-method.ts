@@ -2,6 +2,7 @@
 // gets the new method's price and payment details in one transaction with its history entry; no webhook, since the
 // status does not change.
 import { Decimal } from 'decimal.js';
+import { merchantOwner } from '../accounts/merchants.js';
 import { ApiError } from '../../common/errors.js';
 import { placesOf } from '../catalog/index.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
@@ -11,7 +12,7 @@ import { money, toText } from '../money.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireFirstIfOverdue, isOverdue } from './expire.js';
 import { cryptoPlan, fiatPlan, withFreshDraws, writePaymentExtras, type CryptoDepositRequest, type FiatDepositRequest } from './payment-plan.js';
-import { activitiesOf, depositByRowId, depositStateOf, insertActivity, merchantOwner, nextActivitySeq, paymentsOf, updatePendingDeposit } from './repository.js';
+import { activitiesOf, depositByRowId, depositStateOf, insertActivity, nextActivitySeq, paymentsOf, updatePendingDeposit } from './repository.js';
 import { paidAmountsOf, toDepositView, type DepositRow, type DepositView } from './view.js';
 
 /** How many times one deposit's method can change (its history: the creation, then one entry per switch). */

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { checkoutEnabledFor } from '../dashboard/service.js';
+import { checkoutEnabledFor } from '../accounts/merchants.js';
 import { createCheckout } from '../deposits/checkout.js';
 import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';

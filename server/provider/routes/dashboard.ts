@@ -3,9 +3,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
 import { ErrorSchema, json, stringError, TIMESTAMP } from '../openapi.js';
-import {
-  accountOf, recentAttempts, recentDeliveries, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant,
-} from '../dashboard/service.js';
+import { accountOf, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant } from '../accounts/merchants.js';
+import { forgetCredentials } from '../auth/credentials.js';
+import { recentAttempts, recentDeliveries } from '../dashboard/service.js';
 import { listDeposits } from '../deposits/service.js';
 import { bearerAuth } from '../http/bearer.js';
 import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
@@ -100,7 +100,8 @@ export function dashboardRoutes(deps: ProviderDeps) {
     ...common, method: 'post', path: '/dashboard/api/client-secret/rotate', summary: 'Replace the client secret (the old one stops working at once)',
     responses: { 200: ok(ClientSecret, 'New client secret'), ...errors },
   }), async (c) => {
-    const clientSecret = await rotateClientSecret(deps, c.get('merchant').merchantId);
+    const clientSecret = await rotateClientSecret(deps.db, c.get('merchant').merchantId, deps.now());
+    forgetCredentials(deps);
     return c.json({ statusCode: 200, message: 'Client secret rotated', data: { clientSecret } }, 200);
   });
 

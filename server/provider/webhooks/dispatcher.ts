@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../../common/log.js';
+import { webhookTargets } from '../accounts/merchants.js';
 import { webhookHeaders } from '../../common/standard-webhooks.js';
 import { openDatabase, type Database, type Db } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
@@ -303,8 +304,7 @@ export class WebhookDispatcher {
       id: r.id, merchantId: r.merchant_id, eventType: r.event_type, depositId: r.deposit_id, payload: r.payload, attemptCount: r.attempt_count, lease,
     }));
     const ids = [...new Set(rows.map((r) => r.merchantId))];
-    const merchants = ids.length === 0 ? [] : await trx.selectFrom('merchants').select(['id', 'webhook_url', 'webhook_secret']).where('id', 'in', ids).execute();
-    return { rows, targets: new Map(merchants.map((m) => [m.id, { url: m.webhook_url, secret: m.webhook_secret }])) };
+    return { rows, targets: await webhookTargets(trx, ids) };
   }
 
   /**
