@@ -1,8 +1,8 @@
 // The `merchants` table's one owner: every read and write of a merchant account (its credentials, webhook target,
 // secrets, settings, organization name) is a named function here, so the other modules never name the table.
 // Functions that may run inside a caller's transaction take it as `db` (a Transaction is a Kysely).
-// Two queries elsewhere still join merchants, each to save a round trip: the sandbox's webhook attempts list
-// (dashboard/service.ts recentAttempts, for the URL of attempts older than migration 008).
+// One query elsewhere still joins merchants, to save a round trip: the webhook attempts list (dashboard/service.ts
+// recentAttempts, for the URL of attempts older than migration 008).
 import { randomBytes } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { Database, Db } from '../db/database.js';
