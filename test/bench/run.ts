@@ -2,7 +2,7 @@
 export {};
 // Each part lives in its own file and exports `run(): Promise<void>`; they run one after another. `--quick` (read by
 // the parts from process.argv) leaves out the figures that take many minutes (growth: the 1,000,000-deposit size).
-const parts = ['./provider', './growth', './webhooks', './accounts', './merchant', './widget', './packages'];
+const parts = ['./provider', './growth', './webhooks', './accounts', './merchant', './widget', './first-paint', './packages'];
 
 for (const part of parts) {
   let mod: { run?: () => Promise<void> };
