@@ -8,6 +8,7 @@ import * as partialPayments from './006_partial_payments.js';
 import * as depositVersions from './007_deposit_versions.js';
 import * as attemptUrl from './008_attempt_url.js';
 import * as listIndexes from './009_list_indexes.js';
+import * as recipientCounts from './010_recipient_counts.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007_deposit_versions': depositVersions,
   '008_attempt_url': attemptUrl,
   '009_list_indexes': listIndexes,
+  '010_recipient_counts': recipientCounts,
 };
