@@ -132,8 +132,6 @@ export async function run(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS || 2);
   const receiver = await startReceiver();
   const env = { KASIR_LOG_LEVEL: 'silent', KASIR_WEBHOOK_URL: receiver.url };
-  const parts: Part[] = [];
-  let sweep: SweepResult | undefined;
   try {
     for (const spread of [1, MERCHANTS]) {
       await emptyDatabase();
@@ -194,8 +192,8 @@ export async function run(): Promise<void> {
           results.push(best);
           await provider.stop();
         }
-        parts.push({ title: spread > 1 ? `the rows spread over ${spread} merchants (the measured one holds a hundredth)` : "one merchant's deposits", results });
-        if (spread === 1) sweep = await measureSweep(dataDir, templates, seeded, clientId, clientSecret, fiat, env, receiver.received);
+        printPart({ title: spread > 1 ? `the rows spread over ${spread} merchants (the measured one holds a hundredth)` : "one merchant's deposits", results }, rounds, seconds);
+        if (spread === 1) printSweep(await measureSweep(dataDir, templates, seeded, clientId, clientSecret, fiat, env, receiver.received));
       } finally {
         await provider.stop();
         rmSync(dataDir, { recursive: true, force: true });
@@ -204,33 +202,36 @@ export async function run(): Promise<void> {
   } finally {
     await receiver.close();
   }
-  const engine = process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
-  for (const { title, results } of parts) {
-    console.log(`\ngrowth: ${title}, ${engine}, compiled kasir-sandbox, 10 connections, best of ${rounds} x ${seconds} s `
-      + '(req/s, p99, cost as x of its cost at 10,000; the table size is all merchants\' rows)');
-    console.log(`  ${''.padEnd(44)}${SIZES.slice(0, results.length).map((s) => s.toLocaleString('en').padStart(30)).join('')}`);
-    for (const name of Object.keys(results[0])) {
-      const first = results[0][name];
-      const cells = results.map((r) => {
-        const x = r[name];
-        const bad = x.non2xx || x.errors ? ` (${x.non2xx + x.errors} failed)` : '';
-        return `${x.requestsPerSecond}/s p99 ${x.p99Ms} ms ${(first.requestsPerSecond / Math.max(1, x.requestsPerSecond)).toFixed(2)}x${bad}`.padStart(30);
-      });
-      const worst = Math.max(...results.map((r) => first.requestsPerSecond / Math.max(1, r[name].requestsPerSecond)));
-      console.log(`  ${name.padEnd(44)}${cells.join('')}   ${worst <= 2 ? 'flat (<= 2x)' : 'NOT flat'}`);
-    }
+}
+
+const engine = () => (process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite');
+
+/** One part's table, printed as soon as it is measured (so a run stopped later still shows it). */
+function printPart({ title, results }: Part, rounds: number, seconds: number): void {
+  console.log(`\ngrowth: ${title}, ${engine()}, compiled kasir-sandbox, 10 connections, best of ${rounds} x ${seconds} s `
+    + '(req/s, p99, cost as x of its cost at 10,000; the table size is all merchants\' rows)');
+  console.log(`  ${''.padEnd(44)}${SIZES.slice(0, results.length).map((s) => s.toLocaleString('en').padStart(30)).join('')}`);
+  for (const name of Object.keys(results[0])) {
+    const first = results[0][name];
+    const cells = results.map((r) => {
+      const x = r[name];
+      const bad = x.non2xx || x.errors ? ` (${x.non2xx + x.errors} failed)` : '';
+      return `${x.requestsPerSecond}/s p99 ${x.p99Ms} ms ${(first.requestsPerSecond / Math.max(1, x.requestsPerSecond)).toFixed(2)}x${bad}`.padStart(30);
+    });
+    const worst = Math.max(...results.map((r) => first.requestsPerSecond / Math.max(1, r[name].requestsPerSecond)));
+    console.log(`  ${name.padEnd(44)}${cells.join('')}   ${worst <= 2 ? 'flat (<= 2x)' : 'NOT flat'}`);
   }
-  if (sweep) {
-    const { due, expired, seconds: took, finished, reads, delivered } = sweep;
-    const rate = Math.round(expired / took);
-    const worstP99 = Math.max(...reads.map((r) => r.p99Ms));
-    const medianRps = reads.map((r) => r.requestsPerSecond).sort((a, b) => a - b)[Math.floor(reads.length / 2)];
-    console.log(`  expiry sweeper: ${due.toLocaleString('en')} deposits due at once (on ${SIZES.at(-1)!.toLocaleString('en')}): `
-      + (finished ? `all expired in ${took.toFixed(1)} s` : `NOT finished in ${took.toFixed(0)} s: ${expired.toLocaleString('en')} expired`)
-      + ` (${rate}/s counted from the process's start; target >= 1,000/s: ${rate >= 1000 ? 'met' : 'NOT met'}); signed reads by id meanwhile `
-      + `${medianRps}/s (median of ${reads.length} windows), worst window's p99 ${worstP99} ms (target <= 50 ms: ${worstP99 <= 50 ? 'met' : 'NOT met'}); `
-      + `${delivered.toLocaleString('en')} webhooks delivered to a local receiver meanwhile`);
-  }
+}
+
+function printSweep({ due, expired, seconds: took, finished, reads, delivered }: SweepResult): void {
+  const rate = Math.round(expired / took);
+  const worstP99 = Math.max(...reads.map((r) => r.p99Ms));
+  const medianRps = reads.map((r) => r.requestsPerSecond).sort((a, b) => a - b)[Math.floor(reads.length / 2)];
+  console.log(`  expiry sweeper, ${engine()}: ${due.toLocaleString('en')} deposits due at once (on ${SIZES.at(-1)!.toLocaleString('en')}): `
+    + (finished ? `all expired in ${took.toFixed(1)} s` : `NOT finished in ${took.toFixed(0)} s: ${expired.toLocaleString('en')} expired`)
+    + ` (${rate}/s counted from the process's start; target >= 1,000/s: ${rate >= 1000 ? 'met' : 'NOT met'}); signed reads by id meanwhile `
+    + `${medianRps}/s (median of ${reads.length} 2 s windows), worst window's p99 ${worstP99} ms (target <= 50 ms: ${worstP99 <= 50 ? 'met' : 'NOT met'}); `
+    + `${delivered.toLocaleString('en')} webhooks delivered to a local receiver meanwhile`);
 }
 
 interface SweepResult { due: number; expired: number; seconds: number; finished: boolean; reads: LoadResult[]; delivered: number }

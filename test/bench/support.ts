@@ -41,13 +41,16 @@ export interface LoadOptions {
   setupRequest?: (req: LoadRequest) => LoadRequest;
 }
 
+/** How long a load runs unless told: BENCH_SECONDS, else 2 s with --quick, else 5 s. */
+const DEFAULT_SECONDS = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
+
 const loadWorker = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const settings = {
     url: options.url,
     connections: options.connections ?? 50,
-    duration: options.durationSeconds ?? Number(process.env.BENCH_SECONDS || 5),
+    duration: options.durationSeconds ?? DEFAULT_SECONDS,
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
