@@ -7,9 +7,9 @@
 // painted, and the layout shifts (CLS, shifts within 500 ms of an input excluded, as the metric does). Targets: method
 // list <= 1.0 s, tap to QR <= 0.5 s, CLS 0. Then the same with what a shop can add to its page to cut a round trip:
 // a preconnect to the API's origin, a modulepreload of the script, a checkout created by the shop's server and passed
-// in as `checkout-id`, and all three. The yardstick in the same run: the plain page with no element, its first
+// in as `checkout-id`, all three, and the script and /api served from the shop's own origin. The yardstick in the same run: the plain page with no element, its first
 // contentful paint under the same throttling.
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { launch, showMethod, sparePort, startKasir, type Kasir } from '../e2e/harness';
 
@@ -25,7 +25,7 @@ const CPU_SLOWDOWN = 4;
 const TARGETS = { list: 1000, qr: 500 };
 
 /** What the shop's page adds before the element (the variants measured). */
-interface Variant { label: string; preconnect?: boolean; modulepreload?: boolean; serverCheckout?: boolean; bare?: boolean }
+interface Variant { label: string; preconnect?: boolean; modulepreload?: boolean; serverCheckout?: boolean; bare?: boolean; sameOrigin?: boolean }
 const VARIANTS: Variant[] = [
   { label: 'plain page, no element (yardstick: its first contentful paint)', bare: true },
   { label: 'as installed (README: script tag, amount + currency)' },
@@ -33,6 +33,7 @@ const VARIANTS: Variant[] = [
   { label: '+ <link rel="modulepreload"> of the script', modulepreload: true },
   { label: "checkout created on the shop's server (checkout-id)", serverCheckout: true },
   { label: 'all three', preconnect: true, modulepreload: true, serverCheckout: true },
+  { label: "script and /api on the shop's own origin (no CORS)", sameOrigin: true },
 ];
 
 /** The page's own figures, recorded in the page (an init script): times from navigation start, in ms. */
@@ -57,7 +58,8 @@ const RECORDER = `(() => {
 interface Figures { list?: number; tap?: number; qr?: number; fcp?: number; cls: number }
 
 function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
-  const script = `${kasir.url}/kasir-checkout.js`;
+  const origin = variant.sameOrigin ? '' : kasir.url;
+  const script = `${origin}/kasir-checkout.js`;
   const head = [
     variant.preconnect ? `<link rel="preconnect" href="${kasir.url}" crossorigin>` : '',
     variant.modulepreload ? `<link rel="modulepreload" href="${script}">` : '',
@@ -66,8 +68,8 @@ function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
   const element = variant.bare
     ? ''
     : checkoutId
-      ? `<kasir-checkout endpoint="${kasir.url}/api" checkout-id="${checkoutId}"></kasir-checkout>`
-      : `<kasir-checkout endpoint="${kasir.url}/api" amount="150000" currency="IDR"></kasir-checkout>`;
+      ? `<kasir-checkout endpoint="${origin}/api" checkout-id="${checkoutId}"></kasir-checkout>`
+      : `<kasir-checkout endpoint="${origin}/api" amount="150000" currency="IDR"></kasir-checkout>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>A shop</title>${head}<style>body{font-family:sans-serif;margin:16px}</style></head>
 <body><h1>Your order</h1><p>1 x Kopi susu, Rp 150.000</p>${element}</body></html>`;
@@ -118,7 +120,18 @@ export async function run(): Promise<void> {
   let server: Server | undefined;
   const browser = await launch();
   try {
+    const upstream = new URL(kasir.url);
     server = createServer((req, res) => {
+      if (req.url !== '/' && !req.url?.startsWith('/?')) {
+        // The element's script, its chunks and /api through the shop's own origin: what mounting createKasirApi in
+        // the shop's server (README, "Any server") gives.
+        const forwarded = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        forwarded.on('error', () => res.writeHead(502).end());
+        return void req.pipe(forwarded);
+      }
       const n = Number(new URL(req.url ?? '/', shop).searchParams.get('v'));
       const variant = VARIANTS[n];
       if (!variant) return void res.writeHead(404).end();
