@@ -97,7 +97,9 @@ const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
 export async function startSandboxCommand(dataDir: string, env: Record<string, string> = {}) {
   const logFile = join(dataDir, `stdout-${Date.now()}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [SANDBOX_COMMAND], {
+  // BENCH_SANDBOX_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the service (written when it stops).
+  const nodeArgs = process.env.BENCH_SANDBOX_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, SANDBOX_COMMAND], {
     env: {
       ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', PROVIDER_HOST: '127.0.0.1', KASIR_SCRYPT_N: '4096',
       KASIR_SWEEP_INTERVAL_MS: '60000', DATABASE_URL: process.env.BENCH_DATABASE_URL, ...env,
