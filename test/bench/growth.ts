@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { sql } from 'kysely';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signedRequestHeaders } from '../../server/common/request-signing';
@@ -68,11 +67,11 @@ async function seed(dataDir: string, templates: DepositRow[], from: number, tota
       }
       await db.insertInto('deposits').values(rows).execute();
     }
-    // The planner's statistics as autovacuum would have them after such growth (a bulk load leaves them stale).
-    if (process.env.BENCH_DATABASE_URL) await sql`analyze`.execute(db);
   } finally {
     await db.destroy();
   }
+  // The planner's statistics as autovacuum would have them after such growth (a bulk load leaves them stale).
+  await onPostgres('analyze');
 }
 
 /** Adds merchants beside the sandbox's own (copies of it, each with its organization), up to `count`; returns all their ids. */
@@ -142,11 +141,16 @@ async function switches(base: string, clientId: string, clientSecret: string): P
 
 /** On PostgreSQL, each part starts from an empty database (on SQLite, from its own data dir). */
 async function emptyDatabase(): Promise<void> {
+  await onPostgres('drop schema public cascade; create schema public');
+}
+
+/** Runs a statement on BENCH_DATABASE_URL's database, when there is one. */
+async function onPostgres(statement: string): Promise<void> {
   if (!process.env.BENCH_DATABASE_URL) return;
   const client = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
   await client.connect();
   try {
-    await client.query('drop schema public cascade; create schema public');
+    await client.query(statement);
   } finally {
     await client.end();
   }

@@ -54,7 +54,7 @@ export interface RecipientsTable {
 }
 
 /** How many recipients an organization has (migration 010): kept by triggers, read for the unfiltered list's totalDocs. */
-export interface RecipientCountsTable {
+interface RecipientCountsTable {
   organization_id: string;
   count: number;
 }
