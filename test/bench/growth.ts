@@ -15,11 +15,14 @@ import { join } from 'node:path';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import { openDatabase } from '../../server/provider/db/database';
 import type { DepositRow } from '../../server/provider/db/deposit-tables';
-import { load, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
+import { load, startBareHono, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
 
 const QUICK = process.argv.includes('--quick');
-/** BENCH_GROWTH=sweep: only the sweeper (on 10,000 deposits plus the 100,000 due), for working on it. */
+/** BENCH_GROWTH=sweep: only the sweeper (on 10,000 deposits plus the 100,000 due); =sizes: all but the sweeper. */
 const SWEEP_ONLY = process.env.BENCH_GROWTH === 'sweep';
+const NO_SWEEP = process.env.BENCH_GROWTH === 'sizes';
+/** The yardstick measured in every round beside the figures: each figure's cost is taken relative to it. */
+const BARE = 'bare Hono GET (yardstick)';
 const SIZES = SWEEP_ONLY ? [10_000] : QUICK ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
 /** A deep page that exists at 10,000 for every filter (each status and type holds at least 3,000 rows then). */
 const DEEP_PAGE = 250;
@@ -177,6 +180,7 @@ export async function run(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS || (QUICK ? 2 : 5));
   const rounds = Number(process.env.BENCH_ROUNDS || 2);
   const receiver = await startReceiver();
+  const bare = await startBareHono();
   const env = { KASIR_LOG_LEVEL: 'silent', KASIR_WEBHOOK_URL: receiver.url };
   try {
     for (const spread of SWEEP_ONLY ? [1] : [1, MERCHANTS]) {
@@ -207,6 +211,7 @@ export async function run(): Promise<void> {
           const base = provider.base;
           const get = (target: string): Scenario => () => ({ url: `${base}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, '') });
           const scenarios: Array<[string, Scenario]> = [
+            [BARE, () => ({ url: bare.url })],
             ['signed read by id', get(`/v1/deposit/${fiat}`)],
             ['signed read by reference', get(`/v1/deposit/${REFERENCE}`)],
             ['create (bearer, QRIS)', () => ({
@@ -234,7 +239,7 @@ export async function run(): Promise<void> {
           await provider.stop();
         }
         if (!SWEEP_ONLY) printPart({ title: spread > 1 ? `the rows spread over ${spread} merchants (the measured one holds a hundredth)` : "one merchant's deposits", results }, rounds, seconds);
-        if (spread === 1) printSweep(await measureSweep(dataDir, templates, seeded, clientId, clientSecret, fiat, env, receiver.received));
+        if (spread === 1 && !NO_SWEEP) printSweep(await measureSweep(dataDir, templates, seeded, clientId, clientSecret, fiat, env, receiver.received));
       } finally {
         await provider.stop();
         rmSync(dataDir, { recursive: true, force: true });
@@ -242,6 +247,7 @@ export async function run(): Promise<void> {
     }
   } finally {
     await receiver.close();
+    await bare.stop();
   }
 }
 
@@ -249,18 +255,20 @@ const engine = () => (process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite');
 
 /** One part's table, printed as soon as it is measured (so a run stopped later still shows it). */
 function printPart({ title, results }: Part, rounds: number, seconds: number): void {
-  console.log(`\ngrowth: ${title}, ${engine()}, compiled kasir-sandbox, 10 connections, best of ${rounds} x ${seconds} s `
-    + '(req/s, p99, cost as x of its cost at 10,000; the table size is all merchants\' rows)');
+  console.log(`\ngrowth: ${title}, ${engine()}, compiled kasir-sandbox, 10 connections, best of ${rounds} x ${seconds} s; req/s, p99, and the cost `
+    + 'at this size / the cost at 10,000, each cost taken relative to the bare Hono GET measured in the same rounds (the machine\'s '
+    + 'load drifts between sizes; the yardstick cancels it). The table size is all merchants\' rows.');
   console.log(`  ${''.padEnd(44)}${SIZES.slice(0, results.length).map((s) => s.toLocaleString('en').padStart(30)).join('')}`);
+  const growth = (r: Record<string, LoadResult>, name: string) =>
+    (results[0][name].requestsPerSecond / results[0][BARE].requestsPerSecond) / (Math.max(1, r[name].requestsPerSecond) / r[BARE].requestsPerSecond);
   for (const name of Object.keys(results[0])) {
-    const first = results[0][name];
     const cells = results.map((r) => {
       const x = r[name];
       const bad = x.non2xx || x.errors ? ` (${x.non2xx + x.errors} failed)` : '';
-      return `${x.requestsPerSecond}/s p99 ${x.p99Ms} ms ${(first.requestsPerSecond / Math.max(1, x.requestsPerSecond)).toFixed(2)}x${bad}`.padStart(30);
+      return `${x.requestsPerSecond}/s p99 ${x.p99Ms} ms ${name === BARE ? '' : `${growth(r, name).toFixed(2)}x`}${bad}`.padStart(30);
     });
-    const worst = Math.max(...results.map((r) => first.requestsPerSecond / Math.max(1, r[name].requestsPerSecond)));
-    console.log(`  ${name.padEnd(44)}${cells.join('')}   ${worst <= 2 ? 'flat (<= 2x)' : 'NOT flat'}`);
+    const worst = Math.max(...results.map((r) => growth(r, name)));
+    console.log(`  ${name.padEnd(44)}${cells.join('')}   ${name === BARE ? '' : worst <= 2 ? 'flat (<= 2x)' : 'NOT flat'}`);
   }
 }
 
