@@ -23,7 +23,7 @@ const EXPIRED = { activity: 'Deposit Expired', status: 'expired', description: '
  * its first statement to its commit, so it is kept to what runs in a few milliseconds and a read waits for one such
  * batch at most. PostgreSQL's statements leave the event loop free while they run, so its batches are larger.
  */
-const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 50 : 100);
+const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 25 : 100);
 
 /**
  * Expires the given deposits that are still pending and due, in one transaction, each with its history entry and its
