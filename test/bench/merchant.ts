@@ -74,7 +74,7 @@ export async function run(): Promise<void> {
   const bare = await startBareHono();
   const c = provider.credentials;
   const redisUrl = process.env.REDIS_URL || process.env.KASIR_TEST_REDIS_URL;
-  const seconds = Number(process.env.BENCH_SECONDS || 5);
+  const seconds = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
   try {
     console.log(`\nmerchant backend: the compiled kasir-merchant (widget API status reads, ${CONNECTIONS} connections, ${seconds} s each, status refresh ${STATUS_REFRESH_MS} ms; each ratio to the bare Hono run just before it)`);
     for (const shared of redisUrl ? [undefined, redisUrl] : [undefined]) {
@@ -99,10 +99,10 @@ export async function run(): Promise<void> {
         await load({ url: `${merchant.url}/api/checkouts/${ids[0]}/deposit`, connections: CONNECTIONS, durationSeconds: 2 });
         const measure = async (label: string, options: Parameters<typeof load>[0], deposits: number) => {
           // The yardstick right before each figure: the machine's load drifts between runs (other processes).
-          const bareGet = await load({ url: bare.url, connections: CONNECTIONS });
+          const bareGet = await load({ url: bare.url, connections: CONNECTIONS, durationSeconds: seconds });
           printRow('bare Hono GET (yardstick)', bareGet.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${bareGet.p99Ms} ms`);
           const before = proxy.calls;
-          const result = await load({ connections: CONNECTIONS, ...options });
+          const result = await load({ connections: CONNECTIONS, durationSeconds: seconds, ...options });
           const calls = proxy.calls - before;
           const served = result.requestsPerSecond * seconds;
           printRow(`${label}, ${mode}`, result.requestsPerSecond, bareGet.requestsPerSecond,

@@ -41,13 +41,16 @@ export interface LoadOptions {
   setupRequest?: (req: LoadRequest) => LoadRequest;
 }
 
+/** How long a load runs unless told: BENCH_SECONDS, else 2 s with --quick, else 5 s. */
+const DEFAULT_SECONDS = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
+
 const loadWorker = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const settings = {
     url: options.url,
     connections: options.connections ?? 50,
-    duration: options.durationSeconds ?? Number(process.env.BENCH_SECONDS || 5),
+    duration: options.durationSeconds ?? DEFAULT_SECONDS,
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
@@ -94,7 +97,9 @@ const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
 export async function startSandboxCommand(dataDir: string, env: Record<string, string> = {}) {
   const logFile = join(dataDir, `stdout-${Date.now()}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [SANDBOX_COMMAND], {
+  // BENCH_SANDBOX_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the service (written when it stops).
+  const nodeArgs = process.env.BENCH_SANDBOX_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, SANDBOX_COMMAND], {
     env: {
       ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', PROVIDER_HOST: '127.0.0.1', KASIR_SCRYPT_N: '4096',
       KASIR_SWEEP_INTERVAL_MS: '60000', DATABASE_URL: process.env.BENCH_DATABASE_URL, ...env,

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launch, showMethod, startKasir, waitForState, type Kasir } from '../e2e/harness';
 import { FIRST_PAINT_BUDGET_BYTES, FLOW_BUDGET_BYTES, measureWidget, WIDGET_DIR, type Download } from '../e2e/widget-build';
 
-const RUNS = Number(process.env.BENCH_WIDGET_RUNS || 7);
+const RUNS = Number(process.env.BENCH_WIDGET_RUNS || (process.argv.includes('--quick') ? 3 : 7));
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

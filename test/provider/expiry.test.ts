@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startExpirySweeper } from '../../server/provider/deposits/expiry-sweeper';
+import { startExpirySweeper, sweepOverdue } from '../../server/provider/deposits/expiry-sweeper';
+import { recordPayment } from '../../server/provider/deposits/payments';
+import { expireIfOverdue } from '../../server/provider/deposits/expire';
 import { errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
-import { createFiat, listDeposits, outbox, readDeposit } from './deposit-helpers';
+import { createCrypto, createFiat, listDeposits, outbox, readDeposit } from './deposit-helpers';
 
 describe('deposit expiry', () => {
   let p: TestProvider;
@@ -101,5 +103,81 @@ describe('deposit expiry', () => {
       assert.deepEqual(history.map((h) => h.status), ['pending', 'expired']);
       assert.match(history[1].description, /expired/);
     } finally { await q.close(); }
+  });
+
+  describe('the sweep of a backlog (issue 22: >= 1,000 a second, batches that yield)', () => {
+    /** Counts the statements run through the database it is plugged into. */
+    type Plugin = Parameters<TestProvider['deps']['db']['withPlugin']>[0];
+    const counter = () => {
+      let statements = 0;
+      const plugin: Plugin = { transformQuery: (args) => { statements++; return args.node; }, transformResult: async (args) => args.result };
+      return { plugin, get statements() { return statements; } };
+    };
+
+    it('expires 1,200 overdue deposits of two kinds in batches: each once, with its history entry, webhook and freed code, in few statements', async () => {
+      const q = await createTestProvider();
+      try {
+        const qris = await createFiat(q, { paymentMethod: 'QRIS' });
+        const transfer = await createFiat(q, { paymentMethod: 'BCA_TRANSFER' });
+        const crypto = await createCrypto(q, { inputCurrency: 'USDC-POLYGON', inputAmount: 5 });
+        const template = await q.deps.db.selectFrom('deposits').selectAll().where('deposit_id', '=', qris.depositId).executeTakeFirstOrThrow();
+        const overdue = new Date(Date.now() - 60_000).toISOString();
+        for (let i = 0; i < 1200; i += 200) {
+          await q.deps.db.insertInto('deposits').values(Array.from({ length: 200 }, (_, n) => ({
+            ...template, id: `${template.id}-${i + n}`, deposit_id: `${template.deposit_id}-${i + n}`, va_number: null, reference: null, expired_at: overdue,
+          }))).execute();
+        }
+        q.clock.offsetMs = 25 * 3600 * 1000; // the three made through the API are due too; one made now is not
+        const fresh = await createFiat(q, { paymentMethod: 'BCA_VA' });
+        const count = counter();
+        let turns = 0;
+        let spinning = true;
+        const spin = () => { turns++; if (spinning) setImmediate(spin); };
+        setImmediate(spin);
+        const moved = await sweepOverdue({ ...q.deps, db: q.deps.db.withPlugin(count.plugin) });
+        spinning = false;
+        assert.equal(moved, 1203);
+        // A webhook insert per row and a few statements per batch: the old sweep ran six per row.
+        assert.ok(count.statements < 1.5 * 1203, `${count.statements} statements for 1,203 expiries`);
+        assert.ok(turns >= 12, `the event loop turned ${turns} times during the sweep`);
+        for (const d of [qris, transfer, crypto]) {
+          const read = await readDeposit(q, d.depositId);
+          assert.equal(read.status, 'expired');
+          assert.deepEqual(read.activityHistory.map((a) => [a.status, a.description]),
+            [['pending', 'Waiting for payment'], ['expired', 'No payment was received before the deposit expired']]);
+          const events = await outbox(q, d.depositId);
+          assert.deepEqual(events.map((e) => e.type), ['deposit.expired']);
+          assert.deepEqual(events[0].payload.data, read, 'the webhook carries the deposit as a read shows it');
+        }
+        assert.equal((await readDeposit(q, fresh.depositId)).status, 'pending');
+        assert.deepEqual(await q.deps.db.selectFrom('bank_transfer_codes').select('unique_code').where('deposit_row_id', '=', transfer.id).execute(), []);
+        const expiredCount = await q.deps.db.selectFrom('deposit_activities').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'expired').executeTakeFirstOrThrow();
+        assert.equal(Number(expiredCount.n), 1203);
+        const list = await listDeposits(q, '?status=pending');
+        assert.equal(list.totalDocs, 1, 'the counts moved with the rows');
+      } finally { await q.close(); }
+    });
+
+    it('two sweeps, a lazy expiry and a late payment at once: expired once, paid late once', async () => {
+      const q = await createTestProvider();
+      try {
+        for (let round = 0; round < 5; round++) {
+          const ds = await Promise.all(Array.from({ length: 6 }, () => createCrypto(q, { inputCurrency: 'USDC-POLYGON', inputAmount: 5 })));
+          q.clock.offsetMs = 60 * 60 * 1000;
+          const row = await q.deps.db.selectFrom('deposits').select('id').where('deposit_id', '=', ds[1].depositId).executeTakeFirstOrThrow();
+          try {
+            await Promise.all([recordPayment(q.deps, ds[0].depositId, { amount: 5 }), sweepOverdue(q.deps), sweepOverdue(q.deps), expireIfOverdue(q.deps, row.id)]);
+            await sweepOverdue(q.deps); // what a locked row left for the next tick
+          } finally { q.clock.offsetMs = 0; }
+          const paid = await readDeposit(q, ds[0].depositId);
+          assert.deepEqual([paid.status, paid.paidAmount, paid.payments.map((x) => x.late)], ['expired', 5, [true]]);
+          assert.deepEqual((await outbox(q, ds[0].depositId)).map((e) => e.type), ['deposit.expired', 'deposit.paid_late']);
+          for (const d of ds.slice(1)) {
+            assert.deepEqual((await outbox(q, d.depositId)).map((e) => e.type), ['deposit.expired'], `round ${round}`);
+            assert.deepEqual((await readDeposit(q, d.depositId)).activityHistory.map((a) => a.status), ['pending', 'expired']);
+          }
+        }
+      } finally { await q.close(); }
+    });
   });
 });

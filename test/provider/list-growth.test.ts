@@ -5,7 +5,7 @@
 // every overdue deposit in steps that yield to the event loop.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expireOverdue } from '../../server/provider/deposits/expire';
+import { sweepOverdue } from '../../server/provider/deposits/expiry-sweeper';
 import { switchDepositMethod } from '../../server/provider/deposits/switch-method';
 import { errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
@@ -101,7 +101,7 @@ describe('deposit list at any size: counts, pages and cursor', () => {
 
     p.clock.offsetMs = 31 * 60 * 1000; // QRIS and OVO overdue
     try {
-      assert.ok(await expireOverdue(p.deps) >= 2);
+      assert.ok(await sweepOverdue(p.deps) >= 2);
       await checkEveryList('expired');
     } finally { p.clock.offsetMs = 0; }
   });
@@ -154,7 +154,7 @@ describe('the expiry sweep', () => {
       let spinning = true;
       const spin = () => { turns++; if (spinning) setImmediate(spin); };
       setImmediate(spin);
-      const moved = await expireOverdue(p.deps);
+      const moved = await sweepOverdue(p.deps);
       spinning = false;
       assert.equal(moved, 1200);
       // A few expiries per transaction, then a turn of the event loop: at least one turn per ten.

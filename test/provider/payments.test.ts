@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
 import { recordPayment } from '../../server/provider/deposits/payments';
-import { expireOverdue } from '../../server/provider/deposits/expire';
+import { sweepOverdue } from '../../server/provider/deposits/expiry-sweeper';
 import { dataOf, errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 import { addMerchant, createCrypto, createFiat, listDeposits, outbox, readDeposit, type DepositView } from './deposit-helpers';
@@ -174,7 +174,7 @@ describe('payments (DESIGN.md 10)', () => {
       const d = await createCrypto(p, { inputCurrency: 'USDC-POLYGON', inputAmount: 5 });
       p.clock.offsetMs = 60 * 60 * 1000;
       try {
-        await Promise.all([recordPayment(p.deps, d.depositId, { amount: 5 }), expireOverdue(p.deps), expireOverdue(p.deps)]);
+        await Promise.all([recordPayment(p.deps, d.depositId, { amount: 5 }), sweepOverdue(p.deps), sweepOverdue(p.deps)]);
       } finally { p.clock.offsetMs = 0; }
       const read = await readDeposit(p, d.depositId);
       assert.deepEqual([read.status, read.paidAmount, read.payments.map((x) => x.late)], ['expired', 5, [true]]);

@@ -201,6 +201,39 @@ describe('recipients (interface 4.5)', () => {
     assert.equal(again.status, 404);
   });
 
+  it('keeps each organization\'s count with its creates and deletes (migration 010): totalDocs equals a COUNT, pages walk the rows in order', async () => {
+    const kept = async () => new Map((await p.deps.db.selectFrom('recipient_counts').selectAll().where('count', '!=', 0).execute())
+      .map((r) => [r.organization_id, Number(r.count)]));
+    const counted = async () => new Map((await p.deps.db.selectFrom('recipients').select('organization_id').select((eb) => eb.fn.countAll<number>().as('n'))
+      .groupBy('organization_id').execute()).map((r) => [r.organization_id, Number(r.n)]));
+    const made = [];
+    for (let i = 0; i < 4; i++) { tick(); made.push(await create({ name: `Counted ${i}` })); }
+    tick();
+    const as = { clientId: other.clientId, secret: other.clientSecret };
+    const theirs = await dataOf<Recipient>(await p.signed('POST', '/v1/recipient', recipient({ name: 'Theirs' }), as));
+    assert.equal((await list('', as)).totalDocs, 1);
+    await p.signed('DELETE', `/v1/recipient?id=${made[1].id}`);
+    await p.signed('DELETE', `/v1/recipient?id=${made[1].id}`); // a repeat deletes nothing
+    assert.deepEqual(await kept(), await counted());
+    await p.signed('DELETE', `/v1/recipient?id=${theirs.id}`, undefined, as);
+    assert.equal((await list('', as)).totalDocs, 0);
+    assert.deepEqual(await kept(), await counted());
+    for (const sort of ['createdAt', '-createdAt', 'updatedAt', '-updatedAt']) {
+      const column = sort.includes('updated') ? 'updated_at' : 'created_at';
+      const direction = sort.startsWith('-') ? 'desc' : 'asc';
+      const org = (await p.deps.db.selectFrom('merchants').select('organization_id').where('client_id', '!=', other.clientId).executeTakeFirstOrThrow()).organization_id;
+      const want = (await p.deps.db.selectFrom('recipients').select('id').where('organization_id', '=', org).orderBy(column, direction).orderBy('id', direction).execute()).map((r) => r.id);
+      const walked: string[] = [];
+      for (let page = 1; ; page++) {
+        const data = await list(`?limit=3&sort=${sort}&page=${page}`);
+        assert.equal(data.totalDocs, want.length, `${sort}: totalDocs`);
+        walked.push(...data.docs.map((d) => d.id));
+        if (!data.hasNextPage) break;
+      }
+      assert.deepEqual(walked, want, sort);
+    }
+  });
+
   it("treats another organization's recipient as not found", async () => {
     const mine = await create({ name: 'Mine Only' });
     const as = { clientId: other.clientId, secret: other.clientSecret };

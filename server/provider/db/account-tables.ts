@@ -53,6 +53,12 @@ export interface RecipientsTable {
   updated_at: string;
 }
 
+/** How many recipients an organization has (migration 010): kept by triggers, read for the unfiltered list's totalDocs. */
+interface RecipientCountsTable {
+  organization_id: string;
+  count: number;
+}
+
 export interface RecipientBanksTable {
   id: string;
   recipient_id: string;
@@ -83,6 +89,7 @@ export interface AccountTables {
   sandbox_mailbox: SandboxMailboxTable;
   rate_limits: RateLimitsTable;
   recipients: RecipientsTable;
+  recipient_counts: RecipientCountsTable;
   recipient_banks: RecipientBanksTable;
   webhook_resends: WebhookResendsTable;
 }

@@ -5,18 +5,17 @@
 import type { Transaction } from 'kysely';
 import { findPaymentMethod } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
-import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
 import { newRecordId } from '../ids.js';
 import { enqueueDepositWebhook } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
-import { activitiesOf, depositByRowId, depositStateOf, insertActivity, overduePendingIds, paymentsOf, releaseUniqueCode, updatePendingDeposit } from './repository.js';
+import { activitiesOf, depositByRowId, depositStateOf, insertActivity, paymentsOf, releaseUniqueCode, updatePendingDeposit } from './repository.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 
 // A payment (completed, partial, late) is recorded by payments.ts, in the same way.
 export type TransitionKind = 'sandbox-expired' | 'cancelled' | 'declined' | 'expired';
 
-const TRANSITIONS: Record<TransitionKind, { to: 'expired'; activity: string; description: string }> = {
+export const TRANSITIONS: Record<TransitionKind, { to: 'expired'; activity: string; description: string }> = {
   'sandbox-expired': { to: 'expired', activity: 'Deposit Expired', description: 'Expired by the sandbox status update' },
   cancelled: { to: 'expired', activity: 'Deposit Cancelled', description: 'Cancelled by the client' },
   declined: { to: 'expired', activity: 'Payment Declined', description: 'The payer declined the e-wallet payment' },
@@ -121,37 +120,3 @@ export async function transitionDeposit(deps: ProviderDeps, depositId: string, k
     deps.changes.announce(depositId);
   }
 }
-
-/** How many overdue deposits one query of the sweep takes. */
-const SWEEP_BATCH = 200;
-
-/**
- * How many expiries share one transaction: ten on SQLite, whose write transactions never overlap; one on PostgreSQL,
- * where a transaction holding the merchant's counts rows (migration 009) while it waits for a second deposit's lock
- * could deadlock with a payment holding that deposit and waiting for the counts.
- */
-const sweepStep = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : 1);
-
-/**
- * Expires overdue pending deposits (of one merchant, or all), at most `max`, until none is due or `stop()` says so;
- * returns how many it moved. A few expiries share one short transaction and the event loop is yielded after each, so
- * on SQLite (whose calls hold the process) a read waits for one such step at most, never for a batch.
- */
-export async function expireOverdue(deps: ProviderDeps, merchantId?: string, max = Number.POSITIVE_INFINITY, stop: () => boolean = () => false): Promise<number> {
-  let moved = 0;
-  while (moved < max && !stop()) {
-    const ids = await overduePendingIds(deps.db, deps.now().toISOString(), Math.min(SWEEP_BATCH, max - moved), merchantId);
-    let movedNow = 0;
-    const step = sweepStep(deps);
-    for (let i = 0; i < ids.length && !stop(); i += step) {
-      movedNow += await expireRowsIfOverdue(deps, ids.slice(i, i + step));
-      await yieldToEventLoop();
-    }
-    moved += movedNow;
-    // A short batch was the last one due; a batch that moved nothing (another copy took it) is not retried at once.
-    if (ids.length < SWEEP_BATCH || movedNow === 0) break;
-  }
-  return moved;
-}
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

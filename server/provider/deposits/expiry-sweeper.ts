@@ -1,20 +1,123 @@
-// The background job that expires overdue deposits (reads also expire them lazily; this catches the unread ones).
-// Safe on every copy of the service: each expiry locks its row (PostgreSQL) and moves it only while it is pending, so
-// two copies sweeping at once expire each deposit once, with one history entry and one webhook.
+// The background job that expires overdue deposits (reads also expire them lazily, one at a time, through
+// expire.ts; this catches the unread ones, a batch at a time). Safe on every copy of the service: a batch locks its
+// rows first (PostgreSQL, skipping rows another transaction holds) and moves each only while it is pending and due, so
+// two copies sweeping at once, or a sweep racing a payment, expire each deposit once, with one history entry and one
+// webhook.
+import type { Transaction } from 'kysely';
+import { findPaymentMethod } from '../catalog/index.js';
+import type { Database } from '../db/database.js';
+import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
-import { expireOverdue } from './expire.js';
+import { newRecordId } from '../ids.js';
+import { TRANSITIONS } from './expire.js';
+import { enqueueDepositWebhook } from '../webhooks/outbox.js';
+import { activitiesByDeposit, overduePendingIds, paymentsByDeposit, versioned } from './repository.js';
+import { toDepositView, type ActivityRow, type DepositRow } from './view.js';
+
+/** The history entry of an expiry: the words of the one-at-a-time expiry (expire.ts). */
+const EXPIRED = { activity: TRANSITIONS.expired.activity, status: 'expired', description: TRANSITIONS.expired.description } as const;
 
 /**
- * Every config.sweepIntervalMs, moves every overdue pending deposit to expired: one at a time, yielding between them,
- * and on until none is due (not a fixed number per tick), so a backlog drains at the rate the database takes while
- * requests are still served. Returns a stop function.
+ * How many expiries share one transaction. Each statement of a batch covers all its rows (one lock, one update per
+ * merchant and deposit type, one read of histories and of payments, one history insert), so the cost per expiry is the
+ * rows' own work (index upkeep, the webhook's view). SQLite's calls are synchronous: a batch holds the process from
+ * its first statement to its commit, so it is kept to what runs in a few milliseconds and a read waits for one such
+ * batch at most. PostgreSQL's statements leave the event loop free while they run, so its batches are larger.
+ */
+const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 25 : 100);
+
+/**
+ * Expires the given deposits that are still pending and due, in one transaction, each with its history entry and its
+ * webhook. On PostgreSQL the rows are locked first, skipping those another transaction holds (a payment, a lazy expiry,
+ * another copy's sweep: each such row is left to its holder or the next sweep), so the sweep never waits on a row lock
+ * while it holds counts (migration 009): no deadlock with a payment. The counts' rows are then changed group by group
+ * (merchant, deposit type) in one order, so two copies' batches take them in the same order. Returns how many moved.
+ */
+async function expireBatch(deps: ProviderDeps, ids: string[]): Promise<number> {
+  const moved = await deps.db.transaction().execute(async (trx) => {
+    // By record id alone: a status or expiry condition here makes SQLite's planner scan the status index (every
+    // pending due row) instead of looking the ids up, a batch costing as much as the whole backlog.
+    const lockable = trx.selectFrom('deposits').select(['id', 'merchant_id', 'deposit_type', 'status', 'expired_at']).where('id', 'in', ids);
+    const held = engineOf(trx) === 'postgres' ? await lockable.orderBy('id').forUpdate().skipLocked().execute() : await lockable.execute();
+    const now = deps.now(); // once the locks are held: times follow commit order
+    const at = now.toISOString();
+    // Still pending and due, and staying so: the rows are locked (PostgreSQL) or no other write runs meanwhile (SQLite).
+    const groups = new Map<string, string[]>();
+    for (const row of held) {
+      if (row.status !== 'pending' || row.expired_at > at) continue;
+      const key = `${row.merchant_id}\u0000${row.deposit_type}`;
+      groups.get(key)?.push(row.id) ?? groups.set(key, [row.id]);
+    }
+    const rows: DepositRow[] = [];
+    for (const key of [...groups.keys()].sort()) {
+      rows.push(...await trx.updateTable('deposits').set(versioned({ status: 'expired', updated_at: at }))
+        .where('id', 'in', groups.get(key)!).returningAll().execute());
+    }
+    if (rows.length) await writeExpiries(trx, rows, now);
+    return rows;
+  });
+  for (const row of moved) deps.changes.announce(row.deposit_id);
+  return moved.length;
+}
+
+/** What follows the status change of each expired row, in its transaction: the unique code freed, the history entry, the webhook. */
+async function writeExpiries(trx: Transaction<Database>, rows: DepositRow[], now: Date): Promise<void> {
+  const at = now.toISOString();
+  const rowIds = rows.map((r) => r.id);
+  // A finished bank transfer's unique code is free for the next transfer to its account (only a transfer holds one).
+  const transfers = rows.filter((r) => findPaymentMethod(r.method_code ?? '')?.collectionAccount).map((r) => r.id);
+  if (transfers.length) await trx.deleteFrom('bank_transfer_codes').where('deposit_row_id', 'in', transfers).execute();
+  const [histories, payments] = [await activitiesByDeposit(trx, rowIds), await paymentsByDeposit(trx, rowIds)];
+  const entries = new Map<string, ActivityRow>(rows.map((row) => {
+    const history = histories.get(row.id) ?? [];
+    return [row.id, { id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, ...EXPIRED, updated_at: at }];
+  }));
+  await trx.insertInto('deposit_activities').values([...entries.values()]).execute();
+  for (const row of rows) {
+    const view = toDepositView(row, [...(histories.get(row.id) ?? []), entries.get(row.id)!], payments.get(row.id) ?? [], { detail: true });
+    await enqueueDepositWebhook(trx, {
+      type: 'deposit.expired', merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: 'expired', data: view,
+    }, now);
+  }
+}
+
+/** PostgreSQL's answer when it broke a deadlock by ending this transaction: the batch is left for the next sweep. */
+const isDeadlock = (err: unknown) => (err as { code?: string } | undefined)?.code === '40P01';
+
+/**
+ * Expires every overdue pending deposit, a batch per transaction with a turn of the event loop after each, until none
+ * is due or `stop()` says so; returns how many it moved. The batch's ids are read without a lock; a batch whose rows all
+ * moved on meanwhile (paid, expired by a read or another copy) ends the sweep until the next tick.
+ */
+export async function sweepOverdue(deps: ProviderDeps, stop: () => boolean = () => false): Promise<number> {
+  let total = 0;
+  const size = batchSize(deps);
+  while (!stop()) {
+    const ids = await overduePendingIds(deps.db, deps.now().toISOString(), size);
+    if (!ids.length) break;
+    let moved = 0;
+    try {
+      moved = await expireBatch(deps, ids);
+    } catch (err) {
+      if (!isDeadlock(err)) throw err;
+    }
+    total += moved;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (ids.length < size || moved === 0) break;
+  }
+  return total;
+}
+
+/**
+ * Every config.sweepIntervalMs, sweeps (sweepOverdue): on until none is due, not a fixed number per tick, so a backlog
+ * drains at the rate the database takes while requests are still served. Returns a stop function.
  */
 export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {
   let running: Promise<unknown> | undefined;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
-    running = expireOverdue(deps, undefined, Number.POSITIVE_INFINITY, () => stopped)
+    running = sweepOverdue(deps, () => stopped)
       .catch((err) => deps.logger.error({ err }, 'expiry sweep failed'))
       .finally(() => { running = undefined; });
   };

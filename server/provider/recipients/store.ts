@@ -127,11 +127,19 @@ export async function listRecipients(db: Db, organizationId: string, query: List
     return eb.and(conditions);
   };
 
-  const { total } = await db.selectFrom('recipients').select((eb) => eb.fn.countAll<number>().as('total')).where(filters).executeTakeFirstOrThrow();
-  const rows = await db.selectFrom('recipients').selectAll().where(filters)
+  // Unfiltered, totalDocs is the organization's count (migration 010) and the page's ids come from the sort's index
+  // alone (the entries before the page skipped there, never rows of the table); a search or a bank filter has to
+  // read the organization's rows (a substring cannot be counted ahead).
+  const filtered = Boolean(query.search || query.country || query.currency);
+  const total = filtered
+    ? (await db.selectFrom('recipients').select((eb) => eb.fn.countAll<number>().as('total')).where(filters).executeTakeFirstOrThrow()).total
+    : (await db.selectFrom('recipient_counts').select('count').where('organization_id', '=', organizationId).executeTakeFirst())?.count ?? 0;
+  const ids = (await db.selectFrom('recipients').select('id').where(filters)
     .orderBy(column, direction).orderBy('id', direction)
     .limit(limit).offset((page - 1) * limit)
-    .execute();
+    .execute()).map((r) => r.id);
+  const byId = new Map(ids.length ? (await db.selectFrom('recipients').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]) : []);
+  const rows = ids.flatMap((id) => byId.get(id) ?? []);
   const banks = await banksOf(db, rows.map((r) => r.id));
   return paginate(rows.map((r) => view(r, banks.get(r.id) ?? [])), Number(total), page, limit);
 }
