@@ -157,9 +157,9 @@ describe('the expiry sweep', () => {
       const moved = await sweepOverdue(p.deps);
       spinning = false;
       assert.equal(moved, 1200);
-      // A batch of expiries per transaction (25 on SQLite, each a few statements for all its rows), then a turn of the
+      // A batch of expiries per transaction (10 on SQLite, each a few statements for all its rows), then a turn of the
       // event loop: at least one turn per batch.
-      assert.ok(turns >= 1200 / 25, `the event loop turned ${turns} times during the sweep of 1,200 deposits`);
+      assert.ok(turns >= 1200 / 10, `the event loop turned ${turns} times during the sweep of 1,200 deposits`);
       const left = await p.deps.db.selectFrom('deposits').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending')
         .where('expired_at', '<=', new Date().toISOString()).executeTakeFirstOrThrow();
       assert.equal(Number(left.n), 0);

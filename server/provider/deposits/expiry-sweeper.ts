@@ -22,9 +22,11 @@ const EXPIRED = { activity: TRANSITIONS.expired.activity, status: 'expired', des
  * merchant and deposit type, one read of histories and of payments, one history insert), so the cost per expiry is the
  * rows' own work (index upkeep, the webhook's view). SQLite's calls are synchronous: a batch holds the process from
  * its first statement to its commit, so it is kept to what runs in a few milliseconds and a read waits for one such
- * batch at most. PostgreSQL's statements leave the event loop free while they run, so its batches are larger.
+ * batch at most: 10 (100,000 due, measured: 1,234-1,293 expiries/s with signed reads' worst 2 s p99 25-29 ms; with
+ * 25 a batch 1,761/s but p99 114 ms). PostgreSQL's statements leave the event loop free while they run, so its batches
+ * are larger.
  */
-const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 25 : 100);
+const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : 100);
 
 /**
  * Expires the given deposits that are still pending and due, in one transaction, each with its history entry and its
