@@ -15,7 +15,7 @@ import { toDepositView, type ActivityRow, type DepositRow, type DepositView } fr
 // A payment (completed, partial, late) is recorded by payments.ts, in the same way.
 export type TransitionKind = 'sandbox-expired' | 'cancelled' | 'declined' | 'expired';
 
-export const TRANSITIONS: Record<TransitionKind, { to: 'expired'; activity: string; description: string }> = {
+const TRANSITIONS: Record<TransitionKind, { to: 'expired'; activity: string; description: string }> = {
   'sandbox-expired': { to: 'expired', activity: 'Deposit Expired', description: 'Expired by the sandbox status update' },
   cancelled: { to: 'expired', activity: 'Deposit Cancelled', description: 'Cancelled by the client' },
   declined: { to: 'expired', activity: 'Payment Declined', description: 'The payer declined the e-wallet payment' },
@@ -27,6 +27,24 @@ export function isOverdue(row: Pick<DepositRow, 'status' | 'expired_at'>, now: D
   return row.status === 'pending' && row.expired_at <= now.toISOString();
 }
 
+/** Whether the deposit holds a bank-transfer unique code, freed when it finishes (only a transfer holds one). */
+export const holdsUniqueCode = (row: Pick<DepositRow, 'method_code'>): boolean => !!findPaymentMethod(row.method_code ?? '')?.collectionAccount;
+
+/** The history entry a transition adds after `history` (the deposit's entries so far). */
+export function transitionEntry(row: Pick<DepositRow, 'id'>, history: readonly ActivityRow[], kind: TransitionKind, at: string): ActivityRow {
+  const t = TRANSITIONS[kind];
+  return {
+    id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, activity: t.activity, status: t.to, description: t.description, updated_at: at,
+  };
+}
+
+/** The deposit.expired webhook of a deposit moved on, in the caller's transaction; `view` is its Deposit. */
+export function enqueueExpiredWebhook(trx: Transaction<Database>, row: DepositRow, view: DepositView, now: Date): Promise<string> {
+  return enqueueDepositWebhook(trx, {
+    type: 'deposit.expired', merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: 'expired', data: view,
+  }, now);
+}
+
 /**
  * Moves a pending deposit (read in this transaction) on: the new status, its history entry and its webhook. An
  * expiry applies only once expiredAt has passed. Throws DepositNotPending when the deposit is not (or no longer) so.
@@ -36,19 +54,14 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
   const at = now.toISOString();
   const updated = await updatePendingDeposit(trx, row.id, { status: t.to, updated_at: at }, kind === 'expired' ? at : undefined);
   if (!updated) throw new DepositNotPending(row.status);
-  // A finished bank transfer's unique code is free for the next transfer to its account (only a transfer holds one).
-  if (findPaymentMethod(row.method_code ?? '')?.collectionAccount) await releaseUniqueCode(trx, row.id);
-  // The history read once: its next sequence number and the webhook's view (the sweeper's cost is these statements).
+  // A finished bank transfer's unique code is free for the next transfer to its account.
+  if (holdsUniqueCode(row)) await releaseUniqueCode(trx, row.id);
+  // The history read once: its next sequence number and the webhook's view.
   const history = await activitiesOf(trx, row.id);
-  const entry: ActivityRow = {
-    id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, activity: t.activity, status: t.to, description: t.description, updated_at: at,
-  };
+  const entry = transitionEntry(row, history, kind, at);
   await insertActivity(trx, entry);
   const view = toDepositView(updated, [...history, entry], await paymentsOf(trx, row.id), { detail: true });
-  await enqueueDepositWebhook(trx, {
-    type: 'deposit.expired',
-    merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: t.to, data: view,
-  }, now);
+  await enqueueExpiredWebhook(trx, row, view, now);
   return view;
 }
 

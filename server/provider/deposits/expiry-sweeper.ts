@@ -4,18 +4,12 @@
 // two copies sweeping at once, or a sweep racing a payment, expire each deposit once, with one history entry and one
 // webhook.
 import type { Transaction } from 'kysely';
-import { findPaymentMethod } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
-import { newRecordId } from '../ids.js';
-import { TRANSITIONS } from './expire.js';
-import { enqueueDepositWebhook } from '../webhooks/outbox.js';
+import { enqueueExpiredWebhook, holdsUniqueCode, transitionEntry } from './expire.js';
 import { activitiesByDeposit, overduePendingIds, paymentsByDeposit, versioned } from './repository.js';
-import { toDepositView, type ActivityRow, type DepositRow } from './view.js';
-
-/** The history entry of an expiry: the words of the one-at-a-time expiry (expire.ts). */
-const EXPIRED = { activity: TRANSITIONS.expired.activity, status: 'expired', description: TRANSITIONS.expired.description } as const;
+import { toDepositView, type DepositRow } from './view.js';
 
 /**
  * How many expiries share one transaction. Each statement of a batch covers all its rows (one lock, one update per
@@ -66,20 +60,14 @@ async function expireBatch(deps: ProviderDeps, ids: string[]): Promise<number> {
 async function writeExpiries(trx: Transaction<Database>, rows: DepositRow[], now: Date): Promise<void> {
   const at = now.toISOString();
   const rowIds = rows.map((r) => r.id);
-  // A finished bank transfer's unique code is free for the next transfer to its account (only a transfer holds one).
-  const transfers = rows.filter((r) => findPaymentMethod(r.method_code ?? '')?.collectionAccount).map((r) => r.id);
+  const transfers = rows.filter(holdsUniqueCode).map((r) => r.id);
   if (transfers.length) await trx.deleteFrom('bank_transfer_codes').where('deposit_row_id', 'in', transfers).execute();
   const [histories, payments] = [await activitiesByDeposit(trx, rowIds), await paymentsByDeposit(trx, rowIds)];
-  const entries = new Map<string, ActivityRow>(rows.map((row) => {
-    const history = histories.get(row.id) ?? [];
-    return [row.id, { id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, ...EXPIRED, updated_at: at }];
-  }));
+  const entries = new Map(rows.map((row) => [row.id, transitionEntry(row, histories.get(row.id) ?? [], 'expired', at)]));
   await trx.insertInto('deposit_activities').values([...entries.values()]).execute();
   for (const row of rows) {
     const view = toDepositView(row, [...(histories.get(row.id) ?? []), entries.get(row.id)!], payments.get(row.id) ?? [], { detail: true });
-    await enqueueDepositWebhook(trx, {
-      type: 'deposit.expired', merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: 'expired', data: view,
-    }, now);
+    await enqueueExpiredWebhook(trx, row, view, now);
   }
 }
 
