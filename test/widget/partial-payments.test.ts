@@ -46,7 +46,7 @@ describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
     expect(part(el, 'paid'), 'nothing arrived yet').to.equal(null);
     api.pay(api.only.id, '5.575385');
     await check(el);
-    await waitUntil(() => part(el, 'paid'), 'no part="paid"');
+    await waitUntil(() => part(el, 'paid'), 'no part="paid"', { timeout: 3000 });
     expect(el.state).to.equal('pending');
     expect(paidText(el)).to.equal('Received 5.575385 USDC Still due 3.716923 USDC');
     expect(text(el.shadowRoot!.querySelector('dd [part=amount]'))).to.equal('3.716923 USDC');
