@@ -14,7 +14,8 @@
 // SQLite, then PostgreSQL too when BENCH_DATABASE_URL=postgres://... is set (a database the bench may fill);
 // BENCH_ENGINES=sqlite or postgres runs one.
 // BENCH_RATES=400,0 picks the stream rates (0: as fast as the API takes them); BENCH_CPU_PROF=<dir> runs the stream's
-// service under a CPU profiler (cpu-profile.cjs: the profile is written there when it stops).
+// service under a CPU profiler (cpu-profile.cjs: the profile is written there when it stops; it covers the last stream
+// from its first completion to its last delivery, the deposits' creation left out).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -129,23 +130,33 @@ async function createDeposits(service: Service, count: number): Promise<string[]
   return ids;
 }
 
-/**
- * The CPU time (user + system, ms) a kasir-sandbox process started on `dataDir` has used so far, read from /proc (Linux;
- * undefined elsewhere): what a completion or a delivery costs the service, a figure the machine's other load moves
- * far less than a rate.
- */
-function cpuMsOf(dataDir: string): number | undefined {
+/** The pid of the kasir-sandbox process started on `dataDir` (Linux: found in /proc; undefined elsewhere). */
+function servicePidOf(dataDir: string): number | undefined {
   try {
     for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
       try {
         if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('provider/cli.js')) continue;
-        if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`KASIR_DATA_DIR=${dataDir}`)) continue;
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-        return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+        if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`KASIR_DATA_DIR=${dataDir}`)) return Number(pid);
       } catch { /* a process that ended meanwhile */ }
     }
   } catch { /* no /proc */ }
   return undefined;
+}
+
+/**
+ * The CPU time (user + system, ms, all its threads) the kasir-sandbox process started on `dataDir` has used so far, read
+ * from /proc (Linux; undefined elsewhere): what a completion or a delivery costs the service, a figure the machine's other
+ * load moves far less than a rate.
+ */
+function cpuMsOf(dataDir: string): number | undefined {
+  const pid = servicePidOf(dataDir);
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
@@ -187,6 +198,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
     else failed++;
   };
   await sleep(500); // the creations' writes settle
+  if (process.env.BENCH_CPU_PROF) process.kill(servicePidOf(dataDir)!, 'SIGUSR2'); // the profile covers the stream only
   const cpuBefore = cpuMsOf(dataDir);
   const start = now();
   if (rate > 0) {
