@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
+import type { KyselyPlugin } from 'kysely';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
 import { recordPayment } from '../../server/provider/deposits/payments';
 import { sweepOverdue } from '../../server/provider/deposits/expiry-sweeper';
@@ -189,6 +190,25 @@ describe('payments (DESIGN.md 10)', () => {
     const done = await dataOf<DepositView>(res);
     assert.deepEqual([done.status, done.paidAmount, done.payments.map((x) => x.amount)], ['completed', d.inputAmount, [1000, d.inputAmount - 1000]]);
     assert.equal(history(done).at(-1), 'Completed by the sandbox status update');
+  });
+
+  it('a completion is one transaction of 7 statements (issue 22: each is a round trip on PostgreSQL), with the same answer', async () => {
+    const statements: string[] = [];
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => { statements.push(args.node.kind); return args.node; },
+      transformResult: async (args) => args.result,
+    };
+    const deps = { ...p.deps, db: p.deps.db.withPlugin(counting) };
+    // A virtual account; a bank transfer also frees its unique code.
+    for (const [d, expected] of [[await createFiat(p), 7], [await bank(), 8]] as const) {
+      statements.length = 0;
+      const done = await recordPayment(deps, d.depositId, { pendingOnly: true });
+      // Read locked, its payments and history read, a payment, the update, a history entry, the webhook in the outbox.
+      assert.equal(statements.length, expected, statements.join(' '));
+      const read = await readDeposit(p, d.depositId);
+      assert.deepEqual([done.status, done.payments.length, done.activityHistory.length], ['completed', 1, 2]);
+      assert.deepEqual({ ...done, isReconciled: undefined, payerInfo: undefined }, { ...read, isReconciled: undefined, payerInfo: undefined });
+    }
   });
 
   describe('the endpoint', () => {
