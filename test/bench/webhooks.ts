@@ -176,6 +176,8 @@ interface StreamResult {
   doubled: number;
   /** The service's CPU time per completion, its webhook's delivery included (ms). */
   cpuMsEach: number | undefined;
+  /** This process's CPU time per completion (ms): the clients sending the completions and the receiver, on the same cores. */
+  benchCpuMsEach: number;
 }
 
 /**
@@ -200,6 +202,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
   await sleep(500); // the creations' writes settle
   if (process.env.BENCH_CPU_PROF) process.kill(servicePidOf(dataDir)!, 'SIGUSR2'); // the profile covers the stream only
   const cpuBefore = cpuMsOf(dataDir);
+  const benchCpuBefore = process.cpuUsage();
   const start = now();
   if (rate > 0) {
     // Open loop: completion i is sent at start + i / rate, whatever the earlier ones' answers (up to OPEN_LOOP_CAP in flight).
@@ -224,6 +227,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
   // Every answered completion's webhook, or a minute more than the backlog needs at 200/s.
   await receiver.until(() => delivered() >= answered.size, 60_000 + (behind / 200) * 1000);
   const cpuAfter = cpuMsOf(dataDir);
+  const benchCpu = process.cpuUsage(benchCpuBefore);
   await sleep(1000); // a doubled delivery would come now
   const arrivals = receiver.arrivals.slice(firstArrival).filter((a) => mine.has(a.depositId));
   const firstOf = new Map<string, Arrival>();
@@ -255,6 +259,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
     lost,
     doubled,
     cpuMsEach: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / Math.max(1, answered.size),
+    benchCpuMsEach: (benchCpu.user + benchCpu.system) / 1000 / Math.max(1, answered.size),
   };
 }
 
@@ -364,7 +369,8 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
         const p95Target = rate === 400 ? `   (target p95 <= 250 ms: ${r.p95 <= 250 ? 'met' : 'NOT met'})` : '';
         console.log(`  ${label.padEnd(26)} completions ${fmt(r.completionRate)}/s (PATCH p95 ${fmt(r.patchP95)} ms${r.failed ? `, ${r.failed} failed` : ''}), `
           + `deliveries ${fmt(r.deliveryRate)}/s (${keptUp ? 'kept up' : 'did NOT keep up'}; ${fmt(r.behind)} behind at the end)`
-          + `${r.cpuMsEach === undefined ? '' : `; service CPU ${r.cpuMsEach.toFixed(2)} ms per completion and its delivery`}`);
+          + `${r.cpuMsEach === undefined ? '' : `; service CPU ${r.cpuMsEach.toFixed(2)} ms per completion and its delivery`}`
+          + ` (the bench's clients and receiver: ${r.benchCpuMsEach.toFixed(2)} ms)`);
         console.log(`  ${''.padEnd(26)} completion's 200 -> receiver: p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, max ${fmt(r.max)} ms; `
           + `lost ${r.lost}, doubled ${r.doubled}${r.lost || r.doubled ? ' (must be 0)' : ''}${p95Target}`);
       }
