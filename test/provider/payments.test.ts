@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
-import type { KyselyPlugin } from 'kysely';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
 import { recordPayment } from '../../server/provider/deposits/payments';
 import { sweepOverdue } from '../../server/provider/deposits/expiry-sweeper';
@@ -194,7 +193,7 @@ describe('payments (DESIGN.md 10)', () => {
 
   it('a completion is one transaction of 7 statements (issue 22: each is a round trip on PostgreSQL), with the same answer', async () => {
     const statements: string[] = [];
-    const counting: KyselyPlugin = {
+    const counting: Parameters<TestProvider['deps']['db']['withPlugin']>[0] = {
       transformQuery: (args) => { statements.push(args.node.kind); return args.node; },
       transformResult: async (args) => args.result,
     };
