@@ -1,16 +1,15 @@
 // The payment service's Hono app: security headers for pages, the body limit, one sub-app per resource, the OpenAPI
 // document at /v1/openapi.json, and the one error handler that answers every failure in the envelope.
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { requestLogging } from '../common/log.js';
 import { hostedPageRoutes } from './checkout/page.js';
 import { checkoutSessionRoutes } from './checkout/session.js';
 import { hostedWidgetApi } from './checkout/widget-api.js';
 import type { ProviderDeps } from './deps.js';
-import { ApiError, createRouter, onError, onNotFound } from './http/errors.js';
+import { createRouter, onError, onNotFound } from './http/errors.js';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { healthRoutes } from './http/health.js';
-import { isBodiless } from './http/request-target.js';
+import { limitedBody } from './http/body.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -33,12 +32,7 @@ export function createProviderApp(deps: ProviderDeps) {
   // dozen headers there would make every hot read materialise a full Headers object.
   const pageHeaders = secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: undefined });
   app.use('*', (c, next) => (c.req.path.startsWith('/v1/') ? next() : pageHeaders(c, next)));
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => { throw new ApiError(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`); },
-  });
-  // A bodiless GET or HEAD has nothing to limit; skipping the limiter spares the hot read path a full Request copy.
-  app.use('*', (c, next) => (isBodiless(c) ? next() : limitBody(c, next)));
+  app.use('*', limitedBody(MAX_BODY_BYTES)); // read once, off Node's stream: 413 beyond the limit
   app.use('*', refuseNulBytes); // PostgreSQL cannot store one: a 400 on both engines alike
 
   // Each sub-app declares its full paths (grep finds a route by its URL); the order here is the order of the

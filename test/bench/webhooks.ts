@@ -14,7 +14,8 @@
 // SQLite, then PostgreSQL too when BENCH_DATABASE_URL=postgres://... is set (a database the bench may fill);
 // BENCH_ENGINES=sqlite or postgres runs one.
 // BENCH_RATES=400,0 picks the stream rates (0: as fast as the API takes them); BENCH_CPU_PROF=<dir> runs the stream's
-// service under a CPU profiler (cpu-profile.cjs: the profile is written there when it stops).
+// service under a CPU profiler (cpu-profile.cjs: the profile is written there when it stops; it covers the last stream
+// from its first completion to its last delivery, the deposits' creation left out).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -129,23 +130,33 @@ async function createDeposits(service: Service, count: number): Promise<string[]
   return ids;
 }
 
-/**
- * The CPU time (user + system, ms) a kasir-sandbox process started on `dataDir` has used so far, read from /proc (Linux;
- * undefined elsewhere): what a completion or a delivery costs the service, a figure the machine's other load moves
- * far less than a rate.
- */
-function cpuMsOf(dataDir: string): number | undefined {
+/** The pid of the kasir-sandbox process started on `dataDir` (Linux: found in /proc; undefined elsewhere). */
+function servicePidOf(dataDir: string): number | undefined {
   try {
     for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
       try {
         if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('provider/cli.js')) continue;
-        if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`KASIR_DATA_DIR=${dataDir}`)) continue;
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-        return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+        if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`KASIR_DATA_DIR=${dataDir}`)) return Number(pid);
       } catch { /* a process that ended meanwhile */ }
     }
   } catch { /* no /proc */ }
   return undefined;
+}
+
+/**
+ * The CPU time (user + system, ms, all its threads) the kasir-sandbox process started on `dataDir` has used so far, read
+ * from /proc (Linux; undefined elsewhere): what a completion or a delivery costs the service, a figure the machine's other
+ * load moves far less than a rate.
+ */
+function cpuMsOf(dataDir: string): number | undefined {
+  const pid = servicePidOf(dataDir);
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
@@ -165,6 +176,8 @@ interface StreamResult {
   doubled: number;
   /** The service's CPU time per completion, its webhook's delivery included (ms). */
   cpuMsEach: number | undefined;
+  /** This process's CPU time per completion (ms): the clients sending the completions and the receiver, on the same cores. */
+  benchCpuMsEach: number;
 }
 
 /**
@@ -187,7 +200,9 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
     else failed++;
   };
   await sleep(500); // the creations' writes settle
+  if (process.env.BENCH_CPU_PROF) process.kill(servicePidOf(dataDir)!, 'SIGUSR2'); // the profile covers the stream only
   const cpuBefore = cpuMsOf(dataDir);
+  const benchCpuBefore = process.cpuUsage();
   const start = now();
   if (rate > 0) {
     // Open loop: completion i is sent at start + i / rate, whatever the earlier ones' answers (up to OPEN_LOOP_CAP in flight).
@@ -212,6 +227,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
   // Every answered completion's webhook, or a minute more than the backlog needs at 200/s.
   await receiver.until(() => delivered() >= answered.size, 60_000 + (behind / 200) * 1000);
   const cpuAfter = cpuMsOf(dataDir);
+  const benchCpu = process.cpuUsage(benchCpuBefore);
   await sleep(1000); // a doubled delivery would come now
   const arrivals = receiver.arrivals.slice(firstArrival).filter((a) => mine.has(a.depositId));
   const firstOf = new Map<string, Arrival>();
@@ -243,6 +259,7 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
     lost,
     doubled,
     cpuMsEach: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / Math.max(1, answered.size),
+    benchCpuMsEach: (benchCpu.user + benchCpu.system) / 1000 / Math.max(1, answered.size),
   };
 }
 
@@ -352,7 +369,8 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
         const p95Target = rate === 400 ? `   (target p95 <= 250 ms: ${r.p95 <= 250 ? 'met' : 'NOT met'})` : '';
         console.log(`  ${label.padEnd(26)} completions ${fmt(r.completionRate)}/s (PATCH p95 ${fmt(r.patchP95)} ms${r.failed ? `, ${r.failed} failed` : ''}), `
           + `deliveries ${fmt(r.deliveryRate)}/s (${keptUp ? 'kept up' : 'did NOT keep up'}; ${fmt(r.behind)} behind at the end)`
-          + `${r.cpuMsEach === undefined ? '' : `; service CPU ${r.cpuMsEach.toFixed(2)} ms per completion and its delivery`}`);
+          + `${r.cpuMsEach === undefined ? '' : `; service CPU ${r.cpuMsEach.toFixed(2)} ms per completion and its delivery`}`
+          + ` (the bench's clients and receiver: ${r.benchCpuMsEach.toFixed(2)} ms)`);
         console.log(`  ${''.padEnd(26)} completion's 200 -> receiver: p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, max ${fmt(r.max)} ms; `
           + `lost ${r.lost}, doubled ${r.doubled}${r.lost || r.doubled ? ' (must be 0)' : ''}${p95Target}`);
       }

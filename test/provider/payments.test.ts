@@ -191,6 +191,25 @@ describe('payments (DESIGN.md 10)', () => {
     assert.equal(history(done).at(-1), 'Completed by the sandbox status update');
   });
 
+  it('a completion is one transaction of 7 statements (issue 22: each is a round trip on PostgreSQL), with the same answer', async () => {
+    const statements: string[] = [];
+    const counting: Parameters<TestProvider['deps']['db']['withPlugin']>[0] = {
+      transformQuery: (args) => { statements.push(args.node.kind); return args.node; },
+      transformResult: async (args) => args.result,
+    };
+    const deps = { ...p.deps, db: p.deps.db.withPlugin(counting) };
+    // A virtual account; a bank transfer also frees its unique code.
+    for (const [d, expected] of [[await createFiat(p), 7], [await bank(), 8]] as const) {
+      statements.length = 0;
+      const done = await recordPayment(deps, d.depositId, { pendingOnly: true });
+      // Read locked, its payments and history read, a payment, the update, a history entry, the webhook in the outbox.
+      assert.equal(statements.length, expected, statements.join(' '));
+      const read = await readDeposit(p, d.depositId);
+      assert.deepEqual([done.status, done.payments.length, done.activityHistory.length], ['completed', 1, 2]);
+      assert.deepEqual({ ...done, isReconciled: undefined, payerInfo: undefined }, { ...read, isReconciled: undefined, payerInfo: undefined });
+    }
+  });
+
   describe('the endpoint', () => {
     it('takes A (a bearer token) or S (a signature)', async () => {
       const d = await bank();

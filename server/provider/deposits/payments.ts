@@ -14,12 +14,10 @@ import { newRecordId } from '../ids.js';
 import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
-import {
-  activitiesOf, depositByRowId, depositStateOf, insertActivity, insertPayment, nextActivitySeq, paymentsOf, releaseUniqueCode, versioned,
-} from './repository.js';
+import { activitiesOf, depositByDepositId, insertActivities, insertPayment, paymentsOf, releaseUniqueCode, versioned } from './repository.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
-import { expireIfOverdue, isOverdue } from './expire.js';
-import { paidAmountsOf, toDepositView, type DepositRow, type DepositView } from './view.js';
+import { expireIfOverdue, holdsUniqueCode, isOverdue } from './expire.js';
+import { paidAmountsOf, toDepositView, type ActivityRow, type DepositRow, type DepositView, type PaymentRow } from './view.js';
 
 /** Methods whose payer cannot choose the amount: the bank or wallet collects exactly what is due. */
 const FIXED_AMOUNT_KINDS: ReadonlySet<string> = new Set(['va', 'qris', 'ewallet']);
@@ -45,20 +43,20 @@ interface HistoryEntry { activity: string; status: string; description: string }
  * what is due. Throws DepositNotFound, DepositNotPending (completed, or not pending with `pendingOnly`) or a 400 ApiError.
  */
 export async function recordPayment(deps: ProviderDeps, depositId: string, request: PaymentRequest = {}): Promise<DepositView> {
-  const found = await depositStateOf(deps.db, depositId, request.merchantId);
-  if (!found) throw new DepositNotFound();
   try {
     for (;;) {
-      const view = await deps.db.transaction().execute(async (trx) => {
-        const row = await depositByRowId(trx, found.id, { lock: true });
+      // The row read once, locked, in the payment's own transaction (no read before it: a completion is one transaction
+      // of seven statements, each a round trip on PostgreSQL).
+      const outcome = await deps.db.transaction().execute(async (trx) => {
+        const row = await depositByDepositId(trx, depositId, request.merchantId, { lock: true });
         if (!row) throw new DepositNotFound();
         const now = deps.now(); // once the lock is held: times follow commit order (a racing expiry's come first)
         // Overdue: the expiry (its own history entry and webhook) comes first, then the payment is a late one.
-        if (isOverdue(row, now)) return undefined;
-        return applyPayment(trx, row, request, now);
+        if (isOverdue(row, now)) return { overdue: row.id };
+        return { view: await applyPayment(trx, row, request, now) };
       });
-      if (view) return view;
-      await expireIfOverdue(deps, found.id);
+      if (outcome.view) return outcome.view;
+      await expireIfOverdue(deps, outcome.overdue);
     }
   } finally {
     deps.changes.announce(depositId);
@@ -75,11 +73,14 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
   const at = now.toISOString();
   const paid = before.paid.plus(amount);
   const late = row.status === 'expired';
+  // The deposit's payments and history read once: the new rows' sequence numbers and the webhook's view come from them.
   const payments = await paymentsOf(trx, row.id);
-  await insertPayment(trx, {
+  const history = await activitiesOf(trx, row.id);
+  const payment: PaymentRow = {
     id: newRecordId(), deposit_row_id: row.id, seq: payments.length + 1, amount: toText(amount), currency: row.input_currency,
     method: row.method_code ?? row.input_currency, late: late ? 1 : 0, received_at: at,
-  });
+  };
+  await insertPayment(trx, payment);
 
   let changes: DepositUpdate = { paid_amount: toText(paid), updated_at: at };
   let entries: HistoryEntry[];
@@ -88,21 +89,23 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
     changes = { ...changes, paid_late: 1 };
     entries = [{ activity: 'Payment Received After Expiry', status: 'expired', description: 'Payment received after expiry' }];
     type = 'deposit.paid_late';
-  } else if (paid.greaterThanOrEqualTo(due.minus(due.times(await underpaymentTolerance(trx, row.merchant_id)).dividedBy(100)))) {
+  } else if (paid.greaterThanOrEqualTo(due) || paid.greaterThanOrEqualTo(due.minus(due.times(await underpaymentTolerance(trx, row.merchant_id)).dividedBy(100)))) {
+    // The tolerance (0 to 100 %) is read only for a shortfall: what covers the amount due completes whatever it is.
     changes = { ...changes, status: 'completed', is_reconciled: 1, payer_info: JSON.stringify(sandboxPayerInfo(row)) };
     entries = [{ activity: 'Payment Received', status: 'completed', description: request.completedDescription ?? 'Payment received' }];
     if (paid.greaterThan(due)) entries.push({ activity: 'Overpaid', status: 'completed', description: 'Overpaid' });
     type = 'deposit.completed';
     // A finished bank transfer's unique code is free for the next transfer to its account.
-    await releaseUniqueCode(trx, row.id);
+    if (holdsUniqueCode(row)) await releaseUniqueCode(trx, row.id);
   } else {
     entries = [{ activity: 'Partial Payment Received', status: 'pending', description: 'Partial payment received' }];
     type = 'deposit.partially_paid';
   }
   const updated = await trx.updateTable('deposits').set(versioned(changes)).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-  let seq = await nextActivitySeq(trx, row.id);
-  for (const entry of entries) await insertActivity(trx, { id: newRecordId(), deposit_row_id: row.id, seq: seq++, ...entry, updated_at: at });
-  const view = toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true });
+  let seq = Math.max(0, ...history.map((a) => a.seq)) + 1;
+  const added: ActivityRow[] = entries.map((entry) => ({ id: newRecordId(), deposit_row_id: row.id, seq: seq++, ...entry, updated_at: at }));
+  await insertActivities(trx, added);
+  const view = toDepositView(updated, [...history, ...added], [...payments, payment], { detail: true });
   await enqueueDepositWebhook(trx, {
     type, merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: updated.status, data: view,
   }, now);

@@ -41,11 +41,11 @@ export function depositByRowId(db: Queryable, id: string, options: { lock?: bool
   return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
-/** A deposit by its depositId, of one merchant when merchantId is given. */
-export function depositByDepositId(db: Queryable, depositId: string, merchantId?: string): Promise<DepositRow | undefined> {
+/** A deposit by its depositId, of one merchant when merchantId is given; `lock` as for depositByRowId. */
+export function depositByDepositId(db: Queryable, depositId: string, merchantId?: string, options: { lock?: boolean } = {}): Promise<DepositRow | undefined> {
   let query = db.selectFrom('deposits').selectAll().where('deposit_id', '=', depositId);
   if (merchantId) query = query.where('merchant_id', '=', merchantId);
-  return query.executeTakeFirst();
+  return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 /** A merchant's deposit by its depositId, else by its reference. */
@@ -179,6 +179,11 @@ export async function releaseUniqueCode(db: Queryable, depositRowId: string): Pr
 
 export async function insertActivity(db: Queryable, activity: NewActivity): Promise<void> {
   await db.insertInto('deposit_activities').values(activity).execute();
+}
+
+/** Several history entries in one statement. */
+export async function insertActivities(db: Queryable, activities: NewActivity[]): Promise<void> {
+  if (activities.length) await db.insertInto('deposit_activities').values(activities).execute();
 }
 
 /** The sequence number the next history entry of a deposit takes (1 for the first). */
