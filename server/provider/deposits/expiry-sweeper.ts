@@ -7,7 +7,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
-import { enqueueExpiredWebhook, holdsUniqueCode, transitionEntry } from './expire.js';
+import { enqueueExpiredWebhooks, holdsUniqueCode, isOverdue, transitionEntry } from './expire.js';
 import { activitiesByDeposit, overduePendingIds, paymentsByDeposit, versioned } from './repository.js';
 import { toDepositView, type DepositRow } from './view.js';
 
@@ -20,40 +20,45 @@ import { toDepositView, type DepositRow } from './view.js';
  * 25 a batch 1,761/s but p99 114 ms). PostgreSQL's statements leave the event loop free while they run, so its batches
  * are larger.
  */
-const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : 100);
+const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : Number(process.env.KASIR_SWEEP_BATCH || 100));
+
+/** How many batches are in flight at once on PostgreSQL (sweepOverdue). */
+const LANES = Number(process.env.KASIR_SWEEP_LANES || 2);
 
 /**
- * Expires the given deposits that are still pending and due, in one transaction, each with its history entry and its
- * webhook. On PostgreSQL the rows are locked first, skipping those another transaction holds (a payment, a lazy expiry,
- * another copy's sweep: each such row is left to its holder or the next sweep), so the sweep never waits on a row lock
- * while it holds counts (migration 009): no deadlock with a payment. The counts' rows are then changed group by group
- * (merchant, deposit type) in one order, so two copies' batches take them in the same order. Returns how many moved.
+ * Expires up to `size` deposits that are pending and due, in one transaction, each with its history entry and its
+ * webhook; returns how many moved. On PostgreSQL one statement picks and locks them, skipping rows another transaction
+ * holds (a payment, a lazy expiry, another batch or copy's sweep: each such row is left to its holder or the next
+ * batch), so concurrent batches take disjoint rows and never wait on a row lock while they hold counts (migration 009):
+ * no deadlock with a payment. Their status then moves in one update, whose counts change in key order (migration 012).
+ * On SQLite (one write at a time) the due ids are read first and looked up by id.
  */
-async function expireBatch(deps: ProviderDeps, ids: string[]): Promise<number> {
-  const moved = await deps.db.transaction().execute(async (trx) => {
-    // By record id alone: a status or expiry condition here makes SQLite's planner scan the status index (every
-    // pending due row) instead of looking the ids up, a batch costing as much as the whole backlog.
-    const lockable = trx.selectFrom('deposits').select(['id', 'merchant_id', 'deposit_type', 'status', 'expired_at']).where('id', 'in', ids);
-    const held = engineOf(trx) === 'postgres' ? await lockable.orderBy('id').forUpdate().skipLocked().execute() : await lockable.execute();
+async function expireBatch(deps: ProviderDeps, size: number): Promise<{ picked: number; moved: number }> {
+  const { db } = deps;
+  const pickedAt = deps.now().toISOString();
+  const ids = engineOf(db) === 'postgres' ? [] : await overduePendingIds(db, pickedAt, size);
+  if (engineOf(db) === 'sqlite' && !ids.length) return { picked: 0, moved: 0 };
+  let picked = ids.length;
+  const moved = await db.transaction().execute(async (trx) => {
+    const columns = ['id', 'status', 'expired_at'] as const;
+    const held = engineOf(trx) === 'postgres'
+      ? await trx.selectFrom('deposits').select(columns).where('status', '=', 'pending').where('expired_at', '<=', pickedAt)
+        .orderBy('expired_at').limit(size).forUpdate().skipLocked().execute()
+      // By record id alone: a status or expiry condition here makes SQLite's planner scan the status index (every
+      // pending due row) instead of looking the ids up, a batch costing as much as the whole backlog.
+      : await trx.selectFrom('deposits').select(columns).where('id', 'in', ids).execute();
+    picked = Math.max(picked, held.length);
     const now = deps.now(); // once the locks are held: times follow commit order
-    const at = now.toISOString();
     // Still pending and due, and staying so: the rows are locked (PostgreSQL) or no other write runs meanwhile (SQLite).
-    const groups = new Map<string, string[]>();
-    for (const row of held) {
-      if (row.status !== 'pending' || row.expired_at > at) continue;
-      const key = `${row.merchant_id}\u0000${row.deposit_type}`;
-      groups.get(key)?.push(row.id) ?? groups.set(key, [row.id]);
-    }
-    const rows: DepositRow[] = [];
-    for (const key of [...groups.keys()].sort()) {
-      rows.push(...await trx.updateTable('deposits').set(versioned({ status: 'expired', updated_at: at }))
-        .where('id', 'in', groups.get(key)!).returningAll().execute());
-    }
-    if (rows.length) await writeExpiries(trx, rows, now);
+    const due = held.filter((row) => isOverdue(row, now)).map((row) => row.id);
+    if (!due.length) return [];
+    const rows = await trx.updateTable('deposits').set(versioned({ status: 'expired', updated_at: now.toISOString() }))
+      .where('id', 'in', due).returningAll().execute();
+    await writeExpiries(trx, rows, now);
     return rows;
   });
   for (const row of moved) deps.changes.announce(row.deposit_id);
-  return moved.length;
+  return { picked, moved: moved.length };
 }
 
 /** What follows the status change of each expired row, in its transaction: the unique code freed, the history entry, the webhook. */
@@ -65,10 +70,9 @@ async function writeExpiries(trx: Transaction<Database>, rows: DepositRow[], now
   const [histories, payments] = [await activitiesByDeposit(trx, rowIds), await paymentsByDeposit(trx, rowIds)];
   const entries = new Map(rows.map((row) => [row.id, transitionEntry(row, histories.get(row.id) ?? [], 'expired', at)]));
   await trx.insertInto('deposit_activities').values([...entries.values()]).execute();
-  for (const row of rows) {
-    const view = toDepositView(row, [...(histories.get(row.id) ?? []), entries.get(row.id)!], payments.get(row.id) ?? [], { detail: true });
-    await enqueueExpiredWebhook(trx, row, view, now);
-  }
+  await enqueueExpiredWebhooks(trx, rows.map((row) => ({
+    row, view: toDepositView(row, [...(histories.get(row.id) ?? []), entries.get(row.id)!], payments.get(row.id) ?? [], { detail: true }),
+  })), now);
 }
 
 /** PostgreSQL's answer when it broke a deadlock by ending this transaction: the batch is left for the next sweep. */
@@ -76,25 +80,28 @@ const isDeadlock = (err: unknown) => (err as { code?: string } | undefined)?.cod
 
 /**
  * Expires every overdue pending deposit, a batch per transaction with a turn of the event loop after each, until none
- * is due or `stop()` says so; returns how many it moved. The batch's ids are read without a lock; a batch whose rows all
- * moved on meanwhile (paid, expired by a read or another copy) ends the sweep until the next tick.
+ * is due or `stop()` says so; returns how many it moved. On PostgreSQL two batches are in flight (each on its own
+ * connection, each picking rows the other has not locked): one runs its statements while the other's wait on the
+ * server or on the counts row. A batch with fewer rows than its size, or whose rows all moved on meanwhile (paid,
+ * expired by a read or another copy), ends the sweep until the next tick.
  */
 export async function sweepOverdue(deps: ProviderDeps, stop: () => boolean = () => false): Promise<number> {
   let total = 0;
   const size = batchSize(deps);
-  while (!stop()) {
-    const ids = await overduePendingIds(deps.db, deps.now().toISOString(), size);
-    if (!ids.length) break;
-    let moved = 0;
-    try {
-      moved = await expireBatch(deps, ids);
-    } catch (err) {
-      if (!isDeadlock(err)) throw err;
+  const lane = async () => {
+    while (!stop()) {
+      let batch = { picked: 0, moved: 0 };
+      try {
+        batch = await expireBatch(deps, size);
+      } catch (err) {
+        if (!isDeadlock(err)) throw err;
+      }
+      total += batch.moved;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (batch.picked < size || batch.moved === 0) break;
     }
-    total += moved;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (ids.length < size || moved === 0) break;
-  }
+  };
+  await Promise.all(Array.from({ length: engineOf(deps.db) === 'postgres' ? LANES : 1 }, lane));
   return total;
 }
 
