@@ -4,7 +4,7 @@
 // two copies sweeping at once, or a sweep racing a payment, expire each deposit once, with one history entry and one
 // webhook.
 import type { Transaction } from 'kysely';
-import type { Database } from '../db/database.js';
+import { openDatabase, type Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
 import { enqueueExpiredWebhooks, holdsUniqueCode, isOverdue, transitionEntry } from './expire.js';
@@ -107,15 +107,29 @@ export async function sweepOverdue(deps: ProviderDeps, stop: () => boolean = () 
 
 /**
  * Every config.sweepIntervalMs, sweeps (sweepOverdue): on until none is due, not a fixed number per tick, so a backlog
- * drains at the rate the database takes while requests are still served. Returns a stop function.
+ * drains at the rate the database takes while requests are still served. On PostgreSQL the sweep has a pool of its own,
+ * a connection per batch in flight (as the webhook dispatcher has): its transactions, which may wait on a counts row,
+ * never hold the connections requests wait for. Returns a stop function.
  */
 export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {
+  const log = deps.logger.child({ component: 'expiry' });
+  const { databaseUrl } = deps.config;
+  const ownDb = databaseUrl && engineOf(deps.db) === 'postgres'
+    ? openDatabase({ dataDir: deps.config.dataDir, databaseUrl, poolSize: LANES }).catch((err: unknown) => {
+      // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'expiry sweeper: no pool of its own; sharing the service pool');
+      return undefined;
+    })
+    : undefined;
   let running: Promise<unknown> | undefined;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
-    running = sweepOverdue(deps, () => stopped)
-      .catch((err) => deps.logger.error({ err }, 'expiry sweep failed'))
+    running = (async () => {
+      const db = await ownDb;
+      return sweepOverdue(db ? { ...deps, db } : deps, () => stopped);
+    })()
+      .catch((err) => log.error({ err }, 'expiry sweep failed'))
       .finally(() => { running = undefined; });
   };
   const timer = setInterval(tick, deps.config.sweepIntervalMs);
@@ -125,5 +139,6 @@ export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {
     stopped = true;
     clearInterval(timer);
     await running;
+    await (await ownDb)?.destroy();
   };
 }
