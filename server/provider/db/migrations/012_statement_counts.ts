@@ -17,7 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const [event, referencing] of Object.entries(EVENTS)) {
     const changes = [
       event !== 'delete' ? 'select merchant_id, status, deposit_type, 1 as c from new_rows' : undefined,
-      event !== 'insert' ? 'select merchant_id, status, deposit_type, -1 from old_rows' : undefined,
+      event !== 'insert' ? 'select merchant_id, status, deposit_type, -1 as c from old_rows' : undefined,
     ].filter(Boolean).join(' union all ');
     await sql.raw(`create function deposit_counts_${event}() returns trigger language plpgsql as $$
       begin
