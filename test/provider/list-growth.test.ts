@@ -5,7 +5,6 @@
 // every overdue deposit in steps that yield to the event loop.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import { sweepOverdue } from '../../server/provider/deposits/expiry-sweeper';
 import { switchDepositMethod } from '../../server/provider/deposits/switch-method';
 import { errorOf } from '../support/envelope';
@@ -143,10 +142,10 @@ describe('the counts table under statements of many rows', () => {
       };
       await exact('inserted 60 at once');
       // One update that moves some rows' status, others' type, some both, and leaves the rest as they were.
-      await p.deps.db.updateTable('deposits').set({
-        status: sql<'expired'>`case when status = 'pending' then 'expired' else status end`,
-        deposit_type: sql<'crypto'>`case when id like ${`${template.id}-1%`} then 'crypto' else deposit_type end`,
-      }).execute();
+      await p.deps.db.updateTable('deposits').set((eb) => ({
+        status: eb.case().when('status', '=', 'pending').then(eb.val('expired' as const)).else(eb.ref('status')).end(),
+        deposit_type: eb.case().when('id', 'like', `${template.id}-1%`).then(eb.val('crypto' as const)).else(eb.ref('deposit_type')).end(),
+      })).execute();
       await exact('moved at once');
       await p.deps.db.updateTable('deposits').set({ updated_at: new Date().toISOString() }).execute();
       await exact('updated, no count moved');
