@@ -281,7 +281,7 @@ function printSweep({ due, expired, seconds: took, finished, reads, delivered }:
     + (finished ? `all expired in ${took.toFixed(1)} s` : `NOT finished in ${took.toFixed(0)} s: ${expired.toLocaleString('en')} expired`)
     + ` (${rate}/s counted from the process's start; target >= 1,000/s: ${rate >= 1000 ? 'met' : 'NOT met'}); signed reads by id meanwhile `
     + `${medianRps}/s (median of ${reads.length} 2 s windows), worst window's p99 ${worstP99} ms (target <= 50 ms: ${worstP99 <= 50 ? 'met' : 'NOT met'}); `
-    + `${delivered.toLocaleString('en')} webhooks delivered to a local receiver meanwhile`);
+    + `${delivered.toLocaleString('en')} webhooks delivered to a local receiver meanwhile; each window's p99 (ms): ${reads.map((r) => r.p99Ms).join(' ')}`);
 }
 
 interface SweepResult { due: number; expired: number; seconds: number; finished: boolean; reads: LoadResult[]; delivered: number }

@@ -118,6 +118,43 @@ describe('deposit list at any size: counts, pages and cursor', () => {
   });
 });
 
+describe('the counts table under statements of many rows', () => {
+  it('stays exact when one statement inserts, moves or deletes deposits of several merchants, statuses and types', async () => {
+    const p = await createTestProvider();
+    try {
+      const other = await addMerchant(p);
+      await p.bearer('POST', '/v1/deposit/fiat', { inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' }, other.token);
+      const template = await p.deps.db.selectFrom('deposits').selectAll().where('deposit_id', '=', (await createFiat(p, { paymentMethod: 'QRIS' })).depositId)
+        .executeTakeFirstOrThrow();
+      const merchants = [template.merchant_id, (await p.deps.db.selectFrom('deposits').select('merchant_id').where('merchant_id', '!=', template.merchant_id)
+        .executeTakeFirstOrThrow()).merchant_id];
+      const statuses = ['pending', 'completed', 'expired'] as const;
+      await p.deps.db.insertInto('deposits').values(Array.from({ length: 60 }, (_, n) => ({
+        ...template, id: `${template.id}-${n}`, deposit_id: `${template.deposit_id}-${n}`, va_number: null, reference: null,
+        merchant_id: merchants[n % 2], status: statuses[n % 3], deposit_type: n % 5 ? 'fiat' as const : 'crypto' as const,
+      }))).execute();
+      const exact = async (phase: string) => {
+        const counts = await p.deps.db.selectFrom('deposits').select(['merchant_id', 'status', 'deposit_type']).select((eb) => eb.fn.countAll<number>().as('n'))
+          .groupBy(['merchant_id', 'status', 'deposit_type']).execute();
+        const kept = await p.deps.db.selectFrom('deposit_counts').selectAll().where('count', '!=', 0).execute();
+        const key = (r: { merchant_id: string; status: string; deposit_type: string }) => `${r.merchant_id}/${r.status}/${r.deposit_type}`;
+        assert.deepEqual(new Map(kept.map((r) => [key(r), Number(r.count)])), new Map(counts.map((r) => [key(r), Number(r.n)])), `${phase}: counts table = GROUP BY`);
+      };
+      await exact('inserted 60 at once');
+      // One update that moves some rows' status, others' type, some both, and leaves the rest as they were.
+      await p.deps.db.updateTable('deposits').set((eb) => ({
+        status: eb.case().when('status', '=', 'pending').then(eb.val('expired' as const)).else(eb.ref('status')).end(),
+        deposit_type: eb.case().when('id', 'like', `${template.id}-1%`).then(eb.val('crypto' as const)).else(eb.ref('deposit_type')).end(),
+      })).execute();
+      await exact('moved at once');
+      await p.deps.db.updateTable('deposits').set({ updated_at: new Date().toISOString() }).execute();
+      await exact('updated, no count moved');
+      await p.deps.db.deleteFrom('deposits').where('id', 'like', `${template.id}-2%`).execute();
+      await exact('deleted at once');
+    } finally { await p.close(); }
+  });
+});
+
 describe('a list expires only what it shows', () => {
   it('answers the overdue rows of its page as expired and leaves the rest to the sweeper', async () => {
     const p = await createTestProvider();

@@ -7,7 +7,7 @@ import { findPaymentMethod } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { ProviderDeps } from '../deps.js';
 import { newRecordId } from '../ids.js';
-import { enqueueDepositWebhook } from '../webhooks/outbox.js';
+import { enqueueDepositWebhooks } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { activitiesOf, depositByRowId, depositStateOf, insertActivity, paymentsOf, releaseUniqueCode, updatePendingDeposit } from './repository.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
@@ -38,11 +38,11 @@ export function transitionEntry(row: Pick<DepositRow, 'id'>, history: readonly A
   };
 }
 
-/** The deposit.expired webhook of a deposit moved on, in the caller's transaction; `view` is its Deposit. */
-export function enqueueExpiredWebhook(trx: Transaction<Database>, row: DepositRow, view: DepositView, now: Date): Promise<string> {
-  return enqueueDepositWebhook(trx, {
-    type: 'deposit.expired', merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: 'expired', data: view,
-  }, now);
+/** The deposit.expired webhooks of deposits moved on, in the caller's transaction (one statement); `view` is each one's Deposit. */
+export async function enqueueExpiredWebhooks(trx: Transaction<Database>, expiries: ReadonlyArray<{ row: DepositRow; view: DepositView }>, now: Date): Promise<void> {
+  await enqueueDepositWebhooks(trx, expiries.map(({ row, view }) => ({
+    type: 'deposit.expired' as const, merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: 'expired' as const, data: view,
+  })), now);
 }
 
 /**
@@ -61,7 +61,7 @@ async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind
   const entry = transitionEntry(row, history, kind, at);
   await insertActivity(trx, entry);
   const view = toDepositView(updated, [...history, entry], await paymentsOf(trx, row.id), { detail: true });
-  await enqueueExpiredWebhook(trx, row, view, now);
+  await enqueueExpiredWebhooks(trx, [{ row, view }], now);
   return view;
 }
 

@@ -30,29 +30,33 @@ interface DepositEvent {
  * after a restart, until a 2xx is recorded).
  */
 export async function enqueueDepositWebhook(trx: Transaction<Database>, event: DepositEvent, now: Date): Promise<string> {
-  const id = `msg_${randomToken(18)}`;
+  return (await enqueueDepositWebhooks(trx, [event], now))[0];
+}
+
+/** Several webhooks at once (enqueueDepositWebhook's), in one statement: a batch of expiries' one round trip. */
+export async function enqueueDepositWebhooks(trx: Transaction<Database>, events: readonly DepositEvent[], now: Date): Promise<string[]> {
   const timestamp = now.toISOString();
-  const payload: DepositWebhookPayload = {
-    type: event.type,
-    orderId: event.depositId,
-    depositId: event.depositId,
-    reference: event.reference ?? '',
-    status: event.status,
-    data: event.data,
-    timestamp,
-  };
-  await trx
-    .insertInto('webhook_deliveries')
-    .values({
-      id,
+  const rows = events.map((event) => {
+    const payload: DepositWebhookPayload = {
+      type: event.type,
+      orderId: event.depositId,
+      depositId: event.depositId,
+      reference: event.reference ?? '',
+      status: event.status,
+      data: event.data,
+      timestamp,
+    };
+    return {
+      id: `msg_${randomToken(18)}`,
       merchant_id: event.merchantId,
       event_type: event.type,
       deposit_id: event.depositId,
       payload: JSON.stringify(payload),
-      status: 'pending',
+      status: 'pending' as const,
       next_attempt_at: now.getTime(),
       created_at: timestamp,
-    })
-    .execute();
-  return id;
+    };
+  });
+  if (rows.length) await trx.insertInto('webhook_deliveries').values(rows).execute();
+  return rows.map((row) => row.id);
 }

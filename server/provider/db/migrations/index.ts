@@ -10,6 +10,7 @@ import * as attemptUrl from './008_attempt_url.js';
 import * as listIndexes from './009_list_indexes.js';
 import * as depositChanges from './010_deposit_changes.js';
 import * as recipientCounts from './011_recipient_counts.js';
+import * as statementCounts from './012_statement_counts.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '009_list_indexes': listIndexes,
   '010_deposit_changes': depositChanges,
   '011_recipient_counts': recipientCounts,
+  '012_statement_counts': statementCounts,
 };
