@@ -59,7 +59,9 @@ export class MerchantService {
         if (err instanceof PaymentServiceError && err.statusCode === 404) return null; // the interface's row: 404 Deposit not found
         throw err;
       }
-    }, shared, { refreshMs: config.statusRefreshMs, now });
+      // A status up to two intervals old is answered at once while its re-read runs: polls never wait on the
+      // payment service for a status already known (webhooks push changes meanwhile); an older one waits.
+    }, shared, { refreshMs: config.statusRefreshMs, staleMs: config.statusRefreshMs, now });
     this.sessions = new BoundedReader(async (id) => {
       try {
         const session = await this.client.getCheckoutSession(id);
