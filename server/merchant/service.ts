@@ -178,6 +178,13 @@ export class MerchantService {
     return entry as CachedDeposit & { deposit: StoredDeposit };
   }
 
+  /** readDeposit's answer when it needs no wait (a known checkout whose deposit is cached), else undefined. */
+  depositNow(id: string): (CachedDeposit & { deposit: StoredDeposit }) | undefined {
+    if (this.checkouts.peek(id) !== true) return undefined;
+    const entry = this.deposits.current(id);
+    return entry?.deposit ? (entry as CachedDeposit & { deposit: StoredDeposit }) : undefined;
+  }
+
   /** POST /checkouts/:id/cancel. */
   async cancel(id: string): Promise<StoredDeposit> {
     await this.requireDeposit(id);

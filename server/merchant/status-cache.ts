@@ -56,18 +56,28 @@ export class BoundedReader<T> {
   async get(key: string, options: { maxAgeMs?: number } = {}): Promise<T> {
     const slot = this.touch(key);
     const maxAge = options.maxAgeMs ?? this.options.refreshMs;
-    if (slot.value !== undefined) {
-      if (this.options.isFinal?.(slot.value)) return slot.value;
-      const age = this.now() - slot.fetchedAt;
-      if (age < maxAge) return slot.value;
-      if (age < maxAge + (this.options.staleMs ?? 0)) {
-        slot.inflight ??= this.startLoad(key, slot);
-        return slot.value;
-      }
-    }
+    const known = this.answerNow(key, slot, maxAge);
+    if (known !== undefined) return known;
     if (slot.inflight) return slot.inflight;
     if (slot.failedAt !== undefined && this.now() - slot.failedAt < maxAge) throw slot.error;
     return (slot.inflight = this.startLoad(key, slot));
+  }
+
+  /** What get() would answer without waiting (starting the background re-read it would start), else undefined. */
+  current(key: string): T | undefined {
+    return this.slots.has(key) ? this.answerNow(key, this.touch(key), this.options.refreshMs) : undefined;
+  }
+
+  private answerNow(key: string, slot: Slot<T>, maxAge: number): T | undefined {
+    if (slot.value === undefined) return undefined;
+    if (this.options.isFinal?.(slot.value)) return slot.value;
+    const age = this.now() - slot.fetchedAt;
+    if (age < maxAge) return slot.value;
+    if (age < maxAge + (this.options.staleMs ?? 0)) {
+      slot.inflight ??= this.startLoad(key, slot);
+      return slot.value;
+    }
+    return undefined;
   }
 
   /** One load of `key` into `slot` (the caller records it as the slot's inflight load). */

@@ -5,10 +5,11 @@
 // every poll that is not a plain success (a NUL byte, a query, an error), goes to the app, which answers it as always.
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchesEtag } from '../common/etag.js';
 import { isCheckoutId } from '../common/widget-api.js';
 import { API_HEADERS, CORS_EXPOSED_HEADERS, isAllowedOrigin, type KasirApi } from './api.js';
+import type { CachedDeposit } from './status-cache.js';
 
 type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -31,18 +32,9 @@ export function answeringStatusPolls(api: KasirApi, fetch: Fetch, now: () => num
     return stamp;
   };
 
-  const poll = async (request: Request, id: string, bindings: Partial<HttpBindings> | undefined): Promise<Response | undefined> => {
-    const incoming = bindings?.incoming;
-    const outgoing = bindings?.outgoing as ServerResponse | undefined;
-    // Not served by Node (app.request), or a NUL byte anywhere (the app's to refuse: 400 naming the header).
-    if (!incoming || !outgoing || incoming.rawHeaders.some((value) => value.includes(NUL))) return undefined;
+  /** Writes the route's answer for `read` to Node's response. */
+  const answer = (request: Request, incoming: IncomingMessage, outgoing: ServerResponse, read: CachedDeposit): Response => {
     const header = (name: string) => incoming.headers[name] as string | undefined;
-    let read;
-    try {
-      read = await service.readDeposit(id);
-    } catch {
-      return undefined; // the app answers the error in the envelope (the failure is cached: no second upstream call)
-    }
     const headers = [...fixed, 'ETag', read.etag];
     const origin = header('origin');
     if (origin) {
@@ -51,19 +43,29 @@ export function answeringStatusPolls(api: KasirApi, fetch: Fetch, now: () => num
         headers.push('Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', exposed);
       }
     }
-    let status: 200 | 304 = 200;
-    let body: string | null = null;
     if (matchesEtag(header('if-none-match'), read.etag)) {
       // As the route's c.body(null, 304) reaches the client through @hono/node-server (its default content type too).
-      status = 304;
       headers.push('Content-Type', 'text/plain; charset=UTF-8');
+      outgoing.writeHead(304, headers);
+      outgoing.end();
     } else {
-      body = `{"statusCode":200,"message":"Success","data":${read.jsonHead},"serverTime":"${serverTime()}"}}`;
+      const body = `{"statusCode":200,"message":"Success","data":${read.jsonHead},"serverTime":"${serverTime()}"}}`;
       headers.push('Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)));
+      outgoing.writeHead(200, headers);
+      outgoing.end(body);
     }
-    outgoing.writeHead(status, headers);
-    outgoing.end(body ?? undefined);
     return RESPONSE_ALREADY_SENT;
+  };
+
+  /** The poll of checkout `id`: answered here when its deposit is known (at once when cached), else by the app. */
+  const poll = (request: Request, id: string, env: unknown): Response | Promise<Response> => {
+    const { incoming, outgoing } = (env ?? {}) as Partial<HttpBindings>;
+    // Not served by Node (app.request), or a NUL byte anywhere (the app's to refuse: 400 naming the header).
+    if (!incoming || !outgoing || incoming.rawHeaders.some((value) => value.includes(NUL))) return fetch(request, env);
+    const known = service.depositNow(id);
+    if (known) return answer(request, incoming, outgoing as ServerResponse, known);
+    // The app answers an error in the envelope (a failure is cached: no second upstream call).
+    return service.readDeposit(id).then((read) => answer(request, incoming, outgoing as ServerResponse, read), () => fetch(request, env));
   };
 
   return (request, env) => {
@@ -72,9 +74,7 @@ export function answeringStatusPolls(api: KasirApi, fetch: Fetch, now: () => num
       const start = url.indexOf('/', url.indexOf(':') + 3);
       if (url.startsWith(PREFIX, start) && url.endsWith(SUFFIX) && !url.includes('?', start)) {
         const id = url.slice(start + PREFIX.length, url.length - SUFFIX.length);
-        if (isCheckoutId(id)) {
-          return poll(request, id, env as Partial<HttpBindings> | undefined).then((answer) => answer ?? fetch(request, env));
-        }
+        if (isCheckoutId(id)) return poll(request, id, env);
       }
     }
     return fetch(request, env);
