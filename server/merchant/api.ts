@@ -58,7 +58,7 @@ export type KasirApi = Hono & {
 const MAX_BODY_BYTES = 16 * 1024;
 
 /** Security headers of the JSON API (no document: nothing may be framed, run or embedded). */
-const API_HEADERS: ReadonlyArray<[string, string]> = [
+export const API_HEADERS: ReadonlyArray<[string, string]> = [
   ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'DENY'],
@@ -136,7 +136,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // makes every answer a full WHATWG Response (a third of a status read's cost), so the two headers a
   // cross-origin answer needs are prepared with c.header() instead, and only when there is an Origin.
   const preflight = cors({
-    origin: (origin, c) => (isAllowedOrigin(origin, c, config) ? origin : null),
+    origin: (origin, c) => (isAllowedOrigin(origin, c.req.header('host'), c.req.url, config) ? origin : null),
     allowMethods: ['GET', 'POST', 'OPTIONS'],
     allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID'],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
@@ -152,7 +152,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     const origin = c.req.header('origin');
     if (origin) {
       c.header('Vary', 'Origin');
-      if (isAllowedOrigin(origin, c, config)) {
+      if (isAllowedOrigin(origin, c.req.header('host'), c.req.url, config)) {
         c.header('Access-Control-Allow-Origin', origin);
         c.header('Access-Control-Expose-Headers', exposedHeaders);
       }
@@ -258,16 +258,15 @@ function healthRoutes(ready: () => Promise<void>, log: Logger): Hono {
   return app;
 }
 
-/** The configured storefront origins, plus the backend's own (the demo), however it is addressed. */
-const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;
+/** What a cross-origin page may read of an answer. */
+export const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;
 
-function isAllowedOrigin(origin: string, c: Context, config: MerchantConfig): boolean {
+/** The configured storefront origins, plus the backend's own (the demo), however it is addressed (`host`, `url`). */
+export function isAllowedOrigin(origin: string, host: string | undefined, url: string, config: MerchantConfig): boolean {
   if (!origin) return false;
   if (config.allowedOrigins.includes(origin)) return true;
-  const host = c.req.header('host');
   if (!host) return false;
-  const own = new URL(c.req.url);
-  return origin === `${own.protocol}//${host}`;
+  return origin === `${url.startsWith('https:') ? 'https:' : 'http:'}//${host}`;
 }
 
 function clientAddressOf(c: Context, trustProxy: boolean): string {

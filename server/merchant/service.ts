@@ -59,7 +59,9 @@ export class MerchantService {
         if (err instanceof PaymentServiceError && err.statusCode === 404) return null; // the interface's row: 404 Deposit not found
         throw err;
       }
-    }, shared, { refreshMs: config.statusRefreshMs, now });
+      // A status up to two intervals old is answered at once while its re-read runs: polls never wait on the
+      // payment service for a status already known (webhooks push changes meanwhile); an older one waits.
+    }, shared, { refreshMs: config.statusRefreshMs, staleMs: config.statusRefreshMs, now });
     this.sessions = new BoundedReader(async (id) => {
       try {
         const session = await this.client.getCheckoutSession(id);
@@ -174,6 +176,13 @@ export class MerchantService {
     const entry = await this.deposits.get(id);
     if (!entry.deposit) throw new ApiError(404, 'No payment method has been chosen for this checkout yet');
     return entry as CachedDeposit & { deposit: StoredDeposit };
+  }
+
+  /** readDeposit's answer when it needs no wait (a known checkout whose deposit is cached), else undefined. */
+  depositNow(id: string): (CachedDeposit & { deposit: StoredDeposit }) | undefined {
+    if (this.checkouts.peek(id) !== true) return undefined;
+    const entry = this.deposits.current(id);
+    return entry?.deposit ? (entry as CachedDeposit & { deposit: StoredDeposit }) : undefined;
   }
 
   /** POST /checkouts/:id/cancel. */

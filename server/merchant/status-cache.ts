@@ -1,6 +1,9 @@
 // Cheap status reads: what the payment service said last, refreshed by webhooks (pushed) and by bounded
 // re-reads (at most one upstream read per key per refresh interval, concurrent readers sharing one request),
 // so a thousand shoppers polling one checkout cost the payment service one call every couple of seconds.
+// Stale-while-revalidate: a value past its interval but within `staleMs` more is answered at once while its one
+// re-read runs in the background (readers never queue behind the payment service for a status they already have);
+// a value never read, or older than that, waits for the read.
 // With several copies of the backend (Redis), the deposit cache has a shared layer (SharedState): a copy first asks
 // whether another one read the deposit within the interval, and every change one copy learns reaches the others.
 import { createHash } from 'node:crypto';
@@ -20,6 +23,11 @@ interface Slot<T> {
 export interface BoundedReaderOptions<T> {
   /** Least time between two loads of one key, in ms. */
   refreshMs: number;
+  /**
+   * How long past refreshMs a value is still answered at once while its re-read runs in the background, in ms
+   * (default 0: every reader of a value past refreshMs waits for the re-read).
+   */
+  staleMs?: number;
   /** Largest number of keys kept; the least recently used go first. */
   maxEntries?: number;
   /** A value that can no longer change is never loaded again. */
@@ -41,19 +49,42 @@ export class BoundedReader<T> {
     this.now = options.now ?? Date.now;
   }
 
-  /** The value, loading it when it is missing or older than refreshMs; a failed load falls back to the last value. */
+  /**
+   * The value, loading it when it is missing or older than refreshMs (answered at once, the load in the background,
+   * while it is less than refreshMs + staleMs old); a failed load falls back to the last value.
+   */
   async get(key: string, options: { maxAgeMs?: number } = {}): Promise<T> {
     const slot = this.touch(key);
     const maxAge = options.maxAgeMs ?? this.options.refreshMs;
-    if (slot.value !== undefined) {
-      if (this.options.isFinal?.(slot.value)) return slot.value;
-      if (this.now() - slot.fetchedAt < maxAge) return slot.value;
-    }
+    const known = this.answerNow(key, slot, maxAge);
+    if (known !== undefined) return known;
     if (slot.inflight) return slot.inflight;
     if (slot.failedAt !== undefined && this.now() - slot.failedAt < maxAge) throw slot.error;
+    return (slot.inflight = this.startLoad(key, slot));
+  }
+
+  /** What get() would answer without waiting (starting the background re-read it would start), else undefined. */
+  current(key: string): T | undefined {
+    return this.slots.has(key) ? this.answerNow(key, this.touch(key), this.options.refreshMs) : undefined;
+  }
+
+  private answerNow(key: string, slot: Slot<T>, maxAge: number): T | undefined {
+    if (slot.value === undefined) return undefined;
+    if (this.options.isFinal?.(slot.value)) return slot.value;
+    const age = this.now() - slot.fetchedAt;
+    if (age < maxAge) return slot.value;
+    if (age < maxAge + (this.options.staleMs ?? 0)) {
+      slot.inflight ??= this.startLoad(key, slot);
+      return slot.value;
+    }
+    return undefined;
+  }
+
+  /** One load of `key` into `slot` (the caller records it as the slot's inflight load). */
+  private startLoad(key: string, slot: Slot<T>): Promise<T> {
     const started = this.now();
     const info: LoadInfo = { ageMs: 0 };
-    const inflight = this.load(key, info).then(
+    const inflight: Promise<T> = this.load(key, info).then(
       (value) => {
         // A push that landed while the load was in flight is at least as new: keep it.
         if (slot.value === undefined || slot.fetchedAt <= started) this.store(key, slot, value, info.ageMs);
@@ -71,7 +102,6 @@ export class BoundedReader<T> {
     ).finally(() => {
       if (slot.inflight === inflight) slot.inflight = undefined;
     });
-    slot.inflight = inflight;
     return inflight;
   }
 

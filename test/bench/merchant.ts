@@ -3,12 +3,14 @@
 // reads (GET /api/checkouts/:id/deposit) to 1,000 concurrent clients over real HTTP, next to a bare Hono handler in
 // the same run. Measured alone (state in KASIR_DATA_DIR) and, when a Redis is at hand (REDIS_URL or
 // KASIR_TEST_REDIS_URL, e.g. under test/support/with-redis.sh), on Redis. The calls that reached the payment service
-// meanwhile are counted by a pass-through proxy in front of it.
+// meanwhile are counted by a pass-through proxy in front of it. BENCH_CPU_PROF=<dir> runs the merchant process under a
+// CPU profiler (cpu-profile.cjs: the profile is written there when it stops; read it with cpu-profile-top.mjs).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono } from './support';
@@ -41,6 +43,11 @@ async function freePort(): Promise<number> {
   await new Promise((r) => server.close(r));
   return port;
 }
+
+/** With BENCH_CPU_PROF, the merchant process runs under the profiler. */
+const profiled = (): Record<string, string> => (process.env.BENCH_CPU_PROF
+  ? { NODE_OPTIONS: `--require=${fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url))}` }
+  : {});
 
 /** The command on a free port, ready once /readyz answers 200 (whatever KASIR_LOG_LEVEL prints). */
 async function startMerchantProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
@@ -83,7 +90,7 @@ export async function run(): Promise<void> {
         REDIS_URL: shared ?? '', KASIR_REDIS_PREFIX: `kasir-bench-${Date.now()}:`,
         KASIR_BASE_URL: proxy.url, KASIR_CHECKOUT_URL: c.checkoutUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret,
         KASIR_ACCESS_TOKEN: c.accessToken, KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_SANDBOX: 'true',
-        KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: String(STATUS_REFRESH_MS),
+        KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: String(STATUS_REFRESH_MS), ...profiled(),
       });
       const mode = shared ? 'Redis' : 'one process';
       try {
