@@ -10,7 +10,7 @@ import { matchesEtag } from './etag.js';
 import type { WidgetDepositRecord } from './widget-projection.js';
 
 
-interface WidgetDepositRead {
+export interface WidgetDepositRead {
   deposit: WidgetDepositRecord;
   /** Validator of the deposit as a shopper sees it. */
   etag: string;
@@ -104,6 +104,16 @@ function paymentAmount(value: unknown): string | undefined {
   return text;
 }
 
+/**
+ * The status read's 200 body: the envelope around the deposit stamped with `serverTime`. A deposit kept serialised
+ * (jsonHead) is not encoded again: only serverTime is new per answer. Also written by the merchant's status poll
+ * (server/merchant/status-poll.ts).
+ */
+export function depositReadBody(read: WidgetDepositRead, serverTime: string): string {
+  const data = read.jsonHead === undefined ? JSON.stringify({ ...read.deposit, serverTime }) : `${read.jsonHead},"serverTime":"${serverTime}"}`;
+  return `{"statusCode":200,"message":"Success","data":${data}}`;
+}
+
 /** The widget API's routes over a backend, to mount at the API's root. */
 export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date.now): Hono {
   const app = new Hono();
@@ -126,12 +136,8 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     c.header('ETag', read.etag);
     c.header('Cache-Control', 'no-cache');
     if (matchesEtag(c.req.header('if-none-match'), read.etag)) return c.body(null, 304);
-    // The envelope around the deposit; kept serialised (jsonHead), only serverTime is new per answer.
-    const data = read.jsonHead === undefined
-      ? JSON.stringify(stamped(read.deposit))
-      : `${read.jsonHead},"serverTime":"${new Date(now()).toISOString()}"}`;
     c.header('Content-Type', 'application/json');
-    return c.body(`{"statusCode":200,"message":"Success","data":${data}}`);
+    return c.body(depositReadBody(read, new Date(now()).toISOString()));
   });
 
   app.post('/checkouts/:id/cancel', stateChanging, async (c) => ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'));

@@ -7,9 +7,8 @@ import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchesEtag } from '../common/etag.js';
-import { isCheckoutId } from '../common/widget-api.js';
+import { depositReadBody, isCheckoutId, type WidgetDepositRead } from '../common/widget-api.js';
 import { API_HEADERS, CORS_EXPOSED_HEADERS, isAllowedOrigin, type KasirApi } from './api.js';
-import type { CachedDeposit } from './status-cache.js';
 
 type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -33,7 +32,7 @@ export function answeringStatusPolls(api: KasirApi, fetch: Fetch, now: () => num
   };
 
   /** Writes the route's answer for `read` to Node's response. */
-  const answer = (request: Request, incoming: IncomingMessage, outgoing: ServerResponse, read: CachedDeposit): Response => {
+  const answer = (request: Request, incoming: IncomingMessage, outgoing: ServerResponse, read: WidgetDepositRead): Response => {
     const header = (name: string) => incoming.headers[name] as string | undefined;
     const headers = [...fixed, 'ETag', read.etag];
     const origin = header('origin');
@@ -49,7 +48,7 @@ export function answeringStatusPolls(api: KasirApi, fetch: Fetch, now: () => num
       outgoing.writeHead(304, headers);
       outgoing.end();
     } else {
-      const body = `{"statusCode":200,"message":"Success","data":${read.jsonHead},"serverTime":"${serverTime()}"}}`;
+      const body = depositReadBody(read, serverTime());
       headers.push('Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)));
       outgoing.writeHead(200, headers);
       outgoing.end(body);

@@ -3,62 +3,33 @@
 // one history entry and one deposit.expired webhook in the outbox, and the list counts stay what the rows say.
 // Run by `npm run test:multi` (PostgreSQL from with-postgres.sh); build first (`npx tsc -b server/provider`).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { SandboxCredentials } from '../../server/provider/seed';
+import { SERVICE_CLI, SERVICE_READY, startProc, stopAll, type Proc } from '../support/multi';
 import { createTestDatabase, testDatabaseUrl } from '../support/provider';
 
-const CLI = 'server/provider/dist/provider/cli.js';
 const DUE = 3000;
 
-interface Copy { child: ChildProcess; url: string; credentials: SandboxCredentials; dataDir: string }
-
-async function startCopy(databaseUrl: string): Promise<Copy> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kasir-sweep-'));
-  const output: string[] = [];
-  const child = spawn(process.execPath, [CLI], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', KASIR_SWEEP_INTERVAL_MS: '50' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c: Buffer) => output.push(c.toString()));
-  child.stderr!.on('data', (c: Buffer) => output.push(c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`copy did not start: ${output.join('')}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`copy exited with ${code}: ${output.join('')}`)));
-    child.stdout!.on('data', () => {
-      const m = /sandbox on (http:\/\/\S+)/.exec(output.join(''));
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1].replace('localhost', '127.0.0.1'));
-      }
-    });
-  });
-  return { child, url, credentials: JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials, dataDir };
-}
-
-async function stopCopy(copy: Copy | undefined): Promise<void> {
-  if (!copy) return;
-  if (copy.child.exitCode === null && copy.child.signalCode === null) {
-    const exited = new Promise((resolve) => copy.child.once('exit', resolve));
-    copy.child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(copy.dataDir, { recursive: true, force: true });
+/** A compiled service copy on `databaseUrl`, sweeping every 50 ms, with the credentials it wrote. */
+async function startCopy(databaseUrl: string): Promise<Proc & { credentials: SandboxCredentials }> {
+  const proc = await startProc(SERVICE_CLI, {
+    DATABASE_URL: databaseUrl, PROVIDER_PORT: '0', KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', KASIR_SWEEP_INTERVAL_MS: '50',
+  }, SERVICE_READY);
+  return Object.assign(proc, { credentials: JSON.parse(readFileSync(join(proc.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials });
 }
 
 describe('two copies of the service sweeping one backlog on one PostgreSQL database', { timeout: 180_000 }, () => {
   let database: { url: string; drop(): Promise<void> };
-  let copies: Copy[] = [];
+  let copies: Proc[] = [];
   let sql: pg.Client;
   let versions: number[] = [];
 
   before(async () => {
     assert.ok(testDatabaseUrl, 'KASIR_TEST_DATABASE_URL is not set: run through npm run test:multi (test/support/with-postgres.sh)');
-    assert.ok(existsSync(CLI), `${CLI} is missing: build first (npx tsc -b server/provider)`);
+    assert.ok(existsSync(SERVICE_CLI), `${SERVICE_CLI} is missing: build first (npx tsc -b server/provider)`);
     database = await createTestDatabase();
     // One copy makes the schema, the merchant and two deposits through the API (the templates), then stops.
     const first = await startCopy(database.url);
@@ -71,7 +42,7 @@ describe('two copies of the service sweeping one backlog on one PostgreSQL datab
       });
       assert.equal(res.status, 201, await res.text());
     }
-    await stopCopy(first);
+    await stopAll([first]);
     sql = new pg.Client({ connectionString: database.url });
     await sql.connect();
     // The backlog: copies of the two, each with its history's first entry, all overdue.
@@ -86,7 +57,7 @@ describe('two copies of the service sweeping one backlog on one PostgreSQL datab
   });
   after(async () => {
     await sql?.end();
-    for (const copy of copies) await stopCopy(copy);
+    await stopAll(copies);
     await database?.drop();
   });
 

@@ -9,7 +9,7 @@ import type { ProviderDeps } from '../deps.js';
 import { newRecordId } from '../ids.js';
 import { enqueueDepositWebhooks } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
-import { activitiesOf, depositByRowId, depositStateOf, insertActivity, paymentsOf, releaseUniqueCode, updatePendingDeposit } from './repository.js';
+import { activitiesOf, depositByRowId, depositStateOf, insertActivity, paymentsOf, releaseUniqueCode, seqAfter, updatePendingDeposit } from './repository.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 
 // A payment (completed, partial, late) is recorded by payments.ts, in the same way.
@@ -34,7 +34,7 @@ export const holdsUniqueCode = (row: Pick<DepositRow, 'method_code'>): boolean =
 export function transitionEntry(row: Pick<DepositRow, 'id'>, history: readonly ActivityRow[], kind: TransitionKind, at: string): ActivityRow {
   const t = TRANSITIONS[kind];
   return {
-    id: newRecordId(), deposit_row_id: row.id, seq: Math.max(0, ...history.map((a) => a.seq)) + 1, activity: t.activity, status: t.to, description: t.description, updated_at: at,
+    id: newRecordId(), deposit_row_id: row.id, seq: seqAfter(history), activity: t.activity, status: t.to, description: t.description, updated_at: at,
   };
 }
 

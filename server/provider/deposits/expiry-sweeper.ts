@@ -8,7 +8,7 @@ import { openDatabase, type Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
 import { enqueueExpiredWebhooks, holdsUniqueCode, isOverdue, transitionEntry } from './expire.js';
-import { activitiesByDeposit, overduePendingIds, paymentsByDeposit, versioned } from './repository.js';
+import { activitiesByDeposit, insertActivities, overduePendingIds, paymentsByDeposit, versioned } from './repository.js';
 import { toDepositView, type DepositRow } from './view.js';
 
 /**
@@ -74,7 +74,7 @@ async function writeExpiries(trx: Transaction<Database>, rows: DepositRow[], now
   if (transfers.length) await trx.deleteFrom('bank_transfer_codes').where('deposit_row_id', 'in', transfers).execute();
   const [histories, payments] = [await activitiesByDeposit(trx, rowIds), await paymentsByDeposit(trx, rowIds)];
   const entries = new Map(rows.map((row) => [row.id, transitionEntry(row, histories.get(row.id) ?? [], 'expired', at)]));
-  await trx.insertInto('deposit_activities').values([...entries.values()]).execute();
+  await insertActivities(trx, [...entries.values()]);
   await enqueueExpiredWebhooks(trx, rows.map((row) => ({
     row, view: toDepositView(row, [...(histories.get(row.id) ?? []), entries.get(row.id)!], payments.get(row.id) ?? [], { detail: true }),
   })), now);

@@ -14,7 +14,7 @@ import { newRecordId } from '../ids.js';
 import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
-import { activitiesOf, depositByDepositId, insertActivities, insertPayment, paymentsOf, releaseUniqueCode, versioned } from './repository.js';
+import { activitiesOf, depositByDepositId, insertActivities, insertPayment, paymentsOf, releaseUniqueCode, seqAfter, versioned } from './repository.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireIfOverdue, holdsUniqueCode, isOverdue } from './expire.js';
 import { paidAmountsOf, toDepositView, type ActivityRow, type DepositRow, type DepositView, type PaymentRow } from './view.js';
@@ -102,7 +102,7 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
     type = 'deposit.partially_paid';
   }
   const updated = await trx.updateTable('deposits').set(versioned(changes)).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-  let seq = Math.max(0, ...history.map((a) => a.seq)) + 1;
+  let seq = seqAfter(history);
   const added: ActivityRow[] = entries.map((entry) => ({ id: newRecordId(), deposit_row_id: row.id, seq: seq++, ...entry, updated_at: at }));
   await insertActivities(trx, added);
   const view = toDepositView(updated, [...history, ...added], [...payments, payment], { detail: true });

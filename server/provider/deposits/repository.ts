@@ -177,13 +177,18 @@ export async function releaseUniqueCode(db: Queryable, depositRowId: string): Pr
 // ---------------------------------------------------------------------------------------------------------
 // Activity history
 
-export async function insertActivity(db: Queryable, activity: NewActivity): Promise<void> {
-  await db.insertInto('deposit_activities').values(activity).execute();
+export function insertActivity(db: Queryable, activity: NewActivity): Promise<void> {
+  return insertActivities(db, [activity]);
 }
 
 /** Several history entries in one statement. */
 export async function insertActivities(db: Queryable, activities: NewActivity[]): Promise<void> {
   if (activities.length) await db.insertInto('deposit_activities').values(activities).execute();
+}
+
+/** The sequence number of the entry that follows `history` (a deposit's entries already read; 1 for the first). */
+export function seqAfter(history: readonly Pick<ActivityRow, 'seq'>[]): number {
+  return Math.max(0, ...history.map((a) => a.seq)) + 1;
 }
 
 /** The sequence number the next history entry of a deposit takes (1 for the first). */
