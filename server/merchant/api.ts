@@ -8,6 +8,8 @@ import { cors } from 'hono/cors';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
+import { checkConfiguration, connectionAsGiven, type CheckReport } from './check.js';
+import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
 import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
 import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
 import { eventStreams } from './events-stream.js';
@@ -44,6 +46,13 @@ export type KasirApi = Hono & {
   createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
   /** GET /healthz and GET /readyz, mounted in this app and, by the merchant server, at its root. */
   readonly probes: Hono;
+  /**
+   * Checks the configuration against the payment service (and Redis): one result per check, a failing one naming the
+   * setting to fix; `ok` when all pass (docs/going-live.md). `kasir-merchant check` prints the same.
+   */
+  check(): Promise<CheckReport>;
+  /** The service's deposits, newest first, each with its orderId where this backend knows it (docs/going-live.md). */
+  listDeposits(query?: DepositsQuery): Promise<DepositRecord[]>;
   /** Resolves when the shared state (Redis) answers; throws otherwise (what /readyz tells). */
   ready(): Promise<void>;
   /**
@@ -122,7 +131,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
   const client = new PaymentServiceClient(() => {
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken } = connection();
-    return { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, fetch: options.fetch, now, onFailure: (err) => warnings.paymentService(err) };
+    return { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, fetch: options.fetch, now, signRequest: options.signRequest, onFailure: (err) => warnings.paymentService(err) };
   });
   const service = new MerchantService(client, config, shared, {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
@@ -232,6 +241,11 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     service,
     probes,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
+    check: () => checkConfiguration({
+      ...connectionAsGiven(options), allowedOrigins: config.allowedOrigins, sandbox: config.sandbox, redisUrl: config.redisUrl,
+      pingRedis: () => shared.ping(), fetch: options.fetch, signRequest: options.signRequest,
+    }),
+    listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),
     ready,
     drain: streams.drain,
     close: async () => {
