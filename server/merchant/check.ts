@@ -96,7 +96,8 @@ async function checkService(input: CheckInput, baseUrl: string | undefined): Pro
     });
     await res.body?.cancel();
   } catch (err) {
-    const code = (err instanceof Error && (err.cause as NodeJS.ErrnoException | undefined)?.code) || (err instanceof Error ? err.name : String(err));
+    const cause = err instanceof Error ? (err.cause as NodeJS.ErrnoException | undefined) : undefined;
+    const code = cause?.code || cause?.message || (err instanceof Error ? err.message : String(err));
     return fail(name, `nothing answers at ${baseUrl} (${code}): check ${SETTING.baseUrl}`);
   }
   if (res.status === 404) return fail(name, `${baseUrl} answers, but not as the payment service (404 on /v1/deposit): ${SETTING.baseUrl} is the service's origin, without /v1`);
