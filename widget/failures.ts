@@ -60,6 +60,11 @@ function attribute(name: string, c: Context) {
       ? 'the endpoint attribute is missing: set it to the URL of your widget API, e.g. endpoint="/api"'
       : 'the amount attribute is missing: set amount (and currency), order-id or checkout-id';
   }
+  // A thousands separator ("150.000" is Rp 150,000, not Rp 150): named, with the amount written without it.
+  const separator = name == 'amount' && /^\d{1,3}(?:([.,' ])\d{3})+(?:[.,]\d+)?$/.exec(value)?.[1];
+  if (separator) {
+    return `invalid amount "${value}": it is written with ${separator == ' ' ? 'a space' : `"${separator}"`} as a thousands separator; write a plain decimal number without it, e.g. "${value.split(separator).join('').replace(',', '.')}"`;
+  }
   const why =
     name == 'endpoint'
       ? 'the URL or path of your widget API, e.g. "https://shop.example/api" or "/api"'
@@ -101,6 +106,11 @@ export default function describe(err: ApiError, c: Context): Described | undefin
     kind = 'config';
     failure = 'setup';
     if (!err.message) message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
+  } else if (s == 403) {
+    // The shop's server refused this page's origin (KASIR_ALLOWED_ORIGINS): its message names the origin and the setting.
+    kind = 'config';
+    failure = 'setup';
+    message = `kasir-checkout: ${message}`;
   } else if (s == 429) {
     failure = 'busy';
     action = 'retry';

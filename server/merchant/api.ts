@@ -9,6 +9,7 @@ import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
 import { checkConfiguration, connectionAsGiven, type CheckReport } from './check.js';
+import { isRefusedOrigin, refuseOrigin } from './origins.js';
 import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
 import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
 import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
@@ -102,7 +103,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const now = options.now ?? Date.now;
   // A library warns (DESIGN.md section 11) and logs nothing else unless asked (KASIR_LOG_LEVEL or a logger).
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
-  const warnings = new Warnings(log);
+  const warnings = new Warnings(log, now);
   // The connection to the payment service, read (from the options, else the environment) at its first use: creating
   // the API reads no secret, so a build with no settings present passes.
   const connection = () => {
@@ -144,8 +145,10 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // Preflights go through hono's cors. On the actual requests hono's cors writes to c.res.headers, which
   // makes every answer a full WHATWG Response (a third of a status read's cost), so the two headers a
   // cross-origin answer needs are prepared with c.header() instead, and only when there is an Origin.
+  // Any origin's preflight is answered, so that a refused page's request itself comes and gets a refusal it can read
+  // (./origins.ts: a 403 before any route runs).
   const preflight = cors({
-    origin: (origin, c) => (isAllowedOrigin(origin, c.req.header('host'), c.req.url, config) ? origin : null),
+    origin: (origin) => origin || null,
     allowMethods: ['GET', 'POST', 'OPTIONS'],
     allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID'],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
@@ -161,10 +164,11 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     const origin = c.req.header('origin');
     if (origin) {
       c.header('Vary', 'Origin');
-      if (isAllowedOrigin(origin, c.req.header('host'), c.req.url, config)) {
+      const allowed = isAllowedOrigin(origin, c.req.header('host'), c.req.url, config);
+      if (allowed) {
         c.header('Access-Control-Allow-Origin', origin);
         c.header('Access-Control-Expose-Headers', exposedHeaders);
-      }
+      } else if (isRefusedOrigin(origin, allowed, c.req.header('sec-fetch-site'))) return refuseOrigin(c, origin, config, warnings);
     }
     await next();
   });
