@@ -187,7 +187,7 @@ async function checkRedis(input: CheckInput): Promise<CheckResult> {
 }
 
 /** Whether a URL's host is this machine (localhost, 127.0.0.0/8, ::1). */
-export function isLoopbackUrl(url: string): boolean {
+function isLoopbackUrl(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';

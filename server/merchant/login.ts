@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { PaymentServiceClient } from './client/client.js';
 
-export const LOGIN_USAGE = `Usage: kasir-merchant login [--base-url URL] [--email EMAIL] [--password PASSWORD] [--otp CODE] [--mailbox] [--expiring]
+const LOGIN_USAGE = `Usage: kasir-merchant login [--base-url URL] [--email EMAIL] [--password PASSWORD] [--otp CODE] [--mailbox] [--expiring]
 Signs in to the payment service with email, password and the code it emails, and prints KASIR_ACCESS_TOKEN=... on stdout.
   --base-url   the service's origin (default KASIR_BASE_URL, else asked)
   --email      default KASIR_EMAIL, else asked

@@ -8,7 +8,7 @@ import type { MerchantConfig } from './config.js';
 import type { Warnings } from './warnings.js';
 
 /** What the refusal says: the origin, and the setting that would allow it. */
-export const originRefusalMessage = (origin: string) =>
+const originRefusalMessage = (origin: string) =>
   `This page's origin ${origin} is not allowed to use this shop's payment API: add it to KASIR_ALLOWED_ORIGINS (allowedOrigins) on the shop's server`;
 
 /**

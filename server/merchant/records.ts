@@ -37,7 +37,7 @@ export interface DepositRecord {
 }
 
 /** The columns of the CSV, in order: every field of a DepositRecord. */
-export const DEPOSIT_COLUMNS = [
+const DEPOSIT_COLUMNS = [
   'depositId', 'orderId', 'status', 'createdAt', 'updatedAt', 'depositType', 'method', 'currency', 'amount', 'paidAmount',
   'remainingAmount', 'overpaidAmount', 'reference',
 ] as const satisfies ReadonlyArray<keyof DepositRecord>;
@@ -54,13 +54,13 @@ export type SavedCheckoutLookup = (checkoutId: string) => Promise<SavedCheckout 
  * The shop's order id of a deposit: a checkout's deposit has the checkout's id, and the backend keeps the order of each
  * checkout it created. The one place an order id is looked up for the records (wire a fuller order store here).
  */
-export async function orderIdOf(deposit: Pick<Deposit, 'depositId'>, lookup: SavedCheckoutLookup): Promise<string | null> {
+async function orderIdOf(deposit: Pick<Deposit, 'depositId'>, lookup: SavedCheckoutLookup): Promise<string | null> {
   const saved = await lookup(deposit.depositId).catch(() => undefined);
   return saved?.orderId ?? null;
 }
 
 /** Checks a query's values (a 400 naming the field, as for the widget API's own input). */
-export function checkDepositsQuery(query: DepositsQuery = {}): { since?: number; status?: DepositStatus; limit: number } {
+function checkDepositsQuery(query: DepositsQuery = {}): { since?: number; status?: DepositStatus; limit: number } {
   let since: number | undefined;
   if (query.since !== undefined) {
     since = query.since instanceof Date ? query.since.getTime() : /^\d{4}-\d{2}-\d{2}/.test(query.since) ? Date.parse(query.since) : NaN;
