@@ -3,16 +3,17 @@
 
 /**
  * The thousands separator in `amount` (`.`, `,`, a space or `'`) when it is written with one, for a currency with
- * `decimals` places; undefined when it is a plain decimal. "150.000" is a separator in rupiah (no decimals) and in
- * dollars (two), but a decimal point in a three-decimal currency.
+ * `decimals` places; undefined when it is a plain decimal. "150.000" is a separator in rupiah (no decimals); in
+ * dollars it is left to the decimal-places rule; "150,000" and "1.500.000" are separators in any currency.
  */
 export function thousandsSeparatorIn(amount: string, decimals: number): string | undefined {
   const match = /^\d{1,3}((?:([.,' \u00a0])\d{3})+)(?:([.,])\d+)?$/.exec(amount.trim());
   if (!match) return undefined;
   const [, groups, separator, decimalMark] = match;
   if (decimalMark === separator) return undefined; // "1.234.5": no reading of it is an amount; the usual refusal tells
-  const single = groups.length === 4; // one group: "150.000"
-  if (single && !decimalMark && separator === '.' && decimals >= 3) return undefined;
+  // One "." group ("150.000"): a separator in a currency without decimals; in one with cents it may be a decimal point
+  // with a digit too many ("10.125" dollars), which the decimal-places refusal tells.
+  if (groups.length === 4 && !decimalMark && separator === '.' && decimals > 0) return undefined;
   return separator;
 }
 
