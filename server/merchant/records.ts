@@ -78,14 +78,20 @@ function checkDepositsQuery(query: DepositsQuery = {}): { since?: number; status
 export async function listDepositRecords(client: PaymentServiceClient, lookup: SavedCheckoutLookup, query: DepositsQuery = {}): Promise<DepositRecord[]> {
   const { since, status, limit } = checkDepositsQuery(query);
   const records: DepositRecord[] = [];
+  // One page size throughout (pages of another size would overlap); a deposit created meanwhile shifts the pages by
+  // one, so one seen already is skipped.
+  const size = Math.min(PAGE_SIZE, limit);
+  const seen = new Set<string>();
   for (let page = 1; records.length < limit; page++) {
-    const answer = await client.listDeposits({ limit: Math.min(PAGE_SIZE, limit - records.length), page, sort: '-createdAt', status });
+    const answer = await client.listDeposits({ limit: size, page, sort: '-createdAt', status });
     let older = false;
     for (const deposit of answer.docs) {
       if (since !== undefined && Date.parse(deposit.createdAt) < since) {
         older = true; // newest first: every later one is older still
         break;
       }
+      if (seen.has(deposit.depositId)) continue;
+      seen.add(deposit.depositId);
       records.push(await recordOf(deposit, lookup));
       if (records.length >= limit) break;
     }

@@ -107,3 +107,39 @@ describe('the shop\'s records', () => {
     assert.match(refused.stderr, /KASIR_CLIENT_SECRET/);
   });
 });
+
+describe('the records follow the service\'s pages', () => {
+  it('takes pages of one size up to the limit, newest first, each deposit once, and stops at since', async () => {
+    // A stand-in service with 250 deposits, one a minute, newest first on sort=-createdAt, paged as the interface says.
+    const base = Date.parse('2026-11-01T00:00:00Z');
+    const all = Array.from({ length: 250 }, (_, i) => ({
+      depositId: `dep-${String(i).padStart(3, '0')}`, status: 'completed', createdAt: new Date(base + i * 60_000).toISOString(), updatedAt: new Date(base + i * 60_000).toISOString(),
+      depositType: 'fiat', paymentFiat: { bankCode: 'QRIS' }, paymentCrypto: {}, inputCurrency: 'IDR', inputAmount: 1000 + i, paidAmount: 1000 + i, remainingAmount: 0, overpaidAmount: 0, reference: '',
+    })).reverse();
+    const asked: string[] = [];
+    const serviceFetch: typeof fetch = async (input) => {
+      const url = new URL(String(input));
+      asked.push(url.search);
+      const limit = Number(url.searchParams.get('limit'));
+      const page = Number(url.searchParams.get('page'));
+      const docs = all.slice((page - 1) * limit, page * limit);
+      return Response.json({ statusCode: 200, message: 'OK', data: { docs, totalDocs: all.length, limit, page, hasNextPage: page * limit < all.length } });
+    };
+    const kasir = createKasirApi({ baseUrl: 'https://service.example', clientId: 'a', clientSecret: 'b', accessToken: 'c', webhookSecret: 'whsec_eA==', fetch: serviceFetch });
+    try {
+      const records = await kasir.listDeposits({ limit: 150 });
+      assert.equal(records.length, 150);
+      assert.equal(new Set(records.map((r) => r.depositId)).size, 150);
+      assert.deepEqual([records[0].depositId, records[149].depositId], ['dep-249', 'dep-100']);
+      assert.deepEqual(asked, ['?limit=100&page=1&sort=-createdAt', '?limit=100&page=2&sort=-createdAt']);
+      assert.equal(records[0].amount, '1249');
+
+      asked.length = 0;
+      const recent = await kasir.listDeposits({ since: new Date(base + 245 * 60_000).toISOString(), limit: 1000 });
+      assert.deepEqual(recent.map((r) => r.depositId), ['dep-249', 'dep-248', 'dep-247', 'dep-246', 'dep-245']);
+      assert.equal(asked.length, 1, 'no page after the one that reached since');
+    } finally {
+      await kasir.close();
+    }
+  });
+});
