@@ -85,6 +85,7 @@ export async function listDepositRecords(client: PaymentServiceClient, lookup: S
   for (let page = 1; records.length < limit; page++) {
     const answer = await client.listDeposits({ limit: size, page, sort: '-createdAt', status });
     let older = false;
+    const batch: Deposit[] = [];
     for (const deposit of answer.docs) {
       if (since !== undefined && Date.parse(deposit.createdAt) < since) {
         older = true; // newest first: every later one is older still
@@ -92,9 +93,11 @@ export async function listDepositRecords(client: PaymentServiceClient, lookup: S
       }
       if (seen.has(deposit.depositId)) continue;
       seen.add(deposit.depositId);
-      records.push(await recordOf(deposit, lookup));
-      if (records.length >= limit) break;
+      batch.push(deposit);
+      if (records.length + batch.length >= limit) break;
     }
+    // A page's order ids looked up together (one Redis round trip each, at once).
+    records.push(...(await Promise.all(batch.map((deposit) => recordOf(deposit, lookup)))));
     if (older || !answer.hasNextPage || answer.docs.length === 0) break;
   }
   return records;
