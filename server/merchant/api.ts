@@ -8,7 +8,7 @@ import { cors } from 'hono/cors';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
-import { checkConfiguration, connectionAsGiven, type CheckReport } from './check.js';
+import { checkConfiguration, connectionAsGiven, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
 import { isRefusedOrigin, refuseOrigin } from './origins.js';
 import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
 import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
@@ -106,9 +106,15 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const warnings = new Warnings(log, now);
   // The connection to the payment service, read (from the options, else the environment) at its first use: creating
   // the API reads no secret, so a build with no settings present passes.
+  let sandboxTold = !checked.settings.sandbox;
   const connection = () => {
     try {
-      return checked.connection();
+      const resolved = checked.connection();
+      if (!sandboxTold) {
+        sandboxTold = true; // once per process: a live shop left in sandbox mode (docs/going-live.md)
+        if (sandboxAgainstRemote(checked.settings.sandbox, resolved.baseUrl)) log.warn({ baseUrl: resolved.baseUrl, check: 'KASIR_SANDBOX' }, SANDBOX_REMOTE_WARNING);
+      }
+      return resolved;
     } catch (err) {
       if (err instanceof ConfigError) warnings.config(err);
       throw err;

@@ -193,6 +193,16 @@ function isLoopbackUrl(url: string): boolean {
   return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
+/**
+ * Whether sandbox mode is on against a service not on this machine: what a live shop must never run with. The backend
+ * warns once when it first uses such a connection (and `check` fails).
+ */
+export function sandboxAgainstRemote(sandbox: boolean, baseUrl: string): boolean {
+  return sandbox && !isLoopbackUrl(baseUrl);
+}
+
+export const SANDBOX_REMOTE_WARNING = 'sandbox mode is on against a payment service that is not on this machine: anyone can mark a checkout paid or expired through /api/sandbox/...; turn KASIR_SANDBOX (sandbox) off for a live shop';
+
 function checkSandbox(sandbox: boolean, baseUrl: string | undefined): CheckResult {
   const name = 'sandbox';
   if (!sandbox) return pass(name, 'off');

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createKasirApi } from '../../server/merchant/api';
 import type { CheckReport } from '../../server/merchant/check';
-import { startUpstream, type Upstream } from './support';
+import { createLogger } from '../../server/merchant/index';
+import { call, startUpstream, type Upstream } from './support';
 
 const NAMES = ['service', 'credentials', 'accessToken', 'webhookSecret', 'allowedOrigins', 'redis', 'sandbox'];
 
@@ -61,6 +62,25 @@ describe('the configuration check', () => {
       assert.match(checks.sandbox.message, /payments\.example/);
     } finally {
       await kasir.close();
+    }
+  });
+
+  it('warns once, at its first request, when sandbox mode is on against a service not on this machine', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('kasir-merchant', { level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+    const remote = 'https://payments.example';
+    const live = createKasirApi(up.config({ baseUrl: remote, logger, fetch: (input, init) => fetch(String(input).replace(remote, up.provider.url), init) }));
+    const local = createKasirApi(up.config({ logger }));
+    try {
+      assert.deepEqual(lines, [], 'nothing before the first request');
+      for (let i = 0; i < 3; i++) await call(live, 'GET', '/checkouts/chk_unknown');
+      await call(local, 'GET', '/checkouts/chk_unknown');
+      const warned = lines.filter((line) => line.includes('KASIR_SANDBOX'));
+      assert.equal(warned.length, 1, lines.join('\n'));
+      assert.match(warned[0], /sandbox mode is on against a payment service that is not on this machine/);
+    } finally {
+      await live.close();
+      await local.close();
     }
   });
 
