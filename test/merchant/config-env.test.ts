@@ -1,6 +1,7 @@
 // One configuration path: createKasirApi reads the same environment as kasir-merchant (every KASIR_* setting and
 // REDIS_URL), options winning, each wrong variable named; and it still reads no secret before its first request.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,19 @@ afterEach(() => {
   }
   saved.clear();
 });
+
+/** kasir-merchant with only `env` (none of this process's KASIR_* or REDIS_URL). */
+function runCli(args: string[], env: Record<string, string>) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 describe('createKasirApi reads the kasir-merchant environment', () => {
   let up: Upstream;
@@ -118,6 +132,13 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
       assert.deepEqual((await second.listDeposits()).filter((r) => r.depositId === checkout.id), []); // no method chosen yet: no deposit
       await call(second, 'POST', `/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
       assert.equal((await first.listDeposits({ limit: 1 }))[0].orderId, 'order-env-1');
+      // kasir-merchant deposits, from the same environment, finds the order in Redis too.
+      const c = up.provider.credentials;
+      const csv = await runCli(['deposits', '--csv', '--limit', '1'], {
+        KASIR_BASE_URL: c.baseUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret, REDIS_URL: redisUrl!, KASIR_REDIS_PREFIX: process.env.KASIR_REDIS_PREFIX!,
+      });
+      assert.equal(csv.code, 0, csv.stderr);
+      assert.match(csv.stdout.split('\r\n')[1], new RegExp(`^${checkout.id},order-env-1,pending,`));
     } finally {
       await first.close();
       await second.close();
