@@ -60,17 +60,24 @@ function attribute(name: string, c: Context) {
       ? 'the endpoint attribute is missing: set it to the URL of your widget API, e.g. endpoint="/api"'
       : 'the amount attribute is missing: set amount (and currency), order-id or checkout-id';
   }
+  // A thousands separator ("150.000" is Rp 150,000, not Rp 150): named, with the amount written without it. One "."
+  // group in a currency with cents ("10.125" dollars) is a digit too many instead.
+  const grouped = name == 'amount' && /^\d{1,3}(?:([.,' ])\d{3})+(?:[.,]\d+)?$/.exec(value);
+  const separator = grouped && (grouped[1] != '.' || /\..*[.,]/.test(value) || !places(c.currency)) && grouped[1];
+  if (separator) {
+    return `invalid amount "${value}": it is written with ${separator == ' ' ? 'a space' : `"${separator}"`} as a thousands separator; write a plain decimal number without it, e.g. "${value.split(separator).join('').replace(',', '.')}"`;
+  }
   const why =
     name == 'endpoint'
       ? 'the URL or path of your widget API, e.g. "https://shop.example/api" or "/api"'
       : name == 'currency'
         ? 'a 3-letter currency code, e.g. IDR'
-        : `a plain decimal number above 0 with no thousands separator and at most ${new Intl.NumberFormat('en', {
-            style: 'currency',
-            currency: c.currency,
-          }).resolvedOptions().maximumFractionDigits} decimal places in ${c.currency.toUpperCase()}, e.g. "150000"`;
+        : `a plain decimal number above 0 with no thousands separator and at most ${places(c.currency)} decimal places in ${c.currency.toUpperCase()}, e.g. "150000"`;
   return `invalid ${name} "${value}": ${why}`;
 }
+
+/** How many decimal places the currency's amounts have. */
+const places = (currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!;
 
 /**
  * The kind of a failure (`config`: the page's setup; `server`: a 5xx; `refused`: another 4xx; a lost connection,
@@ -101,6 +108,11 @@ export default function describe(err: ApiError, c: Context): Described | undefin
     kind = 'config';
     failure = 'setup';
     if (!err.message) message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
+  } else if (s == 403) {
+    // The shop's server refused this page's origin (KASIR_ALLOWED_ORIGINS): its message names the origin and the setting.
+    kind = 'config';
+    failure = 'setup';
+    message = `kasir-checkout: ${message}`;
   } else if (s == 429) {
     failure = 'busy';
     action = 'retry';

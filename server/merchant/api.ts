@@ -8,6 +8,9 @@ import { cors } from 'hono/cors';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
+import { checkConfiguration, connectionAsGiven, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
+import { isRefusedOrigin, refuseOrigin } from './origins.js';
+import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
 import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
 import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
 import { eventStreams } from './events-stream.js';
@@ -44,6 +47,13 @@ export type KasirApi = Hono & {
   createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
   /** GET /healthz and GET /readyz, mounted in this app and, by the merchant server, at its root. */
   readonly probes: Hono;
+  /**
+   * Checks the configuration against the payment service (and Redis): one result per check, a failing one naming the
+   * setting to fix; `ok` when all pass (docs/going-live.md). `kasir-merchant check` prints the same.
+   */
+  check(): Promise<CheckReport>;
+  /** The service's deposits, newest first, each with its orderId where this backend knows it (docs/going-live.md). */
+  listDeposits(query?: DepositsQuery): Promise<DepositRecord[]>;
   /** Resolves when the shared state (Redis) answers; throws otherwise (what /readyz tells). */
   ready(): Promise<void>;
   /**
@@ -93,12 +103,18 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const now = options.now ?? Date.now;
   // A library warns (DESIGN.md section 11) and logs nothing else unless asked (KASIR_LOG_LEVEL or a logger).
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
-  const warnings = new Warnings(log);
+  const warnings = new Warnings(log, now);
   // The connection to the payment service, read (from the options, else the environment) at its first use: creating
   // the API reads no secret, so a build with no settings present passes.
+  let sandboxTold = !checked.settings.sandbox;
   const connection = () => {
     try {
-      return checked.connection();
+      const resolved = checked.connection();
+      if (!sandboxTold) {
+        sandboxTold = true; // once per process: a live shop left in sandbox mode (docs/going-live.md)
+        if (sandboxAgainstRemote(checked.settings.sandbox, resolved.baseUrl)) log.warn({ baseUrl: resolved.baseUrl, check: 'KASIR_SANDBOX' }, SANDBOX_REMOTE_WARNING);
+      }
+      return resolved;
     } catch (err) {
       if (err instanceof ConfigError) warnings.config(err);
       throw err;
@@ -122,7 +138,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
   const client = new PaymentServiceClient(() => {
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken } = connection();
-    return { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, fetch: options.fetch, now, onFailure: (err) => warnings.paymentService(err) };
+    return { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, fetch: options.fetch, now, signRequest: options.signRequest, onFailure: (err) => warnings.paymentService(err) };
   });
   const service = new MerchantService(client, config, shared, {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
@@ -135,8 +151,10 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // Preflights go through hono's cors. On the actual requests hono's cors writes to c.res.headers, which
   // makes every answer a full WHATWG Response (a third of a status read's cost), so the two headers a
   // cross-origin answer needs are prepared with c.header() instead, and only when there is an Origin.
+  // Any origin's preflight is answered, so that a refused page's request itself comes and gets a refusal it can read
+  // (./origins.ts: a 403 before any route runs).
   const preflight = cors({
-    origin: (origin, c) => (isAllowedOrigin(origin, c.req.header('host'), c.req.url, config) ? origin : null),
+    origin: (origin) => origin || null,
     allowMethods: ['GET', 'POST', 'OPTIONS'],
     allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID'],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
@@ -152,10 +170,11 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     const origin = c.req.header('origin');
     if (origin) {
       c.header('Vary', 'Origin');
-      if (isAllowedOrigin(origin, c.req.header('host'), c.req.url, config)) {
+      const allowed = isAllowedOrigin(origin, c.req.header('host'), c.req.url, config);
+      if (allowed) {
         c.header('Access-Control-Allow-Origin', origin);
         c.header('Access-Control-Expose-Headers', exposedHeaders);
-      }
+      } else if (isRefusedOrigin(origin, allowed, c.req.header('sec-fetch-site'))) return refuseOrigin(c, origin, config, warnings);
     }
     await next();
   });
@@ -232,6 +251,11 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     service,
     probes,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
+    check: () => checkConfiguration({
+      ...connectionAsGiven(options), allowedOrigins: config.allowedOrigins, sandbox: config.sandbox, redisUrl: config.redisUrl,
+      pingRedis: () => shared.ping(), fetch: options.fetch, signRequest: options.signRequest,
+    }),
+    listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),
     ready,
     drain: streams.drain,
     close: async () => {

@@ -4,6 +4,7 @@
 // Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
 import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
+import { COMMANDS_USAGE, isCommand, runCommand } from './commands.js';
 import { startMerchant } from './server.js';
 
 const USAGE = `Usage: kasir-merchant
@@ -14,7 +15,16 @@ Environment: KASIR_BASE_URL, KASIR_CLIENT_ID, KASIR_CLIENT_SECRET, KASIR_ACCESS_
 KASIR_CURRENCIES, KASIR_CHECKOUT_RATE_LIMIT, KASIR_TRANSFER_RATE_LIMIT, KASIR_STATUS_REFRESH_MS, KASIR_WEBHOOK_TOLERANCE_SECONDS, KASIR_TRUST_PROXY,
 KASIR_SSE_MAX_PER_ADDRESS (10), KASIR_SSE_MAX_TOTAL (10000), REDIS_URL (several copies), KASIR_REDIS_PREFIX (kasir:), KASIR_REDIS_TIMEOUT_MS (300),
 KASIR_DATA_DIR (./.kasir; without Redis, its state in KASIR_DATA_DIR/merchant/), KASIR_LOG_LEVEL (info), PORT (3000),
-HOST. Each is described in the @kasir/merchant README, "Configuration".`;
+HOST. Each is described in the @kasir/merchant README, "Configuration".
+
+${COMMANDS_USAGE}`;
+
+// `kasir-merchant check`, `deposits`, `login` (./commands.ts): one task, then exit.
+if (isCommand(process.argv[2])) {
+  const code = await runCommand(process.argv[2], process.argv.slice(3));
+  await new Promise((resolve) => process.stdout.write('', resolve)); // what it printed is out before the exit
+  process.exit(code);
+}
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(USAGE);

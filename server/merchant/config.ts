@@ -8,6 +8,8 @@ import { ConfigError, nearestName } from '../common/config.js';
 import type { Logger } from '../common/log.js';
 import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import type { MerchantHooks } from './hooks.js';
+import { ENV_SETTINGS, settingsFromEnv, type EnvSetting } from './env.js';
+import type { RequestSigner } from './client/signing.js';
 import type { FeesPaidBy } from './model.js';
 
 
@@ -52,6 +54,11 @@ export interface KasirApiOptions extends MerchantHooks {
   fetch?: typeof fetch;
   /** The backend's clock in ms (default Date.now). */
   now?: () => number;
+  /**
+   * Signs the calls to the payment service another way than its default scheme (a service following SNAP BI, say):
+   * gets `{method, path, body, timestamp, clientId, clientSecret}` and answers the headers to send (docs/configuration.md).
+   */
+  signRequest?: RequestSigner;
   /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
   heartbeatMs?: number;
   /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
@@ -203,6 +210,7 @@ const optionsSchema = z.strictObject({
   trustProxy: optional(flag),
   fetch: optional(fn),
   now: optional(fn),
+  signRequest: optional(fn),
   heartbeatMs: optional(int(1)),
   maxStreamMs: optional(int(1)),
   redisUrl: optional(text.regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })),
@@ -256,9 +264,16 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ConfigError(`createKasirApi takes an options object (got ${options === null ? 'null' : typeof options}). ${SEE_README}`);
   }
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const problems = describeIssues(parsed.error, label);
+  // The settings not passed come from the same variables the kasir-merchant command reads (./env.ts), each named
+  // by its variable when it is wrong; the connection waits for the first request (below).
+  const fromEnv = env ? settingsFromEnv(env) : { values: {}, problems: [] };
+  const envNames = (Object.keys(fromEnv.values) as EnvSetting[]).filter((name) => unset(options[name]) === undefined);
+  const merged: Record<string, unknown> = { ...options };
+  for (const name of envNames) merged[name] = fromEnv.values[name];
+  const labelOf: Label = (name) => (envNames.includes(name as EnvSetting) ? ENV_SETTINGS[name as EnvSetting][0] : label(name));
+  const parsed = optionsSchema.safeParse(merged);
+  if (!parsed.success || fromEnv.problems.length) {
+    const problems = [...(parsed.success ? [] : describeIssues(parsed.error, labelOf)), ...fromEnv.problems];
     // Without the environment to fall back on, a missing connection setting is a problem now, told with the others.
     const missing = env ? [] : REQUIRED.filter((name) => unset(options[name]) === undefined);
     if (missing.length) problems.unshift(`missing ${missing.map(label).join(', ')}`);

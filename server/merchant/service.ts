@@ -13,6 +13,7 @@ import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
 import { checkoutView, depositView, orderAmount, type WidgetCheckout } from './views.js';
+import { separatorRefusal, thousandsSeparatorIn } from './separators.js';
 
 interface CheckoutMeta {
   feesPaidBy: FeesPaidBy;
@@ -258,11 +259,13 @@ export class MerchantService {
     const code = currency.toUpperCase();
     if (!this.config.currencies.includes(code)) throw new ApiError(400, `currency: this shop accepts ${this.config.currencies.join(', ')}`);
     const raw = typeof amount === 'number' ? String(amount) : amount;
+    const dp = ZERO_DECIMAL_CURRENCIES.has(code) ? 0 : 2;
+    const separator = typeof raw === 'string' ? thousandsSeparatorIn(raw, dp) : undefined;
+    if (separator) throw new ApiError(400, separatorRefusal('amount', raw as string, separator, dp));
     if (typeof raw !== 'string' || !/^\d{1,64}(\.\d{1,64})?$/.test(raw.trim())) throw new ApiError(400, 'amount: a positive decimal number, e.g. "150000"');
     const value = new Decimal(raw.trim());
     if (value.lte(0)) throw new ApiError(400, 'amount: must be positive');
     if (value.gt(MAX_AMOUNT)) throw new ApiError(400, `amount: at most ${MAX_AMOUNT.toFixed()} ${code}`);
-    const dp = ZERO_DECIMAL_CURRENCIES.has(code) ? 0 : 2;
     if (value.decimalPlaces() > dp) throw new ApiError(400, `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`);
     return { value, code };
   }

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchesEtag } from '../common/etag.js';
 import { depositReadBody, isCheckoutId, type WidgetDepositRead } from '../common/widget-api.js';
 import { API_HEADERS, CORS_EXPOSED_HEADERS, isAllowedOrigin, type KasirApi } from './api.js';
+import { isRefusedOrigin } from './origins.js';
 
 type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -61,6 +62,9 @@ export function answeringStatusPolls(api: KasirApi, fetch: Fetch, now: () => num
     const { incoming, outgoing } = (env ?? {}) as Partial<HttpBindings>;
     // Not served by Node (app.request), or a NUL byte anywhere (the app's to refuse: 400 naming the header).
     if (!incoming || !outgoing || incoming.rawHeaders.some((value) => value.includes(NUL))) return fetch(request, env);
+    // A page on an origin not allowed: the app's refusal (403, readable by it, and a warning).
+    const origin = incoming.headers.origin;
+    if (isRefusedOrigin(origin, !!origin && isAllowedOrigin(origin, incoming.headers.host, request.url, config), incoming.headers['sec-fetch-site'] as string | undefined)) return fetch(request, env);
     const known = service.depositNow(id);
     if (known) return answer(request, incoming, outgoing as ServerResponse, known);
     // The app answers an error in the envelope (a failure is cached: no second upstream call).

@@ -91,13 +91,15 @@ describe('merchant backend: HTTP surface', () => {
       assert.equal(own.headers.get('access-control-allow-origin'), 'http://localhost:3000');
     });
 
-    it('allows no one else, for requests or preflights', async () => {
+    it('serves no one else: another origin\'s preflight is answered so that its request comes, and is refused 403 (readable by it)', async () => {
       const evil = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://evil.example' } });
-      assert.equal(evil.headers.get('access-control-allow-origin'), null);
+      assert.equal(evil.status, 403);
+      assert.equal(evil.headers.get('access-control-allow-origin'), 'https://evil.example');
+      assert.match(((await evil.json()) as { message: string }).message, /https:\/\/evil\.example is not allowed .*KASIR_ALLOWED_ORIGINS/);
       const evilPreflight = await app.request('http://localhost:3000/api/checkouts', {
         method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
       });
-      assert.equal(evilPreflight.headers.get('access-control-allow-origin'), null);
+      assert.equal(evilPreflight.headers.get('access-control-allow-origin'), 'https://evil.example');
     });
 
     it('exposes the ETag header to the page', async () => {
@@ -150,10 +152,12 @@ describe('merchant backend: HTTP surface', () => {
     });
 
     for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/json']) {
-      it(`refuses a checkout sent as ${type}, with a 415 envelope`, async () => {
-        const r = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type, Origin: 'https://evil.example' });
+      it(`refuses a checkout sent as ${type}, with a 415 envelope (from another origin: 403, before its type is read)`, async () => {
+        const r = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type });
         assert.equal(r.status, 415, `${type}: ${r.text}`);
         assert.deepEqual(r.json, { statusCode: 415, error: 'Unsupported Media Type', message: 'Send the body as application/json' });
+        const crossSite = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type, Origin: 'https://evil.example' });
+        assert.equal(crossSite.status, 403, `${type}: ${crossSite.text}`);
       });
     }
 

@@ -105,8 +105,10 @@ describe('merchant backend: the status poll ahead of the router answers as the r
     assert.ok(allowed.headers.some(([name, value]) => name === 'access-control-allow-origin' && value === SHOP));
     const own = await same(() => `/api/checkouts/${checkout.id}/deposit`, (origin) => ({ Origin: origin }));
     assert.ok(own.headers.some(([name]) => name === 'access-control-allow-origin'));
-    const other = await same(() => `/api/checkouts/${checkout.id}/deposit`, () => ({ Origin: 'https://evil.example' }));
-    assert.ok(!other.headers.some(([name]) => name === 'access-control-allow-origin'));
+    // Another origin: the app's refusal, readable by that page (403 naming it), never the deposit.
+    const other = await same(() => `/api/checkouts/${checkout.id}/deposit`, () => ({ Origin: 'https://evil.example' }), 'routed');
+    assert.equal(other.status, 403);
+    assert.ok(other.headers.some(([name, value]) => name === 'access-control-allow-origin' && value === 'https://evil.example'));
     assert.ok(other.headers.some(([name, value]) => name === 'vary' && value === 'Origin'));
     await same(() => `/api/checkouts/${checkout.id}/deposit`, () => ({ Origin: SHOP, 'If-None-Match': '*' }));
   });

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { userView } from '../../server/provider/auth/accounts';
 import { authenticateBearer } from '../../server/provider/http/bearer';
-import { sandboxDeps, type RunningSandbox } from '../../server/provider/main';
 import { bodyOf, errorOf, type Envelope } from '../support/envelope';
-import { createTestProvider, startTestSandbox, type TestProvider, type TestSandbox } from '../support/provider';
+import { createTestProvider, type TestProvider } from '../support/provider';
 
 /** The User of interface 2.1, as verify-login answers it. */
 type User = Awaited<ReturnType<typeof userView>>;
@@ -417,54 +415,6 @@ describe('accounts: rate limits', () => {
     } finally {
       await p.close();
     }
-  });
-});
-
-describe('npm run login (server/cli/login.ts) against a running service', () => {
-  let running: TestSandbox;
-  let provider: RunningSandbox;
-  before(async () => {
-    running = await startTestSandbox('kasir-cli-');
-    provider = running.sandbox;
-  });
-  after(() => running.stop());
-  const run = (args: string[], input?: string, env: Record<string, string> = {}) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/login.ts', ...args], {
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },
-    });
-    if (input !== undefined) child.stdin!.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => { stdout += d; });
-    child.stderr!.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-
-  it('walks through login and OTP from its flags and prints a non-expiring token of the merchant, never echoing the password', async () => {
-    const { credentials } = provider;
-    const ok = await run(['--base-url', provider.url, '--email', credentials.email, '--password', credentials.password, '--mailbox']);
-    assert.equal(ok.code, 0, ok.stderr);
-    const match = /^KASIR_ACCESS_TOKEN=(\S+)\n$/.exec(ok.stdout);
-    assert.ok(match, ok.stdout);
-    assert.equal(jwtPayload(match[1]).exp, undefined, 'non-expiring');
-    const merchant = await authenticateBearer(sandboxDeps(provider), `Bearer ${match[1]}`);
-    assert.equal(merchant.clientId, credentials.clientId);
-    assert.ok(!ok.stderr.includes(credentials.password), 'the password is never echoed');
-  });
-
-  it('takes the prompts on stdin (email, then password) and the base URL from the environment, printing a 24-hour token with --expiring', async () => {
-    const { credentials } = provider;
-    const piped = await run(['--mailbox', '--expiring'], `${credentials.email}\n${credentials.password}\n`, { KASIR_BASE_URL: provider.url });
-    assert.equal(piped.code, 0, piped.stderr);
-    const pipedToken = /^KASIR_ACCESS_TOKEN=(\S+)\n$/.exec(piped.stdout)![1];
-    assert.equal(jwtPayload(pipedToken).exp! - jwtPayload(pipedToken).iat, 24 * 3600);
-  });
-
-  it('exits 1 on a wrong password, saying why on stderr and printing nothing', async () => {
-    const bad = await run(['--base-url', provider.url, '--email', provider.credentials.email, '--password', 'wrong-password', '--otp', '000000']);
-    assert.equal(bad.code, 1);
-    assert.equal(bad.stdout, '');
-    assert.match(bad.stderr, /Invalid email or password/);
   });
 });
 

@@ -1,5 +1,5 @@
-import { signedRequestHeaders } from '../../common/request-signing.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
+import { defaultRequestSigner, type RequestSigner } from './signing.js';
 import type {
   Bank, BanksQuery, Checkout, CheckoutSession, ConvertEstimationBody, Quote, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
   CryptosQuery, CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, LoginBody, MethodChoice, Page,
@@ -21,6 +21,8 @@ export interface PaymentServiceClientOptions {
   fetch?: typeof fetch;
   /** Clock for X-Timestamp (default Date.now). */
   now?: () => number;
+  /** Signs the server-to-server calls another way than the default scheme (./signing.ts): answers their headers. */
+  signRequest?: RequestSigner;
   /**
    * Told of every failure before it is thrown: a refusal or failure answered by the service, or the service not
    * reached (the merchant backend warns with it).
@@ -213,7 +215,8 @@ export class PaymentServiceClient {
     if (options.auth === 'S') {
       const { clientId, clientSecret } = this.options;
       if (!clientId || !clientSecret) throw new Error('The payment-service client has no clientId/clientSecret for a signed call');
-      Object.assign(headers, signedRequestHeaders(clientId, clientSecret, method, target, raw, this.timestamp()));
+      const sign = this.options.signRequest ?? defaultRequestSigner;
+      Object.assign(headers, await sign({ method, path: target, body: raw, timestamp: this.timestamp(), clientId, clientSecret }));
     } else if (options.auth === 'A') {
       if (!this.options.accessToken) throw new Error('The payment-service client has no accessToken for a bearer call');
       headers.Authorization = `Bearer ${this.options.accessToken}`;

@@ -1,0 +1,226 @@
+// `kasir-merchant check` and `kasir.check()`: is this configuration one a live shop can run on? One result per check,
+// each failing one naming the setting to fix (docs/going-live.md). Reads the settings as given, even broken ones, so
+// every problem is told at once instead of the first one thrown.
+import ipaddr from 'ipaddr.js';
+import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
+import { PaymentServiceClient } from './client/client.js';
+import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
+import type { RequestSigner } from './client/signing.js';
+
+export interface CheckResult {
+  /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox. */
+  name: string;
+  ok: boolean;
+  /** What was found; on a failure, the setting to fix. */
+  message: string;
+}
+
+export interface CheckReport {
+  /** Every check passed. */
+  ok: boolean;
+  checks: CheckResult[];
+}
+
+/** The settings checked, as they are (missing or malformed ones included). */
+export interface CheckInput {
+  baseUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  accessToken?: string;
+  webhookSecret?: string;
+  allowedOrigins: readonly string[];
+  sandbox: boolean;
+  redisUrl?: string;
+  /** Resolves when the shared state (Redis) answers, rejects otherwise; asked only when redisUrl is set. */
+  pingRedis?: () => Promise<void>;
+  fetch?: typeof fetch;
+  signRequest?: RequestSigner;
+  /** Longest wait for each call to the service, in ms (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** How a setting is named in a failing line: its variable, then its option. */
+const SETTING = {
+  baseUrl: 'KASIR_BASE_URL (baseUrl)',
+  clientId: 'KASIR_CLIENT_ID (clientId)',
+  clientSecret: 'KASIR_CLIENT_SECRET (clientSecret)',
+  accessToken: 'KASIR_ACCESS_TOKEN (accessToken)',
+  webhookSecret: 'KASIR_WEBHOOK_SECRET (webhookSecret)',
+  allowedOrigins: 'KASIR_ALLOWED_ORIGINS (allowedOrigins)',
+  redisUrl: 'REDIS_URL (redisUrl)',
+  sandbox: 'KASIR_SANDBOX (sandbox)',
+} as const;
+
+/** Runs every check (the calls to the service and Redis at once) and answers them in a fixed order. */
+export async function checkConfiguration(input: CheckInput): Promise<CheckReport> {
+  const baseUrl = httpUrl(input.baseUrl);
+  const client = baseUrl
+    ? new PaymentServiceClient({
+      baseUrl, clientId: input.clientId, clientSecret: input.clientSecret, accessToken: input.accessToken,
+      fetch: input.fetch, signRequest: input.signRequest, timeoutMs: input.timeoutMs ?? 10_000,
+    })
+    : undefined;
+  const checks = await Promise.all([
+    checkService(input, baseUrl),
+    checkCredentials(input, client),
+    checkAccessToken(input, client),
+    checkWebhookSecret(input.webhookSecret),
+    checkAllowedOrigins(input.allowedOrigins),
+    checkRedis(input),
+    checkSandbox(input.sandbox, baseUrl),
+  ]);
+  return { ok: checks.every((check) => check.ok), checks };
+}
+
+const pass = (name: string, message: string): CheckResult => ({ name, ok: true, message });
+const fail = (name: string, message: string): CheckResult => ({ name, ok: false, message });
+
+function httpUrl(value: string | undefined): string | undefined {
+  try {
+    const url = new URL(value ?? '');
+    return ['http:', 'https:'].includes(url.protocol) ? url.href.replace(/\/+$/, '') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The service answers at baseUrl: any HTTP answer to an unsigned list call (a 401 is the expected one). */
+async function checkService(input: CheckInput, baseUrl: string | undefined): Promise<CheckResult> {
+  const name = 'service';
+  if (!input.baseUrl) return fail(name, `${SETTING.baseUrl} is not set: the payment service's origin, e.g. https://api.service.example`);
+  if (!baseUrl) return fail(name, `${SETTING.baseUrl} is not an http(s) URL (got ${JSON.stringify(input.baseUrl)})`);
+  let res: Response;
+  try {
+    res = await (input.fetch ?? globalThis.fetch)(`${baseUrl}/v1/deposit?limit=1`, {
+      headers: { Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(input.timeoutMs ?? 10_000),
+    });
+    await res.body?.cancel();
+  } catch (err) {
+    const cause = err instanceof Error ? (err.cause as NodeJS.ErrnoException | undefined) : undefined;
+    const code = cause?.code || cause?.message || (err instanceof Error ? err.message : String(err));
+    return fail(name, `nothing answers at ${baseUrl} (${code}): check ${SETTING.baseUrl}`);
+  }
+  if (res.status === 404) return fail(name, `${baseUrl} answers, but not as the payment service (404 on /v1/deposit): ${SETTING.baseUrl} is the service's origin, without /v1`);
+  if (res.status >= 300 && res.status < 400) return fail(name, `${baseUrl} redirects (${res.status}${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}): set ${SETTING.baseUrl} to where it points`);
+  return pass(name, `the payment service answers at ${baseUrl}`);
+}
+
+/** Client id and secret accepted: a signed GET /v1/deposit?limit=1. */
+async function checkCredentials(input: CheckInput, client: PaymentServiceClient | undefined): Promise<CheckResult> {
+  const name = 'credentials';
+  const missing = (['clientId', 'clientSecret'] as const).filter((key) => !input[key]);
+  if (missing.length) return fail(name, `${missing.map((key) => SETTING[key]).join(' and ')} not set`);
+  if (!client) return fail(name, `not checked: ${SETTING.baseUrl} is missing or malformed`);
+  try {
+    await client.listDeposits({ limit: 1 });
+    return pass(name, 'client id and secret accepted (a signed GET /v1/deposit?limit=1)');
+  } catch (err) {
+    if (err instanceof PaymentServiceError && err.isAuth) {
+      // The interface does not say how a refusal reads; the usual words point at one setting, else both.
+      const said = err.message.toLowerCase();
+      const settings = /client|x-client-id/.test(said) && /unknown|not registered|not found|invalid client/.test(said)
+        ? SETTING.clientId
+        : /signature/.test(said) ? `${SETTING.clientSecret}${input.signRequest ? ' (or the signRequest option)' : ''}`
+          : /timestamp/.test(said) ? "this server's clock" : `${SETTING.clientId} and ${SETTING.clientSecret}`;
+      return fail(name, `the service refused the signed call: ${err.statusCode} "${err.message}": check ${settings}`);
+    }
+    return fail(name, failureOf(err, 'GET /v1/deposit'));
+  }
+}
+
+/** Access token accepted: GET /v1/deposit/payment-method with it. */
+async function checkAccessToken(input: CheckInput, client: PaymentServiceClient | undefined): Promise<CheckResult> {
+  const name = 'accessToken';
+  if (!input.accessToken) return fail(name, `${SETTING.accessToken} is not set (\`kasir-merchant login\` prints one)`);
+  if (!client) return fail(name, `not checked: ${SETTING.baseUrl} is missing or malformed`);
+  try {
+    await client.listPaymentMethods();
+    return pass(name, 'access token accepted (GET /v1/deposit/payment-method)');
+  } catch (err) {
+    if (err instanceof PaymentServiceError && err.isAuth) {
+      return fail(name, `the service refused the access token: ${err.statusCode} "${err.message}": check ${SETTING.accessToken} (\`kasir-merchant login\` prints a new one)`);
+    }
+    return fail(name, failureOf(err, 'GET /v1/deposit/payment-method'));
+  }
+}
+
+function failureOf(err: unknown, call: string): string {
+  if (err instanceof PaymentServiceUnavailableError) return `not checked: the service does not answer ${call} (${err.message}): check ${SETTING.baseUrl}`;
+  if (err instanceof PaymentServiceError) return `the service failed ${call}: ${err.statusCode} "${err.message}"`;
+  return `${call} failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+function checkWebhookSecret(secret: string | undefined): CheckResult {
+  const name = 'webhookSecret';
+  if (!secret) return fail(name, `${SETTING.webhookSecret} is not set: the secret the service's dashboard shows for this shop's webhook URL`);
+  if (!WEBHOOK_SECRET_FORMAT.test(secret)) return fail(name, `${SETTING.webhookSecret} is malformed: it must be whsec_ followed by base64`);
+  return pass(name, 'webhook secret well formed (whsec_...); whether it is the service\'s shows at the first webhook');
+}
+
+function checkAllowedOrigins(values: readonly string[]): CheckResult {
+  const name = 'allowedOrigins';
+  const bad = values.filter((value) => !isOrigin(value));
+  if (bad.length) return fail(name, `${SETTING.allowedOrigins}: ${bad.map((value) => JSON.stringify(value)).join(', ')} ${bad.length > 1 ? 'are not origins' : 'is not an origin'} (scheme://host[:port], no path)`);
+  return pass(name, values.length ? `${values.join(', ')}` : "none: only the API's own origin may call it");
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return ['http:', 'https:'].includes(url.protocol) && url.origin === value.replace(/\/+$/, '');
+  } catch {
+    return false;
+  }
+}
+
+async function checkRedis(input: CheckInput): Promise<CheckResult> {
+  const name = 'redis';
+  if (!input.redisUrl) return pass(name, 'not set: one copy of the backend only (more than one needs REDIS_URL)');
+  if (!/^rediss?:\/\/\S+$/.test(input.redisUrl)) return fail(name, `${SETTING.redisUrl} must be a redis:// or rediss:// URL`);
+  try {
+    if (!input.pingRedis) throw new Error('no shared state to ask');
+    await input.pingRedis();
+    return pass(name, 'Redis answers');
+  } catch (err) {
+    return fail(name, `Redis does not answer (${err instanceof Error ? err.message : String(err)}): check ${SETTING.redisUrl}`);
+  }
+}
+
+/** Whether a URL's host is this machine (localhost, 127.0.0.0/8, ::1). */
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
+}
+
+/**
+ * Whether sandbox mode is on against a service not on this machine: what a live shop must never run with. The backend
+ * warns once when it first uses such a connection (and `check` fails).
+ */
+export function sandboxAgainstRemote(sandbox: boolean, baseUrl: string): boolean {
+  return sandbox && !isLoopbackUrl(baseUrl);
+}
+
+export const SANDBOX_REMOTE_WARNING = 'sandbox mode is on against a payment service that is not on this machine: anyone can mark a checkout paid or expired through /api/sandbox/...; turn KASIR_SANDBOX (sandbox) off for a live shop';
+
+function checkSandbox(sandbox: boolean, baseUrl: string | undefined): CheckResult {
+  const name = 'sandbox';
+  if (!sandbox) return pass(name, 'off');
+  if (baseUrl && !isLoopbackUrl(baseUrl)) {
+    return fail(name, `sandbox mode is on against ${new URL(baseUrl).host}, which is not a local sandbox: turn ${SETTING.sandbox} off (it lets anyone mark a checkout paid or expired through /api/sandbox/...)`);
+  }
+  return pass(name, 'on, against a sandbox on this machine');
+}
+
+const CONNECTION_VARIABLES = {
+  baseUrl: 'KASIR_BASE_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET', accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET',
+} as const;
+
+/** The connection as given: each option passed, else its variable (unchecked: the checks tell what is wrong). */
+export function connectionAsGiven(options: Partial<Record<keyof typeof CONNECTION_VARIABLES, string>>, env: NodeJS.ProcessEnv = process.env): Pick<CheckInput, keyof typeof CONNECTION_VARIABLES> {
+  const given: Pick<CheckInput, keyof typeof CONNECTION_VARIABLES> = {};
+  for (const [name, variable] of Object.entries(CONNECTION_VARIABLES) as Array<[keyof typeof CONNECTION_VARIABLES, string]>) {
+    given[name] = options[name]?.trim() || env[variable]?.trim() || undefined;
+  }
+  return given;
+}
