@@ -81,8 +81,6 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/sandbox/ewallet/:depositId/decline', auth: N, page: true },
   { method: 'GET', route: '/sandbox/mailbox', auth: N, query: ['email', 'to'] },
   { method: 'GET', route: '/docs', auth: N },
-  { method: 'GET', route: '/docs/initializer.js', auth: N },
-  { method: 'GET', route: '/docs/:asset', auth: N },
   { method: 'GET', route: '/v1/openapi.json', auth: N },
 ];
 
