@@ -151,11 +151,13 @@ export class RefundForm implements ReactiveController {
 
   readonly id: string;
   private readonly host: Host;
+  private readonly deposit: Deposit;
 
   /** For the element `host` (kasir-checkout.ts) and its finished deposit `deposit`. */
-  constructor(host: ReactiveControllerHost & HTMLElement, private readonly deposit: Deposit) {
+  constructor(host: ReactiveControllerHost & HTMLElement, deposit: Deposit) {
     // The element's own members this form uses (private to its class in TypeScript: the element exports no such API).
     this.host = host as unknown as Host;
+    this.deposit = deposit;
     this.id = deposit.id;
     host.addController(this);
     void this.load();
