@@ -191,7 +191,7 @@ const chunkPerView = (): Plugin => ({
   apply: 'build',
   enforce: 'pre',
   async resolveId(source, importer, options) {
-    const view = importer?.match(/\/widget\/views\/(va|qris|ewallet|crypto|refund)\.ts$/)?.[1] ?? importer?.match(/\?view=(\w+)$/)?.[1];
+    const view = importer?.match(/\/widget\/views\/(va|qris|ewallet|crypto)\.ts$/)?.[1] ?? importer?.match(/\?view=(\w+)$/)?.[1];
     if (!view || options.kind === 'dynamic-import') return null;
     const resolved = await this.resolve(source, importer!.replace(/\?.*$/, ''), { ...options, skipSelf: true });
     return resolved && !resolved.external ? { ...resolved, id: `${resolved.id}?view=${view}` } : resolved;

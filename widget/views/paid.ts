@@ -75,7 +75,7 @@ const note = (k: PaidKit) => {
  */
 const said = (k: PaidKit) => {
   const { d } = k;
-  if (d.status !== 'pending') import('./refund.js').then((m) => m.offer(k.host, d), () => {});
+  if (d.status !== 'pending') import('./refund.js').then((m) => m.offer(k), () => {});
   return d.status === 'pending' ? filled(k, 'partial') : `${k.text(words)[d.status]} ${note(k)}`;
 };
 

@@ -6,10 +6,10 @@
 // amount shown is the backend's (the payment service's count); the form never sends one. Its own chunk, loaded by the
 // element only when money is owed: no other payment downloads it.
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { html, nothing, type TemplateResult } from 'lit/html.js';
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController, ReactiveControllerHost, TemplateResult, html as Html, nothing as Nothing } from 'lit';
 import type { WidgetApi } from '../api.js';
 import type { Locale } from '../i18n.js';
+import type { PaidKit } from './paid.js';
 import type { Deposit, RefundClaim, RefundClaimBody, RefundField } from '../types.js';
 
 /**
@@ -152,13 +152,18 @@ export class RefundForm implements ReactiveController {
   readonly id: string;
   private readonly host: Host;
   private readonly deposit: Deposit;
+  /** Lit's tags, the element's own (this chunk carries no copy of Lit, which would touch the DOM when loaded). */
+  private readonly html: typeof Html;
+  private readonly nothing: typeof Nothing;
 
-  /** For the element `host` (kasir-checkout.ts) and its finished deposit `deposit`. */
-  constructor(host: ReactiveControllerHost & HTMLElement, deposit: Deposit) {
+  /** For the element and its finished deposit, as views/paid.ts's kit holds them. */
+  constructor({ host, d, html, nothing }: PaidKit) {
     // The element's own members this form uses (private to its class in TypeScript: the element exports no such API).
     this.host = host as unknown as Host;
-    this.deposit = deposit;
-    this.id = deposit.id;
+    this.deposit = d;
+    this.id = d.id;
+    this.html = html;
+    this.nothing = nothing;
     host.addController(this);
     void this.load();
   }
@@ -179,8 +184,8 @@ export class RefundForm implements ReactiveController {
   }
 
   /** The form, or once sent the line saying the shop has the details; nothing when no form is offered. */
-  render(): TemplateResult | typeof nothing {
-    const { offer, host, deposit } = this;
+  render(): TemplateResult | typeof Nothing {
+    const { offer, host, deposit, html, nothing } = this;
     const t = host.text(words);
     // Only under its own deposit (the element may have moved on to a new checkout).
     if (!offer || host.dp?.id !== this.id) return nothing;
@@ -296,8 +301,8 @@ function sheetOf() {
   return created;
 }
 
-/** Gives the element `host` the refund form of its finished deposit `deposit` (once per deposit). */
-export function offer(host: ReactiveControllerHost & HTMLElement, deposit: Deposit) {
-  const element = host as unknown as Host;
-  if (element.rf?.id !== deposit.id) element.rf = new RefundForm(host, deposit);
+/** Gives the element the refund form of its finished deposit (once per deposit), from views/paid.ts's kit. */
+export function offer(kit: PaidKit) {
+  const element = kit.host as unknown as Host;
+  if (element.rf?.id !== kit.d.id) element.rf = new RefundForm(kit);
 }
