@@ -157,14 +157,14 @@ export class RefundForm implements ReactiveController {
   private readonly nothing: typeof Nothing;
 
   /** For the element and its finished deposit, as views/paid.ts's kit holds them. */
-  constructor({ host, d, html, nothing }: PaidKit) {
+  constructor(kit: PaidKit) {
     // The element's own members this form uses (private to its class in TypeScript: the element exports no such API).
-    this.host = host as unknown as Host;
-    this.deposit = d;
-    this.id = d.id;
-    this.html = html;
-    this.nothing = nothing;
-    host.addController(this);
+    this.host = kit.host as unknown as Host;
+    this.deposit = kit.d;
+    this.id = kit.d.id;
+    this.html = kit.html;
+    this.nothing = kit.nothing;
+    kit.host.addController(this);
     void this.load();
   }
 
@@ -185,7 +185,8 @@ export class RefundForm implements ReactiveController {
 
   /** The form, or once sent the line saying the shop has the details; nothing when no form is offered. */
   render(): TemplateResult | typeof Nothing {
-    const { offer, host, deposit, html, nothing } = this;
+    const { offer, host, deposit, html } = this;
+    const nothing: typeof Nothing = this.nothing;
     const t = host.text(words);
     // Only under its own deposit (the element may have moved on to a new checkout).
     if (!offer || host.dp?.id !== this.id) return nothing;
