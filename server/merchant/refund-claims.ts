@@ -63,7 +63,7 @@ function invalid(error: z.ZodError): ApiError {
 }
 
 /** What is owed back for a deposit, as the service counts it; undefined when nothing is. */
-export function owedBack(deposit: UpstreamDeposit): { amount: Decimal; reason: RefundRequest['reason'] } | undefined {
+function owedBack(deposit: UpstreamDeposit): { amount: Decimal; reason: RefundRequest['reason'] } | undefined {
   const paid = new Decimal(deposit.paidAmount ?? 0);
   const over = new Decimal(deposit.overpaidAmount ?? 0);
   if (deposit.status === 'expired' && paid.greaterThan(0)) {
@@ -89,7 +89,7 @@ export interface RefundClaimsOptions {
 }
 
 /** The logic of refund claims over the backend's service (its payment-service client, shared state and hooks). */
-export class RefundClaims {
+class RefundClaims {
   /** The service's banks per currency (GET /v1/banks), re-read every five minutes. */
   private readonly banks: BoundedReader<Bank[]>;
 

@@ -244,7 +244,8 @@ describe('refund claims (docs/refunds.md)', () => {
     let fail = true;
     const flaky = merchantApp(up, { ...hooks, onRefundRequested: (r: RefundRequest) => { if (fail) throw new Error('database down'); requests.push(r); } }, { dataDir: mkdtempSync(join(tmpdir(), 'kasir-refund-flaky-')) });
     try {
-      const id = (await call<Envelope<Checkout>>(flaky, 'POST', '/api/checkouts', { orderId: 'order-1' })).json.data.id;
+      orders.set('order-flaky', { amount: '150000', currency: 'IDR' });
+      const id = (await call<Envelope<Checkout>>(flaky, 'POST', '/api/checkouts', { orderId: 'order-flaky' })).json.data.id;
       await call(flaky, 'POST', `/api/checkouts/${id}/deposit`, { method: 'BRI_TRANSFER' });
       await call(flaky, 'POST', `/api/sandbox/checkouts/${id}/pay`, { amount: '100' });
       await call(flaky, 'POST', `/api/checkouts/${id}/cancel`);
@@ -254,6 +255,28 @@ describe('refund claims (docs/refunds.md)', () => {
       assert.equal((await call(flaky, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)).status, 201);
     } finally {
       await flaky.api.close();
+    }
+  });
+
+  it('copies of the backend on one Redis: claims sent to three copies at once make one recipient and run the hook once', { skip: !process.env.KASIR_TEST_REDIS_URL && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' }, async () => {
+    const redisPrefix = `kasir-test-${Date.now()}-${Math.random().toString(36).slice(2)}:`;
+    const copies = [1, 2, 3].map(() => merchantApp(up, { ...hooks, redisUrl: process.env.KASIR_TEST_REDIS_URL, redisPrefix }));
+    try {
+      orders.set('order-copies', { amount: '150000', currency: 'IDR' });
+      const created = await call<Envelope<Checkout>>(copies[0], 'POST', '/api/checkouts', { orderId: 'order-copies' });
+      assert.equal(created.status, 201, JSON.stringify(created.json));
+      const id = created.json.data.id;
+      assert.equal((await call(copies[1], 'POST', `/api/checkouts/${id}/deposit`, { method: 'BRI_TRANSFER' })).status, 201);
+      await call(copies[2], 'POST', `/api/sandbox/checkouts/${id}/pay`, { amount: '3000' });
+      await call(copies[0], 'POST', `/api/checkouts/${id}/cancel`);
+      const before = requests.length;
+      const answers = await Promise.all(copies.map((copy) => call(copy, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409]);
+      assert.equal(requests.length, before + 1);
+      const seen = await call<Envelope<Offer>>(copies[1], 'GET', `/api/checkouts/${id}/refund-claim`);
+      assert.equal(seen.json.data.claimed, true);
+    } finally {
+      await Promise.all(copies.map((copy) => copy.api.close()));
     }
   });
 

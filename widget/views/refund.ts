@@ -103,7 +103,7 @@ const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_
 // ---- The checks (the backend runs the same: server/merchant/crypto-address.ts) ----
 
 /** EIP-55: all one case carries no checksum; mixed case must be the checksum exactly. */
-export function isEvmAddress(address: string): boolean {
+function isEvmAddress(address: string): boolean {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
   const hex = address.slice(2);
   if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
@@ -116,7 +116,7 @@ export function isEvmAddress(address: string): boolean {
 }
 
 /** A Stellar account id: G, 55 base32 characters; version byte 6 << 3 and CRC-16/XMODEM of the rest. */
-export function isStellarAddress(address: string): boolean {
+function isStellarAddress(address: string): boolean {
   if (!/^G[A-Z2-7]{55}$/.test(address)) return false;
   const bytes: number[] = [];
   let bits = 0;

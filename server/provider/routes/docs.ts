@@ -78,7 +78,7 @@ ${op.requestBody ? html`<p><strong>Body</strong> (JSON)${op.requestBody.required
 }
 
 /** The whole reference from the document: operations grouped by tag, then the webhooks, then the named schemas. */
-export function referencePage(doc: Json): Markup {
+function referencePage(doc: Json): Markup {
   const schemes = (doc.components?.securitySchemes ?? {}) as Json;
   const schemas = (doc.components?.schemas ?? {}) as Json;
   const groups = new Map<string, Markup[]>();
