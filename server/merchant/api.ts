@@ -201,7 +201,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   api.post('/checkouts/:id/deposit', transferLimit);
 
   // Where money owed back should go (docs/refunds.md): the shop's backend takes the claims, the hosted page does not.
-  api.route('/', refundClaimRoutes(service, { log, now }));
+  api.route('/', refundClaimRoutes(service, { log, now, addressOf }));
 
   // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
   api.route('/', widgetApiRoutes({

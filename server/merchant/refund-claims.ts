@@ -5,7 +5,8 @@
 // (POST /v1/recipient, signed), and the shop's onRefundRequested hook runs once, across copies and restarts (the
 // shared state's claims, as the other hooks). The amount is always the service's count, never a figure from the page.
 import { Decimal } from 'decimal.js';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { rateLimiter } from 'hono-rate-limiter';
 import { z } from 'zod';
 import type { Bank, Deposit as UpstreamDeposit } from './client/types.js';
 import { PaymentServiceError } from './client/errors.js';
@@ -13,7 +14,7 @@ import type { Logger } from '../common/log.js';
 import { checkoutIdParam, jsonBody, ok, stateChanging } from '../common/widget-api.js';
 import { evmAddressProblem, stellarAddressProblem, stellarMemoProblem } from './crypto-address.js';
 import type { OrderCustomer, RefundRecipient, RefundRequest } from './hooks.js';
-import { ApiError } from './http.js';
+import { ApiError, errorBody } from './http.js';
 import type { MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
 import { BoundedReader } from './status-cache.js';
@@ -86,7 +87,15 @@ function knownCustomer(customer: OrderCustomer | undefined): OrderCustomer {
 export interface RefundClaimsOptions {
   log: Logger;
   now?: () => number;
+  /** The client's address, as the backend's other limits count it. */
+  addressOf: (c: Context) => string;
 }
+
+/**
+ * Each read or claim asks the payment service (what is owed is never taken from a cache): per client address, at most
+ * this many in ten minutes, counted in the shared state (Redis: the shop's, not each copy's). A shopper needs a few.
+ */
+const REQUESTS_PER_TEN_MINUTES = 100;
 
 /** The logic of refund claims over the backend's service (its payment-service client, shared state and hooks). */
 class RefundClaims {
@@ -270,6 +279,14 @@ class RefundClaims {
 export function refundClaimRoutes(service: MerchantService, options: RefundClaimsOptions): Hono {
   const claims = new RefundClaims(service, options);
   const app = new Hono();
+  app.use('/checkouts/:id/refund-claim', rateLimiter({
+    windowMs: 600_000,
+    limit: REQUESTS_PER_TEN_MINUTES,
+    standardHeaders: 'draft-7',
+    keyGenerator: options.addressOf,
+    store: service.shared.rateLimitStore('ratelimit:refund-claims:'),
+    handler: (c) => c.json(errorBody(429, 'Too many refund requests from this address; try again in a few minutes'), 429),
+  }));
   app.get('/checkouts/:id/refund-claim', async (c) => ok(c, await claims.describe(checkoutIdParam(c))));
   app.post('/checkouts/:id/refund-claim', stateChanging, async (c) => {
     const id = checkoutIdParam(c);

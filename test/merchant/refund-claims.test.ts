@@ -280,6 +280,21 @@ describe('refund claims (docs/refunds.md)', () => {
     }
   });
 
+  it('each address may ask at most 100 times in ten minutes (each read asks the payment service): then 429', async () => {
+    const limited = merchantApp(up, hooks);
+    try {
+      orders.set('order-limit', { amount: '150000', currency: 'IDR' });
+      const id = (await call<Envelope<Checkout>>(limited, 'POST', '/api/checkouts', { orderId: 'order-limit' })).json.data.id;
+      const statuses: number[] = [];
+      for (let i = 0; i < 101; i++) statuses.push((await call(limited, 'GET', `/api/checkouts/${id}/refund-claim`)).status);
+      assert.deepEqual([statuses.slice(0, 100).every((s) => s === 404), statuses[100]], [true, 429]);
+      const refused = await call(limited, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM);
+      assert.deepEqual([refused.status, refused.json?.message], [429, 'Too many refund requests from this address; try again in a few minutes']);
+    } finally {
+      await limited.api.close();
+    }
+  });
+
   it('without onRefundRequested no claims are taken: GET says so, POST 404; and an id that is no checkout is 404', async () => {
     const plain = merchantApp(up, {});
     try {
