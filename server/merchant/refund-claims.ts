@@ -115,8 +115,12 @@ class RefundClaims {
   async describe(id: string): Promise<RefundClaim> {
     if (!this.accepted) return { accepted: false };
     const deposit = await this.depositOf(id);
+    return this.offer(id, deposit, owedBack(deposit) ? await this.claimed(id) : false);
+  }
+
+  /** What is owed for the deposit and what the form asks, with whether a claim was made. */
+  private async offer(id: string, deposit: UpstreamDeposit, claimed: boolean): Promise<RefundClaim> {
     const owed = owedBack(deposit);
-    const claimed = owed ? await this.claimed(id) : false;
     const base = {
       accepted: true as const,
       amount: owed ? owed.amount.toFixed() : '0',
@@ -124,6 +128,8 @@ class RefundClaims {
       ...(owed ? { reason: owed.reason } : {}),
       claimed,
     };
+    // Claimed: nothing more to ask (and nothing more to read from the service).
+    if (claimed) return { ...base, kind: deposit.depositType === 'crypto' ? 'crypto' : 'bank' };
     if (deposit.depositType === 'crypto') return { ...base, kind: 'crypto', ...(await this.network(id, deposit)) };
     const customer = await this.customerOf(id);
     return {
@@ -170,8 +176,13 @@ class RefundClaims {
     } finally {
       clearInterval(renew);
     }
-    await this.service.shared.finish(claim, CLAIM_TTL_MS);
-    return this.describe(id);
+    try {
+      await this.service.shared.finish(claim, CLAIM_TTL_MS);
+    } catch (err) {
+      // The hook ran: the shopper is told so. Until the claim's lease lapses a second claim is still refused.
+      this.options.log.error({ checkoutId: id, err: err instanceof Error ? err.message : String(err) }, 'refund claim not marked done: the shared state is unreachable');
+    }
+    return this.offer(id, deposit, true);
   }
 
   /** The checkout's deposit as the service has it now (404 for what is not a checkout of this shop, or has no deposit). */
@@ -217,7 +228,13 @@ class RefundClaims {
     const { priceOrder } = this.service.hooks;
     const { orderId } = await this.orderIdOf(id);
     if (!priceOrder || orderId === undefined) return {};
-    return knownCustomer((await priceOrder(orderId))?.customer);
+    try {
+      return knownCustomer((await priceOrder(orderId))?.customer);
+    } catch (err) {
+      // The form then asks for all of it: the shopper is not stopped by the shop's lookup.
+      this.options.log.warn({ hook: 'priceOrder', orderId, err: err instanceof Error ? err.message : String(err) }, 'priceOrder threw while a refund form asked for the customer');
+      return {};
+    }
   }
 
   /** A crypto deposit's network: from the checkout's session where it names it, else from the crypto id. */
