@@ -18,6 +18,7 @@ import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { Described } from './failures.js';
 import type { PaidKit } from './views/paid.js';
+import type { RefundForm } from './views/refund.js';
 import type { PendingModule } from './views/view.js';
 import type { AttributeName, KasirCheckoutOptions } from './props.js';
 
@@ -142,6 +143,7 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  * @csspart open-wallet - On a phone: a link opening a crypto wallet with the payment request.
  * @csspart open-app - A link to the e-wallet's approval page (its app on a phone).
  * @csspart result - The completed, expired or error panel (with what was overpaid, or will be refunded).
+ * @csspart refund - In the result panel, when money is owed back and the shop's backend takes claims: the form asking where to send it (a bank account, or a crypto address on the deposit's network).
  * @csspart dialog - With `modal`: the dialog (a native `<dialog>`).
  * @csspart close - With `modal`: the dialog's close button.
  *
@@ -224,6 +226,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private ex?: string;
   /** `open()` was called (a modal loads its checkout then, not before). */
   private sh?: boolean;
+  /** Money is owed back for a finished deposit: the refund form (views/refund.ts; it shows only for the deposit shown). */
+  private rf?: RefundForm;
 
   private countdown = new CountdownController(this, () => {
     if (this.dp) this.follow?.checkNow();
@@ -416,6 +420,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
     // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
     if (changed.has('dp') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
+      // Finished with money owed back, it also loads the refund form (views/refund.ts, docs/refunds.md) into `rf`.
       import('./views/paid.js').then((m) => this.say((paid = m.default).said(this.kit(d!))), () => {});
     }
     this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
@@ -515,11 +520,13 @@ export class KasirCheckout extends LitElement implements OptionFields {
           <h2 tabindex="-1">${t.paidTitle}</h2>
           <p>${fill(t.paidText, this.money(deposit!.amount, deposit!), deposit!.method.name)}</p>
           <p>${paid?.note(this.kit(deposit!))}</p>
+          ${this.rf?.render()}
         </div>`;
       case 'expired':
         return html`<div part="result" class="result bad">
           <h2 tabindex="-1">${t.expiredTitle}</h2>
           <p>${+deposit!?.paidAmount ? paid?.note(this.kit(deposit!)) : t.expiredText}</p>
+          ${this.rf?.render()}
           ${this.checkoutId ? nothing : html`<button class="primary" @click=${this.restart}>${t.restart}</button>`}
         </div>`;
       case 'choosing':
@@ -593,7 +600,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
 
   /** What views/paid.ts gets to describe the deposit `d`. */
   private kit(d: Deposit): PaidKit {
-    return { html, nothing, d, text: (words) => this.text(words), money: (amount: string) => this.money(amount, d) };
+    return { html, nothing, d, text: (words) => this.text(words), money: (amount: string) => this.money(amount, d), host: this };
   }
 
   /** An amount of a method or deposit: in its currency, or exactly in its token (crypto). */

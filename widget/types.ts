@@ -85,3 +85,45 @@ export interface Checkout {
 
 /** The element's phase, reflected in its `state` attribute. */
 export type CheckoutState = 'loading' | 'choosing' | 'pending' | 'completed' | 'expired' | 'error';
+
+/** A bank money owed back can be sent to (the payment service's list for the currency). */
+export interface RefundBank {
+  code: string;
+  name: string;
+}
+
+/** What a refund form asks besides the bank, the account number and the holder's name, when the shop does not know it. */
+export type RefundField = 'email' | 'address' | 'city' | 'postCode';
+
+/**
+ * GET /checkouts/:id/refund-claim: money owed back for the checkout's deposit, and what the form asks to send it
+ * (docs/refunds.md). `accepted: false`: this server takes no claims (the payment service's hosted page), so the element
+ * offers no form.
+ */
+export type RefundClaim =
+  | { accepted: false }
+  | {
+      accepted: true;
+      /** What is owed back, in `currency` (the deposit's: a token for crypto), as the payment service counts it; "0" when nothing is. */
+      amount: string;
+      currency: string;
+      reason?: 'expired' | 'paid_late' | 'overpaid';
+      /** The shop has the details already (a claim was made). */
+      claimed: boolean;
+      /** `bank`: a bank account (fiat); `crypto`: an address on the deposit's network. */
+      kind: 'bank' | 'crypto';
+      /** bank: the banks of `currency` to choose from. */
+      banks?: RefundBank[];
+      /** bank: what else to ask (what the shop does not know of the order's customer). */
+      ask?: RefundField[];
+      /** crypto: the token, its network and the network's kind (the address check: EIP-55, or a Stellar account with an optional memo). */
+      symbol?: string;
+      network?: string;
+      networkName?: string;
+      chain?: 'EVM' | 'STELLAR';
+    };
+
+/** POST /checkouts/:id/refund-claim: where to send the money owed back (an `amount` is never read: the service's count is). */
+export type RefundClaimBody =
+  | { bankCode: string; accountNumber: string; accountName: string; email?: string; address?: string; city?: string; postCode?: string }
+  | { address: string; memo?: string };

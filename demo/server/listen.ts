@@ -28,6 +28,12 @@ export async function listenStorefront(options: MerchantServerOptions): Promise<
     onDepositPaidLate: ({ checkoutId, orderId, eventId, payment }) => {
       orders.info({ checkoutId, orderId, webhookId: eventId, payment }, 'payment received after expiry: refund it');
     },
+    // The shopper said where the money owed back goes (docs/refunds.md): a real shop queues the payout here; the demo
+    // logs the amount and the recipient's kind and id (not the account details).
+    onRefundRequested: ({ checkoutId, orderId, eventId, amount, currency, reason, recipient }) => {
+      const to = recipient.type === 'bank' ? { type: 'bank', recipientId: recipient.recipientId, bankCode: recipient.bankCode } : { type: 'crypto', network: recipient.network };
+      orders.info({ checkoutId, orderId, eventId, amount, currency, reason, recipient: to }, 'refund requested');
+    },
   }));
   log.info({ url: merchant.url, redis: !!options.redisUrl }, `demo shop on ${merchant.url} (also /react/ and /vue/), widget API on ${merchant.url}/api`);
   return merchant;

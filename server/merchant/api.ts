@@ -16,6 +16,7 @@ import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../c
 import { eventStreams } from './events-stream.js';
 import { errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
+import { refundClaimRoutes } from './refund-claims.js';
 import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
 import type { WidgetCheckout } from './views.js';
@@ -144,6 +145,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
     onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
     onDepositPartiallyPaid: options.onDepositPartiallyPaid, onDepositPaidLate: options.onDepositPaidLate,
+    onRefundRequested: options.onRefundRequested,
   }, now);
 
   const addressOf = (c: Context) => clientAddressOf(c, config.trustProxy);
@@ -216,6 +218,9 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     skipFailedRequests: true,
   });
   api.post('/checkouts/:id/deposit', transferLimit);
+
+  // Where money owed back should go (docs/refunds.md): the shop's backend takes the claims, the hosted page does not.
+  api.route('/', refundClaimRoutes(service, { log, now, addressOf }));
 
   // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
   api.route('/', widgetApiRoutes({

@@ -6,6 +6,62 @@ import type { Deposit as UpstreamDeposit } from './client/types.js';
 export interface PricedOrder {
   amount: string | number;
   currency: string;
+  /** Who ordered, as far as the shop knows: a refund form (docs/refunds.md) does not ask for these again. */
+  customer?: OrderCustomer;
+}
+
+/** The order's customer, as the shop's records have it; each field optional. */
+export interface OrderCustomer {
+  name?: string;
+  email?: string;
+  address?: string;
+  city?: string;
+  postCode?: string;
+}
+
+/** Where a shopper asked the money owed back to go (docs/refunds.md). */
+export type RefundRecipient =
+  | {
+      type: 'bank';
+      /** The recipient created at the payment service (POST /v1/recipient). */
+      recipientId: string;
+      name: string;
+      email: string;
+      address: string;
+      city: string;
+      postCode: string;
+      bankCode: string;
+      bankName: string;
+      accountNumber: string;
+      accountName: string;
+      currency: string;
+      country: string;
+    }
+  | {
+      type: 'crypto';
+      /** The crypto id paid with, e.g. "USDC-POLYGON". */
+      asset: string;
+      /** e.g. "POLYGON", "STELLAR". */
+      network: string;
+      /** Checked: EIP-55 on an EVM network, a Stellar account id (StrKey) on Stellar. */
+      address: string;
+      /** Stellar only, when the shopper's wallet needs one (exchanges do). */
+      memo?: string;
+    };
+
+/** What `onRefundRequested` receives: money owed back, as the payment service counts it, and where to send it. */
+export interface RefundRequest {
+  /** The same for the deposit every time (a run after a crash gets it again): key the shop's write on it. */
+  eventId: string;
+  orderId?: string;
+  checkoutId: string;
+  depositId: string;
+  /** What is owed back, exact decimal text in `currency` (the deposit's: a token for crypto). */
+  amount: string;
+  currency: string;
+  /** Why: money for a deposit that expired or was cancelled, a payment after that, or more than was due. */
+  reason: 'expired' | 'paid_late' | 'overpaid';
+  recipient: RefundRecipient;
 }
 
 /** What every deposit hook receives (one shape for all of them; see README "Idempotent hooks"). */
@@ -83,4 +139,10 @@ export interface MerchantHooks {
    * DESIGN.md 10): the shop owes it back. If it throws, the webhook is answered 503 and retried.
    */
   onDepositPaidLate?: (event: PaidLateDeposit) => void | Promise<void>;
+  /**
+   * Called once per deposit when the shopper said where the money owed back should go (the element's refund form,
+   * POST /checkouts/:id/refund-claim; docs/refunds.md). Without it the element offers no form. If it throws, the
+   * shopper is asked to try again.
+   */
+  onRefundRequested?: (request: RefundRequest) => void | Promise<void>;
 }

@@ -49,7 +49,7 @@ export function createProviderApp(deps: ProviderDeps) {
   app.route('/', dashboardRoutes(deps)); // /dashboard*
   app.route('/', sandboxRoutes(deps)); // /sandbox/ewallet/*
   app.route('/', mailboxRoutes(deps)); // /sandbox/mailbox
-  app.route('/', docsRoutes()); // /docs
+  app.route('/', docsRoutes(() => app.getOpenAPI31Document(document))); // /docs: rendered from the document
 
   // Security schemes named by the routes: S = the three signature headers together, A = a bearer token.
   const registry = app.openAPIRegistry;
@@ -62,14 +62,15 @@ export function createProviderApp(deps: ProviderDeps) {
   registerDepositWebhooks(registry);
   registry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The accessToken from POST /v1/auth/verify-login.' });
 
-  app.doc31('/v1/openapi.json', {
+  const document = {
     openapi: '3.1.0',
     info: {
       title: 'kasir payment service (sandbox)', version: '1.0.0', description: 'The payment service interface, as implemented by the kasir sandbox.',
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     servers: [{ url: deps.config.baseUrl }],
-  });
+  };
+  app.doc31('/v1/openapi.json', document);
 
   app.notFound(onNotFound);
   app.onError(onError);

@@ -14,6 +14,10 @@ export const WIDGET_BUDGET_BYTES = 16 * 1024;
 export interface Kasir {
   url: string;
   providerUrl: string;
+  /** Its data dir (sandbox.json: the service's credentials). */
+  dataDir: string;
+  /** Everything it wrote so far (the demo's hooks log one JSON line each). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -60,6 +64,8 @@ export async function startKasir(env: Record<string, string> = {}): Promise<Kasi
   return {
     url: `http://localhost:${port}`,
     providerUrl: `http://localhost:${providerPort}`,
+    dataDir,
+    output: () => output,
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

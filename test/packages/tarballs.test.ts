@@ -266,8 +266,7 @@ async function installApp(app: AppName, fixture: string, ours: PackageName[]) {
       // better-sqlite3 (the sandbox's) has no prebuilt binary within reach and compiles from source: its two big
       // sources side by side (JOBS) and unoptimised (-O0, appended after gyp's -O3, wins): the shop's tests need a
       // working SQLite, not a fast one, and this takes ~40 s instead of ~2 min of one core.
-      // SCARF_ANALYTICS: no phoning home from swagger-ui-dist's postinstall (only the npm registry is reachable).
-      cwd: dir, env: childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0', SCARF_ANALYTICS: 'false' }), timeoutMs: 360_000,
+      cwd: dir, env: childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0' }), timeoutMs: 360_000,
     }));
 }
 
@@ -691,6 +690,11 @@ describe('A shop\'s own tests: startSandbox (@kasir/sandbox) + the Node shop\'s 
       assert.match(entry?.resolved ?? '', /^file:.*\.tgz$/, `${name} in the lockfile: ${JSON.stringify(entry)}`);
     }
     assert.equal(existsSync(join(apps.shop, 'node_modules/@kasir/sandbox/node_modules/@kasir/checkout')), false, 'a second, nested @kasir/checkout');
+  });
+
+  it('@kasir/sandbox\'s installed tree holds no @scarf/scarf (no install script reports the install)', async () => {
+    const found = await findInstalled(apps.shop, ['@scarf/scarf']);
+    assert.deepEqual(found.map((p) => p.slice(apps.shop.length + 1)), []);
   });
 
   it('startSandbox({port: 0, dataDir, webhookUrl}) gives url, port, credentials and stop()', () => {

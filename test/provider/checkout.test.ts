@@ -286,6 +286,14 @@ describe('checkout', () => {
       return { id, res };
     };
 
+    it('GET refund-claim: this page takes no refund claims (the shop does), so its element offers no form; 404 for no checkout', async () => {
+      const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
+      const res = await get(`/checkout/api/checkouts/${id}/refund-claim`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await dataOf(res), { accepted: false });
+      assert.equal((await get('/checkout/api/checkouts/00000000-0000-0000-0000-000000000000/refund-claim')).status, 404);
+    });
+
     it('GET checkout: the widget shape, feesPaidBy merchant for inputAmount', async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       const res = await get(`/checkout/api/checkouts/${id}`);

@@ -49,6 +49,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/checkout/api/checkouts/:id/cancel', auth: N },
   { method: 'POST', route: '/checkout/api/sandbox/checkouts/:id/pay', auth: N },
   { method: 'POST', route: '/checkout/api/sandbox/checkouts/:id/expire', auth: N },
+  { method: 'GET', route: '/checkout/api/checkouts/:id/refund-claim', auth: N },
   { method: 'POST', route: '/v1/auth/register', auth: N, fields: ['email', 'password', 'fullName', 'nationalID', 'country', 'countryCode'] },
   { method: 'POST', route: '/v1/auth/login', auth: N, fields: ['email', 'password'] },
   { method: 'POST', route: '/v1/auth/verify-login', auth: N, fields: ['verificationToken', 'otp', 'isDisableExpire'] },
@@ -81,8 +82,6 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/sandbox/ewallet/:depositId/decline', auth: N, page: true },
   { method: 'GET', route: '/sandbox/mailbox', auth: N, query: ['email', 'to'] },
   { method: 'GET', route: '/docs', auth: N },
-  { method: 'GET', route: '/docs/initializer.js', auth: N },
-  { method: 'GET', route: '/docs/:asset', auth: N },
   { method: 'GET', route: '/v1/openapi.json', auth: N },
 ];
 

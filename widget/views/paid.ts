@@ -2,7 +2,7 @@
 // (`part="paid"`), and what the shopper must know once it is over: more arrived than was due, or money arrived for a
 // payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
 // such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
-import type { html as Html, nothing as Nothing } from 'lit';
+import type { html as Html, nothing as Nothing, ReactiveControllerHost } from 'lit';
 import type { Deposit } from '../types.js';
 
 const words = {
@@ -37,6 +37,8 @@ export interface PaidKit {
   d: Deposit;
   /** Formats an amount of the deposit's currency (a token amount with its symbol). */
   money(amount: string): string;
+  /** The element: a finished deposit with money owed back gets its refund form (views/refund.ts). */
+  host: HTMLElement & ReactiveControllerHost;
 }
 
 const filled = ({ d, text, money }: PaidKit, key: keyof (typeof words)['en']) =>
@@ -67,9 +69,13 @@ const note = (k: PaidKit) => {
       : '';
 };
 
-/** What screen readers hear when such a payment arrives: the partial payment, or the outcome with its title. */
+/**
+ * What screen readers hear when such a payment arrives: the partial payment, or the outcome with its title. A finished
+ * one owes money back: the refund form's chunk loads (it asks the backend whether it takes claims; docs/refunds.md).
+ */
 const said = (k: PaidKit) => {
   const { d } = k;
+  if (d.status !== 'pending') import('./refund.js').then((m) => m.offer(k), () => {});
   return d.status === 'pending' ? filled(k, 'partial') : `${k.text(words)[d.status]} ${note(k)}`;
 };
 

@@ -2,7 +2,7 @@
 // shared routes of server/common/widget-api.ts (the ones the merchant backend serves) over the service's own
 // checkouts and deposits. Mounted at /checkout/api.
 import { Hono } from 'hono';
-import { widgetApiRoutes, type WidgetBackend } from '../../common/widget-api.js';
+import { checkoutIdParam, ok, widgetApiRoutes, type WidgetBackend } from '../../common/widget-api.js';
 import { checkoutDeposit, chooseMethod, requireCheckout, type CheckoutRow } from '../deposits/checkout.js';
 import type { TransitionKind } from '../deposits/service.js';
 import { checkoutAmount, depositEtag, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
@@ -73,5 +73,11 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     await next();
   });
   app.route('/', widgetApiRoutes(backend, () => deps.now().getTime()));
+  // Refund claims are the shop's to take (its backend runs onRefundRequested; docs/refunds.md): this page takes none,
+  // so its element keeps saying that the shop will refund and offers no form.
+  app.get('/checkouts/:id/refund-claim', async (c) => {
+    await requireCheckout(deps, checkoutIdParam(c));
+    return ok(c, { accepted: false });
+  });
   return app;
 }

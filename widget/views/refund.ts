@@ -1,0 +1,309 @@
+// The refund form (`part="refund"`, docs/refunds.md): money is owed back for a finished deposit (it expired or was
+// cancelled with money received, a payment arrived late, or more than was due arrived), and the shop's backend takes
+// refund claims. It asks where to send the money: a bank of the backend's list, the account number and the holder's
+// name, and what else the shop does not know of its customer; or, for crypto, an address on the deposit's network,
+// checked as wallets check it (EIP-55 on an EVM network, a Stellar account id with its checksum, and its memo). The
+// amount shown is the backend's (the payment service's count); the form never sends one. Its own chunk, loaded by the
+// element only when money is owed: no other payment downloads it.
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { ReactiveController, ReactiveControllerHost, TemplateResult, html as Html, nothing as Nothing } from 'lit';
+import type { WidgetApi } from '../api.js';
+import type { Locale } from '../i18n.js';
+import type { PaidKit } from './paid.js';
+import type { Deposit, RefundClaim, RefundClaimBody, RefundField } from '../types.js';
+
+/**
+ * The form's words, in this chunk (the first paint carries none of them); keys unique across the element's, so a
+ * shop's `strings` replace any of them.
+ */
+const words = {
+  en: {
+    refundTitle: 'Where should we send your refund?',
+    refundBankIntro: 'The shop owes you {0}. Tell it which bank account to send it to.',
+    refundCryptoIntro: 'The shop owes you {0}. Give an address on {1} to send it to.',
+    refundBank: 'Bank',
+    refundChooseBank: 'Choose your bank',
+    refundAccountNumber: 'Account number',
+    refundAccountName: "Account holder's name",
+    refundEmail: 'Email',
+    refundAddress: 'Address',
+    refundCity: 'City',
+    refundPostCode: 'Postal code',
+    refundWallet: 'Your {0} address on {1}',
+    refundMemo: 'Memo (if your wallet or exchange asks for one)',
+    refundSend: 'Send refund details',
+    refundSending: 'Sending…',
+    refundSent: 'Thank you. The shop has your refund details and will send you {0}.',
+    refundRequired: 'Required.',
+    refundBadAccount: 'Enter 5 to 34 digits or letters.',
+    refundBadEmail: 'Enter an email address, e.g. name@example.com.',
+    refundBadAddress: 'This is not an address on {0}. Check it for a typo.',
+    refundBadMemo: 'A memo is a number, or at most 28 characters.',
+    refundFailed: 'Your refund details could not be sent. Please try again.',
+  },
+  id: {
+    refundTitle: 'Ke mana dana Anda dikembalikan?',
+    refundBankIntro: 'Toko akan mengembalikan {0} kepada Anda. Beri tahu rekening bank tujuannya.',
+    refundCryptoIntro: 'Toko akan mengembalikan {0} kepada Anda. Masukkan alamat di jaringan {1} tujuannya.',
+    refundBank: 'Bank',
+    refundChooseBank: 'Pilih bank Anda',
+    refundAccountNumber: 'Nomor rekening',
+    refundAccountName: 'Nama pemilik rekening',
+    refundEmail: 'Email',
+    refundAddress: 'Alamat',
+    refundCity: 'Kota',
+    refundPostCode: 'Kode pos',
+    refundWallet: 'Alamat {0} Anda di jaringan {1}',
+    refundMemo: 'Memo (jika dompet atau bursa Anda memintanya)',
+    refundSend: 'Kirim data pengembalian dana',
+    refundSending: 'Mengirim…',
+    refundSent: 'Terima kasih. Toko telah menerima data pengembalian dana Anda dan akan mengirimkan {0}.',
+    refundRequired: 'Wajib diisi.',
+    refundBadAccount: 'Masukkan 5 sampai 34 angka atau huruf.',
+    refundBadEmail: 'Masukkan alamat email, mis. nama@contoh.com.',
+    refundBadAddress: 'Ini bukan alamat di jaringan {0}. Periksa kembali penulisannya.',
+    refundBadMemo: 'Memo berupa angka, atau paling banyak 28 karakter.',
+    refundFailed: 'Data pengembalian dana tidak dapat dikirim. Silakan coba lagi.',
+  },
+};
+type Words = (typeof words)['en'];
+/**
+ * What the form uses of the element: `api` (the widget API: the envelope's data, or an ApiError with status and
+ * message), `text` (words in its language with the shop's `strings` over them), `money` (an amount of a deposit).
+ */
+interface Host extends ReactiveControllerHost, HTMLElement {
+  api: Pick<WidgetApi, 'call'>;
+  text(all: Record<Locale, Words>): Words;
+  money(amount: string, of: Pick<Deposit, 'currency' | 'symbol'>): string;
+  /** The deposit shown. */
+  dp: Deposit | null;
+  /** Its refund form, rendered in its result panel. */
+  rf?: RefundForm;
+}
+
+type Offer = Extract<RefundClaim, { accepted: true }>;
+type Field = 'bankCode' | 'accountNumber' | 'accountName' | RefundField | 'address' | 'memo';
+
+
+const STYLES = `
+[part='refund']{display:grid;gap:.75rem;text-align:start;border-top:1px solid var(--b);padding-top:1rem;margin-top:.25rem}
+[part='refund'] h3{font-size:1rem;color:inherit}
+[part='refund'] label{display:grid;gap:.25rem;font-size:.92rem}
+[part='refund'] input,[part='refund'] select{font:inherit;min-height:44px;padding:.5rem .75rem;border:1px solid var(--b);border-radius:calc(var(--r) - 4px);background:var(--kasir-bg,#fff);color:inherit;width:100%}
+[part='refund'] input:focus-visible,[part='refund'] select:focus-visible{outline:2px solid var(--a);outline-offset:1px}
+[part='refund'] [aria-invalid='true']{border-color:var(--kasir-danger,#b42318)}
+[part='refund'] .error{color:var(--kasir-danger,#b42318);font-size:.88rem}
+[part='refund'] .mono{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+`;
+let sheet: CSSStyleSheet | undefined;
+
+/** Fills `{0}`, `{1}` in a message (i18n.ts's, written again: this chunk carries no copy of the element's words). */
+const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
+
+// ---- The checks (the backend runs the same: server/merchant/crypto-address.ts) ----
+
+/** EIP-55: all one case carries no checksum; mixed case must be the checksum exactly. */
+function isEvmAddress(address: string): boolean {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
+  const hex = address.slice(2);
+  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
+  const hash = keccak_256(new TextEncoder().encode(hex.toLowerCase()));
+  for (let i = 0; i < 40; i++) {
+    const upper = ((hash[i >> 1] >> (i % 2 ? 0 : 4)) & 15) > 7;
+    if (hex[i] !== (upper ? hex[i].toUpperCase() : hex[i].toLowerCase())) return false;
+  }
+  return true;
+}
+
+/** A Stellar account id: G, 55 base32 characters; version byte 6 << 3 and CRC-16/XMODEM of the rest. */
+function isStellarAddress(address: string): boolean {
+  if (!/^G[A-Z2-7]{55}$/.test(address)) return false;
+  const bytes: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const char of address) {
+    value = ((value << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char)) & 0xfff;
+    bits += 5;
+    if (bits > 7) bytes.push((value >> (bits -= 8)) & 255);
+  }
+  let crc = 0;
+  for (const byte of bytes.slice(0, 33)) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++) crc = (crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1) & 0xffff;
+  }
+  return bytes[0] === 48 && bytes[33] === (crc & 255) && bytes[34] === crc >> 8;
+}
+
+/** A Stellar memo: a number up to 2^64 - 1, or at most 28 bytes of text. */
+const isStellarMemo = (memo: string) =>
+  (/^\d{1,20}$/.test(memo) && BigInt(memo) < 2n ** 64n) || new TextEncoder().encode(memo).length <= 28;
+
+/**
+ * The refund form of one checkout: asks the backend what is owed and what to ask when made, then follows the shopper's
+ * answer to the shop. Renders nothing when nothing is owed, the backend takes no claims, or it could not be asked.
+ */
+export class RefundForm implements ReactiveController {
+  private offer?: Offer;
+  private errors: Partial<Record<Field, string>> = {};
+  private failure?: string;
+  private sending?: boolean;
+  private sent?: boolean;
+
+  readonly id: string;
+  private readonly host: Host;
+  private readonly deposit: Deposit;
+  /** Lit's tags, the element's own (this chunk carries no copy of Lit, which would touch the DOM when loaded). */
+  private readonly html: typeof Html;
+  private readonly nothing: typeof Nothing;
+
+  /** For the element and its finished deposit, as views/paid.ts's kit holds them. */
+  constructor(kit: PaidKit) {
+    // The element's own members this form uses (private to its class in TypeScript: the element exports no such API).
+    this.host = kit.host as unknown as Host;
+    this.deposit = kit.d;
+    this.id = kit.d.id;
+    this.html = kit.html;
+    this.nothing = kit.nothing;
+    kit.host.addController(this);
+    void this.load();
+  }
+
+  hostConnected() {}
+
+  private async load() {
+    try {
+      const claim = await this.host.api.call<RefundClaim>(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`);
+      if (claim.accepted && +claim.amount) {
+        this.offer = claim;
+        this.sent = claim.claimed;
+      }
+    } catch {
+      // A backend without refund claims (an older one), or none reached: the element's words stand alone.
+    }
+    this.host.requestUpdate();
+  }
+
+  /** The form, or once sent the line saying the shop has the details; nothing when no form is offered. */
+  render(): TemplateResult | typeof Nothing {
+    const { offer, host, deposit, html } = this;
+    const nothing: typeof Nothing = this.nothing;
+    const t = host.text(words);
+    // Only under its own deposit (the element may have moved on to a new checkout).
+    if (!offer || host.dp?.id !== this.id) return nothing;
+    const root = this.host.shadowRoot;
+    // Adopted (a page's strict CSP allows no <style>), and again whenever the element adopted its own anew.
+    sheet ??= sheetOf();
+    if (root && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+    const amount = host.money(offer.amount, deposit);
+    if (this.sent) return html`<p class="sent" role="status">${fill(t.refundSent, amount)}</p>`;
+    const crypto = offer.kind === 'crypto';
+    const field = (name: Field, label: string, attrs: { type?: string; autocomplete?: string; inputmode?: string; mono?: boolean } = {}) => {
+      const error = this.errors[name];
+      return html`<label
+        >${label}
+        <input
+          name=${name}
+          type=${attrs.type || 'text'}
+          autocomplete=${attrs.autocomplete || 'off'}
+          inputmode=${attrs.inputmode || 'text'}
+          spellcheck="false"
+          class=${attrs.mono ? 'mono' : ''}
+          aria-invalid=${error ? 'true' : 'false'}
+          aria-describedby=${error ? `refund-${name}-error` : nothing}
+        />${error ? html`<span class="error" id="refund-${name}-error">${error}</span>` : nothing}</label
+      >`;
+    };
+    const labels: Record<RefundField, [string, string, string?]> = {
+      email: [t.refundEmail, 'email', 'email'],
+      address: [t.refundAddress, 'street-address'],
+      city: [t.refundCity, 'address-level2'],
+      postCode: [t.refundPostCode, 'postal-code'],
+    };
+    const bankError = this.errors.bankCode;
+    return html`<form part="refund" novalidate aria-labelledby="refund-title" @submit=${(e: SubmitEvent) => this.submit(e, t)}>
+      <h3 id="refund-title">${t.refundTitle}</h3>
+      <p>${crypto ? fill(t.refundCryptoIntro, amount, offer.networkName || offer.network || '') : fill(t.refundBankIntro, amount)}</p>
+      ${crypto
+        ? html`${field('address', fill(t.refundWallet, offer.symbol || '', offer.networkName || offer.network || ''), { mono: true })}
+          ${offer.chain === 'STELLAR' ? field('memo', t.refundMemo) : nothing}`
+        : html`<label
+              >${t.refundBank}
+              <select name="bankCode" aria-invalid=${bankError ? 'true' : 'false'} aria-describedby=${bankError ? 'refund-bankCode-error' : nothing}>
+                <option value="">${t.refundChooseBank}</option>
+                ${(offer.banks || []).map((bank) => html`<option value=${bank.code}>${bank.name}</option>`)}
+              </select>
+              ${bankError ? html`<span class="error" id="refund-bankCode-error">${bankError}</span>` : nothing}</label
+            >
+            ${field('accountNumber', t.refundAccountNumber, { inputmode: 'numeric' })} ${field('accountName', t.refundAccountName, { autocomplete: 'name' })}
+            ${(offer.ask || []).map((name) => field(name, labels[name][0], { autocomplete: labels[name][1], type: labels[name][2] }))}`}
+      ${this.failure ? html`<p class="error" role="alert">${this.failure}</p>` : nothing}
+      <button class="primary" ?disabled=${this.sending}>${this.sending ? t.refundSending : t.refundSend}</button>
+    </form>`;
+  }
+
+  /** Checks the answers as the backend will, sends them, and says the shop has them (a claim made before counts too). */
+  private async submit(event: SubmitEvent, t: Words) {
+    event.preventDefault();
+    const offer = this.offer;
+    const form = event.target as HTMLFormElement;
+    if (!offer || this.sending) return;
+    const value = (name: Field) => ((form.elements.namedItem(name) as HTMLInputElement | null)?.value || '').trim();
+    const errors: Partial<Record<Field, string>> = {};
+    let body: RefundClaimBody;
+    if (offer.kind === 'crypto') {
+      const address = value('address');
+      const memo = value('memo');
+      const valid = offer.chain === 'STELLAR' ? isStellarAddress(address) : isEvmAddress(address);
+      if (!address) errors.address = t.refundRequired;
+      else if (!valid) errors.address = fill(t.refundBadAddress, offer.networkName || offer.network || '');
+      if (memo && !isStellarMemo(memo)) errors.memo = t.refundBadMemo;
+      body = { address, ...(memo ? { memo } : {}) };
+    } else {
+      const answers: Record<string, string> = {};
+      for (const name of ['bankCode', 'accountNumber', 'accountName', ...(offer.ask || [])] as Field[]) {
+        answers[name] = value(name);
+        if (!answers[name]) errors[name] = t.refundRequired;
+      }
+      if (answers.accountNumber && !/^[0-9A-Za-z]{5,34}$/.test(answers.accountNumber.replace(/[\s-]/g, ''))) errors.accountNumber = t.refundBadAccount;
+      if (answers.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(answers.email)) errors.email = t.refundBadEmail;
+      body = answers as RefundClaimBody;
+    }
+    this.errors = errors;
+    this.failure = undefined;
+    if (!Object.keys(errors).length) {
+      this.sending = true;
+      this.host.requestUpdate();
+      try {
+        await this.host.api.call(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`, body);
+        this.sent = true;
+      } catch (err) {
+        const { status, message = '' } = err as { status?: number; message?: string };
+        // Made before (another tab, a reload): the shop has the details all the same.
+        if (status === 409) this.sent = true;
+        else {
+          // "accountNumber: must be ..." names a field of the form: shown at it, else under the form.
+          const named = /^(\w+): (.*)$/.exec(message);
+          if (status === 400 && named && form.elements.namedItem(named[1])) this.errors = { [named[1]]: named[2] };
+          else this.failure = status && status < 500 && message ? message : t.refundFailed;
+        }
+      }
+      this.sending = false;
+    }
+    this.host.requestUpdate();
+    await this.host.updateComplete;
+    // The first field to fix gets focus; once sent, the line saying so is announced (role=status).
+    form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }
+}
+
+function sheetOf() {
+  const created = new CSSStyleSheet();
+  created.replaceSync(STYLES);
+  return created;
+}
+
+/** Gives the element the refund form of its finished deposit (once per deposit), from views/paid.ts's kit. */
+export function offer(kit: PaidKit) {
+  const element = kit.host as unknown as Host;
+  if (element.rf?.id !== kit.d.id) element.rf = new RefundForm(kit);
+}
