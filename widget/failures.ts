@@ -52,8 +52,11 @@ export interface Described {
   detail: KasirErrorDetail;
 }
 
-/** The developers' words for an attribute the element cannot use (kind `config`, `message` naming it). */
-function attribute(name: string, c: Context) {
+/**
+ * The developers' words for an attribute the element cannot use (kind `config`, `message` naming it); `server`: the
+ * shop's server's reason, when it refused the attribute (a currency's decimal places are the server's to say).
+ */
+function attribute(name: string, c: Context, server?: string) {
   const value = c[name as 'endpoint' | 'amount' | 'currency'];
   if (!value && name != 'currency') {
     return name == 'endpoint'
@@ -65,10 +68,7 @@ function attribute(name: string, c: Context) {
       ? 'the URL or path of your widget API, e.g. "https://shop.example/api" or "/api"'
       : name == 'currency'
         ? 'a 3-letter currency code, e.g. IDR'
-        : `a plain decimal number above 0 with no thousands separator and at most ${new Intl.NumberFormat('en', {
-            style: 'currency',
-            currency: c.currency,
-          }).resolvedOptions().maximumFractionDigits} decimal places in ${c.currency.toUpperCase()}, e.g. "150000"`;
+        : `a plain decimal number above 0 with no thousands separator${server ? ` (the shop's server says: ${server})` : ''}, e.g. "150000"`;
   return `invalid ${name} "${value}": ${why}`;
 }
 
@@ -95,6 +95,11 @@ export default function describe(err: ApiError, c: Context): Described | undefin
     kind = 'server';
     failure = 'server';
     action = 'retry';
+  } else if (created && /^amount:.*decimal places/.test(message)) {
+    // The shop's server refused the amount (more decimal places than the currency has: its to say, not Intl's).
+    kind = 'config';
+    failure = 'setup';
+    message = `kasir-checkout: ${attribute('amount', c, message.replace(/^amount:\s*/, ''))}`;
   } else if (!message || (created && (s == 404 || /^(currency|orderId)\b/.test(message)))) {
     // Not the widget API (a wrong endpoint), or the shop's server will not open a checkout for what the page asks
     // (a currency it does not accept, which it names; an order it does not know): the page's setup.

@@ -32,6 +32,7 @@ const en = {
   left: '{0} left to pay',
   dialog: 'Payment',
   close: 'Close',
+  badLink: 'This payment link cannot be opened safely.',
 };
 
 export type Messages = typeof en;
@@ -64,6 +65,7 @@ const id: Messages = {
   left: 'Sisa waktu {0}',
   dialog: 'Pembayaran',
   close: 'Tutup',
+  badLink: 'Tautan pembayaran ini tidak aman untuk dibuka.',
 };
 
 export type Locale = 'en' | 'id';

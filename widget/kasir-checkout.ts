@@ -14,6 +14,7 @@ import {
 } from './events.js';
 import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
+import { allowedLink } from './links.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { Described } from './failures.js';
@@ -207,7 +208,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   // Unset (falsy) until first used: no initializers, for the bytes a shopper downloads.
   /** The checkout's window to choose a method ran out in front of the shopper. */
   private lp?: boolean;
-  /** Why the pending deposit cannot be shown safely (its view says: an e-wallet link that is not http or https). */
+  /** Why the pending deposit cannot be shown safely: a link of a scheme the element does not open (links.ts). */
   private badLink?: string;
   private off?: boolean;
   /** The pending view whose styles this element's shadow root holds. */
@@ -249,15 +250,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const current = () => run === this.loads;
     await this.attempt(this.load, current, async () => {
       // An attribute the element cannot use, before any request: a URL or path; a currency code; a positive plain
-      // decimal with no more places than the currency has ("150.000" in rupiah is a thousands separator, not 150).
+      // decimal. How many places the currency has is the server's to say (it refuses more: failures.ts), never the
+      // browser's Intl data, which differs between browsers.
       const bad = !/^(https?:\/|\.*)\/\S*$/i.test(endpoint)
         ? 'endpoint'
-        : !(id || orderId) &&
-          (!/^[a-z]{3}$/i.test(currency)
-            ? 'currency'
-            : (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ||
-                (amount.split('.')[1] || '').length > new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!) &&
-              'amount');
+        : !(id || orderId) && (!/^[a-z]{3}$/i.test(currency) ? 'currency' : !/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) && 'amount');
       if (bad) throw new ApiError({ kind: 'config', message: bad });
       const key = this.key();
       const known = id || remembered(key);
@@ -354,6 +351,24 @@ export class KasirCheckout extends LitElement implements OptionFields {
     if (dialog && !dialog.open) dialog.showModal();
   }
 
+  /**
+   * With `modal`: Tab from the dialog's last control moves to its first, Shift+Tab from the first to the last. The
+   * element keeps focus itself: Firefox lets Tab leave a modal <dialog> in a shadow root.
+   */
+  private keepFocus(e: KeyboardEvent) {
+    if (e.key !== 'Tab') return;
+    // What Tab reaches: enabled controls that are shown (a closed group's methods are not).
+    const controls = [...this.renderRoot.querySelectorAll<HTMLElement>('a[href],button:not([disabled]),input:not([disabled]),[tabindex="0"]')].filter(
+      (control) => control.getClientRects().length,
+    );
+    const active = (this.renderRoot as ShadowRoot).activeElement;
+    const [from, to] = e.shiftKey ? [controls[0], controls.at(-1)] : [controls.at(-1), controls[0]];
+    if (to && active === from) {
+      e.preventDefault();
+      to.focus();
+    }
+  }
+
   /** With `modal`: closes the dialog; the payment goes on, and `open()` shows it again. */
   close() {
     this.renderRoot.querySelector('dialog')?.close();
@@ -418,7 +433,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
     if (changed.has('dp') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
       import('./views/paid.js').then((m) => this.say((paid = m.default).said(this.kit(d!))), () => {});
     }
-    this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
+    // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
+    this.badLink = d?.status === 'pending' && [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes)) ? this.t.badLink : undefined;
     if (view && view !== this.styled) {
       // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
       this.styled = view;
@@ -487,9 +503,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
       ${this.screen(t)}
       <p class="sr" role="status">${this.nt}</p>
     </div>`;
-    // Modal: the card in a native dialog (showModal traps focus, Escape closes it); closed, it goes on underneath.
+    // Modal: the card in a native dialog (Escape closes it; keepFocus keeps Tab inside); closed, it goes on underneath.
     return this.modal
-      ? html`<dialog part="dialog" aria-label=${t.dialog} @close=${() => this.emit(new KasirCloseEvent(this.state))}>
+      ? html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${this.keepFocus} @close=${() => this.emit(new KasirCloseEvent(this.state))}>
           <button part="close" class="close" aria-label=${t.close} @click=${this.close}>×</button>${card}
         </dialog>`
       : card;

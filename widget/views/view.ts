@@ -62,6 +62,4 @@ export interface PendingModule {
   default: Screen;
   styles: string;
   DepositStatusController: typeof DepositStatusController;
-  /** Why a deposit cannot be shown safely, in the shopper's words (the element shows it as an error); none when it can. */
-  refusal?(d: Deposit, loc: Locale): string | undefined;
 }
