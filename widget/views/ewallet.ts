@@ -1,20 +1,23 @@
 // The pending screen of an e-wallet: the amount and a link to the wallet's approval page (`part="open-app"`, which a
 // phone opens in the wallet's app; only a link of an allowed scheme gets here: links.ts), and the steps.
+import { css, html } from 'lit';
+import { fill } from '../i18n.js';
 import { opening } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { View } from './view.js';
 
-export { DepositStatusController } from './pending.js';
-
-const css = String.raw; // as in pending.ts
+export { DepositStatusController, unsafe } from './pending.js';
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + css`
+export const styles = [
+  frameStyles,
+  css`
   .button {
     display: block;
   }
-`;
+`,
+];
 
 const words = {
   en: {
@@ -32,7 +35,7 @@ const words = {
 };
 
 const ewallet: View = (k) => {
-  const { html, fill, d, amount, steps } = k;
+  const { d, amount, steps } = k;
   const t = k.text(words);
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     ${rateRow(k)}

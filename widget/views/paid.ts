@@ -2,7 +2,7 @@
 // (`part="paid"`), and what the shopper must know once it is over: more arrived than was due, or money arrived for a
 // payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
 // such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
-import type { html as Html, nothing as Nothing } from 'lit';
+import { html, nothing } from 'lit';
 import type { Deposit } from '../types.js';
 
 const words = {
@@ -28,10 +28,8 @@ const words = {
   },
 };
 
-/** What the element hands this module: lit's tags, the deposit, and its amounts formatted for `loc`. */
+/** What the element hands this module: the deposit, and its amounts formatted for `loc`. */
 export interface PaidKit {
-  html: typeof Html;
-  nothing: typeof Nothing;
   /** Words in the element's language, with the shop's `strings` over them. */
   text(w: typeof words): (typeof words)['en'];
   d: Deposit;
@@ -44,14 +42,14 @@ const filled = ({ d, text, money }: PaidKit, key: keyof (typeof words)['en']) =>
 
 /** Pending after a partial payment: what arrived and what is still due; nothing before any payment. */
 const row = (k: PaidKit) => {
-  const { html, d, money } = k;
+  const { d, money } = k;
   const t = k.text(words);
   return d.status === 'pending' && +d.paidAmount
     ? html`<div part="paid">
         <p class="row"><span>${t.paid}</span><strong>${money(d.paidAmount)}</strong></p>
         <p class="row"><span>${t.due}</span><strong>${money(d.remainingAmount)}</strong></p>
       </div>`
-    : k.nothing;
+    : nothing;
 };
 
 /**
