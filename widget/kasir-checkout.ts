@@ -451,7 +451,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       import('./views/paid.js').then((m) => this.__say((paid = m.default).said(this.__kit(d!))), () => {});
     }
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
-    this.__badLink = d?.status === 'pending' && view?.unsafe(d) ? this.__t.badLink : undefined;
+    this.__badLink = d?.status === 'pending' && view?.unsafe?.(d) ? this.__t.badLink : undefined;
     if (view && view !== this.__styled) {
       // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
       this.__styled = view;

@@ -7,7 +7,8 @@ import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { View } from './view.js';
 
-export { DepositStatusController, unsafe } from './pending.js';
+export { DepositStatusController } from './pending.js';
+export { unsafe } from './external.js';
 
 /** The frame's styles and the view's own. */
 export const styles = [

@@ -5,14 +5,9 @@
 // paint.
 import { css, html, nothing } from 'lit';
 import { fill } from '../i18n.js';
-import type { Deposit } from '../types.js';
-import { allowedLink } from './links.js';
 import type { Screen, View } from './view.js';
 
 export { DepositStatusController } from './deposit-status-controller.js';
-
-/** The deposit carries a link (an e-wallet's page, a wallet payment request) of a scheme the element does not open. */
-export const unsafe = (d: Deposit) => [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes));
 
 const words = {
   en: { waiting: 'Waiting for your payment…', checkNow: 'Check payment status', checking: 'Checking…', change: 'Change payment method' },

@@ -7,7 +7,7 @@ import { frameStyles, screen } from './pending.js';
 import { qrCode, qrFigure, qrStyles } from './qr-figure.js';
 import type { View } from './view.js';
 
-export { DepositStatusController, unsafe } from './pending.js';
+export { DepositStatusController } from './pending.js';
 
 /** The frame's styles and the view's own. */
 export const styles = [frameStyles, qrStyles];

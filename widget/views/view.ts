@@ -59,6 +59,6 @@ export interface PendingModule {
   default: Screen;
   styles: CSSResultGroup;
   DepositStatusController: typeof DepositStatusController;
-  /** The deposit carries a link of a scheme the element does not open (links.ts): it is shown as an error. */
-  unsafe(d: Deposit): boolean;
+  /** A view that links out (crypto, e-wallet): the deposit's link is of a scheme the element does not open (links.ts). */
+  unsafe?(d: Deposit): boolean;
 }
