@@ -82,6 +82,12 @@ it('imported in Node (no DOM, as in server rendering), the package\'s kasir-chec
   assert.equal(new URL('kasir-checkout.js', import.meta.resolve(specifier)).href, pathToFileURL(resolve(WIDGET_DIR, ENTRY)).href);
 });
 
+it('private members are shortened by the build with the checked-in name cache: no __ name is left', () => {
+  const cache = JSON.parse(readFileSync('widget/mangle-cache.json', 'utf8')) as { props: { props: Record<string, string> } };
+  assert.ok(Object.keys(cache.props.props).includes('$__deposit'), 'the element\'s state is in the cache');
+  for (const [file, { code }] of Object.entries(build.files)) assert.doesNotMatch(code, /[.{,]__[a-zA-Z]/, file);
+});
+
 it('is production code: no Lit dev mode, no eval; the entry registers the element', () => {
   for (const [file, { code }] of Object.entries(build.files)) {
     assert.doesNotMatch(code, /Lit is in dev mode/, file);
