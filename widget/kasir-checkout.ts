@@ -439,25 +439,12 @@ export class KasirCheckout extends LitElement implements OptionFields {
     this.__emit(new KasirErrorEvent(detail));
   }
 
-  // What the element shows follows from its state here (its phase, the pending view's styles, the controllers).
+  // The phase (and why a pending deposit cannot be shown) derive from the loads and the deposit: derived state only.
   override willUpdate() {
-    const { __checkout: checkout, __deposit: d } = this;
+    const d = this.__deposit;
     const view = d && loaded[d.method.kind];
-    // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
-    // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
-    const changedDeposit = d !== this.__seen;
-    this.__seen = d;
-    if (changedDeposit && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
-      import('./views/paid.js').then((m) => this.__say((paid = m.default).said(this.__kit(d!))), () => {});
-    }
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
     this.__badLink = d?.status === 'pending' && view?.unsafe?.(d) ? this.__t.badLink : undefined;
-    if (view && view !== this.__styled) {
-      // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
-      this.__styled = view;
-      adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, ...KasirCheckout.finalizeStyles(view.styles)]);
-    }
-    const before = this.state;
     const listed = this.__switching && d?.status === 'pending';
     const loading = !this.__load.status || this.__load.status === 'pending';
     this.state =
@@ -465,40 +452,61 @@ export class KasirCheckout extends LitElement implements OptionFields {
         ? 'loading'
         : this.__failure()
           ? 'error'
-          : !checkout
+          : !this.__checkout
             ? 'loading'
             : d && !listed
               ? d.status
               : this.__lapsed
                 ? 'expired'
                 : 'choosing';
-    // Controllers follow the phase here, before rendering, so their first tick lands in this update.
+  }
+
+  // Before rendering, what follows the phase: the pending view's styles, the deposit's follower, the countdown (its
+  // first tick lands in this update) and what screen readers are told.
+  protected override update(changed: PropertyValues) {
+    const { __checkout: checkout, __deposit: d, state } = this;
+    const view = d && loaded[d.method.kind];
+    const listed = this.__switching && d?.status === 'pending';
+    // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
+    // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
+    const changedDeposit = d !== this.__seen;
+    this.__seen = d;
+    if (changedDeposit && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
+      import('./views/paid.js').then((m) => this.__say((paid = m.default).said(this.__kit(d!))), () => {});
+    }
+    if (view && view !== this.__styled) {
+      // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
+      this.__styled = view;
+      adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, ...KasirCheckout.finalizeStyles(view.styles)]);
+    }
     if (changedDeposit && d?.status === 'pending') this.__countdown.set(d.expiresAt, d.serverTime);
-    if (before === this.state) return;
-    // The outcome is heard even when focus is elsewhere on the page.
-    if (this.state === 'completed') this.__say(this.__t.paidTitle);
-    if (this.state === 'expired') this.__say(this.__t.expiredTitle);
-    if (this.state === 'pending') {
-      this.__follower ??= new view!.DepositStatusController(this, {
-        read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
-        // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order a
-        // deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
-        onDeposit: (deposit) => deposit.id === this.__deposit?.id && deposit.version >= this.__deposit.version && (this.__deposit = deposit),
-        // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
-        onTrouble: (err) => {
-          if (err && !this.__offline) this.__report(detail(err, this.__t.offline));
-          this.__offline = !!err;
-        },
-        // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
-        interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
-      });
-      this.__follower.start(checkout!.capabilities?.events ? this.__api.url(`/checkouts/${checkout!.id}/events`) : null);
-      // The list of a switch: the deposit is still followed (it may be paid meanwhile). Expired: the follower itself
-      // stops, or follows on a deposit that may still be paid late.
-    } else if (!listed && this.state != 'expired') this.__follower?.stop();
-    // The list counts down the checkout's window to choose; while switching, the deposit's time to pay goes on.
-    if (this.state === 'choosing' && !d) this.__countdown.set(checkout!.expiresAt, checkout!.serverTime);
-    else if (this.state !== 'pending' && !listed) this.__countdown.stop();
+    if (changed.has('state')) {
+      // The outcome is heard even when focus is elsewhere on the page.
+      if (state === 'completed') this.__say(this.__t.paidTitle);
+      if (state === 'expired') this.__say(this.__t.expiredTitle);
+      if (state === 'pending') {
+        this.__follower ??= new view!.DepositStatusController(this, {
+          read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
+          // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
+          // a deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
+          onDeposit: (deposit) => deposit.id === this.__deposit?.id && deposit.version >= this.__deposit.version && (this.__deposit = deposit),
+          // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
+          onTrouble: (err) => {
+            if (err && !this.__offline) this.__report(detail(err, this.__t.offline));
+            this.__offline = !!err;
+          },
+          // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
+          interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
+        });
+        this.__follower.start(checkout!.capabilities?.events ? this.__api.url(`/checkouts/${checkout!.id}/events`) : null);
+        // The list of a switch: the deposit is still followed (it may be paid meanwhile). Expired: the follower itself
+        // stops, or follows on a deposit that may still be paid late.
+      } else if (!listed && state != 'expired') this.__follower?.stop();
+      // The list counts down the checkout's window to choose; while switching, the deposit's time to pay goes on.
+      if (state === 'choosing' && !d) this.__countdown.set(checkout!.expiresAt, checkout!.serverTime);
+      else if (state !== 'pending' && !listed) this.__countdown.stop();
+    }
+    super.update(changed);
   }
 
   override updated(changed: PropertyValues) {
