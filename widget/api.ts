@@ -19,7 +19,7 @@ export class ApiError extends Error implements KasirErrorDetail {
 
 export class WidgetApi {
   /** Last answer and its ETag, per path, so an unchanged resource costs a 304 with no body. */
-  private cache = new Map<string, { etag: string; data: unknown }>();
+  private __cache = new Map<string, { etag: string; data: unknown }>();
 
   readonly endpoint: string;
   constructor(endpoint: string) {
@@ -30,8 +30,9 @@ export class WidgetApi {
     return this.endpoint.replace(/\/+$/, '') + path;
   }
 
-  async call<T>(path: string, body?: unknown): Promise<T> {
-    const cached = body ? undefined : this.cache.get(path);
+  /** Asks `path` (with `body`: a POST); `signal` aborts the request (a newer load or choice superseded it). */
+  async call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const cached = body ? undefined : this.__cache.get(path);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
     if (cached) headers['if-none-match'] = cached.etag;
@@ -43,6 +44,7 @@ export class WidgetApi {
         headers,
         body: body ? JSON.stringify(body) : undefined,
         cache: 'no-store',
+        signal,
       });
     } catch {
       throw new ApiError({ kind: 'network', url });
@@ -52,7 +54,7 @@ export class WidgetApi {
     // Not the envelope (an HTML page, another API's JSON: no message): the endpoint is not the widget API.
     if (!res.ok || !json?.data) throw new ApiError({ kind: res.status > 499 ? 'server' : 'refused', message: json?.message, status: res.status, url });
     const etag = res.headers.get('etag');
-    if (etag && !body) this.cache.set(path, { etag, data: json.data });
+    if (etag && !body) this.__cache.set(path, { etag, data: json.data });
     return json.data as T;
   }
 }

@@ -13,40 +13,40 @@ export class CountdownController implements ReactiveController {
   /** Milliseconds left (0 when up or unset). */
   remaining = 0;
   spoken: Spoken | null = null;
-  private end = NaN;
-  private skew = 0;
-  private timer?: ReturnType<typeof setInterval>;
-  private fired = false;
-  private step = NaN;
+  private __end = NaN;
+  private __skew = 0;
+  private __timer?: ReturnType<typeof setInterval>;
+  private __fired = false;
+  private __step = NaN;
   /** The second `spoken` was said at. */
-  private said = NaN;
+  private __said = NaN;
 
-  private host: ReactiveControllerHost;
-  private onZero: () => void;
+  private __host: ReactiveControllerHost;
+  private __onZero: () => void;
 
   constructor(host: ReactiveControllerHost, onZero: () => void) {
-    this.host = host;
-    this.onZero = onZero;
+    this.__host = host;
+    this.__onZero = onZero;
     host.addController(this);
   }
 
   /** Counts to `endsAt`, taking `serverTime` (ISO) as "now" on the server. */
   set(endsAt: string, serverTime?: string) {
     const server = Date.parse(serverTime || '');
-    if (server) this.skew = server - Date.now();
+    if (server) this.__skew = server - Date.now();
     const end = Date.parse(endsAt);
-    if (end !== this.end) {
-      this.fired = false;
-      this.step = NaN;
+    if (end !== this.__end) {
+      this.__fired = false;
+      this.__step = NaN;
     }
-    this.end = end;
-    this.tick();
-    if (!this.timer) this.timer = setInterval(() => this.tick(), 1000);
+    this.__end = end;
+    this.__tick();
+    if (!this.__timer) this.__timer = setInterval(() => this.__tick(), 1000);
   }
 
   stop() {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    clearInterval(this.__timer);
+    this.__timer = undefined;
   }
 
   hostDisconnected() {
@@ -54,17 +54,17 @@ export class CountdownController implements ReactiveController {
   }
 
   hostConnected() {
-    if (this.end && !this.fired && !this.timer) this.set(new Date(this.end).toISOString());
+    if (this.__end && !this.__fired && !this.__timer) this.set(new Date(this.__end).toISOString());
   }
 
-  private tick() {
-    this.remaining = Math.max(0, this.end - (Date.now() + this.skew)) || 0;
+  private __tick() {
+    this.remaining = Math.max(0, this.__end - (Date.now() + this.__skew)) || 0;
     const s = Math.ceil(this.remaining / 1000);
     // The step this moment falls in; the announcement changes only when the step does, and then says the time left.
     const step = s > 3600 ? -Math.ceil(s / 3600) : s > 300 ? Math.ceil(s / 300) * 5 : s > 30 ? Math.ceil(s / 60) : s ? 0.5 : 0;
-    if (step !== this.step) {
-      this.step = step;
-      this.said = s;
+    if (step !== this.__step) {
+      this.__step = step;
+      this.__said = s;
       this.spoken =
         s > 3600
           ? { n: Math.ceil(s / 3600), unit: 'hour' }
@@ -75,12 +75,12 @@ export class CountdownController implements ReactiveController {
               : null;
       // Said as the step begins, then cleared once the visible clock moves on: left in place it would go on
       // saying a time the clock has already left behind ("6 seconds" at 0:05).
-    } else if (s !== this.said) this.spoken = null;
-    this.host.requestUpdate();
-    if (!s && !this.fired) {
-      this.fired = true;
+    } else if (s !== this.__said) this.spoken = null;
+    this.__host.requestUpdate();
+    if (!s && !this.__fired) {
+      this.__fired = true;
       this.stop();
-      this.onZero();
+      this.__onZero();
     }
   }
 }

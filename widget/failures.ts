@@ -52,8 +52,11 @@ export interface Described {
   detail: KasirErrorDetail;
 }
 
-/** The developers' words for an attribute the element cannot use (kind `config`, `message` naming it). */
-function attribute(name: string, c: Context) {
+/**
+ * The developers' words for an attribute the element cannot use (kind `config`, `message` naming it); `server`: the
+ * shop's server's reason, when it refused the attribute (a currency's decimal places are the server's to say).
+ */
+function attribute(name: string, c: Context, server?: string) {
   const value = c[name as 'endpoint' | 'amount' | 'currency'];
   if (!value && name != 'currency') {
     return name == 'endpoint'
@@ -63,7 +66,9 @@ function attribute(name: string, c: Context) {
   // A thousands separator ("150.000" is Rp 150,000, not Rp 150): named, with the amount written without it. One "."
   // group in a currency with cents ("10.125" dollars) is a digit too many instead.
   const grouped = name == 'amount' && /^\d{1,3}(?:([.,' ])\d{3})+(?:[.,]\d+)?$/.exec(value);
-  const separator = grouped && (grouped[1] != '.' || /\..*[.,]/.test(value) || !places(c.currency)) && grouped[1];
+  // One "." group ("150.000") is a separator in rupiah and three decimals in dollars: the currency's places are the
+  // server's to say (not this browser's Intl data), so that one is left to its refusal, which names the separator too.
+  const separator = grouped && (grouped[1] != '.' || /\..*[.,]/.test(value)) && grouped[1];
   if (separator) {
     return `invalid amount "${value}": it is written with ${separator == ' ' ? 'a space' : `"${separator}"`} as a thousands separator; write a plain decimal number without it, e.g. "${value.split(separator).join('').replace(',', '.')}"`;
   }
@@ -72,12 +77,9 @@ function attribute(name: string, c: Context) {
       ? 'the URL or path of your widget API, e.g. "https://shop.example/api" or "/api"'
       : name == 'currency'
         ? 'a 3-letter currency code, e.g. IDR'
-        : `a plain decimal number above 0 with no thousands separator and at most ${places(c.currency)} decimal places in ${c.currency.toUpperCase()}, e.g. "150000"`;
+        : `a plain decimal number above 0 with no thousands separator${server ? ` (the shop's server says: ${server})` : ''}, e.g. "150000"`;
   return `invalid ${name} "${value}": ${why}`;
 }
-
-/** How many decimal places the currency's amounts have. */
-const places = (currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!;
 
 /**
  * The kind of a failure (`config`: the page's setup; `server`: a 5xx; `refused`: another 4xx; a lost connection,
@@ -102,6 +104,13 @@ export default function describe(err: ApiError, c: Context): Described | undefin
     kind = 'server';
     failure = 'server';
     action = 'retry';
+  } else if (created && /^amount:.*(decimal places|thousands separator)/.test(message)) {
+    // The shop's server refused the amount (more decimal places than the currency has, or a thousands separator: its
+    // to say, not Intl's).
+    kind = 'config';
+    failure = 'setup';
+    const reason = message.replace(/^amount:\s*/, '');
+    message = `kasir-checkout: ${/separator/.test(reason) ? `invalid amount "${c.amount}": ${reason}` : attribute('amount', c, reason)}`;
   } else if (!message || (created && (s == 404 || /^(currency|orderId)\b/.test(message)))) {
     // Not the widget API (a wrong endpoint), or the shop's server will not open a checkout for what the page asks
     // (a currency it does not accept, which it names; an order it does not know): the page's setup.

@@ -1,82 +1,33 @@
-// The element's words in English and Indonesian (a pending deposit's view, in views/, carries its own, and the words
-// of failures other than a lost connection are in failures.ts), and locale-aware money and duration formatting. Keys
-// are unique across all of them: a shop's `strings` replace any text by its key.
-
-const en = {
-  loading: 'Preparing your payment…',
-  choose: 'Choose how to pay',
-  orderTotal: 'Order total',
-  va: 'Virtual account',
-  qris: 'QRIS',
-  ewallet: 'E-wallet',
-  bank: 'Bank transfer',
-  crypto: 'Crypto',
-  fee: 'Fee {0}',
-  noFee: 'No fee',
-  unavailable: 'Not available for this amount',
-  payWithin: 'Pay within',
-  chooseWithin: 'Choose within',
-  stillPending: 'Not received yet.',
-  offline: 'Connection lost. Retrying…',
-  paidTitle: 'Payment received',
-  paidText: 'Thank you! Your payment of {0} with {1} is complete.',
-  expiredTitle: 'Payment expired',
-  expiredText: 'The time to pay ran out. Nothing was charged.',
-  restart: 'Start a new payment',
-  errorTitle: 'Something went wrong',
-  noConnection: 'We could not reach the payment service. Please try again in a moment.',
-  retry: 'Try again',
-  back: 'Back to payment methods',
-  current: 'Your current choice',
-  lastUsed: 'Last used',
-  left: '{0} left to pay',
-  dialog: 'Payment',
-  close: 'Close',
-};
-
-export type Messages = typeof en;
-
-const id: Messages = {
-  ...en,
-  loading: 'Menyiapkan pembayaran…',
-  choose: 'Pilih cara bayar',
-  orderTotal: 'Total pesanan',
-  bank: 'Transfer bank',
-  crypto: 'Kripto',
-  fee: 'Biaya {0}',
-  noFee: 'Tanpa biaya',
-  unavailable: 'Tidak tersedia untuk jumlah ini',
-  payWithin: 'Bayar dalam',
-  chooseWithin: 'Pilih dalam',
-  stillPending: 'Belum diterima.',
-  offline: 'Koneksi terputus. Mencoba lagi…',
-  paidTitle: 'Pembayaran diterima',
-  paidText: 'Terima kasih! Pembayaran {0} dengan {1} telah selesai.',
-  expiredTitle: 'Pembayaran kedaluwarsa',
-  expiredText: 'Waktu pembayaran habis. Tidak ada dana yang ditarik.',
-  restart: 'Mulai pembayaran baru',
-  errorTitle: 'Terjadi kesalahan',
-  noConnection: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.',
-  retry: 'Coba lagi',
-  back: 'Kembali ke metode pembayaran',
-  current: 'Pilihan Anda saat ini',
-  lastUsed: 'Terakhir dipakai',
-  left: 'Sisa waktu {0}',
-  dialog: 'Pembayaran',
-  close: 'Tutup',
-};
+// The element's locales (its words: one file per language in locales/, loaded when needed; a pending deposit's view,
+// in views/, carries its own, and the words of failures other than a lost connection are in failures.ts), and
+// locale-aware money and duration formatting. Keys are unique across all of them: a shop's `strings` replace any text
+// by its key.
 
 export type Locale = 'en' | 'id';
+export type Messages = typeof import('./locales/en.js').default;
 /** A shop's texts by key (a list of steps is an array), replacing the element's own in every locale. */
 export type Strings = Record<string, string | string[]>;
-export const messages: Record<Locale, Messages> = { en, id };
+
+/** The element's words per locale, each its own file (and chunk): only the shopper's language is downloaded. */
+export const locales: Record<Locale, () => Promise<{ default: Messages }>> = {
+  en: () => import('./locales/en.js'),
+  id: () => import('./locales/id.js'),
+};
+
+/**
+ * What the element says when its words cannot be loaded (the connection is lost), in every locale: the only words
+ * the first paint carries.
+ */
+export const offline: Record<Locale, Pick<Messages, 'errorTitle' | 'noConnection' | 'retry'>> = {
+  en: { errorTitle: 'Something went wrong', noConnection: 'We could not reach the payment service. Please try again in a moment.', retry: 'Try again' },
+  id: { errorTitle: 'Terjadi kesalahan', noConnection: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.', retry: 'Coba lagi' },
+};
 
 /** Fills `{0}`, `{1}` ... in a message. */
 export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
 
 const tag = (locale: Locale) => (locale === 'id' ? 'id-ID' : 'en-US');
 
-/**
 /** A token amount as shown and copied (DESIGN.md 12): the exact string without trailing zeros ("0.50" is "0.5"). */
 export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1');
 

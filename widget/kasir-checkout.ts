@@ -1,7 +1,7 @@
-import { LitElement, adoptStyles, html, nothing, unsafeCSS, type PropertyDeclaration, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, adoptStyles, html, nothing, type PropertyDeclaration, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
-import type { DepositStatusController } from './deposit-status-controller.js';
+import { LoadController } from './load-controller.js';
 import {
   KasirCloseEvent,
   KasirCompletedEvent,
@@ -12,11 +12,13 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import { clock, duration, fill, messages, money, type Locale, type Messages } from './i18n.js';
+import { clock, duration, fill, locales, money, offline, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { Described } from './failures.js';
+import { views } from './views.js';
+import type { DepositStatusController } from './views/deposit-status-controller.js';
 import type { PaidKit } from './views/paid.js';
 import type { RefundForm } from './views/refund.js';
 import type { PendingModule } from './views/view.js';
@@ -57,27 +59,15 @@ const remember = (key: string, id: string | null, local?: boolean) => {
   }
 };
 
-/**
- * The screen of a pending deposit, per kind of method: each its own module (its own chunk in the script-tag build,
- * with the frame and the deposit's follower inside), fetched when a deposit of that kind is about to be shown, so the
- * first paint (the method list) carries none of them.
- */
-const va = () => import('./views/va.js');
-const VIEWS: Record<MethodKind, () => Promise<PendingModule>> = {
-  va,
-  bank: va,
-  qris: () => import('./views/qris.js'),
-  ewallet: () => import('./views/ewallet.js'),
-  crypto: () => import('./views/crypto.js'),
-};
-const views: Partial<Record<MethodKind, PendingModule>> = {};
+/** The views loaded so far, by kind. */
+const loaded: Partial<Record<MethodKind, PendingModule>> = {};
 /**
  * Loads a kind's view (a kind this version does not know is shown as an account). One that fails to load is a network
  * failure: the element offers "Try again", which loads it again.
  */
 const loadView = async (kind: MethodKind) => {
   try {
-    views[kind] = await (VIEWS[kind] || va)();
+    loaded[kind] = await (views[kind] || views.va)();
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -86,6 +76,12 @@ const loadView = async (kind: MethodKind) => {
 let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The words of a deposit paid not as planned (DESIGN.md 10), loaded when one is shown. */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
+
+/** Rethrows a failure once its words are loaded (a lost connection's are the element's own: nothing may load then). */
+const failed = async (err: unknown): Promise<never> => {
+  if ((err as ApiError).kind != 'network') failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
+  throw err;
+};
 
 /**
  * A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending (and an
@@ -111,7 +107,7 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  * @attr {string} endpoint - Base URL of the widget API, e.g. `https://shop.example/api` (required).
  * @attr {string} checkout-id - A checkout the shop created on its server; wins over `amount`.
  * @attr {string} order-id - The shop's order, priced by its server's `priceOrder` hook: sent instead of `amount` and `currency`.
- * @attr {string} amount - What the order costs, a plain decimal string with at most the currency's decimal places, e.g. `150000` (no thousands separator).
+ * @attr {string} amount - What the order costs, a plain decimal string with at most the currency's decimal places (the shop's server says how many), e.g. `150000` (no thousands separator).
  * @attr {string} currency - The order's currency (default `IDR`).
  * @attr {'en' | 'id'} locale - Language and number formats (default: the page's `lang`, else the browser's language, else `en`).
  * @attr {boolean} modal - Shows nothing until `open()`, then the checkout in a modal dialog (the payment goes on while it is closed).
@@ -174,19 +170,16 @@ export class KasirCheckout extends LitElement implements OptionFields {
     modal: { type: Boolean },
     strings: { attribute: false },
     state: { reflect: true },
-    // Internal state (never an attribute), short keys: Lit's property names are strings the minifier keeps, and the
-    // shopper downloads each (co checkout, dp deposit, er failed, lp lapsed, off offline, nt notice, pk picked,
-    // sw switching, ex expanded, sh shown).
-    co: { state: true },
-    dp: { state: true },
-    er: { state: true },
-    lp: { state: true },
-    off: { state: true },
-    nt: { state: true },
-    pk: { state: true },
-    sw: { state: true },
-    ex: { state: true },
-    sh: { state: true },
+    // Internal state, never an attribute (its names shortened by the build, like every private member's).
+    __checkout: { state: true },
+    __deposit: { state: true },
+    __words: { state: true },
+    __lapsed: { state: true },
+    __offline: { state: true },
+    __notice: { state: true },
+    __switching: { state: true },
+    __expanded: { state: true },
+    __shown: { state: true },
   } satisfies OptionDeclarations & PropertyDeclarations;
 
   // The options, typed and documented once by KasirCheckoutOptions (props.ts), here with their defaults.
@@ -203,148 +196,167 @@ export class KasirCheckout extends LitElement implements OptionFields {
   /** The phase: loading, choosing, pending, completed, expired or error (reflected, read only). */
   state: CheckoutState = 'loading';
 
-  private co: Checkout | null = null;
-  private dp: Deposit | null = null;
-  private er: ApiError | null = null;
-  // Unset (falsy) until first used: no initializers, for the bytes a shopper downloads.
+  // Private members are `__` names: the script-tag build shortens them (vite.config.ts, with a name cache).
+  private __checkout: Checkout | null = null;
+  private __deposit: Deposit | null = null;
+  /** The element's words in the shopper's language, once loaded (locales/). */
+  private __words?: Messages;
+  // Unset (falsy) until first used.
   /** The checkout's window to choose a method ran out in front of the shopper. */
-  private lp?: boolean;
-  /** Why the pending deposit cannot be shown safely (its view says: an e-wallet link that is not http or https). */
-  private badLink?: string;
-  private off?: boolean;
-  /** The pending view whose styles this element's shadow root holds. */
-  private styled?: PendingModule;
-  private nt?: string;
-
-  private api = new WidgetApi('');
-  private pk?: Method;
+  private __lapsed?: boolean;
+  /** The follower cannot reach the server (it keeps trying). */
+  private __offline?: boolean;
+  /** What screen readers are told (a polite live region). */
+  private __notice?: string;
   /** The shopper went back to the method list from a pending deposit, to switch to another method. */
-  private sw?: boolean;
-  /** When (this page's clock) the checkout's window closes: no switching after it (the server refuses). */
-  private closes?: number;
+  private __switching?: boolean;
   /** The method list's open group. */
-  private ex?: string;
+  private __expanded?: string;
   /** `open()` was called (a modal loads its checkout then, not before). */
-  private sh?: boolean;
+  private __shown?: boolean;
   /** Money is owed back for a finished deposit: the refund form (views/refund.ts; it shows only for the deposit shown). */
-  private rf?: RefundForm;
+  private __refund?: RefundForm;
 
-  private countdown = new CountdownController(this, () => {
-    if (this.dp) this.follow?.checkNow();
-    else this.lp = true;
+  /** Why the pending deposit cannot be shown safely: a link of a scheme the element does not open (views/links.ts). */
+  private __badLink?: string;
+  /** The deposit the last update showed (a new read of it is another object only when it changed). */
+  private __seen?: Deposit | null;
+  /** The pending view whose styles this element's shadow root holds. */
+  private __styled?: PendingModule;
+  private __api = new WidgetApi('');
+  /** The method being chosen (while the choice's task runs). */
+  private __picked?: Method;
+  /** When (this page's clock) the checkout's window closes: no switching after it (the server refuses). */
+  private __closes?: number;
+
+  private __countdown = new CountdownController(this, () => {
+    if (this.__deposit) this.__follower?.checkNow();
+    else this.__lapsed = true;
   });
 
   /** Follows the deposit while it is pending (made when the first one is shown: its module comes with the views). */
-  private follow?: DepositStatusController;
-
-  /** The current load's number: a newer load (the attributes changed) makes an older one's answers stale. */
-  private loads = 0;
-  /** What "Try again" repeats. */
-  private again?: () => void;
-
-  /** Loads the checkout: the one named by `checkout-id`, else the one remembered for this order, else a new one. */
-  private async load() {
-    const { endpoint, checkoutId: id, orderId, amount, currency } = this;
-    const run = ++this.loads;
-    this.follow?.stop();
-    this.co = this.dp = null;
-    this.lp = this.sw = false;
-    this.api = new WidgetApi(endpoint);
-    const current = () => run === this.loads;
-    await this.attempt(this.load, current, async () => {
-      // An attribute the element cannot use, before any request: a URL or path; a currency code; a positive plain
-      // decimal with no more places than the currency has ("150.000" in rupiah is a thousands separator, not 150).
-      const bad = !/^(https?:\/|\.*)\/\S*$/i.test(endpoint)
-        ? 'endpoint'
-        : !(id || orderId) &&
-          (!/^[a-z]{3}$/i.test(currency)
-            ? 'currency'
-            : (!/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) ||
-                (amount.split('.')[1] || '').length > new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!) &&
-              'amount');
-      if (bad) throw new ApiError({ kind: 'config', message: bad });
-      const key = this.key();
-      const known = id || remembered(key);
-      let checkout: Checkout | null = null;
-      if (known) {
-        try {
-          checkout = await this.api.call<Checkout>(`/checkouts/${encodeURIComponent(known)}`);
-        } catch (err) {
-          if (id || (err as ApiError).status !== 404) throw err;
-        }
-        // A remembered checkout that is over (paid, expired, or its window closed unused) belongs to an earlier
-        // order: start afresh rather than replay its outcome. A pending one is resumed.
-        if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' : lapsed(checkout))) checkout = null;
-      }
-      if (!checkout) {
-        checkout = await this.api.call<Checkout>('/checkouts', orderId ? { orderId } : { amount, currency });
-        if (!id) remember(key, checkout.id);
-      }
-      // A pending deposit is shown with its kind's view: the spinner stays until that is loaded.
-      if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind);
-      // Superseded by a newer load (the attributes changed meanwhile): its answer is the one to show.
-      if (!current()) return;
-      this.co = checkout;
-      this.dp = checkout.deposit;
-      this.closes = Date.now() + Date.parse(checkout.expiresAt) - Date.parse(checkout.serverTime);
-      // Already over when opened: the first screen is the expired one, not a method list that then lapses.
-      this.lp = lapsed(checkout);
-    });
-  }
+  private __follower?: DepositStatusController;
 
   /**
-   * Creates the deposit for a method, or switches the pending one to it (the server keeps the deposit's id and answers
-   * its new details). The deposit's own method again goes back to it without a request.
+   * Loads the checkout when its attributes change (a modal's once opened): the one named by `checkout-id`, else the
+   * one remembered for this order, else a new one. A newer load cancels an older one (its requests are aborted, its
+   * answer never shown). Runs after the update that changed them, so the element shows `loading` meanwhile.
    */
-  private async pick(method: Method) {
-    if (this.pk) return; // one choice at a time (a double click chooses once)
-    if (method.code === this.dp?.method.code) return void (this.sw = false);
-    this.emit(new KasirMethodSelectedEvent(method));
-    this.pk = method;
-    // The method's view loads while the deposit is made, so it is there when the deposit is (the list shows the
-    // chosen method busy meanwhile).
-    const shown = loadView(method.kind);
-    shown.catch(() => {}); // awaited below, unless the deposit fails first
-    await this.attempt(
-      () => this.pick(method),
-      () => true,
-      async () => {
-        const deposit = await this.api.call<Deposit>(`/checkouts/${this.co!.id}/deposit`, { method: method.code });
+  private __load = new LoadController(this, {
+    args: () => (!this.modal || this.__shown ? ([this.endpoint, this.checkoutId, this.orderId, this.amount, this.currency] as const) : undefined),
+    task: async ([endpoint, id, orderId, amount, currency], signal) => {
+      // A choice still being made (or refused) belongs to the checkout shown until now.
+      this.__choice.reset();
+      this.__api = new WidgetApi(endpoint);
+      try {
+        // An attribute the element cannot use, before any request: a URL or path; a currency code; a positive plain
+        // decimal. How many places the currency has is the server's to say (it refuses more: failures.ts), never the
+        // browser's Intl data, which differs between browsers.
+        const bad = !/^(https?:\/|\.*)\/\S*$/i.test(endpoint)
+          ? 'endpoint'
+          : !(id || orderId) && (!/^[a-z]{3}$/i.test(currency) ? 'currency' : !/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) && 'amount');
+        if (bad) throw new ApiError({ kind: 'config', message: bad });
+        const key = this.__key();
+        const known = id || remembered(key);
+        let checkout: Checkout | null = null;
+        if (known) {
+          try {
+            checkout = await this.__api.call<Checkout>(`/checkouts/${encodeURIComponent(known)}`, undefined, signal);
+          } catch (err) {
+            if (id || (err as ApiError).status !== 404) throw err;
+          }
+          // A remembered checkout that is over (paid, expired, or its window closed unused) belongs to an earlier
+          // order: start afresh rather than replay its outcome. A pending one is resumed.
+          if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' : lapsed(checkout))) checkout = null;
+        }
+        if (!checkout) {
+          checkout = await this.__api.call<Checkout>('/checkouts', orderId ? { orderId } : { amount, currency }, signal);
+          if (!id) remember(key, checkout.id);
+        }
+        // A pending deposit is shown with its kind's view: the spinner stays until that is loaded.
+        if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind);
+        return checkout;
+      } catch (err) {
+        return failed(err);
+      }
+    },
+    onDone: (checkout) => {
+      this.__checkout = checkout;
+      this.__deposit = checkout.deposit;
+      this.__switching = false;
+      this.__closes = Date.now() + Date.parse(checkout.expiresAt) - Date.parse(checkout.serverTime);
+      // Already over when opened: the first screen is the expired one, not a method list that then lapses.
+      this.__lapsed = lapsed(checkout);
+    },
+  });
+
+  /**
+   * Creates the deposit for the chosen method, or switches the pending one to it (the server keeps the deposit's id
+   * and answers its new details). The method's view loads while the deposit is made, so it is there when the deposit
+   * is (the list shows the chosen method busy meanwhile). Reset by a new load.
+   */
+  private __choice = new LoadController(this, {
+    task: async ([method]: readonly [Method], signal) => {
+      const shown = loadView(method.kind);
+      shown.catch(() => {}); // awaited below, unless the deposit fails first
+      try {
+        const deposit = await this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`, { method: method.code }, signal);
         await shown;
-        this.dp = deposit;
-        this.sw = false;
-        remember(shop(this), method.code, true); // offered first at this shop next time
-      },
-    );
-    this.pk = undefined;
+        return deposit;
+      } catch (err) {
+        return failed(err);
+      }
+    },
+    onDone: (deposit) => {
+      this.__deposit = deposit;
+      this.__switching = false;
+      remember(shop(this), deposit.method.code, true); // offered first at this shop next time
+    },
+  });
+
+  /** The element's words in the shopper's language: one file, loaded in parallel with the checkout (locales/). */
+  private __wordsLoad = new LoadController(this, {
+    args: () => [this.__locale] as const,
+    task: async ([locale]) => (await locales[locale]()).default,
+    onDone: (words) => (this.__words = words),
+  });
+
+  /** Creates the deposit for a method (one choice at a time); the deposit's own method again goes back to it. */
+  private __pick(method: Method) {
+    if (this.__choice.status === 'pending') return; // a double click chooses once
+    if (method.code === this.__deposit?.method.code) return void (this.__switching = false);
+    this.__emit(new KasirMethodSelectedEvent(method));
+    this.__picked = method;
+    this.__choice.run([method]);
   }
 
-  /** Runs a step; on failure (unless no longer `current`) the element shows the error and "Try again" repeats `retry`. */
-  private async attempt(retry: () => void, current: () => boolean, step: () => Promise<void>) {
-    this.er = null;
-    try {
-      await step();
-    } catch (err) {
-      // The words for it, unless it is a lost connection (the element's own words, as nothing may load then).
-      if ((err as ApiError).kind != 'network') failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
-      if (!current()) return;
-      this.again = retry;
-      this.er = err as ApiError;
+  /** What failed (a load, a choice, the words): "Try again" runs it again. */
+  private get __failed() {
+    return [this.__load, this.__choice, this.__wordsLoad].find((load) => load.status === 'failed');
+  }
+
+  /** Complete once the element's words in its language are in too (a change of `locale` loads another file). */
+  protected override async getUpdateComplete() {
+    let done = await super.getUpdateComplete();
+    if (this.__wordsLoad.status === 'pending') {
+      await this.__wordsLoad.settled;
+      done = await super.getUpdateComplete();
     }
+    return done;
   }
 
-  /** The element's words, with the shop's `strings` over them. */
-  private get t(): Messages {
-    return this.text(messages);
+  /** The element's words, with the shop's `strings` over them (a lost connection's while none could be loaded). */
+  private get __t(): Messages {
+    return { ...offline[this.__locale], ...this.__words, ...this.strings } as Messages;
   }
 
-  /** Words in the element's language (its own, a screen's, a failure's), with the shop's `strings` over them. */
-  private text<T>(words: Record<Locale, T>): T {
-    return { ...words[this.loc], ...this.strings };
+  /** Words in the element's language (a screen's, a failure's), with the shop's `strings` over them. */
+  private __text<T>(words: Record<Locale, T>): T {
+    return { ...words[this.__locale], ...this.strings };
   }
 
   /** `locale`, else the page's language, else the browser's: the first that is English or Indonesian; else English. */
-  private get loc(): Locale {
+  private get __locale(): Locale {
     const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l!));
     return /^id/i.test(lang + '') ? 'id' : 'en';
   }
@@ -352,10 +364,28 @@ export class KasirCheckout extends LitElement implements OptionFields {
   /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */
   async open() {
     if (!this.modal) return;
-    this.sh = true;
+    this.__shown = true;
     await this.updateComplete;
     const dialog = this.renderRoot.querySelector('dialog');
     if (dialog && !dialog.open) dialog.showModal();
+  }
+
+  /**
+   * With `modal`: Tab from the dialog's last control moves to its first, Shift+Tab from the first to the last. The
+   * element keeps focus itself: Firefox lets Tab leave a modal <dialog> in a shadow root.
+   */
+  private __keepFocus(e: KeyboardEvent) {
+    if (e.key !== 'Tab') return;
+    // What Tab reaches: enabled controls that are shown (a closed group's methods are not).
+    const controls = [...this.renderRoot.querySelectorAll<HTMLElement>('a[href],button:not([disabled]),input:not([disabled]),[tabindex="0"]')].filter(
+      (control) => control.getClientRects().length,
+    );
+    const active = (this.renderRoot as ShadowRoot).activeElement;
+    const [from, to] = e.shiftKey ? [controls[0], controls.at(-1)] : [controls.at(-1), controls[0]];
+    if (to && active === from) {
+      e.preventDefault();
+      to.focus();
+    }
   }
 
   /** With `modal`: closes the dialog; the payment goes on, and `open()` shows it again. */
@@ -367,7 +397,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
    * Where this element's checkout id is remembered: the order, the page (path and query), and the element's
    * place among the page's elements for the same order, so two orders or two elements never share a checkout.
    */
-  private key() {
+  private __key() {
     const o = order(this);
     const same = [...document.querySelectorAll('kasir-checkout')].filter((e) => order(e) === o);
     return `${o}|${location.pathname}${location.search}|${same.indexOf(this)}`;
@@ -375,30 +405,31 @@ export class KasirCheckout extends LitElement implements OptionFields {
 
   /** Forgets the remembered checkout and starts a new one (offered once a payment expired). */
   restart() {
-    remember(this.key(), null);
-    this.load();
+    remember(this.__key(), null);
+    this.__load.run();
   }
 
   /** Back to the method list after a refused choice, or from a pending deposit to switch it. */
-  private back() {
-    this.er = null;
-    this.sw = true;
+  private __back() {
+    this.__choice.reset(); // forgets a refused choice
+    this.__switching = true;
     // After a partial payment the server prices the methods for what is still due (DESIGN.md 10).
-    if (+this.dp!?.paidAmount) this.api.call<Checkout>(`/checkouts/${this.co!.id}`).then((c) => (this.co = c), () => {});
+    if (+this.__deposit!?.paidAmount) this.__api.call<Checkout>(`/checkouts/${this.__checkout!.id}`).then((c) => (this.__checkout = c), () => {});
   }
 
   /**
    * What failed: its kind, the shopper's words and what they can do (failures.ts), and what the shop's developers read.
    * A lost connection (or the words of others could not be loaded: the connection is lost) is the element's own.
    */
-  private failure(): Described | null {
-    const { t, er: err, endpoint, amount, currency } = this;
+  private __failure(): Described | null {
+    const { __t: t, endpoint, amount, currency } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
-    const restart = this.co && !this.checkoutId ? 'restart' : undefined;
-    if (this.badLink) return { text: this.badLink, action: restart, detail: { kind: 'server', message: this.badLink } };
+    const restart = this.__checkout && !this.checkoutId ? 'restart' : undefined;
+    if (this.__badLink) return { text: this.__badLink, action: restart, detail: { kind: 'server', message: this.__badLink } };
+    const err = this.__failed?.error as ApiError | undefined;
     if (!err) return null;
     return (
-      failures?.(err, { text: (w) => this.text(w), endpoint, amount, currency, open: !!this.co, restart }) || {
+      failures?.(err, { text: (w) => this.__text(w), endpoint, amount, currency, open: !!this.__checkout, restart }) || {
         detail: detail(err, t.noConnection),
         text: t.noConnection,
         action: 'retry',
@@ -407,77 +438,99 @@ export class KasirCheckout extends LitElement implements OptionFields {
   }
 
   /** Tells the shop's developers: the `kasir-error` event, and one line in the console naming the URL and status. */
-  private report(detail: KasirErrorDetail) {
+  private __report(detail: KasirErrorDetail) {
     console.warn('<kasir-checkout>', detail.message, detail);
-    this.emit(new KasirErrorEvent(detail));
+    this.__emit(new KasirErrorEvent(detail));
   }
 
-  override willUpdate(changed: PropertyValues) {
-    // A modal loads its checkout when first opened.
-    if ((!this.modal || this.sh) && ['endpoint', 'checkoutId', 'orderId', 'amount', 'currency', 'modal', 'sh'].some((p) => changed.has(p))) this.load();
-    const { co: checkout, dp: d } = this;
-    const view = d && views[d.method.kind];
+  // The phase (and why a pending deposit cannot be shown) derive from the loads and the deposit: derived state only.
+  override willUpdate() {
+    const d = this.__deposit;
+    const view = d && loaded[d.method.kind];
+    // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
+    this.__badLink = d?.status === 'pending' && view?.unsafe?.(d) ? this.__t.badLink : undefined;
+    const listed = this.__switching && d?.status === 'pending';
+    const loading = !this.__load.status || this.__load.status === 'pending';
+    this.state =
+      (!this.__words && this.__wordsLoad.status !== 'failed') || loading
+        ? 'loading'
+        : this.__failure()
+          ? 'error'
+          : !this.__checkout
+            ? 'loading'
+            : d && !listed
+              ? d.status
+              : this.__lapsed
+                ? 'expired'
+                : 'choosing';
+  }
+
+  // Before rendering, what follows the phase: the pending view's styles, the deposit's follower, the countdown (its
+  // first tick lands in this update) and what screen readers are told.
+  protected override update(changed: PropertyValues) {
+    const { __checkout: checkout, __deposit: d, state } = this;
+    const view = d && loaded[d.method.kind];
+    const listed = this.__switching && d?.status === 'pending';
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
     // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
-    if (changed.has('dp') && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
-      // Finished with money owed back, it also loads the refund form (views/refund.ts, docs/refunds.md) into `rf`.
-      import('./views/paid.js').then((m) => this.say((paid = m.default).said(this.kit(d!))), () => {});
+    const changedDeposit = d !== this.__seen;
+    this.__seen = d;
+    if (changedDeposit && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
+      // Finished with money owed back, it also loads the refund form (views/refund.ts, docs/refunds.md).
+      import('./views/paid.js').then((m) => this.__say((paid = m.default).said(this.__kit(d!))), () => {});
     }
-    this.badLink = d?.status === 'pending' ? view?.refusal?.(d, this.loc) : undefined;
-    if (view && view !== this.styled) {
+    if (view && view !== this.__styled) {
       // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
-      this.styled = view;
-      adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, unsafeCSS(view.styles)]);
+      this.__styled = view;
+      adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, ...KasirCheckout.finalizeStyles(view.styles)]);
     }
-    const before = this.state;
-    const listed = this.sw && d?.status === 'pending';
-    this.state = this.failure() ? 'error' : !checkout ? 'loading' : d && !listed ? d.status : this.lp ? 'expired' : 'choosing';
-    // Controllers follow the phase here, before rendering, so their first tick lands in this update.
-    if (changed.has('dp') && d?.status === 'pending') this.countdown.set(d.expiresAt, d.serverTime);
-    if (before === this.state) return;
-    // The outcome is heard even when focus is elsewhere on the page.
-    if (this.state === 'completed') this.say(this.t.paidTitle);
-    if (this.state === 'expired') this.say(this.t.expiredTitle);
-    if (this.state === 'pending') {
-      this.follow ??= new view!.DepositStatusController(this, {
-        read: () => this.api.call<Deposit>(`/checkouts/${this.co!.id}/deposit`),
-        // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order a
-        // deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
-        onDeposit: (deposit) => deposit.id === this.dp?.id && deposit.version >= this.dp.version && (this.dp = deposit),
-        // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
-        onTrouble: (err) => {
-          if (err && !this.off) this.report(detail(err, this.t.offline));
-          this.off = !!err;
-        },
-        // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
-        interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
-      });
-      this.follow.start(checkout!.capabilities?.events ? this.api.url(`/checkouts/${checkout!.id}/events`) : null);
-      // The list of a switch: the deposit is still followed (it may be paid meanwhile). Expired: the follower itself
-      // stops, or follows on a deposit that may still be paid late.
-    } else if (!listed && this.state != 'expired') this.follow?.stop();
-    // The list counts down the checkout's window to choose; while switching, the deposit's time to pay goes on.
-    if (this.state === 'choosing' && !d) this.countdown.set(checkout!.expiresAt, checkout!.serverTime);
-    else if (this.state !== 'pending' && !listed) this.countdown.stop();
+    if (changedDeposit && d?.status === 'pending') this.__countdown.set(d.expiresAt, d.serverTime);
+    if (changed.has('state')) {
+      // The outcome is heard even when focus is elsewhere on the page.
+      if (state === 'completed') this.__say(this.__t.paidTitle);
+      if (state === 'expired') this.__say(this.__t.expiredTitle);
+      if (state === 'pending') {
+        this.__follower ??= new view!.DepositStatusController(this, {
+          read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
+          // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
+          // a deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
+          onDeposit: (deposit) => deposit.id === this.__deposit?.id && deposit.version >= this.__deposit.version && (this.__deposit = deposit),
+          // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
+          onTrouble: (err) => {
+            if (err && !this.__offline) this.__report(detail(err, this.__t.offline));
+            this.__offline = !!err;
+          },
+          // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
+          interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
+        });
+        this.__follower.start(checkout!.capabilities?.events ? this.__api.url(`/checkouts/${checkout!.id}/events`) : null);
+        // The list of a switch: the deposit is still followed (it may be paid meanwhile). Expired: the follower itself
+        // stops, or follows on a deposit that may still be paid late.
+      } else if (!listed && state != 'expired') this.__follower?.stop();
+      // The list counts down the checkout's window to choose; while switching, the deposit's time to pay goes on.
+      if (state === 'choosing' && !d) this.__countdown.set(checkout!.expiresAt, checkout!.serverTime);
+      else if (state !== 'pending' && !listed) this.__countdown.stop();
+    }
+    super.update(changed);
   }
 
   override updated(changed: PropertyValues) {
     if (!changed.has('state')) return;
-    const { co: checkout, dp: deposit } = this;
+    const { __checkout: checkout, __deposit: deposit } = this;
     const before = changed.get('state');
-    if (before === 'loading' && checkout) this.emit(new KasirReadyEvent(checkout));
+    if (before === 'loading' && checkout) this.__emit(new KasirReadyEvent(checkout));
     switch (this.state) {
       case 'pending':
-        this.emit(new KasirPendingEvent(deposit!));
+        this.__emit(new KasirPendingEvent(deposit!));
         break;
       case 'completed':
-        this.emit(new KasirCompletedEvent(deposit!));
+        this.__emit(new KasirCompletedEvent(deposit!));
         break;
       case 'expired':
-        this.emit(new KasirExpiredEvent(deposit));
+        this.__emit(new KasirExpiredEvent(deposit));
         break;
       case 'error':
-        this.report(this.failure()!.detail);
+        this.__report(this.__failure()!.detail);
     }
     // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
     const active = document.activeElement;
@@ -487,135 +540,144 @@ export class KasirCheckout extends LitElement implements OptionFields {
   }
 
   override render(): TemplateResult {
-    const { t } = this;
-    const card = html`<div class="card" lang=${this.loc} aria-busy=${this.state === 'loading'}>
-      ${this.screen(t)}
-      <p class="sr" role="status">${this.nt}</p>
+    const t = this.__t;
+    const card = html`<div class="card" lang=${this.__locale} aria-busy=${this.state === 'loading'}>
+      ${this.__screen(t)}
+      <p class="sr" role="status">${this.__notice}</p>
     </div>`;
-    // Modal: the card in a native dialog (showModal traps focus, Escape closes it); closed, it goes on underneath.
+    // Modal: the card in a native dialog (Escape closes it; keepFocus keeps Tab inside); closed, it goes on underneath.
     return this.modal
-      ? html`<dialog part="dialog" aria-label=${t.dialog} @close=${() => this.emit(new KasirCloseEvent(this.state))}>
+      ? html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${this.__keepFocus} @close=${() => this.__emit(new KasirCloseEvent(this.state))}>
           <button part="close" class="close" aria-label=${t.close} @click=${this.close}>×</button>${card}
         </dialog>`
       : card;
   }
 
-  private screen(t: Messages) {
-    const { co: checkout, dp: deposit } = this;
+  private __screen(t: Messages) {
+    const { __checkout: checkout, __deposit: deposit } = this;
     switch (this.state) {
       case 'loading':
-        return this.spinner();
+        return this.__spinner();
       case 'error': {
-        const { text, action, detail } = this.failure()!;
+        const { text, action, detail } = this.__failure()!;
+        const failed = this.__failed;
+        const act = action == 'retry' ? () => failed?.run() : action == 'back' ? this.__back : this.restart;
         return html`<div part="result" class="result bad" role="alert">
           <h2 tabindex="-1">${t.errorTitle}</h2>
           <p>${text}</p>
           ${action == 'back' ? html`<small>${detail.message}</small>` : nothing}
-          ${action ? html`<button class="primary" @click=${action == 'retry' ? this.again : this[action]}>${t[action]}</button>` : nothing}
+          ${action ? html`<button class="primary" @click=${act}>${t[action]}</button>` : nothing}
         </div>`;
       }
       case 'completed':
         return html`<div part="result" class="result ok">
           <span class="icon" aria-hidden="true">✓</span>
           <h2 tabindex="-1">${t.paidTitle}</h2>
-          <p>${fill(t.paidText, this.money(deposit!.amount, deposit!), deposit!.method.name)}</p>
-          <p>${paid?.note(this.kit(deposit!))}</p>
-          ${this.rf?.render()}
+          <p>${fill(t.paidText, this.__money(deposit!.amount, deposit!), deposit!.method.name)}</p>
+          <p>${paid?.note(this.__kit(deposit!))}</p>
+          ${this.__refund?.render()}
         </div>`;
       case 'expired':
         return html`<div part="result" class="result bad">
           <h2 tabindex="-1">${t.expiredTitle}</h2>
-          <p>${+deposit!?.paidAmount ? paid?.note(this.kit(deposit!)) : t.expiredText}</p>
-          ${this.rf?.render()}
+          <p>${+deposit!?.paidAmount ? paid?.note(this.__kit(deposit!)) : t.expiredText}</p>
+          ${this.__refund?.render()}
           ${this.checkoutId ? nothing : html`<button class="primary" @click=${this.restart}>${t.restart}</button>`}
         </div>`;
       case 'choosing':
-        return this.methods(t, checkout!);
+        return this.__methods(t, checkout!);
       default:
-        return this.pending(t, deposit!);
+        return this.__pending(t, deposit!);
     }
   }
 
-  private methods(t: Messages, checkout: Checkout) {
+  private __methods(t: Messages, checkout: Checkout) {
     return html`${picker({
       t,
       checkout,
-      picked: this.pk,
-      current: this.dp?.method.code,
+      picked: this.__choice.status === 'pending' ? this.__picked : undefined,
+      current: this.__deposit?.method.code,
       last: remembered(shop(this), true),
-      expanded: this.ex,
-      toggle: (kind) => (this.ex = this.ex === kind ? '' : kind),
-      pick: (m) => this.pick(m),
-      money: (amount, of) => this.money(amount, of),
+      expanded: this.__expanded,
+      toggle: (kind) => (this.__expanded = this.__expanded === kind ? '' : kind),
+      pick: (m) => this.__pick(m),
+      money: (amount, of) => this.__money(amount, of),
     })}
-    ${this.timer(this.dp ? t.payWithin : t.chooseWithin)}`;
+    ${this.__timer(this.__deposit ? t.payWithin : t.chooseWithin)}`;
   }
 
-  private spinner() {
-    return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${this.t.loading}</p>`;
+  private __spinner() {
+    return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${this.__words?.loading}</p>`;
   }
 
-  private pending(t: Messages, d: Deposit) {
-    const view = views[d.method.kind];
+  private __pending(t: Messages, d: Deposit) {
+    const view = loaded[d.method.kind];
     // Not loaded (the deposit is only set once it is; a guard): the loading state, never a blank box.
-    if (!view) return this.spinner();
+    if (!view) return this.__spinner();
     // After a partial payment only the rest is asked (DESIGN.md 10).
     const due = d.remainingAmount || d.amount;
     return view.default({
-      html,
-      nothing,
-      fill,
       t,
-      loc: this.loc,
-      text: (words) => this.text(words),
+      loc: this.__locale,
+      text: (words) => this.__text(words),
       d,
       due,
-      amount: this.money(due, d),
-      paid: paid?.row(this.kit(d)),
-      money: (amount, currency, symbol) => money(amount, currency, this.loc, symbol),
+      amount: this.__money(due, d),
+      paid: paid?.row(this.__kit(d)),
+      money: (amount, currency, symbol) => money(amount, currency, this.__locale, symbol),
       root: this.renderRoot,
-      say: (text) => this.say(text),
+      say: (text) => this.__say(text),
       update: () => this.requestUpdate(),
-      timer: this.timer(t.payWithin),
-      busy: this.follow!.busy,
-      offline: this.off,
-      check: () => this.checkNow(),
-      change: Date.now() < this.closes! ? () => this.back() : undefined,
+      timer: this.__timer(t.payWithin),
+      busy: this.__follower!.busy,
+      offline: this.__offline,
+      check: () => this.__checkNow(),
+      change: Date.now() < this.__closes! ? () => this.__back() : undefined,
     });
   }
 
-  private timer(label: string) {
-    const { t } = this;
-    const { remaining, spoken } = this.countdown;
+  private __timer(label: string) {
+    const { remaining, spoken } = this.__countdown;
     return html`<p part="countdown" class="row">
       <span>${label}</span><strong class="mono">${clock(remaining)}</strong>
-      <span class="sr" aria-live="polite" aria-atomic="true">${spoken ? fill(t.left, duration(spoken.n, spoken.unit, this.loc)) : ''}</span>
+      <span class="sr" aria-live="polite" aria-atomic="true">${spoken ? fill(this.__t.left, duration(spoken.n, spoken.unit, this.__locale)) : ''}</span>
     </p>`;
   }
 
   /** Dispatches one of the element's events (documented by the class's @fires tags). */
-  private emit(event: Event) {
+  private __emit(event: Event) {
     this.dispatchEvent(event);
   }
 
   /** What views/paid.ts gets to describe the deposit `d`. */
-  private kit(d: Deposit): PaidKit {
-    return { html, nothing, d, text: (words) => this.text(words), money: (amount: string) => this.money(amount, d), host: this };
+  private __kit(d: Deposit): PaidKit {
+    return {
+      d,
+      text: (words) => this.__text(words),
+      money: (amount: string) => this.__money(amount, d),
+      host: this,
+      api: this.__api,
+      shown: () => this.__deposit?.id,
+      keepRefund: (next) => {
+        this.__refund = next(this.__refund);
+        this.requestUpdate();
+      },
+    };
   }
 
   /** An amount of a method or deposit: in its currency, or exactly in its token (crypto). */
-  private money(amount: string, { currency, symbol }: { currency: string; symbol?: string }) {
-    return money(amount, currency, this.loc, symbol);
+  private __money(amount: string, { currency, symbol }: { currency: string; symbol?: string }) {
+    return money(amount, currency, this.__locale, symbol);
   }
 
-  private say(text: string) {
+  private __say(text: string) {
     // A trailing no-break space makes a repeated message a change, so it is announced again.
-    this.nt = this.nt === text ? `${text}\u00a0` : text;
+    this.__notice = this.__notice === text ? `${text}\u00a0` : text;
   }
 
-  private async checkNow() {
-    await this.follow!.checkNow();
-    if (this.dp?.status === 'pending') this.say(this.off ? this.t.offline : this.t.stillPending);
+  private async __checkNow() {
+    await this.__follower!.checkNow();
+    if (this.__deposit?.status === 'pending') this.__say(this.__offline ? this.__t.offline : this.__t.stillPending);
   }
 }
 

@@ -57,6 +57,8 @@ export interface Deposit extends Partial<CryptoAsset> {
   accountName?: string;
   qrData?: string;
   checkoutUrl?: string;
+  /** ewallet: the app schemes (e.g. "gojek:") its `checkoutUrl` may use besides https (WIDGET-API.md, "Links") */
+  appSchemes?: string[];
   /** bank: the unique code (in the currency's smallest unit) added to the amount to tell this transfer apart */
   uniqueCode?: string;
   /** crypto: the wallet address to pay */

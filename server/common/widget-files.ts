@@ -15,7 +15,8 @@ import { etagOf, matchesEtag } from './etag.js';
  */
 export const WIDGET_ENTRY_FILE: string | undefined = (() => {
   try {
-    return fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'));
+    // In Node the export resolves to the no-DOM module beside the entry (its `node` condition): the entry is its neighbour.
+    return join(dirname(fileURLToPath(import.meta.resolve('@kasir/checkout/kasir-checkout.js'))), 'kasir-checkout.js');
   } catch {
     return undefined;
   }

@@ -5,19 +5,26 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { WIDGET_BUDGET_BYTES } from './harness';
 
-/** The first paint (the method list): the entry and whatever it imports statically. At most 12 KB gzipped. */
-export const FIRST_PAINT_BUDGET_BYTES = 12 * 1024;
+/**
+ * The first paint (the method list in the shopper's language): the entry, what it imports statically, and the larger
+ * locale's words. At most 13.5 KB gzipped: Lit as published and one language (issue 29; the 13 KB the issue aimed at is
+ * about 0.3 KB short of Lit as published, see widget/README.md).
+ */
+export const FIRST_PAINT_BUDGET_BYTES = 13.5 * 1024;
 
 /** The views of pending deposits, each a chunk the entry loads (a bank transfer is shown by the va view). */
 export const VIEWS = ['va', 'qris', 'ewallet', 'crypto'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
-/** All a full payment downloads (the entry and the view's chunk), per view: the harness's 16 KB gzipped, 18 KB by crypto (issue 12). */
+/** The locales of the element's words, each a chunk the entry loads with the checkout. */
+export const LOCALES = ['en', 'id'] as const;
+
+/** All a full payment downloads (the first paint and the view's chunk), per view: the harness's 17.5 KB gzipped, 19 KB by crypto. */
 export const FLOW_BUDGET_BYTES: Record<ViewName, number> = {
   va: WIDGET_BUDGET_BYTES,
   qris: WIDGET_BUDGET_BYTES,
   ewallet: WIDGET_BUDGET_BYTES,
-  crypto: 18 * 1024,
+  crypto: 19 * 1024,
 };
 
 export const WIDGET_DIR = 'widget/dist/browser';
@@ -34,13 +41,15 @@ export interface Download {
 export interface WidgetBuild {
   /** Every file of the build, with its sizes. */
   files: Record<string, { raw: number; gz: number; code: string }>;
-  /** The entry and its static imports: all the method list needs. */
+  /** The entry, its static imports and the larger locale's words: all the method list needs. */
   firstPaint: Download;
+  /** The locales' chunks, by locale. */
+  locales: Record<string, string>;
   /** Per view the entry imports (va, qris, ewallet, crypto): the first paint plus the view's chunk and its static imports. */
   flows: Record<string, Download>;
   /** Per view: chunks it imports only on demand (the QRIS PNG download), not part of its flow. */
   onDemand: Record<string, string[]>;
-  /** Chunks the entry imports that are not views (the words of failures), loaded only when needed: in no flow. */
+  /** Chunks the entry imports that are neither views nor locales (the words of failures), loaded only when needed: in no flow. */
   entryOnDemand: string[];
 }
 
@@ -81,18 +90,24 @@ export function measureWidget(dir = WIDGET_DIR): WidgetBuild {
     return { files: list, raw: list.reduce((n, f) => n + files[f].raw, 0), gz: list.reduce((n, f) => n + files[f].gz, 0) };
   };
   if (!files[ENTRY]) throw new Error(`${join(dir, ENTRY)} is missing: run npm run build`);
+  const dynamic = [...new Set(importsOf(files[ENTRY].code).dynamic)];
+  const locales: WidgetBuild['locales'] = {};
+  for (const chunk of dynamic) if ((LOCALES as readonly string[]).includes(viewOf(chunk) ?? '')) locales[viewOf(chunk)!] = chunk;
+  // The shopper downloads one language: the larger one is counted.
+  const words = Object.values(locales).sort((a, b) => files[b].gz - files[a].gz).slice(0, 1);
   const flows: WidgetBuild['flows'] = {};
   const onDemand: WidgetBuild['onDemand'] = {};
   const entryOnDemand: string[] = [];
-  for (const chunk of new Set(importsOf(files[ENTRY].code).dynamic)) {
+  for (const chunk of dynamic) {
     const view = viewOf(chunk) ?? chunk;
+    if ((LOCALES as readonly string[]).includes(view)) continue;
     if (!(VIEWS as readonly string[]).includes(view)) {
       entryOnDemand.push(chunk);
       continue;
     }
-    flows[view] = download([ENTRY, chunk]);
-    const imported = closure([chunk]).flatMap((f) => importsOf(files[f].code).dynamic);
+    flows[view] = download([ENTRY, ...words, chunk]);
+    const imported = closure([chunk]).filter((f) => f !== ENTRY).flatMap((f) => importsOf(files[f].code).dynamic);
     onDemand[view] = [...new Set(imported)].filter((f) => !flows[view].files.includes(f));
   }
-  return { files, firstPaint: download([ENTRY]), flows, onDemand, entryOnDemand };
+  return { files, firstPaint: download([ENTRY, ...words]), locales, flows, onDemand, entryOnDemand };
 }

@@ -12,7 +12,7 @@ describe('<kasir-checkout> countdown', () => {
   let clock: FakeClock;
   // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
   // fake clock's settle() covers a choice.
-  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js')]));
+  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js'), import('../../widget/locales/en.js'), import('../../widget/locales/id.js')]));
   beforeEach(() => {
     sessionStorage.clear();
     localStorage.clear();

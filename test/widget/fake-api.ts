@@ -240,6 +240,19 @@ export class FakeApi {
       if (body.currency && !this.currencies.includes(body.currency.toUpperCase())) {
         return this.json(400, { statusCode: 400, error: 'Bad Request', message: `currency: this shop accepts ${this.currencies.join(', ')}` });
       }
+      // The currency's decimal places are the server's to say (as the merchant backend's words): rupiah has none.
+      const code = String(body.currency ?? 'IDR').toUpperCase();
+      const dp = code === 'IDR' ? 0 : 2;
+      if (body.amount && !dp && /^\d{1,3}(\.\d{3})+$/.test(String(body.amount))) {
+        // The merchant backend's words for a thousands separator (server/merchant/separators.ts).
+        const plain = String(body.amount).split('.').join('');
+        const message = `amount: "${body.amount}" is written with "." as a thousands separator; send a plain decimal number without it, e.g. "${plain}"`;
+        return this.json(400, { statusCode: 400, error: 'Bad Request', message });
+      }
+      if (body.amount && places(String(body.amount)) > dp) {
+        const message = `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`;
+        return this.json(400, { statusCode: 400, error: 'Bad Request', message });
+      }
       return this.json(201, { statusCode: 201, message: 'Created', data: this.newCheckout(body.amount, body.currency) });
     }
     if ((m = path.match(/^\/checkouts\/([^/]+)(\/deposit)?$/))) {

@@ -32,7 +32,7 @@ describe('<kasir-checkout>: errors named for the shop', () => {
     expect(part(el, 'result')!.querySelectorAll('button')).to.have.length(0);
   });
 
-  for (const [amount, separator, plain] of [['150.000', '"."', '150000'], ['150,000', '","', '150000'], ['1.500.000', '"."', '1500000']]) {
+  for (const [amount, separator, plain] of [['150,000', '","', '150000'], ['1.500.000', '"."', '1500000']]) {
     it(`amount="${amount}" in rupiah: refused before any request, naming ${separator} as a thousands separator`, async () => {
       const el = await mount({ amount });
       await reached(el, 'error');
@@ -42,6 +42,15 @@ describe('<kasir-checkout>: errors named for the shop', () => {
       expect(api.calls).to.deep.equal([]);
     });
   }
+
+  it('amount="150.000" in rupiah: the server says "." is a thousands separator (a currency\'s places are its to say), kind config', async () => {
+    const el = await mount({ amount: '150.000' });
+    await reached(el, 'error');
+    expect(details).to.have.length(1);
+    expect(details[0].kind).to.equal('config');
+    expect(details[0].message).to.contain('"." as a thousands separator').and.contain('e.g. "150000"');
+    expect(api.calls.map((call) => call.method + ' ' + call.path)).to.deep.equal(['POST /checkouts']);
+  });
 
   it('amount="1,500.50" in dollars: the comma named, the plain amount keeps its cents', async () => {
     const el = await mount({ amount: '1,500.50', currency: 'USD' });

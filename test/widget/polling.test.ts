@@ -14,7 +14,7 @@ describe('<kasir-checkout> following the payment', () => {
 
   // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
   // fake clock's settle() covers a choice.
-  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js')]));
+  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js'), import('../../widget/locales/en.js'), import('../../widget/locales/id.js')]));
   before(() => {
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => hidden });
   });
@@ -85,7 +85,7 @@ describe('<kasir-checkout> following the payment', () => {
     await el.updateComplete;
     expect(checkNow.disabled, 'disabled while checking').to.be.true;
     expect(checkNow.textContent!.trim()).to.equal('Checking…');
-    (el as unknown as { follow: { checkNow(): void } }).follow.checkNow();
+    (el as unknown as { __follower: { checkNow(): void } }).__follower.checkNow();
     await clock.tick(20_000);
     expect(polls(api), 'no second request while one is in flight').to.have.length(3);
     api.hold = false;

@@ -1,7 +1,7 @@
 // Copy buttons for the values a shopper types into a bank or wallet app (an account number, an exact amount): the
 // clipboard when the page may use it, else the shown text is selected so the shopper can copy it; "Copied" shows for
 // two seconds and is announced. Part of the views that use it (the virtual account's), not of the first paint.
-import type { TemplateResult } from 'lit';
+import { css, html, type TemplateResult } from 'lit';
 import type { ViewKit } from './view.js';
 
 const words = {
@@ -11,8 +11,6 @@ const words = {
 
 /** Per element (its shadow root): the `node` of the button that just copied. */
 const copied = new WeakMap<object, string>();
-
-const css = String.raw; // as in pending.ts
 
 /** The style of the copy buttons and of the list of values they sit in (the views that use them add it to theirs). */
 export const copyStyles = css`
@@ -61,7 +59,7 @@ async function copy({ root, say, update, text }: ViewKit, value: string, what: s
 /** A button copying `value`; `what` names it for screen readers, `node` selects the text shown. */
 export const copyButton = (k: ViewKit, value: string, what: string, node: string): TemplateResult => {
   const t = k.text(words);
-  return k.html`<button class="copy" @click=${() => copy(k, value, what, node)}>
+  return html`<button class="copy" @click=${() => copy(k, value, what, node)}>
     ${copied.get(k.root) === node ? t.copied : t.copy}<span class="sr"> ${what}</span>
   </button>`;
 };

@@ -3,7 +3,8 @@
 // no code) and, on a phone, a link opening it in a wallet app (`part="open-wallet"`), the address and the exact token
 // amount (what is still due, without trailing zeros: what is copied is what is shown), each to copy, the rate it is
 // priced at, and the steps.
-import { exact } from '../i18n.js';
+import { css, html, nothing } from 'lit';
+import { exact, fill } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
 import { opening, phone } from './external.js';
 import { frameStyles, screen } from './pending.js';
@@ -12,11 +13,14 @@ import { rateRow } from './rate.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
-
-const css = String.raw; // as in pending.ts
+export { unsafe } from './external.js';
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + copyStyles + qrStyles + css`
+export const styles = [
+  frameStyles,
+  copyStyles,
+  qrStyles,
+  css`
   [part='network'] {
     border-left: 4px solid var(--kasir-danger, #b42318);
     background: var(--s);
@@ -36,7 +40,8 @@ export const styles = frameStyles + copyStyles + qrStyles + css`
     font-size: 0.9rem;
     word-break: break-all;
   }
-`;
+`,
+];
 
 const words = {
   en: {
@@ -74,7 +79,7 @@ const words = {
 };
 
 const crypto: View = (k) => {
-  const { html, fill, d, amount, steps, nothing } = k;
+  const { d, amount, steps } = k;
   const uri = d.paymentUri;
   const t = k.text(words);
   const network = d.networkName || d.network || '';
@@ -82,7 +87,7 @@ const crypto: View = (k) => {
   return html`<p part="network" role="note">
       <strong>${fill(t.network, network)}</strong> ${fill(t.warning, d.symbol!, network)}
     </p>
-    ${uri ? qrFigure(k, uri, fill(t.qrLabel, amount)) : nothing}
+    ${uri ? qrFigure(uri, fill(t.qrLabel, amount)) : nothing}
     ${uri && phone() ? html`<a part="open-wallet" class="button primary" href=${uri} @click=${opening(uri, 'wallet')}>${t.inWallet}</a>` : nothing}
     <dl>
       <div>

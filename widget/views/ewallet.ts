@@ -1,23 +1,24 @@
 // The pending screen of an e-wallet: the amount and a link to the wallet's approval page (`part="open-app"`, which a
-// phone opens in the wallet's app; only an http(s) one gets here: `refusal` has the element show an error for any
-// other), and the steps.
+// phone opens in the wallet's app; only a link of an allowed scheme gets here: links.ts), and the steps.
+import { css, html } from 'lit';
+import { fill } from '../i18n.js';
 import { opening } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
-import type { Locale } from '../i18n.js';
-import type { Deposit } from '../types.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
-
-const css = String.raw; // as in pending.ts
+export { unsafe } from './external.js';
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + css`
+export const styles = [
+  frameStyles,
+  css`
   .button {
     display: block;
   }
-`;
+`,
+];
 
 const words = {
   en: {
@@ -25,19 +26,17 @@ const words = {
     walletSteps: ['Continue to {0} and approve the payment.', 'Come back here: this page updates by itself.'],
     openWallet: 'Continue to {0}',
     newTab: '(opens in a new tab)',
-    badUrl: 'This payment link cannot be opened safely.',
   },
   id: {
     amount: 'Jumlah pembayaran',
     walletSteps: ['Lanjutkan ke {0} dan setujui pembayaran.', 'Kembali ke sini: halaman ini diperbarui otomatis.'],
     openWallet: 'Lanjutkan ke {0}',
     newTab: '(membuka tab baru)',
-    badUrl: 'Tautan pembayaran ini tidak aman untuk dibuka.',
   },
 };
 
 const ewallet: View = (k) => {
-  const { html, fill, d, amount, steps } = k;
+  const { d, amount, steps } = k;
   const t = k.text(words);
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     ${rateRow(k)}
@@ -48,12 +47,3 @@ const ewallet: View = (k) => {
 };
 export default screen(ewallet);
 
-/** Only an http or https link may open a wallet's approval page. */
-export const refusal = (d: Deposit, loc: Locale) => {
-  try {
-    if (/^https?:$/.test(new URL(d.checkoutUrl!).protocol)) return;
-  } catch {
-    // not a URL at all
-  }
-  return words[loc].badUrl;
-};

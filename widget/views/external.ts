@@ -2,6 +2,8 @@
 // `kasir-open-external` (cancelable), so a shop inside an app's WebView, where such links do not open by themselves,
 // opens them its own way. Part of the views that offer such a link (crypto, e-wallet), not of the first paint.
 import { KasirOpenExternalEvent } from '../events.js';
+import type { Deposit } from '../types.js';
+import { allowedLink } from './links.js';
 
 /** A phone: a touch screen is the main pointer, or a phone's or tablet's browser says so. */
 export const phone = () => matchMedia('(pointer: coarse)').matches || /Mobi|Android|iP(hone|ad|od)/.test(navigator.userAgent);
@@ -10,3 +12,6 @@ export const phone = () => matchMedia('(pointer: coarse)').matches || /Mobi|Andr
 export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
   if (!e.currentTarget!.dispatchEvent(new KasirOpenExternalEvent(url, kind))) e.preventDefault();
 };
+
+/** The deposit carries a link (an e-wallet's page, a wallet payment request) of a scheme the element does not open. */
+export const unsafe = (d: Deposit) => [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes));

@@ -2,7 +2,10 @@
 // (`part="paid"`), and what the shopper must know once it is over: more arrived than was due, or money arrived for a
 // payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
 // such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
-import type { html as Html, nothing as Nothing, ReactiveControllerHost } from 'lit';
+import { html, nothing, type ReactiveControllerHost } from 'lit';
+import type { WidgetApi } from '../api.js';
+import type { Locale } from '../i18n.js';
+import type { RefundForm } from './refund.js';
 import type { Deposit } from '../types.js';
 
 const words = {
@@ -28,17 +31,21 @@ const words = {
   },
 };
 
-/** What the element hands this module: lit's tags, the deposit, and its amounts formatted for `loc`. */
+/** What the element hands this module: the deposit, and its amounts formatted for `loc`. */
 export interface PaidKit {
-  html: typeof Html;
-  nothing: typeof Nothing;
   /** Words in the element's language, with the shop's `strings` over them. */
-  text(w: typeof words): (typeof words)['en'];
+  text<W>(w: Record<Locale, W>): W;
   d: Deposit;
   /** Formats an amount of the deposit's currency (a token amount with its symbol). */
   money(amount: string): string;
   /** The element: a finished deposit with money owed back gets its refund form (views/refund.ts). */
   host: HTMLElement & ReactiveControllerHost;
+  /** The widget API the element speaks (the refund form asks it what is owed). */
+  api: Pick<WidgetApi, 'call'>;
+  /** The id of the deposit the element shows now (a form shows only under its own deposit). */
+  shown(): string | undefined;
+  /** Keeps the refund form the element renders in its result panel: given the one it holds, answers the one to hold. */
+  keepRefund(next: (held: RefundForm | undefined) => RefundForm): void;
 }
 
 const filled = ({ d, text, money }: PaidKit, key: keyof (typeof words)['en']) =>
@@ -46,14 +53,14 @@ const filled = ({ d, text, money }: PaidKit, key: keyof (typeof words)['en']) =>
 
 /** Pending after a partial payment: what arrived and what is still due; nothing before any payment. */
 const row = (k: PaidKit) => {
-  const { html, d, money } = k;
+  const { d, money } = k;
   const t = k.text(words);
   return d.status === 'pending' && +d.paidAmount
     ? html`<div part="paid">
         <p class="row"><span>${t.paid}</span><strong>${money(d.paidAmount)}</strong></p>
         <p class="row"><span>${t.due}</span><strong>${money(d.remainingAmount)}</strong></p>
       </div>`
-    : k.nothing;
+    : nothing;
 };
 
 /**

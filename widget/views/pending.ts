@@ -3,18 +3,16 @@
 // follows the deposit. Each view module wraps its view in it and re-exports the controller; the script-tag build
 // copies this module into each view's chunk (one request per payment, see vite.config.ts). None of it is in the first
 // paint.
+import { css, html, nothing } from 'lit';
+import { fill } from '../i18n.js';
 import type { Screen, View } from './view.js';
 
-export { DepositStatusController } from '../deposit-status-controller.js';
+export { DepositStatusController } from './deposit-status-controller.js';
 
 const words = {
   en: { waiting: 'Waiting for your payment…', checkNow: 'Check payment status', checking: 'Checking…', change: 'Change payment method' },
   id: { waiting: 'Menunggu pembayaran Anda…', checkNow: 'Cek status pembayaran', checking: 'Memeriksa…', change: 'Ganti metode pembayaran' },
 };
-
-// A view module may not import lit (that is in the entry): `css` keeps the text as written, and the build squeezes
-// css`` templates like the element's own.
-const css = String.raw;
 
 /** The frame's styles; each view adds its own to them. */
 export const frameStyles = css`
@@ -31,12 +29,12 @@ export const frameStyles = css`
 
 /** The pending screen of a kind: `view` in the frame. */
 export const screen = (view: View): Screen => (k) => {
-  const { html, d, t } = k;
+  const { d, t } = k;
   const w = k.text(words);
-  const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${k.fill(s, d.method.name)}</li>`)}</ol>`;
+  const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${fill(s, d.method.name)}</li>`)}</ol>`;
   return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
     ${k.paid} ${view({ ...k, steps })} ${k.timer}
     <p class="loading waiting"><span class="spin" aria-hidden="true"></span>${k.offline ? t.offline : w.waiting}</p>
     <button part="check-now" class="secondary" ?disabled=${k.busy} @click=${k.check}>${k.busy ? w.checking : w.checkNow}</button>
-    ${k.change ? html`<button part="change-method" class="secondary" @click=${k.change}>${w.change}</button>` : k.nothing}`;
+    ${k.change ? html`<button part="change-method" class="secondary" @click=${k.change}>${w.change}</button>` : nothing}`;
 };

@@ -1,10 +1,7 @@
 // A QR code as an inline SVG in `part="qr"` (the QRIS payload, a crypto wallet's payment request): encoded once per
 // text, drawn with crisp square modules and its quiet zone. Part of the views that show a code, not of the first paint.
-import type { TemplateResult } from 'lit';
-import { QUIET, qrPath } from '../qr.js';
-import type { ViewKit } from './view.js';
-
-const css = String.raw; // as in pending.ts
+import { css, html, type TemplateResult } from 'lit';
+import { QUIET, qrPath } from './qr.js';
 
 /** The figure's style (the views that show a code add it to theirs). */
 export const qrStyles = css`
@@ -33,7 +30,7 @@ export const qrCode = (data: string) => {
 };
 
 /** The figure of `data`'s code, named `label` for screen readers. */
-export const qrFigure = ({ html }: ViewKit, data: string, label: string): TemplateResult => {
+export const qrFigure = (data: string, label: string): TemplateResult => {
   const { d, size } = qrCode(data);
   const box = size + 2 * QUIET;
   // A whole number of CSS pixels per module (about 250 px in all), so crisp edges give every module one size.

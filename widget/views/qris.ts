@@ -1,6 +1,8 @@
 // The pending screen of QRIS: the code as an inline SVG (encoded here, so the QR encoder is in this chunk only), the
 // amount, a PNG download (its code loaded when pressed), and the steps.
-import { QUIET } from '../qr.js';
+import { html } from 'lit';
+import { fill } from '../i18n.js';
+import { QUIET } from './qr.js';
 import { frameStyles, screen } from './pending.js';
 import { qrCode, qrFigure, qrStyles } from './qr-figure.js';
 import type { View } from './view.js';
@@ -8,7 +10,7 @@ import type { View } from './view.js';
 export { DepositStatusController } from './pending.js';
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + qrStyles;
+export const styles = [frameStyles, qrStyles];
 
 const words = {
   en: {
@@ -38,10 +40,10 @@ const savePng = (id: string, d: string, size: number) =>
   import('./qris-download.js').then((m) => m.download(id, d, size, QUIET), () => {});
 
 const qris: View = (k) => {
-  const { html, fill, d: deposit, amount, steps } = k;
+  const { d: deposit, amount, steps } = k;
   const t = k.text(words);
   const { d, size } = qrCode(deposit.qrData!);
-  return html`${qrFigure(k, deposit.qrData!, fill(t.qrLabel, amount))}
+  return html`${qrFigure(deposit.qrData!, fill(t.qrLabel, amount))}
     <p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     <button class="secondary" @click=${() => savePng(deposit.id, d, size)}>${t.download}</button>
     ${steps(t.qrSteps)}`;

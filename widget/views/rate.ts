@@ -1,13 +1,13 @@
 // The rate a converted payment is priced at (the quote's, Deposit.exchangeRate), as "1 USDC = 16,250 IDR": digit for
 // digit, grouped by hand like a token amount. Shown by the crypto view, and by the virtual account and e-wallet views
 // for a payment in another currency than the order's; the QRIS view (rupiah only) leaves it out, for its size budget.
-import type { TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
 import type { ViewKit } from './view.js';
 
 const words = { en: { rate: 'Rate' }, id: { rate: 'Kurs' } };
 
 /** The rate row (`part="rate"`), or nothing when the payment is not converted. */
-export const rateRow = ({ html, nothing, d, text, money }: ViewKit): TemplateResult | typeof nothing => {
+export const rateRow = ({ d, text, money }: ViewKit): TemplateResult | typeof nothing => {
   const rate = d.exchangeRate;
   // A crypto id ("USDC-POLYGON") is named by its token's symbol.
   const name = (currency: string) => (currency === d.method.code && d.symbol) || currency;

@@ -6,11 +6,9 @@
 // amount shown is the backend's (the payment service's count); the form never sends one. Its own chunk, loaded by the
 // element only when money is owed: no other payment downloads it.
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { ReactiveController, ReactiveControllerHost, TemplateResult, html as Html, nothing as Nothing } from 'lit';
-import type { WidgetApi } from '../api.js';
-import type { Locale } from '../i18n.js';
+import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
 import type { PaidKit } from './paid.js';
-import type { Deposit, RefundClaim, RefundClaimBody, RefundField } from '../types.js';
+import type { RefundClaim, RefundClaimBody, RefundField } from '../types.js';
 
 /**
  * The form's words, in this chunk (the first paint carries none of them); keys unique across the element's, so a
@@ -67,20 +65,6 @@ const words = {
   },
 };
 type Words = (typeof words)['en'];
-/**
- * What the form uses of the element: `api` (the widget API: the envelope's data, or an ApiError with status and
- * message), `text` (words in its language with the shop's `strings` over them), `money` (an amount of a deposit).
- */
-interface Host extends ReactiveControllerHost, HTMLElement {
-  api: Pick<WidgetApi, 'call'>;
-  text(all: Record<Locale, Words>): Words;
-  money(amount: string, of: Pick<Deposit, 'currency' | 'symbol'>): string;
-  /** The deposit shown. */
-  dp: Deposit | null;
-  /** Its refund form, rendered in its result panel. */
-  rf?: RefundForm;
-}
-
 type Offer = Extract<RefundClaim, { accepted: true }>;
 type Field = 'bankCode' | 'accountNumber' | 'accountName' | RefundField | 'address' | 'memo';
 
@@ -150,20 +134,14 @@ export class RefundForm implements ReactiveController {
   private sent?: boolean;
 
   readonly id: string;
-  private readonly host: Host;
-  private readonly deposit: Deposit;
-  /** Lit's tags, the element's own (this chunk carries no copy of Lit, which would touch the DOM when loaded). */
-  private readonly html: typeof Html;
-  private readonly nothing: typeof Nothing;
+  private readonly host: PaidKit['host'];
+  private readonly kit: PaidKit;
 
   /** For the element and its finished deposit, as views/paid.ts's kit holds them. */
   constructor(kit: PaidKit) {
-    // The element's own members this form uses (private to its class in TypeScript: the element exports no such API).
-    this.host = kit.host as unknown as Host;
-    this.deposit = kit.d;
+    this.kit = kit;
+    this.host = kit.host;
     this.id = kit.d.id;
-    this.html = kit.html;
-    this.nothing = kit.nothing;
     kit.host.addController(this);
     void this.load();
   }
@@ -172,7 +150,7 @@ export class RefundForm implements ReactiveController {
 
   private async load() {
     try {
-      const claim = await this.host.api.call<RefundClaim>(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`);
+      const claim = await this.kit.api.call<RefundClaim>(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`);
       if (claim.accepted && +claim.amount) {
         this.offer = claim;
         this.sent = claim.claimed;
@@ -184,17 +162,16 @@ export class RefundForm implements ReactiveController {
   }
 
   /** The form, or once sent the line saying the shop has the details; nothing when no form is offered. */
-  render(): TemplateResult | typeof Nothing {
-    const { offer, host, deposit, html } = this;
-    const nothing: typeof Nothing = this.nothing;
-    const t = host.text(words);
+  render(): TemplateResult | typeof nothing {
+    const { offer, kit } = this;
+    const t = kit.text(words);
     // Only under its own deposit (the element may have moved on to a new checkout).
-    if (!offer || host.dp?.id !== this.id) return nothing;
+    if (!offer || kit.shown() !== this.id) return nothing;
     const root = this.host.shadowRoot;
     // Adopted (a page's strict CSP allows no <style>), and again whenever the element adopted its own anew.
     sheet ??= sheetOf();
     if (root && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
-    const amount = host.money(offer.amount, deposit);
+    const amount = kit.money(offer.amount);
     if (this.sent) return html`<p class="sent" role="status">${fill(t.refundSent, amount)}</p>`;
     const crypto = offer.kind === 'crypto';
     const field = (name: Field, label: string, attrs: { type?: string; autocomplete?: string; inputmode?: string; mono?: boolean } = {}) => {
@@ -274,7 +251,7 @@ export class RefundForm implements ReactiveController {
       this.sending = true;
       this.host.requestUpdate();
       try {
-        await this.host.api.call(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`, body);
+        await this.kit.api.call(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`, body);
         this.sent = true;
       } catch (err) {
         const { status, message = '' } = err as { status?: number; message?: string };
@@ -304,6 +281,5 @@ function sheetOf() {
 
 /** Gives the element the refund form of its finished deposit (once per deposit), from views/paid.ts's kit. */
 export function offer(kit: PaidKit) {
-  const element = kit.host as unknown as Host;
-  if (element.rf?.id !== kit.d.id) element.rf = new RefundForm(kit);
+  kit.keepRefund((form) => (form?.id === kit.d.id ? form : new RefundForm(kit)));
 }

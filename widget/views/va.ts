@@ -1,6 +1,8 @@
 // The pending screen of a virtual account or a bank transfer: the account number (grouped by four), the account name
 // when there is one, the exact amount, each to copy, and the steps (for a transfer whose amount carries a unique code,
 // why its last digits are odd).
+import { css, html, nothing } from 'lit';
+import { fill } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
@@ -8,15 +10,17 @@ import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
 
-const css = String.raw; // as in pending.ts
-
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + copyStyles + css`
+export const styles = [
+  frameStyles,
+  copyStyles,
+  css`
   [part='va-number'] {
     font-size: min(1.25rem, 5.6cqi);
     white-space: nowrap;
   }
-`;
+`,
+];
 
 const words = {
   en: {
@@ -52,7 +56,7 @@ const words = {
 const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
 
 const va: View = (k) => {
-  const { html, nothing, d, amount, steps } = k;
+  const { d, amount, steps } = k;
   const t = k.text(words);
   return html`<dl>
       <div>
@@ -68,7 +72,7 @@ const va: View = (k) => {
     ${rateRow(k)} ${steps(
       d.method.kind === 'bank'
         ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
-          [t.vaSteps[0], t.bankStep, d.uniqueCode ? k.fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]
+          [t.vaSteps[0], t.bankStep, d.uniqueCode ? fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]
         : t.vaSteps,
     )}`;
 };

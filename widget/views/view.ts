@@ -1,17 +1,14 @@
 // The shapes between the element and the views of a pending deposit. A pending view's module (va.ts, qris.ts,
-// ewallet.ts, crypto.ts) is loaded when a deposit of its kind is about to be shown, and is its own chunk of the script-tag build
-// with the frame (pending.ts) inside: it imports nothing the element's entry holds (lit's tags and the element's
-// helpers come in the kit), so a chunk never reaches back into the entry, and the entry exports nothing.
-import type { html, nothing, TemplateResult } from 'lit';
-import type { DepositStatusController } from '../deposit-status-controller.js';
-import type { fill, Locale, Messages } from '../i18n.js';
+// ewallet.ts, crypto.ts, registered in ../views.ts) is loaded when a deposit of its kind is about to be shown, and is
+// its own chunk of the script-tag build with the frame (pending.ts) inside; it imports Lit like any Lit module (the
+// entry holds it). What it gets from the element is the deposit and the element's state, in a kit.
+import type { CSSResultGroup, nothing, TemplateResult } from 'lit';
+import type { DepositStatusController } from './deposit-status-controller.js';
+import type { Locale, Messages } from '../i18n.js';
 import type { Deposit } from '../types.js';
 
 /** What a view gets. */
 export interface ViewKit {
-  html: typeof html;
-  nothing: typeof nothing;
-  fill: typeof fill;
   loc: Locale;
   /** A view's words in `loc`, with the shop's `strings` over them. */
   text<T>(words: Record<Locale, T>): T;
@@ -60,8 +57,8 @@ export type Screen = (kit: PendingKit) => TemplateResult;
 /** A pending view's module: its screen, the styles to adopt for it, and the deposit's follower. */
 export interface PendingModule {
   default: Screen;
-  styles: string;
+  styles: CSSResultGroup;
   DepositStatusController: typeof DepositStatusController;
-  /** Why a deposit cannot be shown safely, in the shopper's words (the element shows it as an error); none when it can. */
-  refusal?(d: Deposit, loc: Locale): string | undefined;
+  /** A view that links out (crypto, e-wallet): the deposit's link is of a scheme the element does not open (links.ts). */
+  unsafe?(d: Deposit): boolean;
 }

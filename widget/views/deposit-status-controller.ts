@@ -1,6 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { KasirErrorDetail } from './events.js';
-import type { Deposit } from './types.js';
+import type { KasirErrorDetail } from '../events.js';
+import type { Deposit } from '../types.js';
 
 export interface DepositStatusOptions {
   /** Reads the deposit once (GET .../deposit, with If-None-Match). */
@@ -32,96 +32,100 @@ const lateKind = (deposit: Deposit) => deposit.status == 'expired' && /^(bank|cr
 export class DepositStatusController implements ReactiveController {
   /** True while a read is in flight. */
   busy = false;
-  private running = false;
-  private sseUrl: string | null = null;
-  private source: EventSource | null = null;
-  private timer?: ReturnType<typeof setTimeout>;
-  private inFlight: Promise<void> | null = null;
-  private startedAt = 0;
-  private delay = 0;
+  private __running = false;
+  private __sseUrl: string | null = null;
+  private __source: EventSource | null = null;
+  private __timer?: ReturnType<typeof setTimeout>;
+  private __inFlight: Promise<void> | null = null;
+  private __startedAt = 0;
+  private __delay = 0;
+  /** The element is off the page: no polling until it is back. */
+  private __detached = false;
 
-  private host: ReactiveControllerHost;
-  private options: DepositStatusOptions;
+  private __host: ReactiveControllerHost;
+  private __options: DepositStatusOptions;
 
   constructor(host: ReactiveControllerHost, options: DepositStatusOptions) {
-    this.host = host;
-    this.options = options;
+    this.__host = host;
+    this.__options = options;
     host.addController(this);
   }
 
   /** Starts following (idempotent while running). With `eventsUrl`, by SSE; otherwise by polling. */
   start(eventsUrl?: string | null) {
-    if (this.running) return;
-    this.running = true;
-    this.sseUrl = eventsUrl || null;
-    this.startedAt = Date.now();
-    this.delay = 0;
-    this.resume();
+    if (this.__running) return;
+    this.__running = true;
+    this.__sseUrl = eventsUrl || null;
+    this.__startedAt = Date.now();
+    this.__delay = 0;
+    this.__resume();
   }
 
   stop() {
-    this.running = false;
-    this.pause();
+    this.__running = false;
+    this.__pause();
   }
 
   /** Reads the status now (one request in flight at most) and restarts the polling clock from here. */
   checkNow(): Promise<void> {
-    if (this.inFlight) return this.inFlight;
-    clearTimeout(this.timer);
+    if (this.__inFlight) return this.__inFlight;
+    clearTimeout(this.__timer);
     this.busy = true;
-    this.host.requestUpdate();
-    this.inFlight = this.options
+    this.__host.requestUpdate();
+    this.__inFlight = this.__options
       .read()
       .then(
         (deposit) => {
-          this.options.onTrouble?.(null);
-          this.accept(deposit);
+          this.__options.onTrouble?.(null);
+          this.__accept(deposit);
         },
-        (err) => this.options.onTrouble?.(err),
+        (err) => this.__options.onTrouble?.(err),
       )
       .finally(() => {
-        this.inFlight = null;
+        this.__inFlight = null;
         this.busy = false;
-        this.host.requestUpdate();
-        this.schedule();
+        this.__host.requestUpdate();
+        this.__schedule();
       });
-    return this.inFlight;
+    return this.__inFlight;
   }
 
   hostConnected() {
-    document.addEventListener('visibilitychange', this.onVisibility);
-    if (this.running) this.resume();
+    this.__detached = false;
+    document.addEventListener('visibilitychange', this.__onVisibility);
+    if (this.__running) this.__resume();
   }
 
   hostDisconnected() {
-    document.removeEventListener('visibilitychange', this.onVisibility);
-    this.pause();
+    this.__detached = true;
+    document.removeEventListener('visibilitychange', this.__onVisibility);
+    this.__pause();
   }
 
-  private accept(deposit: Deposit) {
-    this.options.onDeposit(deposit);
+  private __accept(deposit: Deposit) {
+    this.__options.onDeposit(deposit);
     // A bank transfer or crypto deposit can still be paid after it expired (DESIGN.md 10): followed on, so the shopper
     // reads that the shop will refund it. Anything else is over.
     if (deposit.status !== 'pending' && !lateKind(deposit)) this.stop();
   }
 
-  private resume() {
-    if (this.sseUrl && typeof EventSource === 'function') this.listen(this.sseUrl);
+  private __resume() {
+    if (this.__sseUrl && typeof EventSource === 'function') this.__listen(this.__sseUrl);
     else if (!document.hidden) this.checkNow();
   }
 
-  private pause() {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.source?.close();
-    this.source = null;
+  private __pause() {
+    clearTimeout(this.__timer);
+    this.__timer = undefined;
+    this.__source?.close();
+    this.__source = null;
   }
 
-  private listen(url: string) {
-    const source = (this.source = new EventSource(url));
+  private __listen(url: string) {
+    const source = (this.__source = new EventSource(url));
     source.addEventListener('deposit', (event) => {
       try {
-        this.accept(JSON.parse((event as MessageEvent).data));
+        this.__accept(JSON.parse((event as MessageEvent).data));
       } catch {
         // a malformed message: the next one, or a poll, will tell
       }
@@ -131,34 +135,35 @@ export class DepositStatusController implements ReactiveController {
     let trouble: ReturnType<typeof setTimeout> | undefined;
     source.onopen = () => {
       clearTimeout(trouble);
-      this.options.onTrouble?.(null);
+      this.__options.onTrouble?.(null);
     };
     source.onerror = () => {
       clearTimeout(trouble);
       if (source.readyState !== EventSource.CLOSED) {
-        trouble = setTimeout(() => source === this.source && this.options.onTrouble?.({ kind: 'network', message: 'reconnecting' }), RECONNECT_GRACE_MS);
+        trouble = setTimeout(() => source === this.__source && this.__options.onTrouble?.({ kind: 'network', message: 'reconnecting' }), RECONNECT_GRACE_MS);
         return;
       }
       // The stream is gone for good (an error status, a wrong content type): poll instead.
-      this.source = null;
-      this.sseUrl = null;
-      if (this.running) this.checkNow();
+      this.__source = null;
+      this.__sseUrl = null;
+      if (this.__running) this.checkNow();
     };
   }
 
   /** Plans the next poll: never while streaming, stopped or hidden. */
-  private schedule() {
-    clearTimeout(this.timer);
-    if (!this.running || this.source || document.hidden) return;
-    const base = this.options.interval?.() || 3000;
-    this.delay =
-      Date.now() - this.startedAt < FAST_PHASE ? base : Math.min(Math.max(base, MAX_INTERVAL), Math.max(this.delay, base) * 1.5);
-    this.timer = setTimeout(() => this.checkNow(), this.delay);
+  private __schedule() {
+    clearTimeout(this.__timer);
+    // Off the page, a read that was in flight when the element was removed plans no next one.
+    if (!this.__running || this.__detached || this.__source || document.hidden) return;
+    const base = this.__options.interval?.() || 3000;
+    this.__delay =
+      Date.now() - this.__startedAt < FAST_PHASE ? base : Math.min(Math.max(base, MAX_INTERVAL), Math.max(this.__delay, base) * 1.5);
+    this.__timer = setTimeout(() => this.checkNow(), this.__delay);
   }
 
-  private onVisibility = () => {
-    if (!this.running || this.source) return;
-    if (document.hidden) clearTimeout(this.timer);
+  private __onVisibility = () => {
+    if (!this.__running || this.__source) return;
+    if (document.hidden) clearTimeout(this.__timer);
     else this.checkNow();
   };
 }
