@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout } from '@kasir/checkout';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
 import { PaymentServiceError } from '../../server/merchant/client/errors';
-import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
+import { call, merchantApp, runningMerchant, startUpstream, type Envelope, type Upstream } from './support';
 
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 const order = { amount: '150000', currency: 'IDR' };
@@ -71,6 +71,22 @@ describe('Idempotency-Key on the widget API and in the merchant client', () => {
         assert.deepEqual([again.status, again.headers.get('idempotent-replayed'), again.text], [201, 'true', made.text]);
       } finally {
         await restarted.api.close();
+      }
+    });
+
+    it('over real HTTP (the kasir-merchant server): the replay carries the same headers as any answer', async () => {
+      const merchant = await runningMerchant(up, { dataDir });
+      try {
+        const key = randomUUID();
+        const send = () => fetch(`${merchant.url}/api/checkouts`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key }, body: JSON.stringify(order) });
+        const first = await send();
+        const firstText = await first.text();
+        assert.equal(first.status, 201, firstText);
+        const again = await send();
+        assert.deepEqual([again.status, again.headers.get('idempotent-replayed'), await again.text()], [201, 'true', firstText]);
+        for (const name of ['content-type', 'x-content-type-options', 'cache-control', 'x-request-id']) assert.ok(again.headers.get(name), name);
+      } finally {
+        await merchant.stop();
       }
     });
 

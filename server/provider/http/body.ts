@@ -36,7 +36,8 @@ const JSON_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
  * "pay what is due"). A write with an empty body needs no type.
  */
 export const jsonBodiesOnly: MiddlewareHandler = async (c, next) => {
-  if (isBodiless(c) || JSON_TYPE.test(rawHeader(c, 'content-type') ?? '')) return next();
+  const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+  if (read || isBodiless(c) || JSON_TYPE.test(rawHeader(c, 'content-type') ?? '')) return next();
   const length = rawHeader(c, 'content-length');
   const empty = length !== undefined ? Number(length) === 0 : (await c.req.arrayBuffer()).byteLength === 0;
   if (!empty) throw new ApiError(415, 'Send the body as application/json (Content-Type: application/json)');
