@@ -9,7 +9,7 @@ import type { ProviderDeps } from './deps.js';
 import { createRouter, onError, onNotFound } from './http/errors.js';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { healthRoutes } from './http/health.js';
-import { jsonBodiesOnly, limitedBody } from './http/body.js';
+import { limitedBody } from './http/body.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -34,7 +34,6 @@ export function createProviderApp(deps: ProviderDeps) {
   app.use('*', (c, next) => (c.req.path.startsWith('/v1/') ? next() : pageHeaders(c, next)));
   app.use('*', limitedBody(MAX_BODY_BYTES)); // read once, through Hono: 413 beyond the limit
   app.use('*', refuseNulBytes); // PostgreSQL cannot store one: a 400 on both engines alike
-  app.use('/v1/*', jsonBodiesOnly); // a body of another type, or none, is a 415, never read as absent
 
   // Each sub-app declares its full paths (grep finds a route by its URL); the order here is the order of the
   // OpenAPI document's paths. The hosted widget API is mounted under its endpoint, as a shop mounts it under /api.

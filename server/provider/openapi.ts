@@ -50,16 +50,15 @@ export const stringError = { error: (issue: { input?: unknown }) => (issue.input
 /**
  * createRoute for every documented operation: it must name its operationId and its security (PUBLIC when none), and it
  * gets the answers any operation can give besides its own: 400 (a NUL byte in a parameter, header or body, refused
- * before any route: common/nul-guard.ts) and, on a write, 413 (over the body limit, app.ts) and 415 (a body that is
- * not application/json). The route's own entries win.
+ * before any route: common/nul-guard.ts) and, with a request body, 413 (over the body limit, app.ts) and 415 (not
+ * application/json). The route's own entries win.
  */
 export const operation = <P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; operationId: string; security: Array<Record<string, string[]>> }>(config: R) =>
   createRoute({
     ...config,
     responses: {
       400: json(ErrorSchema, 'Bad request: a field fails its schema, or a NUL byte in a parameter, header or body'),
-      // Any write may carry a body (app.ts limits it and reads it only as JSON), one that takes none too.
-      ...(config.request?.body || config.method !== 'get' ? {
+      ...(config.request?.body ? {
         413: json(ErrorSchema, `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`),
         415: json(ErrorSchema, 'The request body is not application/json'),
       } : {}),

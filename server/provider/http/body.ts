@@ -1,9 +1,10 @@
 // The request body, limited in size and read once for every middleware and route that wants it (the signature check,
-// the NUL guard, the routes' JSON validation), and on the /v1 API read only as JSON.
+// the NUL guard, the routes' JSON validation). A route's validation takes it only as application/json: with the body
+// read through Hono, a body of another type or with none is a 415 there (a route's own refusal, after authentication).
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './errors.js';
-import { isBodiless, rawHeader } from './request-target.js';
+import { isBodiless } from './request-target.js';
 
 /**
  * Hono's own body limit (413 beyond `maxBytes`, by Content-Length or, without one, while the body streams in), then the
@@ -26,20 +27,3 @@ export function limitedBody(maxBytes: number): MiddlewareHandler {
     await limit(c, () => readOnce(c, next));
   };
 }
-
-/** `application/json` or a `+json` type, with or without parameters. */
-const JSON_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
-
-/**
- * The /v1 API reads a body only as JSON: a write that carries a body with another type, or none, is refused (415)
- * rather than read as if it were absent (a payment's `{"amount":1000}` sent without a type would otherwise be taken as
- * "pay what is due"). A write with an empty body needs no type.
- */
-export const jsonBodiesOnly: MiddlewareHandler = async (c, next) => {
-  const read = c.req.method === 'GET' || c.req.method === 'HEAD';
-  if (read || isBodiless(c) || JSON_TYPE.test(rawHeader(c, 'content-type') ?? '')) return next();
-  const length = rawHeader(c, 'content-length');
-  const empty = length !== undefined ? Number(length) === 0 : (await c.req.arrayBuffer()).byteLength === 0;
-  if (!empty) throw new ApiError(415, 'Send the body as application/json (Content-Type: application/json)');
-  await next();
-};
