@@ -6,10 +6,18 @@ export function etagOf(content: string | Uint8Array): string {
   return `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
 }
 
-/** If-None-Match against an ETag, weak comparison: `*` or any listed tag, W/ ignored on both sides. */
+/**
+ * If-None-Match against an ETag, weak comparison (RFC 9110 13.1.2): `*`, or any listed entity-tag whose opaque part
+ * (the quoted string, W/ dropped on both sides) equals the ETag's. Tags are read whole, so a comma inside the quotes
+ * (legal in an entity-tag) does not split one.
+ */
 export function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
+  const opaque = etag.replace(/^W\//, '');
+  for (const [, tag] of header.matchAll(ENTITY_TAG)) if (tag === opaque) return true;
+  return false;
 }
+
+/** One entity-tag of a list: an optional W/ and its opaque quoted string. */
+const ENTITY_TAG = /(?:W\/)?("[^"]*")/g;

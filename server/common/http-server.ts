@@ -16,6 +16,14 @@ export interface ListenOptions {
   beforeClose?: () => void | Promise<void>;
   /** How long close() waits for in-flight requests before cutting their connections (default 10 s). */
   closeTimeoutMs?: number;
+  /**
+   * The longest a client may take to send a whole request, headers and body (default 15 s): one that drips its body,
+   * or announces a longer Content-Length than it sends, is answered 408 and its connection closed after this, instead
+   * of holding a socket for Node's 300 s. Every body these servers take is small (64 KB at most).
+   */
+  requestTimeoutMs?: number;
+  /** The longest a client may take to send the request's headers (default 10 s, at most requestTimeoutMs). */
+  headersTimeoutMs?: number;
 }
 
 export interface ListeningServer {
@@ -30,6 +38,8 @@ export interface ListeningServer {
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 
 export async function listen(fetch: FetchHandler, port: number, hostnameOrOptions?: string | ListenOptions): Promise<ListeningServer> {
   const options: ListenOptions = typeof hostnameOrOptions === 'string' ? { hostname: hostnameOrOptions } : hostnameOrOptions ?? {};
@@ -47,7 +57,11 @@ export async function listen(fetch: FetchHandler, port: number, hostnameOrOption
   let inFlight = 0;
   let closing: Promise<void> | undefined;
   let drained: (() => void) | undefined;
-  const server = createServer((req, res) => {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
+  // Node looks for overdue requests once per connectionsCheckingInterval (30 s by default): a second keeps the bound
+  // close to what is set.
+  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) }, (req, res) => {
     inFlight += 1;
     // A request that arrives on a kept-alive connection while closing is still answered, then the connection ends.
     if (closing) res.shouldKeepAlive = false;

@@ -13,6 +13,7 @@ import { isRefusedOrigin, refuseOrigin } from './origins.js';
 import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
 import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
 import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
+import { IDEMPOTENCY_HEADER, idempotency, REPLAYED_HEADER } from '../common/idempotency.js';
 import { eventStreams } from './events-stream.js';
 import { errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
@@ -158,7 +159,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const preflight = cors({
     origin: (origin) => origin || null,
     allowMethods: ['GET', 'POST', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID'],
+    allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID', IDEMPOTENCY_HEADER],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: 600,
   });
@@ -197,8 +198,12 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   });
   const checkoutLimit = limiter('checkouts', 60_000, config.checkoutRateLimit, 'Too many checkouts from this address; try again in a minute');
 
+  // Idempotency-Key on the creates (docs/idempotency.md), kept in the shared state: a retried create, on any copy,
+  // gets the first answer again.
+  const idempotent = idempotency({ store: shared.idempotency });
+
   // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
-  api.post('/checkouts', stateChanging, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
+  api.post('/checkouts', stateChanging, checkoutLimit, idempotent, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
 
   // Server-sent events (./events-stream.ts), behind the same headers, CORS and guards as the widget API.
   const streams = eventStreams(service, {
@@ -217,7 +222,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     },
     skipFailedRequests: true,
   });
-  api.post('/checkouts/:id/deposit', transferLimit);
+  api.post('/checkouts/:id/deposit', transferLimit, idempotent);
 
   // Where money owed back should go (docs/refunds.md): the shop's backend takes the claims, the hosted page does not.
   api.route('/', refundClaimRoutes(service, { log, now, addressOf }));
@@ -288,7 +293,7 @@ function healthRoutes(ready: () => Promise<void>, log: Logger): Hono {
 }
 
 /** What a cross-origin page may read of an answer. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;
+export const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', REPLAYED_HEADER] as const;
 
 /** The configured storefront origins, plus the backend's own (the demo), however it is addressed (`host`, `url`). */
 export function isAllowedOrigin(origin: string, host: string | undefined, url: string, config: MerchantConfig): boolean {

@@ -10,7 +10,8 @@ import { RedisStore, type Store } from 'hono-rate-limiter';
 import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { ApiError } from '../common/errors.js';
-import type { Claim, DepositChangeListener, SavedCheckout, SharedDepositRead, SharedState } from './shared-state.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../common/idempotency.js';
+import { idempotencyId, type Claim, type DepositChangeListener, type SavedCheckout, type SharedDepositRead, type SharedState } from './shared-state.js';
 import { REDIS_TIMEOUT_MS } from './config.js';
 import type { StoredDeposit } from './model.js';
 
@@ -52,6 +53,28 @@ return ARGV[1]`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 /** KEYS: claim key. ARGV: token, lease ms. Extends the lease if the key still holds this claim's token. */
 const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+
+/**
+ * KEYS: the Idempotency-Key's hash. ARGV: fingerprint, token, lease ms. A free key is taken (f, t; it lapses after the
+ * lease unless saved); a held or answered one answers mismatch, replay (status, content type, body) or in-flight.
+ */
+const IDEMPOTENCY_CLAIM = `local f = redis.call('HGET', KEYS[1], 'f')
+if not f then
+  redis.call('HSET', KEYS[1], 'f', ARGV[1], 't', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {'claimed'}
+end
+if f ~= ARGV[1] then return {'mismatch'} end
+local a = redis.call('HMGET', KEYS[1], 's', 'c', 'b')
+if a[1] then return {'replay', a[1], a[2] or '', a[3] or ''} end
+return {'in-flight'}`;
+/** KEYS: the key's hash. ARGV: token, status, content type, body, ttl ms. Keeps the answer if the key is still this token's. */
+const IDEMPOTENCY_SAVE = `if redis.call('HGET', KEYS[1], 't') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 's', ARGV[2], 'c', ARGV[3], 'b', ARGV[4], 't', '')
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+/** KEYS: the key's hash. ARGV: token. Frees the key if it is still this token's. */
+const IDEMPOTENCY_RELEASE = `if redis.call('HGET', KEYS[1], 't') == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 const DONE = 'done';
 /** Default of RedisStateOptions.timeoutMs. */
@@ -146,6 +169,22 @@ export class RedisState implements SharedState {
     }
   }
 
+  readonly idempotency: IdempotencyStore = {
+    claim: async (scope, key, fingerprint, { leaseMs }): Promise<IdempotencyClaim> => {
+      const token = randomUUID();
+      const answer = (await this.call(() => this.script(IDEMPOTENCY_CLAIM, [this.idempotencyKey(scope, key)], [fingerprint, token, String(leaseMs)]))) as string[];
+      if (answer[0] === 'claimed') return { state: 'claimed', token };
+      if (answer[0] === 'replay') return { state: 'replay', answer: { status: Number(answer[1]), contentType: answer[2] || undefined, body: answer[3] ?? '' } };
+      return { state: answer[0] === 'mismatch' ? 'mismatch' : 'in-flight' };
+    },
+    save: async (scope, key, token, answer, ttlMs) => {
+      await this.call(() => this.script(IDEMPOTENCY_SAVE, [this.idempotencyKey(scope, key)], [token, String(answer.status), answer.contentType ?? '', answer.body, String(ttlMs)]));
+    },
+    release: async (scope, key, token) => {
+      await this.call(() => this.script(IDEMPOTENCY_RELEASE, [this.idempotencyKey(scope, key)], [token]));
+    },
+  };
+
   async claim(key: string, leaseMs: number): Promise<Claim> {
     return this.call(async () => {
       const token = randomUUID();
@@ -223,6 +262,10 @@ export class RedisState implements SharedState {
       if (client.isReady) await client.close().catch(() => client.destroy());
       else if (client.isOpen) client.destroy();
     }
+  }
+
+  private idempotencyKey(scope: string, key: string) {
+    return `${this.prefix}idempotency:${idempotencyId(scope, key)}`;
   }
 
   private depositKey(id: string) {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { IdempotencyClaim, IdempotencyStore, IdempotentAnswer } from '../common/idempotency.js';
 import { lruMap } from './lru.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 
@@ -63,6 +64,9 @@ export interface SharedState {
   /** Deposit changes stored by other copies. */
   onDepositChange(listener: DepositChangeListener): void;
 
+  /** The widget API's Idempotency-Key store (docs/idempotency.md): every copy sees the same keys. */
+  readonly idempotency: IdempotencyStore;
+
   /** hono-rate-limiter's store for a limiter's counters (undefined: its in-process MemoryStore). */
   rateLimitStore(prefix: string): Store | undefined;
   /** Throws when the state cannot be reached (readiness). */
@@ -84,7 +88,19 @@ interface Entry<T> {
 /** One line of the state file. */
 type Line =
   | { k: string; x: number }
-  | { c: string; v: SavedCheckout; x: number };
+  | { c: string; v: SavedCheckout; x: number }
+  /** An answered Idempotency-Key: its request's fingerprint and the answer replayed. */
+  | { i: string; f: string; a: IdempotentAnswer; x: number };
+
+/** An Idempotency-Key this process holds or answered. */
+interface IdempotencyEntry {
+  fingerprint: string;
+  /** Held by a request in progress until `until`; none once answered. */
+  token?: string;
+  until?: number;
+  answer?: IdempotentAnswer;
+  expiresAt: number;
+}
 
 /**
  * One process's state. With `file`, what must survive a restart (finished claims, saved checkouts) is an
@@ -101,12 +117,39 @@ export class LocalState implements SharedState {
   private readonly done = lruMap<number>(MAX_ENTRIES);
   private readonly pending = new Map<string, { token: string; until: number }>();
   private readonly checkouts = lruMap<Entry<SavedCheckout>>(MAX_ENTRIES);
+  private readonly idempotencyKeys = lruMap<IdempotencyEntry>(MAX_ENTRIES);
   private readonly log?: AppendLog;
+  readonly idempotency: IdempotencyStore = {
+    claim: async (scope, key, fingerprint, { leaseMs }): Promise<IdempotencyClaim> => {
+      const id = idempotencyId(scope, key);
+      const t = this.now();
+      const held = this.idempotencyKeys.peek(id);
+      if (held && held.expiresAt > t && (held.answer || (held.until ?? 0) > t)) {
+        if (held.fingerprint !== fingerprint) return { state: 'mismatch' };
+        return held.answer ? { state: 'replay', answer: held.answer } : { state: 'in-flight' };
+      }
+      const token = randomUUID();
+      this.idempotencyKeys.set(id, { fingerprint, token, until: t + leaseMs, expiresAt: t + leaseMs });
+      return { state: 'claimed', token };
+    },
+    save: async (scope, key, token, answer, ttlMs) => {
+      const id = idempotencyId(scope, key);
+      const held = this.idempotencyKeys.peek(id);
+      if (held?.token !== token) return;
+      const line = { i: id, f: held.fingerprint, a: answer, x: this.now() + ttlMs };
+      this.apply(line);
+      await this.append(line);
+    },
+    release: async (scope, key, token) => {
+      const id = idempotencyId(scope, key);
+      if (this.idempotencyKeys.peek(id)?.token === token) this.idempotencyKeys.delete(id);
+    },
+  };
 
   constructor(file?: string, private readonly now: () => number = Date.now) {
     if (!file) return;
     this.log = new AppendLog(file, (line: Line) => this.apply(line), () => this.lines(),
-      (lineCount) => lineCount > 2 * (this.done.size + this.checkouts.size) + 10_000);
+      (lineCount) => lineCount > 2 * (this.done.size + this.checkouts.size + this.idempotencyKeys.size) + 10_000);
   }
 
   async claim(key: string, leaseMs: number): Promise<Claim> {
@@ -176,6 +219,7 @@ export class LocalState implements SharedState {
   private apply(line: Line) {
     if (line.x <= this.now()) return;
     if ('k' in line) this.done.set(line.k, line.x);
+    else if ('i' in line) this.idempotencyKeys.set(line.i, { fingerprint: line.f, answer: line.a, expiresAt: line.x });
     else this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
   }
 
@@ -198,7 +242,13 @@ export class LocalState implements SharedState {
       if (expiresAt > t) lines.push({ c, v: value, x: expiresAt });
       else expired.push(c);
     }
-    for (const c of expired) this.checkouts.delete(c);
+    for (const c of expired.splice(0)) this.checkouts.delete(c);
+    for (const i of this.idempotencyKeys.rkeys()) {
+      const { fingerprint, answer, expiresAt } = this.idempotencyKeys.peek(i)!;
+      if (answer && expiresAt > t) lines.push({ i, f: fingerprint, a: answer, x: expiresAt });
+      else if (expiresAt <= t) expired.push(i);
+    }
+    for (const i of expired) this.idempotencyKeys.delete(i);
     return lines;
   }
 
@@ -206,6 +256,9 @@ export class LocalState implements SharedState {
     await this.log?.append(JSON.stringify(line));
   }
 }
+
+/** One key per scope and Idempotency-Key (a key is visible ASCII: no newline). */
+export const idempotencyId = (scope: string, key: string) => `${scope}\n${key}`;
 
 /**
  * An append-only JSON-lines file with group commit: lines appended while an fsync runs are written and synced

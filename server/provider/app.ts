@@ -32,7 +32,7 @@ export function createProviderApp(deps: ProviderDeps) {
   // dozen headers there would make every hot read materialise a full Headers object.
   const pageHeaders = secureHeaders({ crossOriginResourcePolicy: 'cross-origin', contentSecurityPolicy: undefined });
   app.use('*', (c, next) => (c.req.path.startsWith('/v1/') ? next() : pageHeaders(c, next)));
-  app.use('*', limitedBody(MAX_BODY_BYTES)); // read once, off Node's stream: 413 beyond the limit
+  app.use('*', limitedBody(MAX_BODY_BYTES)); // read once, through Hono: 413 beyond the limit
   app.use('*', refuseNulBytes); // PostgreSQL cannot store one: a 400 on both engines alike
 
   // Each sub-app declares its full paths (grep finds a route by its URL); the order here is the order of the

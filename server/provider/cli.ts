@@ -81,13 +81,16 @@ const COMMANDS = {
 type Command = keyof typeof COMMANDS;
 
 function parse(argv: string[]) {
-  const first = argv[0];
-  const command = (first === undefined || first.startsWith('-') ? 'start' : first) as Command;
+  // The command is the first word that is neither an option nor an option's value: `--data-dir D pay latest` pays.
+  const at = commandIndex(argv);
+  const first = argv[at];
+  const command = (first ?? 'start') as Command;
   if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command "${first}" (commands: ${Object.keys(COMMANDS).join(', ')}; kasir-sandbox --help)`);
   const spec = COMMANDS[command];
+  const args = withNegativeValues(at < argv.length ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv, spec.options);
   let parsed;
   try {
-    parsed = parseArgs({ args: argv.slice(first === command ? 1 : 0), options: spec.options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: spec.options, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError(`${command}: ${(err as Error).message.split('\n')[0]} (kasir-sandbox --help)`);
   }
@@ -98,6 +101,44 @@ function parse(argv: string[]) {
       : `${command}: give ${command === 'resend' ? 'a depositId' : 'a depositId, a checkout id or latest'} (kasir-sandbox ${command} <id>)`);
   }
   return { command, values, id: parsed.positionals[0] };
+}
+
+/** Whether `arg` names an option that takes a value (`--amount`, not `--amount=5`) in any command. */
+function takesValue(arg: string): boolean {
+  if (arg.includes('=')) return false;
+  return Object.values(COMMANDS).some(({ options }) => Object.entries(options).some(([name, option]) =>
+    option.type === 'string' && (arg === `--${name}` || ('short' in option && arg === `-${option.short}`))));
+}
+
+/** Where the command word is (argv.length when there is none: start). */
+function commandIndex(argv: string[]): number {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === '--') return i + 1;
+    if (!arg.startsWith('-')) return i;
+    if (takesValue(arg)) i += 1;
+  }
+  return argv.length;
+}
+
+/**
+ * `--amount -5` as `--amount=-5`: parseArgs refuses a value that starts with a dash as ambiguous, and the option's own
+ * rule should say what is wrong with it.
+ */
+function withNegativeValues(args: string[], options: ParseArgsConfig['options']): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name && options?.[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /** --limit as a number, within bounds. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import { defaultRequestSigner, type RequestSigner } from './signing.js';
 import type {
@@ -17,6 +18,12 @@ export interface PaymentServiceClientOptions {
   accessToken?: string;
   /** Per-call timeout in ms (default 10 s). */
   timeoutMs?: number;
+  /**
+   * How many times a create or a sandbox payment is sent again when the service could not be reached, timed out, or
+   * answered that the same request is still in progress (default 2). Each is sent with one Idempotency-Key for all
+   * its tries, so a service that keeps keys makes it once (docs/idempotency.md).
+   */
+  retries?: number;
   /** The fetch to use (default globalThis.fetch); benchmarks and tests pass a counting one. */
   fetch?: typeof fetch;
   /** Clock for X-Timestamp (default Date.now). */
@@ -40,7 +47,17 @@ export interface CallOptions {
   /** Use the checkout URL instead of the base URL as the prefix. */
   checkout?: boolean;
   signal?: AbortSignal;
+  /** Sent as Idempotency-Key on every try of this call; a call with one is retried (PaymentServiceClientOptions.retries). */
+  idempotencyKey?: string;
 }
+
+/** What a create or a sandbox payment may be given: its own Idempotency-Key (default: a fresh UUID per call). */
+export interface IdempotentCall {
+  idempotencyKey?: string;
+}
+
+/** Waits before the retries of an idempotent call (the last one repeats). */
+const RETRY_DELAYS_MS = [250, 1000];
 
 /**
  * A typed client for the whole payment-service interface (section 4). Signs S calls, sends the bearer token on
@@ -93,11 +110,11 @@ export class PaymentServiceClient {
   getDeposit(depositIdOrReference: string, init: { signal?: AbortSignal } = {}) {
     return this.data<Deposit>('GET', `/v1/deposit/${enc(depositIdOrReference)}`, { auth: 'S', signal: init.signal });
   }
-  createFiatDeposit(body: CreateFiatDepositBody) {
-    return this.data<Deposit>('POST', '/v1/deposit/fiat', { auth: 'A', body });
+  createFiatDeposit(body: CreateFiatDepositBody, call: IdempotentCall = {}) {
+    return this.data<Deposit>('POST', '/v1/deposit/fiat', { auth: 'A', body, idempotencyKey: call.idempotencyKey ?? randomUUID() });
   }
-  createCryptoDeposit(body: CreateCryptoDepositBody) {
-    return this.data<Deposit>('POST', '/v1/deposit/crypto', { auth: 'A', body });
+  createCryptoDeposit(body: CreateCryptoDepositBody, call: IdempotentCall = {}) {
+    return this.data<Deposit>('POST', '/v1/deposit/crypto', { auth: 'A', body, idempotencyKey: call.idempotencyKey ?? randomUUID() });
   }
   /** PATCH /v1/deposit/:depositId/cancel: answers only statusCode and message. */
   cancelDeposit(depositId: string) {
@@ -108,8 +125,10 @@ export class PaymentServiceClient {
     return this.data<Deposit>('PATCH', `/v1/deposit/${enc(depositId)}`, { auth, body: { status } });
   }
   /** POST /v1/deposit/:depositId/payments (sandbox only; A or S; DESIGN.md 10): a payment arrives, by default of what is still due. */
-  sandboxPay(depositId: string, amount?: number | string, auth: 'A' | 'S' = 'A') {
-    return this.data<Deposit>('POST', `/v1/deposit/${enc(depositId)}/payments`, { auth, body: amount === undefined ? {} : { amount } });
+  sandboxPay(depositId: string, amount?: number | string, auth: 'A' | 'S' = 'A', call: IdempotentCall = {}) {
+    return this.data<Deposit>('POST', `/v1/deposit/${enc(depositId)}/payments`, {
+      auth, body: amount === undefined ? {} : { amount }, idempotencyKey: call.idempotencyKey ?? randomUUID(),
+    });
   }
   listPaymentMethods(query: PaymentMethodsQuery = {}) {
     return this.data<PaymentMethod[]>('GET', '/v1/deposit/payment-method', { auth: 'A', query: { ...query } });
@@ -134,8 +153,8 @@ export class PaymentServiceClient {
 
   // ---- 4.4 Checkout ----
 
-  createCheckout(body: CreateCheckoutBody) {
-    return this.data<Checkout>('POST', '/v1/checkout', { auth: 'S', body });
+  createCheckout(body: CreateCheckoutBody, call: IdempotentCall = {}) {
+    return this.data<Checkout>('POST', '/v1/checkout', { auth: 'S', body, idempotencyKey: call.idempotencyKey ?? randomUUID() });
   }
 
   // ---- 4.5 Recipients (S) ----
@@ -185,7 +204,7 @@ export class PaymentServiceClient {
   async call<T>(method: string, path: string, options: CallOptions): Promise<Envelope<T>> {
     try {
       try {
-        return await this.send<T>(method, path, options);
+        return await this.sendRetried<T>(method, path, options);
       } catch (err) {
         // Two identical signed non-GET calls in the same millisecond would carry the same signature, and the
         // service rejects the second as a replay; the timestamps are made unique per client, so a replay
@@ -193,13 +212,31 @@ export class PaymentServiceClient {
         // timestamp. The answer has no field that tells a replay from refused credentials (which a retry refuses
         // again, at the cost of one call), so any 401 on a signed write is retried: no guessing from its message.
         if (err instanceof PaymentServiceError && err.statusCode === 401 && options.auth === 'S' && method.toUpperCase() !== 'GET') {
-          return await this.send<T>(method, path, options);
+          return await this.sendRetried<T>(method, path, options);
         }
         throw err;
       }
     } catch (err) {
       if (err instanceof PaymentServiceError || err instanceof PaymentServiceUnavailableError) this.options.onFailure?.(err);
       throw err;
+    }
+  }
+
+  /**
+   * send(), and with an Idempotency-Key again on what a retry can mend: the service not reached or timed out (the
+   * request may have been made: the key makes the retry answer it rather than make it twice), or its answer that the
+   * same request is still in progress (409 with Retry-After). A caller's abort is never retried.
+   */
+  private async sendRetried<T>(method: string, path: string, options: CallOptions): Promise<Envelope<T>> {
+    const retries = options.idempotencyKey === undefined ? 0 : this.options.retries ?? 2;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.send<T>(method, path, options);
+      } catch (err) {
+        const mendable = err instanceof PaymentServiceUnavailableError || (err instanceof PaymentServiceError && err.inProgress);
+        if (!mendable || attempt >= retries || options.signal?.aborted) throw err;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]));
+      }
     }
   }
 
@@ -212,6 +249,7 @@ export class PaymentServiceClient {
     const raw = options.body === undefined ? '' : JSON.stringify(options.body);
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (raw) headers['Content-Type'] = 'application/json';
+    if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
     if (options.auth === 'S') {
       const { clientId, clientSecret } = this.options;
       if (!clientId || !clientSecret) throw new Error('The payment-service client has no clientId/clientSecret for a signed call');
@@ -244,7 +282,10 @@ export class PaymentServiceClient {
     const statusCode = typeof body.statusCode === 'number' ? body.statusCode : typeof body.status === 'number' ? body.status : res.status;
     if (statusCode >= 400 || !res.ok || body.error !== undefined) {
       const code = statusCode >= 400 ? statusCode : res.status >= 400 ? res.status : 400;
-      throw new PaymentServiceError(code, body.error ?? 'Error', body.message ?? 'Request failed', res.status, call, options.auth);
+      const error = new PaymentServiceError(code, body.error ?? 'Error', body.message ?? 'Request failed', res.status, call, options.auth);
+      // The service's answer that a request with this Idempotency-Key is still in progress: a 409 with Retry-After.
+      if (options.idempotencyKey !== undefined && res.status === 409 && res.headers.has('retry-after')) error.inProgress = true;
+      throw error;
     }
     return { ...body, statusCode };
   }

@@ -20,6 +20,9 @@ export class PaymentServiceError extends Error {
     super(message);
   }
 
+  /** A 409 saying the request with this Idempotency-Key is still in progress: the same call may be sent again shortly. */
+  inProgress = false;
+
   /** The shop's settings a refusal of its credentials points at (none for other failures). */
   get settingsToCheck(): readonly string[] {
     if (!this.isAuth) return [];

@@ -1555,7 +1555,10 @@ export interface operations {
     createFiatDeposit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 visible ASCII characters, e.g. a UUID. The same key with the same request (method, path, body) within 24 h gets the first answer again (same status and body, header Idempotent-Replayed: true) and changes nothing; with another request: 422. While the first request with the key is still in progress: 409 with Retry-After. Keys are per merchant. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1596,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error (409) */
+            /** @description Conflict: the Idempotency-Key is in use by a request still in progress (retry after Retry-After), or the operation's own conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1623,12 +1626,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Idempotency-Key reused with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createCryptoDeposit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 visible ASCII characters, e.g. a UUID. The same key with the same request (method, path, body) within 24 h gets the first answer again (same status and body, header Idempotent-Replayed: true) and changes nothing; with another request: 422. While the first request with the key is still in progress: 409 with Retry-After. Keys are per merchant. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1669,7 +1684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error (409) */
+            /** @description Conflict: the Idempotency-Key is in use by a request still in progress (retry after Retry-After), or the operation's own conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1689,6 +1704,15 @@ export interface operations {
             };
             /** @description The request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1753,7 +1777,10 @@ export interface operations {
     recordSandboxPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 visible ASCII characters, e.g. a UUID. The same key with the same request (method, path, body) within 24 h gets the first answer again (same status and body, header Idempotent-Replayed: true) and changes nothing; with another request: 422. While the first request with the key is still in progress: 409 with Retry-After. Keys are per merchant. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 depositId: string;
             };
@@ -1805,6 +1832,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict: the Idempotency-Key is in use by a request still in progress (retry after Retry-After), or the operation's own conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is larger than 64 KB */
             413: {
                 headers: {
@@ -1816,6 +1852,15 @@ export interface operations {
             };
             /** @description The request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1945,7 +1990,10 @@ export interface operations {
     createCheckout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 visible ASCII characters, e.g. a UUID. The same key with the same request (method, path, body) within 24 h gets the first answer again (same status and body, header Idempotent-Replayed: true) and changes nothing; with another request: 422. While the first request with the key is still in progress: 409 with Retry-After. Keys are per merchant. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1989,6 +2037,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict: the Idempotency-Key is in use by a request still in progress (retry after Retry-After), or the operation's own conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is larger than 64 KB */
             413: {
                 headers: {
@@ -2000,6 +2057,15 @@ export interface operations {
             };
             /** @description The request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,26 @@ interface ServiceKeysTable {
   created_at: string;
 }
 
+/** A merchant's Idempotency-Key and what it answered (migration 014; server/provider/http/idempotency-store.ts). */
+interface IdempotencyKeysTable {
+  merchant_id: string;
+  idempotency_key: string;
+  /** SHA-256 of the method, path and body of the request that first used the key. */
+  fingerprint: string;
+  /** Who holds the key while its request runs (a fresh one per claim). */
+  token: string;
+  /** Epoch ms until which a running request holds the key; 0 once answered. */
+  locked_until: number;
+  /** The answer kept for replay; null while the request runs. */
+  response_status: number | null;
+  response_type: string | null;
+  response_body: string | null;
+  /** Epoch ms after which the key is forgotten (24 h after the answer). */
+  expires_at: number;
+  created_at: string;
+}
+
 export interface ProcessTables {
   service_keys: ServiceKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -2,9 +2,10 @@
 // and the validation hook that answers a request failing its route's zod schema in the same envelope.
 import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
 import type { ErrorHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { errorBody, expectedErrorBody } from '../../common/errors.js';
+import { ApiError, errorBody, expectedErrorBody } from '../../common/errors.js';
 import type { ProviderEnv } from './env.js';
 
 export { ApiError, onNotFound } from '../../common/errors.js';
@@ -14,6 +15,10 @@ export { ApiError, onNotFound } from '../../common/errors.js';
  * request log (requestLogging, first in the app) writes the unexpected error with its request id.
  */
 export const onError: ErrorHandler<ProviderEnv> = (err, c) => {
+  // The route validator's refusal of a body that is not JSON (or has no type), in words that say what to send.
+  if (err instanceof HTTPException && !(err instanceof ApiError) && err.status === 415) {
+    return c.json(errorBody(415, 'Send the body as application/json (Content-Type: application/json)'), 415);
+  }
   const body = expectedErrorBody(err);
   if (body) return c.json(body, body.statusCode as ContentfulStatusCode);
   return c.json(errorBody(500, 'Internal server error'), 500);

@@ -8,6 +8,7 @@ import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { body, envelope, errorResponses, json, operation, SIGNED } from '../openapi.js';
 import { signatureAuth } from '../http/signature.js';
+import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
 
 /** Interface 4.4: POST /v1/checkout creates a hosted checkout link (the page and its APIs are in ../checkout/). */
 export function checkoutRoutes(deps: ProviderDeps) {
@@ -21,8 +22,9 @@ export function checkoutRoutes(deps: ProviderDeps) {
 
   router.openapi(operation({
     method: 'post', path: '/v1/checkout', operationId: 'createCheckout', tags: ['Checkout'], summary: 'Create a hosted checkout link (valid 15 minutes)',
-    security: SIGNED, middleware: [signed, checkoutEnabled] as const, request: { body: body(CheckoutRequestSchema) },
-    responses: { 200: json(envelope(z.object({ id: z.string(), url: z.string() })), 'The checkout'), ...errorResponses(400, 401) },
+    security: SIGNED, middleware: [signed, checkoutEnabled, idempotentWrites(deps)] as const, request: { body: body(CheckoutRequestSchema) },
+    parameters: [IDEMPOTENCY_PARAMETER],
+    responses: { 200: json(envelope(z.object({ id: z.string(), url: z.string() })), 'The checkout'), ...errorResponses(400, 401), ...IDEMPOTENCY_RESPONSES },
   }), async (c) => {
     const checkout = await createCheckout(deps, c.get('merchant'), c.req.valid('json'));
     return c.json({ statusCode: 200, message: 'Checkout created successfully', data: checkout }, 200);

@@ -10,6 +10,7 @@ import {
 } from '../deposits/schemas.js';
 import type { DepositView } from '../deposits/view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
+import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
 import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
@@ -37,6 +38,7 @@ export function depositsRoutes(deps: ProviderDeps) {
   const signed = signatureAuth(deps);
   const bearer = bearerAuth(deps);
   const either = bearerOrSignature(deps, signed);
+  const idempotent = idempotentWrites(deps);
   // Serialised answers of cached views: a polled deposit is stringified once per cache lifetime, not per read.
   const serialized = new WeakMap<DepositView, JsonText<DepositAnswer>>();
   const sandboxOnly = (what: string) => createMiddleware<ProviderEnv>(async (_c, next) => {
@@ -112,18 +114,18 @@ export function depositsRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(operation({
-    method: 'post', path: '/v1/deposit/fiat', operationId: 'createFiatDeposit', tags: ['Deposits'], summary: 'Create a fiat deposit', security: BEARER, middleware: [bearer] as const,
-    request: { body: body(FiatDepositSchema) },
-    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
+    method: 'post', path: '/v1/deposit/fiat', operationId: 'createFiatDeposit', tags: ['Deposits'], summary: 'Create a fiat deposit', security: BEARER, middleware: [bearer, idempotent] as const,
+    request: { body: body(FiatDepositSchema) }, parameters: [IDEMPOTENCY_PARAMETER],
+    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401), ...IDEMPOTENCY_RESPONSES },
   }), async (c) => {
     const view = await createFiatDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
     return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
   });
 
   router.openapi(operation({
-    method: 'post', path: '/v1/deposit/crypto', operationId: 'createCryptoDeposit', tags: ['Deposits'], summary: 'Create a crypto deposit', security: BEARER, middleware: [bearer] as const,
-    request: { body: body(CryptoDepositSchema) },
-    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401, 409) },
+    method: 'post', path: '/v1/deposit/crypto', operationId: 'createCryptoDeposit', tags: ['Deposits'], summary: 'Create a crypto deposit', security: BEARER, middleware: [bearer, idempotent] as const,
+    request: { body: body(CryptoDepositSchema) }, parameters: [IDEMPOTENCY_PARAMETER],
+    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401), ...IDEMPOTENCY_RESPONSES },
   }), async (c) => {
     const view = await createCryptoDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
     return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
@@ -167,9 +169,9 @@ export function depositsRoutes(deps: ProviderDeps) {
       + 'Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook '
       + 'deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount due (400 Amount must equal the amount due); '
       + 'bank transfer and crypto take any. A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.',
-    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The sandbox payment')] as const,
-    request: { params: depositIdParam, body: { ...body(SandboxPaymentSchema), required: false } },
-    responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
+    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The sandbox payment'), idempotent] as const,
+    request: { params: depositIdParam, body: { ...body(SandboxPaymentSchema), required: false } }, parameters: [IDEMPOTENCY_PARAMETER],
+    responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403), ...IDEMPOTENCY_RESPONSES },
   }), async (c) => {
     const { amount } = c.req.valid('json') ?? {};
     const view = await paymentOrAnswer(deps, c.req.valid('param').depositId, { amount, merchantId: c.get('merchant').merchantId }, {
