@@ -2,6 +2,7 @@
 // attributes, its parts and phases, a choice of method, the QR code read as a wallet's camera reads it, and the
 // clipboard recorded.
 import { fixture, waitUntil } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
 import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type jsQRType from 'jsqr';
@@ -81,3 +82,9 @@ export function recordClipboard() {
   navigator.clipboard.writeText = async (value: string) => void copied.push(value);
   return { copied, restore: () => (navigator.clipboard.writeText = original) };
 }
+
+/**
+ * Presses a key or a chord written as Playwright writes it ("Tab", "Shift+Tab") in any of the three browsers: the
+ * keys go down in order and up in reverse (test/support/key-chord-plugin.mjs; sendKeys takes a chord in Chromium only).
+ */
+export const pressKeys = (chord: string) => executeServerCommand('press-chord', { keys: chord.split('+') });
