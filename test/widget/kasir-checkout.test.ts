@@ -503,6 +503,8 @@ describe('<kasir-checkout>', () => {
   it('follows a change of amount: the new order gets its own checkout', async () => {
     const el = await mount();
     el.amount = '99000';
+    // The update that starts the new order's checkout (the first may already be on screen, as in WebKit).
+    await el.updateComplete;
     await reached(el, 'choosing');
     await el.updateComplete;
     expect(text(part(el, 'amount'))).to.equal('Rp 99,000');
