@@ -1,12 +1,11 @@
 // Widget tests with TypeScript compiled by esbuild, in the browsers KASIR_BROWSERS names (chromium, firefox, webkit;
 // Chromium alone when unset). `npm run test:widget` runs each of the three in turn (docs/browsers.md).
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { chromeLauncher } from '@web/test-runner-chrome';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { WebdriverLauncher } from '@web/test-runner-webdriver';
-import puppeteer from 'puppeteer-core';
-import { chromiumPath, firefoxLaunchOptions, startWebKitDriver, wantedBrowsers, webkitCapabilities } from './test/support/browsers.mjs';
-import { keyChordPlugin } from './test/support/key-chord-plugin.mjs';
+import { chromiumPath, startWebKitDriver, wantedBrowsers, webkitCapabilities } from './test/support/browsers.mjs';
+import { FirefoxLauncher } from './test/support/firefox-launcher.mjs';
+import { keyboardPlugin } from './test/support/keyboard-plugin.mjs';
 import { reactAsEsm } from './test/support/react-esm.mjs';
 
 const chromiumArgs = [
@@ -35,8 +34,7 @@ class WebKitLauncher extends WebdriverLauncher {
 
 const launchers = {
   chromium: () => playwrightLauncher({ product: 'chromium', launchOptions: { executablePath: chromiumPath, headless: true, args: chromiumArgs } }),
-  // puppeteer-core as its own puppeteer, so the runner names the browser Firefox (not Chrome) in its reports.
-  firefox: () => chromeLauncher({ puppeteer, launchOptions: firefoxLaunchOptions() }),
+  firefox: () => new FirefoxLauncher(),
   webkit: () => new WebKitLauncher(),
 };
 
@@ -45,7 +43,7 @@ export default {
   nodeResolve: true,
   concurrency: 1,
   testsFinishTimeout: 180_000,
-  plugins: [esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' }), reactAsEsm(), keyChordPlugin()],
+  plugins: [esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' }), reactAsEsm(), keyboardPlugin()],
   browsers: wantedBrowsers(['chromium']).map((name) => launchers[name]()),
   testFramework: { config: { timeout: 10_000 } },
 };

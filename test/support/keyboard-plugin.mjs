@@ -1,13 +1,13 @@
-// A server command for the widget tests: a chord of keys (e.g. Shift+Tab) pressed in any of the three browsers.
+// A server command for the widget tests, press-chord: a chord of keys (e.g. Shift+Tab) in any of the three browsers.
 // @web/test-runner-commands' sendKeys takes Playwright's 'Shift+Tab' in Chromium only, and has no down/up for
 // WebDriver; this presses the keys down in order and lets them up, as a person does.
 
 /** The keys a chord may name (each one known to Playwright, puppeteer and WebdriverIO by this name). */
 const knownKeys = ['Shift', 'Control', 'Alt', 'Meta', 'Tab', 'Enter', 'Escape', 'Space'];
 
-export function keyChordPlugin() {
+export function keyboardPlugin() {
   return {
-    name: 'key-chord',
+    name: 'keyboard',
     async executeCommand({ command, payload, session }) {
       if (command !== 'press-chord') return undefined;
       const keys = payload?.keys;
