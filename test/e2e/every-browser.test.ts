@@ -54,7 +54,7 @@ describe('one payment in each browser', () => {
     missing('webkit');
     const driver = await startWebKitDriver();
     const webdriver = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-      const response = await fetch(`${driver.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+      const response = await fetch(`${driver.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       const { value } = (await response.json()) as { value: T & { error?: string; message?: string } };
       if (!response.ok) throw new Error(`WebKitWebDriver ${method} ${path}: ${value.error} ${value.message}`);
       return value;

@@ -4,8 +4,7 @@
 // result and time are its own). Arguments go to web-test-runner (e.g. a test file). Ends with a line per browser:
 // its time and its passed/failed counts; fails if any browser failed or is missing.
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { wantedBrowsers } from './browsers.mjs';
 import { ensureBrowsers } from './ensure-browsers.mjs';
 
@@ -17,7 +16,8 @@ try {
   process.exit(1);
 }
 
-const runner = join(dirname(createRequire(import.meta.url).resolve('@web/test-runner')), 'bin.js');
+// web-test-runner's command (its package's index.mjs sits beside dist/).
+const runner = fileURLToPath(new URL('dist/bin.js', import.meta.resolve('@web/test-runner')));
 // web-test-runner's last progress line for a browser: "Firefox: |███| 10/10 test files | 149 passed, 14 failed".
 const counts = /(\d+) passed, (\d+) failed/g;
 const results = [];
