@@ -39,9 +39,12 @@ export const method = (el: KasirCheckout, code: string) => el.shadowRoot!.queryS
 export const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
 export const reached = (el: KasirCheckout, state: string, timeout = 3000) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout });
 
-/** Waits until no status check is in flight (the element checks at once on a pending screen; "check now" is disabled meanwhile). */
+/**
+ * Waits until no status check is in flight: the element checks at once on a pending screen, and "check now" is
+ * disabled meanwhile (and gone once the payment is over).
+ */
 export const checked = (el: KasirCheckout, timeout = 3000) =>
-  waitUntil(() => part(el, 'check-now')?.matches(':enabled'), 'the status check in flight never ended', { timeout });
+  waitUntil(() => !part(el, 'check-now') || part(el, 'check-now')!.matches(':enabled'), 'the status check in flight never ended', { timeout });
 
 /** Chooses a method once the list offers it, and waits for its pending screen. */
 export async function choose(el: KasirCheckout, code: string) {

@@ -4,7 +4,7 @@ import { expect, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { KasirErrorDetail, KasirOpenExternalEvent } from '../../widget/events';
 import { CRYPTO, FakeApi } from './fake-api';
-import { choose, loadJsQr, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
+import { checked, choose, loadJsQr, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
 
 /** part="paid": each row's label and amount. */
 const paidText = (el: KasirCheckout) => [...(part(el, 'paid')?.querySelectorAll('span, strong') ?? [])].map(text).join(' ');
@@ -12,8 +12,10 @@ const notice = (el: KasirCheckout) => text(el.shadowRoot!.querySelector('[role=s
 
 /** Waits until the element shows the deposit as the fake now has it (the next poll). */
 async function check(el: KasirCheckout) {
+  await checked(el); // a click while a check is in flight does nothing ("check now" is disabled)
   part(el, 'check-now')?.click();
-  await new Promise((r) => setTimeout(r, 50));
+  await el.updateComplete;
+  await checked(el);
   await el.updateComplete;
 }
 

@@ -108,6 +108,7 @@ describe('@kasir/checkout/react', () => {
     await reached(el, 'choosing');
     part(el, 'method').click();
     await reached(el, 'pending');
+    await waitUntil(() => part(el, 'check-now').matches(':enabled'), 'the first status check never ended');
     api.settle(checkout.id, 'expired');
     part(el, 'check-now').click();
     await reached(el, 'expired');
