@@ -8,7 +8,7 @@ channel.port1.onmessage = () => waiting.shift()?.();
 /** One real macrotask (a message, so no timer clamping). */
 const yieldTask = () => new Promise<void>((go) => (waiting.push(go), channel.port2.postMessage(0)));
 
-/** Work of the page's that the test's fakes answer (a fake fetch, until its body is read), registered by pageWork. */
+/** What the page waits for from the test's fakes (a fake answer's body, until it is read), registered by pageWork. */
 const working = new Set<Promise<unknown>>();
 
 /**
