@@ -79,8 +79,12 @@ describe('one payment in each browser', () => {
       const checkout = `document.querySelector('kasir-checkout')`;
       const state = (s: string) => `return ${checkout}?.getAttribute('state') === '${s}'`;
       await webdriver('POST', `/session/${session}/url`, { url: kasir.url });
-      // Script errors from here on, as the console shows them (WebDriver classic has no log to read).
-      await run(`window.__problems = []; addEventListener('error', (e) => __problems.push(String(e.message))); addEventListener('unhandledrejection', (e) => __problems.push(String(e.reason)));`);
+      // Console errors and script errors from here on (WebDriver classic has no console log to read).
+      await run(`window.__problems = [];
+        const error = console.error;
+        console.error = (...args) => (__problems.push(args.map(String).join(' ')), error.apply(console, args));
+        addEventListener('error', (e) => __problems.push(String(e.message)));
+        addEventListener('unhandledrejection', (e) => __problems.push(String(e.reason)));`);
       await until('reached choosing', state('choosing'));
       if (!(await run<boolean>(`return ${checkout}.shadowRoot.querySelector(arguments[0]).checkVisibility()`, method))) {
         await click(`return ${checkout}.shadowRoot.querySelector('[part="method-group"][data-kind="qris"] button.kind')`);
