@@ -4,7 +4,7 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import { CRYPTO, FakeApi, WALLET } from './fake-api';
-import { choose, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
+import { checked, choose, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
 
 const posted = (api: FakeApi) => api.requests('POST', '/deposit').map((c) => (c.body as { method: string }).method);
 
@@ -106,6 +106,7 @@ describe('<kasir-checkout> crypto', () => {
       await expect(el).to.be.accessible();
 
       api.settle(api.only.id, 'completed');
+      await checked(el); // a click while a check is in flight does nothing
       part(el, 'check-now')!.click();
       await reached(el, 'completed');
       expect(text(part(el, 'result'))).to.contain(`Your payment of ${amount} with ${crypto.name} is complete.`);
@@ -119,6 +120,7 @@ describe('<kasir-checkout> crypto', () => {
     expect(!part(el, 'rate'), 'no rate for a payment in the order\'s currency').to.be.true;
     const deposit = api.only.deposit!;
     Object.assign(deposit, { exchangeRate: { from: 'USD', to: 'IDR', rate: '16250.125' }, updatedAt: new Date(Date.parse(deposit.updatedAt) + 1).toISOString() });
+    await checked(el); // a click while the first check is in flight does nothing
     part(el, 'check-now')!.click();
     await waitUntil(() => part(el, 'rate'), 'the rate row');
     expect(text(part(el, 'rate')!.querySelector('strong'))).to.equal('1 USD = 16,250.125 IDR');

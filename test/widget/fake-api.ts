@@ -1,6 +1,7 @@
 // A fake widget API for component tests: window.fetch and window.EventSource stubbed in the page, answering
 // the shapes of widget/WIDGET-API.md from an in-memory checkout, recording every request.
 import type { Checkout, Deposit, Method } from '../../widget/types';
+import { pageWork } from './fake-clock';
 
 export interface Call {
   method: string;
@@ -232,7 +233,7 @@ export class FakeApi {
     this.calls.push({ method, path, body, headers, at: Date.now() });
     if (this.failWith !== null) {
       if (this.failWith === 0) throw new TypeError('Failed to fetch');
-      if (this.failRaw !== null) return new Response(this.failRaw, { status: this.failWith, headers: { 'content-type': 'text/html' } });
+      if (this.failRaw !== null) return new FakeResponse(this.failRaw, { status: this.failWith, headers: { 'content-type': 'text/html' } });
       return this.json(this.failWith, { statusCode: this.failWith, error: 'Server Error', message: this.failMessage });
     }
     let m: RegExpMatchArray | null;
@@ -294,7 +295,7 @@ export class FakeApi {
       }
       if (!c.deposit) return this.json(404, { statusCode: 404, error: 'Not Found', message: 'No deposit yet' });
       const etag = `"${c.deposit.status}-${c.deposit.updatedAt}"`;
-      if (headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers: { etag } });
+      if (headers.get('if-none-match') === etag) return new FakeResponse(null, { status: 304, headers: { etag } });
       return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) }, { etag });
     }
     return this.json(404, { statusCode: 404, error: 'Not Found', message: 'Route not found' });
@@ -334,7 +335,18 @@ export class FakeApi {
   }
 
   private json(status: number, body: unknown, headers: Record<string, string> = {}) {
-    return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+    return new FakeResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  }
+}
+
+/** An answer of the fake API whose body, while it is read, is work the fake clock's settle() waits for. */
+class FakeResponse extends Response {
+  override json() {
+    return pageWork(super.json());
+  }
+
+  override text() {
+    return pageWork(super.text());
   }
 }
 

@@ -8,9 +8,32 @@ channel.port1.onmessage = () => waiting.shift()?.();
 /** One real macrotask (a message, so no timer clamping). */
 const yieldTask = () => new Promise<void>((go) => (waiting.push(go), channel.port2.postMessage(0)));
 
-/** Lets pending promises and macrotasks (fetch stubs, Lit updates) settle. */
+/** What the page waits for from the test's fakes (a fake answer's body, until it is read), registered by pageWork. */
+const working = new Set<Promise<unknown>>();
+
+/**
+ * Registers `work` as something settle() waits for. A body is read in a number of turns that differs by browser
+ * (Firefox takes more than Chromium), so settle() waits for the work itself, not for a count of turns.
+ */
+export function pageWork<T>(work: Promise<T>): Promise<T> {
+  working.add(work);
+  const done = () => working.delete(work);
+  work.then(done, done);
+  return work;
+}
+
+/**
+ * Lets the page settle: every fake request answered and its body read, then `rounds` turns with nothing in flight
+ * for what follows (Lit updates, the element's reaction to an answer, a request that reaction makes). Fails if the
+ * page is still waiting after 5 s of real time.
+ */
 export const settle = async (rounds = 4) => {
-  for (let i = 0; i < rounds; i++) await yieldTask();
+  const deadline = real.now() + 5000;
+  for (let quiet = 0; quiet < rounds; ) {
+    await yieldTask();
+    quiet = working.size ? 0 : quiet + 1;
+    if (working.size && real.now() > deadline) throw new Error(`the page never settled: ${working.size} fake requests still unanswered after 5 s`);
+  }
 };
 
 interface Timer {

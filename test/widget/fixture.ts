@@ -2,6 +2,7 @@
 // attributes, its parts and phases, a choice of method, the QR code read as a wallet's camera reads it, and the
 // clipboard recorded.
 import { fixture, waitUntil } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
 import '../../widget/kasir-checkout';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type jsQRType from 'jsqr';
@@ -37,6 +38,13 @@ export const method = (el: KasirCheckout, code: string) => el.shadowRoot!.queryS
 /** A node's text as read: whitespace (no-break spaces too) collapsed. */
 export const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
 export const reached = (el: KasirCheckout, state: string, timeout = 3000) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout });
+
+/**
+ * Waits until no status check is in flight: the element checks at once on a pending screen, and "check now" is
+ * disabled meanwhile (and gone once the payment is over).
+ */
+export const checked = (el: KasirCheckout, timeout = 3000) =>
+  waitUntil(() => !part(el, 'check-now') || part(el, 'check-now')!.matches(':enabled'), 'the status check in flight never ended', { timeout });
 
 /** Chooses a method once the list offers it, and waits for its pending screen. */
 export async function choose(el: KasirCheckout, code: string) {
@@ -80,4 +88,37 @@ export function recordClipboard() {
   const original = navigator.clipboard.writeText;
   navigator.clipboard.writeText = async (value: string) => void copied.push(value);
   return { copied, restore: () => (navigator.clipboard.writeText = original) };
+}
+
+/** The page's own setTimeout, taken before a test's fake clock may replace it. */
+const realSetTimeout = window.setTimeout.bind(window);
+const keyNames: Record<string, string> = { Space: ' ' };
+
+/**
+ * Presses a key or a chord written as Playwright writes it ("Tab", "Shift+Tab", "Enter") in any of the three
+ * browsers (test/support/keyboard-plugin.mjs: sendKeys takes a chord in Chromium only), and returns once the page
+ * has handled it: every key of it back up (or the focus gone out of the page), then one more turn for what a key's
+ * release does (Space clicks a button). Firefox and WebKit answer the command before the page has seen the keys.
+ */
+export async function pressKeys(chord: string) {
+  const keys = chord.split('+');
+  const up = new Set(keys.map((k) => keyNames[k] ?? k));
+  const handled = new Promise<void>((resolve, reject) => {
+    const done = () => {
+      removeEventListener('keyup', onKeyUp, true);
+      removeEventListener('blur', done);
+      resolve();
+    };
+    const onKeyUp = (event: KeyboardEvent) => {
+      up.delete(event.key);
+      if (!up.size) done();
+    };
+    addEventListener('keyup', onKeyUp, true);
+    addEventListener('blur', done);
+    realSetTimeout(() => reject(new Error(`the page never saw ${chord} go up in 5 s`)), 5000);
+  });
+  await executeServerCommand('press-chord', { keys });
+  await handled;
+  const channel = new MessageChannel();
+  await new Promise((turn) => ((channel.port1.onmessage = turn), channel.port2.postMessage(0)));
 }

@@ -1,9 +1,8 @@
 import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import { correction, generate } from 'lean-qr/nano';
 import { FakeApi, QR_DATA } from './fake-api';
-import { choose, mount, part, parts, reached, text, withFakeApi } from './fixture';
+import { checked, choose, mount, part, parts, pressKeys, reached, text, withFakeApi } from './fixture';
 
 /** Where the element remembers its checkout: the order, this page, and its place among the page's elements. */
 const key = (amount: string, index = 0) => `kasir-checkout:/api|${amount}|IDR|${location.pathname}${location.search}|${index}`;
@@ -503,6 +502,8 @@ describe('<kasir-checkout>', () => {
   it('follows a change of amount: the new order gets its own checkout', async () => {
     const el = await mount();
     el.amount = '99000';
+    // The update that starts the new order's checkout (the first may already be on screen, as in WebKit).
+    await el.updateComplete;
     await reached(el, 'choosing');
     await el.updateComplete;
     expect(text(part(el, 'amount'))).to.equal('Rp 99,000');
@@ -532,6 +533,7 @@ describe('<kasir-checkout>', () => {
     await reached(el, 'pending');
     await el.updateComplete;
     expect(text(part(el, 'instructions'))).to.contain('Buka aplikasi bank');
+    await checked(el);
     expect(text(part(el, 'check-now'))).to.equal('Cek status pembayaran');
     expect(text(part(el, 'countdown'))).to.contain('Bayar dalam');
     el.locale = 'en';
@@ -592,22 +594,23 @@ describe('<kasir-checkout>', () => {
     await el.updateComplete;
     before.focus();
     // The virtual accounts' group is closed: Tab reaches its button, Enter opens it, Tab goes on into it.
-    await sendKeys({ press: 'Tab' });
+    await pressKeys('Tab');
     expect(text(el.shadowRoot!.activeElement)).to.equal('Virtual account');
-    await sendKeys({ press: 'Enter' });
+    await pressKeys('Enter');
     await el.updateComplete;
     expect(el.shadowRoot!.activeElement?.getAttribute('aria-expanded')).to.equal('true');
-    await sendKeys({ press: 'Tab' });
+    await pressKeys('Tab');
     expect(el.shadowRoot!.activeElement?.getAttribute('data-method')).to.equal('BCA_VA');
-    await sendKeys({ press: 'Tab' });
+    await pressKeys('Tab');
     expect(el.shadowRoot!.activeElement?.getAttribute('data-method')).to.equal('BNI_VA');
-    await sendKeys({ press: 'Enter' });
+    await pressKeys('Enter');
     await reached(el, 'pending');
     await el.updateComplete;
     expect(api.requests('POST', '/deposit')[0].body).to.deep.equal({ method: 'BNI_VA' });
+    await checked(el); // "check now" takes the focus once no check is in flight
     const stops: string[] = [];
     for (let i = 0; i < 3; i++) {
-      await sendKeys({ press: 'Tab' });
+      await pressKeys('Tab');
       stops.push(text(el.shadowRoot!.activeElement));
     }
     expect(stops).to.deep.equal(['Copy account number', 'Copy amount', 'Check payment status']);

@@ -5,7 +5,7 @@ import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import { KasirCloseEvent, type KasirCheckout } from '../../widget/kasir-checkout';
 import { FakeApi } from './fake-api';
-import { mount as mountElement, part, reached, text, withFakeApi } from './fixture';
+import { mount as mountElement, part, pressKeys, reached, text, withFakeApi } from './fixture';
 
 const dialog = (el: KasirCheckout) => part(el, 'dialog') as HTMLDialogElement;
 
@@ -38,7 +38,7 @@ describe('<kasir-checkout modal>', () => {
     await reached(el, 'choosing', 4000);
     await el.updateComplete;
     for (const press of [...Array(15).fill('Tab'), ...Array(15).fill('Shift+Tab')]) {
-      await sendKeys({ press });
+      await pressKeys(press);
       expect(document.activeElement, press).to.not.equal(outside);
       if (document.activeElement === el) expect(dialog(el).contains(el.shadowRoot!.activeElement), press).to.be.true;
     }

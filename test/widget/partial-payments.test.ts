@@ -4,7 +4,7 @@ import { expect, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { KasirErrorDetail, KasirOpenExternalEvent } from '../../widget/events';
 import { CRYPTO, FakeApi } from './fake-api';
-import { choose, loadJsQr, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
+import { checked, choose, loadJsQr, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
 
 /** part="paid": each row's label and amount. */
 const paidText = (el: KasirCheckout) => [...(part(el, 'paid')?.querySelectorAll('span, strong') ?? [])].map(text).join(' ');
@@ -12,8 +12,10 @@ const notice = (el: KasirCheckout) => text(el.shadowRoot!.querySelector('[role=s
 
 /** Waits until the element shows the deposit as the fake now has it (the next poll). */
 async function check(el: KasirCheckout) {
+  await checked(el); // a click while a check is in flight does nothing ("check now" is disabled)
   part(el, 'check-now')?.click();
-  await new Promise((r) => setTimeout(r, 50));
+  await el.updateComplete;
+  await checked(el);
   await el.updateComplete;
 }
 
@@ -335,7 +337,8 @@ describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
       expect(shopperReads(el)).to.equal(SETUP);
       expect(seen.details.map((d) => d.kind)).to.deep.equal(['config']);
       expect(seen.details[0].message).to.contain(`invalid amount "${amount}"`);
-      if (plain) expect(seen.details[0].message).to.contain(currency === 'IDR' ? 'IDR amounts have no decimal places' : 'USD amounts have at most 2 decimal places');
+      // The server's words: "150.000" in rupiah names its thousands separator (server/merchant/separators.ts).
+      if (plain) expect(seen.details[0].message).to.contain(amount === '150.000' ? '"." as a thousands separator' : currency === 'IDR' ? 'IDR amounts have no decimal places' : 'USD amounts have at most 2 decimal places');
       expect(seen.warnings[0]).to.contain(`invalid amount "${amount}"`);
       expect(api.calls.map((c) => `${c.method} ${c.path}`)).to.deep.equal(plain ? ['POST /checkouts'] : []);
     });

@@ -2,11 +2,10 @@
 // than 6 methods, crypto by asset then network, the shopper's last choice first, "No fee" said once; and the shop's
 // `strings` and the locale fallback (DESIGN.md 4, 12). In real Chromium against the fake widget API.
 import { expect, fixture, html } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { Checkout } from '../../widget/types';
 import { FakeApi } from './fake-api';
-import { method, mount as mountElement, parts, reached, text, withFakeApi } from './fixture';
+import { checked, method, mount as mountElement, parts, pressKeys, reached, text, withFakeApi } from './fixture';
 
 const group = (el: KasirCheckout, kind: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part="method-group"][data-kind="${kind}"]`)!;
 /** Shown: laid out (a closed group's methods are in the DOM, hidden). */
@@ -78,12 +77,12 @@ describe('<kasir-checkout> method list', () => {
       if (active.dataset.method) reachedByTab.add(active.dataset.method);
       const kind = active.closest<HTMLElement>('[part="method-group"]')?.dataset.kind;
       if (active.classList.contains('kind') && kind && kinds.includes(kind) && active.getAttribute('aria-expanded') === 'false') {
-        await sendKeys({ press: kind === 'ewallet' ? ' ' : 'Enter' });
+        await pressKeys(kind === 'ewallet' ? 'Space' : 'Enter');
         await el.updateComplete;
         kinds.splice(kinds.indexOf(kind), 1);
         continue;
       }
-      await sendKeys({ press: 'Tab' });
+      await pressKeys('Tab');
     }
     // DANA is unavailable (disabled): every other method was reached.
     const available = parts(el, 'method').filter((m) => !(m as HTMLButtonElement).disabled).map((m) => m.dataset.method!);
@@ -196,6 +195,7 @@ describe('<kasir-checkout> strings and locale', () => {
     method(el, 'BCA_VA').click();
     await reached(el, 'pending');
     await el.updateComplete;
+    await checked(el);
     expect(text(parts(el, 'check-now')[0])).to.equal('Did it arrive?');
     expect([...parts(el, 'instructions')[0].querySelectorAll('li')].map(text)).to.deep.equal(['One', 'Two']);
     // A refused choice: the shop's words for it.

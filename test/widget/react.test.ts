@@ -86,6 +86,8 @@ describe('@kasir/checkout/react', () => {
     await reached(el, 'choosing');
     part(el, 'method').click();
     await reached(el, 'pending');
+    // The element's first check ended ("check now" is disabled while one is in flight), so the click makes the next.
+    await waitUntil(() => part(el, 'check-now').matches(':enabled'), 'the first status check never ended');
     api.settle(checkout.id, 'completed');
     part(el, 'check-now').click();
     await reached(el, 'completed');
@@ -106,6 +108,7 @@ describe('@kasir/checkout/react', () => {
     await reached(el, 'choosing');
     part(el, 'method').click();
     await reached(el, 'pending');
+    await waitUntil(() => part(el, 'check-now').matches(':enabled'), 'the first status check never ended');
     api.settle(checkout.id, 'expired');
     part(el, 'check-now').click();
     await reached(el, 'expired');

@@ -34,6 +34,10 @@ export const copyStyles = css`
     gap: 0.5rem;
     font-size: 1.1rem;
   }
+  /* An 18-decimal token amount or an address cannot break at a space: it wraps anywhere rather than overflow. */
+  dd > strong {
+    overflow-wrap: anywhere;
+  }
   .copy {
     min-height: 36px;
     padding: 0.2rem 0.8rem;
