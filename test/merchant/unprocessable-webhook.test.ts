@@ -27,7 +27,7 @@ describe('merchant receiver: a webhook it cannot process (issue 28 item 5)', () 
       const id = randomUUID();
       const deposit = upstreamDeposit(id, 'expired');
       const field = name.split(' ')[0];
-      const body = JSON.parse(depositEvent({ ...deposit, payments: [{ amount: 1e308, currency: 'IDR', receivedAt: deposit.updatedAt, late: true }] })) as Record<string, unknown>;
+      const body = JSON.parse(depositEvent({ ...deposit, payments: [{ amount: 1e308, currency: 'IDR', method: 'BCA_VA', value: 1e308, receivedAt: deposit.updatedAt, late: true }] })) as Record<string, unknown>;
       body.type = 'deposit.paid_late';
       (body.data as Record<string, unknown>)[field] = bad;
       const text = JSON.stringify(body);

@@ -17,7 +17,6 @@ import {
 } from './service.js';
 import type { MethodChoice } from '../../common/widget-api.js';
 import type { DepositRow, DepositView } from './view.js';
-import type { Ledger } from './ledger.js';
 
 const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
 
@@ -151,7 +150,7 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
       // a payment committing while the shopper chooses is counted before the new method is asked for the rest.
       const { view, switched } = await switchDepositMethod(deps, checkout.id, {
         code,
-        price: (bound, _row, ledger) => methodRequest(bound, { ...checkout, ...checkoutStillDue(checkout, stillDueOf(ledger)) }, owner.merchantId, code),
+        price: (bound, _row, rest) => methodRequest(bound, { ...checkout, ...checkoutStillDue(checkout, { status: 'pending', ...rest }) }, owner.merchantId, code),
       });
       return { view, choice: switched ? 'switched' : 'unchanged' };
     } catch (err) {
@@ -172,9 +171,6 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
     throw err;
   }
 }
-
-/** What a pending deposit's ledger says the order still lacks (checkoutStillDue's input): pending, with money arrived. */
-const stillDueOf = (ledger: Ledger) => ({ status: 'pending', paid: ledger.count > 0, remainingValue: ledger.remainingValue });
 
 /** The method a checkout deposit is paid with: its bankCode, or its crypto id. */
 const chosenCode = (row: DepositRow) => row.method_code ?? row.input_currency;

@@ -49,6 +49,22 @@ export function priceOfRow(row: PriceRow): Price {
   return { method: row.method, currency: row.currency, amount: money(row.amount), value: money(row.value) };
 }
 
+/**
+ * The unique code a bank transfer's price holds, as a value of the order (0 for other methods): the current transfer's
+ * code is owed while it is the method, and drops out when the deposit leaves it, so switching back and forth never
+ * piles codes onto the order.
+ */
+export function uniqueCodeValue(row: Pick<DepositRow, 'payment_fiat' | 'input_currency' | 'order_currency'>): Money {
+  const code = (JSON.parse(row.payment_fiat) as { uniqueCode?: string }).uniqueCode;
+  if (!code || (row.order_currency || row.input_currency) !== row.input_currency) return money(0);
+  return money(code).dividedBy(money(10).pow(placesFor(row.input_currency)));
+}
+
+/** What the order lacks before the current method's own extras (its unique code): what a new method is priced for. */
+export function restOf(row: Pick<DepositRow, 'payment_fiat' | 'input_currency' | 'order_currency'>, ledger: Ledger): Money {
+  return ledger.lacking.minus(uniqueCodeValue(row));
+}
+
 /** A value of the order in a price's currency (unrounded): value x amount / value priced. */
 export function amountFor(price: Pick<Price, 'amount' | 'value'>, value: Decimal): Money {
   return price.value.isZero() ? money(value) : money(value).times(price.amount).dividedBy(price.value);

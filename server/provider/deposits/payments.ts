@@ -11,7 +11,7 @@ import type { CheckoutRow, DepositUpdate } from '../db/deposit-tables.js';
 import type { ProviderDeps } from '../deps.js';
 import { ApiError } from '../../common/errors.js';
 import { newRecordId } from '../ids.js';
-import { money, toText, type Money } from '../money.js';
+import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
 import { activitiesOf, depositByDepositId, earlierPricesOf, insertActivities, insertPayment, paymentsOf, releaseUniqueCode, seqAfter, versioned } from './repository.js';
@@ -167,7 +167,8 @@ type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 
  * What a checkout still asks for: the checkout itself, or, pending once money arrived, the value the order still
  * lacks in the checkout's currency (docs/money.md), which the method list and the switch price each method for.
  */
-export function checkoutStillDue(checkout: CheckoutAmounts, deposit: { status: string; paid: boolean; remainingValue: Money } | undefined): CheckoutAmounts {
+export function checkoutStillDue(checkout: CheckoutAmounts, deposit: { status: string; paid: boolean; lacking: Money } | undefined): CheckoutAmounts {
   if (!deposit || deposit.status !== 'pending' || !deposit.paid) return checkout;
-  return { ...checkout, input_amount: toText(deposit.remainingValue), output_amount: null };
+  const rest = ceilTo(deposit.lacking.isPositive() ? deposit.lacking : money(0), placesOf(checkout.input_currency) ?? 2);
+  return { ...checkout, input_amount: toText(rest), output_amount: null };
 }

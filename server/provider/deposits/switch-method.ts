@@ -5,11 +5,11 @@ import { merchantOwner } from '../accounts/merchants.js';
 import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { newRecordId } from '../ids.js';
-import { money, toText } from '../money.js';
+import { money, toText, type Money } from '../money.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireFirstIfOverdue, isOverdue } from './expire.js';
 import { cryptoPlan, fiatPlan, ledgerColumns, withFreshDraws, writePaymentExtras, type CryptoDepositRequest, type FiatDepositRequest } from './payment-plan.js';
-import { ledgerOf, type Ledger } from './ledger.js';
+import { ledgerOf, restOf } from './ledger.js';
 import { activitiesOf, depositByRowId, depositStateOf, insertActivity, keepEarlierPrice, nextActivitySeq, paymentsOf, updatePendingDeposit } from './repository.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
@@ -26,8 +26,11 @@ export type SwitchRequest = { depositType: 'fiat'; request: FiatDepositRequest }
  */
 export interface PricedSwitch {
   code: string;
-  price(deps: ProviderDeps, row: DepositRow, ledger: Ledger): Promise<{ next: SwitchRequest; value?: string }>;
+  price(deps: ProviderDeps, row: DepositRow, rest: Rest): Promise<{ next: SwitchRequest; value?: string }>;
 }
+
+/** What a switch prices the new method for: what the order lacks (without the old method's unique code), and whether money arrived. */
+export interface Rest { lacking: Money; paid: boolean }
 
 const codeOf = (to: SwitchRequest) => (to.depositType === 'fiat' ? to.request.paymentMethod : to.request.inputCurrency);
 
@@ -65,12 +68,13 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
       // Priced here, from the locked row: a payment that committed a moment ago counts (its row lock came first).
       const bound = { ...deps, db: trx };
       const ledger = ledgerOf(row, payments);
-      const { next, value } = await priced.price(bound, row, ledger);
+      const lacking = restOf(row, ledger);
+      const { next, value } = await priced.price(bound, row, { lacking, paid: payments.length > 0 });
       const plan = next.depositType === 'fiat'
         ? await fiatPlan(bound, owner, next.request, depositId, options)
         : await cryptoPlan(bound, owner, next.request, options);
       const { columns, code } = await plan.draw(trx, row.id, now);
-      const order = { currency: ledger.orderCurrency, value: value ?? toText(ledger.lacking.isPositive() ? ledger.lacking : money(0)) };
+      const order = { currency: ledger.orderCurrency, value: value ?? toText(lacking.isPositive() ? lacking : money(0)) };
       const arrived = money(row.order_value).minus(ledger.lacking);
       const prices = ledgerColumns(columns, order, toText(arrived));
       // What arrived stays as it arrived; the new method asks for what the order lacks, and the deposit's inputAmount is

@@ -8,6 +8,7 @@ import { logoUrl } from '../catalog/logos.js';
 import { money, toNumber, toText } from '../money.js';
 import { cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
 import { checkoutStillDue } from './payments.js';
+import { uniqueCodeValue } from './ledger.js';
 import type { DepositRow, DepositView } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
@@ -46,8 +47,9 @@ const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
  * (DESIGN.md 10).
  */
 export function checkoutSession(baseUrl: string, checkout: CheckoutRow, deposit: { row: DepositRow; view: DepositView } | undefined, now: Date, rates: RateTable) {
-  const view = deposit?.view;
-  const due = checkoutStillDue(checkout, view && { status: view.status, paid: view.payments.length > 0, remainingValue: money(view.remainingValue) });
+  const due = checkoutStillDue(checkout, deposit && {
+    status: deposit.view.status, paid: deposit.view.payments.length > 0, lacking: money(deposit.view.remainingValue).minus(uniqueCodeValue(deposit.row)),
+  });
   const fiat = offersFor(due, rates).map(({ quote, shopperFee, available }) => ({
     ...fiatMethod(baseUrl, quote.method),
     paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),
