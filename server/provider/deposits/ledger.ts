@@ -101,7 +101,9 @@ export function ledgerOf(row: LedgerRow & Pick<DepositRow, 'method_code'>, payme
     arrived = arrived.plus(p.value);
     if (p.currency === row.input_currency) same = same.plus(p.amount); else otherValue = otherValue.plus(p.value);
   }
-  const lacking = money(row.order_value).minus(arrived);
+  // Cut (towards 0) to far below the order currency's unit: a hair a conversion leaves is no debt, and what is asked
+  // for it, rounded up, covers it without counting that hair as paid beyond the order.
+  const lacking = money(money(row.order_value).minus(arrived).toDecimalPlaces(orderPlaces + 8, Decimal.ROUND_DOWN));
   const done = row.status === 'completed';
   const beyond = lacking.isNegative() ? lacking.negated() : money(0);
   return {

@@ -9,7 +9,7 @@ import { money, toText, type Money } from '../money.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireFirstIfOverdue, isOverdue } from './expire.js';
 import { cryptoPlan, fiatPlan, ledgerColumns, withFreshDraws, writePaymentExtras, type CryptoDepositRequest, type FiatDepositRequest } from './payment-plan.js';
-import { ledgerOf, restOf } from './ledger.js';
+import { ledgerOf, restOf, uniqueCodeValue } from './ledger.js';
 import { activitiesOf, depositByRowId, depositStateOf, insertActivity, keepEarlierPrice, nextActivitySeq, paymentsOf, updatePendingDeposit } from './repository.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
@@ -74,9 +74,16 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
         ? await fiatPlan(bound, owner, next.request, depositId, options)
         : await cryptoPlan(bound, owner, next.request, options);
       const { columns, code } = await plan.draw(trx, row.id, now);
-      const order = { currency: ledger.orderCurrency, value: value ?? toText(lacking.isPositive() ? lacking : money(0)) };
-      const arrived = money(row.order_value).minus(ledger.lacking);
-      const prices = ledgerColumns(columns, order, toText(arrived));
+      // Before any payment the new method is priced afresh, as at creation. Once money arrived the order stays what it
+      // was, but for the unique code of a transfer (owed while it is the method): in the order's currency the new
+      // price is worth its amount (rounded up to the unit: a fraction below one unit may arrive beyond the order), in
+      // another it covers exactly what the order lacks.
+      const rest = toText(lacking.isPositive() ? lacking : money(0));
+      let prices = ledgerColumns(columns, { currency: ledger.orderCurrency, value: payments.length ? rest : value ?? rest });
+      if (payments.length) {
+        const orderValue = money(row.order_value).minus(uniqueCodeValue(row)).plus(uniqueCodeValue({ ...columns, order_currency: prices.order_currency }));
+        prices = { ...prices, order_value: toText(orderValue) };
+      }
       // What arrived stays as it arrived; the new method asks for what the order lacks, and the deposit's inputAmount is
       // what it has been paid plus that (in the new currency); the order's outputAmount stays once money arrived.
       const paidNow = ledgerOf({ ...row, ...columns, ...prices, method_code: columns.method_code ?? null }, payments).paid;
