@@ -593,7 +593,10 @@ export class KasirCheckout extends LitElement implements OptionFields {
 
   /** What views/paid.ts gets to describe the deposit `d`. */
   private kit(d: Deposit): PaidKit {
-    return { html, nothing, d, text: (words) => this.text(words), money: (amount: string) => this.money(amount, d) };
+    return {
+      html, nothing, d, text: (words) => this.text(words), money: (amount: string) => this.money(amount, d),
+      moneyIn: (amount: string, currency: string, symbol?: string) => this.money(amount, { currency, symbol }),
+    };
   }
 
   /** An amount of a method or deposit: in its currency, or exactly in its token (crypto). */

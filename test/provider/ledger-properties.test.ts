@@ -170,7 +170,7 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
           else exact = await run(m, a, before);
           await check(m, await readDeposit(p, id), exact ? { before } : undefined);
         }
-      }), { seed: SEED, numRuns: RUNS, endOnFailure: true, errorWithCause: true });
+      }), { seed: SEED, numRuns: RUNS, endOnFailure: true });
     } catch (err) {
       console.error(`ledger properties failed: replay with KASIR_PROPERTY_SEED=${SEED}`, (err as { cause?: unknown }).cause ?? '');
       throw err;

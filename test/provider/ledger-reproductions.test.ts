@@ -72,6 +72,9 @@ describe('issue 28: every rupiah accounted for (the red team\'s reproductions)',
       const err = await errorOf(await pay(id, body));
       assert.deepEqual([err.statusCode, err.message], [400, 'Payment does not match the deposit'], JSON.stringify(body));
     }
+    // The widget API shows the rupiah that arrived as rupiah.
+    const widget = await dataOf<WidgetCheckout>(await request('GET', `/checkout/api/checkouts/${id}`));
+    assert.deepEqual(widget.deposit!.received, [{ amount: '81000', currency: 'IDR' }]);
     const done = await paid(id);
     assert.deepEqual([done.status, done.overpaidAmount, done.overpaidValue, done.payments.at(-1)!.currency], ['completed', 0, 0, 'USDC-POLYGON']);
     assert.ok(Math.abs(done.paidValue - ORDER) <= 1, String(done.paidValue));
