@@ -64,7 +64,7 @@ function amountText(value: unknown): string {
 function paymentOf(deposit: UpstreamDeposit): DepositPayment | undefined {
   const last = Array.isArray(deposit.payments) ? deposit.payments.at(-1) : undefined;
   if (!last) return undefined;
-  return { amount: amountText(last.amount), currency: last.currency, receivedAt: last.receivedAt, late: last.late === true };
+  return { amount: amountText(last.amount), currency: last.currency, ...(last.method ? { method: last.method } : {}), receivedAt: last.receivedAt, late: last.late === true };
 }
 
 /** The Deposit's figures a receiver computes with (docs/money.md): each a finite JSON number when present. */
@@ -164,7 +164,7 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     if (type !== undefined && type !== 'deposit.completed' && type !== 'deposit.expired') return undefined;
     if (deposit.status === 'completed') {
       const hook = hooks.onDepositCompleted;
-      return { name: 'onDepositCompleted', key: `hook:completed:${id}`, run: hook && (async () => hook({ ...(await base()), overpaidAmount: amountText(deposit.overpaidAmount) })) };
+      return { name: 'onDepositCompleted', key: `hook:completed:${id}`, run: hook && (async () => hook({ ...(await base()), overpaidAmount: amountText(deposit.overpaidAmount), overpaidValue: amountText(deposit.overpaidValue) })) };
     }
     if (deposit.status === 'expired') {
       const hook = hooks.onDepositExpired;
