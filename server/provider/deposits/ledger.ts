@@ -66,7 +66,7 @@ export function restOf(row: Pick<DepositRow, 'payment_fiat' | 'input_currency' |
 }
 
 /** A value of the order in a price's currency (unrounded): value x amount / value priced. */
-export function amountFor(price: Pick<Price, 'amount' | 'value'>, value: Decimal): Money {
+function amountFor(price: Pick<Price, 'amount' | 'value'>, value: Decimal): Money {
   return price.value.isZero() ? money(value) : money(value).times(price.amount).dividedBy(price.value);
 }
 

@@ -22,15 +22,13 @@ export type SwitchRequest = { depositType: 'fiat'; request: FiatDepositRequest }
 /**
  * A switch whose new method is priced inside the switch's locked transaction (docs/money.md), from the deposit as it
  * stands then: `code` is the method, `price` makes its request (given the service bound to the transaction, the locked
- * row and its ledger) and says, for a price in another currency than the order's, what value of the order it covers.
+ * row, and what the order lacks without the old method's unique code, and whether money arrived) and says, for a
+ * price in another currency than the order's, what value of the order it covers (used before any payment).
  */
 export interface PricedSwitch {
   code: string;
-  price(deps: ProviderDeps, row: DepositRow, rest: Rest): Promise<{ next: SwitchRequest; value?: string }>;
+  price(deps: ProviderDeps, row: DepositRow, rest: { lacking: Money; paid: boolean }): Promise<{ next: SwitchRequest; value?: string }>;
 }
-
-/** What a switch prices the new method for: what the order lacks (without the old method's unique code), and whether money arrived. */
-export interface Rest { lacking: Money; paid: boolean }
 
 const codeOf = (to: SwitchRequest) => (to.depositType === 'fiat' ? to.request.paymentMethod : to.request.inputCurrency);
 
