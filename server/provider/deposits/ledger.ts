@@ -67,7 +67,9 @@ export function restOf(row: Pick<DepositRow, 'payment_fiat' | 'input_currency' |
 
 /** A value of the order in a price's currency (unrounded): value x amount / value priced. */
 function amountFor(price: Pick<Price, 'amount' | 'value'>, value: Decimal): Money {
-  return price.value.isZero() ? money(value) : money(value).times(price.amount).dividedBy(price.value);
+  // Most deposits are priced in the order's own currency (1:1): no division (a 60-digit one costs a completion's time).
+  if (value.isZero() || price.value.isZero() || price.amount.equals(price.value)) return money(value);
+  return money(value).times(price.amount).dividedBy(price.value);
 }
 
 /**
