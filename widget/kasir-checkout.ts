@@ -655,6 +655,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       d,
       text: (words) => this.__text(words),
       money: (amount: string) => this.__money(amount, d),
+      moneyIn: (amount: string, currency: string, symbol?: string) => this.__money(amount, { currency, symbol }),
       host: this,
       api: this.__api,
       shown: () => this.__deposit?.id,

@@ -53,6 +53,11 @@ export interface Deposit extends Partial<CryptoAsset> {
   overpaidAmount: string;
   /** A payment arrived after the deposit expired or was cancelled: the shop owes a refund */
   paidLate: boolean;
+  /**
+   * What arrived, as it arrived (docs/money.md): the sum per currency, in the order of first arrival (after a switch,
+   * money paid to the earlier method stays in its own currency; `symbol` for a token); absent from older backends
+   */
+  received?: ReadonlyArray<{ amount: string; currency: string; symbol?: string }>;
   accountNumber?: string;
   accountName?: string;
   qrData?: string;

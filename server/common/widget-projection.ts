@@ -82,7 +82,7 @@ interface Deposit {
   paidAmount: number;
   remainingAmount: number;
   overpaidAmount: number;
-  payments: ReadonlyArray<{ late: boolean }>;
+  payments: ReadonlyArray<{ late: boolean; amount?: number; currency?: string }>;
   exchangeInfo?: { exchangeRate: number; outputCurrency: string };
   expiredAt: string;
   updatedAt: string;
@@ -156,12 +156,26 @@ export interface DepositContext {
   orderAmount?: string;
 }
 
-/** What arrived, what is still due and what arrived beyond it (DESIGN.md 10), in the deposit's currency. */
-const paidFields = (d: Deposit): Pick<WidgetDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate'> => ({
+/**
+ * What arrived as it arrived (docs/money.md): the payments summed per currency, in the order of first arrival, each
+ * with its token's symbol (a crypto id's first part); none before any payment.
+ */
+function receivedOf(d: Deposit): NonNullable<WidgetDeposit['received']> {
+  const sums = new Map<string, Decimal>();
+  for (const p of d.payments) {
+    if (typeof p.amount !== 'number' || !p.currency) continue;
+    sums.set(p.currency, (sums.get(p.currency) ?? new Decimal(0)).plus(decimalText(p.amount)));
+  }
+  return [...sums].map(([currency, amount]) => ({ amount: amount.toFixed(), currency, ...(/^[A-Z]{3}$/.test(currency) ? {} : { symbol: currency.split('-')[0] }) }));
+}
+
+/** What arrived, what is still due and what arrived beyond it (DESIGN.md 10), in the deposit's currency; and as it arrived. */
+const paidFields = (d: Deposit): Pick<WidgetDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate' | 'received'> => ({
   paidAmount: decimalText(d.paidAmount),
   remainingAmount: decimalText(d.remainingAmount),
   overpaidAmount: decimalText(d.overpaidAmount),
   paidLate: d.payments.some((p) => p.late),
+  received: receivedOf(d),
 });
 
 /** The rate a converted deposit is priced at (its exchangeInfo), when it converts. */

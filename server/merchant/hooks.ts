@@ -87,6 +87,8 @@ export interface DepositHookEvent {
 export interface DepositPayment {
   amount: string;
   currency: string;
+  /** The bankCode or crypto id it was paid to (after a switch, possibly an earlier method's; docs/money.md). */
+  method?: string;
   receivedAt: string;
   /** It arrived after the deposit expired or was cancelled. */
   late: boolean;
@@ -95,6 +97,8 @@ export interface DepositPayment {
 /** What `onDepositCompleted` receives; `overpaidAmount` is what arrived beyond the amount due ("0" when none). */
 export interface CompletedDeposit extends DepositHookEvent {
   overpaidAmount: string;
+  /** The same in the order's currency (`deposit.orderCurrency`; docs/money.md): "0" when none. */
+  overpaidValue: string;
 }
 
 /** What `onDepositExpired` receives; a `paidAmount` above "0" was paid and is owed back. */

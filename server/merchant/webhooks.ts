@@ -64,7 +64,28 @@ function amountText(value: unknown): string {
 function paymentOf(deposit: UpstreamDeposit): DepositPayment | undefined {
   const last = Array.isArray(deposit.payments) ? deposit.payments.at(-1) : undefined;
   if (!last) return undefined;
-  return { amount: amountText(last.amount), currency: last.currency, receivedAt: last.receivedAt, late: last.late === true };
+  return { amount: amountText(last.amount), currency: last.currency, ...(last.method ? { method: last.method } : {}), receivedAt: last.receivedAt, late: last.late === true };
+}
+
+/** The Deposit's figures a receiver computes with (docs/money.md): each a finite JSON number when present. */
+const FIGURES = ['inputAmount', 'outputAmount', 'paidAmount', 'remainingAmount', 'overpaidAmount', 'paidValue', 'remainingValue', 'overpaidValue'] as const;
+
+/**
+ * The first figure of a webhook's deposit that is no finite number (null, text, a number too large for JSON), by its
+ * path; undefined when every figure present is one. Older senders may leave a figure out; a present one must be sound.
+ */
+function badFigure(deposit: UpstreamDeposit): string | undefined {
+  const record = deposit as unknown as Record<string, unknown>;
+  const sound = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+  for (const field of FIGURES) if (field in record && !sound(record[field])) return field;
+  const payments = record.payments;
+  if (payments !== undefined && !Array.isArray(payments)) return 'payments';
+  for (const [i, p] of ((payments as unknown[] | undefined) ?? []).entries()) {
+    const payment = (p ?? {}) as Record<string, unknown>;
+    if (!sound(payment.amount)) return `payments[${i}].amount`;
+    if ('value' in payment && !sound(payment.value)) return `payments[${i}].value`;
+  }
+  return undefined;
 }
 
 /** Another request is processing the same webhook or running the same deposit's hook now: the sender retries. */
@@ -143,7 +164,7 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     if (type !== undefined && type !== 'deposit.completed' && type !== 'deposit.expired') return undefined;
     if (deposit.status === 'completed') {
       const hook = hooks.onDepositCompleted;
-      return { name: 'onDepositCompleted', key: `hook:completed:${id}`, run: hook && (async () => hook({ ...(await base()), overpaidAmount: amountText(deposit.overpaidAmount) })) };
+      return { name: 'onDepositCompleted', key: `hook:completed:${id}`, run: hook && (async () => hook({ ...(await base()), overpaidAmount: amountText(deposit.overpaidAmount), overpaidValue: amountText(deposit.overpaidValue) })) };
     }
     if (deposit.status === 'expired') {
       const hook = hooks.onDepositExpired;
@@ -193,6 +214,18 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     try {
       const deposit = event.data && typeof event.data === 'object' && typeof event.data.depositId === 'string' ? event.data : undefined;
       const depositId = deposit?.depositId ?? event.depositId ?? event.orderId;
+      const unsound = deposit && badFigure(deposit);
+      if (deposit && unsound) {
+        // A genuine webhook this receiver cannot process (a figure that is no number): answered 2xx, marked refused, so
+        // the sender stops retrying it (a retry carries the same body; the sandbox, as most senders, retries any other
+        // answer for days), and the shop is told once. The deposit is read again from the service instead.
+        options.warnings.warn(`unprocessable:${deposit.depositId}`, { depositId: deposit.depositId, webhookId: id, type: event.type, field: unsound },
+          `webhook for deposit ${deposit.depositId} refused: its ${unsound} is not a number; no hook ran for it (the deposit is read again from the payment service)`);
+        service.deposits.invalidate(deposit.depositId);
+        void service.deposits.get(deposit.depositId).catch(() => undefined);
+        await shared.finish(claim, WEBHOOK_TTL_MS);
+        return c.json({ statusCode: 200, message: `Webhook refused: ${unsound} is not a number`, refused: true }, 200);
+      }
       if (deposit) {
         await service.deposits.update(await service.view(deposit));
         const hook = await hookOf(typeof event.type === 'string' ? event.type : undefined, deposit, id);

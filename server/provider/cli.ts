@@ -15,8 +15,9 @@ const USAGE = `Usage: kasir-sandbox [command] [options]
 Commands:
   start                      start the sandbox (the default command; see Environment)
     --host <address>         interface to listen on (PROVIDER_HOST; 127.0.0.1; 0.0.0.0 for all interfaces)
-  pay <depositId|checkoutId|latest> [--amount X]
-                             pay a pending deposit: what is due, or X (in its inputCurrency); latest = newest pending
+  pay <depositId|checkoutId|latest> [--amount X] [--currency C] [--method M]
+                             pay a pending deposit: what is due, or X (in its inputCurrency); latest = newest pending;
+                             --method/--currency: to a method it had before a switch (its old VA, account or address)
   expire <depositId|checkoutId|latest>
                              expire a pending deposit
   deposits [--status S] [--limit N]
@@ -71,7 +72,7 @@ const COMMON = {
 
 const COMMANDS = {
   start: { options: { ...COMMON, host: { type: 'string' } }, positionals: 0 },
-  pay: { options: { ...COMMON, amount: { type: 'string' } }, positionals: 1 },
+  pay: { options: { ...COMMON, amount: { type: 'string' }, currency: { type: 'string' }, method: { type: 'string' } }, positionals: 1 },
   expire: { options: COMMON, positionals: 1 },
   deposits: { options: { ...COMMON, status: { type: 'string' }, limit: { type: 'string' } }, positionals: 0 },
   webhooks: { options: { ...COMMON, limit: { type: 'string' }, follow: { type: 'boolean', short: 'f' } }, positionals: 0 },
@@ -94,7 +95,7 @@ function parse(argv: string[]) {
   } catch (err) {
     throw new UsageError(`${command}: ${(err as Error).message.split('\n')[0]} (kasir-sandbox --help)`);
   }
-  const values = parsed.values as { 'data-dir'?: string; json?: boolean; help?: boolean; host?: string; amount?: string; status?: string; limit?: string; follow?: boolean };
+  const values = parsed.values as { 'data-dir'?: string; json?: boolean; help?: boolean; host?: string; amount?: string; currency?: string; method?: string; status?: string; limit?: string; follow?: boolean };
   if (!values.help && parsed.positionals.length !== spec.positionals) {
     throw new UsageError(spec.positionals === 0
       ? `${command}: unexpected argument "${parsed.positionals[0]}" (kasir-sandbox --help)`
@@ -199,7 +200,7 @@ async function runCommand(command: Exclude<Command, 'start'>, values: ReturnType
     }
     case 'pay': {
       if (values.amount !== undefined && !/^\d+(\.\d+)?$/.test(values.amount)) throw new UsageError(`--amount: must be a positive decimal number like 150000 or 12.5, not "${values.amount}"`);
-      const d = await client.pay(id!, { amount: values.amount });
+      const d = await client.pay(id!, { amount: values.amount, currency: values.currency, method: values.method });
       print(d, `${d.depositId}: paid ${values.amount ?? 'what was due'} (${amountOf(d)}, ${methodOf(d)}); status ${d.status}`);
       return;
     }

@@ -83,13 +83,15 @@ export class SandboxClient {
 
   /**
    * A payment to a pending deposit (`latest`: the newest): without an amount, exactly what is due (the sandbox status
-   * update); with one, that amount (DESIGN.md section 10: the payments endpoint). Answers the updated deposit.
+   * update); with one, that amount (the payments endpoint); with a currency or method, money to that method's details,
+   * one the deposit has or had before a switch (docs/money.md). Answers the updated deposit.
    */
-  async pay(id: string, options: { amount?: number | string } = {}): Promise<DepositView> {
+  async pay(id: string, options: { amount?: number | string; currency?: string; method?: string } = {}): Promise<DepositView> {
     const { depositId } = await this.deposit(id);
     const target = `/v1/deposit/${encodeURIComponent(depositId)}`;
-    if (options.amount === undefined) return this.call<DepositView>('PATCH', target, { status: 'completed' });
-    return this.call<DepositView>('POST', `${target}/payments`, { amount: Number(options.amount) });
+    const { amount, currency, method } = options;
+    if (amount === undefined && currency === undefined && method === undefined) return this.call<DepositView>('PATCH', target, { status: 'completed' });
+    return this.call<DepositView>('POST', `${target}/payments`, { ...(amount === undefined ? {} : { amount: Number(amount) }), currency, method });
   }
 
   /** Expires a pending deposit (`latest`: the newest) as its time running out would. Answers the updated deposit. */

@@ -185,7 +185,7 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.match(d.qrData!, /^000201/);
       assert.equal(d.accountNumber, undefined);
       assert.deepEqual(Object.keys(d).sort(), [
-        'amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'overpaidAmount', 'paidAmount', 'paidLate', 'qrData', 'remainingAmount',
+        'amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'overpaidAmount', 'paidAmount', 'paidLate', 'qrData', 'received', 'remainingAmount',
         'serverTime', 'status', 'updatedAt', 'version',
       ]);
       assert.deepEqual([d.paidAmount, d.remainingAmount, d.overpaidAmount, d.paidLate], ['0', d.amount, '0', false]);

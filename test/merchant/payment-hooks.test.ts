@@ -110,7 +110,8 @@ describe('payment hooks (DESIGN.md 10)', () => {
     assert.equal(done.overpaidAmount, String(200000 - Number(done.amount)));
     await waitFor(() => completed.some((e) => e.checkoutId === id));
     const event = completed.find((e) => e.checkoutId === id)!;
-    assert.deepEqual([event.paidAmount, event.overpaidAmount], ['200000', done.overpaidAmount]);
+    assert.deepEqual([event.paidAmount, event.overpaidAmount, event.overpaidValue], ['200000', done.overpaidAmount, done.overpaidAmount]);
+    assert.equal(event.deposit.payments.at(-1)!.method, 'MANDIRI_TRANSFER');
   });
 
   it('a paid VA: onDepositCompleted with overpaidAmount "0"; a wrong amount is the service\'s 400', async () => {

@@ -173,7 +173,8 @@ export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt
     paymentFiat: { bankName: 'Bank Central Asia', bankCode: 'BCA_VA', accountName: 'Kasir Sandbox Store', accountNumber: '3935812345678901' },
     paymentCrypto: {}, status, activityHistory: [], reference: '', note: 'internal note', bankNote: '',
     paidAmount: status === 'completed' ? 150000 : 0, remainingAmount: status === 'pending' ? 150000 : 0, overpaidAmount: 0,
-    payments: status === 'completed' ? [{ amount: 150000, currency: 'IDR', receivedAt: updatedAt, late: false }] : [],
+    paidValue: status === 'completed' ? 150000 : 0, remainingValue: status === 'pending' ? 150000 : 0, overpaidValue: 0, orderCurrency: 'IDR',
+    payments: status === 'completed' ? [{ amount: 150000, currency: 'IDR', method: 'BCA_VA', value: 150000, receivedAt: updatedAt, late: false }] : [],
     expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt, version,
   };
 }

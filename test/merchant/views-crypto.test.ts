@@ -83,7 +83,8 @@ describe('merchant views: crypto and bank transfer', () => {
       id: 'r1', depositId: 'c1', depositType: 'crypto', userId: 'u1', inputCurrency: 'USDC-POLYGON', inputAmount: 9.5, outputCurrency: 'IDR',
       exchangeRate: 16495, outputAmount: 156702, fee: { amount: 0, percentage: 0, currency: 'USDC-POLYGON' }, status: 'pending',
       paymentFiat: {}, paymentCrypto: { payoutWallet: '0x52908400098527886e0f7030069857d2e4169ee7', network: 'POLYGON' },
-      activityHistory: [], reference: '', note: '', bankNote: '', paidAmount: 0, remainingAmount: 9.5, overpaidAmount: 0, payments: [],
+      activityHistory: [], reference: '', note: '', bankNote: '', paidAmount: 0, remainingAmount: 9.5, overpaidAmount: 0,
+      paidValue: 0, remainingValue: 156702, overpaidValue: 0, orderCurrency: 'IDR', payments: [],
       exchangeInfo: { exchangeRate: 16495, outputCurrency: 'IDR', outputAmount: 156702 },
       expiredAt: '2026-11-23T17:00:00.000Z', createdAt: '2026-11-23T16:00:00.000Z', updatedAt: '2026-11-23T16:00:00.000Z', version: 1,
     };

@@ -41,7 +41,7 @@ describe('payments (DESIGN.md 10)', () => {
     assert.equal(done.status, 'completed');
     assert.deepEqual([done.paidAmount, done.remainingAmount, done.overpaidAmount], [150000, 0, 0]);
     assert.equal(done.payments.length, 1);
-    assert.deepEqual({ ...done.payments[0], receivedAt: undefined }, { amount: 150000, currency: 'IDR', receivedAt: undefined, late: false });
+    assert.deepEqual({ ...done.payments[0], receivedAt: undefined }, { amount: 150000, currency: 'IDR', method: 'BCA_VA', value: 150000, receivedAt: undefined, late: false });
     assert.ok(history(done).includes('Payment received'));
     const events = await outbox(p, d.depositId);
     assert.deepEqual(events.map((e) => e.type), ['deposit.completed']);
@@ -314,8 +314,8 @@ describe('payments in the OpenAPI document (DESIGN.md 10)', () => {
       const doc = await (await p.app.request('http://localhost/v1/openapi.json')).json() as {
         paths: Record<string, Record<string, unknown>>; webhooks: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
       };
-      for (const field of ['paidAmount', 'remainingAmount', 'overpaidAmount', 'payments']) assert.ok(doc.components.schemas.Deposit.properties![field], field);
-      assert.deepEqual(Object.keys(doc.components.schemas.DepositPayment.properties!).sort(), ['amount', 'currency', 'late', 'receivedAt']);
+      for (const field of ['paidAmount', 'remainingAmount', 'overpaidAmount', 'paidValue', 'remainingValue', 'overpaidValue', 'orderCurrency', 'payments']) assert.ok(doc.components.schemas.Deposit.properties![field], field);
+      assert.deepEqual(Object.keys(doc.components.schemas.DepositPayment.properties!).sort(), ['amount', 'currency', 'late', 'method', 'receivedAt', 'value']);
       assert.ok(doc.paths['/v1/deposit/{depositId}/payments'].post);
       assert.ok(doc.webhooks['deposit.partially_paid'] && doc.webhooks['deposit.paid_late']);
     } finally { await p.close(); }

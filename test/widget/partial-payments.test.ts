@@ -411,3 +411,55 @@ describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
     expect(api.requests('POST', '/checkouts')[1].body).to.deep.equal({ orderId: 'ORD-43' });
   });
 });
+
+describe('<kasir-checkout> what arrived, as it arrived, after a switch (issue 28, docs/money.md)', () => {
+  let api: FakeApi;
+  withFakeApi((a) => (api = a));
+
+  /**
+   * 100,000 IDR to a bank transfer, then a switch to USDC: the deposit as the service's ledger shows it (its figures in
+   * USDC, the 100,000 IDR as it arrived in `received`), over the fake's own.
+   */
+  async function paidByTransferThenUsdc(el: KasirCheckout) {
+    await choose(el, 'BCA_TRANSFER');
+    api.pay(api.only.id, '100000');
+    await check(el);
+    await waitUntil(() => part(el, 'paid'));
+    part(el, 'change-method')!.click();
+    await reached(el, 'choosing');
+    await choose(el, 'USDC-POLYGON');
+    const d = api.only.deposit!;
+    Object.assign(d, {
+      paidAmount: '6.060606', remainingAmount: '3.030303', received: [{ amount: '100000', currency: 'IDR' }],
+      version: d.version + 1, updatedAt: new Date(Date.parse(d.updatedAt) + 1).toISOString(),
+    });
+    await check(el);
+    await waitUntil(() => part(el, 'paid'), 'no part="paid"');
+  }
+
+  it('shows the rupiah that arrived as rupiah, and what is still due in USDC', async () => {
+    const el = await mount();
+    await paidByTransferThenUsdc(el);
+    expect(paidText(el)).to.equal('Received Rp 100,000 Still due 3.030303 USDC');
+    await waitUntil(() => notice(el) === 'Received Rp 100,000. Still due: 3.030303 USDC.', `announced: ${notice(el)}`);
+  });
+
+  it('says it in Indonesian', async () => {
+    const el = await mount({ locale: 'id' });
+    await paidByTransferThenUsdc(el);
+    expect(paidText(el)).to.equal('Diterima Rp 100.000 Sisa tagihan 3,030303 USDC');
+    await waitUntil(() => notice(el) === 'Diterima Rp 100.000. Sisa tagihan: 3,030303 USDC.', `announced: ${notice(el)}`);
+  });
+
+  it('sums each currency on its own, in the order it arrived ("Rp 100,000 + 1.5 USDC")', async () => {
+    const el = await mount();
+    await paidByTransferThenUsdc(el);
+    const d = api.only.deposit!;
+    Object.assign(d, {
+      paidAmount: '7.560606', remainingAmount: '1.530303', received: [{ amount: '100000', currency: 'IDR' }, { amount: '1.5', currency: 'USDC-POLYGON', symbol: 'USDC' }],
+      version: d.version + 1, updatedAt: new Date(Date.parse(d.updatedAt) + 1).toISOString(),
+    });
+    await check(el);
+    await waitUntil(() => paidText(el) === 'Received Rp 100,000 + 1.5 USDC Still due 1.530303 USDC', paidText(el));
+  });
+});

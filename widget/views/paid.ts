@@ -46,10 +46,22 @@ export interface PaidKit {
   shown(): string | undefined;
   /** Keeps the refund form the element renders in its result panel: given the one it holds, answers the one to hold. */
   keepRefund(next: (held: RefundForm | undefined) => RefundForm): void;
+  /** Formats an amount of another currency (a token amount with its symbol). */
+  moneyIn?(amount: string, currency: string, symbol?: string): string;
 }
 
-const filled = ({ d, text, money }: PaidKit, key: keyof (typeof words)['en']) =>
-  text(words)[key].replace(/\{(\d)\}/g, (_, i) => money([d.paidAmount, d.remainingAmount, d.overpaidAmount][+i]));
+/**
+ * What arrived, as it arrived (docs/money.md): in the deposit's currency when every payment was; after a switch, each
+ * currency's sum in its own ("Rp 100,000 + 1.5 USDC"), never converted.
+ */
+const received = ({ d, money, moneyIn }: PaidKit) => {
+  const list = d.received ?? [];
+  if (!moneyIn || !list.length || list.every((r) => r.currency === d.currency)) return money(d.paidAmount);
+  return list.map((r) => (r.currency === d.currency ? money(r.amount) : moneyIn(r.amount, r.currency, r.symbol))).join(' + ');
+};
+
+const filled = (k: PaidKit, key: keyof (typeof words)['en']) =>
+  k.text(words)[key].replace(/\{(\d)\}/g, (_, i) => (i === '0' ? received(k) : k.money([k.d.paidAmount, k.d.remainingAmount, k.d.overpaidAmount][+i])));
 
 /** Pending after a partial payment: what arrived and what is still due; nothing before any payment. */
 const row = (k: PaidKit) => {
@@ -57,7 +69,7 @@ const row = (k: PaidKit) => {
   const t = k.text(words);
   return d.status === 'pending' && +d.paidAmount
     ? html`<div part="paid">
-        <p class="row"><span>${t.paid}</span><strong>${money(d.paidAmount)}</strong></p>
+        <p class="row"><span>${t.paid}</span><strong>${received(k)}</strong></p>
         <p class="row"><span>${t.due}</span><strong>${money(d.remainingAmount)}</strong></p>
       </div>`
     : nothing;

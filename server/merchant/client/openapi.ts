@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox: a payment arrives
-         * @description Sandbox only (DESIGN.md 10). A payment of `amount` (in the deposit's inputCurrency; default what is still due) arrives. Pending: it completes the deposit once paidAmount reaches the amount due less the underpayment tolerance (history "Overpaid" beyond it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount due (400 Amount must equal the amount due); bank transfer and crypto take any. A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.
+         * @description Sandbox only (docs/money.md). A payment of `amount` in `currency` arrives to `method` (default: the deposit's current method and inputCurrency, and what that method asks for the rest). A method the deposit had before a switch is money still arriving to its old details: recorded as it arrived, worth what that method was priced at; a method or currency the deposit never had: 400 Payment does not match the deposit; an amount above its currency's maximum: 400 naming amount. Pending: it completes the deposit once what arrived is worth the order less the underpayment tolerance (history "Overpaid" beyond it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount they ask (400 Amount must equal the amount due): the current one what the order still lacks, an old one the amount it was shown with; bank transfer and crypto take any. A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.
          */
         post: operations["recordSandboxPayment"];
         delete?: never;
@@ -501,12 +501,20 @@ export interface components {
             reference: string;
             note: string;
             bankNote: string;
-            /** @description What arrived so far, in inputCurrency; 0 before any payment */
+            /** @description What arrived so far, in inputCurrency: the exact sum of the payments in it, plus the current price of what the others are worth; 0 before any payment */
             paidAmount: number;
-            /** @description What is still due, in inputCurrency; never below 0 (0 once completed) */
+            /** @description What is still due, in inputCurrency: the current method's price of what the order still lacks, rounded up; never below 0 (0 once completed) */
             remainingAmount: number;
-            /** @description What arrived beyond the amount due, in inputCurrency; 0 otherwise */
+            /** @description What arrived beyond the order, in inputCurrency; 0 otherwise */
             overpaidAmount: number;
+            /** @description What arrived so far, in orderCurrency (each payment at its own price) */
+            paidValue: number;
+            /** @description What the order still lacks, in orderCurrency; never below 0 (0 once completed) */
+            remainingValue: number;
+            /** @description What arrived beyond the order, in orderCurrency; 0 otherwise */
+            overpaidValue: number;
+            /** @description The order's currency: a checkout deposit's checkout currency, else the deposit's own inputCurrency at creation */
+            orderCurrency: string;
             /** @description Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with) */
             payments: components["schemas"]["DepositPayment"][];
             exchangeInfo?: {
@@ -558,8 +566,12 @@ export interface components {
         DepositPayment: {
             /** @description What arrived, in `currency` */
             amount: number;
-            /** @description The deposit's inputCurrency when it arrived */
+            /** @description The currency it arrived in: that of the payment details it was sent to */
             currency: string;
+            /** @description The method it was paid to: a bankCode, or a crypto id (the current one, or one the deposit had before a switch) */
+            method: string;
+            /** @description What it is worth toward the order, in the Deposit's orderCurrency: its amount in that currency, else at the price its method had */
+            value: number;
             /**
              * Format: date-time
              * @example 2026-11-22T01:02:03.456Z
@@ -770,10 +782,20 @@ export interface components {
         };
         SandboxPayment: {
             /**
-             * @description What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due
+             * @description What arrives, in the payment's currency (a number, or decimal text to carry every digit), at most that currency's maximum; default what its method asks for the rest
              * @example 60000
              */
             amount?: number | string;
+            /**
+             * @description The currency that arrives: the deposit's current inputCurrency (default) or that of a method it had before a switch
+             * @example IDR
+             */
+            currency?: string;
+            /**
+             * @description The bankCode or crypto id it was sent to: the current one (default) or one the deposit had before a switch (money to its old details)
+             * @example BCA_TRANSFER
+             */
+            method?: string;
         };
         Bank: {
             /** @example BCA */

@@ -44,6 +44,13 @@ interface DepositsTable {
   paid_amount: Generated<string>;
   /** 1 once a payment arrived after the deposit expired or was cancelled (migration 006). */
   paid_late: Generated<number>;
+  /** The order's currency (migration 013): the checkout's inputCurrency for a checkout deposit, else input_currency. */
+  order_currency: Generated<string>;
+  /** What the order is worth in order_currency: what arrived before the current method was priced plus price_value. */
+  order_value: Generated<string>;
+  /** The current method's price: it asked price_amount (input_currency) for price_value (order_currency). */
+  price_amount: Generated<string>;
+  price_value: Generated<string>;
   expired_at: string;
   created_at: string;
   updated_at: string;
@@ -92,6 +99,22 @@ interface DepositPaymentsTable {
   /** 1 when it arrived after the deposit expired or was cancelled. */
   late: Generated<number>;
   received_at: string;
+  /** What it is worth toward the order, in the deposit's order_currency (migration 013). */
+  value: Generated<string>;
+}
+
+/** The price a deposit's method had before a switch (migration 013): what it asked, for what value toward the order. */
+interface DepositPricesTable {
+  /** deposits.id */
+  deposit_row_id: string;
+  /** A bankCode, or a crypto id. */
+  method: string;
+  currency: string;
+  /** What the method asked, in `currency`. */
+  amount: string;
+  /** What that amount is worth toward the order, in the deposit's order_currency. */
+  value: string;
+  priced_at: string;
 }
 
 /** How many deposits a merchant has per status and type (migration 009): kept by triggers, read for totalDocs. */
@@ -106,6 +129,7 @@ export interface DepositTables {
   deposits: DepositsTable;
   deposit_counts: DepositCountsTable;
   deposit_payments: DepositPaymentsTable;
+  deposit_prices: DepositPricesTable;
   deposit_activities: DepositActivitiesTable;
   checkouts: CheckoutsTable;
 }
@@ -118,3 +142,4 @@ export type NewActivity = Insertable<DepositActivitiesTable>;
 export type CheckoutRow = Selectable<CheckoutsTable>;
 export type NewCheckout = Insertable<CheckoutsTable>;
 export type PaymentRow = Selectable<DepositPaymentsTable>;
+export type PriceRow = Selectable<DepositPricesTable>;

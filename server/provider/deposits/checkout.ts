@@ -144,18 +144,22 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
   if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
 
   const owner = await merchantOwner(deps.db, checkout.merchant_id);
-  // Pending after a partial payment, the new method is priced for what is still due (DESIGN.md 10).
-  const next = await methodRequest(deps, { ...checkout, ...checkoutStillDue(checkout, found?.row) }, owner.merchantId, code);
   if (found) {
     try {
-      const { view, switched } = await switchDepositMethod(deps, checkout.id, next);
+      // The rest is priced inside the switch's locked transaction, from the deposit as it stands then (docs/money.md):
+      // a payment committing while the shopper chooses is counted before the new method is asked for the rest.
+      const { view, switched } = await switchDepositMethod(deps, checkout.id, {
+        code,
+        price: (bound, _row, rest) => methodRequest(bound, { ...checkout, ...checkoutStillDue(checkout, { status: 'pending', ...rest }) }, owner.merchantId, code),
+      });
       return { view, choice: switched ? 'switched' : 'unchanged' };
     } catch (err) {
       if (err instanceof DepositNotPending) throw bad(`paymentMethod: the deposit is ${err.status}; no payment method can be chosen any more`);
       throw err;
     }
   }
-  const options = { depositId: checkout.id, checkoutId: checkout.id, exchangeInfo: true };
+  const { next, value } = await methodRequest(deps, checkout, owner.merchantId, code);
+  const options = { depositId: checkout.id, checkoutId: checkout.id, exchangeInfo: true, order: { currency: checkout.input_currency, value } };
   try {
     const view = next.depositType === 'fiat'
       ? await createFiatDeposit(deps, owner, next.request, options)
@@ -175,7 +179,7 @@ const chosenCode = (row: DepositRow) => row.method_code ?? row.input_currency;
  * The deposit request a chosen method makes for this checkout, priced as the session lists it. A crypto is priced
  * from a quote held for the deposit (convert estimation, DESIGN.md 3), which the deposit then claims.
  */
-async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string): Promise<SwitchRequest> {
+async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string): Promise<{ next: SwitchRequest; value?: string }> {
   const note = `Checkout ${checkout.id}`;
   const crypto = findCrypto(code);
   if (crypto) {
@@ -184,7 +188,9 @@ async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchant
     if (!offer.withinLimits) throw bad(`paymentMethod: ${toText(offer.inputAmount)} ${code} is above the maximum of ${crypto.maximumAmount} ${code}`);
     const inputAmount = toNumber(offer.inputAmount);
     const quote = await createQuote(deps, merchantId, { inputCurrency: crypto.id, outputCurrency: checkout.output_currency, inputAmount });
-    return { depositType: 'crypto', request: { inputCurrency: crypto.id, inputAmount, outputCurrency: checkout.output_currency, note, quoteId: quote.quoteId } };
+    const next: SwitchRequest = { depositType: 'crypto', request: { inputCurrency: crypto.id, inputAmount, outputCurrency: checkout.output_currency, note, quoteId: quote.quoteId } };
+    // What the crypto's price covers, in the checkout's currency: its amount, or what its outputAmount costs before fees.
+    return { next, value: checkout.input_amount ?? toText(ceilTo(money(checkout.output_amount!).dividedBy(rateOf(deps.config.rates, checkout.input_currency, checkout.output_currency)!), placesOf(checkout.input_currency) ?? 2)) };
   }
   const method = findPaymentMethod(code)!;
   const offer = offersFor(checkout, deps.config.rates).find((o) => o.quote.method.code === code);
@@ -196,10 +202,12 @@ async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchant
       : `paymentMethod: ${code} does not accept ${amount} (minimum ${method.minimumAmount}, maximum ${method.maximumAmount})`);
   }
   return {
-    depositType: 'fiat',
-    request: {
-      inputCurrency: checkout.input_currency, inputAmount: toNumber(offer.quote.inputAmount), outputCurrency: checkout.output_currency,
-      balanceType: 'fiat', paymentMethod: code, note,
+    next: {
+      depositType: 'fiat',
+      request: {
+        inputCurrency: checkout.input_currency, inputAmount: toNumber(offer.quote.inputAmount), outputCurrency: checkout.output_currency,
+        balanceType: 'fiat', paymentMethod: code, note,
+      },
     },
   };
 }

@@ -6,7 +6,7 @@ import type { ProviderDeps } from '../deps.js';
 import { newRecordId, newUuid } from '../ids.js';
 import { DepositIdTaken } from './errors.js';
 import {
-  cryptoPlan, fiatPlan, withFreshDraws, writePaymentExtras, type CreateOptions, type CryptoDepositRequest, type DepositOwner, type FiatDepositRequest,
+  cryptoPlan, fiatPlan, ledgerColumns, withFreshDraws, writePaymentExtras, type CreateOptions, type CryptoDepositRequest, type DepositOwner, type FiatDepositRequest,
   type PaymentPlan,
 } from './payment-plan.js';
 import { insertActivity, insertDeposit, uniqueViolation } from './repository.js';
@@ -21,11 +21,11 @@ type DepositIdentity = Pick<NewDeposit, 'id' | 'deposit_id' | 'merchant_id' | 'u
  * drawing its payment details again when a VA number or unique code is taken; a taken reference is a 409, a taken
  * depositId a DepositIdTaken.
  */
-async function insertPending(deps: ProviderDeps, identity: DepositIdentity, plan: PaymentPlan, now: Date): Promise<DepositView> {
+async function insertPending(deps: ProviderDeps, identity: DepositIdentity, plan: PaymentPlan, now: Date, order: CreateOptions['order']): Promise<DepositView> {
   try {
     const { row, activity } = await withFreshDraws(deps, async (trx) => {
       const { columns, code } = await plan.draw(trx, identity.id, now);
-      const row = await insertDeposit(trx, { ...identity, ...columns, status: 'pending' });
+      const row = await insertDeposit(trx, { ...identity, ...columns, ...ledgerColumns(columns, order), status: 'pending' });
       await writePaymentExtras(trx, identity.merchant_id, row.id, plan, code, now);
       const activity: ActivityRow = { id: newRecordId(), deposit_row_id: row.id, seq: 1, ...ACTIVITY_CREATED, updated_at: row.created_at };
       await insertActivity(trx, activity);
@@ -52,12 +52,12 @@ export async function createFiatDeposit(deps: ProviderDeps, owner: DepositOwner,
   const depositId = options.depositId ?? newUuid();
   const plan = await fiatPlan(deps, owner, req, depositId, options);
   const now = deps.now();
-  return insertPending(deps, identityOf(owner, req, depositId, options, now), plan, now);
+  return insertPending(deps, identityOf(owner, req, depositId, options, now), plan, now, options.order);
 }
 
 /** Creates a pending crypto deposit (POST /v1/deposit/crypto and the hosted checkout). */
 export async function createCryptoDeposit(deps: ProviderDeps, owner: DepositOwner, req: CryptoDepositRequest, options: CreateOptions = {}): Promise<DepositView> {
   const plan = await cryptoPlan(deps, owner, req, options);
   const now = deps.now();
-  return insertPending(deps, identityOf(owner, req, options.depositId ?? newUuid(), options, now), plan, now);
+  return insertPending(deps, identityOf(owner, req, options.depositId ?? newUuid(), options, now), plan, now, options.order);
 }

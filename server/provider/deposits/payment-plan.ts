@@ -34,7 +34,22 @@ export interface CryptoDepositRequest extends CryptoPricingRequest {
   quoteId?: string;
 }
 
-export interface CreateOptions { depositId?: string; checkoutId?: string; exchangeInfo?: boolean }
+export interface CreateOptions {
+  depositId?: string; checkoutId?: string; exchangeInfo?: boolean;
+  /** A checkout deposit's order (docs/money.md): its currency, and in another currency than the method's, what the method's price covers. */
+  order?: { currency: string; value?: string };
+}
+
+/**
+ * The ledger's columns of a freshly priced method (docs/money.md): the order is in its own currency unless a checkout
+ * says otherwise; a price in the order's currency is worth its amount (a unique code or fee included), another covers
+ * `value`. `arrived` is what the order had already received (a switch), so the order is worth that plus this price.
+ */
+export function ledgerColumns(columns: Pick<NewDeposit, 'input_currency' | 'input_amount'>, order: CreateOptions['order'], arrived = '0') {
+  const orderCurrency = order?.currency ?? columns.input_currency;
+  const value = orderCurrency === columns.input_currency || order?.value === undefined ? columns.input_amount : order.value;
+  return { order_currency: orderCurrency, order_value: toText(money(arrived).plus(value)), price_amount: columns.input_amount, price_value: value };
+}
 
 /** The columns that say how a deposit is paid and priced: what a creation writes and a method switch replaces. */
 type PaymentColumns = Pick<NewDeposit,

@@ -5,7 +5,7 @@
 // shopper pays the rest another way (the checkout's methods priced for it, and the switch that keeps what was paid).
 import type { Transaction } from 'kysely';
 import { underpaymentTolerance } from '../accounts/merchants.js';
-import { findPaymentMethod, placesOf } from '../catalog/index.js';
+import { findPaymentMethod, maximumOf, placesOf } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { CheckoutRow, DepositUpdate } from '../db/deposit-tables.js';
 import type { ProviderDeps } from '../deps.js';
@@ -14,17 +14,22 @@ import { newRecordId } from '../ids.js';
 import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
-import { activitiesOf, depositByDepositId, insertActivities, insertPayment, paymentsOf, releaseUniqueCode, seqAfter, versioned } from './repository.js';
+import { activitiesOf, depositByDepositId, earlierPricesOf, insertActivities, insertPayment, paymentsOf, releaseUniqueCode, seqAfter, versioned } from './repository.js';
+import { askedFor, currentPrice, ledgerOf, priceOfRow, valueOf, type Price } from './ledger.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireIfOverdue, holdsUniqueCode, isOverdue } from './expire.js';
-import { paidAmountsOf, toDepositView, type ActivityRow, type DepositRow, type DepositView, type PaymentRow } from './view.js';
+import { toDepositView, type ActivityRow, type DepositRow, type DepositView, type PaymentRow } from './view.js';
 
 /** Methods whose payer cannot choose the amount: the bank or wallet collects exactly what is due. */
 const FIXED_AMOUNT_KINDS: ReadonlySet<string> = new Set(['va', 'qris', 'ewallet']);
 
 export interface PaymentRequest {
-  /** What arrived, in the deposit's input currency; by default what is still due. */
+  /** What arrived, in the payment's currency; by default what its method asks for what the order still lacks. */
   amount?: number | string;
+  /** The currency that arrived (default: the method's, else the deposit's current inputCurrency). */
+  currency?: string;
+  /** The method it was paid to: a bankCode or crypto id the deposit has or had (default: the current one). */
+  method?: string;
   /** Only this merchant's deposit (the signed and token-authenticated routes). */
   merchantId?: string;
   /** Only while pending: the sandbox status update and the e-wallet approval, which cannot be late. */
@@ -65,35 +70,41 @@ export async function recordPayment(deps: ProviderDeps, depositId: string, reque
 
 async function applyPayment(trx: Transaction<Database>, row: DepositRow, request: PaymentRequest, now: Date): Promise<DepositView> {
   if (row.status === 'completed' || (request.pendingOnly && row.status !== 'pending')) throw new DepositNotPending(row.status);
-  const due = money(row.input_amount);
-  const before = paidAmountsOf(row);
-  const amount = request.amount === undefined ? before.remaining : money(request.amount);
-  checkAmount(row, amount, before.remaining);
+  // The deposit's payments and history read once, under the lock: the figures, the new rows' sequence numbers and the
+  // webhook's view come from them.
+  const payments = await paymentsOf(trx, row.id);
+  const before = ledgerOf(row, payments);
+  const price = await priceOfPayment(trx, row, request);
+  const current = price.method === currentPrice(row).method;
+  const fixed = FIXED_AMOUNT_KINDS.has(findPaymentMethod(price.method)?.kind ?? '');
+  // A fixed-amount method asks exactly: the current one what the order still lacks, an old one the price it was shown with.
+  const asked = current ? before.remaining : fixed ? price.amount : askedFor(price, before.lacking);
+  const amount = request.amount === undefined ? asked : money(request.amount);
+  checkAmount(price.currency, amount, asked, fixed);
 
   const at = now.toISOString();
-  const paid = before.paid.plus(amount);
   const late = row.status === 'expired';
-  // The deposit's payments and history read once: the new rows' sequence numbers and the webhook's view come from them.
-  const payments = await paymentsOf(trx, row.id);
   const history = await activitiesOf(trx, row.id);
   const payment: PaymentRow = {
-    id: newRecordId(), deposit_row_id: row.id, seq: payments.length + 1, amount: toText(amount), currency: row.input_currency,
-    method: row.method_code ?? row.input_currency, late: late ? 1 : 0, received_at: at,
+    id: newRecordId(), deposit_row_id: row.id, seq: payments.length + 1, amount: toText(amount), currency: price.currency,
+    method: price.method, late: late ? 1 : 0, received_at: at, value: toText(valueOf(before.orderCurrency, price, amount)),
   };
   await insertPayment(trx, payment);
+  const after = ledgerOf(row, [...payments, payment]);
+  const order = money(row.order_value);
 
-  let changes: DepositUpdate = { paid_amount: toText(paid), updated_at: at };
+  let changes: DepositUpdate = { paid_amount: toText(after.paid), updated_at: at };
   let entries: HistoryEntry[];
   let type: DepositEventType;
   if (late) {
     changes = { ...changes, paid_late: 1 };
     entries = [{ activity: 'Payment Received After Expiry', status: 'expired', description: 'Payment received after expiry' }];
     type = 'deposit.paid_late';
-  } else if (paid.greaterThanOrEqualTo(due) || paid.greaterThanOrEqualTo(due.minus(due.times(await underpaymentTolerance(trx, row.merchant_id)).dividedBy(100)))) {
-    // The tolerance (0 to 100 %) is read only for a shortfall: what covers the amount due completes whatever it is.
+  } else if (!after.lacking.isPositive() || after.lacking.isZero() || after.lacking.lessThanOrEqualTo(order.times(await underpaymentTolerance(trx, row.merchant_id)).dividedBy(100))) {
+    // The tolerance (0 to 100 %) is read only for a shortfall: what covers the order completes whatever it is.
     changes = { ...changes, status: 'completed', is_reconciled: 1, payer_info: JSON.stringify(sandboxPayerInfo(row)) };
     entries = [{ activity: 'Payment Received', status: 'completed', description: request.completedDescription ?? 'Payment received' }];
-    if (paid.greaterThan(due)) entries.push({ activity: 'Overpaid', status: 'completed', description: 'Overpaid' });
+    if (after.overpaid.isPositive() && !after.overpaid.isZero()) entries.push({ activity: 'Overpaid', status: 'completed', description: 'Overpaid' });
     type = 'deposit.completed';
     // A finished bank transfer's unique code is free for the next transfer to its account.
     if (holdsUniqueCode(row)) await releaseUniqueCode(trx, row.id);
@@ -112,17 +123,39 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
   return view;
 }
 
-/** A payment's amount: positive, in the currency's places, and exactly what is due for a fixed-amount method. */
-function checkAmount(row: DepositRow, amount: Money, remaining: Money): void {
-  if (!amount.isPositive() || amount.isZero()) {
-    throw new ApiError(400, remaining.isZero() ? 'amount: nothing is due on this deposit; send the amount that arrived' : 'amount: must be positive');
+const mismatch = () => new ApiError(400, 'Payment does not match the deposit');
+
+/**
+ * The price of the method a payment was sent to (docs/money.md): the current one by default; a method (or a
+ * currency) the deposit had before a switch is money still arriving to details it was shown, valued at that method's
+ * price; one it never had: 400 "Payment does not match the deposit". Earlier prices are read only for such a payment.
+ */
+async function priceOfPayment(trx: Transaction<Database>, row: DepositRow, request: Pick<PaymentRequest, 'currency' | 'method'>): Promise<Price> {
+  const current = currentPrice(row);
+  const { method, currency } = request;
+  if ((method === undefined || method === current.method) && (currency === undefined || currency === current.currency)) return current;
+  if (method === current.method) throw mismatch();
+  const earlier = (await earlierPricesOf(trx, row.id)).map(priceOfRow);
+  const found = method === undefined ? earlier.find((p) => p.currency === currency) : earlier.find((p) => p.method === method);
+  if (!found || (currency !== undefined && found.currency !== currency)) throw mismatch();
+  return found;
+}
+
+/**
+ * A payment's amount: positive, in its currency's places, at most its maximum (so no figure ever leaves the numbers a
+ * JSON answer can carry), and exactly what is asked for a fixed-amount method.
+ */
+function checkAmount(currency: string, amount: Money, asked: Money, fixed: boolean): void {
+  if (!amount.isFinite() || !amount.isPositive() || amount.isZero()) {
+    throw new ApiError(400, asked.isZero() ? 'amount: nothing is due on this deposit; send the amount that arrived' : 'amount: must be positive');
   }
-  const places = placesOf(row.input_currency);
+  const places = placesOf(currency);
   if (places !== undefined && amount.decimalPlaces() > places) {
-    throw new ApiError(400, `amount: ${row.input_currency} amounts have at most ${places} decimal places`);
+    throw new ApiError(400, `amount: ${currency} amounts have at most ${places} decimal places`);
   }
-  const method = findPaymentMethod(row.method_code ?? '');
-  if (method && FIXED_AMOUNT_KINDS.has(method.kind) && !amount.equals(remaining)) throw new ApiError(400, 'Amount must equal the amount due');
+  const maximum = maximumOf(currency);
+  if (maximum !== undefined && amount.greaterThan(maximum)) throw new ApiError(400, `amount: ${currency} amounts are at most ${maximum}`);
+  if (fixed && !amount.equals(asked)) throw new ApiError(400, 'Amount must equal the amount due');
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -131,18 +164,11 @@ function checkAmount(row: DepositRow, amount: Money, remaining: Money): void {
 type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>;
 
 /**
- * What a checkout still asks for: the checkout itself, or, pending after a partial payment, the value still due in
- * the checkout's currency, at the price the deposit's method was quoted at (its share still unpaid), rounded up so
- * that the order stays covered. The method list and the switch price the rest from it.
+ * What a checkout still asks for: the checkout itself, or, pending once money arrived, the value the order still
+ * lacks in the checkout's currency (docs/money.md), which the method list and the switch price each method for.
  */
-export function checkoutStillDue(checkout: CheckoutAmounts, deposit: Pick<DepositRow, 'status' | 'input_amount' | 'paid_amount'> | undefined): CheckoutAmounts {
-  if (!deposit || deposit.status !== 'pending' || money(deposit.paid_amount).isZero()) return checkout;
-  const due = money(deposit.input_amount);
-  const share = paidAmountsOf(deposit).remaining.dividedBy(due);
-  const scale = (amount: string | null, currency: string) => (amount === null ? null : toText(ceilTo(money(amount).times(share), placesOf(currency) ?? 2)));
-  return {
-    ...checkout,
-    input_amount: scale(checkout.input_amount, checkout.input_currency),
-    output_amount: scale(checkout.output_amount, checkout.output_currency),
-  };
+export function checkoutStillDue(checkout: CheckoutAmounts, deposit: { status: string; paid: boolean; lacking: Money } | undefined): CheckoutAmounts {
+  if (!deposit || deposit.status !== 'pending' || !deposit.paid) return checkout;
+  const rest = ceilTo(deposit.lacking.isPositive() ? deposit.lacking : money(0), placesOf(checkout.input_currency) ?? 2);
+  return { ...checkout, input_amount: toText(rest), output_amount: null };
 }

@@ -5,7 +5,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { forUpdate } from '../db/engine.js';
 import { randomInt } from 'node:crypto';
-import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit, PaymentRow } from '../db/deposit-tables.js';
+import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit, PaymentRow, PriceRow } from '../db/deposit-tables.js';
 import { ApiError } from '../../common/errors.js';
 
 /** The database or a transaction of it (a Transaction is a Kysely). */
@@ -233,6 +233,18 @@ export async function paymentsByDeposit(db: Queryable, depositRowIds: string[]):
     if (list) list.push(p); else byRow.set(p.deposit_row_id, [p]);
   }
   return byRow;
+}
+
+/** The prices a deposit's methods had before its switches (migration 013), latest first. */
+export function earlierPricesOf(db: Queryable, depositRowId: string): Promise<PriceRow[]> {
+  return db.selectFrom('deposit_prices').selectAll().where('deposit_row_id', '=', depositRowId).orderBy('priced_at', 'desc').execute();
+}
+
+/** Keeps the price a method had as the deposit leaves it (a switch): the latest price of each method. */
+export async function keepEarlierPrice(db: Queryable, price: PriceRow): Promise<void> {
+  await db.insertInto('deposit_prices').values(price)
+    .onConflict((oc) => oc.columns(['deposit_row_id', 'method']).doUpdateSet({ currency: price.currency, amount: price.amount, value: price.value, priced_at: price.priced_at }))
+    .execute();
 }
 
 // ---------------------------------------------------------------------------------------------------------

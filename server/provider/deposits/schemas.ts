@@ -19,7 +19,9 @@ export const ExchangeRateSchema = z.object({ from: z.string(), to: z.string(), r
 
 const PaymentSchema = z.object({
   amount: z.number().openapi({ description: 'What arrived, in `currency`' }),
-  currency: z.string().openapi({ description: "The deposit's inputCurrency when it arrived" }),
+  currency: z.string().openapi({ description: 'The currency it arrived in: that of the payment details it was sent to' }),
+  method: z.string().openapi({ description: 'The method it was paid to: a bankCode, or a crypto id (the current one, or one the deposit had before a switch)' }),
+  value: z.number().openapi({ description: "What it is worth toward the order, in the Deposit's orderCurrency: its amount in that currency, else at the price its method had" }),
   receivedAt: TIMESTAMP,
   late: z.boolean().openapi({ description: 'Arrived after the deposit expired or was cancelled: the merchant owes a refund' }),
 }).openapi('DepositPayment');
@@ -46,9 +48,13 @@ export const DepositSchema = z.object({
   reference: z.string(),
   note: z.string(),
   bankNote: z.string(),
-  paidAmount: z.number().openapi({ description: 'What arrived so far, in inputCurrency; 0 before any payment' }),
-  remainingAmount: z.number().openapi({ description: 'What is still due, in inputCurrency; never below 0 (0 once completed)' }),
-  overpaidAmount: z.number().openapi({ description: 'What arrived beyond the amount due, in inputCurrency; 0 otherwise' }),
+  paidAmount: z.number().openapi({ description: 'What arrived so far, in inputCurrency: the exact sum of the payments in it, plus the current price of what the others are worth; 0 before any payment' }),
+  remainingAmount: z.number().openapi({ description: "What is still due, in inputCurrency: the current method's price of what the order still lacks, rounded up; never below 0 (0 once completed)" }),
+  overpaidAmount: z.number().openapi({ description: 'What arrived beyond the order, in inputCurrency; 0 otherwise' }),
+  paidValue: z.number().openapi({ description: 'What arrived so far, in orderCurrency (each payment at its own price)' }),
+  remainingValue: z.number().openapi({ description: 'What the order still lacks, in orderCurrency; never below 0 (0 once completed)' }),
+  overpaidValue: z.number().openapi({ description: 'What arrived beyond the order, in orderCurrency; 0 otherwise' }),
+  orderCurrency: z.string().openapi({ description: "The order's currency: a checkout deposit's checkout currency, else the deposit's own inputCurrency at creation" }),
   payments: z.array(PaymentSchema).openapi({ description: 'Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with)' }),
   exchangeInfo: z.object({ exchangeRate: z.number(), outputCurrency: z.string(), outputAmount: z.number() }).optional(),
   isReconciled: z.boolean().optional(),
@@ -109,7 +115,11 @@ export const SandboxStatusSchema = z.object({
 
 export const SandboxPaymentSchema = z.object({
   amount: z.union([positive(), z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, { error: 'must be a positive decimal' })]).optional()
-    .openapi({ description: "What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due", example: 60000 }),
+    .openapi({ description: "What arrives, in the payment's currency (a number, or decimal text to carry every digit), at most that currency's maximum; default what its method asks for the rest", example: 60000 }),
+  currency: z.string().min(1).max(32).optional()
+    .openapi({ description: "The currency that arrives: the deposit's current inputCurrency (default) or that of a method it had before a switch", example: 'IDR' }),
+  method: z.string().min(1).max(64).optional()
+    .openapi({ description: 'The bankCode or crypto id it was sent to: the current one (default) or one the deposit had before a switch (money to its old details)', example: 'BCA_TRANSFER' }),
 }).openapi('SandboxPayment');
 
 export const CheckoutRequestSchema = z.object({

@@ -1,19 +1,17 @@
 // Switching a pending checkout deposit to another method (the hosted checkout, DESIGN.md 3 and 10): the same row
 // gets the new method's price and payment details in one transaction with its history entry; no webhook, since the
 // status does not change.
-import { Decimal } from 'decimal.js';
 import { merchantOwner } from '../accounts/merchants.js';
 import { ApiError } from '../../common/errors.js';
-import { placesOf } from '../catalog/index.js';
-import type { NewDeposit } from '../db/deposit-tables.js';
 import type { ProviderDeps } from '../deps.js';
 import { newRecordId } from '../ids.js';
-import { money, toText } from '../money.js';
+import { money, toText, type Money } from '../money.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireFirstIfOverdue, isOverdue } from './expire.js';
-import { cryptoPlan, fiatPlan, withFreshDraws, writePaymentExtras, type CryptoDepositRequest, type FiatDepositRequest } from './payment-plan.js';
-import { activitiesOf, depositByRowId, depositStateOf, insertActivity, nextActivitySeq, paymentsOf, updatePendingDeposit } from './repository.js';
-import { paidAmountsOf, toDepositView, type DepositRow, type DepositView } from './view.js';
+import { cryptoPlan, fiatPlan, ledgerColumns, withFreshDraws, writePaymentExtras, type CryptoDepositRequest, type FiatDepositRequest } from './payment-plan.js';
+import { ledgerOf, restOf, uniqueCodeValue } from './ledger.js';
+import { activitiesOf, depositByRowId, depositStateOf, insertActivity, keepEarlierPrice, nextActivitySeq, paymentsOf, updatePendingDeposit } from './repository.js';
+import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
 /** How many times one deposit's method can change (its history: the creation, then one entry per switch). */
 const MAX_SWITCHES = 20;
@@ -22,14 +20,28 @@ const MAX_SWITCHES = 20;
 export type SwitchRequest = { depositType: 'fiat'; request: FiatDepositRequest } | { depositType: 'crypto'; request: CryptoDepositRequest };
 
 /**
+ * A switch whose new method is priced inside the switch's locked transaction (docs/money.md), from the deposit as it
+ * stands then: `code` is the method, `price` makes its request (given the service bound to the transaction, the locked
+ * row, and what the order lacks without the old method's unique code, and whether money arrived) and says, for a
+ * price in another currency than the order's, what value of the order it covers (used before any payment).
+ */
+export interface PricedSwitch {
+  code: string;
+  price(deps: ProviderDeps, row: DepositRow, rest: { lacking: Money; paid: boolean }): Promise<{ next: SwitchRequest; value?: string }>;
+}
+
+const codeOf = (to: SwitchRequest) => (to.depositType === 'fiat' ? to.request.paymentMethod : to.request.inputCurrency);
+
+/**
  * Switches a pending deposit to another method: the same row (same depositId) gets the new method's price and payment
  * details, its old VA number or unique code is released, its version grows, and the history records the switch. One
  * transaction with the row locked, its time taken once the lock is held (so times and versions follow commit order):
  * two concurrent switches run one after the other, and one to the method the deposit has by then changes nothing
- * (`switched` false). Throws DepositNotFound, or DepositNotPending when the deposit is no longer pending (expired
- * first when overdue).
+ * (`switched` false). The new method is priced inside it, for what the order lacks as the locked row and its payments
+ * say; the old method's price is kept, so money still arriving to it is valued as it was shown; no payment changes.
+ * Throws DepositNotFound, or DepositNotPending when the deposit is no longer pending (expired first when overdue).
  */
-export async function switchDepositMethod(deps: ProviderDeps, depositId: string, to: SwitchRequest): Promise<{ view: DepositView; switched: boolean }> {
+export async function switchDepositMethod(deps: ProviderDeps, depositId: string, to: SwitchRequest | PricedSwitch): Promise<{ view: DepositView; switched: boolean }> {
   const found = await depositStateOf(deps.db, depositId);
   if (!found) throw new DepositNotFound();
   await expireFirstIfOverdue(deps, found);
@@ -37,9 +49,7 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
   if (!current) throw new DepositNotFound();
   const owner = { merchantId: current.merchant_id, userId: current.user_id, organizationId: (await merchantOwner(deps.db, current.merchant_id)).organizationId };
   const options = { exchangeInfo: current.show_exchange_info === 1 };
-  const plan = to.depositType === 'fiat'
-    ? await fiatPlan(deps, owner, to.request, depositId, options)
-    : await cryptoPlan(deps, owner, to.request, options);
+  const priced: PricedSwitch = 'price' in to ? to : { code: codeOf(to), price: async () => ({ next: to }) };
   try {
     return await withFreshDraws(deps, async (trx) => {
       const row = await depositByRowId(trx, found.id, { lock: true });
@@ -47,38 +57,48 @@ export async function switchDepositMethod(deps: ProviderDeps, depositId: string,
       const now = deps.now();
       if (row.status !== 'pending' || isOverdue(row, now)) throw new DepositNotPending(row.status === 'pending' ? 'expired' : row.status);
       const from = row.method_code ?? row.input_currency;
+      const payments = await paymentsOf(trx, row.id);
       // A concurrent choice of this method committed first: its details stand (new ones would void what it shows).
-      if (from === plan.code) return { view: toDepositView(row, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true }), switched: false };
+      if (from === priced.code) return { view: toDepositView(row, await activitiesOf(trx, row.id), payments, { detail: true }), switched: false };
       // The public checkout page can switch; a bound keeps its history (and quotes) from growing without end.
       const seq = await nextActivitySeq(trx, row.id);
       if (seq > MAX_SWITCHES + 1) throw new ApiError(400, `paymentMethod: the payment method was changed ${MAX_SWITCHES} times already; it cannot change again`);
+      // Priced here, from the locked row: a payment that committed a moment ago counts (its row lock came first).
+      const bound = { ...deps, db: trx };
+      const ledger = ledgerOf(row, payments);
+      const lacking = restOf(row, ledger);
+      const { next, value } = await priced.price(bound, row, { lacking, paid: payments.length > 0 });
+      const plan = next.depositType === 'fiat'
+        ? await fiatPlan(bound, owner, next.request, depositId, options)
+        : await cryptoPlan(bound, owner, next.request, options);
       const { columns, code } = await plan.draw(trx, row.id, now);
-      // After a partial payment the new method asks only the rest; what was paid stays (DESIGN.md 10).
-      const updated = await updatePendingDeposit(trx, row.id, { ...carryPaid(row, columns), updated_at: now.toISOString() });
+      // Before any payment the new method is priced afresh, as at creation. Once money arrived the order stays what it
+      // was, but for the unique code of a transfer (owed while it is the method): in the order's currency the new
+      // price is worth its amount (rounded up to the unit: a fraction below one unit may arrive beyond the order), in
+      // another it covers exactly what the order lacks.
+      const rest = toText(lacking.isPositive() ? lacking : money(0));
+      let prices = ledgerColumns(columns, { currency: ledger.orderCurrency, value: payments.length ? rest : value ?? rest });
+      if (payments.length) {
+        const orderValue = money(row.order_value).minus(uniqueCodeValue(row)).plus(uniqueCodeValue({ ...columns, order_currency: prices.order_currency }));
+        prices = { ...prices, order_value: toText(orderValue) };
+      }
+      // What arrived stays as it arrived; the new method asks for what the order lacks, and the deposit's inputAmount is
+      // what it has been paid plus that (in the new currency); the order's outputAmount stays once money arrived.
+      const paidNow = ledgerOf({ ...row, ...columns, ...prices, method_code: columns.method_code ?? null }, payments).paid;
+      const carried = payments.length ? { input_amount: toText(money(columns.input_amount).plus(paidNow)), output_amount: row.output_amount } : {};
+      await keepEarlierPrice(trx, {
+        deposit_row_id: row.id, method: from, currency: row.input_currency, amount: row.price_amount, value: row.price_value, priced_at: now.toISOString(),
+      });
+      const updated = await updatePendingDeposit(trx, row.id, { ...columns, ...prices, ...carried, paid_amount: toText(paidNow), updated_at: now.toISOString() });
       if (!updated) throw new DepositNotPending(row.status);
       await writePaymentExtras(trx, row.merchant_id, row.id, plan, code, now);
       await insertActivity(trx, {
         id: newRecordId(), deposit_row_id: row.id, seq, activity: 'Payment Method Changed', status: 'pending',
         description: `Payment method changed from ${from} to ${plan.code}; the ${from} payment details are no longer valid`, updated_at: now.toISOString(),
       });
-      return { view: toDepositView(updated, await activitiesOf(trx, row.id), await paymentsOf(trx, row.id), { detail: true }), switched: true };
+      return { view: toDepositView(updated, await activitiesOf(trx, row.id), payments, { detail: true }), switched: true };
     });
   } finally {
     deps.changes.announce(depositId);
   }
-}
-
-type SwitchColumns = Pick<NewDeposit, 'input_currency' | 'input_amount' | 'output_amount' | 'paid_amount'>;
-
-/**
- * The columns of a method switch after a partial payment: the new method asks only the rest (its priced amount), and
- * what was paid is carried over in the new currency at the same price (the rest's amount times paid / still due), so
- * the deposit shows paid + remaining = its amount; the order's outputAmount stays. Without a payment: as priced.
- */
-function carryPaid<C extends SwitchColumns>(row: Pick<DepositRow, 'input_amount' | 'paid_amount' | 'output_amount' | 'status'>, columns: C): C {
-  const { paid, remaining } = paidAmountsOf(row);
-  if (paid.isZero() || remaining.isZero()) return columns;
-  const rest = money(columns.input_amount);
-  const carried = rest.times(paid).dividedBy(remaining).toDecimalPlaces(placesOf(columns.input_currency) ?? 2, Decimal.ROUND_DOWN);
-  return { ...columns, input_amount: toText(rest.plus(carried)), paid_amount: toText(carried), output_amount: row.output_amount };
 }

@@ -1,6 +1,8 @@
 // The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
 import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
-import { money, toNumber, type Money } from '../money.js';
+import { placesOf } from '../catalog/index.js';
+import { money, toNumber } from '../money.js';
+import { ledgerOf } from './ledger.js';
 import { checksumAddress } from './evm-address.js';
 
 export type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
@@ -28,26 +30,14 @@ function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCrypto
   return stored.payoutWallet ? { ...stored, payoutWallet: checksumAddress(stored.payoutWallet) } : stored;
 }
 
-/** One payment that arrived for a deposit (DESIGN.md 10). */
-interface PaymentView { amount: number; currency: string; receivedAt: string; late: boolean }
-
-/** What a deposit's payments add up to, in its input currency (DESIGN.md 10): exact decimals. */
-export interface PaidAmounts { paid: Money; remaining: Money; overpaid: Money }
-
 /**
- * Paid, still due and overpaid. Nothing is due once completed (a tolerated shortfall included), and never below 0;
- * overpaid is what arrived beyond the amount due.
+ * One payment that arrived for a deposit (docs/money.md): as it arrived (amount, currency, the method it was paid to),
+ * and what it is worth toward the order, in the order's currency.
  */
-export function paidAmountsOf(row: Pick<DepositRow, 'input_amount' | 'paid_amount' | 'status'>): PaidAmounts {
-  const due = money(row.input_amount);
-  const paid = money(row.paid_amount);
-  const rest = due.minus(paid);
-  return {
-    paid,
-    remaining: row.status === 'completed' || rest.isNegative() ? money(0) : rest,
-    overpaid: rest.isNegative() ? rest.negated() : money(0),
-  };
-}
+interface PaymentView { amount: number; currency: string; method: string; value: number; receivedAt: string; late: boolean }
+
+/** A payment's value as shown: to its order currency's places (kept to 20 places in the ledger). */
+const toDecimalPlaces = (value: string, currency: string) => money(value).toDecimalPlaces(placesOf(currency) ?? 8);
 
 export interface DepositView {
   id: string;
@@ -71,6 +61,11 @@ export interface DepositView {
   paidAmount: number;
   remainingAmount: number;
   overpaidAmount: number;
+  /** docs/money.md: the same in the order's currency (orderCurrency), from the payment ledger. */
+  paidValue: number;
+  remainingValue: number;
+  overpaidValue: number;
+  orderCurrency: string;
   payments: PaymentView[];
   exchangeInfo?: { exchangeRate: number; outputCurrency: string; outputAmount: number };
   isReconciled?: boolean;
@@ -87,7 +82,7 @@ export interface DepositView {
  * payerInfo when there is a payer to show (interface 2.2: "when available", i.e. once paid); list items carry neither.
  */
 export function toDepositView(row: DepositRow, activities: ActivityRow[], payments: PaymentRow[], options: { detail?: boolean } = {}): DepositView {
-  const amounts = paidAmountsOf(row);
+  const amounts = ledgerOf(row, payments);
   const view: DepositView = {
     id: row.id,
     depositId: row.deposit_id,
@@ -111,9 +106,16 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
     paidAmount: toNumber(amounts.paid),
     remainingAmount: toNumber(amounts.remaining),
     overpaidAmount: toNumber(amounts.overpaid),
+    paidValue: toNumber(amounts.paidValue),
+    remainingValue: toNumber(amounts.remainingValue),
+    overpaidValue: toNumber(amounts.overpaidValue),
+    orderCurrency: amounts.orderCurrency,
     payments: [...payments]
       .sort((a, b) => a.seq - b.seq)
-      .map((p) => ({ amount: toNumber(p.amount), currency: p.currency, receivedAt: p.received_at, late: p.late === 1 })),
+      .map((p) => ({
+        amount: toNumber(p.amount), currency: p.currency, method: p.method, value: toNumber(toDecimalPlaces(p.value, amounts.orderCurrency)),
+        receivedAt: p.received_at, late: p.late === 1,
+      })),
     expiredAt: row.expired_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

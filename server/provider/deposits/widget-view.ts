@@ -5,9 +5,10 @@ import { etagOf } from '../../common/etag.js';
 import { toWidgetCheckout, toWidgetDeposit, type FeesPaidBy, type WidgetDepositRecord } from '../../common/widget-projection.js';
 import { findCrypto, findPaymentMethod, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
-import { toNumber, toText } from '../money.js';
+import { money, toNumber, toText } from '../money.js';
 import { cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
 import { checkoutStillDue } from './payments.js';
+import { uniqueCodeValue } from './ledger.js';
 import type { DepositRow, DepositView } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
@@ -46,7 +47,9 @@ const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
  * (DESIGN.md 10).
  */
 export function checkoutSession(baseUrl: string, checkout: CheckoutRow, deposit: { row: DepositRow; view: DepositView } | undefined, now: Date, rates: RateTable) {
-  const due = checkoutStillDue(checkout, deposit?.row);
+  const due = checkoutStillDue(checkout, deposit && {
+    status: deposit.view.status, paid: deposit.view.payments.length > 0, lacking: money(deposit.view.remainingValue).minus(uniqueCodeValue(deposit.row)),
+  });
   const fiat = offersFor(due, rates).map(({ quote, shopperFee, available }) => ({
     ...fiatMethod(baseUrl, quote.method),
     paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),

@@ -163,18 +163,22 @@ export function depositsRoutes(deps: ProviderDeps) {
 
   router.openapi(operation({
     method: 'post', path: '/v1/deposit/{depositId}/payments', operationId: 'recordSandboxPayment', tags: ['Deposits'], summary: 'Sandbox: a payment arrives',
-    description: "Sandbox only (DESIGN.md 10). A payment of `amount` (in the deposit's inputCurrency; default what is still due) arrives. "
-      + 'Pending: it completes the deposit once paidAmount reaches the amount due less the underpayment tolerance (history "Overpaid" beyond '
+    description: "Sandbox only (docs/money.md). A payment of `amount` in `currency` arrives to `method` (default: the deposit's current method and "
+      + 'inputCurrency, and what that method asks for the rest). A method the deposit had before a switch is money still arriving to its old '
+      + 'details: recorded as it arrived, worth what that method was priced at; a method or currency the deposit never had: 400 Payment does '
+      + "not match the deposit; an amount above its currency's maximum: 400 naming amount. "
+      + 'Pending: it completes the deposit once what arrived is worth the order less the underpayment tolerance (history "Overpaid" beyond '
       + 'it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). '
       + 'Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook '
-      + 'deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount due (400 Amount must equal the amount due); '
-      + 'bank transfer and crypto take any. A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.',
+      + 'deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount they ask (400 Amount must equal the amount due): '
+      + 'the current one what the order still lacks, an old one the amount it was shown with; bank transfer and crypto take any. '
+      + 'A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.',
     security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The sandbox payment'), idempotent] as const,
     request: { params: depositIdParam, body: { ...body(SandboxPaymentSchema), required: false } }, parameters: [IDEMPOTENCY_PARAMETER],
     responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403), ...IDEMPOTENCY_RESPONSES },
   }), async (c) => {
-    const { amount } = c.req.valid('json') ?? {};
-    const view = await paymentOrAnswer(deps, c.req.valid('param').depositId, { amount, merchantId: c.get('merchant').merchantId }, {
+    const { amount, currency, method } = c.req.valid('json') ?? {};
+    const view = await paymentOrAnswer(deps, c.req.valid('param').depositId, { amount, currency, method, merchantId: c.get('merchant').merchantId }, {
       notFound: { status: 400, label: 'Bad Request' }, notPending: (current) => `Deposit is ${current}: it takes no more payments`,
     });
     return c.json({ statusCode: 200, message: 'Payment recorded successfully', data: view }, 200);

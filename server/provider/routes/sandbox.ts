@@ -7,7 +7,6 @@ import { organizationNameOf } from '../accounts/merchants.js';
 import { lastDeliveryOf, recentAttempts } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
 import { DepositNotPending, readDepositById, recordPayment, transitionDeposit } from '../deposits/service.js';
-import { paidAmountsOf } from '../deposits/view.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
@@ -98,7 +97,7 @@ export function sandboxRoutes(deps: ProviderDeps) {
     const back = row.checkout_id ? html`<p><a href="/checkout/${row.checkout_id}">Back to the checkout</a></p>` : '';
     const head = html`<img src="${logoUrl('', method.logo)}" alt="${method.name}">
 <h1>${method.name} payment to ${orgName ?? 'the merchant'}</h1>
-<div class="amount">${formatIdr(row.status === 'pending' ? toText(paidAmountsOf(row).remaining) : row.input_amount, row.input_currency)}</div>`;
+<div class="amount">${formatIdr(row.status === 'pending' ? toText(money(found.view.remainingAmount)) : row.input_amount, row.input_currency)}</div>`;
     if (row.status === 'completed') return simulatorPage(c, 200, 'Payment approved', html`${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
     if (row.status === 'expired') return simulatorPage(c, 200, 'Payment closed', html`${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
     return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}
