@@ -8,7 +8,7 @@ import { ConfigError, nearestName } from '../common/config.js';
 import type { Logger } from '../common/log.js';
 import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import type { MerchantHooks } from './hooks.js';
-import type { FeesPaidBy } from './model.js';
+import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
 
 
 /** What `createKasirApi` takes (DESIGN.md section 7). Only the connection to the payment service is required. */
@@ -29,8 +29,12 @@ export interface KasirApiOptions extends MerchantHooks {
   webhookSecret?: string;
   /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
   allowedOrigins?: readonly string[];
-  /** Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount). */
-  feesPaidBy?: FeesPaidBy;
+  /**
+   * Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount), for every
+   * kind or per kind (`{ va: 'shopper', ewallet: 'shopper' }`, a kind left out the merchant's). QRIS is never
+   * surcharged (docs/indonesian-payments.md): `qris: 'shopper'` is refused.
+   */
+  feesPaidBy?: FeesPaidByOption;
   /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
   sandbox?: boolean;
   /** Currencies a shopper may create a checkout in (default `['IDR']`). */
@@ -90,7 +94,8 @@ export interface MerchantConfig {
   readonly accessToken: string;
   readonly webhookSecret: string;
   readonly allowedOrigins: readonly string[];
-  readonly feesPaidBy: FeesPaidBy;
+  /** As given: one answer for every kind, or one per kind (a kind left out the merchant's; QRIS always the merchant's). */
+  readonly feesPaidBy: FeesPaidByOption;
   readonly sandbox: boolean;
   readonly currencies: readonly string[];
   readonly checkoutRateLimit: number;
@@ -186,12 +191,16 @@ const connectionSchema = z.object({
   webhookSecret: optional(text.regex(WEBHOOK_SECRET_FORMAT, { error: 'must look like whsec_<base64>' })),
 });
 
+const feePayer = z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` });
+
 const optionsSchema = z.strictObject({
   ...connectionSchema.shape,
   allowedOrigins: optional(strings.superRefine((list, ctx) => {
     for (const value of list) if (!origin(value)) ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
   })),
-  feesPaidBy: optional(z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` })),
+  feesPaidBy: optional(z.union([feePayer, z.strictObject(Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])))], {
+    error: (iss) => `must be merchant or shopper, or one per kind (${FEE_KINDS.join(', ')}) ${got(iss.input)}`,
+  }).refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` })),
   sandbox: optional(flag),
   currencies: optional(strings.transform((list) => list.map((c) => c.toUpperCase())).superRefine((list, ctx) => {
     for (const code of list) if (!/^[A-Z]{3}$/.test(code)) ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
@@ -228,7 +237,7 @@ function describeIssues(error: z.ZodError, label: Label): string[] {
       continue;
     }
     const name = String(issue.path[0] ?? 'options');
-    const line = `${label(name)}${issue.message.startsWith(':') ? '' : ' '}${issue.message}`;
+    const line = `${label(name)}${/^[:.]/.test(issue.message) ? '' : ' '}${issue.message}`;
     if (!problems.includes(line)) problems.push(line);
   }
   return problems;
@@ -361,7 +370,8 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     accessToken: str('KASIR_ACCESS_TOKEN') ?? defaults.accessToken ?? '',
     webhookSecret: str('KASIR_WEBHOOK_SECRET') ?? defaults.webhookSecret ?? '',
     allowedOrigins: [...(csv('KASIR_ALLOWED_ORIGINS') ?? []), ...(defaults.allowedOrigins ?? [])],
-    feesPaidBy: (fees ?? defaults.feesPaidBy) as FeesPaidBy | undefined,
+    // One answer (`shopper`) or one per kind (`va:shopper,ewallet:shopper`).
+    feesPaidBy: (fees?.includes(':') ? Object.fromEntries(fees.split(',').map((pair) => pair.split(':').map((s) => s.trim()))) : fees ?? defaults.feesPaidBy) as FeesPaidByOption | undefined,
     sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
     currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
     checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,

@@ -7,6 +7,7 @@ import type { MethodDescription } from '../common/widget-projection.js';
 import type { MerchantConfig } from './config.js';
 import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
+import { feesPolicy, passesFees } from '../common/fee-policy.js';
 import { ApiError } from './http.js';
 import { lruMap } from './lru.js';
 import type { MethodChoice } from '../common/widget-api.js';
@@ -114,10 +115,12 @@ export class MerchantService {
 
   private async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
     const { value, code } = this.validateAmount(amount, currency);
-    const feesPaidBy = this.config.feesPaidBy;
+    // The policy per kind goes with it (docs/indonesian-payments.md: QRIS is never surcharged).
+    const policy = feesPolicy(this.config.feesPaidBy);
+    const feesPaidBy: FeesPaidBy = passesFees(policy) ? 'shopper' : 'merchant';
     const created = await this.client.createCheckout(
       feesPaidBy === 'shopper'
-        ? { inputCurrency: code, outputAmount: value.toNumber(), outputCurrency: code }
+        ? { inputCurrency: code, outputAmount: value.toNumber(), outputCurrency: code, feesPaidBy: policy }
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
     this.checkouts.put(created.id, true);
@@ -224,7 +227,7 @@ export class MerchantService {
     const meta: CheckoutMeta | undefined = this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
     if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
-    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods, orderAmount: meta?.amount });
+    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? (passesFees(feesPolicy(this.config.feesPaidBy)) ? 'shopper' : 'merchant'), methods, orderAmount: meta?.amount });
   }
 
   /** What was saved when a copy of this backend created the checkout (its order), if one did. */

@@ -826,6 +826,24 @@ export interface components {
             /** @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded */
             outputAmount?: number;
             outputCurrency?: string;
+            /**
+             * @description Who bears the method fee, for every kind or per kind (va, bank, qris, ewallet); a kind left out: the merchant with inputAmount, the shopper with outputAmount. QRIS is never surcharged (Bank Indonesia: the MDR is borne by the merchant): qris "shopper" is refused (400).
+             * @example {
+             *       "va": "shopper",
+             *       "ewallet": "shopper",
+             *       "qris": "merchant"
+             *     }
+             */
+            feesPaidBy?: ("merchant" | "shopper") | {
+                /** @enum {string} */
+                va?: "merchant" | "shopper";
+                /** @enum {string} */
+                bank?: "merchant" | "shopper";
+                /** @enum {string} */
+                qris?: "merchant" | "shopper";
+                /** @enum {string} */
+                ewallet?: "merchant" | "shopper";
+            };
         };
         CheckoutSession: {
             id: string;

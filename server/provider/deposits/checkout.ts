@@ -16,6 +16,7 @@ import {
   type SwitchRequest,
 } from './service.js';
 import type { MethodChoice } from '../../common/widget-api.js';
+import { feesPolicy, type FeesPaidByOption, type FeesPolicy } from '../../common/fee-policy.js';
 import type { DepositRow, DepositView } from './view.js';
 
 const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
@@ -27,6 +28,8 @@ export interface CheckoutRequest {
   inputAmount?: number;
   outputAmount?: number;
   outputCurrency?: string;
+  /** Who bears the fee, for every kind or per kind (docs/indonesian-payments.md); default: the amount field says. */
+  feesPaidBy?: FeesPaidByOption;
 }
 
 const bad = (message: string) => new ApiError(400, message);
@@ -40,18 +43,43 @@ export interface MethodOffer {
   available: boolean;
 }
 
-/** The methods a checkout offers and what each costs the shopper, at the service's rates (deps.config.rates). */
-export function offersFor(checkout: Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>, rates: RateTable): MethodOffer[] {
+type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'> & Partial<Pick<CheckoutRow, 'fees_paid_by'>>;
+
+/**
+ * Who bears each kind's fee on a checkout (docs/indonesian-payments.md): as stored, or for a checkout made without one
+ * its amount field (inputAmount the merchant, outputAmount the shopper); QRIS is always the merchant's.
+ */
+export function checkoutFeesPolicy(checkout: CheckoutAmounts): FeesPolicy {
+  const stored = checkout.fees_paid_by ? (JSON.parse(checkout.fees_paid_by) as Partial<FeesPolicy>) : undefined;
+  return feesPolicy(stored && { ...stored, qris: 'merchant' }, checkout.input_amount !== null ? 'merchant' : 'shopper');
+}
+
+/**
+ * The methods a checkout offers and what each costs the shopper, at the service's rates (deps.config.rates): a kind
+ * whose fee the merchant bears costs the order amount, one whose fee the shopper bears the amount that yields the
+ * order after the fee (QRIS never: docs/indonesian-payments.md).
+ */
+export function offersFor(checkout: CheckoutAmounts, rates: RateTable): MethodOffer[] {
   const inPlaces = placesOf(checkout.input_currency)!;
+  const outPlaces = placesOf(checkout.output_currency)!;
+  const policy = checkoutFeesPolicy(checkout);
   const methods = PAYMENT_METHODS.filter((m) => m.currency === checkout.input_currency);
   return methods.map((method) => {
-    if (checkout.input_amount !== null) {
-      const quote = quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) }, rates);
-      return { quote, amount: quote.inputAmount, shopperFee: money(0), available: quote.withinLimits };
+    const shopperBears = policy[method.kind] === 'shopper';
+    // The order in the input currency, from the quote that charges the fee to the merchant.
+    const merchantQuote = checkout.input_amount !== null
+      ? quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) }, rates)
+      : undefined;
+    const rate = merchantQuote?.rate ?? rateOf(rates, checkout.input_currency, checkout.output_currency);
+    // No rate: quoteMethod throws the 400 naming outputCurrency.
+    if (!rate) quoteMethod(method, checkout.output_currency, { input: money(1) }, rates);
+    const amount = checkout.input_amount !== null ? money(checkout.input_amount) : ceilTo(money(checkout.output_amount!).dividedBy(rate!), inPlaces);
+    if (!shopperBears) {
+      const quote = merchantQuote ?? quoteMethod(method, checkout.output_currency, { input: amount }, rates);
+      return { quote, amount, shopperFee: money(0), available: quote.withinLimits };
     }
-    const output = money(checkout.output_amount!);
+    const output = checkout.output_amount !== null ? money(checkout.output_amount) : outputOf(amount, money(0), rate!, outPlaces);
     const quote = quoteMethod(method, checkout.output_currency, { output }, rates);
-    const amount = ceilTo(output.dividedBy(quote.rate), inPlaces);
     const shopperFee = quote.inputAmount.minus(amount);
     return { quote, amount, shopperFee: shopperFee.isNegative() ? money(0) : shopperFee, available: quote.withinLimits };
   });
@@ -88,9 +116,16 @@ export async function createCheckout(deps: ProviderDeps, merchant: Authenticated
   if (outPlaces === undefined || !rateOf(deps.config.rates, req.inputCurrency, outputCurrency)) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
   const field = hasIn ? 'inputAmount' : 'outputAmount';
   const amount = requestAmount((hasIn ? req.inputAmount : req.outputAmount)!, field, hasIn ? fiat.code : outputCurrency);
+  let policy: FeesPolicy;
+  try {
+    policy = feesPolicy(req.feesPaidBy, hasIn ? 'merchant' : 'shopper');
+  } catch (err) {
+    throw bad(`feesPaidBy.qris: ${(err as Error).message}`);
+  }
   const draft = {
     input_currency: fiat.code, output_currency: outputCurrency,
     input_amount: hasIn ? toText(amount) : null, output_amount: hasIn ? null : toText(amount),
+    fees_paid_by: JSON.stringify(policy),
   };
   // Throws a 400 naming outputCurrency when the pair is not allowed.
   const offers = offersFor(draft, deps.config.rates);

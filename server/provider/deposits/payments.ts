@@ -135,7 +135,7 @@ type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 
  * the checkout's currency, at the price the deposit's method was quoted at (its share still unpaid), rounded up so
  * that the order stays covered. The method list and the switch price the rest from it.
  */
-export function checkoutStillDue(checkout: CheckoutAmounts, deposit: Pick<DepositRow, 'status' | 'input_amount' | 'paid_amount'> | undefined): CheckoutAmounts {
+export function checkoutStillDue<T extends CheckoutAmounts>(checkout: T, deposit: Pick<DepositRow, 'status' | 'input_amount' | 'paid_amount'> | undefined): T {
   if (!deposit || deposit.status !== 'pending' || money(deposit.paid_amount).isZero()) return checkout;
   const due = money(deposit.input_amount);
   const share = paidAmountsOf(deposit).remaining.dividedBy(due);

@@ -112,11 +112,21 @@ export const SandboxPaymentSchema = z.object({
     .openapi({ description: "What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due", example: 60000 }),
 }).openapi('SandboxPayment');
 
+const FEES_PAID_BY = z.enum(['merchant', 'shopper']);
+
 export const CheckoutRequestSchema = z.object({
   inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
   inputAmount: positive().optional().openapi({ example: 150000 }),
   outputAmount: positive().optional(),
   outputCurrency: z.string().min(1).max(32).optional(),
+  feesPaidBy: z.union([
+    FEES_PAID_BY,
+    z.strictObject({ va: FEES_PAID_BY.optional(), bank: FEES_PAID_BY.optional(), qris: FEES_PAID_BY.optional(), ewallet: FEES_PAID_BY.optional() }),
+  ]).optional().openapi({
+    description: 'Who bears the method fee, for every kind or per kind (va, bank, qris, ewallet); a kind left out: the merchant with inputAmount, '
+      + 'the shopper with outputAmount. QRIS is never surcharged (Bank Indonesia: the MDR is borne by the merchant): qris "shopper" is refused (400).',
+    example: { va: 'shopper', ewallet: 'shopper', qris: 'merchant' },
+  }),
 }).openapi('CheckoutRequest');
 
 export const ConvertEstimationSchema = z.object({

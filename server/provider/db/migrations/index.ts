@@ -11,6 +11,7 @@ import * as listIndexes from './009_list_indexes.js';
 import * as depositChanges from './010_deposit_changes.js';
 import * as recipientCounts from './011_recipient_counts.js';
 import * as statementCounts from './012_statement_counts.js';
+import * as feePolicy from './015_fee_policy.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '010_deposit_changes': depositChanges,
   '011_recipient_counts': recipientCounts,
   '012_statement_counts': statementCounts,
+  '015_fee_policy': feePolicy,
 };
