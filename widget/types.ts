@@ -37,6 +37,12 @@ export interface Method extends Partial<CryptoAsset> {
   exchangeRate?: ExchangeRate;
 }
 
+/** Why an attempt to pay failed, and when (docs/indonesian-payments.md). */
+export interface PaymentFailure {
+  reason: 'declined' | 'insufficient_balance' | 'timeout';
+  failedAt: string;
+}
+
 export interface Deposit extends Partial<CryptoAsset> {
   id: string;
   checkoutId: string;
@@ -64,6 +70,8 @@ export interface Deposit extends Partial<CryptoAsset> {
   /** crypto: the wallet payment request the QR encodes (EIP-681 or SEP-7) */
   paymentUri?: string;
   exchangeRate?: ExchangeRate;
+  /** The last failed attempt to pay (docs/indonesian-payments.md): the deposit stays pending, the shopper may try again */
+  failure?: PaymentFailure;
   expiresAt: string;
   serverTime: string;
   updatedAt: string;

@@ -84,6 +84,8 @@ interface Deposit {
   overpaidAmount: number;
   payments: ReadonlyArray<{ late: boolean }>;
   exchangeInfo?: { exchangeRate: number; outputCurrency: string };
+  /** The last failed attempt to pay, while it is the deposit's latest news (docs/indonesian-payments.md). */
+  lastFailure?: { reason: 'declined' | 'insufficient_balance' | 'timeout'; failedAt: string };
   expiredAt: string;
   updatedAt: string;
   version: number;
@@ -245,6 +247,7 @@ export function toWidgetDeposit(d: Deposit, ctx: DepositContext): WidgetDepositR
     checkoutId: d.depositId,
     status: d.status,
     ...(d.depositType === 'crypto' ? cryptoDeposit(d, ctx.method) : fiatDeposit(d, ctx)),
+    ...(d.status === 'pending' && d.lastFailure ? { failure: { reason: d.lastFailure.reason, failedAt: d.lastFailure.failedAt } } : {}),
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,
     version: d.version,

@@ -128,6 +128,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
     onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
     onDepositPartiallyPaid: options.onDepositPartiallyPaid, onDepositPaidLate: options.onDepositPaidLate,
+    onPaymentFailed: options.onPaymentFailed,
   }, now);
 
   const addressOf = (c: Context) => clientAddressOf(c, config.trustProxy);

@@ -131,7 +131,7 @@ type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
 const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
 
 /** The hooks a shop may pass (MerchantHooks); a new hook is one more name here. */
-const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired', 'onDepositPartiallyPaid', 'onDepositPaidLate'] as const satisfies ReadonlyArray<keyof MerchantHooks>;
+const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired', 'onDepositPartiallyPaid', 'onDepositPaidLate', 'onPaymentFailed'] as const satisfies ReadonlyArray<keyof MerchantHooks>;
 
 /** Each option's environment variable (DESIGN.md section 2), for messages about the environment. */
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {

@@ -200,6 +200,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deposit/{depositId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: an attempt to pay fails
+         * @description Sandbox only (docs/indonesian-payments.md). An attempt to pay a pending deposit fails: declined, insufficient_balance, or timeout (a wallet push not approved in time). The deposit stays pending; history "Payment failed" with the reason; lastFailure on the Deposit; webhook deposit.payment_failed. A deposit that is not pending: 400. Unknown id: 400 Deposit not found.
+         */
+        post: operations["recordSandboxFailedAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks": {
         parameters: {
             query?: never;
@@ -397,7 +417,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A deposit expired, was cancelled, was declined, or was expired by the sandbox status update; paidAmount above 0 is owed back.
+         * A deposit expired, was cancelled, or was expired by the sandbox status update; paidAmount above 0 is owed back.
          * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
          */
         post: operations["depositExpired"];
@@ -441,6 +461,26 @@ export interface webhooks {
          * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
          */
         post: operations["depositPaidLate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An attempt to pay failed (declined, insufficient balance, or a wallet push not approved in time): the deposit stays pending, data.lastFailure says why; the shopper may try again or choose another method.
+         * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
+         */
+        post: operations["depositPaymentFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -509,6 +549,16 @@ export interface components {
             overpaidAmount: number;
             /** @description Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with) */
             payments: components["schemas"]["DepositPayment"][];
+            /** @description The last failed attempt to pay (the deposit stays pending), while nothing happened to the deposit since */
+            lastFailure?: {
+                /** @enum {string} */
+                reason: "declined" | "insufficient_balance" | "timeout";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T01:02:03.456Z
+                 */
+                failedAt: string;
+            };
             exchangeInfo?: {
                 exchangeRate: number;
                 outputCurrency: string;
@@ -606,6 +656,21 @@ export interface components {
             reference: string;
             /** @enum {string} */
             status: "expired";
+            data: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            timestamp: string;
+        };
+        DepositPaymentFailedWebhook: {
+            /** @enum {string} */
+            type: "deposit.payment_failed";
+            orderId: string;
+            depositId: string;
+            reference: string;
+            /** @enum {string} */
+            status: "pending";
             data: components["schemas"]["Deposit"];
             /**
              * Format: date-time
@@ -774,6 +839,13 @@ export interface components {
              * @example 60000
              */
             amount?: number | string;
+        };
+        SandboxAttempt: {
+            /**
+             * @description Why the attempt failed
+             * @enum {string}
+             */
+            outcome: "declined" | "insufficient_balance" | "timeout";
         };
         Bank: {
             /** @example BCA */
@@ -1843,6 +1915,81 @@ export interface operations {
             };
         };
     };
+    recordSandboxFailedAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxAttempt"];
+            };
+        };
+        responses: {
+            /** @description The deposit, still pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["Deposit"];
+                    };
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listBanks: {
         parameters: {
             query?: {
@@ -2632,6 +2779,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DepositPaidLateWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositPaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per message (the same on every retry): dedupe on it */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositPaymentFailedWebhook"];
             };
         };
         responses: {

@@ -50,6 +50,10 @@ export const DepositSchema = z.object({
   remainingAmount: z.number().openapi({ description: 'What is still due, in inputCurrency; never below 0 (0 once completed)' }),
   overpaidAmount: z.number().openapi({ description: 'What arrived beyond the amount due, in inputCurrency; 0 otherwise' }),
   payments: z.array(PaymentSchema).openapi({ description: 'Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with)' }),
+  lastFailure: z.object({
+    reason: z.enum(['declined', 'insufficient_balance', 'timeout']),
+    failedAt: TIMESTAMP,
+  }).optional().openapi({ description: 'The last failed attempt to pay (the deposit stays pending), while nothing happened to the deposit since' }),
   exchangeInfo: z.object({ exchangeRate: z.number(), outputCurrency: z.string(), outputAmount: z.number() }).optional(),
   isReconciled: z.boolean().optional(),
   payerInfo: z.object({ transactionCode: z.string(), name: z.string(), bankName: z.string(), accountNumber: z.string(), mid: z.string() }).optional()
@@ -107,6 +111,10 @@ export const SandboxStatusSchema = z.object({
   status: z.enum(['completed', 'expired']).openapi({ description: 'pending deposits move to completed or expired' }),
 }).openapi('SandboxStatusUpdate');
 
+export const SandboxAttemptSchema = z.object({
+  outcome: z.enum(['declined', 'insufficient_balance', 'timeout']).openapi({ description: 'Why the attempt failed' }),
+}).openapi('SandboxAttempt');
+
 export const SandboxPaymentSchema = z.object({
   amount: z.union([positive(), z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, { error: 'must be a positive decimal' })]).optional()
     .openapi({ description: "What arrives, in the deposit's inputCurrency (a number, or decimal text to carry every digit); default what is still due", example: 60000 }),
@@ -159,6 +167,7 @@ export const DEPOSIT_WEBHOOKS = {
   'deposit.expired': { status: 'expired', name: 'DepositExpiredWebhook' },
   'deposit.partially_paid': { status: 'pending', name: 'DepositPartiallyPaidWebhook' },
   'deposit.paid_late': { status: 'expired', name: 'DepositPaidLateWebhook' },
+  'deposit.payment_failed': { status: 'pending', name: 'DepositPaymentFailedWebhook' },
 } as const;
 
 /** The body of a deposit webhook (DESIGN.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */

@@ -2,6 +2,7 @@
 import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 import { money, toNumber, type Money } from '../money.js';
 import { checksumAddress } from './evm-address.js';
+import { lastFailureOf, type FailureReason } from './failure-reasons.js';
 
 export type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 
@@ -72,6 +73,8 @@ export interface DepositView {
   remainingAmount: number;
   overpaidAmount: number;
   payments: PaymentView[];
+  /** The last failed attempt to pay (docs/indonesian-payments.md), while it is the deposit's latest news. */
+  lastFailure?: { reason: FailureReason; failedAt: string };
   exchangeInfo?: { exchangeRate: number; outputCurrency: string; outputAmount: number };
   isReconciled?: boolean;
   payerInfo?: PayerInfoView;
@@ -119,6 +122,8 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
     updatedAt: row.updated_at,
     version: row.version,
   };
+  const failure = lastFailureOf([...activities].sort((a, b) => a.seq - b.seq));
+  if (failure) view.lastFailure = failure;
   if (row.show_exchange_info) {
     view.exchangeInfo = { exchangeRate: view.exchangeRate, outputCurrency: view.outputCurrency, outputAmount: view.outputAmount };
   }

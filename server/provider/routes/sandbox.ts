@@ -6,7 +6,8 @@ import { findPaymentMethod } from '../catalog/index.js';
 import { organizationNameOf } from '../accounts/merchants.js';
 import { lastDeliveryOf, recentAttempts } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
-import { DepositNotPending, readDepositById, recordPayment, transitionDeposit } from '../deposits/service.js';
+import { DepositNotPending, readDepositById, recordPayment } from '../deposits/service.js';
+import { recordFailedAttempt, type FailureReason } from '../deposits/attempts.js';
 import { paidAmountsOf } from '../deposits/view.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
@@ -103,11 +104,13 @@ export function sandboxRoutes(deps: ProviderDeps) {
     if (row.status === 'expired') return simulatorPage(c, 200, 'Payment closed', html`${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
     return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}
 <p class="muted">Sandbox e-wallet: approve to pay, decline to refuse. Expires ${row.expired_at}.</p>
+${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attempt failed: ${found.view.lastFailure.reason.replace('_', ' ')}</p>` : ''}
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/approve"><button class="approve" type="submit">Approve</button></form>
-<form method="post" action="/sandbox/ewallet/${row.deposit_id}/decline"><button class="decline" type="submit">Decline</button></form>`);
+<form method="post" action="/sandbox/ewallet/${row.deposit_id}/decline"><button class="decline" type="submit">Decline</button></form>
+<form method="post" action="/sandbox/ewallet/${row.deposit_id}/insufficient-balance"><button class="decline" type="submit">Insufficient balance</button></form>`);
   });
 
-  const decide = (kind: 'paid' | 'declined') => async (c: Context) => {
+  const decide = (kind: 'paid' | FailureReason) => async (c: Context) => {
     if (!deps.config.sandbox) return simulatorPage(c, 403, 'Not available', NOT_AVAILABLE);
     const id = c.req.param('depositId')!;
     const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
@@ -116,8 +119,9 @@ export function sandboxRoutes(deps: ProviderDeps) {
     }
     try {
       // Approving pays exactly what is due (DESIGN.md 10).
+      // Declining is a failed attempt: the deposit stays pending, the shopper may try again (docs/indonesian-payments.md).
       if (kind === 'paid') await recordPayment(deps, id, { pendingOnly: true });
-      else await transitionDeposit(deps, id, kind);
+      else await recordFailedAttempt(deps, id, { reason: kind });
     } catch (err) {
       if (!(err instanceof DepositNotPending)) throw err;
     }
@@ -126,6 +130,7 @@ export function sandboxRoutes(deps: ProviderDeps) {
   };
   router.post('/sandbox/ewallet/:depositId/approve', decide('paid'));
   router.post('/sandbox/ewallet/:depositId/decline', decide('declined'));
+  router.post('/sandbox/ewallet/:depositId/insufficient-balance', decide('insufficient_balance'));
 
   return router;
 }
