@@ -69,6 +69,9 @@ export interface Deposit extends Partial<CryptoAsset> {
   address?: string;
   /** crypto: the wallet payment request the QR encodes (EIP-681 or SEP-7) */
   paymentUri?: string;
+  /** Stellar: the memo the payment must carry (one account per shop, a memo per deposit), and its type */
+  memo?: string;
+  memoType?: 'id' | 'text';
   exchangeRate?: ExchangeRate;
   /** The last failed attempt to pay (docs/indonesian-payments.md): the deposit stays pending, the shopper may try again */
   failure?: PaymentFailure;

@@ -78,7 +78,7 @@ interface Deposit {
     /** The QR value: `qrData` in create and read answers, `qrCode` as the interface names it. */
     qrData?: string; qrCode?: string;
   };
-  paymentCrypto: { payoutWallet?: string };
+  paymentCrypto: { payoutWallet?: string; memo?: string; memoType?: 'id' | 'text' };
   paidAmount: number;
   remainingAmount: number;
   overpaidAmount: number;
@@ -192,6 +192,7 @@ function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Deposi
   const paid = paidFields(d);
   const exchangeRate = depositExchangeRate(d);
   const address = d.paymentCrypto.payoutWallet;
+  const { memo, memoType = 'text' } = d.paymentCrypto;
   const asked = d.status === 'pending' && new Decimal(paid.remainingAmount).greaterThan(0) ? paid.remainingAmount : amount;
   return {
     method: { kind: 'crypto', code: d.inputCurrency, name: known ? methodName(known) : d.inputCurrency, image: known?.image ?? '' },
@@ -202,10 +203,11 @@ function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Deposi
     ...(crypto ? cryptoAsset(crypto) : { symbol, network, networkName: network, decimals: Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0) }),
     ...(exchangeRate ? { exchangeRate } : {}),
     ...(address ? { address } : {}),
+    ...(memo ? { memo, memoType } : {}),
     ...(address && crypto ? {
       paymentUri: paymentUri({
         blockchainType: crypto.blockchainType, payoutWallet: address, amount: asked, decimals: crypto.decimals, chainId: crypto.chainId,
-        assetAddress: crypto.address, symbol: crypto.symbol,
+        assetAddress: crypto.address, symbol: crypto.symbol, ...(memo ? { memo, memoType } : {}),
       }),
     } : {}),
   };

@@ -47,7 +47,7 @@ describe('failed attempts: onPaymentFailed', () => {
       const { data } = await (await api('GET', `/checkouts/${checkout.id}/deposit`)).json() as Envelope<Deposit>;
       return data.failure ? data : undefined;
     });
-    assert.deepEqual([shown.status, shown.failure!.reason], ['pending', 'declined']);
+    assert.deepEqual([shown!.status, shown!.failure!.reason], ['pending', 'declined']);
 
     const run = await cli('decline', checkout.id, '--reason', 'insufficient_balance');
     assert.equal(run.code, 0, run.stderr);

@@ -534,6 +534,13 @@ export interface components {
             paymentCrypto: {
                 payoutWallet?: string;
                 network?: string;
+                /** @description Stellar: the memo the payment must carry (one account per merchant, a memo per deposit); wallets refuse to pay without it */
+                memo?: string;
+                /**
+                 * @description Stellar: id (MEMO_ID, an unsigned 64-bit integer) or text (MEMO_TEXT)
+                 * @enum {string}
+                 */
+                memoType?: "id" | "text";
             };
             /** @enum {string} */
             status: "pending" | "expired" | "completed";

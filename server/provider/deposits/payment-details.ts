@@ -41,9 +41,24 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
   return { paymentFiat: { ...base, checkoutUrl: `${o.baseUrl}/sandbox/ewallet/${o.depositId}` }, vaNumber: null };
 }
 
-/** Where a crypto deposit is paid: a fresh address on the asset's network. */
-export function cryptoPaymentDetails(crypto: CryptoDef): PaymentCryptoView {
-  return { payoutWallet: crypto.blockchainType === 'EVM' ? newEvmAddress() : newStellarAddress(), network: crypto.network };
+/**
+ * Where a crypto deposit is paid: a fresh address on an EVM network; on Stellar, where an account must be funded and
+ * trust an asset before it can receive, the merchant's one account and a memo per deposit (SEP-29: wallets refuse to
+ * pay such an account without one; docs/indonesian-payments.md).
+ */
+export function cryptoPaymentDetails(crypto: CryptoDef, merchantId: string): PaymentCryptoView {
+  if (crypto.blockchainType === 'EVM') return { payoutWallet: newEvmAddress(), network: crypto.network };
+  return { payoutWallet: merchantStellarAccount(merchantId), network: crypto.network, memo: newMemoId(), memoType: 'id' };
+}
+
+/** A MEMO_ID: a random unsigned integer of 10 to 16 digits (well within 64 bits), never with a leading zero. */
+function newMemoId(): string {
+  return (BigInt(randomInt(1, 10_000_000)) * 1_000_000_000n + BigInt(randomInt(0, 1_000_000_000))).toString();
+}
+
+/** The merchant's one Stellar account in the sandbox: a G-address derived from its id, the same for every deposit. */
+function merchantStellarAccount(merchantId: string): string {
+  return stellarAddressOf(createHash('sha256').update(`kasir-stellar-account:${merchantId}`).digest());
 }
 
 /** A stable 15-digit merchant number for QRIS, derived from the merchant id. */
@@ -194,9 +209,9 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
-/** A fresh Stellar account id (StrKey "G...": version byte 6<<3, 32-byte key, CRC-16/XMODEM little-endian; 56 chars). */
-function newStellarAddress(): string {
-  const payload = Buffer.concat([Buffer.from([6 << 3]), randomBytes(32)]);
+/** The Stellar account id of a 32-byte key (StrKey "G...": version byte 6<<3, the key, CRC-16/XMODEM little-endian; 56 chars). */
+function stellarAddressOf(key: Uint8Array): string {
+  const payload = Buffer.concat([Buffer.from([6 << 3]), key]);
   const crc = crc16Xmodem(payload);
   return base32(Buffer.concat([payload, Buffer.from([crc & 0xff, crc >> 8])]));
 }

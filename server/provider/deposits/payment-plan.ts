@@ -143,7 +143,7 @@ export async function cryptoPlan(deps: ProviderDeps, owner: DepositOwner, req: C
         columns: {
           deposit_type: 'crypto', method_code: null, input_currency: crypto.id, input_amount: toText(quote.inputAmount), output_currency: outputCurrency,
           output_amount: toText(quote.outputAmount), exchange_rate: toText(quote.rate), fee_amount: toText(quote.fee), fee_percentage: '0',
-          fee_currency: crypto.id, payment_fiat: '{}', payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto)), va_number: null,
+          fee_currency: crypto.id, payment_fiat: '{}', payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto, owner.merchantId)), va_number: null,
           balance_type: 'crypto', quote_id: req.quoteId ?? null, show_exchange_info: options.exchangeInfo || outputCurrency !== crypto.id ? 1 : 0,
           expired_at: expiresAt(deps, now, 'crypto'),
         },

@@ -40,7 +40,11 @@ export const DepositSchema = z.object({
     accountNumber: z.string().optional(), qrData: z.string().optional(), checkoutUrl: z.string().optional(),
     uniqueCode: z.string().optional().openapi({ description: 'Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart' }),
   }),
-  paymentCrypto: z.object({ payoutWallet: z.string().optional(), network: z.string().optional() }),
+  paymentCrypto: z.object({
+    payoutWallet: z.string().optional(), network: z.string().optional(),
+    memo: z.string().optional().openapi({ description: "Stellar: the memo the payment must carry (one account per merchant, a memo per deposit); wallets refuse to pay without it" }),
+    memoType: z.enum(['id', 'text']).optional().openapi({ description: 'Stellar: id (MEMO_ID, an unsigned 64-bit integer) or text (MEMO_TEXT)' }),
+  }),
   status: z.enum(['pending', 'expired', 'completed']),
   activityHistory: z.array(ActivitySchema),
   reference: z.string(),

@@ -14,7 +14,11 @@ export interface PaymentFiatView {
   uniqueCode?: string;
 }
 
-export interface PaymentCryptoView { payoutWallet?: string; network?: string }
+export interface PaymentCryptoView {
+  payoutWallet?: string; network?: string;
+  /** Stellar: the memo that tells this deposit apart on the merchant's one account, and its type (docs/indonesian-payments.md). */
+  memo?: string; memoType?: 'id' | 'text';
+}
 
 export interface PayerInfoView { transactionCode: string; name: string; bankName: string; accountNumber: string; mid: string }
 
