@@ -35,7 +35,16 @@ export interface Method extends Partial<CryptoAsset> {
   available: boolean;
   /** crypto and converted methods */
   exchangeRate?: ExchangeRate;
+  /** e-wallet: how the wallet takes the payment (docs/indonesian-payments.md) */
+  flow?: EwalletFlow;
 }
+
+/**
+ * How an e-wallet takes a payment: `push` (a request to the phone number the shopper enters, approved in the app within
+ * the wallet's window), `qr-or-app` (a QR on a wide screen, the app link on a phone: the same payment), `redirect` (the
+ * wallet's page, which sends the shopper back).
+ */
+export type EwalletFlow = 'push' | 'qr-or-app' | 'redirect';
 
 /** Why an attempt to pay failed, and when (docs/indonesian-payments.md). */
 export interface PaymentFailure {
@@ -75,6 +84,12 @@ export interface Deposit extends Partial<CryptoAsset> {
   exchangeRate?: ExchangeRate;
   /** The last failed attempt to pay (docs/indonesian-payments.md): the deposit stays pending, the shopper may try again */
   failure?: PaymentFailure;
+  /** e-wallet: how the wallet takes the payment; with `qr-or-app`, `qrData` is the QR and `checkoutUrl` the app link */
+  flow?: EwalletFlow;
+  /** push e-wallet: the number the request went to, masked (0812****7890) */
+  phone?: string;
+  /** push e-wallet: when the request awaiting approval times out; absent once it ended (approved, failed) */
+  walletExpiresAt?: string;
   expiresAt: string;
   serverTime: string;
   updatedAt: string;

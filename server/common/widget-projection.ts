@@ -6,6 +6,7 @@
 import type { Checkout, CryptoAsset, Deposit as WidgetDeposit, ExchangeRate, Method, MethodKind } from '@kasir/checkout';
 import { Decimal } from 'decimal.js';
 import { paymentUri } from './payment-uri.js';
+import { maskedMobile, type EwalletFlow } from './ewallet.js';
 
 /** Who bears a method's fee: the merchant (the checkout's input amount is the order) or the shopper (on top). */
 export type FeesPaidBy = 'merchant' | 'shopper';
@@ -36,6 +37,8 @@ interface SessionCrypto {
  */
 export interface MethodDescription {
   depositPaymentType: string;
+  /** E-wallet: how the wallet takes the payment (docs/indonesian-payments.md). */
+  flow?: EwalletFlow;
   bankCode: string;
   bankName: string;
   image: string;
@@ -75,6 +78,8 @@ interface Deposit {
   fee: { amount: number };
   paymentFiat: {
     bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; checkoutUrl?: string; uniqueCode?: string;
+    /** E-wallet (docs/indonesian-payments.md): its flow; a push's number (E.164) and window. */
+    flow?: EwalletFlow; mobileNumber?: string; pushExpiresAt?: string;
     /** The QR value: `qrData` in create and read answers, `qrCode` as the interface names it. */
     qrData?: string; qrCode?: string;
   };
@@ -137,6 +142,7 @@ function toWidgetMethod(m: SessionMethod): Method {
     fee: m.crypto ? '0' : decimalText(m.shopperFee),
     total: decimalText(m.paymentAmount),
     available: m.available,
+    ...(m.flow ? { flow: m.flow } : {}),
   };
   if (!m.crypto) return view;
   return { ...view, ...cryptoAsset(m.crypto), ...(m.exchangeRate ? { exchangeRate: rateView(m.exchangeRate) } : {}) };
@@ -239,6 +245,19 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
     ...(kind === 'bank' && pf.uniqueCode && /^\d{1,3}$/.test(pf.uniqueCode) ? { uniqueCode: pf.uniqueCode } : {}),
     ...(kind === 'qris' && qrData ? { qrData } : {}),
     ...(kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl) ? { checkoutUrl: pf.checkoutUrl } : {}),
+    ...(kind === 'ewallet' ? walletDetails(d, pf, qrData) : {}),
+  };
+}
+
+/** An e-wallet deposit's flow (docs/indonesian-payments.md): a push's masked number and window, a qr-or-app's QR. */
+function walletDetails(d: Deposit, pf: Deposit['paymentFiat'], qrData: string | undefined): Pick<WidgetDepositRecord, 'flow' | 'phone' | 'walletExpiresAt' | 'qrData'> {
+  const flow = pf.flow;
+  if (!flow) return {};
+  return {
+    flow,
+    ...(flow === 'push' && pf.mobileNumber ? { phone: maskedMobile(pf.mobileNumber) } : {}),
+    ...(flow === 'push' && pf.pushExpiresAt && d.status === 'pending' ? { walletExpiresAt: pf.pushExpiresAt } : {}),
+    ...(flow === 'qr-or-app' && qrData ? { qrData } : {}),
   };
 }
 

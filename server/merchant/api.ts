@@ -202,7 +202,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
   api.route('/', widgetApiRoutes({
     getCheckout: (id) => service.getCheckout(id),
-    chooseMethod: (id, method) => service.chooseMethod(id, method),
+    chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
     readDeposit: (id) => service.readDeposit(id),
     cancel: (id) => service.cancel(id),
     sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,

@@ -8,6 +8,7 @@ import type { MerchantConfig } from './config.js';
 import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 import { feesPolicy, passesFees } from '../common/fee-policy.js';
+import type { WalletChoice } from '../common/widget-api.js';
 import { ApiError } from './http.js';
 import { lruMap } from './lru.js';
 import type { MethodChoice } from '../common/widget-api.js';
@@ -151,11 +152,11 @@ export class MerchantService {
    * switch, so it never guesses. Another method while the deposit is pending switches it, or the service refuses with
    * a 4xx whose message passes through.
    */
-  async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
+  async chooseMethod(id: string, method: string, wallet: WalletChoice = {}): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
     await this.requireCheckout(id);
     let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
     try {
-      chosen = await this.client.chooseCheckoutMethod(id, method);
+      chosen = await this.client.chooseCheckoutMethod(id, method, wallet);
     } catch (err) {
       if (err instanceof PaymentServiceError && err.statusCode === 404) throw new ApiError(404, 'Checkout not found');
       throw err;

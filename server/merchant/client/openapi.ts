@@ -530,6 +530,21 @@ export interface components {
                 checkoutUrl?: string;
                 /** @description Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart */
                 uniqueCode?: string;
+                /**
+                 * @description E-wallet: push (a request to the shopper's phone, approved in the app within 60 s), qr-or-app (qrData and checkoutUrl: the same payment), redirect (checkoutUrl, back to returnUrl)
+                 * @enum {string}
+                 */
+                flow?: "push" | "qr-or-app" | "redirect";
+                /** @description Push e-wallet: the number the request went to (E.164) */
+                mobileNumber?: string;
+                /**
+                 * Format: date-time
+                 * @description Push e-wallet: when the request awaiting approval times out (a failed attempt: timeout); absent once it ended
+                 * @example 2026-11-22T01:02:03.456Z
+                 */
+                pushExpiresAt?: string;
+                /** @description Redirect e-wallet: where the wallet's page sends the shopper back */
+                returnUrl?: string;
             };
             paymentCrypto: {
                 payoutWallet?: string;
@@ -818,6 +833,13 @@ export interface components {
             note?: string;
             /** @description From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts */
             quoteId?: string;
+            /**
+             * @description A push e-wallet (OVO): the shopper's mobile number (08..., 628... or +628...); required for one
+             * @example 081234567890
+             */
+            mobileNumber?: string;
+            /** @description A redirect e-wallet (DANA, LinkAja): the http(s) page its page sends the shopper back to */
+            returnUrl?: string;
         };
         CryptoDepositRequest: {
             /** @example USDC-POLYGON */
@@ -964,6 +986,11 @@ export interface components {
                 available: boolean;
                 crypto?: components["schemas"]["SessionCrypto"];
                 exchangeRate?: components["schemas"]["ExchangeRate"];
+                /**
+                 * @description E-wallet: how the wallet takes the payment (docs/indonesian-payments.md)
+                 * @enum {string}
+                 */
+                flow?: "push" | "qr-or-app" | "redirect";
             }[];
             /** @description The deposit once a method is chosen; null before */
             deposit: components["schemas"]["Deposit"] | null;
@@ -2239,6 +2266,13 @@ export interface operations {
                 "application/json": {
                     /** @example BCA_VA */
                     paymentMethod: string;
+                    /**
+                     * @description A push e-wallet (OVO): the shopper's mobile number (08..., 628... or +628...); required for one
+                     * @example 081234567890
+                     */
+                    mobileNumber?: string;
+                    /** @description A redirect e-wallet (DANA, LinkAja): the http(s) page its page sends the shopper back to */
+                    returnUrl?: string;
                 };
             };
         };

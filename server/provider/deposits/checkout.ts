@@ -15,11 +15,14 @@ import {
   createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotPending, quoteMethod, readDepositById, switchDepositMethod, type FiatQuote,
   type SwitchRequest,
 } from './service.js';
-import type { MethodChoice } from '../../common/widget-api.js';
+import type { MethodChoice, WalletChoice } from '../../common/widget-api.js';
+import { mobileNumber } from '../../common/ewallet.js';
+import { sendPushAgain } from './attempts.js';
 import { feesPolicy, type FeesPaidByOption, type FeesPolicy } from '../../common/fee-policy.js';
 import type { DepositRow, DepositView } from './view.js';
 
 const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
+
 
 export type { CheckoutRow } from '../db/deposit-tables.js';
 
@@ -168,19 +171,30 @@ export async function checkoutDeposit(deps: ProviderDeps, checkout: CheckoutRow)
  * it (same depositId, new details); after completion, expiry or the checkout's 15 minutes nothing can be chosen.
  * `choice` says which of the three happened.
  */
-export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string): Promise<{ view: DepositView; choice: MethodChoice }> {
+export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string, wallet: WalletChoice = {}): Promise<{ view: DepositView; choice: MethodChoice }> {
   // Look the code up first: an unknown one of any length is the interface's row.
   const method = findPaymentMethod(code);
   const crypto = method ? undefined : findCrypto(code);
   if (!method && !crypto) throw new ApiError(400, 'Payment method not found', 'Not Found');
   const found = await checkoutDeposit(deps, checkout);
-  if (found && chosenCode(found.row) === code) return { view: found.view, choice: 'unchanged' };
+  if (found && chosenCode(found.row) === code) {
+    // A push wallet chosen again is its "try again": a new request to the phone once none awaits (docs/indonesian-payments.md).
+    if (method?.flow === 'push' && found.row.status === 'pending') {
+      try {
+        const number = wallet.mobileNumber === undefined ? undefined : mobileNumber(wallet.mobileNumber, 'mobileNumber');
+        return { view: await sendPushAgain(deps, checkout.id, number), choice: 'unchanged' };
+      } catch (err) {
+        if (!(err instanceof DepositNotPending)) throw err;
+      }
+    }
+    return { view: found.view, choice: 'unchanged' };
+  }
   if (found && found.row.status !== 'pending') throw bad(`paymentMethod: the deposit is ${found.row.status}; no payment method can be chosen any more`);
   if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
 
   const owner = await merchantOwner(deps.db, checkout.merchant_id);
   // Pending after a partial payment, the new method is priced for what is still due (DESIGN.md 10).
-  const next = await methodRequest(deps, { ...checkout, ...checkoutStillDue(checkout, found?.row) }, owner.merchantId, code);
+  const next = await methodRequest(deps, { ...checkout, ...checkoutStillDue(checkout, found?.row) }, owner.merchantId, code, wallet);
   if (found) {
     try {
       const { view, switched } = await switchDepositMethod(deps, checkout.id, next);
@@ -198,7 +212,7 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
     return { view, choice: 'created' };
   } catch (err) {
     // Two choices at once: the database let one win; the other answers as a repeated choice, or switches.
-    if (err instanceof DepositIdTaken) return chooseMethod(deps, checkout, code);
+    if (err instanceof DepositIdTaken) return chooseMethod(deps, checkout, code, wallet);
     throw err;
   }
 }
@@ -210,7 +224,7 @@ const chosenCode = (row: DepositRow) => row.method_code ?? row.input_currency;
  * The deposit request a chosen method makes for this checkout, priced as the session lists it. A crypto is priced
  * from a quote held for the deposit (convert estimation, DESIGN.md 3), which the deposit then claims.
  */
-async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string): Promise<SwitchRequest> {
+async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string, wallet: WalletChoice): Promise<SwitchRequest> {
   const note = `Checkout ${checkout.id}`;
   const crypto = findCrypto(code);
   if (crypto) {
@@ -234,7 +248,7 @@ async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchant
     depositType: 'fiat',
     request: {
       inputCurrency: checkout.input_currency, inputAmount: toNumber(offer.quote.inputAmount), outputCurrency: checkout.output_currency,
-      balanceType: 'fiat', paymentMethod: code, note,
+      balanceType: 'fiat', paymentMethod: code, note, ...wallet,
     },
   };
 }

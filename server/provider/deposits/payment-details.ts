@@ -3,6 +3,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { CryptoDef, PaymentMethodDef } from '../catalog/index.js';
 import { checksumAddress } from './evm-address.js';
+import { PUSH_WINDOW_SECONDS } from '../../common/ewallet.js';
 import { paymentFiatOf, type DepositRow, type PayerInfoView, type PaymentCryptoView, type PaymentFiatView } from './view.js';
 
 interface FiatPaymentOptions {
@@ -17,6 +18,12 @@ interface FiatPaymentOptions {
   merchantId: string;
   /** The service's public origin (the e-wallet approval page). */
   baseUrl: string;
+  /** A push e-wallet: the shopper's number (E.164) the request goes to. */
+  mobileNumber?: string;
+  /** A redirect e-wallet: where its page sends the shopper back. */
+  returnUrl?: string;
+  /** When the deposit is made (a push's window starts); default now. */
+  now?: Date;
 }
 
 /**
@@ -38,8 +45,31 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
     const qrData = qrisPayload({ merchantName: accountName, merchantCity: 'JAKARTA', amount: o.amount, billNumber: o.recordId, merchantId: qrisMerchantId(o.merchantId) });
     return { paymentFiat: { ...base, qrData }, vaNumber: null };
   }
-  return { paymentFiat: { ...base, checkoutUrl: `${o.baseUrl}/sandbox/ewallet/${o.depositId}` }, vaNumber: null };
+  return { paymentFiat: { ...base, ...ewalletDetails(o) }, vaNumber: null };
 }
+
+/**
+ * An e-wallet's details by its flow (docs/indonesian-payments.md), each leading to the sandbox's approval page of the
+ * deposit: a push to the shopper's number with its window; a QR and the app link of the same payment; a redirect to
+ * the wallet's page, which sends the shopper back to `returnUrl`.
+ */
+function ewalletDetails(o: FiatPaymentOptions): PaymentFiatView {
+  const checkoutUrl = `${o.baseUrl}/sandbox/ewallet/${o.depositId}`;
+  switch (o.method.flow) {
+    case 'push':
+      return { checkoutUrl, flow: 'push', ...(o.mobileNumber ? { mobileNumber: o.mobileNumber, pushExpiresAt: pushWindowFrom(o.now ?? new Date()) } : {}) };
+    case 'qr-or-app':
+      // The QR a wallet app scans on another device, and the link that opens the app on this one: the same payment.
+      return { checkoutUrl, flow: 'qr-or-app', qrData: `${checkoutUrl}?via=qr` };
+    case 'redirect':
+      return { checkoutUrl, flow: 'redirect', ...(o.returnUrl ? { returnUrl: o.returnUrl } : {}) };
+    default:
+      return { checkoutUrl };
+  }
+}
+
+/** When a push sent at `now` times out. */
+export const pushWindowFrom = (now: Date): string => new Date(now.getTime() + PUSH_WINDOW_SECONDS * 1000).toISOString();
 
 /**
  * Where a crypto deposit is paid: a fresh address on an EVM network; on Stellar, where an account must be funded and

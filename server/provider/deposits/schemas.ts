@@ -39,6 +39,12 @@ export const DepositSchema = z.object({
     bankName: z.string().optional(), bankCode: z.string().optional(), accountName: z.string().optional(),
     accountNumber: z.string().optional(), qrData: z.string().optional(), checkoutUrl: z.string().optional(),
     uniqueCode: z.string().optional().openapi({ description: 'Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart' }),
+    flow: z.enum(['push', 'qr-or-app', 'redirect']).optional().openapi({
+      description: 'E-wallet: push (a request to the shopper\'s phone, approved in the app within 60 s), qr-or-app (qrData and checkoutUrl: the same payment), redirect (checkoutUrl, back to returnUrl)',
+    }),
+    mobileNumber: z.string().optional().openapi({ description: 'Push e-wallet: the number the request went to (E.164)' }),
+    pushExpiresAt: TIMESTAMP.optional().openapi({ description: 'Push e-wallet: when the request awaiting approval times out (a failed attempt: timeout); absent once it ended' }),
+    returnUrl: z.string().optional().openapi({ description: "Redirect e-wallet: where the wallet's page sends the shopper back" }),
   }),
   paymentCrypto: z.object({
     payoutWallet: z.string().optional(), network: z.string().optional(),
@@ -88,6 +94,12 @@ export const ListQuerySchema = z.object({
   }),
 });
 
+/** What an e-wallet's flow needs (docs/indonesian-payments.md), checked with the method (a 400 naming the field). */
+export const WALLET_FIELDS = {
+  mobileNumber: z.string().max(32).optional().openapi({ description: "A push e-wallet (OVO): the shopper's mobile number (08..., 628... or +628...); required for one", example: '081234567890' }),
+  returnUrl: z.string().max(2048).optional().openapi({ description: "A redirect e-wallet (DANA, LinkAja): the http(s) page its page sends the shopper back to" }),
+};
+
 export const FiatDepositSchema = z.object({
   inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
   inputAmount: positive().optional().openapi({ example: 150000 }),
@@ -99,6 +111,7 @@ export const FiatDepositSchema = z.object({
   reference: z.string().min(1).max(128).optional(),
   note: z.string().max(500).optional(),
   quoteId: z.string().min(1).optional().openapi({ description: 'From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts' }),
+  ...WALLET_FIELDS,
 }).openapi('FiatDepositRequest');
 
 export const CryptoDepositSchema = z.object({

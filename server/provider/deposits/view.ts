@@ -3,6 +3,7 @@ import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.j
 import { money, toNumber, type Money } from '../money.js';
 import { checksumAddress } from './evm-address.js';
 import { lastFailureOf, type FailureReason } from './failure-reasons.js';
+import type { EwalletFlow } from '../../common/ewallet.js';
 
 export type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 
@@ -12,6 +13,13 @@ export interface PaymentFiatView {
   bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; qrData?: string; checkoutUrl?: string;
   /** Bank transfer: the unique code (smallest currency unit) the amount was raised by. */
   uniqueCode?: string;
+  /** E-wallet: how the wallet takes the payment (docs/indonesian-payments.md). */
+  flow?: EwalletFlow;
+  /** Push e-wallet: the shopper's number (E.164) and when the request awaiting approval times out (none once it ended). */
+  mobileNumber?: string;
+  pushExpiresAt?: string;
+  /** Redirect e-wallet: where its page sends the shopper back. */
+  returnUrl?: string;
 }
 
 export interface PaymentCryptoView {

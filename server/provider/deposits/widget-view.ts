@@ -30,6 +30,7 @@ const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
   depositPaymentType: method.depositPaymentType, bankName: method.bankName, bankCode: method.code, name: method.name,
   currency: method.currency, minimumAmount: toNumber(method.minimumAmount), maximumAmount: toNumber(method.maximumAmount),
   image: logoUrl(baseUrl, method.logo), feeFlat: toNumber(method.feeFlat), feePercentage: toNumber(method.feePercentage),
+  ...(method.flow ? { flow: method.flow } : {}),
 });
 
 /** A crypto of the catalog as the session describes it (DESIGN.md 8: what its wallet payment request needs), before its price. */

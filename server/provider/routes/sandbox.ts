@@ -8,7 +8,7 @@ import { lastDeliveryOf, recentAttempts } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
 import { DepositNotPending, readDepositById, recordPayment } from '../deposits/service.js';
 import { recordFailedAttempt, type FailureReason } from '../deposits/attempts.js';
-import { paidAmountsOf } from '../deposits/view.js';
+import { paidAmountsOf, paymentFiatOf } from '../deposits/view.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
@@ -102,7 +102,14 @@ export function sandboxRoutes(deps: ProviderDeps) {
 <div class="amount">${formatIdr(row.status === 'pending' ? toText(paidAmountsOf(row).remaining) : row.input_amount, row.input_currency)}</div>`;
     if (row.status === 'completed') return simulatorPage(c, 200, 'Payment approved', html`${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
     if (row.status === 'expired') return simulatorPage(c, 200, 'Payment closed', html`${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
-    return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}
+    const wallet = paymentFiatOf(row);
+    if (wallet.flow === 'push' && !(wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString())) {
+      return simulatorPage(c, 200, 'No payment request', html`${head}<p class="badge" data-status="no-request">No payment request awaits approval: send a new one from the checkout.</p>${back}`);
+    }
+    const flowNote = wallet.flow === 'push'
+      ? html`<p class="muted" data-flow="push">A payment request sent to ${wallet.mobileNumber ?? 'the phone'}: approve it before ${wallet.pushExpiresAt}.</p>`
+      : wallet.flow === 'redirect' && wallet.returnUrl ? html`<p class="muted" data-flow="redirect">You go back to the shop after approving or declining.</p>` : '';
+    return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}${flowNote}
 <p class="muted">Sandbox e-wallet: approve to pay, decline to refuse. Expires ${row.expired_at}.</p>
 ${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attempt failed: ${found.view.lastFailure.reason.replace('_', ' ')}</p>` : ''}
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/approve"><button class="approve" type="submit">Approve</button></form>
@@ -117,14 +124,19 @@ ${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attem
     if (!found || findPaymentMethod(found.row.method_code ?? '')?.kind !== 'ewallet') {
       return simulatorPage(c, 404, 'Payment not found', NOT_FOUND);
     }
+    const wallet = paymentFiatOf(found.row);
+    // A push is approved or declined while it awaits (docs/indonesian-payments.md); after its window the checkout sends another.
+    const awaits = wallet.flow !== 'push' || (!!wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString());
     try {
-      // Approving pays exactly what is due (DESIGN.md 10).
-      // Declining is a failed attempt: the deposit stays pending, the shopper may try again (docs/indonesian-payments.md).
-      if (kind === 'paid') await recordPayment(deps, id, { pendingOnly: true });
-      else await recordFailedAttempt(deps, id, { reason: kind });
+      // Approving pays exactly what is due (DESIGN.md 10). Declining is a failed attempt: the deposit stays pending,
+      // the shopper may try again (docs/indonesian-payments.md).
+      if (awaits && kind === 'paid') await recordPayment(deps, id, { pendingOnly: true });
+      else if (awaits && kind !== 'paid') await recordFailedAttempt(deps, id, { reason: kind });
     } catch (err) {
       if (!(err instanceof DepositNotPending)) throw err;
     }
+    // A redirect wallet sends the shopper back to the shop's page, where the checkout resumes.
+    if (wallet.flow === 'redirect' && wallet.returnUrl) return c.redirect(wallet.returnUrl, 303);
     // Post/redirect/get: the page shows the outcome, a reload does not post again.
     return c.redirect(`/sandbox/ewallet/${encodeURIComponent(id)}`, 303);
   };
