@@ -72,6 +72,9 @@ export interface Deposit extends Partial<CryptoAsset> {
   accountName?: string;
   qrData?: string;
   checkoutUrl?: string;
+  /** Mandiri VA (a bill payment): the biller code and the bill key the shopper enters */
+  billerCode?: string;
+  billKey?: string;
   /** bank: the unique code (in the currency's smallest unit) added to the amount to tell this transfer apart */
   uniqueCode?: string;
   /** crypto: the wallet address to pay */

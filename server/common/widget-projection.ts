@@ -80,6 +80,8 @@ interface Deposit {
     bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; checkoutUrl?: string; uniqueCode?: string;
     /** E-wallet (docs/indonesian-payments.md): its flow; a push's number (E.164) and window. */
     flow?: EwalletFlow; mobileNumber?: string; pushExpiresAt?: string;
+    /** Mandiri VA (a bill payment): the biller code and the bill key. */
+    billerCode?: string; billKey?: string;
     /** The QR value: `qrData` in create and read answers, `qrCode` as the interface names it. */
     qrData?: string; qrCode?: string;
   };
@@ -242,6 +244,7 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
     ...(exchangeRate ? { exchangeRate } : {}),
     ...((kind === 'va' || kind === 'bank') && pf.accountNumber ? { accountNumber: pf.accountNumber } : {}),
     ...((kind === 'va' || kind === 'bank') && pf.accountName ? { accountName: pf.accountName } : {}),
+    ...(kind === 'va' && pf.billerCode && pf.billKey ? { billerCode: pf.billerCode, billKey: pf.billKey } : {}),
     ...(kind === 'bank' && pf.uniqueCode && /^\d{1,3}$/.test(pf.uniqueCode) ? { uniqueCode: pf.uniqueCode } : {}),
     ...(kind === 'qris' && qrData ? { qrData } : {}),
     ...(kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl) ? { checkoutUrl: pf.checkoutUrl } : {}),

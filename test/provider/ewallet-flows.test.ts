@@ -113,3 +113,24 @@ describe('e-wallet flows', () => {
     });
   });
 });
+
+describe('Mandiri VA: a bill payment', () => {
+  let p: TestProvider;
+  before(async () => { p = await createTestProvider(); });
+  after(async () => { await p.close(); });
+
+  it('carries its biller code and bill key (the account number after the code), to the widget too', async () => {
+    const { id } = (await bodyOf<Envelope<{ id: string }>>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }))).data;
+    const res = await p.app.request(`http://localhost/checkout/api/checkouts/${id}/deposit`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'MANDIRI_VA' }),
+    });
+    const d = await dataOf<WidgetDeposit>(res);
+    assert.equal(d.billerCode, '88608');
+    assert.equal(`${d.billerCode}${d.billKey}`, d.accountNumber);
+    assert.match(d.billKey!, /^\d{11}$/);
+    const bca = await dataOf<WidgetDeposit>(await p.app.request(`http://localhost/checkout/api/checkouts/${(await bodyOf<Envelope<{ id: string }>>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }))).data.id}/deposit`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'BCA_VA' }),
+    }));
+    assert.equal(bca.billerCode, undefined);
+  });
+});

@@ -545,6 +545,13 @@ export interface components {
                 pushExpiresAt?: string;
                 /** @description Redirect e-wallet: where the wallet's page sends the shopper back */
                 returnUrl?: string;
+                /**
+                 * @description Mandiri VA (a bill payment, Multipayment): the biller (company) code
+                 * @example 88608
+                 */
+                billerCode?: string;
+                /** @description Mandiri VA: the bill key (the account number after the biller code) */
+                billKey?: string;
             };
             paymentCrypto: {
                 payoutWallet?: string;

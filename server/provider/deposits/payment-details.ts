@@ -35,7 +35,9 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
   const base = { bankName: method.bankName, bankCode: method.code, accountName };
   if (method.kind === 'va') {
     const vaNumber = newVaNumber(method.vaPrefix!);
-    return { paymentFiat: { ...base, accountNumber: vaNumber }, vaNumber };
+    // Mandiri's VA is paid as a bill (Multipayment): its biller (company) code is the prefix, the bill key the rest.
+    const bill = method.code === 'MANDIRI_VA' ? { billerCode: method.vaPrefix!, billKey: vaNumber.slice(method.vaPrefix!.length) } : {};
+    return { paymentFiat: { ...base, accountNumber: vaNumber, ...bill }, vaNumber };
   }
   if (method.kind === 'bank') {
     const { accountNumber, accountName: collectionName } = method.collectionAccount!;

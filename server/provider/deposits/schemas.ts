@@ -45,6 +45,8 @@ export const DepositSchema = z.object({
     mobileNumber: z.string().optional().openapi({ description: 'Push e-wallet: the number the request went to (E.164)' }),
     pushExpiresAt: TIMESTAMP.optional().openapi({ description: 'Push e-wallet: when the request awaiting approval times out (a failed attempt: timeout); absent once it ended' }),
     returnUrl: z.string().optional().openapi({ description: "Redirect e-wallet: where the wallet's page sends the shopper back" }),
+    billerCode: z.string().optional().openapi({ description: 'Mandiri VA (a bill payment, Multipayment): the biller (company) code', example: '88608' }),
+    billKey: z.string().optional().openapi({ description: 'Mandiri VA: the bill key (the account number after the biller code)' }),
   }),
   paymentCrypto: z.object({
     payoutWallet: z.string().optional(), network: z.string().optional(),

@@ -20,6 +20,9 @@ export interface PaymentFiatView {
   pushExpiresAt?: string;
   /** Redirect e-wallet: where its page sends the shopper back. */
   returnUrl?: string;
+  /** Mandiri VA (a bill payment): the biller code and the bill key the shopper enters. */
+  billerCode?: string;
+  billKey?: string;
 }
 
 export interface PaymentCryptoView {
