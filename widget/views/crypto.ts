@@ -5,6 +5,7 @@
 // priced at, and the steps.
 import { exact } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
+import { memoRow, memoStyles } from './memo.js';
 import { opening, phone } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
@@ -16,7 +17,7 @@ export { DepositStatusController } from './pending.js';
 const css = String.raw; // as in pending.ts
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + copyStyles + qrStyles + css`
+export const styles = frameStyles + copyStyles + qrStyles + memoStyles + css`
   [part='network'] {
     border-left: 4px solid var(--kasir-danger, #b42318);
     background: var(--s);
@@ -89,6 +90,7 @@ const crypto: View = (k) => {
         <dt>${t.address}</dt>
         <dd><span part="address">${d.address}</span>${copyButton(k, d.address!, t.theAddress, '[part=address]')}</dd>
       </div>
+      ${memoRow(k)}
       <div>
         <dt>${t.exactAmount}</dt>
         <dd><strong part="amount">${amount}</strong>${copyButton(k, exact(k.due), t.theAmount, 'dd [part=amount]')}</dd>

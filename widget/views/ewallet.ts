@@ -2,6 +2,12 @@
 // phone opens in the wallet's app; only an http(s) one gets here: `refusal` has the element show an error for any
 // other), and the steps.
 import { opening } from './external.js';
+import { failureStyles } from './failure.js';
+import { pushStyles, pushView } from './ewallet-push.js';
+import { qrOrAppView } from './ewallet-qr-or-app.js';
+import { redirectView } from './ewallet-redirect.js';
+import { qrStyles } from './qr-figure.js';
+import type { WalletKit } from './wallet-kit.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { Locale } from '../i18n.js';
@@ -13,7 +19,7 @@ export { DepositStatusController } from './pending.js';
 const css = String.raw; // as in pending.ts
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + css`
+export const styles = frameStyles + qrStyles + failureStyles + pushStyles + css`
   .button {
     display: block;
   }
@@ -36,9 +42,14 @@ const words = {
   },
 };
 
+/** The views of the wallets' flows (docs/indonesian-payments.md); a deposit without one is a link to the wallet's page. */
+const FLOWS = { push: pushView, 'qr-or-app': qrOrAppView, redirect: redirectView };
+
 const ewallet: View = (k) => {
   const { html, fill, d, amount, steps } = k;
   const t = k.text(words);
+  const flow = d.flow && FLOWS[d.flow];
+  if (flow) return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>${rateRow(k)}${flow(k as WalletKit)}`;
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     ${rateRow(k)}
     <a part="open-app" class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer" @click=${opening(d.checkoutUrl!, 'app')}

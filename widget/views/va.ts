@@ -2,6 +2,7 @@
 // when there is one, the exact amount, each to copy, and the steps (for a transfer whose amount carries a unique code,
 // why its last digits are odd).
 import { copyButton, copyStyles } from './copy.js';
+import { bankStepStyles, bankSteps, billWords } from './va-steps.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { View } from './view.js';
@@ -11,7 +12,7 @@ export { DepositStatusController } from './pending.js';
 const css = String.raw; // as in pending.ts
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + copyStyles + css`
+export const styles = frameStyles + copyStyles + bankStepStyles + css`
   [part='va-number'] {
     font-size: min(1.25rem, 5.6cqi);
     white-space: nowrap;
@@ -49,6 +50,20 @@ const words = {
   },
 };
 
+/** A Mandiri bill payment's company code and bill key (docs/indonesian-payments.md), each to copy. */
+const billRows = (k: Parameters<View>[0]) => {
+  const { html, d } = k;
+  const b = billWords(k);
+  return html`<div>
+      <dt>${b.billerCode}</dt>
+      <dd><span part="biller-code" class="mono">${d.billerCode}</span>${copyButton(k, d.billerCode!, b.billerCode, '[part=biller-code]')}</dd>
+    </div>
+    <div>
+      <dt>${b.billKey}</dt>
+      <dd><span part="bill-key" class="mono">${d.billKey}</span>${copyButton(k, d.billKey!, b.billKey, '[part=bill-key]')}</dd>
+    </div>`;
+};
+
 const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
 
 const va: View = (k) => {
@@ -60,12 +75,13 @@ const va: View = (k) => {
         <dd><span part="va-number" class="mono">${grouped(d.accountNumber)}</span>${copyButton(k, d.accountNumber!, t.theNumber, '[part=va-number]')}</dd>
       </div>
       ${d.accountName ? html`<div><dt>${t.accountName}</dt><dd>${d.accountName}</dd></div>` : nothing}
+      ${d.billerCode && d.billKey ? billRows(k) : nothing}
       <div>
         <dt>${t.exactAmount}</dt>
         <dd><strong part="amount">${amount}</strong>${copyButton(k, k.due, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${rateRow(k)} ${steps(
+    ${rateRow(k)} ${(d.method.kind === 'va' && bankSteps(k)) || steps(
       d.method.kind === 'bank'
         ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
           [t.vaSteps[0], t.bankStep, d.uniqueCode ? k.fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]

@@ -118,3 +118,22 @@ export async function sendPushAgain(deps: ProviderDeps, depositId: string, mobil
     deps.changes.announce(depositId);
   }
 }
+
+/** A redirect wallet's page to come back to, set on the pending deposit (no history entry, no webhook: nothing moved). */
+export async function setReturnUrl(deps: ProviderDeps, depositId: string, url: string): Promise<DepositView> {
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const row = await depositByDepositId(trx, depositId, undefined, { lock: true });
+      if (!row) throw new DepositNotFound();
+      const paymentFiat = paymentFiatOf(row);
+      const history = await activitiesOf(trx, row.id);
+      const payments = await paymentsOf(trx, row.id);
+      if (row.status !== 'pending' || paymentFiat.flow !== 'redirect' || paymentFiat.returnUrl === url) return toDepositView(row, history, payments, { detail: true });
+      const updated = await trx.updateTable('deposits').set({ payment_fiat: JSON.stringify({ ...paymentFiat, returnUrl: url }) })
+        .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+      return toDepositView(updated, history, payments, { detail: true });
+    });
+  } finally {
+    deps.changes.announce(depositId);
+  }
+}

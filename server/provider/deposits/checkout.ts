@@ -16,8 +16,8 @@ import {
   type SwitchRequest,
 } from './service.js';
 import type { MethodChoice, WalletChoice } from '../../common/widget-api.js';
-import { mobileNumber } from '../../common/ewallet.js';
-import { sendPushAgain } from './attempts.js';
+import { mobileNumber, returnUrl } from '../../common/ewallet.js';
+import { sendPushAgain, setReturnUrl } from './attempts.js';
 import { feesPolicy, type FeesPaidByOption, type FeesPolicy } from '../../common/fee-policy.js';
 import type { DepositRow, DepositView } from './view.js';
 
@@ -186,6 +186,10 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
       } catch (err) {
         if (!(err instanceof DepositNotPending)) throw err;
       }
+    }
+    // A redirect wallet chosen again with the page to come back to (the element, before it leaves for the wallet).
+    if (method?.flow === 'redirect' && wallet.returnUrl !== undefined && found.row.status === 'pending') {
+      return { view: await setReturnUrl(deps, checkout.id, returnUrl(wallet.returnUrl, 'returnUrl')), choice: 'unchanged' };
     }
     return { view: found.view, choice: 'unchanged' };
   }

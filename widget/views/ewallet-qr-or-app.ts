@@ -1,0 +1,35 @@
+// A qr-or-app e-wallet (GoPay, ShopeePay; docs/indonesian-payments.md): on a wide screen the QR the wallet app scans
+// (`part="qr"`), on a phone a link that opens the app (`part="open-app"`): the same payment. A failed attempt is shown
+// with "try again" (the code or link again) and "choose another method". Part of the e-wallet view's chunk.
+import { opening, phone } from './external.js';
+import { dismissFailure, failurePanel, shownFailure } from './failure.js';
+import { qrFigure } from './qr-figure.js';
+import type { WalletView } from './wallet-kit.js';
+
+const words = {
+  en: {
+    walletQr: '{0} payment code for {1}',
+    openApp: 'Open {0}',
+    scanSteps: ['Open {0} on your phone and tap Pay or Scan.', 'Scan this code and confirm the payment.', 'This page updates by itself.'],
+    appSteps: ['Tap the button to open {0}.', 'Confirm the payment in the app, then come back here.', 'This page updates by itself.'],
+  },
+  id: {
+    walletQr: 'Kode pembayaran {0} untuk {1}',
+    openApp: 'Buka {0}',
+    scanSteps: ['Buka {0} di ponsel Anda lalu ketuk Bayar atau Scan.', 'Pindai kode ini dan konfirmasi pembayaran.', 'Halaman ini diperbarui otomatis.'],
+    appSteps: ['Ketuk tombol untuk membuka {0}.', 'Konfirmasi pembayaran di aplikasi, lalu kembali ke sini.', 'Halaman ini diperbarui otomatis.'],
+  },
+};
+
+export const qrOrAppView: WalletView = (k) => {
+  const { html, fill, d, amount, steps } = k;
+  const t = k.text(words);
+  const failure = shownFailure(k);
+  if (failure) return failurePanel(k, failure, () => dismissFailure(k));
+  // A phone opens the app; a wide screen shows the code for the phone to scan.
+  if (phone() || !d.qrData) {
+    return html`<a part="open-app" class="button primary" href=${d.checkoutUrl} @click=${opening(d.checkoutUrl!, 'app')}>${fill(t.openApp, d.method.name)}</a>
+      ${steps(t.appSteps)}`;
+  }
+  return html`${qrFigure(k, d.qrData, fill(t.walletQr, d.method.name, amount))} ${steps(t.scanSteps)}`;
+};
