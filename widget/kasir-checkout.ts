@@ -270,7 +270,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
         }
         // A remembered checkout that is over (paid, expired, or its window closed unused) belongs to an earlier
         // order: start afresh rather than replay its outcome. A pending one is resumed.
-        if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' : lapsed(checkout))) checkout = null;
+        // Back from a redirect wallet's page (views/ewallet-redirect.ts remembers which checkout left): its outcome shows.
+        if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' && remembered('back') != checkout.id : lapsed(checkout))) checkout = null;
       }
       if (!checkout) {
         checkout = await this.api.call<Checkout>('/checkouts', orderId ? { orderId } : { amount, currency });

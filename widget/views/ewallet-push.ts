@@ -73,7 +73,7 @@ export const pushView: WalletView = (k) => {
   const left = ends ? secondsLeft(k, ends) : 0;
   if (ends && left > 0) {
     return html`<p role="status">${fill(t.approveIn, d.method.name, d.phone || '')}</p>
-      <p class="row"><span>${t.windowLeft}</span><strong part="wallet-countdown" class="mono">0:${String(left).padStart(2, '0')}</strong></p>
+      <p class="row"><span>${t.windowLeft}</span><strong part="wallet-countdown" class="mono">${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}</strong></p>
       ${steps(t.pushSteps)}`;
   }
   // The window just ended: the service records the timeout on the next read.

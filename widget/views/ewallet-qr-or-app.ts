@@ -3,8 +3,29 @@
 // with "try again" (the code or link again) and "choose another method". Part of the e-wallet view's chunk.
 import { opening, phone } from './external.js';
 import { dismissFailure, failurePanel, shownFailure } from './failure.js';
-import { qrFigure } from './qr-figure.js';
 import type { WalletView } from './wallet-kit.js';
+
+const css = String.raw; // as in pending.ts
+
+/** The code's figure (qr-figure.ts's style, here so the e-wallet chunk carries no encoder). */
+export const walletQrStyles = css`
+  [part='qr'] {
+    justify-self: center;
+    max-width: 100%;
+    background: #fff;
+    border: 1px solid var(--b);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.25rem;
+  }
+  [part='qr'] svg {
+    display: block;
+    max-width: 100%;
+    height: auto;
+  }
+`;
+
+/** The QR encoder and figure, once loaded (wallet-qr.ts: its own chunk). */
+let figure: (typeof import('./wallet-qr.js'))['qrFigure'] | undefined;
 
 const words = {
   en: {
@@ -31,5 +52,10 @@ export const qrOrAppView: WalletView = (k) => {
     return html`<a part="open-app" class="button primary" href=${d.checkoutUrl} @click=${opening(d.checkoutUrl!, 'app')}>${fill(t.openApp, d.method.name)}</a>
       ${steps(t.appSteps)}`;
   }
-  return html`${qrFigure(k, d.qrData, fill(t.walletQr, d.method.name, amount))} ${steps(t.scanSteps)}`;
+  if (!figure) {
+    // Loaded once; a failed load shows the app link's steps meanwhile, and the next render asks again.
+    import('./wallet-qr.js').then((m) => ((figure = m.qrFigure), k.update()), () => {});
+    return html`<p class="loading"><span class="spin" aria-hidden="true"></span></p> ${steps(t.scanSteps)}`;
+  }
+  return html`${figure(k, d.qrData, fill(t.walletQr, d.method.name, amount))} ${steps(t.scanSteps)}`;
 };

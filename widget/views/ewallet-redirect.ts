@@ -28,6 +28,12 @@ export const redirectView: WalletView = (k) => {
     e.preventDefault();
     const link = e.currentTarget as HTMLElement;
     await chooseAgain(k, { returnUrl: location.href });
+    // Coming back, the element shows this checkout's outcome (paid or not) rather than start a new one.
+    try {
+      sessionStorage.setItem('kasir-checkout:back', d.checkoutId);
+    } catch {
+      // storage disabled: the element starts afresh on return
+    }
     if (link.dispatchEvent(new KasirOpenExternalEvent(url, 'app'))) location.assign(url);
   };
   return html`<a part="open-app" class="button primary" href=${url} @click=${go}>${fill(t.continueTo, d.method.name)}</a>

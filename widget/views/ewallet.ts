@@ -4,9 +4,8 @@
 import { opening } from './external.js';
 import { failureStyles } from './failure.js';
 import { pushStyles, pushView } from './ewallet-push.js';
-import { qrOrAppView } from './ewallet-qr-or-app.js';
+import { qrOrAppView, walletQrStyles } from './ewallet-qr-or-app.js';
 import { redirectView } from './ewallet-redirect.js';
-import { qrStyles } from './qr-figure.js';
 import type { WalletKit } from './wallet-kit.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
@@ -19,7 +18,7 @@ export { DepositStatusController } from './pending.js';
 const css = String.raw; // as in pending.ts
 
 /** The frame's styles and the view's own. */
-export const styles = frameStyles + qrStyles + failureStyles + pushStyles + css`
+export const styles = frameStyles + walletQrStyles + failureStyles + pushStyles + css`
   .button {
     display: block;
   }
