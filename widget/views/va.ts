@@ -66,6 +66,7 @@ const billRows = (k: Parameters<View>[0]) => {
 
 const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
 
+// A VA's steps are its bank's, per channel (va-steps.ts), unless the shop gave its own `vaSteps` (`strings`).
 const va: View = (k) => {
   const { html, nothing, d, amount, steps } = k;
   const t = k.text(words);
@@ -81,7 +82,7 @@ const va: View = (k) => {
         <dd><strong part="amount">${amount}</strong>${copyButton(k, k.due, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${rateRow(k)} ${(d.method.kind === 'va' && bankSteps(k)) || steps(
+    ${rateRow(k)} ${(d.method.kind === 'va' && t.vaSteps === words[k.loc].vaSteps && bankSteps(k)) || steps(
       d.method.kind === 'bank'
         ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
           [t.vaSteps[0], t.bankStep, d.uniqueCode ? k.fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]
