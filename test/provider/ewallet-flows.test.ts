@@ -106,6 +106,16 @@ describe('e-wallet flows', () => {
       assert.equal((await widgetRead(id)).status, 'completed');
     });
 
+    it('chosen again with the page to come back to (the element, on its way out), it sends the shopper there', async () => {
+      const id = await newCheckout();
+      const d = await dataOf<WidgetDeposit>(await choose(id, { method: 'DANA' }));
+      const back = `${origin}/pay?step=2`;
+      assert.equal((await choose(id, { method: 'DANA', returnUrl: back })).status, 200);
+      const res = await decide(d, 'decline');
+      assert.deepEqual([res.status, res.headers.get('location')], [303, back]);
+      assert.equal((await widgetRead(id)).failure?.reason, 'declined');
+    });
+
     it('refuses a return page of another site (no open redirect)', async () => {
       const err = await errorOf(await choose(await newCheckout(), { method: 'LINKAJA', returnUrl: 'https://evil.example/' }));
       assert.equal(err.statusCode, 400);
