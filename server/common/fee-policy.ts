@@ -7,7 +7,7 @@ export type FeesPaidBy = 'merchant' | 'shopper';
 
 /** The kinds of fiat method a fee belongs to (crypto deposits carry no fee). */
 export const FEE_KINDS = ['va', 'bank', 'qris', 'ewallet'] as const;
-export type FeeKind = (typeof FEE_KINDS)[number];
+type FeeKind = (typeof FEE_KINDS)[number];
 
 /** Who bears the fee of each kind of method. */
 export type FeesPolicy = Readonly<Record<FeeKind, FeesPaidBy>>;

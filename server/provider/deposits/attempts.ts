@@ -15,7 +15,7 @@ import { paymentFiatOf, toDepositView, type ActivityRow, type DepositRow, type D
 import { pushWindowFrom } from './payment-details.js';
 import { FAILED_ACTIVITY, failureDescription, type FailureReason } from './failure-reasons.js';
 
-export { FAILURE_REASONS, type FailureReason } from './failure-reasons.js';
+export type { FailureReason } from './failure-reasons.js';
 
 export interface AttemptRequest {
   reason: FailureReason;
@@ -70,7 +70,7 @@ async function applyFailure(trx: Transaction<Database>, row: DepositRow, request
 }
 
 /** A push awaiting approval past its window at `now` (docs/indonesian-payments.md): it times out before any read shows it. */
-export function isPushOverdue(row: Pick<DepositRow, 'status' | 'payment_fiat'>, now: Date): boolean {
+function isPushOverdue(row: Pick<DepositRow, 'status' | 'payment_fiat'>, now: Date): boolean {
   const { pushExpiresAt } = paymentFiatOf(row);
   return row.status === 'pending' && !!pushExpiresAt && pushExpiresAt <= now.toISOString();
 }

@@ -2,7 +2,7 @@
 // attempts.ts, so that the Deposit's view reads the last failure without importing the state change.
 import type { ActivityRow } from '../db/deposit-tables.js';
 
-export const FAILURE_REASONS = ['declined', 'insufficient_balance', 'timeout'] as const;
+const FAILURE_REASONS = ['declined', 'insufficient_balance', 'timeout'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** The history entry of a failed attempt: its activity, and its description per reason. */
