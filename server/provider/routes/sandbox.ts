@@ -23,7 +23,8 @@ img{height:40px}h1{font-size:1.15rem;margin:12px 0}.amount{font-size:1.8rem;font
 form{display:inline}button{font:inherit;border:0;border-radius:8px;padding:10px 18px;margin:12px 8px 0 0;cursor:pointer}
 .approve{background:#059669;color:#fff}.decline{background:#e5e7eb;color:#111827}.badge{display:inline-block;padding:4px 10px;border-radius:999px;background:#eef2ff}`;
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
-const CSP = `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+/** The pages' policy; a redirect wallet's forms may also lead back to the shop's page (`back`: its origin). */
+const csp = (back = '') => `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'${back && ` ${back}`}; base-uri 'none'; frame-ancestors 'none'`;
 
 function formatIdr(amount: string, currency: string): string {
   const [int, frac] = money(amount).toFixed().split('.');
@@ -32,8 +33,8 @@ function formatIdr(amount: string, currency: string): string {
 }
 
 /** A page of the e-wallet simulator in the shell: its style and `content` in <main>. */
-function simulatorPage(c: Context, status: 200 | 403 | 404, title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>) {
-  c.header('Content-Security-Policy', CSP);
+function simulatorPage(c: Context, status: 200 | 403 | 404, title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>, back?: string) {
+  c.header('Content-Security-Policy', csp(back));
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'no-referrer');
   return c.html(htmlPage({ title, head: html`<style>${raw(CSS)}</style>`, body: html`<main>
@@ -114,7 +115,9 @@ export function sandboxRoutes(deps: ProviderDeps) {
 ${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attempt failed: ${found.view.lastFailure.reason.replace('_', ' ')}</p>` : ''}
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/approve"><button class="approve" type="submit">Approve</button></form>
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/decline"><button class="decline" type="submit">Decline</button></form>
-<form method="post" action="/sandbox/ewallet/${row.deposit_id}/insufficient-balance"><button class="decline" type="submit">Insufficient balance</button></form>`);
+<form method="post" action="/sandbox/ewallet/${row.deposit_id}/insufficient-balance"><button class="decline" type="submit">Insufficient balance</button></form>`,
+      // The form's answer sends a redirect wallet's shopper back to the shop: its origin is a form target too.
+      wallet.flow === 'redirect' && wallet.returnUrl ? new URL(wallet.returnUrl).origin : undefined);
   });
 
   const decide = (kind: 'paid' | FailureReason) => async (c: Context) => {
