@@ -35,6 +35,11 @@ export interface KasirApiOptions extends MerchantHooks {
    * surcharged (docs/indonesian-payments.md): `qris: 'shopper'` is refused.
    */
   feesPaidBy?: FeesPaidByOption;
+  /**
+   * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
+   * the page the element is on; docs/indonesian-payments.md): an http(s) URL of the shop.
+   */
+  returnUrl?: string;
   /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
   sandbox?: boolean;
   /** Currencies a shopper may create a checkout in (default `['IDR']`). */
@@ -96,6 +101,7 @@ export interface MerchantConfig {
   readonly allowedOrigins: readonly string[];
   /** As given: one answer for every kind, or one per kind (a kind left out the merchant's; QRIS always the merchant's). */
   readonly feesPaidBy: FeesPaidByOption;
+  readonly returnUrl?: string;
   readonly sandbox: boolean;
   readonly currencies: readonly string[];
   readonly checkoutRateLimit: number;
@@ -137,7 +143,7 @@ const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepos
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
-  feesPaidBy: 'KASIR_FEES_PAID_BY', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
+  feesPaidBy: 'KASIR_FEES_PAID_BY', returnUrl: 'KASIR_RETURN_URL', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
   transferRateLimit: 'KASIR_TRANSFER_RATE_LIMIT',
   statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
   redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
@@ -201,6 +207,7 @@ const optionsSchema = z.strictObject({
   feesPaidBy: optional(z.union([feePayer, z.strictObject(Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])))], {
     error: (iss) => `must be merchant or shopper, or one per kind (${FEE_KINDS.join(', ')}) ${got(iss.input)}`,
   }).refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` })),
+  returnUrl: optional(httpUrl),
   sandbox: optional(flag),
   currencies: optional(strings.transform((list) => list.map((c) => c.toUpperCase())).superRefine((list, ctx) => {
     for (const code of list) if (!/^[A-Z]{3}$/.test(code)) ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
@@ -277,6 +284,7 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
   const settings: MerchantSettings = {
     allowedOrigins: [...new Set((o.allowedOrigins ?? []).map((value) => origin(value) ?? value))],
     feesPaidBy: o.feesPaidBy ?? 'merchant',
+    returnUrl: o.returnUrl,
     sandbox: o.sandbox ?? false,
     currencies: o.currencies?.length ? [...new Set(o.currencies)] : ['IDR'],
     checkoutRateLimit: o.checkoutRateLimit ?? 60,
@@ -372,6 +380,7 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     allowedOrigins: [...(csv('KASIR_ALLOWED_ORIGINS') ?? []), ...(defaults.allowedOrigins ?? [])],
     // One answer (`shopper`) or one per kind (`va:shopper,ewallet:shopper`).
     feesPaidBy: (fees?.includes(':') ? Object.fromEntries(fees.split(',').map((pair) => pair.split(':').map((s) => s.trim()))) : fees ?? defaults.feesPaidBy) as FeesPaidByOption | undefined,
+    returnUrl: str('KASIR_RETURN_URL') ?? defaults.returnUrl,
     sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
     currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
     checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,

@@ -156,7 +156,9 @@ export class MerchantService {
     await this.requireCheckout(id);
     let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
     try {
-      chosen = await this.client.chooseCheckoutMethod(id, method, wallet);
+      // The shop's own return page, when it has one, wins over the page the element is on (docs/indonesian-payments.md).
+      const back = wallet.returnUrl && this.config.returnUrl ? { ...wallet, returnUrl: this.config.returnUrl } : wallet;
+      chosen = await this.client.chooseCheckoutMethod(id, method, back);
     } catch (err) {
       if (err instanceof PaymentServiceError && err.statusCode === 404) throw new ApiError(404, 'Checkout not found');
       throw err;

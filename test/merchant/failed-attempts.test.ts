@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import type { FailedPayment, RunningMerchant } from '../../server/merchant/index';
 import { SandboxClient } from '../../server/provider/sandbox-client';
-import { runningMerchant, sleep, startUpstream, waitFor, type Envelope, type Upstream } from './support';
+import { call, merchantApp, runningMerchant, sleep, startUpstream, waitFor, type Envelope, type Upstream } from './support';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -59,6 +59,21 @@ describe('failed attempts: onPaymentFailed', () => {
     await new SandboxClient(up.provider.credentials).resend(checkout.id);
     await sleep(1500);
     assert.equal(failed.length, 2, 'the same attempt, resent, runs the hook no second time');
+  });
+
+  it("a redirect wallet comes back to the page the element is on, or to the shop's returnUrl when it has one", async () => {
+    const sandbox = new SandboxClient(up.provider.credentials);
+    for (const [options, expected] of [[{}, 'http://localhost/cart?x=1'], [{ returnUrl: 'https://shop.example/thanks' }, 'https://shop.example/thanks']] as const) {
+      const app = merchantApp(up, {}, options);
+      const { json } = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' });
+      const id = json.data.id;
+      assert.equal((await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'DANA' })).status, 201);
+      const again = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'DANA', returnUrl: 'http://localhost/cart?x=1' });
+      assert.equal(again.status, 200, again.text);
+      assert.equal((await sandbox.deposit(id)).paymentFiat.returnUrl, expected);
+      const foreign = await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'DANA', returnUrl: 'https://evil.example/' });
+      assert.equal(foreign.status, 400);
+    }
   });
 
   it('kasir-sandbox decline refuses an unknown reason, naming the choices', async () => {
