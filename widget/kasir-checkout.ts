@@ -266,8 +266,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
             if (id || (err as ApiError).status !== 404) throw err;
           }
           // A remembered checkout that is over (paid, expired, or its window closed unused) belongs to an earlier
-          // order: start afresh rather than replay its outcome. A pending one is resumed.
-          if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' : lapsed(checkout))) checkout = null;
+          // order: start afresh rather than replay its outcome. A pending one is resumed. Back from a redirect wallet's
+          // page (views/ewallet-redirect.ts remembers which checkout left): its outcome shows.
+          if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' && remembered('back') != checkout.id : lapsed(checkout))) checkout = null;
         }
         if (!checkout) {
           checkout = await this.__api.call<Checkout>('/checkouts', orderId ? { orderId } : { amount, currency }, signal);

@@ -35,6 +35,21 @@ export interface Method extends Partial<CryptoAsset> {
   available: boolean;
   /** crypto and converted methods */
   exchangeRate?: ExchangeRate;
+  /** e-wallet: how the wallet takes the payment (docs/indonesian-payments.md) */
+  flow?: EwalletFlow;
+}
+
+/**
+ * How an e-wallet takes a payment: `push` (a request to the phone number the shopper enters, approved in the app within
+ * the wallet's window), `qr-or-app` (a QR on a wide screen, the app link on a phone: the same payment), `redirect` (the
+ * wallet's page, which sends the shopper back).
+ */
+export type EwalletFlow = 'push' | 'qr-or-app' | 'redirect';
+
+/** Why an attempt to pay failed, and when (docs/indonesian-payments.md). */
+export interface PaymentFailure {
+  reason: 'declined' | 'insufficient_balance' | 'timeout';
+  failedAt: string;
 }
 
 export interface Deposit extends Partial<CryptoAsset> {
@@ -64,13 +79,27 @@ export interface Deposit extends Partial<CryptoAsset> {
   checkoutUrl?: string;
   /** ewallet: the app schemes (e.g. "gojek:") its `checkoutUrl` may use besides https (WIDGET-API.md, "Links") */
   appSchemes?: string[];
+  /** Mandiri VA (a bill payment): the biller code and the bill key the shopper enters */
+  billerCode?: string;
+  billKey?: string;
   /** bank: the unique code (in the currency's smallest unit) added to the amount to tell this transfer apart */
   uniqueCode?: string;
   /** crypto: the wallet address to pay */
   address?: string;
   /** crypto: the wallet payment request the QR encodes (EIP-681 or SEP-7) */
   paymentUri?: string;
+  /** Stellar: the memo the payment must carry (one account per shop, a memo per deposit), and its type */
+  memo?: string;
+  memoType?: 'id' | 'text';
   exchangeRate?: ExchangeRate;
+  /** The last failed attempt to pay (docs/indonesian-payments.md): the deposit stays pending, the shopper may try again */
+  failure?: PaymentFailure;
+  /** e-wallet: how the wallet takes the payment; with `qr-or-app`, `qrData` is the QR and `checkoutUrl` the app link */
+  flow?: EwalletFlow;
+  /** push e-wallet: the number the request went to, masked (0812****7890) */
+  phone?: string;
+  /** push e-wallet: when the request awaiting approval times out; absent once it ended (approved, failed) */
+  walletExpiresAt?: string;
   expiresAt: string;
   serverTime: string;
   updatedAt: string;

@@ -1,7 +1,8 @@
 // The wallet payment request a crypto deposit's QR encodes (DESIGN.md 8), built in one place for both servers:
 //   EVM native coin: ethereum:<payoutWallet>@<chainId>?value=<amount in wei>                         (EIP-681)
 //   EVM token:       ethereum:<token>@<chainId>/transfer?address=<payoutWallet>&uint256=<base units>  (EIP-681)
-//   Stellar:         web+stellar:pay?destination=<payoutWallet>&amount=<amount>[&asset_code=..&asset_issuer=..]  (SEP-7)
+//   Stellar:         web+stellar:pay?destination=<payoutWallet>&amount=<amount>[&asset_code=..&asset_issuer=..]
+//                    [&memo=<memo>&memo_type=MEMO_ID|MEMO_TEXT]                                        (SEP-7)
 // Amounts are decimal strings turned into base units by string and BigInt arithmetic: never a binary float.
 
 export interface PaymentRequest {
@@ -18,6 +19,22 @@ export interface PaymentRequest {
   assetAddress: string;
   /** The asset's code (Stellar's asset_code). */
   symbol: string;
+  /** Stellar: the memo that tells this payment apart on the merchant's one account (docs/indonesian-payments.md). */
+  memo?: string;
+  /** Stellar: `id` (an unsigned 64-bit integer) or `text` (at most 28 bytes). */
+  memoType?: 'id' | 'text';
+}
+
+const MAX_MEMO_ID = 2n ** 64n - 1n;
+
+/** A Stellar memo as SEP-7 writes it, checked as the network takes it: a RangeError otherwise. */
+function stellarMemo(memo: string, type: 'id' | 'text'): [string, string] {
+  if (type === 'id') {
+    if (!/^\d{1,20}$/.test(memo) || BigInt(memo) > MAX_MEMO_ID) throw new RangeError(`a MEMO_ID is an unsigned 64-bit integer, not "${memo}"`);
+    return [BigInt(memo).toString(), 'MEMO_ID'];
+  }
+  if (!memo || new TextEncoder().encode(memo).length > 28) throw new RangeError(`a MEMO_TEXT has 1 to 28 bytes, not "${memo}"`);
+  return [memo, 'MEMO_TEXT'];
 }
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
@@ -55,7 +72,13 @@ export function paymentUri(r: PaymentRequest): string {
       params.set('asset_code', r.symbol);
       params.set('asset_issuer', r.assetAddress);
     }
-    return `web+stellar:pay?${params.toString()}`;
+    if (r.memo !== undefined) {
+      const [memo, type] = stellarMemo(r.memo, r.memoType ?? 'text');
+      params.set('memo', memo);
+      params.set('memo_type', type);
+    }
+    // Percent-encoded (a space is %20, never +: SEP-7's values are URI components).
+    return `web+stellar:pay?${[...params].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`;
   }
   const units = toBaseUnits(r.amount, r.decimals);
   if (!r.assetAddress) return `ethereum:${r.payoutWallet}@${r.chainId}?value=${units}`;

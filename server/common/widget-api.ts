@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import { matchesEtag } from './etag.js';
+import { mobileNumber, returnUrl } from './ewallet.js';
 import type { WidgetDepositRecord } from './widget-projection.js';
 
 
@@ -16,6 +17,26 @@ export interface WidgetDepositRead {
   etag: string;
   /** The deposit's JSON without its closing brace, when the backend keeps it serialised (the hot read path). */
   jsonHead?: string;
+}
+
+/** What an e-wallet's flow takes with the choice: a push the shopper's number (E.164), a redirect the page to come back to. */
+export interface WalletChoice {
+  mobileNumber?: string;
+  returnUrl?: string;
+}
+
+/** The wallet fields of a choice (`phone`, `returnUrl`), checked; the page to come back to must be of the caller's own site. */
+function walletChoice(c: Context, body: Record<string, unknown>): WalletChoice {
+  const wallet: WalletChoice = {};
+  if (body.phone !== undefined) wallet.mobileNumber = mobileNumber(body.phone, 'phone');
+  if (body.returnUrl !== undefined) {
+    const back = returnUrl(body.returnUrl, 'returnUrl');
+    const origin = c.req.header('origin') ?? new URL(c.req.url).origin;
+    // Not an open redirect: the wallet page sends the shopper back only to the page that asked.
+    if (new URL(back).origin !== origin) throw new ApiError(400, 'returnUrl: a page of the site the checkout is on');
+    wallet.returnUrl = back;
+  }
+  return wallet;
 }
 
 /** What choosing a method did: made the deposit, found it chosen with that method already, or switched it. */
@@ -31,8 +52,11 @@ const CHOICE_ANSWERS: Record<MethodChoice, { status: 200 | 201; message: string 
 export interface WidgetBackend {
   /** The checkout with its methods and deposit, stamped with serverTime; 404 when the id is not a checkout. */
   getCheckout(id: string): Promise<Checkout>;
-  /** Chooses a method: creates the deposit, answers the one chosen before with the same method, or switches it. */
-  chooseMethod(id: string, method: string): Promise<{ deposit: WidgetDepositRecord; choice: MethodChoice }>;
+  /**
+   * Chooses a method: creates the deposit, answers the one chosen before with the same method, or switches it; a push
+   * e-wallet chosen again sends a new request to the phone (docs/indonesian-payments.md).
+   */
+  chooseMethod(id: string, method: string, wallet?: WalletChoice): Promise<{ deposit: WidgetDepositRecord; choice: MethodChoice }>;
   /** The checkout's deposit; 404 when no method was chosen yet. */
   readDeposit(id: string): Promise<WidgetDepositRead>;
   /** Cancels the pending deposit (it expires). */
@@ -123,9 +147,10 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
 
   app.post('/checkouts/:id/deposit', stateChanging, async (c) => {
     const id = checkoutIdParam(c);
-    const { method } = await jsonBody(c);
+    const body = await jsonBody(c);
+    const { method } = body;
     if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
-    const { deposit, choice } = await backend.chooseMethod(id, method);
+    const { deposit, choice } = await backend.chooseMethod(id, method, walletChoice(c, body));
     // 201 the first time, 200 for the same method again or a switch.
     const answer = CHOICE_ANSWERS[choice];
     return ok(c, stamped(deposit), answer.status, answer.message);

@@ -6,6 +6,7 @@
 import type { Checkout, CryptoAsset, Deposit as WidgetDeposit, ExchangeRate, Method, MethodKind } from '@kasir/checkout';
 import { Decimal } from 'decimal.js';
 import { paymentUri } from './payment-uri.js';
+import { maskedMobile, type EwalletFlow } from './ewallet.js';
 
 /** Who bears a method's fee: the merchant (the checkout's input amount is the order) or the shopper (on top). */
 export type FeesPaidBy = 'merchant' | 'shopper';
@@ -36,6 +37,8 @@ interface SessionCrypto {
  */
 export interface MethodDescription {
   depositPaymentType: string;
+  /** E-wallet: how the wallet takes the payment (docs/indonesian-payments.md). */
+  flow?: EwalletFlow;
   bankCode: string;
   bankName: string;
   image: string;
@@ -75,15 +78,21 @@ interface Deposit {
   fee: { amount: number };
   paymentFiat: {
     bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; checkoutUrl?: string; uniqueCode?: string;
+    /** E-wallet (docs/indonesian-payments.md): its flow; a push's number (E.164) and window. */
+    flow?: EwalletFlow; mobileNumber?: string; pushExpiresAt?: string;
+    /** Mandiri VA (a bill payment): the biller code and the bill key. */
+    billerCode?: string; billKey?: string;
     /** The QR value: `qrData` in create and read answers, `qrCode` as the interface names it. */
     qrData?: string; qrCode?: string;
   };
-  paymentCrypto: { payoutWallet?: string };
+  paymentCrypto: { payoutWallet?: string; memo?: string; memoType?: 'id' | 'text' };
   paidAmount: number;
   remainingAmount: number;
   overpaidAmount: number;
   payments: ReadonlyArray<{ late: boolean; amount?: number; currency?: string }>;
   exchangeInfo?: { exchangeRate: number; outputCurrency: string };
+  /** The last failed attempt to pay, while it is the deposit's latest news (docs/indonesian-payments.md). */
+  lastFailure?: { reason: 'declined' | 'insufficient_balance' | 'timeout'; failedAt: string };
   expiredAt: string;
   updatedAt: string;
   version: number;
@@ -135,6 +144,7 @@ function toWidgetMethod(m: SessionMethod): Method {
     fee: m.crypto ? '0' : decimalText(m.shopperFee),
     total: decimalText(m.paymentAmount),
     available: m.available,
+    ...(m.flow ? { flow: m.flow } : {}),
   };
   if (!m.crypto) return view;
   return { ...view, ...cryptoAsset(m.crypto), ...(m.exchangeRate ? { exchangeRate: rateView(m.exchangeRate) } : {}) };
@@ -204,6 +214,7 @@ function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Deposi
   const paid = paidFields(d);
   const exchangeRate = depositExchangeRate(d);
   const address = d.paymentCrypto.payoutWallet;
+  const { memo, memoType = 'text' } = d.paymentCrypto;
   const asked = d.status === 'pending' && new Decimal(paid.remainingAmount).greaterThan(0) ? paid.remainingAmount : amount;
   return {
     method: { kind: 'crypto', code: d.inputCurrency, name: known ? methodName(known) : d.inputCurrency, image: known?.image ?? '' },
@@ -214,10 +225,11 @@ function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Deposi
     ...(crypto ? cryptoAsset(crypto) : { symbol, network, networkName: network, decimals: Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0) }),
     ...(exchangeRate ? { exchangeRate } : {}),
     ...(address ? { address } : {}),
+    ...(memo ? { memo, memoType } : {}),
     ...(address && crypto ? {
       paymentUri: paymentUri({
         blockchainType: crypto.blockchainType, payoutWallet: address, amount: asked, decimals: crypto.decimals, chainId: crypto.chainId,
-        assetAddress: crypto.address, symbol: crypto.symbol,
+        assetAddress: crypto.address, symbol: crypto.symbol, ...(memo ? { memo, memoType } : {}),
       }),
     } : {}),
   };
@@ -246,9 +258,23 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
     ...(exchangeRate ? { exchangeRate } : {}),
     ...((kind === 'va' || kind === 'bank') && pf.accountNumber ? { accountNumber: pf.accountNumber } : {}),
     ...((kind === 'va' || kind === 'bank') && pf.accountName ? { accountName: pf.accountName } : {}),
+    ...(kind === 'va' && pf.billerCode && pf.billKey ? { billerCode: pf.billerCode, billKey: pf.billKey } : {}),
     ...(kind === 'bank' && pf.uniqueCode && /^\d{1,3}$/.test(pf.uniqueCode) ? { uniqueCode: pf.uniqueCode } : {}),
     ...(kind === 'qris' && qrData ? { qrData } : {}),
     ...(kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl) ? { checkoutUrl: pf.checkoutUrl } : {}),
+    ...(kind === 'ewallet' ? walletDetails(d, pf, qrData) : {}),
+  };
+}
+
+/** An e-wallet deposit's flow (docs/indonesian-payments.md): a push's masked number and window, a qr-or-app's QR. */
+function walletDetails(d: Deposit, pf: Deposit['paymentFiat'], qrData: string | undefined): Pick<WidgetDepositRecord, 'flow' | 'phone' | 'walletExpiresAt' | 'qrData'> {
+  const flow = pf.flow;
+  if (!flow) return {};
+  return {
+    flow,
+    ...(flow === 'push' && pf.mobileNumber ? { phone: maskedMobile(pf.mobileNumber) } : {}),
+    ...(flow === 'push' && pf.pushExpiresAt && d.status === 'pending' ? { walletExpiresAt: pf.pushExpiresAt } : {}),
+    ...(flow === 'qr-or-app' && qrData ? { qrData } : {}),
   };
 }
 
@@ -259,6 +285,7 @@ export function toWidgetDeposit(d: Deposit, ctx: DepositContext): WidgetDepositR
     checkoutId: d.depositId,
     status: d.status,
     ...(d.depositType === 'crypto' ? cryptoDeposit(d, ctx.method) : fiatDeposit(d, ctx)),
+    ...(d.status === 'pending' && d.lastFailure ? { failure: { reason: d.lastFailure.reason, failedAt: d.lastFailure.failedAt } } : {}),
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,
     version: d.version,

@@ -147,6 +147,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
     onDepositPartiallyPaid: options.onDepositPartiallyPaid, onDepositPaidLate: options.onDepositPaidLate,
     onRefundRequested: options.onRefundRequested,
+    onPaymentFailed: options.onPaymentFailed,
   }, now);
 
   const addressOf = (c: Context) => clientAddressOf(c, config.trustProxy);
@@ -230,7 +231,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
   api.route('/', widgetApiRoutes({
     getCheckout: (id) => service.getCheckout(id),
-    chooseMethod: (id, method) => service.chooseMethod(id, method),
+    chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
     readDeposit: (id) => service.readDeposit(id),
     cancel: (id) => service.cancel(id),
     sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,

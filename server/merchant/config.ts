@@ -10,7 +10,7 @@ import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import type { MerchantHooks } from './hooks.js';
 import { ENV_SETTINGS, settingsFromEnv, type EnvSetting } from './env.js';
 import type { RequestSigner } from './client/signing.js';
-import type { FeesPaidBy } from './model.js';
+import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
 
 
 /** What `createKasirApi` takes (DESIGN.md section 7). Only the connection to the payment service is required. */
@@ -31,8 +31,17 @@ export interface KasirApiOptions extends MerchantHooks {
   webhookSecret?: string;
   /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
   allowedOrigins?: readonly string[];
-  /** Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount). */
-  feesPaidBy?: FeesPaidBy;
+  /**
+   * Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount), for every
+   * kind or per kind (`{ va: 'shopper', ewallet: 'shopper' }`, a kind left out the merchant's). QRIS is never
+   * surcharged (docs/indonesian-payments.md): `qris: 'shopper'` is refused.
+   */
+  feesPaidBy?: FeesPaidByOption;
+  /**
+   * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
+   * the page the element is on; docs/indonesian-payments.md): an http(s) URL of the shop.
+   */
+  returnUrl?: string;
   /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
   sandbox?: boolean;
   /** Currencies a shopper may create a checkout in (default `['IDR']`). */
@@ -97,7 +106,9 @@ export interface MerchantConfig {
   readonly accessToken: string;
   readonly webhookSecret: string;
   readonly allowedOrigins: readonly string[];
-  readonly feesPaidBy: FeesPaidBy;
+  /** As given: one answer for every kind, or one per kind (a kind left out the merchant's; QRIS always the merchant's). */
+  readonly feesPaidBy: FeesPaidByOption;
+  readonly returnUrl?: string;
   readonly sandbox: boolean;
   readonly currencies: readonly string[];
   readonly checkoutRateLimit: number;
@@ -133,13 +144,13 @@ type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
 const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
 
 /** The hooks a shop may pass (MerchantHooks); a new hook is one more name here. */
-const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired', 'onDepositPartiallyPaid', 'onDepositPaidLate', 'onRefundRequested'] as const satisfies ReadonlyArray<keyof MerchantHooks>;
+const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired', 'onDepositPartiallyPaid', 'onDepositPaidLate', 'onPaymentFailed', 'onRefundRequested'] as const satisfies ReadonlyArray<keyof MerchantHooks>;
 
 /** Each option's environment variable (DESIGN.md section 2), for messages about the environment. */
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
-  feesPaidBy: 'KASIR_FEES_PAID_BY', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
+  feesPaidBy: 'KASIR_FEES_PAID_BY', returnUrl: 'KASIR_RETURN_URL', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
   transferRateLimit: 'KASIR_TRANSFER_RATE_LIMIT',
   statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
   redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
@@ -193,12 +204,17 @@ const connectionSchema = z.object({
   webhookSecret: optional(text.regex(WEBHOOK_SECRET_FORMAT, { error: 'must look like whsec_<base64>' })),
 });
 
+const feePayer = z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` });
+
 const optionsSchema = z.strictObject({
   ...connectionSchema.shape,
   allowedOrigins: optional(strings.superRefine((list, ctx) => {
     for (const value of list) if (!origin(value)) ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
   })),
-  feesPaidBy: optional(z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` })),
+  feesPaidBy: optional(z.union([feePayer, z.strictObject(Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])))], {
+    error: (iss) => `must be merchant or shopper, or one per kind (${FEE_KINDS.join(', ')}) ${got(iss.input)}`,
+  }).refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` })),
+  returnUrl: optional(httpUrl),
   sandbox: optional(flag),
   currencies: optional(strings.transform((list) => list.map((c) => c.toUpperCase())).superRefine((list, ctx) => {
     for (const code of list) if (!/^[A-Z]{3}$/.test(code)) ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
@@ -236,7 +252,7 @@ function describeIssues(error: z.ZodError, label: Label): string[] {
       continue;
     }
     const name = String(issue.path[0] ?? 'options');
-    const line = `${label(name)}${issue.message.startsWith(':') ? '' : ' '}${issue.message}`;
+    const line = `${label(name)}${/^[:.]/.test(issue.message) ? '' : ' '}${issue.message}`;
     if (!problems.includes(line)) problems.push(line);
   }
   return problems;
@@ -283,6 +299,7 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
   const settings: MerchantSettings = {
     allowedOrigins: [...new Set((o.allowedOrigins ?? []).map((value) => origin(value) ?? value))],
     feesPaidBy: o.feesPaidBy ?? 'merchant',
+    returnUrl: o.returnUrl,
     sandbox: o.sandbox ?? false,
     currencies: o.currencies?.length ? [...new Set(o.currencies)] : ['IDR'],
     checkoutRateLimit: o.checkoutRateLimit ?? 60,
@@ -376,7 +393,9 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     accessToken: str('KASIR_ACCESS_TOKEN') ?? defaults.accessToken ?? '',
     webhookSecret: str('KASIR_WEBHOOK_SECRET') ?? defaults.webhookSecret ?? '',
     allowedOrigins: [...(csv('KASIR_ALLOWED_ORIGINS') ?? []), ...(defaults.allowedOrigins ?? [])],
-    feesPaidBy: (fees ?? defaults.feesPaidBy) as FeesPaidBy | undefined,
+    // One answer (`shopper`) or one per kind (`va:shopper,ewallet:shopper`).
+    feesPaidBy: (fees?.includes(':') ? Object.fromEntries(fees.split(',').map((pair) => pair.split(':').map((s) => s.trim()))) : fees ?? defaults.feesPaidBy) as FeesPaidByOption | undefined,
+    returnUrl: str('KASIR_RETURN_URL') ?? defaults.returnUrl,
     sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
     currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
     checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,

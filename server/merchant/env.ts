@@ -3,12 +3,13 @@
 // the credentials) is read at the first request instead (config.ts), so creating the API reads no secret.
 import type { MerchantConfig } from './config.js';
 
-type Kind = 'string' | 'int' | 'bool' | 'list';
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'fees';
 
 /** Each setting's variable and how its text is read; the compiler keeps it complete (every setting but the connection). */
 export const ENV_SETTINGS = {
   allowedOrigins: ['KASIR_ALLOWED_ORIGINS', 'list'],
-  feesPaidBy: ['KASIR_FEES_PAID_BY', 'string'],
+  feesPaidBy: ['KASIR_FEES_PAID_BY', 'fees'],
+  returnUrl: ['KASIR_RETURN_URL', 'string'],
   sandbox: ['KASIR_SANDBOX', 'bool'],
   currencies: ['KASIR_CURRENCIES', 'list'],
   checkoutRateLimit: ['KASIR_CHECKOUT_RATE_LIMIT', 'int'],
@@ -37,6 +38,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): { values: Partial<Recor
     const raw = env[variable]?.trim();
     if (!raw) continue;
     if (kind === 'string') values[name] = raw;
+    // `merchant`, `shopper`, or one per kind: `va:shopper,ewallet:shopper` (docs/indonesian-payments.md).
+    else if (kind === 'fees') values[name] = raw.includes(':') ? Object.fromEntries(raw.split(',').map((pair) => pair.split(':').map((part) => part.trim()))) : raw;
     else if (kind === 'list') values[name] = raw.split(',').map((item) => item.trim()).filter(Boolean);
     else if (kind === 'int') {
       const n = Number(raw);

@@ -115,6 +115,12 @@ export interface PaidLateDeposit extends DepositHookEvent {
   payment: DepositPayment;
 }
 
+/** What `onPaymentFailed` receives: why the attempt failed and when (docs/indonesian-payments.md); the deposit stays pending. */
+export interface FailedPayment extends DepositHookEvent {
+  reason: 'declined' | 'insufficient_balance' | 'timeout';
+  failedAt: string;
+}
+
 export interface MerchantHooks {
   /**
    * Prices an order from the merchant's own records, so a shopper cannot pay less by editing the page. When set,
@@ -149,4 +155,10 @@ export interface MerchantHooks {
    * shopper is asked to try again.
    */
   onRefundRequested?: (request: RefundRequest) => void | Promise<void>;
+  /**
+   * Called once per failed attempt to pay (webhook deposit.payment_failed: declined, insufficient balance, a wallet
+   * push not approved in time; docs/indonesian-payments.md): the deposit stays pending and the shopper may try again
+   * or choose another method. If it throws, the webhook is answered 503 and retried.
+   */
+  onPaymentFailed?: (event: FailedPayment) => void | Promise<void>;
 }

@@ -3,7 +3,7 @@ export { createKasirApi, type KasirApi, type ServerOrder } from './api.js';
 export { ConfigError, loadMerchantConfig, type KasirApiOptions, type MerchantConfig, type MerchantServerOptions } from './config.js';
 export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
 export { toNodeHandler } from './node-handler.js';
-export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks, OrderCustomer, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder, RefundRecipient, RefundRequest } from './hooks.js';
+export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, FailedPayment, MerchantHooks, OrderCustomer, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder, RefundRecipient, RefundRequest } from './hooks.js';
 export type { FeesPaidBy } from './model.js';
 export { verifyWebhook, type KasirWebhookEvent } from './webhooks.js';
 export { createLogger, type Logger } from '../common/log.js';

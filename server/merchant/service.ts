@@ -7,6 +7,8 @@ import type { MethodDescription } from '../common/widget-projection.js';
 import type { MerchantConfig } from './config.js';
 import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
+import { feesPolicy, passesFees } from '../common/fee-policy.js';
+import type { WalletChoice } from '../common/widget-api.js';
 import { ApiError } from './http.js';
 import { lruMap } from './lru.js';
 import type { MethodChoice } from '../common/widget-api.js';
@@ -115,10 +117,12 @@ export class MerchantService {
 
   private async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
     const { value, code } = this.validateAmount(amount, currency);
-    const feesPaidBy = this.config.feesPaidBy;
+    // The policy per kind goes with it (docs/indonesian-payments.md: QRIS is never surcharged).
+    const policy = feesPolicy(this.config.feesPaidBy);
+    const feesPaidBy: FeesPaidBy = passesFees(policy) ? 'shopper' : 'merchant';
     const created = await this.client.createCheckout(
       feesPaidBy === 'shopper'
-        ? { inputCurrency: code, outputAmount: value.toNumber(), outputCurrency: code }
+        ? { inputCurrency: code, outputAmount: value.toNumber(), outputCurrency: code, feesPaidBy: policy }
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
     this.checkouts.put(created.id, true);
@@ -149,11 +153,13 @@ export class MerchantService {
    * switch, so it never guesses. Another method while the deposit is pending switches it, or the service refuses with
    * a 4xx whose message passes through.
    */
-  async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
+  async chooseMethod(id: string, method: string, wallet: WalletChoice = {}): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
     await this.requireCheckout(id);
     let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
     try {
-      chosen = await this.client.chooseCheckoutMethod(id, method);
+      // The shop's own return page, when it has one, wins over the page the element is on (docs/indonesian-payments.md).
+      const back = wallet.returnUrl && this.config.returnUrl ? { ...wallet, returnUrl: this.config.returnUrl } : wallet;
+      chosen = await this.client.chooseCheckoutMethod(id, method, back);
     } catch (err) {
       if (err instanceof PaymentServiceError && err.statusCode === 404) throw new ApiError(404, 'Checkout not found');
       throw err;
@@ -225,7 +231,7 @@ export class MerchantService {
     const meta: CheckoutMeta | undefined = this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
     if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
-    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? this.config.feesPaidBy, methods, orderAmount: meta?.amount });
+    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? (passesFees(feesPolicy(this.config.feesPaidBy)) ? 'shopper' : 'merchant'), methods, orderAmount: meta?.amount });
   }
 
   /** What was saved when a copy of this backend created the checkout (its order), if one did. */

@@ -1,6 +1,6 @@
 // The webhook receiver: Standard Webhooks v1 verification and staleness, dedupe on webhook-id (in the shared state:
 // across copies and restarts), then the cache update (which wakes SSE listeners) and the merchant's hook for the event:
-// completed, expired, partially paid or paid late (DESIGN.md 10). Also verifyWebhook, typed with the service's webhook
+// completed, expired, partially paid or paid late (DESIGN.md 10), a failed attempt (docs/indonesian-payments.md). Also verifyWebhook, typed with the service's webhook
 // bodies, for a shop with a receiver of its own.
 import { Decimal } from 'decimal.js';
 import { Hono } from 'hono';
@@ -160,6 +160,12 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     if (type === 'deposit.paid_late' && payment) {
       const hook = hooks.onDepositPaidLate;
       return { name: 'onDepositPaidLate', key: `hook:paid_late:${id}:${deposit.payments.length}`, run: hook && (async () => hook({ ...(await base()), payment })) };
+    }
+    const failure = deposit.lastFailure;
+    if (type === 'deposit.payment_failed' && failure) {
+      const hook = hooks.onPaymentFailed;
+      // Once per attempt: each failure has its own time.
+      return { name: 'onPaymentFailed', key: `hook:payment_failed:${id}:${failure.failedAt}`, run: hook && (async () => hook({ ...(await base()), reason: failure.reason, failedAt: failure.failedAt })) };
     }
     if (type !== undefined && type !== 'deposit.completed' && type !== 'deposit.expired') return undefined;
     if (deposit.status === 'completed') {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // kasir-sandbox: the payment-service sandbox from the environment (DESIGN.md sections 2 and 11), and the commands that
-// drive a running one from a terminal (pay, expire, deposits, webhooks, resend, env). Every error is one line naming
+// drive a running one from a terminal (pay, expire, decline, deposits, webhooks, resend, env). Every error is one line naming
 // what is wrong, and exit code 1.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +20,9 @@ Commands:
                              --method/--currency: to a method it had before a switch (its old VA, account or address)
   expire <depositId|checkoutId|latest>
                              expire a pending deposit
+  decline <depositId|checkoutId|latest> [--reason R]
+                             a failed attempt to pay: the deposit stays pending (R: declined, insufficient_balance,
+                             timeout; declined)
   deposits [--status S] [--limit N]
                              deposits, newest first (S: pending, completed, expired; N: 10)
   webhooks [--limit N] [--follow]
@@ -74,6 +77,7 @@ const COMMANDS = {
   start: { options: { ...COMMON, host: { type: 'string' } }, positionals: 0 },
   pay: { options: { ...COMMON, amount: { type: 'string' }, currency: { type: 'string' }, method: { type: 'string' } }, positionals: 1 },
   expire: { options: COMMON, positionals: 1 },
+  decline: { options: { ...COMMON, reason: { type: 'string' } }, positionals: 1 },
   deposits: { options: { ...COMMON, status: { type: 'string' }, limit: { type: 'string' } }, positionals: 0 },
   webhooks: { options: { ...COMMON, limit: { type: 'string' }, follow: { type: 'boolean', short: 'f' } }, positionals: 0 },
   resend: { options: COMMON, positionals: 1 },
@@ -95,7 +99,7 @@ function parse(argv: string[]) {
   } catch (err) {
     throw new UsageError(`${command}: ${(err as Error).message.split('\n')[0]} (kasir-sandbox --help)`);
   }
-  const values = parsed.values as { 'data-dir'?: string; json?: boolean; help?: boolean; host?: string; amount?: string; currency?: string; method?: string; status?: string; limit?: string; follow?: boolean };
+  const values = parsed.values as { 'data-dir'?: string; json?: boolean; help?: boolean; host?: string; amount?: string; currency?: string; method?: string; reason?: string; status?: string; limit?: string; follow?: boolean };
   if (!values.help && parsed.positionals.length !== spec.positionals) {
     throw new UsageError(spec.positionals === 0
       ? `${command}: unexpected argument "${parsed.positionals[0]}" (kasir-sandbox --help)`
@@ -207,6 +211,13 @@ async function runCommand(command: Exclude<Command, 'start'>, values: ReturnType
     case 'expire': {
       const d = await client.expire(id!);
       print(d, `${d.depositId}: expired (${amountOf(d)}, ${methodOf(d)})`);
+      return;
+    }
+    case 'decline': {
+      const reason = values.reason ?? 'declined';
+      if (!['declined', 'insufficient_balance', 'timeout'].includes(reason)) throw new UsageError(`--reason: must be declined, insufficient_balance or timeout, not "${reason}"`);
+      const d = await client.decline(id!, { reason });
+      print(d, `${d.depositId}: payment failed (${reason}; ${amountOf(d)}, ${methodOf(d)}); status ${d.status}`);
       return;
     }
     case 'deposits': {

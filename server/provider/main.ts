@@ -48,6 +48,12 @@ export interface RunningSandbox {
   /** Expires a pending deposit (by depositId, checkout id or `'latest'`) as its time running out would. */
   expire(id: string): Promise<SandboxDeposit>;
   /**
+   * A failed attempt to pay a pending deposit (by depositId, checkout id or `'latest'`; docs/indonesian-payments.md):
+   * `reason` declined (the default), insufficient_balance or timeout. The deposit stays pending; webhook
+   * deposit.payment_failed.
+   */
+  decline(id: string, options?: { reason?: 'declined' | 'insufficient_balance' | 'timeout' }): Promise<SandboxDeposit>;
+  /**
    * The webhook delivery attempts, newest first (each: time, event, depositId, url, status or error, durationMs):
    * the last 20, or `limit`, of all deposits or of `depositId`.
    */
@@ -201,6 +207,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       startDelivery,
       pay: (id, options) => client.pay(id, options),
       expire: (id) => client.expire(id),
+      decline: (id, options) => client.decline(id, options),
       webhooks: (query) => client.webhooks(query),
       stop() {
         stopping ??= (async () => {

@@ -1,4 +1,4 @@
-// What `kasir-sandbox pay | expire | deposits | webhooks | resend` and startSandbox's pay(), expire() and webhooks() do:
+// What `kasir-sandbox pay | expire | decline | deposits | webhooks | resend` and startSandbox's pay(), expire(), decline() and webhooks() do:
 // calls to a running sandbox over HTTP, signed with the merchant's credentials of sandbox.json (DESIGN.md section 3),
 // through the interface's endpoints and the sandbox's own (routes/sandbox.ts). One implementation for both.
 import { signedRequestHeaders } from '../common/request-signing.js';
@@ -98,6 +98,15 @@ export class SandboxClient {
   async expire(id: string): Promise<DepositView> {
     const { depositId } = await this.deposit(id);
     return this.call<DepositView>('PATCH', `/v1/deposit/${encodeURIComponent(depositId)}`, { status: 'expired' });
+  }
+
+  /**
+   * A failed attempt to pay a pending deposit (`latest`: the newest; docs/indonesian-payments.md): declined by default,
+   * or `insufficient_balance`, or `timeout`. The deposit stays pending. Answers it.
+   */
+  async decline(id: string, options: { reason?: string } = {}): Promise<DepositView> {
+    const { depositId } = await this.deposit(id);
+    return this.call<DepositView>('POST', `/v1/deposit/${encodeURIComponent(depositId)}/attempts`, { outcome: options.reason ?? 'declined' });
   }
 
   /** Webhook delivery attempts, newest first: the last `limit` (20), or those after attempt `after`, of one deposit or all. */

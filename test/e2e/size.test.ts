@@ -50,13 +50,15 @@ it('the entry lazy-loads exactly the views, the locales and the words of failure
   for (const file of dynamic) assert.ok(build.files[file], `${file} is not in ${WIDGET_DIR}`);
   // The QRIS PNG download is the only chunk loaded on demand from a view; the failures' words and those of a payment
   // not as planned (views/paid.ts) the only ones from the entry; nothing else is in the directory.
-  assert.deepEqual(build.onDemand, { va: [], qris: build.onDemand.qris, ewallet: [], crypto: [] });
+  assert.deepEqual(build.onDemand, { va: [], qris: build.onDemand.qris, ewallet: build.onDemand.ewallet, crypto: [] });
   assert.deepEqual(build.onDemand.qris.map(viewOf), ['qris-download']);
+  // A qr-or-app e-wallet's QR on a wide screen (docs/indonesian-payments.md): its encoder, only when such a code is shown.
+  assert.deepEqual(build.onDemand.ewallet.map(viewOf), ['wallet-qr']);
   assert.deepEqual(build.entryOnDemand.map(viewOf).sort(), ['failures', 'paid']);
   // The refund form (views/refund.ts) is loaded by the words of a payment not as planned, once money is owed back.
   const refund = importsOf(build.files[build.entryOnDemand.find((f) => viewOf(f) === 'paid')!].code).dynamic;
   assert.deepEqual(refund.map(viewOf), ['refund']);
-  const used = new Set([ENTRY, ...Object.values(build.locales), ...Object.values(build.flows).flatMap((f) => f.files), ...build.onDemand.qris, ...build.entryOnDemand, ...refund]);
+  const used = new Set([ENTRY, ...Object.values(build.locales), ...Object.values(build.flows).flatMap((f) => f.files), ...build.onDemand.qris, ...build.onDemand.ewallet, ...build.entryOnDemand, ...refund]);
   assert.deepEqual(readdirSync(WIDGET_DIR).filter((f) => !used.has(f)), ['kasir-checkout.node.js'], 'files nothing loads (but the module for no DOM)');
 });
 

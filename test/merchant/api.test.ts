@@ -93,10 +93,16 @@ describe('merchant backend: widget API against the real payment service', () => 
     });
 
     it('grosses a percentage fee up to the smallest total whose remainder after the fee reaches the amount', () => {
+      const ovo = methodOf(c, 'OVO');
+      // 1.5 %: the smallest total whose remainder after the fee reaches 100000.
+      assert.equal(ovo.total, '101523');
+      assert.equal(ovo.fee, '1523');
+    });
+
+    it('never surcharges QRIS (docs/indonesian-payments.md): its total is the order amount', () => {
       const qris = methodOf(c, 'QRIS');
-      // 0.7 %: the smallest total whose remainder after the fee reaches 100000.
-      assert.equal(qris.total, '100705');
-      assert.equal(qris.fee, '705');
+      assert.equal(qris.total, '100000');
+      assert.equal(qris.fee, '0');
     });
 
     it('asks the shopper for the total on the chosen deposit, showing its fee', async () => {

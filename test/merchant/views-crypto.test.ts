@@ -56,10 +56,11 @@ describe('merchant views: crypto and bank transfer', () => {
     assert.equal(d.paymentUri, `ethereum:${d.address}@1?value=2727280000000000`);
   });
 
-  it('gives Stellar deposits a SEP-7 request', async () => {
+  it('gives Stellar deposits a SEP-7 request with the memo (docs/indonesian-payments.md)', async () => {
     const c = await newCheckout();
     const d = (await choose(c.id, 'XLM-STELLAR')).json.data;
-    assert.equal(d.paymentUri, `web+stellar:pay?destination=${d.address}&amount=30.3030304`);
+    assert.equal(d.memoType, 'id');
+    assert.equal(d.paymentUri, `web+stellar:pay?destination=${d.address}&amount=30.3030304&memo=${d.memo}&memo_type=MEMO_ID`);
   });
 
   it('shows a bank transfer its collection account and the unique code its amount was raised by', async () => {

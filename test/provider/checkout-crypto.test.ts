@@ -123,10 +123,28 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.equal(eth.paymentUri, `ethereum:${eth.address}@1?value=2727280000000000`);
       const xlm = await dataOf<WidgetDeposit>(await widgetChoose(await newCheckout(), 'XLM-STELLAR'));
       assert.ok(isValidStellarAddress(xlm.address!));
-      assert.equal(xlm.paymentUri, `web+stellar:pay?destination=${xlm.address}&amount=30.3030304`);
+      assert.equal(xlm.paymentUri, `web+stellar:pay?destination=${xlm.address}&amount=30.3030304&memo=${xlm.memo}&memo_type=MEMO_ID`);
       const usdc = await dataOf<WidgetDeposit>(await widgetChoose(await newCheckout(), 'USDC-STELLAR'));
       assert.equal(usdc.amount, '9.0936648');
-      assert.equal(usdc.paymentUri, `web+stellar:pay?destination=${usdc.address}&amount=9.0936648&asset_code=USDC&asset_issuer=GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN`);
+      assert.equal(usdc.paymentUri, `web+stellar:pay?destination=${usdc.address}&amount=9.0936648&asset_code=USDC&asset_issuer=GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN&memo=${usdc.memo}&memo_type=MEMO_ID`);
+    });
+
+    it('Stellar: one account per merchant and a memo per deposit (docs/indonesian-payments.md), in the Deposit and its payment request', async () => {
+      const first = await dataOf<WidgetDeposit>(await widgetChoose(await newCheckout(), 'XLM-STELLAR'));
+      const second = await dataOf<WidgetDeposit>(await widgetChoose(await newCheckout(), 'USDC-STELLAR'));
+      assert.equal(second.address, first.address, "the merchant's one account");
+      assert.ok(isValidStellarAddress(first.address!));
+      for (const d of [first, second]) {
+        assert.match(d.memo!, /^[1-9]\d{9,15}$/);
+        assert.equal(d.memoType, 'id');
+        assert.ok(BigInt(d.memo!) < 2n ** 64n);
+      }
+      assert.notEqual(first.memo, second.memo);
+      const row = await rowOf(first.id);
+      assert.deepEqual(JSON.parse(row.payment_crypto), { payoutWallet: first.address, network: 'STELLAR', memo: first.memo, memoType: 'id' });
+      // An EVM deposit keeps a fresh address of its own, and no memo.
+      const evm = await dataOf<WidgetDeposit>(await widgetChoose(await newCheckout(), 'USDC-POLYGON'));
+      assert.equal(evm.memo, undefined);
     });
 
     it('is completed by the checkout id like a fiat one, with its webhook', async () => {

@@ -144,9 +144,10 @@ describe('checkout', () => {
       const by = byCode(s.methods);
       assert.deepEqual([by.BCA_VA.paymentAmount, by.BCA_VA.shopperFee, by.BCA_VA.outputAmount], [104000, 4000, 100000]);
       assert.deepEqual([by.OVO.paymentAmount, by.OVO.shopperFee, by.OVO.outputAmount], [101523, 1523, 100000]);
-      assert.deepEqual([by.QRIS.paymentAmount, by.QRIS.outputAmount], [100705, 100000]); // 100705 - round(704.935) = 100000
-      const d = await dataOf<DepositView>(await choose(id, 'QRIS'));
-      assert.equal(d.inputAmount, 100705);
+      // QRIS is never surcharged (docs/indonesian-payments.md): the order amount, its fee borne by the merchant.
+      assert.deepEqual([by.QRIS.paymentAmount, by.QRIS.shopperFee, by.QRIS.outputAmount], [100000, 0, 99300]);
+      const d = await dataOf<DepositView>(await choose(id, 'OVO'));
+      assert.equal(d.inputAmount, 101523);
       assert.equal(d.outputAmount, 100000);
     });
 

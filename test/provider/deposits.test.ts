@@ -793,11 +793,13 @@ describe('deposits', () => {
         assert.match(await (await p.app.request(`http://localhost${pagePath}`)).text(), /Payment approved/);
       });
 
-      it('expires the deposit on decline', async () => {
+      it('records a failed attempt on decline: the deposit stays pending (docs/indonesian-payments.md)', async () => {
         const e = await createFiat(p, { paymentMethod: 'SHOPEEPAY' });
         const res = await p.app.request(`http://localhost/sandbox/ewallet/${e.depositId}/decline`, { method: 'POST' });
         assert.equal(res.status, 303);
-        assert.equal((await readDeposit(p, e.depositId)).status, 'expired');
+        const d = await readDeposit(p, e.depositId);
+        assert.equal(d.status, 'pending');
+        assert.equal(d.activityHistory.at(-1)!.description, 'Payment failed: declined');
       });
 
       it('is a 404 for a deposit that is not an e-wallet one, which stays pending', async () => {

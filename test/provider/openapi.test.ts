@@ -71,7 +71,7 @@ describe('OpenAPI document', () => {
   it('describes the deposit webhooks (OpenAPI 3.1 webhooks), with their signature headers and payload', () => {
     assert.equal(doc.openapi, '3.1.0');
     const names = Object.keys(doc.webhooks).sort();
-    assert.deepEqual(names, ['deposit.completed', 'deposit.expired', 'deposit.paid_late', 'deposit.partially_paid']);
+    assert.deepEqual(names, ['deposit.completed', 'deposit.expired', 'deposit.paid_late', 'deposit.partially_paid', 'deposit.payment_failed']);
     for (const name of names) {
       const hook = doc.webhooks[name].post;
       assert.deepEqual(hook.parameters?.filter((h) => h.in === 'header').map((h) => h.name).sort(), ['webhook-id', 'webhook-signature', 'webhook-timestamp']);

@@ -71,5 +71,14 @@ describe('payment URI', () => {
       assert.throws(() => paymentUri({ blockchainType: 'EVM', payoutWallet: WALLET, amount: '1.0000001', decimals: 6, chainId: 1, assetAddress: '0x1', symbol: 'USDC' }), RangeError);
       assert.throws(() => paymentUri({ blockchainType: 'STELLAR', payoutWallet: STELLAR_WALLET, amount: '1.00000001', decimals: 7, chainId: 148, assetAddress: '', symbol: 'XLM' }), RangeError);
     });
+
+    it('Stellar: adds the memo and its type (SEP-7), checked as the network takes it', () => {
+      const base = { blockchainType: 'STELLAR' as const, payoutWallet: STELLAR_WALLET, amount: '30.3030304', decimals: 7, chainId: 148, assetAddress: '', symbol: 'XLM' };
+      assert.equal(paymentUri({ ...base, memo: '1234567890123', memoType: 'id' }), `web+stellar:pay?destination=${STELLAR_WALLET}&amount=30.3030304&memo=1234567890123&memo_type=MEMO_ID`);
+      assert.equal(paymentUri({ ...base, memo: 'order 42', memoType: 'text' }), `web+stellar:pay?destination=${STELLAR_WALLET}&amount=30.3030304&memo=order%2042&memo_type=MEMO_TEXT`);
+      assert.throws(() => paymentUri({ ...base, memo: '18446744073709551616', memoType: 'id' }), /unsigned 64-bit/);
+      assert.throws(() => paymentUri({ ...base, memo: '12a', memoType: 'id' }), /unsigned 64-bit/);
+      assert.throws(() => paymentUri({ ...base, memo: 'x'.repeat(29), memoType: 'text' }), /1 to 28 bytes/);
+    });
   });
 });

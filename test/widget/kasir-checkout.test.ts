@@ -48,7 +48,8 @@ describe('<kasir-checkout>', () => {
     expect(api.requests('POST', '/deposit')[0].body).to.deep.equal({ method: 'BCA_VA' });
     expect(text(part(el, 'va-number'))).to.equal('8808 1234 5678 9012');
     expect(text(part(el, 'amount'))).to.equal('Rp 154,000');
-    expect(parts(el, 'instructions')[0].querySelectorAll('li')).to.have.length(3);
+    // The bank's own steps per channel (docs/indonesian-payments.md).
+    expect([...parts(el, 'instructions')[0].querySelectorAll<HTMLElement>('[data-channel]')].map((c) => c.dataset.channel)).to.deep.equal(['atm', 'mobile', 'internet']);
     expect(part(el, 'check-now')).to.exist;
     expect(text(part(el, 'countdown'))).to.match(/Pay within\s*(29:59|30:00)/);
 
@@ -532,7 +533,7 @@ describe('<kasir-checkout>', () => {
     part(el, 'method')!.click();
     await reached(el, 'pending');
     await el.updateComplete;
-    expect(text(part(el, 'instructions'))).to.contain('Buka aplikasi bank');
+    expect(text(part(el, 'instructions'))).to.contain('Buka BCA mobile dan masuk.');
     await checked(el);
     expect(text(part(el, 'check-now'))).to.equal('Cek status pembayaran');
     expect(text(part(el, 'countdown'))).to.contain('Bayar dalam');
@@ -609,11 +610,12 @@ describe('<kasir-checkout>', () => {
     expect(api.requests('POST', '/deposit')[0].body).to.deep.equal({ method: 'BNI_VA' });
     await checked(el); // "check now" takes the focus once no check is in flight
     const stops: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 6; i++) {
       await pressKeys('Tab');
       stops.push(text(el.shadowRoot!.activeElement));
     }
-    expect(stops).to.deep.equal(['Copy account number', 'Copy amount', 'Check payment status']);
+    // The bank's channels' steps (docs/indonesian-payments.md) open and close by keyboard too.
+    expect(stops).to.deep.equal(['Copy account number', 'Copy amount', 'ATM', 'BNI Mobile Banking (mobile banking)', 'BNI Internet Banking (internet banking)', 'Check payment status']);
   });
 
   it('is themed by --kasir-* custom properties', async () => {

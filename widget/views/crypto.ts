@@ -6,6 +6,7 @@
 import { css, html, nothing } from 'lit';
 import { exact, fill } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
+import { memoRow, memoStyles } from './memo.js';
 import { opening, phone } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
@@ -20,6 +21,7 @@ export const styles = [
   frameStyles,
   copyStyles,
   qrStyles,
+  memoStyles,
   css`
   [part='network'] {
     border-left: 4px solid var(--kasir-danger, #b42318);
@@ -94,6 +96,7 @@ const crypto: View = (k) => {
         <dt>${t.address}</dt>
         <dd><span part="address">${d.address}</span>${copyButton(k, d.address!, t.theAddress, '[part=address]')}</dd>
       </div>
+      ${memoRow(k)}
       <div>
         <dt>${t.exactAmount}</dt>
         <dd><strong part="amount">${amount}</strong>${copyButton(k, exact(k.due), t.theAmount, 'dd [part=amount]')}</dd>

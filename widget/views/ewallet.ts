@@ -3,6 +3,11 @@
 import { css, html } from 'lit';
 import { fill } from '../i18n.js';
 import { opening } from './external.js';
+import { failureStyles } from './failure.js';
+import { pushStyles, pushView } from './ewallet-push.js';
+import { qrOrAppView, walletQrStyles } from './ewallet-qr-or-app.js';
+import { redirectView } from './ewallet-redirect.js';
+import type { WalletKit } from './wallet-kit.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { View } from './view.js';
@@ -13,6 +18,9 @@ export { unsafe } from './external.js';
 /** The frame's styles and the view's own. */
 export const styles = [
   frameStyles,
+  walletQrStyles,
+  failureStyles,
+  pushStyles,
   css`
   .button {
     display: block;
@@ -35,9 +43,14 @@ const words = {
   },
 };
 
+/** The views of the wallets' flows (docs/indonesian-payments.md); a deposit without one is a link to the wallet's page. */
+const FLOWS = { push: pushView, 'qr-or-app': qrOrAppView, redirect: redirectView };
+
 const ewallet: View = (k) => {
   const { d, amount, steps } = k;
   const t = k.text(words);
+  const flow = d.flow && FLOWS[d.flow];
+  if (flow) return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>${rateRow(k)}${flow(k as WalletKit)}`;
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     ${rateRow(k)}
     <a part="open-app" class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer" @click=${opening(d.checkoutUrl!, 'app')}

@@ -186,8 +186,9 @@ export class PaymentServiceClient {
     return (await this.chooseCheckoutMethod(checkoutId, paymentMethod)).deposit;
   }
   /** The same, with what the choice did as the service says it (`choice`): created, unchanged or switched. */
-  async chooseCheckoutMethod(checkoutId: string, paymentMethod: string): Promise<{ deposit: Deposit; choice: MethodChoice }> {
-    const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, { auth: 'none', checkout: true, body: { paymentMethod } });
+  async chooseCheckoutMethod(checkoutId: string, paymentMethod: string, wallet: { mobileNumber?: string; returnUrl?: string } = {}): Promise<{ deposit: Deposit; choice: MethodChoice }> {
+    // An e-wallet's flow may need the shopper's number (push) or where to come back (redirect): docs/indonesian-payments.md.
+    const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, { auth: 'none', checkout: true, body: { paymentMethod, ...wallet } });
     const { choice } = answer as Envelope<Deposit> & { choice?: MethodChoice };
     // A service without the field (older): 201 is a creation; a 200 cannot be told apart, so it claims no switch.
     return { deposit: answer.data as Deposit, choice: choice ?? (answer.statusCode === 201 ? 'created' : 'unchanged') };

@@ -200,6 +200,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deposit/{depositId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: an attempt to pay fails
+         * @description Sandbox only (docs/indonesian-payments.md). An attempt to pay a pending deposit fails: declined, insufficient_balance, or timeout (a wallet push not approved in time). The deposit stays pending; history "Payment failed" with the reason; lastFailure on the Deposit; webhook deposit.payment_failed. A deposit that is not pending: 400. Unknown id: 400 Deposit not found.
+         */
+        post: operations["recordSandboxFailedAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks": {
         parameters: {
             query?: never;
@@ -397,7 +417,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A deposit expired, was cancelled, was declined, or was expired by the sandbox status update; paidAmount above 0 is owed back.
+         * A deposit expired, was cancelled, or was expired by the sandbox status update; paidAmount above 0 is owed back.
          * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
          */
         post: operations["depositExpired"];
@@ -447,6 +467,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "deposit.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An attempt to pay failed (declined, insufficient balance, or a wallet push not approved in time): the deposit stays pending, data.lastFailure says why; the shopper may try again or choose another method.
+         * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
+         */
+        post: operations["depositPaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -490,10 +530,39 @@ export interface components {
                 checkoutUrl?: string;
                 /** @description Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart */
                 uniqueCode?: string;
+                /**
+                 * @description E-wallet: push (a request to the shopper's phone, approved in the app within 60 s), qr-or-app (qrData and checkoutUrl: the same payment), redirect (checkoutUrl, back to returnUrl)
+                 * @enum {string}
+                 */
+                flow?: "push" | "qr-or-app" | "redirect";
+                /** @description Push e-wallet: the number the request went to (E.164) */
+                mobileNumber?: string;
+                /**
+                 * Format: date-time
+                 * @description Push e-wallet: when the request awaiting approval times out (a failed attempt: timeout); absent once it ended
+                 * @example 2026-11-22T01:02:03.456Z
+                 */
+                pushExpiresAt?: string;
+                /** @description Redirect e-wallet: where the wallet's page sends the shopper back */
+                returnUrl?: string;
+                /**
+                 * @description Mandiri VA (a bill payment, Multipayment): the biller (company) code
+                 * @example 88608
+                 */
+                billerCode?: string;
+                /** @description Mandiri VA: the bill key (the account number after the biller code) */
+                billKey?: string;
             };
             paymentCrypto: {
                 payoutWallet?: string;
                 network?: string;
+                /** @description Stellar: the memo the payment must carry (one account per merchant, a memo per deposit); wallets refuse to pay without it */
+                memo?: string;
+                /**
+                 * @description Stellar: id (MEMO_ID, an unsigned 64-bit integer) or text (MEMO_TEXT)
+                 * @enum {string}
+                 */
+                memoType?: "id" | "text";
             };
             /** @enum {string} */
             status: "pending" | "expired" | "completed";
@@ -517,6 +586,16 @@ export interface components {
             orderCurrency: string;
             /** @description Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with) */
             payments: components["schemas"]["DepositPayment"][];
+            /** @description The last failed attempt to pay (the deposit stays pending), while nothing happened to the deposit since */
+            lastFailure?: {
+                /** @enum {string} */
+                reason: "declined" | "insufficient_balance" | "timeout";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T01:02:03.456Z
+                 */
+                failedAt: string;
+            };
             exchangeInfo?: {
                 exchangeRate: number;
                 outputCurrency: string;
@@ -618,6 +697,21 @@ export interface components {
             reference: string;
             /** @enum {string} */
             status: "expired";
+            data: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            timestamp: string;
+        };
+        DepositPaymentFailedWebhook: {
+            /** @enum {string} */
+            type: "deposit.payment_failed";
+            orderId: string;
+            depositId: string;
+            reference: string;
+            /** @enum {string} */
+            status: "pending";
             data: components["schemas"]["Deposit"];
             /**
              * Format: date-time
@@ -758,6 +852,13 @@ export interface components {
             note?: string;
             /** @description From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts */
             quoteId?: string;
+            /**
+             * @description A push e-wallet (OVO): the shopper's mobile number (08..., 628... or +628...); required for one
+             * @example 081234567890
+             */
+            mobileNumber?: string;
+            /** @description A redirect e-wallet (DANA, LinkAja): the http(s) page its page sends the shopper back to */
+            returnUrl?: string;
         };
         CryptoDepositRequest: {
             /** @example USDC-POLYGON */
@@ -796,6 +897,13 @@ export interface components {
              * @example BCA_TRANSFER
              */
             method?: string;
+        };
+        SandboxAttempt: {
+            /**
+             * @description Why the attempt failed
+             * @enum {string}
+             */
+            outcome: "declined" | "insufficient_balance" | "timeout";
         };
         Bank: {
             /** @example BCA */
@@ -848,6 +956,24 @@ export interface components {
             /** @description At most the currency's decimal places (a crypto: min(decimal, 8)) and at most its maximum; never rounded */
             outputAmount?: number;
             outputCurrency?: string;
+            /**
+             * @description Who bears the method fee, for every kind or per kind (va, bank, qris, ewallet); a kind left out: the merchant with inputAmount, the shopper with outputAmount. QRIS is never surcharged (Bank Indonesia: the MDR is borne by the merchant): qris "shopper" is refused (400).
+             * @example {
+             *       "va": "shopper",
+             *       "ewallet": "shopper",
+             *       "qris": "merchant"
+             *     }
+             */
+            feesPaidBy?: ("merchant" | "shopper") | {
+                /** @enum {string} */
+                va?: "merchant" | "shopper";
+                /** @enum {string} */
+                bank?: "merchant" | "shopper";
+                /** @enum {string} */
+                qris?: "merchant" | "shopper";
+                /** @enum {string} */
+                ewallet?: "merchant" | "shopper";
+            };
         };
         CheckoutSession: {
             id: string;
@@ -889,6 +1015,11 @@ export interface components {
                 available: boolean;
                 crypto?: components["schemas"]["SessionCrypto"];
                 exchangeRate?: components["schemas"]["ExchangeRate"];
+                /**
+                 * @description E-wallet: how the wallet takes the payment (docs/indonesian-payments.md)
+                 * @enum {string}
+                 */
+                flow?: "push" | "qr-or-app" | "redirect";
             }[];
             /** @description The deposit once a method is chosen; null before */
             deposit: components["schemas"]["Deposit"] | null;
@@ -1892,6 +2023,81 @@ export interface operations {
             };
         };
     };
+    recordSandboxFailedAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxAttempt"];
+            };
+        };
+        responses: {
+            /** @description The deposit, still pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["Deposit"];
+                    };
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listBanks: {
         parameters: {
             query?: {
@@ -2155,6 +2361,13 @@ export interface operations {
                 "application/json": {
                     /** @example BCA_VA */
                     paymentMethod: string;
+                    /**
+                     * @description A push e-wallet (OVO): the shopper's mobile number (08..., 628... or +628...); required for one
+                     * @example 081234567890
+                     */
+                    mobileNumber?: string;
+                    /** @description A redirect e-wallet (DANA, LinkAja): the http(s) page its page sends the shopper back to */
+                    returnUrl?: string;
                 };
             };
         };
@@ -2702,6 +2915,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DepositPaidLateWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositPaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per message (the same on every retry): dedupe on it */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositPaymentFailedWebhook"];
             };
         };
         responses: {

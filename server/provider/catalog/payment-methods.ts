@@ -1,4 +1,6 @@
 // The sandbox catalog of Indonesian fiat payment methods (interface 2.3), with realistic limits and fees.
+import type { EwalletFlow } from '../../common/ewallet.js';
+
 type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank';
 
 export interface PaymentMethodDef {
@@ -19,6 +21,8 @@ export interface PaymentMethodDef {
   logo: string;
   /** VA numbers: this prefix plus digits, 16 in all. */
   vaPrefix?: string;
+  /** E-wallet: how the wallet takes the payment (docs/indonesian-payments.md). */
+  flow?: EwalletFlow;
   /** Bank transfer: the service's own account the payer transfers to (one per bank, shared by every merchant). */
   collectionAccount?: { accountNumber: string; accountName: string };
 }
@@ -28,9 +32,9 @@ const va = (code: string, bankName: string, short: string, vaPrefix: string, max
   minimumAmount: '10000', maximumAmount, feeFlat, feePercentage: '0', logo: `${short.toLowerCase()}.svg`, vaPrefix,
 });
 
-const ewallet = (code: string, bankName: string, feePercentage: string, maximumAmount: string, logo: string): PaymentMethodDef => ({
+const ewallet = (code: string, bankName: string, feePercentage: string, maximumAmount: string, logo: string, flow: EwalletFlow): PaymentMethodDef => ({
   code, kind: 'ewallet', depositPaymentType: 'ewallet', bankName, name: bankName, currency: 'IDR',
-  minimumAmount: '1000', maximumAmount, feeFlat: '0', feePercentage, logo,
+  minimumAmount: '1000', maximumAmount, feeFlat: '0', feePercentage, logo, flow,
 });
 
 /** The service's collection account name on bank transfers. */
@@ -54,11 +58,11 @@ export const PAYMENT_METHODS: readonly PaymentMethodDef[] = [
     code: 'QRIS', kind: 'qris', depositPaymentType: 'qris', bankName: 'QRIS', name: 'QRIS', currency: 'IDR',
     minimumAmount: '1500', maximumAmount: '10000000', feeFlat: '0', feePercentage: '0.7', logo: 'qris.svg',
   },
-  ewallet('OVO', 'OVO', '1.5', '10000000', 'ovo.svg'),
-  ewallet('DANA', 'DANA', '1.5', '10000000', 'dana.svg'),
-  ewallet('SHOPEEPAY', 'ShopeePay', '2', '10000000', 'shopeepay.svg'),
-  ewallet('GOPAY', 'GoPay', '2', '10000000', 'gopay.svg'),
-  ewallet('LINKAJA', 'LinkAja', '1.5', '10000000', 'linkaja.svg'),
+  ewallet('OVO', 'OVO', '1.5', '10000000', 'ovo.svg', 'push'),
+  ewallet('DANA', 'DANA', '1.5', '10000000', 'dana.svg', 'redirect'),
+  ewallet('SHOPEEPAY', 'ShopeePay', '2', '10000000', 'shopeepay.svg', 'qr-or-app'),
+  ewallet('GOPAY', 'GoPay', '2', '10000000', 'gopay.svg', 'qr-or-app'),
+  ewallet('LINKAJA', 'LinkAja', '1.5', '10000000', 'linkaja.svg', 'redirect'),
   transfer('BCA_TRANSFER', 'Bank Central Asia', 'BCA', '8730012345'),
   transfer('MANDIRI_TRANSFER', 'Bank Mandiri', 'Mandiri', '1230009876543'),
   transfer('BRI_TRANSFER', 'Bank Rakyat Indonesia', 'BRI', '034101000123567'),

@@ -2,7 +2,7 @@
 // GET /checkout/{id}/session lists the methods with the payable amount of each; POST /checkout/{id}/deposit chooses one.
 import { z } from '@hono/zod-openapi';
 import { checkoutDeposit, chooseMethod, requireCheckout } from '../deposits/checkout.js';
-import { DepositSchema, ExchangeRateSchema } from '../deposits/schemas.js';
+import { DepositSchema, ExchangeRateSchema, WALLET_FIELDS } from '../deposits/schemas.js';
 import { checkoutSession } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
@@ -27,6 +27,7 @@ const SessionMethodSchema = z.object({
   fee: z.number(), shopperFee: z.number(), outputAmount: z.number(), available: z.boolean(),
   crypto: SessionCryptoSchema.optional(),
   exchangeRate: ExchangeRateSchema.optional(),
+  flow: z.enum(['push', 'qr-or-app', 'redirect']).optional().openapi({ description: 'E-wallet: how the wallet takes the payment (docs/indonesian-payments.md)' }),
 });
 const SessionSchema = z.object({
   id: z.string(), inputCurrency: z.string(), inputAmount: z.number().nullable(), outputCurrency: z.string(), outputAmount: z.number().nullable(),
@@ -74,14 +75,15 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
       + 'payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: '
       + '400. A bank transfer when every unique code of the shop is held by a pending transfer: 409 (choose another method).',
     // No length limit on paymentMethod: an unknown code of any length is the interface's "Payment method not found".
-    request: { params: checkoutIdParam, body: body(z.object({ paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }) })) },
+    request: { params: checkoutIdParam, body: body(z.object({ paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }), ...WALLET_FIELDS })) },
     responses: {
       200: json(ChoiceSchema, 'The deposit chosen before, or switched to this method'), 201: json(ChoiceSchema, 'The new deposit'),
       ...errorResponses(400, 404, 409),
     },
   }), async (c) => {
     const checkout = await requireCheckout(deps, c.req.valid('param').id);
-    const { view, choice } = await chooseMethod(deps, checkout, c.req.valid('json').paymentMethod);
+    const { paymentMethod, mobileNumber, returnUrl } = c.req.valid('json');
+    const { view, choice } = await chooseMethod(deps, checkout, paymentMethod, { mobileNumber, returnUrl });
     if (choice === 'switched') return c.json({ statusCode: 200, message: 'Payment method changed', choice, data: view }, 200);
     return choice === 'created'
       ? c.json({ statusCode: 201, message: 'Deposit created successfully', choice, data: view }, 201)

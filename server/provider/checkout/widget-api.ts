@@ -44,9 +44,9 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
       const deposit = await checkoutDeposit(deps, checkout);
       return widgetCheckout(base(), checkout, deposit, deps.now(), deps.config.rates);
     },
-    async chooseMethod(id, method) {
+    async chooseMethod(id, method, wallet) {
       const checkout = await requireCheckout(deps, id);
-      const { choice } = await chooseMethod(deps, checkout, method);
+      const { choice } = await chooseMethod(deps, checkout, method, wallet);
       return { deposit: await viewOf(checkout), choice };
     },
     async readDeposit(id) {

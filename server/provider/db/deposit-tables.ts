@@ -79,6 +79,8 @@ interface CheckoutsTable {
   /** Exactly one of input_amount / output_amount is set. */
   input_amount: string | null;
   output_amount: string | null;
+  /** Who bears each kind's fee, as JSON (migration 015; null before it: the amount field decides). */
+  fees_paid_by: Generated<string | null>;
   expires_at: string;
   created_at: string;
 }

@@ -15,10 +15,14 @@ import {
   createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotPending, quoteMethod, readDepositById, switchDepositMethod, type FiatQuote,
   type SwitchRequest,
 } from './service.js';
-import type { MethodChoice } from '../../common/widget-api.js';
+import type { MethodChoice, WalletChoice } from '../../common/widget-api.js';
+import { mobileNumber, returnUrl } from '../../common/ewallet.js';
+import { sendPushAgain, setReturnUrl } from './attempts.js';
+import { feesPolicy, type FeesPaidByOption, type FeesPolicy } from '../../common/fee-policy.js';
 import type { DepositRow, DepositView } from './view.js';
 
 const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
+
 
 export type { CheckoutRow } from '../db/deposit-tables.js';
 
@@ -27,6 +31,8 @@ export interface CheckoutRequest {
   inputAmount?: number;
   outputAmount?: number;
   outputCurrency?: string;
+  /** Who bears the fee, for every kind or per kind (docs/indonesian-payments.md); default: the amount field says. */
+  feesPaidBy?: FeesPaidByOption;
 }
 
 const bad = (message: string) => new ApiError(400, message);
@@ -40,18 +46,43 @@ export interface MethodOffer {
   available: boolean;
 }
 
-/** The methods a checkout offers and what each costs the shopper, at the service's rates (deps.config.rates). */
-export function offersFor(checkout: Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>, rates: RateTable): MethodOffer[] {
+type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'> & Partial<Pick<CheckoutRow, 'fees_paid_by'>>;
+
+/**
+ * Who bears each kind's fee on a checkout (docs/indonesian-payments.md): as stored, or for a checkout made without one
+ * its amount field (inputAmount the merchant, outputAmount the shopper); QRIS is always the merchant's.
+ */
+export function checkoutFeesPolicy(checkout: CheckoutAmounts): FeesPolicy {
+  const stored = checkout.fees_paid_by ? (JSON.parse(checkout.fees_paid_by) as Partial<FeesPolicy>) : undefined;
+  return feesPolicy(stored && { ...stored, qris: 'merchant' }, checkout.input_amount !== null ? 'merchant' : 'shopper');
+}
+
+/**
+ * The methods a checkout offers and what each costs the shopper, at the service's rates (deps.config.rates): a kind
+ * whose fee the merchant bears costs the order amount, one whose fee the shopper bears the amount that yields the
+ * order after the fee (QRIS never: docs/indonesian-payments.md).
+ */
+export function offersFor(checkout: CheckoutAmounts, rates: RateTable): MethodOffer[] {
   const inPlaces = placesOf(checkout.input_currency)!;
+  const outPlaces = placesOf(checkout.output_currency)!;
+  const policy = checkoutFeesPolicy(checkout);
   const methods = PAYMENT_METHODS.filter((m) => m.currency === checkout.input_currency);
   return methods.map((method) => {
-    if (checkout.input_amount !== null) {
-      const quote = quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) }, rates);
-      return { quote, amount: quote.inputAmount, shopperFee: money(0), available: quote.withinLimits };
+    const shopperBears = policy[method.kind] === 'shopper';
+    // The order in the input currency, from the quote that charges the fee to the merchant.
+    const merchantQuote = checkout.input_amount !== null
+      ? quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) }, rates)
+      : undefined;
+    const rate = merchantQuote?.rate ?? rateOf(rates, checkout.input_currency, checkout.output_currency);
+    // No rate: quoteMethod throws the 400 naming outputCurrency.
+    if (!rate) quoteMethod(method, checkout.output_currency, { input: money(1) }, rates);
+    const amount = checkout.input_amount !== null ? money(checkout.input_amount) : ceilTo(money(checkout.output_amount!).dividedBy(rate!), inPlaces);
+    if (!shopperBears) {
+      const quote = merchantQuote ?? quoteMethod(method, checkout.output_currency, { input: amount }, rates);
+      return { quote, amount, shopperFee: money(0), available: quote.withinLimits };
     }
-    const output = money(checkout.output_amount!);
+    const output = checkout.output_amount !== null ? money(checkout.output_amount) : outputOf(amount, money(0), rate!, outPlaces);
     const quote = quoteMethod(method, checkout.output_currency, { output }, rates);
-    const amount = ceilTo(output.dividedBy(quote.rate), inPlaces);
     const shopperFee = quote.inputAmount.minus(amount);
     return { quote, amount, shopperFee: shopperFee.isNegative() ? money(0) : shopperFee, available: quote.withinLimits };
   });
@@ -88,9 +119,16 @@ export async function createCheckout(deps: ProviderDeps, merchant: Authenticated
   if (outPlaces === undefined || !rateOf(deps.config.rates, req.inputCurrency, outputCurrency)) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
   const field = hasIn ? 'inputAmount' : 'outputAmount';
   const amount = requestAmount((hasIn ? req.inputAmount : req.outputAmount)!, field, hasIn ? fiat.code : outputCurrency);
+  let policy: FeesPolicy;
+  try {
+    policy = feesPolicy(req.feesPaidBy, hasIn ? 'merchant' : 'shopper');
+  } catch (err) {
+    throw bad(`feesPaidBy.qris: ${(err as Error).message}`);
+  }
   const draft = {
     input_currency: fiat.code, output_currency: outputCurrency,
     input_amount: hasIn ? toText(amount) : null, output_amount: hasIn ? null : toText(amount),
+    fees_paid_by: JSON.stringify(policy),
   };
   // Throws a 400 naming outputCurrency when the pair is not allowed.
   const offers = offersFor(draft, deps.config.rates);
@@ -133,13 +171,28 @@ export async function checkoutDeposit(deps: ProviderDeps, checkout: CheckoutRow)
  * it (same depositId, new details); after completion, expiry or the checkout's 15 minutes nothing can be chosen.
  * `choice` says which of the three happened.
  */
-export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string): Promise<{ view: DepositView; choice: MethodChoice }> {
+export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string, wallet: WalletChoice = {}): Promise<{ view: DepositView; choice: MethodChoice }> {
   // Look the code up first: an unknown one of any length is the interface's row.
   const method = findPaymentMethod(code);
   const crypto = method ? undefined : findCrypto(code);
   if (!method && !crypto) throw new ApiError(400, 'Payment method not found', 'Not Found');
   const found = await checkoutDeposit(deps, checkout);
-  if (found && chosenCode(found.row) === code) return { view: found.view, choice: 'unchanged' };
+  if (found && chosenCode(found.row) === code) {
+    // A push wallet chosen again is its "try again": a new request to the phone once none awaits (docs/indonesian-payments.md).
+    if (method?.flow === 'push' && found.row.status === 'pending') {
+      try {
+        const number = wallet.mobileNumber === undefined ? undefined : mobileNumber(wallet.mobileNumber, 'mobileNumber');
+        return { view: await sendPushAgain(deps, checkout.id, number), choice: 'unchanged' };
+      } catch (err) {
+        if (!(err instanceof DepositNotPending)) throw err;
+      }
+    }
+    // A redirect wallet chosen again with the page to come back to (the element, before it leaves for the wallet).
+    if (method?.flow === 'redirect' && wallet.returnUrl !== undefined && found.row.status === 'pending') {
+      return { view: await setReturnUrl(deps, checkout.id, returnUrl(wallet.returnUrl, 'returnUrl')), choice: 'unchanged' };
+    }
+    return { view: found.view, choice: 'unchanged' };
+  }
   if (found && found.row.status !== 'pending') throw bad(`paymentMethod: the deposit is ${found.row.status}; no payment method can be chosen any more`);
   if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
 
@@ -150,7 +203,7 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
       // a payment committing while the shopper chooses is counted before the new method is asked for the rest.
       const { view, switched } = await switchDepositMethod(deps, checkout.id, {
         code,
-        price: (bound, _row, rest) => methodRequest(bound, { ...checkout, ...checkoutStillDue(checkout, { status: 'pending', ...rest }) }, owner.merchantId, code),
+        price: (bound, _row, rest) => methodRequest(bound, { ...checkout, ...checkoutStillDue(checkout, { status: 'pending', ...rest }) }, owner.merchantId, code, wallet),
       });
       return { view, choice: switched ? 'switched' : 'unchanged' };
     } catch (err) {
@@ -158,7 +211,7 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
       throw err;
     }
   }
-  const { next, value } = await methodRequest(deps, checkout, owner.merchantId, code);
+  const { next, value } = await methodRequest(deps, checkout, owner.merchantId, code, wallet);
   const options = { depositId: checkout.id, checkoutId: checkout.id, exchangeInfo: true, order: { currency: checkout.input_currency, value } };
   try {
     const view = next.depositType === 'fiat'
@@ -167,7 +220,7 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
     return { view, choice: 'created' };
   } catch (err) {
     // Two choices at once: the database let one win; the other answers as a repeated choice, or switches.
-    if (err instanceof DepositIdTaken) return chooseMethod(deps, checkout, code);
+    if (err instanceof DepositIdTaken) return chooseMethod(deps, checkout, code, wallet);
     throw err;
   }
 }
@@ -179,7 +232,7 @@ const chosenCode = (row: DepositRow) => row.method_code ?? row.input_currency;
  * The deposit request a chosen method makes for this checkout, priced as the session lists it. A crypto is priced
  * from a quote held for the deposit (convert estimation, DESIGN.md 3), which the deposit then claims.
  */
-async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string): Promise<{ next: SwitchRequest; value?: string }> {
+async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string, wallet: WalletChoice = {}): Promise<{ next: SwitchRequest; value?: string }> {
   const note = `Checkout ${checkout.id}`;
   const crypto = findCrypto(code);
   if (crypto) {
@@ -206,7 +259,7 @@ async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchant
       depositType: 'fiat',
       request: {
         inputCurrency: checkout.input_currency, inputAmount: toNumber(offer.quote.inputAmount), outputCurrency: checkout.output_currency,
-        balanceType: 'fiat', paymentMethod: code, note,
+        balanceType: 'fiat', paymentMethod: code, note, ...wallet,
       },
     },
   };

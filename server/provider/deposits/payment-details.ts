@@ -3,6 +3,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { CryptoDef, PaymentMethodDef } from '../catalog/index.js';
 import { checksumAddress } from './evm-address.js';
+import { PUSH_WINDOW_SECONDS } from '../../common/ewallet.js';
 import { paymentFiatOf, type DepositRow, type PayerInfoView, type PaymentCryptoView, type PaymentFiatView } from './view.js';
 
 interface FiatPaymentOptions {
@@ -17,6 +18,12 @@ interface FiatPaymentOptions {
   merchantId: string;
   /** The service's public origin (the e-wallet approval page). */
   baseUrl: string;
+  /** A push e-wallet: the shopper's number (E.164) the request goes to. */
+  mobileNumber?: string;
+  /** A redirect e-wallet: where its page sends the shopper back. */
+  returnUrl?: string;
+  /** When the deposit is made (a push's window starts); default now. */
+  now?: Date;
 }
 
 /**
@@ -28,7 +35,9 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
   const base = { bankName: method.bankName, bankCode: method.code, accountName };
   if (method.kind === 'va') {
     const vaNumber = newVaNumber(method.vaPrefix!);
-    return { paymentFiat: { ...base, accountNumber: vaNumber }, vaNumber };
+    // Mandiri's VA is paid as a bill (Multipayment): its biller (company) code is the prefix, the bill key the rest.
+    const bill = method.code === 'MANDIRI_VA' ? { billerCode: method.vaPrefix!, billKey: vaNumber.slice(method.vaPrefix!.length) } : {};
+    return { paymentFiat: { ...base, accountNumber: vaNumber, ...bill }, vaNumber };
   }
   if (method.kind === 'bank') {
     const { accountNumber, accountName: collectionName } = method.collectionAccount!;
@@ -38,12 +47,50 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
     const qrData = qrisPayload({ merchantName: accountName, merchantCity: 'JAKARTA', amount: o.amount, billNumber: o.recordId, merchantId: qrisMerchantId(o.merchantId) });
     return { paymentFiat: { ...base, qrData }, vaNumber: null };
   }
-  return { paymentFiat: { ...base, checkoutUrl: `${o.baseUrl}/sandbox/ewallet/${o.depositId}` }, vaNumber: null };
+  return { paymentFiat: { ...base, ...ewalletDetails(o) }, vaNumber: null };
 }
 
-/** Where a crypto deposit is paid: a fresh address on the asset's network. */
-export function cryptoPaymentDetails(crypto: CryptoDef): PaymentCryptoView {
-  return { payoutWallet: crypto.blockchainType === 'EVM' ? newEvmAddress() : newStellarAddress(), network: crypto.network };
+/**
+ * An e-wallet's details by its flow (docs/indonesian-payments.md), each leading to the sandbox's approval page of the
+ * deposit: a push to the shopper's number with its window; a QR and the app link of the same payment; a redirect to
+ * the wallet's page, which sends the shopper back to `returnUrl`.
+ */
+function ewalletDetails(o: FiatPaymentOptions): PaymentFiatView {
+  const checkoutUrl = `${o.baseUrl}/sandbox/ewallet/${o.depositId}`;
+  switch (o.method.flow) {
+    case 'push':
+      return { checkoutUrl, flow: 'push', ...(o.mobileNumber ? { mobileNumber: o.mobileNumber, pushExpiresAt: pushWindowFrom(o.now ?? new Date()) } : {}) };
+    case 'qr-or-app':
+      // The QR a wallet app scans on another device, and the link that opens the app on this one: the same payment.
+      return { checkoutUrl, flow: 'qr-or-app', qrData: `${checkoutUrl}?via=qr` };
+    case 'redirect':
+      return { checkoutUrl, flow: 'redirect', ...(o.returnUrl ? { returnUrl: o.returnUrl } : {}) };
+    default:
+      return { checkoutUrl };
+  }
+}
+
+/** When a push sent at `now` times out. */
+export const pushWindowFrom = (now: Date): string => new Date(now.getTime() + PUSH_WINDOW_SECONDS * 1000).toISOString();
+
+/**
+ * Where a crypto deposit is paid: a fresh address on an EVM network; on Stellar, where an account must be funded and
+ * trust an asset before it can receive, the merchant's one account and a memo per deposit (SEP-29: wallets refuse to
+ * pay such an account without one; docs/indonesian-payments.md).
+ */
+export function cryptoPaymentDetails(crypto: CryptoDef, merchantId: string): PaymentCryptoView {
+  if (crypto.blockchainType === 'EVM') return { payoutWallet: newEvmAddress(), network: crypto.network };
+  return { payoutWallet: merchantStellarAccount(merchantId), network: crypto.network, memo: newMemoId(), memoType: 'id' };
+}
+
+/** A MEMO_ID: a random unsigned integer of 10 to 16 digits (well within 64 bits), never with a leading zero. */
+function newMemoId(): string {
+  return (BigInt(randomInt(1, 10_000_000)) * 1_000_000_000n + BigInt(randomInt(0, 1_000_000_000))).toString();
+}
+
+/** The merchant's one Stellar account in the sandbox: a G-address derived from its id, the same for every deposit. */
+function merchantStellarAccount(merchantId: string): string {
+  return stellarAddressOf(createHash('sha256').update(`kasir-stellar-account:${merchantId}`).digest());
 }
 
 /** A stable 15-digit merchant number for QRIS, derived from the merchant id. */
@@ -194,9 +241,9 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
-/** A fresh Stellar account id (StrKey "G...": version byte 6<<3, 32-byte key, CRC-16/XMODEM little-endian; 56 chars). */
-function newStellarAddress(): string {
-  const payload = Buffer.concat([Buffer.from([6 << 3]), randomBytes(32)]);
+/** The Stellar account id of a 32-byte key (StrKey "G...": version byte 6<<3, the key, CRC-16/XMODEM little-endian; 56 chars). */
+function stellarAddressOf(key: Uint8Array): string {
+  const payload = Buffer.concat([Buffer.from([6 << 3]), key]);
   const crc = crc16Xmodem(payload);
   return base32(Buffer.concat([payload, Buffer.from([crc & 0xff, crc >> 8])]));
 }

@@ -2,7 +2,8 @@
 // then, inside the write's transaction, the payment details drawn for it (a VA number, a bank transfer's unique code).
 // Creation (create.ts) and a method switch (switch-method.ts) write a plan the same way.
 import type { Transaction } from 'kysely';
-import { placesOf } from '../catalog/index.js';
+import { mobileNumber, returnUrl } from '../../common/ewallet.js';
+import { placesOf, type PaymentMethodDef } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
@@ -25,6 +26,10 @@ export interface FiatDepositRequest extends FiatPricingRequest {
   reference?: string;
   note?: string;
   quoteId?: string;
+  /** A push e-wallet (OVO): the shopper's mobile number the request goes to (docs/indonesian-payments.md). */
+  mobileNumber?: string;
+  /** A redirect e-wallet (DANA, LinkAja): where its page sends the shopper back. */
+  returnUrl?: string;
 }
 
 /** POST /v1/deposit/crypto. */
@@ -118,6 +123,7 @@ export async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: Fia
   const inPlaces = placesOf(method.currency)!;
   const outPlaces = placesOf(req.outputCurrency)!;
   const account = method.collectionAccount?.accountNumber;
+  const wallet = walletRequest(method, req);
   return {
     quoteId: req.quoteId,
     code: method.code,
@@ -128,7 +134,7 @@ export async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: Fia
       const fee = code ? feeOf(inputAmount, money(method.feeFlat), money(method.feePercentage), inPlaces) : quote.fee;
       const outputAmount = code ? outputOf(inputAmount, fee, quote.rate, outPlaces) : quote.outputAmount;
       const { paymentFiat, vaNumber } = fiatPaymentDetails({
-        method, accountName, amount: toText(inputAmount), recordId, depositId, merchantId: owner.merchantId, baseUrl: deps.config.baseUrl,
+        method, accountName, amount: toText(inputAmount), recordId, depositId, merchantId: owner.merchantId, baseUrl: deps.config.baseUrl, ...wallet, now,
       });
       if (code) paymentFiat.uniqueCode = String(code.code);
       return {
@@ -145,6 +151,14 @@ export async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: Fia
   };
 }
 
+/** What an e-wallet's flow needs of the request: a push its shopper's number, a redirect where to come back (both checked). */
+function walletRequest(method: PaymentMethodDef, req: FiatDepositRequest): { mobileNumber?: string; returnUrl?: string } {
+  // Without a number a push wallet's deposit waits for one: choosing it again with the number sends the request.
+  if (method.flow === 'push') return req.mobileNumber === undefined ? {} : { mobileNumber: mobileNumber(req.mobileNumber, 'mobileNumber') };
+  if (method.flow === 'redirect' && req.returnUrl !== undefined) return { returnUrl: returnUrl(req.returnUrl, 'returnUrl') };
+  return {};
+}
+
 /** Prices a crypto deposit (from its quote when it names one) and plans its payout wallet. */
 export async function cryptoPlan(deps: ProviderDeps, owner: DepositOwner, req: CryptoDepositRequest, options: CreateOptions): Promise<PaymentPlan> {
   const held = req.quoteId === undefined ? undefined : await usableQuote(deps, owner.merchantId, req.quoteId);
@@ -158,7 +172,7 @@ export async function cryptoPlan(deps: ProviderDeps, owner: DepositOwner, req: C
         columns: {
           deposit_type: 'crypto', method_code: null, input_currency: crypto.id, input_amount: toText(quote.inputAmount), output_currency: outputCurrency,
           output_amount: toText(quote.outputAmount), exchange_rate: toText(quote.rate), fee_amount: toText(quote.fee), fee_percentage: '0',
-          fee_currency: crypto.id, payment_fiat: '{}', payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto)), va_number: null,
+          fee_currency: crypto.id, payment_fiat: '{}', payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto, owner.merchantId)), va_number: null,
           balance_type: 'crypto', quote_id: req.quoteId ?? null, show_exchange_info: options.exchangeInfo || outputCurrency !== crypto.id ? 1 : 0,
           expired_at: expiresAt(deps, now, 'crypto'),
         },

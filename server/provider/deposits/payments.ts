@@ -167,7 +167,7 @@ type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 
  * What a checkout still asks for: the checkout itself, or, pending once money arrived, the value the order still
  * lacks in the checkout's currency (docs/money.md), which the method list and the switch price each method for.
  */
-export function checkoutStillDue(checkout: CheckoutAmounts, deposit: { status: string; paid: boolean; lacking: Money } | undefined): CheckoutAmounts {
+export function checkoutStillDue<T extends CheckoutAmounts>(checkout: T, deposit: { status: string; paid: boolean; lacking: Money } | undefined): T {
   if (!deposit || deposit.status !== 'pending' || !deposit.paid) return checkout;
   const rest = ceilTo(deposit.lacking.isPositive() ? deposit.lacking : money(0), placesOf(checkout.input_currency) ?? 2);
   return { ...checkout, input_amount: toText(rest), output_amount: null };

@@ -36,7 +36,9 @@ class DepositViewCache {
     const entry = this.entries.get(depositId);
     if (!entry || entry.merchantId !== merchantId) return undefined;
     // A clock moved back (tests) or a pending view past its expiredAt is not served.
-    if (now.getTime() < entry.storedAt || (entry.view.status === 'pending' && now.toISOString() >= entry.view.expiredAt)) {
+    // Nor one whose wallet push is past its window (it times out on the next read).
+    const pushEnds = entry.view.paymentFiat.pushExpiresAt;
+    if (now.getTime() < entry.storedAt || (entry.view.status === 'pending' && (now.toISOString() >= entry.view.expiredAt || (!!pushEnds && now.toISOString() >= pushEnds)))) {
       this.entries.delete(depositId);
       return undefined;
     }

@@ -41,8 +41,20 @@ export const DepositSchema = z.object({
     bankName: z.string().optional(), bankCode: z.string().optional(), accountName: z.string().optional(),
     accountNumber: z.string().optional(), qrData: z.string().optional(), checkoutUrl: z.string().optional(),
     uniqueCode: z.string().optional().openapi({ description: 'Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart' }),
+    flow: z.enum(['push', 'qr-or-app', 'redirect']).optional().openapi({
+      description: 'E-wallet: push (a request to the shopper\'s phone, approved in the app within 60 s), qr-or-app (qrData and checkoutUrl: the same payment), redirect (checkoutUrl, back to returnUrl)',
+    }),
+    mobileNumber: z.string().optional().openapi({ description: 'Push e-wallet: the number the request went to (E.164)' }),
+    pushExpiresAt: TIMESTAMP.optional().openapi({ description: 'Push e-wallet: when the request awaiting approval times out (a failed attempt: timeout); absent once it ended' }),
+    returnUrl: z.string().optional().openapi({ description: "Redirect e-wallet: where the wallet's page sends the shopper back" }),
+    billerCode: z.string().optional().openapi({ description: 'Mandiri VA (a bill payment, Multipayment): the biller (company) code', example: '88608' }),
+    billKey: z.string().optional().openapi({ description: 'Mandiri VA: the bill key (the account number after the biller code)' }),
   }),
-  paymentCrypto: z.object({ payoutWallet: z.string().optional(), network: z.string().optional() }),
+  paymentCrypto: z.object({
+    payoutWallet: z.string().optional(), network: z.string().optional(),
+    memo: z.string().optional().openapi({ description: "Stellar: the memo the payment must carry (one account per merchant, a memo per deposit); wallets refuse to pay without it" }),
+    memoType: z.enum(['id', 'text']).optional().openapi({ description: 'Stellar: id (MEMO_ID, an unsigned 64-bit integer) or text (MEMO_TEXT)' }),
+  }),
   status: z.enum(['pending', 'expired', 'completed']),
   activityHistory: z.array(ActivitySchema),
   reference: z.string(),
@@ -56,6 +68,10 @@ export const DepositSchema = z.object({
   overpaidValue: z.number().openapi({ description: 'What arrived beyond the order, in orderCurrency; 0 otherwise' }),
   orderCurrency: z.string().openapi({ description: "The order's currency: a checkout deposit's checkout currency, else the deposit's own inputCurrency at creation" }),
   payments: z.array(PaymentSchema).openapi({ description: 'Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with)' }),
+  lastFailure: z.object({
+    reason: z.enum(['declined', 'insufficient_balance', 'timeout']),
+    failedAt: TIMESTAMP,
+  }).optional().openapi({ description: 'The last failed attempt to pay (the deposit stays pending), while nothing happened to the deposit since' }),
   exchangeInfo: z.object({ exchangeRate: z.number(), outputCurrency: z.string(), outputAmount: z.number() }).optional(),
   isReconciled: z.boolean().optional(),
   payerInfo: z.object({ transactionCode: z.string(), name: z.string(), bankName: z.string(), accountNumber: z.string(), mid: z.string() }).optional()
@@ -86,6 +102,12 @@ export const ListQuerySchema = z.object({
   }),
 });
 
+/** What an e-wallet's flow needs (docs/indonesian-payments.md), checked with the method (a 400 naming the field). */
+export const WALLET_FIELDS = {
+  mobileNumber: z.string().max(32).optional().openapi({ description: "A push e-wallet (OVO): the shopper's mobile number (08..., 628... or +628...); required for one", example: '081234567890' }),
+  returnUrl: z.string().max(2048).optional().openapi({ description: "A redirect e-wallet (DANA, LinkAja): the http(s) page its page sends the shopper back to" }),
+};
+
 export const FiatDepositSchema = z.object({
   inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
   inputAmount: positive().optional().openapi({ example: 150000 }),
@@ -97,6 +119,7 @@ export const FiatDepositSchema = z.object({
   reference: z.string().min(1).max(128).optional(),
   note: z.string().max(500).optional(),
   quoteId: z.string().min(1).optional().openapi({ description: 'From POST /v1/deposit/convert-estimation: the deposit gets its rate and amounts' }),
+  ...WALLET_FIELDS,
 }).openapi('FiatDepositRequest');
 
 export const CryptoDepositSchema = z.object({
@@ -113,6 +136,10 @@ export const SandboxStatusSchema = z.object({
   status: z.enum(['completed', 'expired']).openapi({ description: 'pending deposits move to completed or expired' }),
 }).openapi('SandboxStatusUpdate');
 
+export const SandboxAttemptSchema = z.object({
+  outcome: z.enum(['declined', 'insufficient_balance', 'timeout']).openapi({ description: 'Why the attempt failed' }),
+}).openapi('SandboxAttempt');
+
 export const SandboxPaymentSchema = z.object({
   amount: z.union([positive(), z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, { error: 'must be a positive decimal' })]).optional()
     .openapi({ description: "What arrives, in the payment's currency (a number, or decimal text to carry every digit), at most that currency's maximum; default what its method asks for the rest", example: 60000 }),
@@ -122,11 +149,21 @@ export const SandboxPaymentSchema = z.object({
     .openapi({ description: 'The bankCode or crypto id it was sent to: the current one (default) or one the deposit had before a switch (money to its old details)', example: 'BCA_TRANSFER' }),
 }).openapi('SandboxPayment');
 
+const FEES_PAID_BY = z.enum(['merchant', 'shopper']);
+
 export const CheckoutRequestSchema = z.object({
   inputCurrency: z.string().min(1).max(16).openapi({ example: 'IDR' }),
   inputAmount: positive().optional().openapi({ example: 150000 }),
   outputAmount: positive().optional(),
   outputCurrency: z.string().min(1).max(32).optional(),
+  feesPaidBy: z.union([
+    FEES_PAID_BY,
+    z.strictObject({ va: FEES_PAID_BY.optional(), bank: FEES_PAID_BY.optional(), qris: FEES_PAID_BY.optional(), ewallet: FEES_PAID_BY.optional() }),
+  ]).optional().openapi({
+    description: 'Who bears the method fee, for every kind or per kind (va, bank, qris, ewallet); a kind left out: the merchant with inputAmount, '
+      + 'the shopper with outputAmount. QRIS is never surcharged (Bank Indonesia: the MDR is borne by the merchant): qris "shopper" is refused (400).',
+    example: { va: 'shopper', ewallet: 'shopper', qris: 'merchant' },
+  }),
 }).openapi('CheckoutRequest');
 
 export const ConvertEstimationSchema = z.object({
@@ -159,6 +196,7 @@ export const DEPOSIT_WEBHOOKS = {
   'deposit.expired': { status: 'expired', name: 'DepositExpiredWebhook' },
   'deposit.partially_paid': { status: 'pending', name: 'DepositPartiallyPaidWebhook' },
   'deposit.paid_late': { status: 'expired', name: 'DepositPaidLateWebhook' },
+  'deposit.payment_failed': { status: 'pending', name: 'DepositPaymentFailedWebhook' },
 } as const;
 
 /** The body of a deposit webhook (DESIGN.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */

@@ -9,6 +9,7 @@ import {
   sortColumn, type DepositPageQuery,
 } from './repository.js';
 import { expireFirstIfOverdue, expireIfOverdue, isOverdue } from './expire.js';
+import { timeOutPushIfOverdue } from './attempts.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
 export { quoteMethod, type FiatQuote } from './pricing.js';
@@ -21,7 +22,8 @@ export { switchDepositMethod, type SwitchRequest } from './switch-method.js';
 
 /** A row as it stands after a read: expired first (with its history entry and webhook) when it is pending past expiredAt. */
 async function current(deps: ProviderDeps, row: DepositRow, reread: () => Promise<DepositRow | undefined>): Promise<DepositRow> {
-  if (!(await expireFirstIfOverdue(deps, row))) return row;
+  // Pending past expiredAt: expired first; a wallet's push past its window: timed out first (docs/indonesian-payments.md).
+  if (!(await expireFirstIfOverdue(deps, row)) && !(await timeOutPushIfOverdue(deps, row))) return row;
   return (await reread()) ?? row;
 }
 

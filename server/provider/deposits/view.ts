@@ -4,6 +4,8 @@ import { placesOf } from '../catalog/index.js';
 import { money, toNumber } from '../money.js';
 import { ledgerOf } from './ledger.js';
 import { checksumAddress } from './evm-address.js';
+import { lastFailureOf, type FailureReason } from './failure-reasons.js';
+import type { EwalletFlow } from '../../common/ewallet.js';
 
 export type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 
@@ -13,9 +15,23 @@ export interface PaymentFiatView {
   bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; qrData?: string; checkoutUrl?: string;
   /** Bank transfer: the unique code (smallest currency unit) the amount was raised by. */
   uniqueCode?: string;
+  /** E-wallet: how the wallet takes the payment (docs/indonesian-payments.md). */
+  flow?: EwalletFlow;
+  /** Push e-wallet: the shopper's number (E.164) and when the request awaiting approval times out (none once it ended). */
+  mobileNumber?: string;
+  pushExpiresAt?: string;
+  /** Redirect e-wallet: where its page sends the shopper back. */
+  returnUrl?: string;
+  /** Mandiri VA (a bill payment): the biller code and the bill key the shopper enters. */
+  billerCode?: string;
+  billKey?: string;
 }
 
-export interface PaymentCryptoView { payoutWallet?: string; network?: string }
+export interface PaymentCryptoView {
+  payoutWallet?: string; network?: string;
+  /** Stellar: the memo that tells this deposit apart on the merchant's one account, and its type (docs/indonesian-payments.md). */
+  memo?: string; memoType?: 'id' | 'text';
+}
 
 export interface PayerInfoView { transactionCode: string; name: string; bankName: string; accountNumber: string; mid: string }
 
@@ -67,6 +83,8 @@ export interface DepositView {
   overpaidValue: number;
   orderCurrency: string;
   payments: PaymentView[];
+  /** The last failed attempt to pay (docs/indonesian-payments.md), while it is the deposit's latest news. */
+  lastFailure?: { reason: FailureReason; failedAt: string };
   exchangeInfo?: { exchangeRate: number; outputCurrency: string; outputAmount: number };
   isReconciled?: boolean;
   payerInfo?: PayerInfoView;
@@ -121,6 +139,8 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
     updatedAt: row.updated_at,
     version: row.version,
   };
+  const failure = lastFailureOf([...activities].sort((a, b) => a.seq - b.seq));
+  if (failure) view.lastFailure = failure;
   if (row.show_exchange_info) {
     view.exchangeInfo = { exchangeRate: view.exchangeRate, outputCurrency: view.outputCurrency, outputAmount: view.outputAmount };
   }

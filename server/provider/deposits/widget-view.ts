@@ -6,7 +6,8 @@ import { toWidgetCheckout, toWidgetDeposit, type FeesPaidBy, type WidgetDepositR
 import { findCrypto, findPaymentMethod, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
 import { money, toNumber, toText } from '../money.js';
-import { cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
+import { passesFees } from '../../common/fee-policy.js';
+import { checkoutFeesPolicy, cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
 import { checkoutStillDue } from './payments.js';
 import { uniqueCodeValue } from './ledger.js';
 import type { DepositRow, DepositView } from './view.js';
@@ -15,7 +16,8 @@ import type { DepositRow, DepositView } from './view.js';
 export type { Checkout as WidgetCheckout } from '@kasir/checkout';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 
-const feesPaidBy = (checkout: CheckoutRow): FeesPaidBy => (checkout.input_amount !== null ? 'merchant' : 'shopper');
+// The checkout passes fees on when any kind's fee is the shopper's (a QRIS total is the order amount all the same).
+const feesPaidBy = (checkout: CheckoutRow): FeesPaidBy => (passesFees(checkoutFeesPolicy(checkout)) ? 'shopper' : 'merchant');
 
 /** What the order costs in the checkout's (input) currency. */
 export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string {
@@ -29,6 +31,7 @@ const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
   depositPaymentType: method.depositPaymentType, bankName: method.bankName, bankCode: method.code, name: method.name,
   currency: method.currency, minimumAmount: toNumber(method.minimumAmount), maximumAmount: toNumber(method.maximumAmount),
   image: logoUrl(baseUrl, method.logo), feeFlat: toNumber(method.feeFlat), feePercentage: toNumber(method.feePercentage),
+  ...(method.flow ? { flow: method.flow } : {}),
 });
 
 /** A crypto of the catalog as the session describes it (DESIGN.md 8: what its wallet payment request needs), before its price. */

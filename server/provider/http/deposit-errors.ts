@@ -4,6 +4,7 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DepositNotFound, DepositNotPending, recordPayment, transitionDeposit, type PaymentRequest, type TransitionKind } from '../deposits/service.js';
 import type { DepositView } from '../deposits/view.js';
+import { recordFailedAttempt, type AttemptRequest } from '../deposits/attempts.js';
 import type { ProviderDeps } from '../deps.js';
 import { ApiError } from './errors.js';
 
@@ -24,6 +25,11 @@ export function transitionOrAnswer(
 /** recordPayment (DESIGN.md 10), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
 export function paymentOrAnswer(deps: ProviderDeps, depositId: string, request: PaymentRequest, wording: TransitionWording): Promise<DepositView> {
   return answering(wording, () => recordPayment(deps, depositId, request));
+}
+
+/** recordFailedAttempt (docs/indonesian-payments.md), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
+export function attemptOrAnswer(deps: ProviderDeps, depositId: string, request: AttemptRequest, wording: TransitionWording): Promise<DepositView> {
+  return answering(wording, () => recordFailedAttempt(deps, depositId, request));
 }
 
 async function answering(wording: TransitionWording, work: () => Promise<DepositView>): Promise<DepositView> {

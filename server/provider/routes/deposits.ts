@@ -6,12 +6,12 @@ import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDepo
 import { createQuote } from '../deposits/quotes.js';
 import {
   ConvertEstimationSchema, CryptoDepositSchema, DepositSchema, depositWebhookSchema, FiatDepositSchema, ListQuerySchema, MessageSchema,
-  PaymentMethodSchema, QuoteSchema, SandboxPaymentSchema, SandboxStatusSchema,
+  PaymentMethodSchema, QuoteSchema, SandboxAttemptSchema, SandboxPaymentSchema, SandboxStatusSchema,
 } from '../deposits/schemas.js';
 import type { DepositView } from '../deposits/view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
 import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
-import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
+import { attemptOrAnswer, paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
 import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
@@ -184,6 +184,22 @@ export function depositsRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Payment recorded successfully', data: view }, 200);
   });
 
+  router.openapi(operation({
+    method: 'post', path: '/v1/deposit/{depositId}/attempts', operationId: 'recordSandboxFailedAttempt', tags: ['Deposits'], summary: 'Sandbox: an attempt to pay fails',
+    description: 'Sandbox only (docs/indonesian-payments.md). An attempt to pay a pending deposit fails: declined, insufficient_balance, or '
+      + 'timeout (a wallet push not approved in time). The deposit stays pending; history "Payment failed" with the reason; lastFailure on '
+      + 'the Deposit; webhook deposit.payment_failed. A deposit that is not pending: 400. Unknown id: 400 Deposit not found.',
+    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The sandbox failed attempt')] as const,
+    request: { params: depositIdParam, body: body(SandboxAttemptSchema) },
+    responses: { 200: json(envelope(DepositSchema), 'The deposit, still pending'), ...errorResponses(400, 401, 403) },
+  }), async (c) => {
+    const { outcome } = c.req.valid('json');
+    const view = await attemptOrAnswer(deps, c.req.valid('param').depositId, { reason: outcome, merchantId: c.get('merchant').merchantId }, {
+      notFound: { status: 400, label: 'Bad Request' }, notPending: (current) => `Deposit is ${current}: only a pending deposit can be attempted`,
+    });
+    return c.json({ statusCode: 200, message: 'Failed attempt recorded', data: view }, 200);
+  });
+
   return router;
 }
 
@@ -199,9 +215,10 @@ export function registerDepositWebhooks(registry: OpenAPIHono['openAPIRegistry']
   });
   for (const [type, when] of [
     ['deposit.completed', 'A deposit was paid (what arrived reaches the amount due less the underpayment tolerance; overpaidAmount says by how much more).'],
-    ['deposit.expired', 'A deposit expired, was cancelled, was declined, or was expired by the sandbox status update; paidAmount above 0 is owed back.'],
+    ['deposit.expired', 'A deposit expired, was cancelled, or was expired by the sandbox status update; paidAmount above 0 is owed back.'],
     ['deposit.partially_paid', 'Less than was due arrived while the deposit is pending (DESIGN.md 10); it stays pending, remainingAmount says what is still due.'],
     ['deposit.paid_late', 'A payment arrived after the deposit expired or was cancelled (DESIGN.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.'],
+    ['deposit.payment_failed', 'An attempt to pay failed (declined, insufficient balance, or a wallet push not approved in time): the deposit stays pending, data.lastFailure says why; the shopper may try again or choose another method.'],
   ] as const) {
     registry.registerWebhook({
       // deposit.paid_late -> depositPaidLate

@@ -6,7 +6,9 @@ import { findPaymentMethod } from '../catalog/index.js';
 import { organizationNameOf } from '../accounts/merchants.js';
 import { lastDeliveryOf, recentAttempts } from '../dashboard/service.js';
 import { logoUrl } from '../catalog/logos.js';
-import { DepositNotPending, readDepositById, recordPayment, transitionDeposit } from '../deposits/service.js';
+import { DepositNotPending, readDepositById, recordPayment } from '../deposits/service.js';
+import { recordFailedAttempt, type FailureReason } from '../deposits/attempts.js';
+import { paymentFiatOf } from '../deposits/view.js';
 import { bearerOrSignature } from '../http/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
@@ -21,7 +23,8 @@ img{height:40px}h1{font-size:1.15rem;margin:12px 0}.amount{font-size:1.8rem;font
 form{display:inline}button{font:inherit;border:0;border-radius:8px;padding:10px 18px;margin:12px 8px 0 0;cursor:pointer}
 .approve{background:#059669;color:#fff}.decline{background:#e5e7eb;color:#111827}.badge{display:inline-block;padding:4px 10px;border-radius:999px;background:#eef2ff}`;
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
-const CSP = `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+/** The pages' policy; a redirect wallet's forms may also lead back to the shop's page (`back`: its origin). */
+const csp = (back = '') => `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'${back && ` ${back}`}; base-uri 'none'; frame-ancestors 'none'`;
 
 function formatIdr(amount: string, currency: string): string {
   const [int, frac] = money(amount).toFixed().split('.');
@@ -30,8 +33,8 @@ function formatIdr(amount: string, currency: string): string {
 }
 
 /** A page of the e-wallet simulator in the shell: its style and `content` in <main>. */
-function simulatorPage(c: Context, status: 200 | 403 | 404, title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>) {
-  c.header('Content-Security-Policy', CSP);
+function simulatorPage(c: Context, status: 200 | 403 | 404, title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>, back?: string) {
+  c.header('Content-Security-Policy', csp(back));
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'no-referrer');
   return c.html(htmlPage({ title, head: html`<style>${raw(CSS)}</style>`, body: html`<main>
@@ -100,31 +103,49 @@ export function sandboxRoutes(deps: ProviderDeps) {
 <div class="amount">${formatIdr(row.status === 'pending' ? toText(money(found.view.remainingAmount)) : row.input_amount, row.input_currency)}</div>`;
     if (row.status === 'completed') return simulatorPage(c, 200, 'Payment approved', html`${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
     if (row.status === 'expired') return simulatorPage(c, 200, 'Payment closed', html`${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
-    return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}
+    const wallet = paymentFiatOf(row);
+    if (wallet.flow === 'push' && !(wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString())) {
+      return simulatorPage(c, 200, 'No payment request', html`${head}<p class="badge" data-status="no-request">No payment request awaits approval: send a new one from the checkout.</p>${back}`);
+    }
+    const flowNote = wallet.flow === 'push'
+      ? html`<p class="muted" data-flow="push">A payment request sent to ${wallet.mobileNumber ?? 'the phone'}: approve it before ${wallet.pushExpiresAt}.</p>`
+      : wallet.flow === 'redirect' && wallet.returnUrl ? html`<p class="muted" data-flow="redirect">You go back to the shop after approving or declining.</p>` : '';
+    return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}${flowNote}
 <p class="muted">Sandbox e-wallet: approve to pay, decline to refuse. Expires ${row.expired_at}.</p>
+${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attempt failed: ${found.view.lastFailure.reason.replace('_', ' ')}</p>` : ''}
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/approve"><button class="approve" type="submit">Approve</button></form>
-<form method="post" action="/sandbox/ewallet/${row.deposit_id}/decline"><button class="decline" type="submit">Decline</button></form>`);
+<form method="post" action="/sandbox/ewallet/${row.deposit_id}/decline"><button class="decline" type="submit">Decline</button></form>
+<form method="post" action="/sandbox/ewallet/${row.deposit_id}/insufficient-balance"><button class="decline" type="submit">Insufficient balance</button></form>`,
+      // The form's answer sends a redirect wallet's shopper back to the shop: its origin is a form target too.
+      wallet.flow === 'redirect' && wallet.returnUrl ? new URL(wallet.returnUrl).origin : undefined);
   });
 
-  const decide = (kind: 'paid' | 'declined') => async (c: Context) => {
+  const decide = (kind: 'paid' | FailureReason) => async (c: Context) => {
     if (!deps.config.sandbox) return simulatorPage(c, 403, 'Not available', NOT_AVAILABLE);
     const id = c.req.param('depositId')!;
     const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
     if (!found || findPaymentMethod(found.row.method_code ?? '')?.kind !== 'ewallet') {
       return simulatorPage(c, 404, 'Payment not found', NOT_FOUND);
     }
+    const wallet = paymentFiatOf(found.row);
+    // A push is approved or declined while it awaits (docs/indonesian-payments.md); after its window the checkout sends another.
+    const awaits = wallet.flow !== 'push' || (!!wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString());
     try {
-      // Approving pays exactly what is due (DESIGN.md 10).
-      if (kind === 'paid') await recordPayment(deps, id, { pendingOnly: true });
-      else await transitionDeposit(deps, id, kind);
+      // Approving pays exactly what is due (DESIGN.md 10). Declining is a failed attempt: the deposit stays pending,
+      // the shopper may try again (docs/indonesian-payments.md).
+      if (awaits && kind === 'paid') await recordPayment(deps, id, { pendingOnly: true });
+      else if (awaits && kind !== 'paid') await recordFailedAttempt(deps, id, { reason: kind });
     } catch (err) {
       if (!(err instanceof DepositNotPending)) throw err;
     }
+    // A redirect wallet sends the shopper back to the shop's page, where the checkout resumes.
+    if (wallet.flow === 'redirect' && wallet.returnUrl) return c.redirect(wallet.returnUrl, 303);
     // Post/redirect/get: the page shows the outcome, a reload does not post again.
     return c.redirect(`/sandbox/ewallet/${encodeURIComponent(id)}`, 303);
   };
   router.post('/sandbox/ewallet/:depositId/approve', decide('paid'));
   router.post('/sandbox/ewallet/:depositId/decline', decide('declined'));
+  router.post('/sandbox/ewallet/:depositId/insufficient-balance', decide('insufficient_balance'));
 
   return router;
 }

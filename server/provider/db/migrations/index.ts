@@ -13,6 +13,7 @@ import * as recipientCounts from './011_recipient_counts.js';
 import * as statementCounts from './012_statement_counts.js';
 import * as paymentLedger from './013_payment_ledger.js';
 import * as idempotencyKeys from './014_idempotency_keys.js';
+import * as feePolicy from './015_fee_policy.js';
 
 /** Every migration, in order. Kysely applies the ones a database has not seen yet, on start. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '012_statement_counts': statementCounts,
   '013_payment_ledger': paymentLedger,
   '014_idempotency_keys': idempotencyKeys,
+  '015_fee_policy': feePolicy,
 };

@@ -1,0 +1,62 @@
+// A qr-or-app e-wallet (GoPay, ShopeePay; docs/indonesian-payments.md): on a wide screen the QR the wallet app scans
+// (`part="qr"`), on a phone a link that opens the app (`part="open-app"`): the same payment. A failed attempt is shown
+// with "try again" (the code or link again) and "choose another method". Part of the e-wallet view's chunk.
+import { html, css } from 'lit';
+import { fill } from '../i18n.js';
+import { opening, phone } from './external.js';
+import { dismissFailure, failurePanel, shownFailure } from './failure.js';
+import type { WalletView } from './wallet-kit.js';
+
+
+/** The code's figure (qr-figure.ts's style, here so the e-wallet chunk carries no encoder). */
+export const walletQrStyles = css`
+  [part='qr'] {
+    justify-self: center;
+    max-width: 100%;
+    background: #fff;
+    border: 1px solid var(--b);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.25rem;
+  }
+  [part='qr'] svg {
+    display: block;
+    max-width: 100%;
+    height: auto;
+  }
+`;
+
+/** The QR encoder and figure, once loaded (wallet-qr.ts: its own chunk). */
+let figure: (typeof import('./wallet-qr.js'))['qrFigure'] | undefined;
+
+const words = {
+  en: {
+    walletQr: '{0} payment code for {1}',
+    openApp: 'Open {0}',
+    scanSteps: ['Open {0} on your phone and tap Pay or Scan.', 'Scan this code and confirm the payment.', 'This page updates by itself.'],
+    appSteps: ['Tap the button to open {0}.', 'Confirm the payment in the app, then come back here.', 'This page updates by itself.'],
+  },
+  id: {
+    walletQr: 'Kode pembayaran {0} untuk {1}',
+    openApp: 'Buka {0}',
+    scanSteps: ['Buka {0} di ponsel Anda lalu ketuk Bayar atau Scan.', 'Pindai kode ini dan konfirmasi pembayaran.', 'Halaman ini diperbarui otomatis.'],
+    appSteps: ['Ketuk tombol untuk membuka {0}.', 'Konfirmasi pembayaran di aplikasi, lalu kembali ke sini.', 'Halaman ini diperbarui otomatis.'],
+  },
+};
+
+export const qrOrAppView: WalletView = (k) => {
+  const { d, amount, steps } = k;
+  const t = k.text(words);
+  const failure = shownFailure(k);
+  if (failure) return failurePanel(k, failure, () => dismissFailure(k));
+  // A phone opens the app; a wide screen shows the code for the phone to scan.
+  if (phone() || !d.qrData) {
+    return html`<a part="open-app" class="button primary" href=${d.checkoutUrl} @click=${opening(d.checkoutUrl!, 'app')}>${fill(t.openApp, d.method.name)}</a>
+      ${steps(t.appSteps)}`;
+  }
+  if (!figure) {
+    // Loaded once; a failed load shows the app link's steps meanwhile, and the next render asks again.
+    import('./wallet-qr.js').then((m) => ((figure = m.qrFigure), k.update()), () => {});
+    return html`<p class="loading"><span class="spin" aria-hidden="true"></span></p> ${steps(t.scanSteps)}`;
+  }
+  return html`${figure(d.qrData, fill(t.walletQr, d.method.name, amount))} ${steps(t.scanSteps)}`;
+};

@@ -1,0 +1,66 @@
+// A failed attempt to pay (docs/indonesian-payments.md): the reason, "try again" and "choose another method"
+// (`part="failure"`). The deposit stays pending; the e-wallet views show it over their flow. Part of the e-wallet
+// view's chunk, not of the first paint.
+import { html, nothing, css } from 'lit';
+import { fill } from '../i18n.js';
+import type { PaymentFailure } from '../types.js';
+import type { WalletKit } from './wallet-kit.js';
+
+
+export const failureStyles = css`
+  [part='failure'] {
+    border-left: 4px solid var(--kasir-danger, #b42318);
+    background: var(--s);
+    border-radius: calc(var(--r) - 4px);
+    padding: 0.6rem 0.9rem;
+    display: grid;
+    gap: 0.5rem;
+  }
+  [part='failure'] p {
+    margin: 0;
+  }
+`;
+
+const words = {
+  en: {
+    failedTitle: 'Payment failed',
+    declined: 'The payment was declined in {0}.',
+    insufficient_balance: 'Your {0} balance is not enough for this payment. Top it up, or choose another method.',
+    timeout: 'The payment was not approved in {0} in time.',
+    tryAgain: 'Try again',
+    chooseAnother: 'Choose another method',
+  },
+  id: {
+    failedTitle: 'Pembayaran gagal',
+    declined: 'Pembayaran ditolak di {0}.',
+    insufficient_balance: 'Saldo {0} Anda tidak cukup untuk pembayaran ini. Isi saldo, atau pilih metode lain.',
+    timeout: 'Pembayaran tidak disetujui di {0} tepat waktu.',
+    tryAgain: 'Coba lagi',
+    chooseAnother: 'Pilih metode lain',
+  },
+};
+
+/** The failures a shopper set aside with "try again" (no request: the QR or link is simply shown again), per element. */
+const dismissed = new WeakMap<object, string>();
+
+/** The deposit's failure, unless the shopper set it aside. */
+export const shownFailure = (k: WalletKit): PaymentFailure | undefined =>
+  k.d.failure && dismissed.get(k.root) !== k.d.failure.failedAt ? k.d.failure : undefined;
+
+/** Sets the failure aside and shows the flow again. */
+export const dismissFailure = (k: WalletKit) => {
+  dismissed.set(k.root, k.d.failure!.failedAt);
+  k.update();
+};
+
+/** The failure's panel: what failed, "try again" (`retry`) and, while a switch is possible, "choose another method". */
+export const failurePanel = (k: WalletKit, failure: PaymentFailure, retry: () => void) => {
+  const { d } = k;
+  const t = k.text(words);
+  return html`<div part="failure" role="alert">
+    <strong>${t.failedTitle}</strong>
+    <p>${fill(t[failure.reason], d.method.name)}</p>
+    <button class="primary" @click=${retry}>${t.tryAgain}</button>
+    ${k.change ? html`<button class="secondary" @click=${k.change}>${t.chooseAnother}</button>` : nothing}
+  </div>`;
+};
