@@ -17,7 +17,8 @@ import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
 import type { WidgetCheckout } from './views.js';
 import { Warnings } from './warnings.js';
-import { webhookRoutes } from './webhooks.js';
+import { reconcile, type ReconcileLine, type ReconcileOptions } from './reconcile.js';
+import { deliveryHooks, webhookRoutes } from './webhooks.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
 export interface ServerOrder {
@@ -25,7 +26,10 @@ export interface ServerOrder {
   amount: string | number;
   /** The order's currency (default the first of `currencies`, IDR). */
   currency?: string;
-  /** The shop's own order id, handed back to `onDepositCompleted`/`onDepositExpired`. */
+  /**
+   * The shop's own order id, handed to every hook of its checkout. With one, the order keeps one checkout
+   * (docs/orders.md): calling createCheckout again for it (a reload, another device) answers the same checkout.
+   */
   orderId?: string;
 }
 
@@ -42,6 +46,12 @@ export type KasirApi = Hono & {
    * amount or currency the shop does not accept.
    */
   createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
+  /**
+   * Catches up on hooks whose webhooks never arrived (docs/orders.md): reads from the payment service every checkout
+   * this backend holds that is not settled (or settled at or after `since`) and runs each hook whose event it missed,
+   * once, under the same claims as the webhooks. Safe to run on a timer and on every copy at once.
+   */
+  reconcile(options?: ReconcileOptions): Promise<ReconcileLine[]>;
   /** GET /healthz and GET /readyz, mounted in this app and, by the merchant server, at its root. */
   readonly probes: Hono;
   /** Resolves when the shared state (Redis) answers; throws otherwise (what /readyz tells). */
@@ -94,6 +104,9 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // A library warns (DESIGN.md section 11) and logs nothing else unless asked (KASIR_LOG_LEVEL or a logger).
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
   const warnings = new Warnings(log);
+  if (checked.settings.allowClientAmounts && !checked.settings.sandbox) {
+    log.warn('allowClientAmounts is on: the page sets what an order costs, and a shopper can change it (docs/orders.md: price on the server)');
+  }
   // The connection to the payment service, read (from the options, else the environment) at its first use: creating
   // the API reads no secret, so a build with no settings present passes.
   const connection = () => {
@@ -218,9 +231,10 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
   // API's middleware never runs for it.
   const app = new Hono();
+  const hookRunner = deliveryHooks(service, { warnings });
   app.route('/webhooks/kasir', webhookRoutes(service, {
     secret: () => connection().webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log, warnings,
-  }));
+  }, hookRunner));
   // Probes for a load balancer or an orchestrator, wherever the API is mounted (/api/healthz, /api/readyz); the
   // merchant server mounts the same routes at its root too (server.ts).
   const probes = healthRoutes(ready, log);
@@ -232,6 +246,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     service,
     probes,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
+    reconcile: (reconcileOptions?: ReconcileOptions) => reconcile(service, hookRunner, reconcileOptions),
     ready,
     drain: streams.drain,
     close: async () => {

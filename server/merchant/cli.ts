@@ -4,6 +4,8 @@
 // Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
 import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
+import { reconcileCommand, RECONCILE_USAGE } from './reconcile-command.js';
+import type { CompletedDeposit } from './hooks.js';
 import { startMerchant } from './server.js';
 
 const USAGE = `Usage: kasir-merchant
@@ -17,7 +19,7 @@ KASIR_DATA_DIR (./.kasir; without Redis, its state in KASIR_DATA_DIR/merchant/),
 HOST. Each is described in the @kasir/merchant README, "Configuration".`;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log(USAGE);
+  console.log(process.argv[2] === 'reconcile' ? RECONCILE_USAGE : `${USAGE}\n\n${RECONCILE_USAGE}`);
   process.exit(0);
 }
 
@@ -35,12 +37,17 @@ try {
   console.error(`[kasir-merchant] ${err.message}`);
   process.exit(1);
 }
+const hooks = {
+  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }: CompletedDeposit) => {
+    completions.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+  },
+};
+// `kasir-merchant reconcile`: the same settings and hooks, once, then exit.
+if (process.argv[2] === 'reconcile') process.exit(await reconcileCommand(process.argv.slice(3), { ...options, ...hooks }, log));
 const merchant = await startMerchant({
   ...options,
   logger: log,
-  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }) => {
-    completions.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
-  },
+  ...hooks,
 }).catch((err: NodeJS.ErrnoException) => {
   console.error(`[kasir-merchant] cannot listen on port ${options.port}: ${err.code ?? err.message}`);
   process.exit(1);

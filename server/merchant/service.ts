@@ -9,6 +9,7 @@ import type { MerchantHooks } from './hooks.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 import { ApiError } from './http.js';
 import { lruMap } from './lru.js';
+import { isCurrentCheckout, orderCheckout } from './orders.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
@@ -81,24 +82,24 @@ export class MerchantService {
 
   // ---- checkouts ----
 
-  /** POST /checkouts: the amount comes from the page, or from the merchant's priceOrder hook. */
+  /**
+   * POST /checkouts: `{orderId}` priced by the merchant's priceOrder hook (one checkout per order: ./orders.ts), or an
+   * amount from the page, taken only in sandbox mode or with allowClientAmounts (docs/orders.md).
+   */
   async createCheckout(body: Record<string, unknown>): Promise<WidgetCheckout> {
-    let amount: unknown;
-    let currency: unknown;
-    let orderId: string | undefined;
-    if (this.hooks.priceOrder) {
+    const { priceOrder } = this.hooks;
+    if (priceOrder) {
       if (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)) {
         throw new ApiError(400, 'orderId: this shop prices orders itself; send the orderId (letters, digits, _ . : -, at most 128)');
       }
-      orderId = body.orderId;
-      const priced = await this.hooks.priceOrder(orderId);
-      if (!priced) throw new ApiError(404, 'Order not found');
-      ({ amount, currency } = priced);
-    } else {
-      if (body.orderId !== undefined) throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
-      ({ amount, currency } = body);
+      const orderId = body.orderId;
+      return orderCheckout(this, orderId, async () => priceOrder(orderId));
     }
-    return this.openCheckout(amount, currency, orderId);
+    if (!this.config.sandbox && !this.config.allowClientAmounts) {
+      throw new ApiError(400, 'amount: this shop prices orders on its server (priceOrder or createCheckout)');
+    }
+    if (body.orderId !== undefined) throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
+    return this.openCheckout(body.amount, body.currency, undefined);
   }
 
   /**
@@ -106,14 +107,16 @@ export class MerchantService {
    * shop renders `<kasir-checkout checkout-id=...>` with the answer's id.
    */
   async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<WidgetCheckout> {
-    if (order.orderId !== undefined && !ORDER_ID.test(order.orderId)) {
-      throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
-    }
-    return this.openCheckout(order.amount, order.currency ?? this.config.currencies[0], order.orderId);
+    const { orderId, amount, currency = this.config.currencies[0]! } = order;
+    if (orderId === undefined) return this.openCheckout(amount, currency, undefined);
+    if (!ORDER_ID.test(orderId)) throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
+    // The order's one checkout (./orders.ts): a page rendered again, on any device, gets the same one.
+    return orderCheckout(this, orderId, async () => ({ amount, currency }));
   }
 
-  private async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
-    const { value, code } = this.validateAmount(amount, currency);
+  /** A new checkout at this price (the amount checked first); its order, if any, saved for every copy. */
+  async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
+    const { value, code } = this.checkAmount(amount, currency);
     const feesPaidBy = this.config.feesPaidBy;
     const created = await this.client.createCheckout(
       feesPaidBy === 'shopper'
@@ -121,7 +124,7 @@ export class MerchantService {
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
     this.checkouts.put(created.id, true);
-    const saved: SavedCheckout = { feesPaidBy, currency: code, amount: value.toFixed(), ...(orderId === undefined ? {} : { orderId }) };
+    const saved: SavedCheckout = { feesPaidBy, currency: code, amount: value.toFixed(), createdAt: this.now(), ...(orderId === undefined ? {} : { orderId }) };
     this.remember(created.id, { ...saved, saved: true });
     // Before the shopper sees the checkout: whichever copy receives its webhook (now or after a restart) gets the order.
     await this.shared.saveCheckout(created.id, saved, CHECKOUT_TTL_MS);
@@ -150,6 +153,7 @@ export class MerchantService {
    */
   async chooseMethod(id: string, method: string): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
     await this.requireCheckout(id);
+    if (!(await isCurrentCheckout(this, id))) throw new ApiError(409, 'This order has a newer checkout (its price changed): reload the page');
     let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
     try {
       chosen = await this.client.chooseCheckoutMethod(id, method);
@@ -236,6 +240,13 @@ export class MerchantService {
     return saved;
   }
 
+  /** Marks a checkout this backend created as settled once its deposit's outcome is final (reconcile passes it by). */
+  async settleIfFinal(deposit: UpstreamDeposit): Promise<void> {
+    if (deposit.status !== 'completed' && deposit.status !== 'expired') return;
+    if (!(await this.savedCheckout(deposit.depositId))) return;
+    await this.shared.markSettled(deposit.depositId, this.now()).catch(() => undefined);
+  }
+
   /** 404 unless the id is a checkout's (the only deposits /api may reach). */
   async requireCheckout(id: string): Promise<void> {
     if (!(await this.checkouts.get(id))) throw new ApiError(404, 'Checkout not found');
@@ -253,7 +264,8 @@ export class MerchantService {
     this.meta.set(id, { ...previous, ...Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) } as CheckoutMeta);
   }
 
-  private validateAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {
+  /** An amount and currency as this shop takes them, or a 400 naming the field. */
+  checkAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {
     if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) throw new ApiError(400, 'currency: a 3-letter currency code, e.g. IDR');
     const code = currency.toUpperCase();
     if (!this.config.currencies.includes(code)) throw new ApiError(400, `currency: this shop accepts ${this.config.currencies.join(', ')}`);
