@@ -16,6 +16,8 @@ import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono } from './support';
 
 const CONNECTIONS = 1000;
+/** What shoppers meet (issue 29): this many shoppers, each polling once a second. */
+const SHOPPERS = 1000;
 const STATUS_REFRESH_MS = 2000;
 const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
 
@@ -117,6 +119,20 @@ export async function run(): Promise<void> {
           console.log(`  ${''.padEnd(48)} upstream calls ${calls} for ~${served} reads (${deposits} deposit${deposits > 1 ? 's' : ''}; bound ${Math.ceil((seconds * 1000) / STATUS_REFRESH_MS + 1) * deposits})`);
         };
         const one = `/api/checkouts/${ids[0]}/deposit`;
+        // 1,000 shoppers polling once a second over the 50 pending checkouts: the goal is p99 at most 10 ms, no error,
+        // and at most one upstream read per deposit per refresh interval.
+        {
+          const shopperSeconds = Math.max(seconds, 10);
+          const before = proxy.calls;
+          const result = await load({
+            url: merchant.url + one, connections: SHOPPERS, connectionRate: 1, durationSeconds: shopperSeconds,
+            requests: ids.map((id) => ({ method: 'GET', path: `/api/checkouts/${id}/deposit` })),
+          });
+          const calls = proxy.calls - before;
+          const bound = Math.ceil((shopperSeconds * 1000) / STATUS_REFRESH_MS + 1) * ids.length;
+          console.log(`  ${SHOPPERS} shoppers polling once a second, ${mode}: p99 ${result.p99Ms} ms (goal <= 10), ${result.requestsPerSecond} reads/s, `
+            + `non-2xx ${result.non2xx}, errors ${result.errors} (goal 0), upstream calls ${calls} (bound ${bound})`);
+        }
         await measure('GET .../deposit (one checkout)', { url: merchant.url + one }, 1);
         await measure('GET .../deposit (50 checkouts)', {
           url: merchant.url + one,
