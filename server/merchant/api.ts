@@ -5,6 +5,7 @@ import { Hono, type Context } from 'hono';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
+import { createMiddleware } from 'hono/factory';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
@@ -178,7 +179,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
 
   // Per client address, counted in Redis when copies share it (so a limit is the shop's, not each copy's). The limiter
   // has already set Retry-After (and RateLimit) from the window's reset when it refuses: the same number of seconds.
-  const limiter = (name: string, windowMs: number, limit: number, refusal: string, only?: Pick<HonoConfigProps, 'skip' | 'skipFailedRequests'>) => rateLimiter({
+  const limiter = (name: string, windowMs: number, limit: number, refusal: string, only?: Pick<HonoConfigProps, 'skip' | 'skipFailedRequests' | 'skipSuccessfulRequests'>) => rateLimiter({
     windowMs,
     limit,
     standardHeaders: 'draft-7',
@@ -188,6 +189,13 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     ...only,
   });
   const checkoutLimit = limiter('checkouts', 60_000, config.checkoutRateLimit, 'Too many checkouts from this address; try again in a minute');
+
+  // Ids this copy does not know as checkouts may each cost a call to the payment service: a bound per client address
+  // (only misses count: a known checkout's reads pass untouched, and a lookup that finds one is not counted).
+  const unknownLimit = limiter('unknown-checkouts', 60_000, config.unknownCheckoutRateLimit, 'Too many unknown checkouts from this address; try again in a minute', { skipSuccessfulRequests: true });
+  const boundUnknown = createMiddleware((c, next) => (service.checkouts.peek(c.req.param('id') ?? '') === true ? next() : unknownLimit(c, next)));
+  api.use('/checkouts/:id', boundUnknown);
+  api.use('/checkouts/:id/*', boundUnknown);
 
   // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
   api.post('/checkouts', stateChanging, checkoutLimit, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
@@ -216,6 +224,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     getCheckout: (id) => service.getCheckout(id),
     chooseMethod: (id, method) => service.chooseMethod(id, method),
     readDeposit: (id) => service.readDeposit(id),
+    depositNow: (id) => service.depositNow(id),
     cancel: (id) => service.cancel(id),
     sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,
     sandboxPay: config.sandbox ? (id, amount) => service.sandboxPay(id, amount) : undefined,

@@ -33,6 +33,15 @@ const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['IDR', 'JPY', 'KRW
 const ORDER_ID = /^[\w.:-]{1,128}$/;
 /** The largest amount a checkout may ask for, in any currency. */
 const MAX_AMOUNT = new Decimal('1e15');
+/**
+ * How long an id the payment service does not know as a checkout is remembered as unknown (asked again after): a
+ * shopper's typo or a guess costs one upstream call per this long, not one per request.
+ */
+const UNKNOWN_TTL_MS = 30_000;
+/** Unknown ids remembered at most (a guesser's spread of ids is bounded per address by the API's rate limit). */
+const MAX_UNKNOWN = 10_000;
+/** No webhook for this long: streams re-read at the poll's refresh (webhooks may not reach this backend at all). */
+const WEBHOOK_QUIET_MS = 10 * 60_000;
 /** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
 const CHECKOUT_TTL_MS = 30 * 24 * 3600_000;
 
@@ -49,6 +58,10 @@ export class MerchantService {
   readonly checkouts: BoundedReader<boolean>;
   /** What this copy knows of each checkout, the 50,000 last written (read with peek: a read does not keep one). */
   private readonly meta = lruMap<CheckoutMeta>(50_000);
+  /** When a verified webhook last reached this copy (0: none since it started). */
+  private lastWebhookAt = 0;
+  /** Ids the service said are no checkout, until when (negative cache): nothing else is kept of them. */
+  private readonly unknown = lruMap<number>(MAX_UNKNOWN);
 
   constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly shared: SharedState, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
     this.deposits = new DepositStatusCache(async (id) => {
@@ -74,7 +87,11 @@ export class MerchantService {
       }
     }, { refreshMs: config.statusRefreshMs, now });
     // A checkout created by any copy is known from the shared state without asking the payment service.
-    this.checkouts = new BoundedReader(async (id) => !!(await this.savedCheckout(id)) || !!(await this.sessions.get(id)), {
+    this.checkouts = new BoundedReader(async (id) => {
+      if (await this.savedCheckout(id)) return true;
+      if ((this.unknown.get(id) ?? 0) > this.now()) return false;
+      return !!(await this.sessions.get(id));
+    }, {
       refreshMs: config.statusRefreshMs, now, isFinal: (known) => known,
     });
     this.methods = new BoundedReader((currency) => this.client.listPaymentMethods({ currency: currency || undefined }), { refreshMs: 5 * 60_000, now });
@@ -134,6 +151,7 @@ export class MerchantService {
 
   /** GET /checkouts/:id: the hosted checkout's session, as a shopper may see it. */
   async getCheckout(id: string): Promise<WidgetCheckout> {
+    if (!(await this.isCheckout(id))) throw new ApiError(404, 'Checkout not found');
     const session = await this.sessions.get(id);
     if (!session) throw new ApiError(404, 'Checkout not found');
     this.checkouts.put(id, true);
@@ -218,9 +236,34 @@ export class MerchantService {
     return (await this.deposits.update(await this.view(updated))).deposit!;
   }
 
+  /** A verified webhook reached this copy: webhooks arrive, and streams need not re-read as often as polls. */
+  noteWebhook(): void {
+    this.lastWebhookAt = this.now();
+  }
+
+  /** Whether webhooks reach this copy: one arrived within the last 10 minutes. */
+  webhooksArriving(): boolean {
+    return this.lastWebhookAt > 0 && this.now() - this.lastWebhookAt < WEBHOOK_QUIET_MS;
+  }
+
   /** Whether the id is a checkout's (for SSE). */
   async exists(id: string): Promise<boolean> {
-    return this.checkouts.get(id);
+    return this.isCheckout(id);
+  }
+
+  /**
+   * Whether the id is a checkout's: a yes is kept (final), a no only in the negative cache, so unknown ids (a guesser's
+   * thousands) leave no entry in the readers.
+   */
+  async isCheckout(id: string): Promise<boolean> {
+    if (this.checkouts.peek(id) === true) return true;
+    const known = await this.checkouts.get(id);
+    if (!known) {
+      if ((this.unknown.get(id) ?? 0) <= this.now()) this.unknown.set(id, this.now() + UNKNOWN_TTL_MS);
+      this.checkouts.forget(id);
+      this.sessions.forget(id);
+    }
+    return known;
   }
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
@@ -249,7 +292,7 @@ export class MerchantService {
 
   /** 404 unless the id is a checkout's (the only deposits /api may reach). */
   async requireCheckout(id: string): Promise<void> {
-    if (!(await this.checkouts.get(id))) throw new ApiError(404, 'Checkout not found');
+    if (!(await this.isCheckout(id))) throw new ApiError(404, 'Checkout not found');
   }
 
   private async requireDeposit(id: string) {

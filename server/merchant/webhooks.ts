@@ -188,6 +188,7 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       return c.json(errorBody(401, message), 401);
     }
 
+    service.noteWebhook(); // webhooks reach this copy (event streams then lean on them)
     // Deduplicated on webhook-id across copies and restarts: processed once, acknowledged every time after.
     let claim: Claim;
     try {

@@ -28,8 +28,6 @@ interface LoadRequest {
 export interface LoadOptions {
   url: string;
   connections?: number;
-  /** Requests per second each connection sends (default: as fast as answers come back). */
-  connectionRate?: number;
   durationSeconds?: number;
   method?: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
@@ -52,7 +50,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const settings = {
     url: options.url,
     connections: options.connections ?? 50,
-    connectionRate: options.connectionRate,
     duration: options.durationSeconds ?? DEFAULT_SECONDS,
     method: options.method ?? 'GET',
     headers: options.headers,
