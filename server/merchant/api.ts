@@ -5,6 +5,7 @@ import { Hono, type Context } from 'hono';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
+import { createMiddleware } from 'hono/factory';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
@@ -22,7 +23,8 @@ import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
 import type { WidgetCheckout } from './views.js';
 import { Warnings } from './warnings.js';
-import { webhookRoutes } from './webhooks.js';
+import { reconcile, type ReconcileLine, type ReconcileOptions } from './reconcile.js';
+import { deliveryHooks, webhookRoutes } from './webhooks.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
 export interface ServerOrder {
@@ -30,7 +32,10 @@ export interface ServerOrder {
   amount: string | number;
   /** The order's currency (default the first of `currencies`, IDR). */
   currency?: string;
-  /** The shop's own order id, handed back to `onDepositCompleted`/`onDepositExpired`. */
+  /**
+   * The shop's own order id, handed to every hook of its checkout. With one, the order keeps one checkout
+   * (docs/orders.md): calling createCheckout again for it (a reload, another device) answers the same checkout.
+   */
   orderId?: string;
 }
 
@@ -47,6 +52,12 @@ export type KasirApi = Hono & {
    * amount or currency the shop does not accept.
    */
   createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
+  /**
+   * Catches up on hooks whose webhooks never arrived (docs/orders.md): reads from the payment service every checkout
+   * this backend holds that is not settled (or settled at or after `since`) and runs each hook whose event it missed,
+   * once, under the same claims as the webhooks. Safe to run on a timer and on every copy at once.
+   */
+  reconcile(options?: ReconcileOptions): Promise<ReconcileLine[]>;
   /** GET /healthz and GET /readyz, mounted in this app and, by the merchant server, at its root. */
   readonly probes: Hono;
   /**
@@ -106,6 +117,9 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // A library warns (DESIGN.md section 11) and logs nothing else unless asked (KASIR_LOG_LEVEL or a logger).
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
   const warnings = new Warnings(log, now);
+  if (checked.settings.allowClientAmounts && !checked.settings.sandbox) {
+    log.warn('allowClientAmounts is on: the page sets what an order costs, and a shopper can change it (docs/orders.md: price on the server)');
+  }
   // The connection to the payment service, read (from the options, else the environment) at its first use: creating
   // the API reads no secret, so a build with no settings present passes.
   let sandboxTold = !checked.settings.sandbox;
@@ -188,7 +202,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
 
   // Per client address, counted in Redis when copies share it (so a limit is the shop's, not each copy's). The limiter
   // has already set Retry-After (and RateLimit) from the window's reset when it refuses: the same number of seconds.
-  const limiter = (name: string, windowMs: number, limit: number, refusal: string, only?: Pick<HonoConfigProps, 'skip' | 'skipFailedRequests'>) => rateLimiter({
+  const limiter = (name: string, windowMs: number, limit: number, refusal: string, only?: Pick<HonoConfigProps, 'skip' | 'skipFailedRequests' | 'skipSuccessfulRequests'>) => rateLimiter({
     windowMs,
     limit,
     standardHeaders: 'draft-7',
@@ -202,6 +216,12 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // Idempotency-Key on the creates (docs/idempotency.md), kept in the shared state: a retried create, on any copy,
   // gets the first answer again.
   const idempotent = idempotency({ store: shared.idempotency });
+  // Ids this copy does not know as checkouts may each cost a call to the payment service: a bound per client address
+  // (only misses count: a known checkout's reads pass untouched, and a lookup that finds one is not counted).
+  const unknownLimit = limiter('unknown-checkouts', 60_000, config.unknownCheckoutRateLimit, 'Too many unknown checkouts from this address; try again in a minute', { skipSuccessfulRequests: true });
+  const boundUnknown = createMiddleware((c, next) => (service.checkouts.peek(c.req.param('id') ?? '') === true ? next() : unknownLimit(c, next)));
+  api.use('/checkouts/:id', boundUnknown);
+  api.use('/checkouts/:id/*', boundUnknown);
 
   // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
   api.post('/checkouts', stateChanging, checkoutLimit, idempotent, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
@@ -233,6 +253,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     getCheckout: (id) => service.getCheckout(id),
     chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
     readDeposit: (id) => service.readDeposit(id),
+    depositNow: (id) => service.depositNow(id),
     cancel: (id) => service.cancel(id),
     sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,
     sandboxPay: config.sandbox ? (id, amount) => service.sandboxPay(id, amount) : undefined,
@@ -248,9 +269,10 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
   // API's middleware never runs for it.
   const app = new Hono();
+  const hookRunner = deliveryHooks(service, { warnings });
   app.route('/webhooks/kasir', webhookRoutes(service, {
     secret: () => connection().webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log, warnings,
-  }));
+  }, hookRunner));
   // Probes for a load balancer or an orchestrator, wherever the API is mounted (/api/healthz, /api/readyz); the
   // merchant server mounts the same routes at its root too (server.ts).
   const probes = healthRoutes(ready, log);
@@ -267,6 +289,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       pingRedis: () => shared.ping(), fetch: options.fetch, signRequest: options.signRequest,
     }),
     listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),
+    reconcile: (reconcileOptions?: ReconcileOptions) => reconcile(service, hookRunner, reconcileOptions),
     ready,
     drain: streams.drain,
     close: async () => {

@@ -5,6 +5,8 @@
 import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
 import { COMMANDS_USAGE, isCommand, runCommand } from './commands.js';
+import { reconcileCommand, RECONCILE_USAGE } from './reconcile-command.js';
+import type { CompletedDeposit } from './hooks.js';
 import { startMerchant } from './server.js';
 
 const USAGE = `Usage: kasir-merchant
@@ -27,7 +29,7 @@ if (isCommand(process.argv[2])) {
 }
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log(USAGE);
+  console.log(process.argv[2] === 'reconcile' ? RECONCILE_USAGE : `${USAGE}\n\n${RECONCILE_USAGE}`);
   process.exit(0);
 }
 
@@ -45,12 +47,17 @@ try {
   console.error(`[kasir-merchant] ${err.message}`);
   process.exit(1);
 }
+const hooks = {
+  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }: CompletedDeposit) => {
+    completions.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+  },
+};
+// `kasir-merchant reconcile`: the same settings and hooks, once, then exit.
+if (process.argv[2] === 'reconcile') process.exit(await reconcileCommand(process.argv.slice(3), { ...options, ...hooks }, log));
 const merchant = await startMerchant({
   ...options,
   logger: log,
-  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }) => {
-    completions.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
-  },
+  ...hooks,
 }).catch((err: NodeJS.ErrnoException) => {
   console.error(`[kasir-merchant] cannot listen on port ${options.port}: ${err.code ?? err.message}`);
   process.exit(1);

@@ -44,10 +44,21 @@ export interface KasirApiOptions extends MerchantHooks {
   returnUrl?: string;
   /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
   sandbox?: boolean;
+  /**
+   * Takes amounts set by the page (`POST /checkouts {amount, currency}`, the element's `amount`) outside sandbox mode
+   * (default false: the shop's server prices orders, with priceOrder or createCheckout; docs/orders.md). A shopper
+   * can then pay any amount they like: a warning is written at start.
+   */
+  allowClientAmounts?: boolean;
   /** Currencies a shopper may create a checkout in (default `['IDR']`). */
   currencies?: readonly string[];
   /** Checkout creations allowed per client address per minute (default 60). */
   checkoutRateLimit?: number;
+  /**
+   * Reads of checkout ids this backend does not know, per client address per minute (default 60): each may cost a
+   * call to the payment service, so guessing ids is bounded (an unknown id is also remembered briefly).
+   */
+  unknownCheckoutRateLimit?: number;
   /**
    * Bank transfers a client address may choose per hour (default 10): each holds one of the shop's unique codes while
    * pending, so one anonymous shopper cannot hold them all.
@@ -110,8 +121,10 @@ export interface MerchantConfig {
   readonly feesPaidBy: FeesPaidByOption;
   readonly returnUrl?: string;
   readonly sandbox: boolean;
+  readonly allowClientAmounts: boolean;
   readonly currencies: readonly string[];
   readonly checkoutRateLimit: number;
+  readonly unknownCheckoutRateLimit: number;
   readonly transferRateLimit: number;
   readonly statusRefreshMs: number;
   readonly webhookToleranceSeconds: number;
@@ -150,7 +163,7 @@ const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepos
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
-  feesPaidBy: 'KASIR_FEES_PAID_BY', returnUrl: 'KASIR_RETURN_URL', sandbox: 'KASIR_SANDBOX', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
+  feesPaidBy: 'KASIR_FEES_PAID_BY', returnUrl: 'KASIR_RETURN_URL', sandbox: 'KASIR_SANDBOX', allowClientAmounts: 'KASIR_ALLOW_CLIENT_AMOUNTS', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT', unknownCheckoutRateLimit: 'KASIR_UNKNOWN_CHECKOUT_RATE_LIMIT',
   transferRateLimit: 'KASIR_TRANSFER_RATE_LIMIT',
   statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
   redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
@@ -216,10 +229,12 @@ const optionsSchema = z.strictObject({
   }).refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` })),
   returnUrl: optional(httpUrl),
   sandbox: optional(flag),
+  allowClientAmounts: optional(flag),
   currencies: optional(strings.transform((list) => list.map((c) => c.toUpperCase())).superRefine((list, ctx) => {
     for (const code of list) if (!/^[A-Z]{3}$/.test(code)) ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
   })),
   checkoutRateLimit: optional(int(1)),
+  unknownCheckoutRateLimit: optional(int(1)),
   transferRateLimit: optional(int(1)),
   statusRefreshMs: optional(int(0)),
   webhookToleranceSeconds: optional(int(1)),
@@ -301,8 +316,10 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
     feesPaidBy: o.feesPaidBy ?? 'merchant',
     returnUrl: o.returnUrl,
     sandbox: o.sandbox ?? false,
+    allowClientAmounts: o.allowClientAmounts ?? false,
     currencies: o.currencies?.length ? [...new Set(o.currencies)] : ['IDR'],
     checkoutRateLimit: o.checkoutRateLimit ?? 60,
+    unknownCheckoutRateLimit: o.unknownCheckoutRateLimit ?? 60,
     transferRateLimit: o.transferRateLimit ?? 10,
     statusRefreshMs: o.statusRefreshMs ?? 2000,
     webhookToleranceSeconds: o.webhookToleranceSeconds ?? 300,
@@ -397,8 +414,10 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     feesPaidBy: (fees?.includes(':') ? Object.fromEntries(fees.split(',').map((pair) => pair.split(':').map((s) => s.trim()))) : fees ?? defaults.feesPaidBy) as FeesPaidByOption | undefined,
     returnUrl: str('KASIR_RETURN_URL') ?? defaults.returnUrl,
     sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
+    allowClientAmounts: bool('KASIR_ALLOW_CLIENT_AMOUNTS') ?? defaults.allowClientAmounts,
     currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
     checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,
+    unknownCheckoutRateLimit: int('KASIR_UNKNOWN_CHECKOUT_RATE_LIMIT') ?? defaults.unknownCheckoutRateLimit,
     transferRateLimit: int('KASIR_TRANSFER_RATE_LIMIT') ?? defaults.transferRateLimit,
     statusRefreshMs: int('KASIR_STATUS_REFRESH_MS') ?? defaults.statusRefreshMs,
     webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS') ?? defaults.webhookToleranceSeconds,

@@ -14,7 +14,7 @@ import type { MerchantService } from './service.js';
 import type { CachedDeposit } from './status-cache.js';
 
 export interface EventStreamOptions {
-  config: Pick<MerchantConfig, 'sseMaxPerAddress' | 'sseMaxTotal'>;
+  config: Pick<MerchantConfig, 'sseMaxPerAddress' | 'sseMaxTotal' | 'statusRefreshMs'>;
   /** Who a request comes from (the limits count streams per client). */
   addressOf: (c: Context) => string;
   /** A comment line this often keeps proxies from closing an idle stream (default 15 s). */
@@ -71,6 +71,7 @@ export function eventStreams(service: MerchantService, options: EventStreamOptio
         return TERMINAL.has(entry.deposit.status);
       };
       const deadline = Date.now() + maxStreamMs;
+      let beatAt = Date.now();
       try {
         await stream.write('retry: 3000\n\n');
         if (await send(await service.deposits.get(id).catch(() => service.deposits.peek(id)))) return;
@@ -81,8 +82,11 @@ export function eventStreams(service: MerchantService, options: EventStreamOptio
             await stream.write('retry: 500\n\n');
             break;
           }
+          // While no webhook reaches this backend, the stream re-reads the deposit as often as a poll would (a poller
+          // sees a payment within one refresh; a stream must not lag behind it); with webhooks, at each heartbeat.
+          const waitMs = service.webhooksArriving() ? heartbeatMs : Math.min(heartbeatMs, Math.max(config.statusRefreshMs, 250));
           const next = pending ?? (await new Promise<CachedDeposit | undefined>((resolve) => {
-            const timer = setTimeout(() => resolve(undefined), heartbeatMs);
+            const timer = setTimeout(() => resolve(undefined), waitMs);
             wake = () => { clearTimeout(timer); resolve(pending); };
           }));
           wake = undefined;
@@ -91,7 +95,10 @@ export function eventStreams(service: MerchantService, options: EventStreamOptio
           if (next) {
             if (await send(next)) return;
           } else if (!draining) {
-            await stream.write(': ping\n\n');
+            if (Date.now() - beatAt >= heartbeatMs - 10) {
+              await stream.write(': ping\n\n');
+              beatAt = Date.now();
+            }
             // Bounded re-read: catches a change whose webhook has not (yet) arrived; listeners fire on change.
             void service.deposits.get(id).catch(() => undefined);
           }

@@ -6,6 +6,7 @@ export { toNodeHandler } from './node-handler.js';
 export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, FailedPayment, MerchantHooks, OrderCustomer, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder, RefundRecipient, RefundRequest } from './hooks.js';
 export type { FeesPaidBy } from './model.js';
 export { verifyWebhook, type KasirWebhookEvent } from './webhooks.js';
+export type { ReconcileLine, ReconcileOptions } from './reconcile.js';
 export { createLogger, type Logger } from '../common/log.js';
 export { WebhookVerificationError, type VerifyWebhookOptions, type WebhookVerificationReason } from '../common/standard-webhooks.js';
 export { PaymentServiceClient } from './client/client.js';

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { ApiError } from '../common/errors.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../common/idempotency.js';
-import { idempotencyId, type Claim, type DepositChangeListener, type SavedCheckout, type SharedDepositRead, type SharedState } from './shared-state.js';
+import { idempotencyId, type Claim, type DepositChangeListener, type SavedCheckout, type SavedOrder, type SharedDepositRead, type SharedState } from './shared-state.js';
 import { REDIS_TIMEOUT_MS } from './config.js';
 import type { StoredDeposit } from './model.js';
 
@@ -77,6 +77,8 @@ return 1`;
 const IDEMPOTENCY_RELEASE = `if redis.call('HGET', KEYS[1], 't') == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 const DONE = 'done';
+/** How long a settled checkout stays listed for reconcile's `since`. */
+const CHECKOUT_LIST_TTL_MS = 30 * 24 * 3600_000;
 /** Default of RedisStateOptions.timeoutMs. */
 
 export interface RedisStateOptions {
@@ -209,7 +211,42 @@ export class RedisState implements SharedState {
   }
 
   async saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void> {
-    await this.call(() => this.client.set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } }));
+    // Listed for reconcile (sorted by when it lapses from the list, so old entries are trimmed by score).
+    const until = Date.now() + ttlMs;
+    await this.call(() => this.client.multi()
+      .set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } })
+      .zAdd(`${this.prefix}checkouts:open`, { score: until, value: id })
+      .exec());
+  }
+
+  async markSettled(id: string, at: number): Promise<void> {
+    // Moved from the open list to the settled one (scored by when it settled), in one transaction.
+    await this.call(() => this.client.multi()
+      .zRem(`${this.prefix}checkouts:open`, id)
+      .zAdd(`${this.prefix}checkouts:settled`, { score: at, value: id })
+      .exec());
+  }
+
+  async listCheckouts(settledSince?: number): Promise<string[]> {
+    const open = `${this.prefix}checkouts:open`;
+    const settled = `${this.prefix}checkouts:settled`;
+    const now = Date.now();
+    const [, ids, , late] = await this.call(() => this.client.multi()
+      .zRemRangeByScore(open, '-inf', now)
+      .zRange(open, 0, -1)
+      .zRemRangeByScore(settled, '-inf', now - CHECKOUT_LIST_TTL_MS)
+      .zRangeByScore(settled, settledSince ?? '+inf', '+inf')
+      .exec()) as unknown as [number, string[], number, string[]];
+    return [...ids, ...late];
+  }
+
+  async saveOrder(orderId: string, order: SavedOrder, ttlMs: number): Promise<void> {
+    await this.call(() => this.client.set(`${this.prefix}order:${orderId}`, JSON.stringify(order), { expiration: { type: 'PX', value: ttlMs } }));
+  }
+
+  async loadOrder(orderId: string): Promise<SavedOrder | undefined> {
+    const json = await this.call(() => this.client.get(`${this.prefix}order:${orderId}`));
+    return json ? (JSON.parse(json) as SavedOrder) : undefined;
   }
 
   async loadCheckout(id: string): Promise<SavedCheckout | undefined> {

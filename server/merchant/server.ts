@@ -7,7 +7,6 @@ import { createLogger, requestLogging, type Logger } from '../common/log.js';
 import { kasirRoutes, type KasirApi } from './api.js';
 import type { MerchantServerOptions } from './config.js';
 import { errorHandler, onNotFound } from './http.js';
-import { answeringStatusPolls } from './status-poll.js';
 import { widgetScriptRoutes } from './widget-script.js';
 
 export type MerchantApp = Hono & { api: KasirApi; log: Logger };
@@ -49,17 +48,12 @@ export interface RunningMerchant {
   stop(): Promise<void>;
 }
 
-/**
- * Serves `app` (default: createMerchantApp(options)) on options.port (default 3000; 0 picks a free one). When it builds
- * the app itself (the kasir-merchant command), nothing can be mounted in front of the widget's status polls, so they
- * are answered ahead of the router (./status-poll.ts; not while KASIR_LOG_LEVEL=debug logs each of them).
- */
+/** Serves `app` (default: createMerchantApp(options)) on options.port (default 3000; 0 picks a free one). */
 export async function startMerchant(options: MerchantServerOptions, given?: MerchantApp): Promise<RunningMerchant> {
   const app = given ?? createMerchantApp(options);
   // Connected before the first request (Redis); a shared state that does not answer yet is what /readyz reports.
   await app.api.ready().catch((err: Error) => app.log.warn({ err: err.message }, 'starting while not ready'));
-  const fetch = given || app.log.isLevelEnabled('debug') ? app.fetch : answeringStatusPolls(app.api, app.fetch, options.now);
-  const server = await listen(fetch, options.port ?? 3000, { hostname: options.host, beforeClose: () => app.api.drain() });
+  const server = await listen(app.fetch, options.port ?? 3000, { hostname: options.host, beforeClose: () => app.api.drain() });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= server.close().finally(() => app.api.close()));
   return { app, port: server.port, url: `http://localhost:${server.port}`, stop };

@@ -11,6 +11,7 @@ import { feesPolicy, passesFees } from '../common/fee-policy.js';
 import type { WalletChoice } from '../common/widget-api.js';
 import { ApiError } from './http.js';
 import { lruMap } from './lru.js';
+import { isCurrentCheckout, orderCheckout } from './orders.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
@@ -35,6 +36,15 @@ const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['IDR', 'JPY', 'KRW
 const ORDER_ID = /^[\w.:-]{1,128}$/;
 /** The largest amount a checkout may ask for, in any currency. */
 const MAX_AMOUNT = new Decimal('1e15');
+/**
+ * How long an id the payment service does not know as a checkout is remembered as unknown (asked again after): a
+ * shopper's typo or a guess costs one upstream call per this long, not one per request.
+ */
+const UNKNOWN_TTL_MS = 30_000;
+/** Unknown ids remembered at most (a guesser's spread of ids is bounded per address by the API's rate limit). */
+const MAX_UNKNOWN = 10_000;
+/** No webhook for this long: streams re-read at the poll's refresh (webhooks may not reach this backend at all). */
+const WEBHOOK_QUIET_MS = 10 * 60_000;
 /** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
 const CHECKOUT_TTL_MS = 30 * 24 * 3600_000;
 
@@ -51,6 +61,10 @@ export class MerchantService {
   readonly checkouts: BoundedReader<boolean>;
   /** What this copy knows of each checkout, the 50,000 last written (read with peek: a read does not keep one). */
   private readonly meta = lruMap<CheckoutMeta>(50_000);
+  /** When a verified webhook last reached this copy (0: none since it started). */
+  private lastWebhookAt = 0;
+  /** Ids the service said are no checkout, until when (negative cache): nothing else is kept of them. */
+  private readonly unknown = lruMap<number>(MAX_UNKNOWN);
 
   constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly shared: SharedState, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
     this.deposits = new DepositStatusCache(async (id) => {
@@ -76,7 +90,11 @@ export class MerchantService {
       }
     }, { refreshMs: config.statusRefreshMs, now });
     // A checkout created by any copy is known from the shared state without asking the payment service.
-    this.checkouts = new BoundedReader(async (id) => !!(await this.savedCheckout(id)) || !!(await this.sessions.get(id)), {
+    this.checkouts = new BoundedReader(async (id) => {
+      if (await this.savedCheckout(id)) return true;
+      if ((this.unknown.get(id) ?? 0) > this.now()) return false;
+      return !!(await this.sessions.get(id));
+    }, {
       refreshMs: config.statusRefreshMs, now, isFinal: (known) => known,
     });
     this.methods = new BoundedReader((currency) => this.client.listPaymentMethods({ currency: currency || undefined }), { refreshMs: 5 * 60_000, now });
@@ -84,24 +102,24 @@ export class MerchantService {
 
   // ---- checkouts ----
 
-  /** POST /checkouts: the amount comes from the page, or from the merchant's priceOrder hook. */
+  /**
+   * POST /checkouts: `{orderId}` priced by the merchant's priceOrder hook (one checkout per order: ./orders.ts), or an
+   * amount from the page, taken only in sandbox mode or with allowClientAmounts (docs/orders.md).
+   */
   async createCheckout(body: Record<string, unknown>): Promise<WidgetCheckout> {
-    let amount: unknown;
-    let currency: unknown;
-    let orderId: string | undefined;
-    if (this.hooks.priceOrder) {
+    const { priceOrder } = this.hooks;
+    if (priceOrder) {
       if (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)) {
         throw new ApiError(400, 'orderId: this shop prices orders itself; send the orderId (letters, digits, _ . : -, at most 128)');
       }
-      orderId = body.orderId;
-      const priced = await this.hooks.priceOrder(orderId);
-      if (!priced) throw new ApiError(404, 'Order not found');
-      ({ amount, currency } = priced);
-    } else {
-      if (body.orderId !== undefined) throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
-      ({ amount, currency } = body);
+      const orderId = body.orderId;
+      return orderCheckout(this, orderId, async () => priceOrder(orderId));
     }
-    return this.openCheckout(amount, currency, orderId);
+    if (!this.config.sandbox && !this.config.allowClientAmounts) {
+      throw new ApiError(400, 'amount: this shop prices orders on its server (priceOrder or createCheckout)');
+    }
+    if (body.orderId !== undefined) throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
+    return this.openCheckout(body.amount, body.currency, undefined);
   }
 
   /**
@@ -109,14 +127,16 @@ export class MerchantService {
    * shop renders `<kasir-checkout checkout-id=...>` with the answer's id.
    */
   async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<WidgetCheckout> {
-    if (order.orderId !== undefined && !ORDER_ID.test(order.orderId)) {
-      throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
-    }
-    return this.openCheckout(order.amount, order.currency ?? this.config.currencies[0], order.orderId);
+    const { orderId, amount, currency = this.config.currencies[0]! } = order;
+    if (orderId === undefined) return this.openCheckout(amount, currency, undefined);
+    if (!ORDER_ID.test(orderId)) throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
+    // The order's one checkout (./orders.ts): a page rendered again, on any device, gets the same one.
+    return orderCheckout(this, orderId, async () => ({ amount, currency }));
   }
 
-  private async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
-    const { value, code } = this.validateAmount(amount, currency);
+  /** A new checkout at this price (the amount checked first); its order, if any, saved for every copy. */
+  async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
+    const { value, code } = this.checkAmount(amount, currency);
     // The policy per kind goes with it (docs/indonesian-payments.md: QRIS is never surcharged).
     const policy = feesPolicy(this.config.feesPaidBy);
     const feesPaidBy: FeesPaidBy = passesFees(policy) ? 'shopper' : 'merchant';
@@ -126,7 +146,7 @@ export class MerchantService {
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
     this.checkouts.put(created.id, true);
-    const saved: SavedCheckout = { feesPaidBy, currency: code, amount: value.toFixed(), ...(orderId === undefined ? {} : { orderId }) };
+    const saved: SavedCheckout = { feesPaidBy, currency: code, amount: value.toFixed(), createdAt: this.now(), ...(orderId === undefined ? {} : { orderId }) };
     this.remember(created.id, { ...saved, saved: true });
     // Before the shopper sees the checkout: whichever copy receives its webhook (now or after a restart) gets the order.
     await this.shared.saveCheckout(created.id, saved, CHECKOUT_TTL_MS);
@@ -136,6 +156,7 @@ export class MerchantService {
 
   /** GET /checkouts/:id: the hosted checkout's session, as a shopper may see it. */
   async getCheckout(id: string): Promise<WidgetCheckout> {
+    if (!(await this.isCheckout(id))) throw new ApiError(404, 'Checkout not found');
     const session = await this.sessions.get(id);
     if (!session) throw new ApiError(404, 'Checkout not found');
     this.checkouts.put(id, true);
@@ -155,6 +176,7 @@ export class MerchantService {
    */
   async chooseMethod(id: string, method: string, wallet: WalletChoice = {}): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
     await this.requireCheckout(id);
+    if (!(await isCurrentCheckout(this, id))) throw new ApiError(409, 'This order has a newer checkout (its price changed): reload the page');
     let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
     try {
       // The shop's own return page, when it has one, wins over the page the element is on (docs/indonesian-payments.md).
@@ -221,9 +243,34 @@ export class MerchantService {
     return (await this.deposits.update(await this.view(updated))).deposit!;
   }
 
+  /** A verified webhook reached this copy: webhooks arrive, and streams need not re-read as often as polls. */
+  noteWebhook(): void {
+    this.lastWebhookAt = this.now();
+  }
+
+  /** Whether webhooks reach this copy: one arrived within the last 10 minutes. */
+  webhooksArriving(): boolean {
+    return this.lastWebhookAt > 0 && this.now() - this.lastWebhookAt < WEBHOOK_QUIET_MS;
+  }
+
   /** Whether the id is a checkout's (for SSE). */
   async exists(id: string): Promise<boolean> {
-    return this.checkouts.get(id);
+    return this.isCheckout(id);
+  }
+
+  /**
+   * Whether the id is a checkout's: a yes is kept (final), a no only in the negative cache, so unknown ids (a guesser's
+   * thousands) leave no entry in the readers.
+   */
+  async isCheckout(id: string): Promise<boolean> {
+    if (this.checkouts.peek(id) === true) return true;
+    const known = await this.checkouts.get(id);
+    if (!known) {
+      if ((this.unknown.get(id) ?? 0) <= this.now()) this.unknown.set(id, this.now() + UNKNOWN_TTL_MS);
+      this.checkouts.forget(id);
+      this.sessions.forget(id);
+    }
+    return known;
   }
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
@@ -243,9 +290,16 @@ export class MerchantService {
     return saved;
   }
 
+  /** Marks a checkout this backend created as settled once its deposit's outcome is final (reconcile passes it by). */
+  async settleIfFinal(deposit: UpstreamDeposit): Promise<void> {
+    if (deposit.status !== 'completed' && deposit.status !== 'expired') return;
+    if (!(await this.savedCheckout(deposit.depositId))) return;
+    await this.shared.markSettled(deposit.depositId, this.now()).catch(() => undefined);
+  }
+
   /** 404 unless the id is a checkout's (the only deposits /api may reach). */
   async requireCheckout(id: string): Promise<void> {
-    if (!(await this.checkouts.get(id))) throw new ApiError(404, 'Checkout not found');
+    if (!(await this.isCheckout(id))) throw new ApiError(404, 'Checkout not found');
   }
 
   private async requireDeposit(id: string) {
@@ -260,7 +314,8 @@ export class MerchantService {
     this.meta.set(id, { ...previous, ...Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) } as CheckoutMeta);
   }
 
-  private validateAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {
+  /** An amount and currency as this shop takes them, or a 400 naming the field. */
+  checkAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {
     if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) throw new ApiError(400, 'currency: a 3-letter currency code, e.g. IDR');
     const code = currency.toUpperCase();
     if (!this.config.currencies.includes(code)) throw new ApiError(400, `currency: this shop accepts ${this.config.currencies.join(', ')}`);

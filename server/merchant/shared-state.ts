@@ -26,6 +26,16 @@ export interface SavedCheckout {
   amount: string;
   currency: string;
   orderId?: string;
+  /** When it was created (ms since the epoch): reconcile tells a checkout that lapsed unused by it. */
+  createdAt?: number;
+}
+
+/** The checkout a shop's order is paid through (docs/orders.md): one per order, in every copy's state. */
+export interface SavedOrder {
+  checkoutId: string;
+  /** What the order was priced at when its checkout opened. */
+  amount: string;
+  currency: string;
 }
 
 /** The status cache's shared layer: what another copy read within the refresh interval, or who reads it now. */
@@ -53,6 +63,14 @@ export interface SharedState {
 
   saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void>;
   loadCheckout(id: string): Promise<SavedCheckout | undefined>;
+  /** Records that a checkout's outcome is final and its hooks ran (reconcile then passes it by, unless asked since). */
+  markSettled(id: string, at: number): Promise<void>;
+  /** The saved checkouts not settled, and those settled at or after `settledSince` (ms since the epoch). */
+  listCheckouts(settledSince?: number): Promise<string[]>;
+
+  /** The order's checkout. Written only while holding the order's claim (`order:<orderId>`), so never raced. */
+  saveOrder(orderId: string, order: SavedOrder, ttlMs: number): Promise<void>;
+  loadOrder(orderId: string): Promise<SavedOrder | undefined>;
 
   /** Before reading a deposit from the payment service: whether some copy did within `refreshMs`. */
   readDeposit(id: string, refreshMs: number): Promise<SharedDepositRead>;
@@ -90,7 +108,11 @@ type Line =
   | { k: string; x: number }
   | { c: string; v: SavedCheckout; x: number }
   /** An answered Idempotency-Key: its request's fingerprint and the answer replayed. */
-  | { i: string; f: string; a: IdempotentAnswer; x: number };
+  | { i: string; f: string; a: IdempotentAnswer; x: number }
+  /** An order's checkout. */
+  | { o: string; v: SavedOrder; x: number }
+  /** A checkout settled at `at`. */
+  | { s: string; at: number; x: number };
 
 /** An Idempotency-Key this process holds or answered. */
 interface IdempotencyEntry {
@@ -118,6 +140,9 @@ export class LocalState implements SharedState {
   private readonly pending = new Map<string, { token: string; until: number }>();
   private readonly checkouts = lruMap<Entry<SavedCheckout>>(MAX_ENTRIES);
   private readonly idempotencyKeys = lruMap<IdempotencyEntry>(MAX_ENTRIES);
+  private readonly orders = lruMap<Entry<SavedOrder>>(MAX_ENTRIES);
+  /** When each settled checkout settled. */
+  private readonly settled = lruMap<Entry<number>>(MAX_ENTRIES);
   private readonly log?: AppendLog;
   readonly idempotency: IdempotencyStore = {
     claim: async (scope, key, fingerprint, { leaseMs }): Promise<IdempotencyClaim> => {
@@ -149,7 +174,7 @@ export class LocalState implements SharedState {
   constructor(file?: string, private readonly now: () => number = Date.now) {
     if (!file) return;
     this.log = new AppendLog(file, (line: Line) => this.apply(line), () => this.lines(),
-      (lineCount) => lineCount > 2 * (this.done.size + this.checkouts.size + this.idempotencyKeys.size) + 10_000);
+      (lineCount) => lineCount > 2 * (this.done.size + this.checkouts.size + this.idempotencyKeys.size + this.orders.size + this.settled.size) + 10_000);
   }
 
   async claim(key: string, leaseMs: number): Promise<Claim> {
@@ -190,6 +215,36 @@ export class LocalState implements SharedState {
     return entry && entry.expiresAt > this.now() ? entry.value : undefined;
   }
 
+  async markSettled(id: string, at: number): Promise<void> {
+    const checkout = this.checkouts.peek(id);
+    if (!checkout) return;
+    const line = { s: id, at, x: checkout.expiresAt };
+    this.apply(line);
+    await this.append(line);
+  }
+
+  async listCheckouts(settledSince?: number): Promise<string[]> {
+    const t = this.now();
+    const ids: string[] = [];
+    for (const id of this.checkouts.rkeys()) {
+      if (this.checkouts.peek(id)!.expiresAt <= t) continue;
+      const settledAt = this.settled.peek(id);
+      if (!settledAt || settledAt.expiresAt <= t || (settledSince !== undefined && settledAt.value >= settledSince)) ids.push(id);
+    }
+    return ids;
+  }
+
+  async saveOrder(orderId: string, order: SavedOrder, ttlMs: number): Promise<void> {
+    const line = { o: orderId, v: order, x: this.now() + ttlMs };
+    this.apply(line);
+    await this.append(line);
+  }
+
+  async loadOrder(orderId: string): Promise<SavedOrder | undefined> {
+    const entry = this.orders.peek(orderId);
+    return entry && entry.expiresAt > this.now() ? entry.value : undefined;
+  }
+
   async readDeposit(): Promise<SharedDepositRead> {
     return { kind: 'load' };
   }
@@ -220,7 +275,9 @@ export class LocalState implements SharedState {
     if (line.x <= this.now()) return;
     if ('k' in line) this.done.set(line.k, line.x);
     else if ('i' in line) this.idempotencyKeys.set(line.i, { fingerprint: line.f, answer: line.a, expiresAt: line.x });
-    else this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
+    else if ('c' in line) this.checkouts.set(line.c, { value: line.v, expiresAt: line.x });
+    else if ('o' in line) this.orders.set(line.o, { value: line.v, expiresAt: line.x });
+    else if ('s' in line) this.settled.set(line.s, { value: line.at, expiresAt: line.x });
   }
 
   /**
@@ -248,7 +305,19 @@ export class LocalState implements SharedState {
       if (answer && expiresAt > t) lines.push({ i, f: fingerprint, a: answer, x: expiresAt });
       else if (expiresAt <= t) expired.push(i);
     }
-    for (const i of expired) this.idempotencyKeys.delete(i);
+    for (const i of expired.splice(0)) this.idempotencyKeys.delete(i);
+    for (const o of this.orders.rkeys()) {
+      const { value, expiresAt } = this.orders.peek(o)!;
+      if (expiresAt > t) lines.push({ o, v: value, x: expiresAt });
+      else expired.push(o);
+    }
+    for (const o of expired.splice(0)) this.orders.delete(o);
+    for (const id of this.settled.rkeys()) {
+      const { value, expiresAt } = this.settled.peek(id)!;
+      if (expiresAt > t) lines.push({ s: id, at: value, x: expiresAt });
+      else expired.push(id);
+    }
+    for (const id of expired) this.settled.delete(id);
     return lines;
   }
 

@@ -114,6 +114,11 @@ export class BoundedReader<T> {
     this.store(key, this.touch(key), value);
   }
 
+  /** Drops the key (its value, any failure): nothing of it is kept. */
+  forget(key: string): void {
+    this.slots.delete(key);
+  }
+
   /** Makes the next get() load again. */
   invalidate(key: string): void {
     const slot = this.slots.get(key);

@@ -91,9 +91,11 @@ function badFigure(deposit: UpstreamDeposit): string | undefined {
 /** Another request is processing the same webhook or running the same deposit's hook now: the sender retries. */
 class BusyError extends Error {}
 
-/** POST / (mounted at /api/webhooks/kasir). */
-export function webhookRoutes(service: MerchantService, options: WebhookReceiverOptions) {
-  const now = options.now ?? Date.now;
+/** The once-per-event hooks of deposits, as a webhook delivery runs them (and reconcile: ./reconcile.ts). */
+export type DeliveryHooks = ReturnType<typeof deliveryHooks>;
+
+/** The claims and hooks of deposits' events, shared by the receiver and reconcile so that each hook runs once. */
+export function deliveryHooks(service: MerchantService, options: Pick<WebhookReceiverOptions, 'warnings'>) {
   const { shared } = service;
 
   /** A claim, waiting while another request (on any copy) holds the key: it finishes (done) or lets go (claimed). */
@@ -122,10 +124,10 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
    * window in which it runs again, with the same eventId (the delivery's webhook-id): the shop keys its write on it
    * (README "Idempotent hooks").
    */
-  const runHookOnce = async (key: string, name: HookName, hook: (() => void | Promise<void>) | undefined) => {
-    if (!hook) return;
+  const runHookOnce = async (key: string, name: HookName, hook: (() => void | Promise<void>) | undefined): Promise<boolean> => {
+    if (!hook) return false;
     const claim = await claimWaiting(key);
-    if (claim.state === 'done') return;
+    if (claim.state === 'done') return false;
     if (claim.state === 'busy') throw new BusyError(`the hook ${key} is running`);
     try {
       await holding(claim, async () => {
@@ -141,6 +143,7 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       throw err;
     }
     await shared.finish(claim, HOOK_TTL_MS);
+    return true;
   };
 
   /**
@@ -179,6 +182,14 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
     return undefined;
   };
 
+  return { claimWaiting, holding, runHookOnce, hookOf };
+}
+
+/** POST / (mounted at /api/webhooks/kasir). */
+export function webhookRoutes(service: MerchantService, options: WebhookReceiverOptions, hooks: DeliveryHooks = deliveryHooks(service, options)) {
+  const now = options.now ?? Date.now;
+  const { shared } = service;
+  const { claimWaiting, holding, runHookOnce, hookOf } = hooks;
   const app = new Hono();
   app.post('/', bodyLimit({ maxSize: 256 * 1024, onError: (c) => c.json(errorBody(413, 'Webhook body too large'), 413) }), async (c) => {
     // Verified over the raw bytes exactly as received, never a re-encoding of them. Older senders may leave fields out.
@@ -204,6 +215,7 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
       return c.json(errorBody(401, message), 401);
     }
 
+    service.noteWebhook(); // webhooks reach this copy (event streams then lean on them)
     // Deduplicated on webhook-id across copies and restarts: processed once, acknowledged every time after.
     let claim: Claim;
     try {
@@ -236,6 +248,7 @@ export function webhookRoutes(service: MerchantService, options: WebhookReceiver
         await service.deposits.update(await service.view(deposit));
         const hook = await hookOf(typeof event.type === 'string' ? event.type : undefined, deposit, id);
         if (hook) await holding(claim, () => runHookOnce(hook.key, hook.name, hook.run));
+        await service.settleIfFinal(deposit); // reconcile passes it by from now on
       } else if (typeof depositId === 'string') {
         // No deposit in the body: re-read it now (bounded), which updates the cache and wakes listeners.
         service.deposits.invalidate(depositId);

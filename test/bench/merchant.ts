@@ -16,6 +16,8 @@ import { startSandbox } from '../../server/provider/main';
 import { load, printRow, startBareHono } from './support';
 
 const CONNECTIONS = 1000;
+/** What shoppers meet (issue 29): this many shoppers, each polling once a second. */
+const SHOPPERS = 1000;
 const STATUS_REFRESH_MS = 2000;
 const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
 
@@ -34,6 +36,15 @@ async function countingProxy(target: string) {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, get calls() { return calls; }, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Runs test/bench/shoppers-worker.mjs in its own process. */
+async function shoppers(options: { url: string; paths: string[]; shoppers: number; durationSeconds: number }) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./shoppers-worker.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(JSON.stringify(options));
+  let out = '';
+  for await (const chunk of child.stdout) out += chunk;
+  return JSON.parse(out) as { reads: number; p50Ms: number; p99Ms: number; maxMs: number; non2xx: number; errors: number };
 }
 
 async function freePort(): Promise<number> {
@@ -117,6 +128,19 @@ export async function run(): Promise<void> {
           console.log(`  ${''.padEnd(48)} upstream calls ${calls} for ~${served} reads (${deposits} deposit${deposits > 1 ? 's' : ''}; bound ${Math.ceil((seconds * 1000) / STATUS_REFRESH_MS + 1) * deposits})`);
         };
         const one = `/api/checkouts/${ids[0]}/deposit`;
+        // 1,000 shoppers polling once a second over the 50 pending checkouts (each starting at its own moment): the goal
+        // is p99 at most 10 ms, no error, and at most one upstream read per deposit per refresh interval.
+        {
+          const shopperSeconds = Math.max(seconds, 10);
+          const before = proxy.calls;
+          const result = await shoppers({ url: merchant.url, paths: ids.map((id) => `/api/checkouts/${id}/deposit`), shoppers: SHOPPERS, durationSeconds: shopperSeconds });
+          const calls = proxy.calls - before;
+          const bound = Math.ceil((shopperSeconds * 1000) / STATUS_REFRESH_MS + 1) * ids.length;
+          console.log(`  ${SHOPPERS} shoppers polling once a second, ${mode}: p99 ${result.p99Ms} ms (goal <= 10), p50 ${result.p50Ms} ms, max ${result.maxMs} ms, `
+            + `${result.reads} reads, non-2xx ${result.non2xx}, errors ${result.errors} (goal 0), upstream calls ${calls} (bound ${bound})`);
+        }
+        // `--shoppers-only`: the figure above alone (before/after comparisons of the status read).
+        if (process.argv.includes('--shoppers-only')) continue;
         await measure('GET .../deposit (one checkout)', { url: merchant.url + one }, 1);
         await measure('GET .../deposit (50 checkouts)', {
           url: merchant.url + one,

@@ -151,7 +151,7 @@ describe('the merchant backend warns at the default log level', () => {
   });
 
   it('settings missing at the first request: the shopper gets 503, the log names each variable', async () => {
-    const shop = await startShop({});
+    const shop = await startShop({ sandbox: true }); // client amounts: taken in sandbox mode only
     try {
       const res = await post(`${shop.url}/api/checkouts`, { amount: '150000', currency: 'IDR' });
       assert.equal(res.status, 503);
