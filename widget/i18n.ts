@@ -28,7 +28,7 @@ export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\
 
 const tag = (locale: Locale) => (locale === 'id' ? 'id-ID' : 'en-US');
 
-/** A token amount as shown and copied (DESIGN.md 12): the exact string without trailing zeros ("0.50" is "0.5"). */
+/** A token amount as shown and copied (docs/design.md 12): the exact string without trailing zeros ("0.50" is "0.5"). */
 export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1');
 
 /**

@@ -74,7 +74,7 @@ const loadView = async (kind: MethodKind) => {
 };
 /** The words of failures (but a lost connection's), loaded when one happens; unset while they cannot be loaded. */
 let failures: (typeof import('./failures.js'))['default'] | undefined;
-/** The words of a deposit paid not as planned (DESIGN.md 10), loaded when one is shown. */
+/** The words of a deposit paid not as planned (docs/design.md 10), loaded when one is shown. */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
 /** Rethrows a failure once its words are loaded (a lost connection's are the element's own: nothing may load then). */
@@ -414,7 +414,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __back() {
     this.__choice.reset(); // forgets a refused choice
     this.__switching = true;
-    // After a partial payment the server prices the methods for what is still due (DESIGN.md 10).
+    // After a partial payment the server prices the methods for what is still due (docs/design.md 10).
     if (+this.__deposit!?.paidAmount) this.__api.call<Checkout>(`/checkouts/${this.__checkout!.id}`).then((c) => (this.__checkout = c), () => {});
   }
 
@@ -615,7 +615,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const view = loaded[d.method.kind];
     // Not loaded (the deposit is only set once it is; a guard): the loading state, never a blank box.
     if (!view) return this.__spinner();
-    // After a partial payment only the rest is asked (DESIGN.md 10).
+    // After a partial payment only the rest is asked (docs/design.md 10).
     const due = d.remainingAmount || d.amount;
     return view.default({
       t,

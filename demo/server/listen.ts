@@ -19,7 +19,7 @@ export async function listenStorefront(options: MerchantServerOptions): Promise<
       orders.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency, paidAmount, overpaidAmount }, 'deposit completed');
     },
     onDepositExpired: ({ checkoutId, orderId, eventId, paidAmount }) => {
-      // paidAmount above "0": the shop owes it back (DESIGN.md 10).
+      // paidAmount above "0": the shop owes it back (docs/design.md 10).
       orders.info({ checkoutId, orderId, webhookId: eventId, paidAmount }, 'deposit expired');
     },
     onDepositPartiallyPaid: ({ checkoutId, orderId, eventId, payment, remainingAmount }) => {

@@ -1,5 +1,5 @@
 // The merchant backend's options: what a shop passes to createKasirApi (KasirApiOptions), checked once into the
-// settings the backend runs on (MerchantConfig), and the same read from the environment (DESIGN.md section 2) by the
+// settings the backend runs on (MerchantConfig), and the same read from the environment (docs/design.md section 2) by the
 // kasir-merchant command. Every problem names the option (or the variable) it is about, before the first request.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
 
 
-/** What `createKasirApi` takes (DESIGN.md section 7). Only the connection to the payment service is required. */
+/** What `createKasirApi` takes (docs/design.md section 7). Only the connection to the payment service is required. */
 export interface KasirApiOptions extends MerchantHooks {
   // The connection: each one not passed (or passed empty) is read from its environment variable at the first request,
   // so creating the API reads no secret (a build with no settings present passes).
@@ -159,7 +159,7 @@ const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecre
 /** The hooks a shop may pass (MerchantHooks); a new hook is one more name here. */
 const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired', 'onDepositPartiallyPaid', 'onDepositPaidLate', 'onPaymentFailed', 'onRefundRequested'] as const satisfies ReadonlyArray<keyof MerchantHooks>;
 
-/** Each option's environment variable (DESIGN.md section 2), for messages about the environment. */
+/** Each option's environment variable (docs/design.md section 2), for messages about the environment. */
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
   baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
   accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
@@ -372,7 +372,7 @@ export function merchantStateFile(dataDir: string): string {
 }
 
 /**
- * The kasir-merchant command's options from the environment (DESIGN.md section 2), every value checked: one
+ * The kasir-merchant command's options from the environment (docs/design.md section 2), every value checked: one
  * ConfigError names every missing or malformed variable. `defaults` fill what the environment leaves out.
  */
 export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, defaults: Partial<MerchantServerOptions> = {}): MerchantServerOptions & MerchantConfig & { port: number } {
@@ -425,7 +425,7 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     redisUrl: str('REDIS_URL') ?? defaults.redisUrl,
     redisPrefix: str('KASIR_REDIS_PREFIX') ?? defaults.redisPrefix,
     redisTimeoutMs: int('KASIR_REDIS_TIMEOUT_MS') ?? defaults.redisTimeoutMs,
-    // The command keeps its state beside the sandbox's (DESIGN.md section 2) unless Redis holds it.
+    // The command keeps its state beside the sandbox's (docs/design.md section 2) unless Redis holds it.
     dataDir: str('KASIR_DATA_DIR') ?? defaults.dataDir ?? './.kasir',
     sseMaxPerAddress: int('KASIR_SSE_MAX_PER_ADDRESS') ?? defaults.sseMaxPerAddress,
     sseMaxTotal: int('KASIR_SSE_MAX_TOTAL') ?? defaults.sseMaxTotal,

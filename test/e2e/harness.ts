@@ -100,7 +100,7 @@ export async function openShopper(browser: Browser, url: string, options: Browse
 }
 
 /**
- * A method's button, shown: a list of more than 6 methods folds each kind into a closed group (DESIGN.md 12), opened
+ * A method's button, shown: a list of more than 6 methods folds each kind into a closed group (docs/design.md 12), opened
  * here by a click on its group's button, as a shopper would.
  */
 export async function showMethod(page: Page, code: string) {

@@ -360,7 +360,7 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.equal(expired.json.data.status, 'expired');
     });
 
-    it('pay an expired deposit late (DESIGN.md 10): recorded, still expired, owed back', async () => {
+    it('pay an expired deposit late (docs/design.md 10): recorded, still expired, owed back', async () => {
       const payLate = await api<Envelope<Deposit>>('POST', `/api/sandbox/checkouts/${c.id}/pay`);
       assert.equal(payLate.status, 200, payLate.text);
       assert.deepEqual([payLate.json.data.status, payLate.json.data.paidLate, payLate.json.data.paidAmount], ['expired', true, '90000']);

@@ -1,4 +1,4 @@
-// DESIGN.md 10 in the merchant backend: onDepositPartiallyPaid and onDepositPaidLate beside onDepositCompleted (with
+// docs/design.md 10 in the merchant backend: onDepositPartiallyPaid and onDepositPaidLate beside onDepositCompleted (with
 // paidAmount and overpaidAmount) and onDepositExpired (with paidAmount), each once per event across redeliveries and a
 // restart on the same data dir; the widget API's paid fields; the sandbox pay route with an amount. Webhooks are the
 // sandbox's own deliveries to a running merchant backend.
@@ -13,7 +13,7 @@ import { merchantStateFile } from '../../server/merchant/config';
 import type { CompletedDeposit, ExpiredDeposit, PaidLateDeposit, PartiallyPaidDeposit, RunningMerchant } from '../../server/merchant/index';
 import { call, merchantApp, runningMerchant, startUpstream, waitFor, type Envelope, type Upstream } from './support';
 
-describe('payment hooks (DESIGN.md 10)', () => {
+describe('payment hooks (docs/design.md 10)', () => {
   let up: Upstream;
   let merchant: RunningMerchant;
   let dataDir: string;

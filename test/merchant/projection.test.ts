@@ -71,7 +71,7 @@ describe('the merchant backend and the hosted checkout answer the same widget AP
         assert.equal(chosen.status, 201, chosen.text);
         assert.deepEqual(withoutTime(chosen.json.data), withoutTime(await hosted<Deposit>(`/checkouts/${c.id}/deposit`)));
 
-        // A part for the methods that take any amount (DESIGN.md 10), the whole for the fixed-amount ones.
+        // A part for the methods that take any amount (docs/design.md 10), the whole for the fixed-amount ones.
         const amount = PARTS[method];
         const part = amount !== undefined;
         const paid = await call<Envelope<Deposit>>(app, 'POST', `/api/sandbox/checkouts/${c.id}/pay`, amount === undefined ? undefined : { amount });

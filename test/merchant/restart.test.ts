@@ -72,7 +72,7 @@ describe('merchant process without Redis: restart and replay', { skip: !existsSy
     assert.equal((await post(`/api/checkouts/${checkoutId}/deposit`, { method: 'QRIS' })).status, 201);
     return { orderId, checkoutId };
   };
-  /** The webhook the payment service sends for a deposit (DESIGN.md section 3), signed with the shop's secret. */
+  /** The webhook the payment service sends for a deposit (docs/design.md section 3), signed with the shop's secret. */
   const webhook = async (checkoutId: string, webhookId: string) => {
     const deposit = await client.getDeposit(checkoutId);
     const body = JSON.stringify({ type: 'deposit.completed', orderId: checkoutId, depositId: checkoutId, reference: deposit.reference, status: deposit.status, data: deposit, timestamp: new Date().toISOString() });

@@ -179,7 +179,7 @@ export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt
   };
 }
 
-/** The body of the deposit webhook for `deposit` (DESIGN.md section 3), as the service sends it. */
+/** The body of the deposit webhook for `deposit` (docs/design.md section 3), as the service sends it. */
 export function depositEvent(deposit: Deposit): string {
   return JSON.stringify({
     type: `deposit.${deposit.status}`, orderId: deposit.depositId, depositId: deposit.depositId, reference: '', status: deposit.status,

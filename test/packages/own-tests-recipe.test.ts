@@ -1,4 +1,4 @@
-// The root README's "Your own tests, against the sandbox" recipe, verbatim (DESIGN.md section 11, issue 20 item 4): its
+// The root README's "Your own tests, against the sandbox" recipe, verbatim (docs/design.md section 11, issue 20 item 4): its
 // ```js block is taken out of README.md as it stands, written as a shop's test file into a new project that installs
 // the packed tarballs (npm pack --workspaces) and the dependencies its install line names, and run with node --test.
 // A README edit that breaks the recipe breaks this test.

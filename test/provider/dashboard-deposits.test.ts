@@ -1,4 +1,4 @@
-// The dashboard lists deposits with their webhook attempts and, in sandbox mode, pays or expires one (DESIGN.md
+// The dashboard lists deposits with their webhook attempts and, in sandbox mode, pays or expires one (docs/design.md
 // section 11): its API (bearer), refused outside sandbox mode, and the page in Chromium.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';

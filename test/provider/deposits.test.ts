@@ -873,7 +873,7 @@ describe('deposits', () => {
     });
   });
 
-  it('signs with the helper exactly as DESIGN.md says (sanity check of the harness)', () => {
+  it('signs with the helper exactly as docs/design.md says (sanity check of the harness)', () => {
     const h = signHeaders('c', 's', 'GET', '/v1/deposit', '', '2026-11-22T01:02:03.456Z');
     assert.match(h['X-Signature'], /^[0-9a-f]{64}$/);
   });

@@ -22,7 +22,7 @@ describe('money', () => {
     assert.throws(() => money(Number.POSITIVE_INFINITY), RangeError);
   });
 
-  // A crypto is priced in min(decimal, 8) places (DESIGN.md 12): ETH's 18 on chain, 8 in a price.
+  // A crypto is priced in min(decimal, 8) places (docs/design.md 12): ETH's 18 on chain, 8 in a price.
   const places: Array<[string, number]> = [['IDR', 0], ['USD', 2], ['USDC-POLYGON', 6], ['ETH-ETHEREUM', 8], ['POL-POLYGON', 8], ['XLM-STELLAR', 7]];
   for (const [code, expected] of places) {
     it(`prices ${code} in ${expected} decimal places`, () => {

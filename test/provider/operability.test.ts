@@ -167,7 +167,7 @@ describe('the mail log', () => {
     assert.ok(!log.includes('merchant@sandbox.kasir.test'), 'the address is in the log');
   });
 
-  it('in sandbox mode, prints the sandbox mail with its code (DESIGN.md: the sandbox mailbox is printed to the log)', async () => {
+  it('in sandbox mode, prints the sandbox mail with its code (docs/design.md: the sandbox mailbox is printed to the log)', async () => {
     const { log, code } = await loginLogged(true);
     assert.match(log, /"msg":"sandbox mailbox"/);
     assert.ok(log.includes(code));

@@ -1,4 +1,4 @@
-// DESIGN.md 10: payments that do not go as planned. Every row of the section (exact, partial, over, within the
+// docs/design.md 10: payments that do not go as planned. Every row of the section (exact, partial, over, within the
 // underpayment tolerance, late, fixed-amount refusals, the expired webhook's paidAmount), the sandbox payments endpoint,
 // two races (two payments on one deposit; a late payment and the expiry sweeper) and paying the rest another way.
 // Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
@@ -12,7 +12,7 @@ import { dataOf, errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 import { addMerchant, createCrypto, createFiat, listDeposits, outbox, readDeposit, type DepositView } from './deposit-helpers';
 
-describe('payments (DESIGN.md 10)', () => {
+describe('payments (docs/design.md 10)', () => {
   let p: TestProvider;
   before(async () => { p = await createTestProvider(); });
   after(async () => { await p.close(); });
@@ -307,7 +307,7 @@ describe('payments (DESIGN.md 10)', () => {
   });
 });
 
-describe('payments in the OpenAPI document (DESIGN.md 10)', () => {
+describe('payments in the OpenAPI document (docs/design.md 10)', () => {
   it('documents the Deposit\'s payment fields, the sandbox payments endpoint and the two webhook types', async () => {
     const p = await createTestProvider();
     try {

@@ -1,4 +1,4 @@
-// Exact amounts (DESIGN.md 12, issue 21 item 7, issue 19 item 6): crypto totals in at most min(decimal, 8) places that
+// Exact amounts (docs/design.md 12, issue 21 item 7, issue 19 item 6): crypto totals in at most min(decimal, 8) places that
 // a JSON number carries exactly, the payment request counted from the same text, quotes that match on what was asked,
 // amounts refused rather than changed or unbounded, EIP-55 payout addresses and a Luhn-valid QRIS merchant PAN.
 // Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
@@ -60,7 +60,7 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     assert.match(body.message, message);
   };
 
-  describe('crypto amounts a person can read and type (DESIGN.md 12)', () => {
+  describe('crypto amounts a person can read and type (docs/design.md 12)', () => {
     it('prices ETH and POL in at most 8 places, rounded up to cover the order, the same text in the session, the widget and the deposit', async () => {
       const id = await newCheckout(150000);
       const [s, w] = [await session(id), await widgetCheckout(id)];

@@ -1,5 +1,5 @@
 // Pricing (server/provider/deposits/pricing.ts): rates, fees, rounding and the amounts of a deposit request. The
-// properties check the rules of DESIGN.md 3 against a reference computed in integers (BigInt), never in floats.
+// properties check the rules of docs/design.md 3 against a reference computed in integers (BigInt), never in floats.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -263,7 +263,7 @@ describe('pricing', () => {
       assert.deepEqual([toText(q.inputAmount), toText(q.rate), toText(q.outputAmount)], ['9.093665', '16495', '150000']); // 9.0936647...
     });
 
-    it('prices an 18-decimal coin in 8 places, rounded up (DESIGN.md 12)', () => {
+    it('prices an 18-decimal coin in 8 places, rounded up (docs/design.md 12)', () => {
       const q = quoteCryptoCovering(eth, 'IDR', money(150000), RATES)!;
       assert.equal(toText(q.inputAmount), '0.00272728'); // 0.0027272727...
       const pol = quoteCryptoCovering(findCrypto('POL-POLYGON')!, 'IDR', money(150000), RATES)!;

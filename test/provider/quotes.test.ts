@@ -1,4 +1,4 @@
-// Convert estimation (POST /v1/deposit/convert-estimation, DESIGN.md 3): quotes held 60 s, used once, honoured by fiat
+// Convert estimation (POST /v1/deposit/convert-estimation, docs/design.md 3): quotes held 60 s, used once, honoured by fiat
 // and crypto deposits created with quoteId; and the banks list (GET /v1/banks) recipients' bankName comes from.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -27,7 +27,7 @@ describe('convert estimation and banks', () => {
   };
 
   describe('POST /v1/deposit/convert-estimation', () => {
-    it('quotes a conversion for 60 s, in the shape DESIGN.md 3 gives', async () => {
+    it('quotes a conversion for 60 s, in the shape docs/design.md 3 gives', async () => {
       const before = Date.now();
       const q = await quote(toUsdc);
       assert.deepEqual(Object.keys(q).sort(), ['exchangeRate', 'expiredAt', 'fee', 'inputAmount', 'inputCurrency', 'outputAmount', 'outputCurrency', 'quoteId']);

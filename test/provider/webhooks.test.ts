@@ -87,7 +87,7 @@ describe('webhook dispatcher', () => {
     return stop;
   };
 
-  it('uses the retry schedule of DESIGN.md by default', () => {
+  it('uses the retry schedule of docs/design.md by default', () => {
     assert.deepEqual(RETRY_SCHEDULE_MS, [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 504e5, 72e6, 864e5]);
   });
 

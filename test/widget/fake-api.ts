@@ -23,7 +23,7 @@ export const WALLET = { evm: '0x8ba1f109551bD432803012645Ac136ddd64DBA72', stell
 const USDC_POLYGON = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 const USDC_STELLAR_ISSUER = 'GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN';
 
-/** One crypto choice per network kind of DESIGN.md 8, with its deposit's address and wallet payment request. */
+/** One crypto choice per network kind of docs/design.md 8, with its deposit's address and wallet payment request. */
 export const CRYPTO: Array<Method & { address: string; paymentUri: string }> = [
   {
     ...crypto('ETH', 'Ether', 'ETHEREUM', 'Ethereum', 18, '0.004646153846153847', '32500000'),
@@ -138,7 +138,7 @@ export class FakeApi {
     return this.calls.filter((c) => c.method === method && c.path.endsWith(suffix));
   }
 
-  /** What was paid towards each checkout, in its currency (IDR), for pricing the rest (DESIGN.md 10). */
+  /** What was paid towards each checkout, in its currency (IDR), for pricing the rest (docs/design.md 10). */
   paidValue = new Map<string, bigint>();
 
   /** The checkout's methods: after a partial payment, priced for what is still due (fees unchanged, crypto rounded up). */
@@ -311,7 +311,7 @@ export class FakeApi {
       currency: m.currency,
       amount: m.total,
       fee: m.fee,
-      // DESIGN.md 10: nothing arrived yet; all of it is due.
+      // docs/design.md 10: nothing arrived yet; all of it is due.
       paidAmount: '0',
       remainingAmount: m.kind === 'bank' ? '150123' : m.total,
       overpaidAmount: '0',

@@ -1,5 +1,5 @@
-// Payments that do not go as planned (DESIGN.md 10), paying on a phone (DESIGN.md 12) and failures the shop's
-// developers see (DESIGN.md 11), in real Chromium against the fake widget API.
+// Payments that do not go as planned (docs/design.md 10), paying on a phone (docs/design.md 12) and failures the shop's
+// developers see (docs/design.md 11), in real Chromium against the fake widget API.
 import { expect, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { KasirErrorDetail, KasirOpenExternalEvent } from '../../widget/events';
@@ -37,7 +37,7 @@ function recordFailures() {
   };
 }
 
-describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
+describe('<kasir-checkout> payments not as planned (docs/design.md 10)', () => {
   let api: FakeApi;
   withFakeApi((a) => (api = a));
 
@@ -168,7 +168,7 @@ describe('<kasir-checkout> payments not as planned (DESIGN.md 10)', () => {
   });
 });
 
-describe('<kasir-checkout> crypto amounts and paying on a phone (DESIGN.md 12)', () => {
+describe('<kasir-checkout> crypto amounts and paying on a phone (docs/design.md 12)', () => {
   let api: FakeApi;
   const ua = Object.getOwnPropertyDescriptor(Navigator.prototype, 'userAgent')!;
   const asPhone = () =>
@@ -299,7 +299,7 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (DESIGN.md 12)',
   });
 });
 
-describe('<kasir-checkout> failures the shop sees (DESIGN.md 11)', () => {
+describe('<kasir-checkout> failures the shop sees (docs/design.md 11)', () => {
   let api: FakeApi;
   let seen: ReturnType<typeof recordFailures>;
   withFakeApi((a) => (api = a));

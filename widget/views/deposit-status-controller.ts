@@ -104,7 +104,7 @@ export class DepositStatusController implements ReactiveController {
 
   private __accept(deposit: Deposit) {
     this.__options.onDeposit(deposit);
-    // A bank transfer or crypto deposit can still be paid after it expired (DESIGN.md 10): followed on, so the shopper
+    // A bank transfer or crypto deposit can still be paid after it expired (docs/design.md 10): followed on, so the shopper
     // reads that the shop will refund it. Anything else is over.
     if (deposit.status !== 'pending' && !lateKind(deposit)) this.stop();
   }

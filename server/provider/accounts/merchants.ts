@@ -101,7 +101,7 @@ export async function organizationNameOf(db: Db, merchantId: string): Promise<st
   return row?.name;
 }
 
-/** Whether hosted checkout is switched on for the merchant (DESIGN.md 3, Checkout). */
+/** Whether hosted checkout is switched on for the merchant (docs/design.md 3, Checkout). */
 export async function checkoutEnabledFor(db: Db, merchantId: string): Promise<boolean> {
   const row = await db.selectFrom('merchants').select('checkout_enabled').where('id', '=', merchantId).executeTakeFirst();
   return !!row?.checkout_enabled;

@@ -7,7 +7,7 @@ export * from './currencies.js';
 export * from './payment-methods.js';
 export * from './rates.js';
 
-/** The most decimal places a crypto is priced in (DESIGN.md 12): what a person can read and type. */
+/** The most decimal places a crypto is priced in (docs/design.md 12): what a person can read and type. */
 const CRYPTO_PLACES = 8;
 
 /**

@@ -1,4 +1,4 @@
-// The hosted checkout's session API (DESIGN.md 3), public and keyed by the unguessable checkout id:
+// The hosted checkout's session API (docs/design.md 3), public and keyed by the unguessable checkout id:
 // GET /checkout/{id}/session lists the methods with the payable amount of each; POST /checkout/{id}/deposit chooses one.
 import { z } from '@hono/zod-openapi';
 import { checkoutDeposit, chooseMethod, requireCheckout } from '../deposits/checkout.js';
@@ -17,7 +17,7 @@ const SessionCryptoSchema = z.object({
   blockchainType: z.enum(['EVM', 'STELLAR']),
   chainId: z.number().int(),
   address: z.string().openapi({ description: 'Token contract (EVM) or issuer (Stellar); empty for a native coin' }),
-}).openapi('SessionCrypto', { description: 'What a wallet payment request (DESIGN.md 8) needs besides the deposit: the asset on its network' });
+}).openapi('SessionCrypto', { description: 'What a wallet payment request (docs/design.md 8) needs besides the deposit: the asset on its network' });
 
 const SessionMethodSchema = z.object({
   depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet, bank_transfer, or crypto (then bankCode is the crypto id)' }),

@@ -214,7 +214,7 @@ export async function activitiesByDeposit(db: Queryable, depositRowIds: string[]
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Payments (DESIGN.md 10)
+// Payments (docs/design.md 10)
 
 export async function insertPayment(db: Queryable, payment: PaymentRow): Promise<void> {
   await db.insertInto('deposit_payments').values(payment).execute();

@@ -190,7 +190,7 @@ export const PaymentMethodSchema = z.object({
   minimumAmount: z.number(), maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
 }).openapi('PaymentMethod');
 
-/** The deposit webhooks (DESIGN.md 3 and 10), each with the status its deposit has and its schema's name. */
+/** The deposit webhooks (docs/design.md 3 and 10), each with the status its deposit has and its schema's name. */
 export const DEPOSIT_WEBHOOKS = {
   'deposit.completed': { status: 'completed', name: 'DepositCompletedWebhook' },
   'deposit.expired': { status: 'expired', name: 'DepositExpiredWebhook' },
@@ -199,7 +199,7 @@ export const DEPOSIT_WEBHOOKS = {
   'deposit.payment_failed': { status: 'pending', name: 'DepositPaymentFailedWebhook' },
 } as const;
 
-/** The body of a deposit webhook (DESIGN.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */
+/** The body of a deposit webhook (docs/design.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */
 export const depositWebhookSchema = (type: keyof typeof DEPOSIT_WEBHOOKS) => z.object({
   type: z.literal(type),
   orderId: z.string(),

@@ -34,7 +34,7 @@ const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
   ...(method.flow ? { flow: method.flow } : {}),
 });
 
-/** A crypto of the catalog as the session describes it (DESIGN.md 8: what its wallet payment request needs), before its price. */
+/** A crypto of the catalog as the session describes it (docs/design.md 8: what its wallet payment request needs), before its price. */
 const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
   depositPaymentType: 'crypto', bankName: crypto.name, bankCode: crypto.id, name: `${crypto.name} (${crypto.networkName})`, currency: crypto.id,
   minimumAmount: 0, maximumAmount: toNumber(crypto.maximumAmount), image: logoUrl(baseUrl, crypto.logo), feeFlat: 0, feePercentage: 0,
@@ -47,7 +47,7 @@ const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
 /**
  * The checkout session (GET /checkout/{id}/session): the fiat methods, then the cryptos that pair with the input
  * currency, each with what paying with it costs; pending after a partial payment, priced for what is still due
- * (DESIGN.md 10).
+ * (docs/design.md 10).
  */
 export function checkoutSession(baseUrl: string, checkout: CheckoutRow, deposit: { row: DepositRow; view: DepositView } | undefined, now: Date, rates: RateTable) {
   const due = checkoutStillDue(checkout, deposit && {

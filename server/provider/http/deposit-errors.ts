@@ -22,7 +22,7 @@ export function transitionOrAnswer(
   return answering(wording, () => transitionDeposit(deps, depositId, kind, merchantId));
 }
 
-/** recordPayment (DESIGN.md 10), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
+/** recordPayment (docs/design.md 10), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
 export function paymentOrAnswer(deps: ProviderDeps, depositId: string, request: PaymentRequest, wording: TransitionWording): Promise<DepositView> {
   return answering(wording, () => recordPayment(deps, depositId, request));
 }

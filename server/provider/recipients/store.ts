@@ -79,7 +79,7 @@ function resolvedBankName(b: CreateRecipientInput['bank']): string {
   return byCode?.bankName ?? b.bankName ?? '';
 }
 
-/** DESIGN.md: PATCH applies `name` (the interface: "currently only name can be updated"). */
+/** docs/design.md: PATCH applies `name` (the interface: "currently only name can be updated"). */
 export async function updateRecipient(db: Db, organizationId: string, id: string, input: UpdateRecipientInput, now: Date): Promise<Recipient | undefined> {
   if (input.name !== undefined) {
     await db.updateTable('recipients').set({ name: input.name, updated_at: now.toISOString() })

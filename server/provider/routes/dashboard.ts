@@ -146,7 +146,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
   });
 
   router.openapi(createRoute({
-    ...common, method: 'put', path: '/dashboard/api/underpayment-tolerance', summary: 'Set the underpayment tolerance (DESIGN.md 10)',
+    ...common, method: 'put', path: '/dashboard/api/underpayment-tolerance', summary: 'Set the underpayment tolerance (docs/design.md 10)',
     description: 'A percentage of the amount due, 0 to 100 with at most 2 decimal places: a payment short by no more than it completes the deposit.',
     request: {
       body: {
@@ -183,7 +183,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
     return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: original } }, 200);
   });
 
-  // ---- Deposits with their webhook attempts; in sandbox mode, pay or expire one (DESIGN.md section 11) ----
+  // ---- Deposits with their webhook attempts; in sandbox mode, pay or expire one (docs/design.md section 11) ----
   const DepositRow = z.object({
     depositId: z.string(), createdAt: TIMESTAMP, method: z.string(), amount: z.number(), currency: z.string(),
     status: z.enum(['pending', 'expired', 'completed']),
@@ -220,7 +220,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
       const { depositId } = c.req.valid('param');
       const { merchantId } = c.get('merchant');
       const wording = { notFound: { status: 404 as const }, notPending: (current: string) => `Deposit is ${current}; only a pending deposit can become ${done}` };
-      // Paying is a payment of what is due (DESIGN.md 10), as the sandbox status update is.
+      // Paying is a payment of what is due (docs/design.md 10), as the sandbox status update is.
       const view = kind === 'sandbox-completed'
         ? await paymentOrAnswer(deps, depositId, { merchantId, pendingOnly: true, completedDescription: 'Completed from the dashboard' }, wording)
         : await transitionOrAnswer(deps, depositId, kind, wording, merchantId);

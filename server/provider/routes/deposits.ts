@@ -216,8 +216,8 @@ export function registerDepositWebhooks(registry: OpenAPIHono['openAPIRegistry']
   for (const [type, when] of [
     ['deposit.completed', 'A deposit was paid (what arrived reaches the amount due less the underpayment tolerance; overpaidAmount says by how much more).'],
     ['deposit.expired', 'A deposit expired, was cancelled, or was expired by the sandbox status update; paidAmount above 0 is owed back.'],
-    ['deposit.partially_paid', 'Less than was due arrived while the deposit is pending (DESIGN.md 10); it stays pending, remainingAmount says what is still due.'],
-    ['deposit.paid_late', 'A payment arrived after the deposit expired or was cancelled (DESIGN.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.'],
+    ['deposit.partially_paid', 'Less than was due arrived while the deposit is pending (docs/design.md 10); it stays pending, remainingAmount says what is still due.'],
+    ['deposit.paid_late', 'A payment arrived after the deposit expired or was cancelled (docs/design.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.'],
     ['deposit.payment_failed', 'An attempt to pay failed (declined, insufficient balance, or a wallet push not approved in time): the deposit stays pending, data.lastFailure says why; the shopper may try again or choose another method.'],
   ] as const) {
     registry.registerWebhook({

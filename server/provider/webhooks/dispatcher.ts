@@ -10,7 +10,7 @@ import { logAttempt, loggableUrl } from './attempt-log.js';
 import { WebhookSender } from './sender.js';
 import { systemResolver } from './url-guard.js';
 
-/** DESIGN.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
+/** docs/design.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
 export const RETRY_SCHEDULE_MS: readonly number[] = [
   5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 14 * 3600_000, 20 * 3600_000, 24 * 3600_000,
 ];
@@ -387,7 +387,7 @@ export class WebhookDispatcher {
 const MIN_SLEEP_MS = 10;
 
 /**
- * Delivers outbox rows (signed, retried on DESIGN.md's schedule) until stopped, within milliseconds of their
+ * Delivers outbox rows (signed, retried on docs/design.md's schedule) until stopped, within milliseconds of their
  * enqueueing: woken by every committed change of a deposit (deps.changes: this copy's, and on PostgreSQL every copy's),
  * it claims while rows are due and there is room, and sleeps only until the next retry falls due (at most
  * pollIntervalMs). Attempts run concurrently, bounded in all (`concurrency`) and per endpoint (`perEndpoint`, one

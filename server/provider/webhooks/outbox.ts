@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import type { DEPOSIT_WEBHOOKS, depositWebhookSchema } from '../deposits/schemas.js';
 import { randomToken } from '../ids.js';
 
-/** The deposit webhooks (DESIGN.md 3 and 10). */
+/** The deposit webhooks (docs/design.md 3 and 10). */
 export type DepositEventType = keyof typeof DEPOSIT_WEBHOOKS;
 
 /**
