@@ -10,16 +10,16 @@ import { createRouter, onError, onNotFound } from './http/errors.js';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { healthRoutes } from './http/health.js';
 import { limitedBody } from './http/body.js';
-import { authRoutes } from './routes/auth.js';
-import { checkoutRoutes } from './routes/checkout.js';
-import { dashboardRoutes } from './routes/dashboard.js';
-import { depositsRoutes, registerDepositWebhooks } from './routes/deposits.js';
-import { docsRoutes } from './routes/docs.js';
-import { mailboxRoutes } from './routes/mailbox.js';
-import { recipientsRoutes } from './routes/recipients.js';
-import { referencesRoutes } from './routes/references.js';
-import { sandboxRoutes } from './routes/sandbox.js';
-import { MAX_BODY_BYTES } from './openapi.js';
+import { authRoutes } from './auth/routes.js';
+import { checkoutRoutes } from './checkout/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
+import { depositsRoutes, registerDepositWebhooks } from './deposits/routes.js';
+import { docsRoutes } from './openapi/routes.js';
+import { mailboxRoutes } from './mail/routes.js';
+import { recipientsRoutes } from './recipients/routes.js';
+import { referencesRoutes } from './catalog/routes.js';
+import { sandboxRoutes } from './deposits/sandbox-routes.js';
+import { MAX_BODY_BYTES } from './openapi/operation.js';
 
 /** Probed every few seconds: logged at debug, not info. */
 const PROBES = ['/healthz', '/readyz'];

@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { DepositView } from './deposits/view.js';
 import type { RunningSandbox } from './main.js';
 import { SandboxClient, type WebhookAttempt } from './sandbox-client.js';
-import type { SandboxCredentials } from './seed.js';
+import type { SandboxCredentials } from './accounts/seed.js';
 
 const USAGE = `Usage: kasir-sandbox [command] [options]
 

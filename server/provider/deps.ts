@@ -1,6 +1,6 @@
 // What every part of the payment service is built from (ProviderDeps: made once in main.ts openProvider), and the
 // caller an authentication resolved to. The domain (deposits/, auth/, webhooks/, recipients/, dashboard/) and the web
-// layer (http/, routes/) both take it from here; the web layer's own Hono env stays in http/env.ts.
+// layer (http/, each feature's routes.ts) both take it from here; the web layer's own Hono env stays in http/env.ts.
 import type { Logger } from '../common/log.js';
 import type { ExpiringCache } from './cache.js';
 import type { ProviderConfig } from './config.js';

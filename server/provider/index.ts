@@ -2,6 +2,6 @@
 // does: a real, offline payment service for a shop's own tests. Importing this module starts nothing.
 export { startSandbox, type RunningSandbox } from './main.js';
 export { SandboxConfigError, type ExpirySeconds, type SandboxOptions } from './config.js';
-export type { SandboxCredentials } from './seed.js';
+export type { SandboxCredentials } from './accounts/seed.js';
 export type { WebhookAttempt } from './sandbox-client.js';
 export type { DepositView as SandboxDeposit } from './deposits/view.js';

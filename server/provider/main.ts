@@ -15,12 +15,12 @@ import { ORGANIZATION_NAME_CACHE } from './deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from './deps.js';
 import { VERIFIED_TOKEN_CACHE } from './auth/tokens.js';
 import { startBackgroundJobs } from './jobs.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { lockDataDir } from './db/data-dir-lock.js';
 import type { DepositView as SandboxDeposit } from './deposits/view.js';
 import { createMailer } from './mail/mailer.js';
-import { loadJwtSecret } from './secrets.js';
+import { loadJwtSecret } from './db/service-keys.js';
 import { SandboxClient, type WebhookAttempt } from './sandbox-client.js';
-import { seedSandbox, type SandboxCredentials } from './seed.js';
+import { seedSandbox, type SandboxCredentials } from './accounts/seed.js';
 
 /** A sandbox serving over HTTP, as `startSandbox` returns it. */
 export interface RunningSandbox {

@@ -1,4 +1,4 @@
-// The data dir's lock is one the operating system releases with the process (server/provider/data-dir-lock.ts): a
+// The data dir's lock is one the operating system releases with the process (server/provider/db/data-dir-lock.ts): a
 // pid left in sandbox.lock that now belongs to another, live process does not block a start (routine in containers
 // after kill -9), a sandbox killed with SIGKILL leaves nothing that blocks the next one, and a data dir in use is still
 // refused, by another process or by a second sandbox in this one.
@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { lockDataDir } from '../../server/provider/data-dir-lock';
+import { lockDataDir } from '../../server/provider/db/data-dir-lock';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A process that takes the data dir's lock, says so on stdout, and holds it until killed. */
 function holder(dataDir: string) {
-  const code = `import { lockDataDir } from './server/provider/data-dir-lock.ts'; lockDataDir(${JSON.stringify(dataDir)}); process.stdout.write('locked\\n'); setInterval(() => {}, 1000);`;
+  const code = `import { lockDataDir } from './server/provider/db/data-dir-lock.ts'; lockDataDir(${JSON.stringify(dataDir)}); process.stdout.write('locked\\n'); setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));

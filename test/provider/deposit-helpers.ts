@@ -3,8 +3,8 @@
 import type { DepositView } from '../../server/provider/deposits/view';
 import { issueAccessToken } from '../../server/provider/auth/tokens';
 import type { ProviderDeps } from '../../server/provider/deps';
-import type { Page } from '../../server/provider/pagination';
-import { newRecordId } from '../../server/provider/ids';
+import type { Page } from '../../server/provider/openapi/pagination';
+import { newRecordId } from '../../server/provider/db/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/accounts/merchants';
 import type { DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import { bodyOf, dataOf, type Envelope } from '../support/envelope';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from '../../server/provider/pagination';
+import type { Page } from '../../server/provider/openapi/pagination';
 import type { Recipient } from '../../server/provider/recipients/schemas';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/accounts/merchants';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';

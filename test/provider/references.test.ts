@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isValidStellarAddress } from '../../server/provider/deposits/payment-details';
-import type { CryptoReference, CurrencyReference } from '../../server/provider/routes/references';
+import type { CryptoReference, CurrencyReference } from '../../server/provider/catalog/routes';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 

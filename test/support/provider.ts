@@ -11,7 +11,7 @@ import { createProviderApp } from '../../server/provider/app';
 import { resolveProviderConfig, type SandboxOptions } from '../../server/provider/config';
 import type { ProviderDeps } from '../../server/provider/deps';
 import { openProvider, startSandbox, type RunningSandbox } from '../../server/provider/main';
-import { seedSandbox, type SandboxCredentials } from '../../server/provider/seed';
+import { seedSandbox, type SandboxCredentials } from '../../server/provider/accounts/seed';
 import { ResponseChecker, type OpenApiDocument } from './openapi-responses';
 
 export interface TestProvider {

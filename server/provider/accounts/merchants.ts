@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { Database, Db } from '../db/database.js';
 import type { AuthenticatedMerchant, Credential } from '../deps.js';
-import { newRecordId } from '../ids.js';
+import { newRecordId } from '../db/ids.js';
 
 type MerchantUpdate = Pick<Updateable<Database['merchants']>, 'webhook_url' | 'checkout_enabled' | 'underpayment_tolerance'>;
 

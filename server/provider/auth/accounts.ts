@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { ProviderDeps } from '../deps.js';
 import { ApiError } from '../../common/errors.js';
 import { insertMerchant } from '../accounts/merchants.js';
-import { newRecordId } from '../ids.js';
+import { newRecordId } from '../db/ids.js';
 import { accountExistsMail, otpMail } from '../mail/mailer.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { decoyVerificationToken, issueVerification, VERIFICATION_TTL_MS, verifyOtp } from './verification.js';

@@ -6,7 +6,7 @@ import { DepositSchema, ExchangeRateSchema, WALLET_FIELDS } from '../deposits/sc
 import { checkoutSession } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { body, envelope, errorResponses, json, operation, PUBLIC, TIMESTAMP } from '../openapi.js';
+import { body, envelope, errorResponses, json, operation, PUBLIC, TIMESTAMP } from '../openapi/operation.js';
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).
 const checkoutIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }) });

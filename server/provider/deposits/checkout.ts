@@ -4,7 +4,7 @@ import { CRYPTOS, findCrypto, findFiat, findPaymentMethod, PAYMENT_METHODS, plac
 import type { CheckoutRow } from '../db/deposit-tables.js';
 import { ApiError } from '../../common/errors.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
-import { newUuid } from '../ids.js';
+import { newUuid } from '../db/ids.js';
 import { ceilTo, money, toNumber, toText } from '../money.js';
 import { outputOf, quoteCryptoCovering, rateOf, requestAmount, type CryptoCoveringQuote } from './pricing.js';
 import { createQuote } from './quotes.js';

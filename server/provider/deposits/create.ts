@@ -3,7 +3,7 @@
 import { ApiError } from '../../common/errors.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
 import type { ProviderDeps } from '../deps.js';
-import { newRecordId, newUuid } from '../ids.js';
+import { newRecordId, newUuid } from '../db/ids.js';
 import { DepositIdTaken } from './errors.js';
 import {
   cryptoPlan, fiatPlan, ledgerColumns, withFreshDraws, writePaymentExtras, type CreateOptions, type CryptoDepositRequest, type DepositOwner, type FiatDepositRequest,

@@ -6,7 +6,7 @@ import type { Transaction } from 'kysely';
 import { findPaymentMethod } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { ProviderDeps } from '../deps.js';
-import { newRecordId } from '../ids.js';
+import { newRecordId } from '../db/ids.js';
 import { enqueueDepositWebhooks } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { activitiesOf, depositByRowId, depositStateOf, insertActivity, paymentsOf, releaseUniqueCode, seqAfter, updatePendingDeposit } from './repository.js';

@@ -10,7 +10,7 @@ import type { Database } from '../db/database.js';
 import type { CheckoutRow, DepositUpdate } from '../db/deposit-tables.js';
 import type { ProviderDeps } from '../deps.js';
 import { ApiError } from '../../common/errors.js';
-import { newRecordId } from '../ids.js';
+import { newRecordId } from '../db/ids.js';
 import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';

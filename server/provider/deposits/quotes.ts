@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import type { QuoteRow } from '../db/payment-tables.js';
 import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { newUuid } from '../ids.js';
+import { newUuid } from '../db/ids.js';
 import { toNumber, toText } from '../money.js';
 import { estimateConversion, type ConversionRequest, type HeldQuote } from './pricing.js';
 

@@ -1,7 +1,7 @@
 // zod schemas shared by the deposit, checkout and reference routes: they validate requests and, through
 // @hono/zod-openapi, generate the OpenAPI document, so the two cannot drift apart.
 import { z } from '@hono/zod-openapi';
-import { TIMESTAMP } from '../openapi.js';
+import { TIMESTAMP } from '../openapi/operation.js';
 
 /**
  * An amount: a positive JSON number. Its currency's rules are checked in pricing.ts (requestAmount), with a 400 naming

@@ -3,7 +3,7 @@
 // pricing.ts, the queries in repository.ts; the state changes: create.ts, switch-method.ts, expire.ts, payments.ts.
 import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { paginate, type Page } from '../pagination.js';
+import { paginate, type Page } from '../openapi/pagination.js';
 import {
   activitiesByDeposit, activitiesOf, countDeposits, depositByDepositId, depositByIdOrReference, depositsByRowIds, pageIdsOfDeposits, paymentsByDeposit, paymentsOf,
   sortColumn, type DepositPageQuery,

@@ -4,7 +4,7 @@
 import { merchantOwner } from '../accounts/merchants.js';
 import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { newRecordId } from '../ids.js';
+import { newRecordId } from '../db/ids.js';
 import { money, toText, type Money } from '../money.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireFirstIfOverdue, isOverdue } from './expire.js';

@@ -4,7 +4,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { IDEMPOTENCY_HEADER, idempotency } from '../../common/idempotency.js';
 import type { ProviderDeps } from '../deps.js';
-import { ErrorSchema, json } from '../openapi.js';
+import { ErrorSchema, json } from '../openapi/operation.js';
 import type { ProviderEnv } from './env.js';
 import { databaseIdempotencyStore } from './idempotency-store.js';
 

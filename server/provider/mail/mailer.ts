@@ -2,7 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '../../common/log.js';
 import type { Db } from '../db/database.js';
 import type { ProviderConfig } from '../config.js';
-import { newRecordId } from '../ids.js';
+import { newRecordId } from '../db/ids.js';
 
 export interface OutgoingMail {
   to: string;

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { pagination, stringError, TIMESTAMP } from '../openapi.js';
+import { pagination, stringError, TIMESTAMP } from '../openapi/operation.js';
 
 // Validation of interface 4.5. Messages are short; the envelope prefixes each with the field's path,
 // e.g. "bank.accountType: must be Checking or Savings".

@@ -3,8 +3,8 @@ import { findBank } from '../catalog/index.js';
 import type { Database, Db } from '../db/database.js';
 import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables.js';
 import type { AuthenticatedMerchant } from '../deps.js';
-import { newRecordId } from '../ids.js';
-import { paginate, type Page } from '../pagination.js';
+import { newRecordId } from '../db/ids.js';
+import { paginate, type Page } from '../openapi/pagination.js';
 import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas.js';
 
 const DEFAULT_LIMIT = 10;

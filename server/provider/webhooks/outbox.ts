@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { DEPOSIT_WEBHOOKS, depositWebhookSchema } from '../deposits/schemas.js';
-import { randomToken } from '../ids.js';
+import { randomToken } from '../db/ids.js';
 
 /** The deposit webhooks (docs/design.md 3 and 10). */
 export type DepositEventType = keyof typeof DEPOSIT_WEBHOOKS;

@@ -1,5 +1,5 @@
 import type { ProviderDeps } from '../deps.js';
-import { randomToken } from '../ids.js';
+import { randomToken } from '../db/ids.js';
 
 /**
  * Sends a delivery again, on request from the dashboard: a new outbox row with the same payload and

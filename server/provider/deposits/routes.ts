@@ -2,13 +2,13 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { PAYMENT_METHODS } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
-import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from '../deposits/service.js';
-import { createQuote } from '../deposits/quotes.js';
+import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from './service.js';
+import { createQuote } from './quotes.js';
 import {
   ConvertEstimationSchema, CryptoDepositSchema, DepositSchema, depositWebhookSchema, FiatDepositSchema, ListQuerySchema, MessageSchema,
   PaymentMethodSchema, QuoteSchema, SandboxAttemptSchema, SandboxPaymentSchema, SandboxStatusSchema,
-} from '../deposits/schemas.js';
-import type { DepositView } from '../deposits/view.js';
+} from './schemas.js';
+import type { DepositView } from './view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
 import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
 import { attemptOrAnswer, paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
@@ -16,7 +16,7 @@ import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
-import { BEARER, body, envelope, errorResponses, json, operation, pagination, PUBLIC, SIGNED } from '../openapi.js';
+import { BEARER, body, envelope, errorResponses, json, operation, pagination, PUBLIC, SIGNED } from '../openapi/operation.js';
 import { signatureAuth } from '../http/signature.js';
 import { toNumber } from '../money.js';
 

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { BANKS, CRYPTOS, FIAT_CURRENCIES } from '../catalog/index.js';
-import { logoSvg, logoUrl } from '../catalog/logos.js';
+import { BANKS, CRYPTOS, FIAT_CURRENCIES } from './index.js';
+import { logoSvg, logoUrl } from './logos.js';
 import { BankSchema } from '../deposits/schemas.js';
 import { bearerOrSignature } from '../http/bearer.js';
-import { BEARER, envelope, errorResponses, json, operation, PUBLIC, SIGNED } from '../openapi.js';
+import { BEARER, envelope, errorResponses, json, operation, PUBLIC, SIGNED } from '../openapi/operation.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from './db/database.js';
+import type { Db } from './database.js';
 
 /**
  * The value stored under `name`, made by `generate` when none is: the first copy to insert wins (ON CONFLICT DO

@@ -6,7 +6,7 @@ import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
-import { body, envelope, errorResponses, json, operation, SIGNED } from '../openapi.js';
+import { body, envelope, errorResponses, json, operation, SIGNED } from '../openapi/operation.js';
 import { signatureAuth } from '../http/signature.js';
 import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
 

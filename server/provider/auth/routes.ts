@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { dummyHash, emailOfToken, login, normalizeEmail, register, userView, verifyLogin } from '../auth/accounts.js';
-import { clientAddress, enforceAuthRateLimit, loadAuthRateLimits, RateLimitError } from '../auth/rate-limit.js';
-import { hashVerificationToken } from '../auth/verification.js';
-import { issueAccessToken } from '../auth/tokens.js';
+import { dummyHash, emailOfToken, login, normalizeEmail, register, userView, verifyLogin } from './accounts.js';
+import { clientAddress, enforceAuthRateLimit, loadAuthRateLimits, RateLimitError } from './rate-limit.js';
+import { hashVerificationToken } from './verification.js';
+import { issueAccessToken } from './tokens.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
-import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi.js';
+import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi/operation.js';
 
 const Email = z.string(stringError).trim().max(254, 'is too long').pipe(z.email({ error: 'must be a valid email address' }));
 const Password = z.string(stringError).max(1024, 'is too long');

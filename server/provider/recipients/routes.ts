@@ -1,11 +1,11 @@
-import { envelope, ErrorSchema, json, operation, SIGNED } from '../openapi.js';
+import { envelope, ErrorSchema, json, operation, SIGNED } from '../openapi/operation.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { signatureAuth } from '../http/signature.js';
 import {
   CreateRecipientBody, IdParam, IdQuery, ListQuery, RecipientPage, RecipientView, UpdateRecipientBody,
-} from '../recipients/schemas.js';
-import { createRecipient, deleteRecipient, findRecipient, listRecipients, updateRecipient } from '../recipients/store.js';
+} from './schemas.js';
+import { createRecipient, deleteRecipient, findRecipient, listRecipients, updateRecipient } from './store.js';
 
 const errors = {
   400: json(ErrorSchema, 'Invalid request (the message names the field)'),

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { normalizeEmail } from '../auth/accounts.js';
-import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi.js';
+import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi/operation.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../deps.js';
 
