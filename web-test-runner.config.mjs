@@ -9,12 +9,22 @@ import { reactAsEsm } from './test/support/react-esm.mjs';
 import { WebKitLauncher } from './test/support/webkit-launcher.mjs';
 
 const chromiumArgs = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
 ];
 
 const launchers = {
-  chromium: () => playwrightLauncher({ product: 'chromium', launchOptions: { executablePath: chromiumPath, headless: true, args: chromiumArgs } }),
+  chromium: () =>
+    playwrightLauncher({
+      product: 'chromium',
+      launchOptions: { executablePath: chromiumPath, headless: true, args: chromiumArgs },
+    }),
   firefox: () => new FirefoxLauncher(),
   webkit: () => new WebKitLauncher(),
 };

@@ -32,25 +32,34 @@ checkout.addEventListener('kasir-ready', (e) => {
   note(e.type, checkoutId);
 });
 checkout.addEventListener('kasir-method-selected', (e) => note(e.type, e.detail.method.code));
-checkout.addEventListener('kasir-pending', (e) => note(e.type, `${e.detail.deposit.method.code} ${e.detail.deposit.amount}`));
+checkout.addEventListener('kasir-pending', (e) =>
+  note(e.type, `${e.detail.deposit.method.code} ${e.detail.deposit.amount}`),
+);
 checkout.addEventListener('kasir-completed', (e) => note(e.type, e.detail.deposit.status));
 checkout.addEventListener('kasir-expired', (e) => note(e.type, e.detail.deposit?.status ?? 'no deposit'));
 checkout.addEventListener('kasir-error', (e) => note(e.type, e.detail.message));
 
 // The element reflects its phase in `state`: the sandbox buttons follow it.
-new MutationObserver(() => sandboxReady(checkout.state)).observe(checkout, { attributes: true, attributeFilter: ['state'] });
+new MutationObserver(() => sandboxReady(checkout.state)).observe(checkout, {
+  attributes: true,
+  attributeFilter: ['state'],
+});
 
 async function sandbox(action: 'pay' | 'expire') {
   status.textContent = '';
   // Paying a chosen amount (short, over, late); without one, what is still due.
   const amount = action === 'pay' ? amountInput.value.trim() : '';
   const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(checkoutId)}/${action}`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, ...(amount ? { body: JSON.stringify({ amount }) } : {}),
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    ...(amount ? { body: JSON.stringify({ amount }) } : {}),
   });
   const body = await res.json().catch(() => null);
   const d = body?.data;
-  status.textContent = !res.ok ? `Sandbox: ${body?.message ?? res.statusText}`
-    : d?.paidAmount !== undefined ? `Sandbox: deposit ${d.status}; paid ${d.paidAmount}, still due ${d.remainingAmount} ${d.currency}.`
+  status.textContent = !res.ok
+    ? `Sandbox: ${body?.message ?? res.statusText}`
+    : d?.paidAmount !== undefined
+      ? `Sandbox: deposit ${d.status}; paid ${d.paidAmount}, still due ${d.remainingAmount} ${d.currency}.`
       : `Sandbox: deposit ${d?.status}.`;
 }
 payButton.addEventListener('click', () => sandbox('pay'));
@@ -63,9 +72,13 @@ document.querySelector('#restart')!.addEventListener('click', () => {
 /** The page's own prices, in the same format as the widget's (Rp 150,000 in English, Rp 150.000 in Indonesian). */
 function formatPrices(locale: 'en' | 'id') {
   const format = new Intl.NumberFormat(locale === 'id' ? 'id-ID' : 'en-US', {
-    style: 'currency', currency: 'IDR', currencyDisplay: 'narrowSymbol', maximumFractionDigits: 0,
+    style: 'currency',
+    currency: 'IDR',
+    currencyDisplay: 'narrowSymbol',
+    maximumFractionDigits: 0,
   });
-  for (const node of document.querySelectorAll<HTMLElement>('[data-amount]')) node.textContent = format.format(Number(node.dataset.amount));
+  for (const node of document.querySelectorAll<HTMLElement>('[data-amount]'))
+    node.textContent = format.format(Number(node.dataset.amount));
 }
 formatPrices('en');
 
@@ -84,6 +97,7 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-locale]
     document.documentElement.lang = locale;
     formatPrices(locale);
     translatePage(locale);
-    for (const other of document.querySelectorAll('[data-locale]')) other.setAttribute('aria-pressed', String(other === button));
+    for (const other of document.querySelectorAll('[data-locale]'))
+      other.setAttribute('aria-pressed', String(other === button));
   });
 }

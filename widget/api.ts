@@ -52,7 +52,13 @@ export class WidgetApi {
     if (res.status === 304 && cached) return cached.data as T;
     const json = await res.json().catch(() => null);
     // Not the envelope (an HTML page, another API's JSON: no message): the endpoint is not the widget API.
-    if (!res.ok || !json?.data) throw new ApiError({ kind: res.status > 499 ? 'server' : 'refused', message: json?.message, status: res.status, url });
+    if (!res.ok || !json?.data)
+      throw new ApiError({
+        kind: res.status > 499 ? 'server' : 'refused',
+        message: json?.message,
+        status: res.status,
+        url,
+      });
     const etag = res.headers.get('etag');
     if (etag && !body) this.__cache.set(path, { etag, data: json.data });
     return json.data as T;

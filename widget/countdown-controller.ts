@@ -61,7 +61,8 @@ export class CountdownController implements ReactiveController {
     this.remaining = Math.max(0, this.__end - (Date.now() + this.__skew)) || 0;
     const s = Math.ceil(this.remaining / 1000);
     // The step this moment falls in; the announcement changes only when the step does, and then says the time left.
-    const step = s > 3600 ? -Math.ceil(s / 3600) : s > 300 ? Math.ceil(s / 300) * 5 : s > 30 ? Math.ceil(s / 60) : s ? 0.5 : 0;
+    const step =
+      s > 3600 ? -Math.ceil(s / 3600) : s > 300 ? Math.ceil(s / 300) * 5 : s > 30 ? Math.ceil(s / 60) : s ? 0.5 : 0;
     if (step !== this.__step) {
       this.__step = step;
       this.__said = s;

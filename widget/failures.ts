@@ -116,7 +116,8 @@ export default function describe(err: ApiError, c: Context): Described | undefin
     // (a currency it does not accept, which it names; an order it does not know): the page's setup.
     kind = 'config';
     failure = 'setup';
-    if (!err.message) message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
+    if (!err.message)
+      message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
   } else if (s == 403) {
     // The shop's server refused this page's origin (KASIR_ALLOWED_ORIGINS): its message names the origin and the setting.
     kind = 'config';

@@ -19,8 +19,16 @@ export const locales: Record<Locale, () => Promise<{ default: Messages }>> = {
  * the first paint carries.
  */
 export const offline: Record<Locale, Pick<Messages, 'errorTitle' | 'noConnection' | 'retry'>> = {
-  en: { errorTitle: 'Something went wrong', noConnection: 'We could not reach the payment service. Please try again in a moment.', retry: 'Try again' },
-  id: { errorTitle: 'Terjadi kesalahan', noConnection: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.', retry: 'Coba lagi' },
+  en: {
+    errorTitle: 'Something went wrong',
+    noConnection: 'We could not reach the payment service. Please try again in a moment.',
+    retry: 'Try again',
+  },
+  id: {
+    errorTitle: 'Terjadi kesalahan',
+    noConnection: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.',
+    retry: 'Coba lagi',
+  },
 };
 
 /** Fills `{0}`, `{1}` ... in a message. */

@@ -1,4 +1,13 @@
-import { LitElement, adoptStyles, html, nothing, type PropertyDeclaration, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import {
+  LitElement,
+  adoptStyles,
+  html,
+  nothing,
+  type PropertyDeclaration,
+  type PropertyDeclarations,
+  type PropertyValues,
+  type TemplateResult,
+} from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import { LoadController } from './load-controller.js';
@@ -34,8 +43,16 @@ type OptionFields = { [K in Option]: KasirCheckoutOptions[K] };
 /** Each option a Lit property: its attribute named as props.ts names it (`strings` none), a number or boolean converted. */
 type OptionDeclarations = {
   [K in Option]: PropertyDeclaration &
-    (K extends 'strings' ? { attribute: false } : AttributeName<K> extends K ? { attribute?: never } : { attribute: AttributeName<K> }) &
-    (NonNullable<KasirCheckoutOptions[K]> extends number ? { type: NumberConstructor } : NonNullable<KasirCheckoutOptions[K]> extends boolean ? { type: BooleanConstructor } : unknown);
+    (K extends 'strings'
+      ? { attribute: false }
+      : AttributeName<K> extends K
+        ? { attribute?: never }
+        : { attribute: AttributeName<K> }) &
+    (NonNullable<KasirCheckoutOptions[K]> extends number
+      ? { type: NumberConstructor }
+      : NonNullable<KasirCheckoutOptions[K]> extends boolean
+        ? { type: BooleanConstructor }
+        : unknown);
 };
 
 const STORE = 'kasir-checkout:';
@@ -79,7 +96,11 @@ let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
 /** Rethrows a failure once its words are loaded (a lost connection's are the element's own: nothing may load then). */
 const failed = async (err: unknown): Promise<never> => {
-  if ((err as ApiError).kind != 'network') failures ??= await import('./failures.js').then((m) => m.default, () => undefined);
+  if ((err as ApiError).kind != 'network')
+    failures ??= await import('./failures.js').then(
+      (m) => m.default,
+      () => undefined,
+    );
   throw err;
 };
 
@@ -87,7 +108,10 @@ const failed = async (err: unknown): Promise<never> => {
  * A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending (and an
  * exception that is no ApiError, with no kind: told as a lost connection, with its own words for the developers).
  */
-const detail = ({ kind = 'network', message, status, url }: Partial<KasirErrorDetail>, fallback: string): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
+const detail = (
+  { kind = 'network', message, status, url }: Partial<KasirErrorDetail>,
+  fallback: string,
+): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
@@ -243,7 +267,10 @@ export class KasirCheckout extends LitElement implements OptionFields {
    * answer never shown). Runs after the update that changed them, so the element shows `loading` meanwhile.
    */
   private __load = new LoadController(this, {
-    args: () => (!this.modal || this.__shown ? ([this.endpoint, this.checkoutId, this.orderId, this.amount, this.currency] as const) : undefined),
+    args: () =>
+      !this.modal || this.__shown
+        ? ([this.endpoint, this.checkoutId, this.orderId, this.amount, this.currency] as const)
+        : undefined,
     task: async ([endpoint, id, orderId, amount, currency], signal) => {
       // A choice still being made (or refused) belongs to the checkout shown until now.
       this.__choice.reset();
@@ -254,7 +281,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
         // browser's Intl data, which differs between browsers.
         const bad = !/^(https?:\/|\.*)\/\S*$/i.test(endpoint)
           ? 'endpoint'
-          : !(id || orderId) && (!/^[a-z]{3}$/i.test(currency) ? 'currency' : !/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) && 'amount');
+          : !(id || orderId) &&
+            (!/^[a-z]{3}$/i.test(currency) ? 'currency' : !/^(?=.*[1-9])\d+(\.\d+)?$/.test(amount) && 'amount');
         if (bad) throw new ApiError({ kind: 'config', message: bad });
         const key = this.__key();
         const known = id || remembered(key);
@@ -268,10 +296,21 @@ export class KasirCheckout extends LitElement implements OptionFields {
           // A remembered checkout that is over (paid, expired, or its window closed unused) belongs to an earlier
           // order: start afresh rather than replay its outcome. A pending one is resumed. Back from a redirect wallet's
           // page (views/ewallet-redirect.ts remembers which checkout left): its outcome shows.
-          if (!id && checkout && (checkout.deposit ? checkout.deposit.status !== 'pending' && remembered('back') != checkout.id : lapsed(checkout))) checkout = null;
+          if (
+            !id &&
+            checkout &&
+            (checkout.deposit
+              ? checkout.deposit.status !== 'pending' && remembered('back') != checkout.id
+              : lapsed(checkout))
+          )
+            checkout = null;
         }
         if (!checkout) {
-          checkout = await this.__api.call<Checkout>('/checkouts', orderId ? { orderId } : { amount, currency }, signal);
+          checkout = await this.__api.call<Checkout>(
+            '/checkouts',
+            orderId ? { orderId } : { amount, currency },
+            signal,
+          );
           if (!id) remember(key, checkout.id);
         }
         // A pending deposit is shown with its kind's view: the spinner stays until that is loaded.
@@ -301,7 +340,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
       const shown = loadView(method.kind);
       shown.catch(() => {}); // awaited below, unless the deposit fails first
       try {
-        const deposit = await this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`, { method: method.code }, signal);
+        const deposit = await this.__api.call<Deposit>(
+          `/checkouts/${this.__checkout!.id}/deposit`,
+          { method: method.code },
+          signal,
+        );
         await shown;
         return deposit;
       } catch (err) {
@@ -378,9 +421,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __keepFocus(e: KeyboardEvent) {
     if (e.key !== 'Tab') return;
     // What Tab reaches: enabled controls that are shown (a closed group's methods are not).
-    const controls = [...this.renderRoot.querySelectorAll<HTMLElement>('a[href],button:not([disabled]),input:not([disabled]),[tabindex="0"]')].filter(
-      (control) => control.getClientRects().length,
-    );
+    const controls = [
+      ...this.renderRoot.querySelectorAll<HTMLElement>(
+        'a[href],button:not([disabled]),input:not([disabled]),[tabindex="0"]',
+      ),
+    ].filter((control) => control.getClientRects().length);
     const active = (this.renderRoot as ShadowRoot).activeElement;
     const [from, to] = e.shiftKey ? [controls[0], controls.at(-1)] : [controls.at(-1), controls[0]];
     if (to && active === from) {
@@ -415,7 +460,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
     this.__choice.reset(); // forgets a refused choice
     this.__switching = true;
     // After a partial payment the server prices the methods for what is still due (docs/design.md 10).
-    if (+this.__deposit!?.paidAmount) this.__api.call<Checkout>(`/checkouts/${this.__checkout!.id}`).then((c) => (this.__checkout = c), () => {});
+    if (+this.__deposit!?.paidAmount)
+      this.__api.call<Checkout>(`/checkouts/${this.__checkout!.id}`).then(
+        (c) => (this.__checkout = c),
+        () => {},
+      );
   }
 
   /**
@@ -426,11 +475,19 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const { __t: t, endpoint, amount, currency } = this;
     // Starting over makes sense once a checkout of the shop's own order was open.
     const restart = this.__checkout && !this.checkoutId ? 'restart' : undefined;
-    if (this.__badLink) return { text: this.__badLink, action: restart, detail: { kind: 'server', message: this.__badLink } };
+    if (this.__badLink)
+      return { text: this.__badLink, action: restart, detail: { kind: 'server', message: this.__badLink } };
     const err = this.__failed?.error as ApiError | undefined;
     if (!err) return null;
     return (
-      failures?.(err, { text: (w) => this.__text(w), endpoint, amount, currency, open: !!this.__checkout, restart }) || {
+      failures?.(err, {
+        text: (w) => this.__text(w),
+        endpoint,
+        amount,
+        currency,
+        open: !!this.__checkout,
+        restart,
+      }) || {
         detail: detail(err, t.noConnection),
         text: t.noConnection,
         action: 'retry',
@@ -478,12 +535,18 @@ export class KasirCheckout extends LitElement implements OptionFields {
     this.__seen = d;
     if (changedDeposit && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
       // Finished with money owed back, it also loads the refund form (views/refund.ts, docs/refunds.md).
-      import('./views/paid.js').then((m) => this.__say((paid = m.default).said(this.__kit(d!))), () => {});
+      import('./views/paid.js').then(
+        (m) => this.__say((paid = m.default).said(this.__kit(d!))),
+        () => {},
+      );
     }
     if (view && view !== this.__styled) {
       // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
       this.__styled = view;
-      adoptStyles(this.renderRoot as ShadowRoot, [...KasirCheckout.elementStyles, ...KasirCheckout.finalizeStyles(view.styles)]);
+      adoptStyles(this.renderRoot as ShadowRoot, [
+        ...KasirCheckout.elementStyles,
+        ...KasirCheckout.finalizeStyles(view.styles),
+      ]);
     }
     if (changedDeposit && d?.status === 'pending') this.__countdown.set(d.expiresAt, d.serverTime);
     if (changed.has('state')) {
@@ -495,7 +558,10 @@ export class KasirCheckout extends LitElement implements OptionFields {
           read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
           // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
           // a deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
-          onDeposit: (deposit) => deposit.id === this.__deposit?.id && deposit.version >= this.__deposit.version && (this.__deposit = deposit),
+          onDeposit: (deposit) =>
+            deposit.id === this.__deposit?.id &&
+            deposit.version >= this.__deposit.version &&
+            (this.__deposit = deposit),
           // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
           onTrouble: (err) => {
             if (err && !this.__offline) this.__report(detail(err, this.__t.offline));
@@ -504,7 +570,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
           // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
           interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
         });
-        this.__follower.start(checkout!.capabilities?.events ? this.__api.url(`/checkouts/${checkout!.id}/events`) : null);
+        this.__follower.start(
+          checkout!.capabilities?.events ? this.__api.url(`/checkouts/${checkout!.id}/events`) : null,
+        );
         // The list of a switch: the deposit is still followed (it may be paid meanwhile). Expired: the follower itself
         // stops, or follows on a deposit that may still be paid late.
       } else if (!listed && state != 'expired') this.__follower?.stop();
@@ -688,7 +756,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
 if (typeof customElements !== 'undefined') {
   const defined = customElements.get('kasir-checkout');
   if (!defined) customElements.define('kasir-checkout', KasirCheckout);
-  else if (defined !== KasirCheckout) console.warn('<kasir-checkout> is already defined (another copy of @kasir/checkout): the first one is used.');
+  else if (defined !== KasirCheckout)
+    console.warn('<kasir-checkout> is already defined (another copy of @kasir/checkout): the first one is used.');
 }
 
 declare global {

@@ -89,11 +89,13 @@ export const picker = (k: PickerKit) => {
         const open = k.expanded === kind;
         return list.length
           ? html`<li part="method-group" data-kind=${kind}>
-              ${folds
-                ? html`<h3>
+              ${
+                folds
+                  ? html`<h3>
                     <button class="kind" aria-expanded=${open} aria-controls="g-${kind}" @click=${() => k.toggle(kind)}>${t[kind]}</button>
                   </h3>`
-                : nothing}
+                  : nothing
+              }
               <ul id="g-${kind}" ?hidden=${folds && !open}>
                 ${items(list)}
               </ul>

@@ -9,7 +9,12 @@ import * as React from 'react';
 import type { KasirCheckoutEventMap } from './events.js';
 import type { Locale, Strings } from './i18n.js';
 import { KasirCheckout as KasirCheckoutElement } from './kasir-checkout.js';
-import type { KasirCheckoutAttributes, KasirCheckoutOptions, KasirEventHandlers, KasirEventListeners } from './props.js';
+import type {
+  KasirCheckoutAttributes,
+  KasirCheckoutOptions,
+  KasirEventHandlers,
+  KasirEventListeners,
+} from './props.js';
 
 export { KasirCheckoutElement };
 export * from './events.js';
@@ -23,7 +28,10 @@ export type KasirCheckoutCallbacks = KasirEventHandlers;
 /** The props of `<KasirCheckout>`: the element's options, its callbacks, and the usual HTML attributes (`id`, `className`, `style`, `aria-*`...). */
 export type KasirCheckoutProps = KasirCheckoutOptions &
   KasirCheckoutCallbacks &
-  Omit<React.HTMLAttributes<KasirCheckoutElement>, keyof KasirCheckoutOptions | keyof KasirCheckoutCallbacks | 'children' | 'dangerouslySetInnerHTML'>;
+  Omit<
+    React.HTMLAttributes<KasirCheckoutElement>,
+    keyof KasirCheckoutOptions | keyof KasirCheckoutCallbacks | 'children' | 'dangerouslySetInnerHTML'
+  >;
 
 /** An event's name, typed with its event for @lit/react. */
 const named = <K extends keyof KasirCheckoutEventMap>(type: K) => type as EventName<KasirCheckoutEventMap[K]>;
@@ -78,7 +86,9 @@ Server.displayName = 'KasirCheckout';
  * <KasirCheckout endpoint="/api" checkoutId={order.checkoutId} onKasirCompleted={(e) => thank(e.detail.deposit)} />
  * ```
  */
-export const KasirCheckout = (isServer || typeof document === 'undefined' ? Server : Client) as unknown as React.ForwardRefExoticComponent<
+export const KasirCheckout = (isServer || typeof document === 'undefined'
+  ? Server
+  : Client) as unknown as React.ForwardRefExoticComponent<
   KasirCheckoutProps & React.RefAttributes<KasirCheckoutElement>
 >;
 
@@ -87,7 +97,8 @@ export const KasirCheckout = (isServer || typeof document === 'undefined' ? Serv
  * (`onkasir-completed={...}`); React 18 sets attributes only and ignores them: use `<KasirCheckout>` there.
  */
 export interface KasirCheckoutTagProps
-  extends React.DetailedHTMLProps<React.HTMLAttributes<KasirCheckoutElement>, KasirCheckoutElement>,
+  extends
+    React.DetailedHTMLProps<React.HTMLAttributes<KasirCheckoutElement>, KasirCheckoutElement>,
     KasirCheckoutAttributes,
     KasirEventListeners {}
 

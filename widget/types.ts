@@ -161,5 +161,13 @@ export type RefundClaim =
 
 /** POST /checkouts/:id/refund-claim: where to send the money owed back (an `amount` is never read: the service's count is). */
 export type RefundClaimBody =
-  | { bankCode: string; accountNumber: string; accountName: string; email?: string; address?: string; city?: string; postCode?: string }
+  | {
+      bankCode: string;
+      accountNumber: string;
+      accountName: string;
+      email?: string;
+      address?: string;
+      city?: string;
+      postCode?: string;
+    }
   | { address: string; memo?: string };

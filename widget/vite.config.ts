@@ -24,14 +24,19 @@ const minifyTemplates = (): Plugin => ({
   async transform(code, id) {
     if (!/\/widget\/(views\/)?[^/]+\.ts(\?view=\w+)?$/.test(id)) return;
     // TypeScript is a dev dependency: without it (an install without dev dependencies) templates stay as written.
-    const ts: typeof TypeScript | undefined = await import('typescript').then((m) => m.default ?? m, () => undefined);
+    const ts: typeof TypeScript | undefined = await import('typescript').then(
+      (m) => m.default ?? m,
+      () => undefined,
+    );
     if (!ts) return;
     const file = ts.createSourceFile(id, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
     const edits: Array<[number, number, string]> = [];
     const visit = (node: TypeScript.Node) => {
       if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && /^(html|css|svg)$/.test(node.tag.text)) {
         const t = node.template;
-        const literals = ts.isNoSubstitutionTemplateLiteral(t) ? [t] : [t.head, ...t.templateSpans.map((s) => s.literal)];
+        const literals = ts.isNoSubstitutionTemplateLiteral(t)
+          ? [t]
+          : [t.head, ...t.templateSpans.map((s) => s.literal)];
         for (const lit of literals) {
           const start = lit.getStart(file) + 1;
           const end = lit.getEnd() - (ts.isTemplateHead(lit) || ts.isTemplateMiddle(lit) ? 2 : 1);
@@ -40,11 +45,19 @@ const minifyTemplates = (): Plugin => ({
             start,
             end,
             node.tag.text === 'css'
-              ? text.replace(/\/\*[^]*?\*\//g, '').replace(/\s+/g, ' ').replace(/\s*([{};,>])\s*/g, '$1').replace(/:\s+/g, ':').replace(/;}/g, '}')
+              ? text
+                  .replace(/\/\*[^]*?\*\//g, '')
+                  .replace(/\s+/g, ' ')
+                  .replace(/\s*([{};,>])\s*/g, '$1')
+                  .replace(/:\s+/g, ':')
+                  .replace(/;}/g, '}')
                   // 0.5rem: .5rem
                   .replace(/([^\w.])0\.(\d)/g, '$1.$2')
               : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space.
-                text.replace(/\s*\n\s*([<>])|([<>])\s*\n\s*/g, '$1$2').replace(/\s*\n\s*/g, ' ').replace(/>\s+</g, '><'),
+                text
+                  .replace(/\s*\n\s*([<>])|([<>])\s*\n\s*/g, '$1$2')
+                  .replace(/\s*\n\s*/g, ' ')
+                  .replace(/>\s+</g, '><'),
           ]);
         }
       }
@@ -52,7 +65,8 @@ const minifyTemplates = (): Plugin => ({
     };
     visit(file);
     let out = code;
-    for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
+    for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0]))
+      out = out.slice(0, start) + text + out.slice(end);
     return { code: out, map: null };
   },
 });
@@ -97,7 +111,9 @@ const chunkPerView = (): Plugin => {
       if (!view) return null;
       const resolved = await this.resolve(source, plain, { ...options, skipSelf: true });
       if (!resolved || resolved.external) return resolved;
-      const shared = /\/node_modules\/(lit|lit-html|lit-element|@lit\/[\w-]+)\//.test(resolved.id) || /\/widget\/[^/]+\.ts$/.test(resolved.id);
+      const shared =
+        /\/node_modules\/(lit|lit-html|lit-element|@lit\/[\w-]+)\//.test(resolved.id) ||
+        /\/widget\/[^/]+\.ts$/.test(resolved.id);
       return shared ? resolved : { ...resolved, id: `${resolved.id}?view=${view}` };
     },
   };
@@ -115,7 +131,10 @@ const checkChunks = (): Plugin => ({
     for (const chunk of Object.values(bundle)) {
       if (chunk.type !== 'chunk') continue;
       const imports = chunk.imports.filter((file) => file !== entry || chunk.isEntry);
-      if (imports.length) this.error(`${chunk.fileName} imports ${imports.join(', ')}: the entry must load alone, and a view with the entry only`);
+      if (imports.length)
+        this.error(
+          `${chunk.fileName} imports ${imports.join(', ')}: the entry must load alone, and a view with the entry only`,
+        );
     }
   },
 });
@@ -129,7 +148,8 @@ const noDomEntry = (): Plugin => ({
   name: 'kasir-no-dom-entry',
   apply: 'build',
   generateBundle() {
-    const source = "// @kasir/checkout/kasir-checkout.js without a DOM (server rendering): nothing to run. Browsers load kasir-checkout.js.\nexport {};\n";
+    const source =
+      '// @kasir/checkout/kasir-checkout.js without a DOM (server rendering): nothing to run. Browsers load kasir-checkout.js.\nexport {};\n';
     this.emitFile({ type: 'asset', fileName: 'kasir-checkout.node.js', source });
   },
 });
@@ -140,7 +160,9 @@ const noDomEntry = (): Plugin => ({
  * files and a change renames nothing else. Written back when a new private member gets its name.
  */
 const CACHE_FILE = fileURLToPath(new URL('./mangle-cache.json', import.meta.url));
-const nameCache: { vars?: object; props?: object } = existsSync(CACHE_FILE) ? JSON.parse(readFileSync(CACHE_FILE, 'utf8')) : {};
+const nameCache: { vars?: object; props?: object } = existsSync(CACHE_FILE)
+  ? JSON.parse(readFileSync(CACHE_FILE, 'utf8'))
+  : {};
 const keepNameCache = (): Plugin => ({
   name: 'kasir-name-cache',
   apply: 'build',

@@ -22,6 +22,8 @@ export type KasirCheckoutVueEvents = KasirEventHandlers;
 declare module 'vue' {
   interface GlobalComponents {
     /** `<kasir-checkout>`: its props and events, and the usual HTML attributes (`id`, `aria-*`, `@click`...). */
-    'kasir-checkout': DefineComponent<KasirCheckoutVueProps & KasirCheckoutVueEvents & Omit<HTMLAttributes, keyof KasirCheckoutVueProps>>;
+    'kasir-checkout': DefineComponent<
+      KasirCheckoutVueProps & KasirCheckoutVueEvents & Omit<HTMLAttributes, keyof KasirCheckoutVueProps>
+    >;
   }
 }

@@ -12,7 +12,12 @@ interface Order {
 }
 
 const money = (amount: string, currency: string) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: 0 }).format(Number(amount));
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    currencyDisplay: 'narrowSymbol',
+    minimumFractionDigits: 0,
+  }).format(Number(amount));
 
 interface Prices {
   price: number;
@@ -23,7 +28,9 @@ interface Prices {
 async function loadPrices(): Promise<Prices | null> {
   const res = await fetch('/shop/products').catch(() => null);
   const body = res?.ok ? await res.json().catch(() => null) : null;
-  return body?.products?.kopi ? { price: body.products.kopi.price, shipping: body.shipping, currency: body.currency } : null;
+  return body?.products?.kopi
+    ? { price: body.products.kopi.price, shipping: body.shipping, currency: body.currency }
+    : null;
 }
 
 async function placeOrder(quantity: number): Promise<Order> {
@@ -66,7 +73,10 @@ export function App() {
   /** Sandbox only: plays the bank's part, as if the shopper had paid. */
   async function simulatePayment() {
     setSandbox('');
-    const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(order!.checkoutId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`/api/sandbox/checkouts/${encodeURIComponent(order!.checkoutId)}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     const body = await res.json().catch(() => null);
     setSandbox(res.ok ? 'Paid in the sandbox.' : `Sandbox: ${body?.message ?? res.statusText}`);
   }
@@ -81,7 +91,9 @@ export function App() {
   return (
     <>
       <header className="top">
-        <a className="brand" href="/react/">Kopi Nusantara</a>
+        <a className="brand" href="/react/">
+          Kopi Nusantara
+        </a>
         <span className="badge">React</span>
       </header>
       <main className="layout">
@@ -150,8 +162,8 @@ export function App() {
               <div className="card thanks" role="status">
                 <h2>Thank you!</h2>
                 <p>
-                  Order <strong>{order.orderId}</strong> is paid: {money(paid.amount, paid.currency)} with {paid.method.name}. Your
-                  coffee leaves Jakarta within one working day.
+                  Order <strong>{order.orderId}</strong> is paid: {money(paid.amount, paid.currency)} with{' '}
+                  {paid.method.name}. Your coffee leaves Jakarta within one working day.
                 </p>
                 <button type="button" onClick={newOrder}>
                   New order
@@ -177,7 +189,10 @@ export function App() {
         {order && !paid && (
           <aside className="card sandbox" aria-labelledby="sandbox-title">
             <h2 id="sandbox-title">Sandbox</h2>
-            <p className="muted small">Pretend to be the bank, the wallet or the blockchain: a crypto transfer arrives like any other payment. No real money moves.</p>
+            <p className="muted small">
+              Pretend to be the bank, the wallet or the blockchain: a crypto transfer arrives like any other payment. No
+              real money moves.
+            </p>
             <button type="button" className="pay-now" disabled={!pending} onClick={simulatePayment}>
               Simulate payment
             </button>

@@ -6,20 +6,36 @@ import { listenStorefront } from './listen.js';
 
 // Webhooks wait in the outbox until the shop's receiver listens (startDelivery below), so the first ones are not
 // sent to a closed port and put off to the 5-second retry. JSON logs at info unless KASIR_LOG_LEVEL says otherwise.
-const sandbox = await startSandbox({ deliverWebhooks: false, logLevel: process.env.KASIR_LOG_LEVEL ? undefined : 'info' });
+const sandbox = await startSandbox({
+  deliverWebhooks: false,
+  logLevel: process.env.KASIR_LOG_LEVEL ? undefined : 'info',
+});
 console.log(`[provider] payment service sandbox on ${sandbox.url}`);
 
 let merchant: RunningMerchant | undefined;
 try {
   const { credentials } = sandbox;
   // The sandbox's credentials win over stale KASIR_* variables; the rest of the configuration comes from env.
-  const env = { ...process.env, KASIR_BASE_URL: undefined, KASIR_CHECKOUT_URL: undefined, KASIR_CLIENT_ID: undefined,
-    KASIR_CLIENT_SECRET: undefined, KASIR_ACCESS_TOKEN: undefined, KASIR_WEBHOOK_SECRET: undefined };
-  merchant = await listenStorefront(loadMerchantConfig(env, {
-    baseUrl: credentials.baseUrl, checkoutUrl: credentials.checkoutUrl, clientId: credentials.clientId,
-    clientSecret: credentials.clientSecret, accessToken: credentials.accessToken, webhookSecret: credentials.webhookSecret,
-    sandbox: true,
-  }));
+  const env = {
+    ...process.env,
+    KASIR_BASE_URL: undefined,
+    KASIR_CHECKOUT_URL: undefined,
+    KASIR_CLIENT_ID: undefined,
+    KASIR_CLIENT_SECRET: undefined,
+    KASIR_ACCESS_TOKEN: undefined,
+    KASIR_WEBHOOK_SECRET: undefined,
+  };
+  merchant = await listenStorefront(
+    loadMerchantConfig(env, {
+      baseUrl: credentials.baseUrl,
+      checkoutUrl: credentials.checkoutUrl,
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+      accessToken: credentials.accessToken,
+      webhookSecret: credentials.webhookSecret,
+      sandbox: true,
+    }),
+  );
 } catch (err) {
   console.error('[merchant] not started:', err instanceof Error ? err.message : err);
 } finally {

@@ -23,7 +23,11 @@ export interface StorefrontOptions extends MerchantServerOptions {
   distDir?: string;
 }
 
-const errorBody = (status: number, message: string) => ({ statusCode: status, error: status === 404 ? 'Not Found' : 'Bad Request', message });
+const errorBody = (status: number, message: string) => ({
+  statusCode: status,
+  error: status === 404 ? 'Not Found' : 'Bad Request',
+  message,
+});
 
 export function createStorefront(options: StorefrontOptions): MerchantApp {
   const { distDir, ...merchantOptions } = options;
@@ -34,18 +38,21 @@ export function createStorefront(options: StorefrontOptions): MerchantApp {
   const shop = new Hono();
   shop.get('/products', (c) => c.json({ products: PRODUCTS, shipping: SHIPPING, currency: 'IDR' }));
   shop.post('/orders', async (c) => {
-    const body = await c.req.json().catch(() => null) as { items?: unknown } | null;
+    const body = (await c.req.json().catch(() => null)) as { items?: unknown } | null;
     const items: unknown[] = Array.isArray(body?.items) ? body.items : [];
-    if (!items.length || items.length > 20) return c.json(errorBody(400, 'items: send 1 to 20 items as {sku, quantity}'), 400);
+    if (!items.length || items.length > 20)
+      return c.json(errorBody(400, 'items: send 1 to 20 items as {sku, quantity}'), 400);
     let amount = SHIPPING;
     for (const item of items) {
       // Each item an object (null, a string or a list is a bad order, not a failure of the shop).
-      if (!item || typeof item !== 'object' || Array.isArray(item)) return c.json(errorBody(400, 'items: each item is {sku, quantity}'), 400);
+      if (!item || typeof item !== 'object' || Array.isArray(item))
+        return c.json(errorBody(400, 'items: each item is {sku, quantity}'), 400);
       const { sku, quantity } = item as { sku?: unknown; quantity?: unknown };
       // Own keys only: "constructor" or "__proto__" is no product.
       const product = typeof sku === 'string' && Object.hasOwn(PRODUCTS, sku) ? PRODUCTS[sku] : undefined;
       if (!product) return c.json(errorBody(400, `items: unknown sku ${JSON.stringify(sku)}`), 400);
-      if (!Number.isInteger(quantity) || (quantity as number) < 1 || (quantity as number) > 10) return c.json(errorBody(400, 'items: quantity is a whole number from 1 to 10'), 400);
+      if (!Number.isInteger(quantity) || (quantity as number) < 1 || (quantity as number) > 10)
+        return c.json(errorBody(400, 'items: quantity is a whole number from 1 to 10'), 400);
       amount += product.price * (quantity as number);
     }
     // A real shop stores the order (and the checkout id beside it) in its database; the demo hands the id to kasir,
@@ -64,30 +71,39 @@ export function createStorefront(options: StorefrontOptions): MerchantApp {
   let providerOrigin = '';
   try {
     providerOrigin = new URL(app.api.config.baseUrl).origin;
-  } catch { /* checked by createMerchantApp */ }
+  } catch {
+    /* checked by createMerchantApp */
+  }
   const pages = new Hono();
-  pages.use('*', secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:', ...(providerOrigin ? [providerOrigin] : [])],
-      connectSrc: ["'self'"],
-      fontSrc: ["'self'"],
-      objectSrc: ["'none'"],
-      baseUri: ["'self'"],
-      formAction: ["'self'"],
-      frameAncestors: ["'none'"],
-    },
-    referrerPolicy: 'strict-origin-when-cross-origin',
-  }));
+  pages.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', ...(providerOrigin ? [providerOrigin] : [])],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+      referrerPolicy: 'strict-origin-when-cross-origin',
+    }),
+  );
   // The single-page shops: their files, else their index.html (client-side routes).
-  for (const [prefix, folder] of [['/react', 'demo-react'], ['/vue', 'demo-vue']] as const) {
+  for (const [prefix, folder] of [
+    ['/react', 'demo-react'],
+    ['/vue', 'demo-vue'],
+  ] as const) {
     const root = join(dist, folder);
     pages.get(prefix, (c) => c.redirect(`${prefix}/`, 301));
-    const files = (c: Context, next: () => Promise<void>) => existsSync(root)
-      ? serveStatic({ root: relativeTo(root), rewriteRequestPath: (path) => path.slice(prefix.length) })(c, next)
-      : next();
+    const files = (c: Context, next: () => Promise<void>) =>
+      existsSync(root)
+        ? serveStatic({ root: relativeTo(root), rewriteRequestPath: (path) => path.slice(prefix.length) })(c, next)
+        : next();
     pages.get(`${prefix}/*`, files, (c) => spaIndex(c, root));
   }
   pages.use('*', async (c, next) => {

@@ -6,9 +6,20 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 /** The envelope's `error` label of each status the servers answer with. */
 export const STATUS_LABELS: Readonly<Record<number, string>> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 410: 'Gone', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 export interface ErrorBody {
@@ -40,11 +51,14 @@ export function errorBody(status: number, message: string, label?: string): Erro
 export function expectedErrorBody(err: unknown): ErrorBody | undefined {
   if (err instanceof ApiError) return errorBody(err.status, err.message, err.label);
   if (err instanceof HTTPException) {
-    const message = /malformed json/i.test(err.message) ? 'Malformed JSON in request body' : err.message || STATUS_LABELS[err.status] || 'Error';
+    const message = /malformed json/i.test(err.message)
+      ? 'Malformed JSON in request body'
+      : err.message || STATUS_LABELS[err.status] || 'Error';
     return errorBody(err.status, message);
   }
   return undefined;
 }
 
 /** Every unknown route, in the envelope. */
-export const onNotFound: NotFoundHandler = (c) => c.json(errorBody(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`), 404);
+export const onNotFound: NotFoundHandler = (c) =>
+  c.json(errorBody(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`), 404);

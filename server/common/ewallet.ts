@@ -16,7 +16,8 @@ export const PUSH_WINDOW_SECONDS = 60;
 export function mobileNumber(value: unknown, field: string): string {
   const digits = typeof value === 'string' ? value.replace(/[\s().-]/g, '') : '';
   const match = /^(?:\+62|62|0)(8\d{7,11})$/.exec(digits);
-  if (!match) throw new ApiError(400, `${field}: an Indonesian mobile number, such as 0812 3456 7890 or +62 812 3456 7890`);
+  if (!match)
+    throw new ApiError(400, `${field}: an Indonesian mobile number, such as 0812 3456 7890 or +62 812 3456 7890`);
   return `+62${match[1]}`;
 }
 
@@ -30,7 +31,14 @@ export const maskedMobile = (e164: string): string => {
 export function returnUrl(value: unknown, field: string): string {
   try {
     const url = new URL(String(value));
-    if (typeof value === 'string' && value.length <= 2048 && /^https?:$/.test(url.protocol) && !url.username && !url.password) return url.href;
+    if (
+      typeof value === 'string' &&
+      value.length <= 2048 &&
+      /^https?:$/.test(url.protocol) &&
+      !url.username &&
+      !url.password
+    )
+      return url.href;
   } catch {
     // not a URL: said below
   }

@@ -16,7 +16,8 @@ export type FeesPolicy = Readonly<Record<FeeKind, FeesPaidBy>>;
 export type FeesPaidByOption = FeesPaidBy | Partial<Record<FeeKind, FeesPaidBy>>;
 
 /** Why a QRIS fee passed to the shopper is refused, in every message that refuses it. */
-export const QRIS_NEVER_SURCHARGED = 'QRIS is never surcharged: Bank Indonesia rules that the QRIS MDR is borne by the merchant and must not be charged to the shopper';
+export const QRIS_NEVER_SURCHARGED =
+  'QRIS is never surcharged: Bank Indonesia rules that the QRIS MDR is borne by the merchant and must not be charged to the shopper';
 
 /**
  * The policy per kind: `option` (a kind it leaves out follows `fallback`), QRIS always the merchant's. Throws a
@@ -24,7 +25,8 @@ export const QRIS_NEVER_SURCHARGED = 'QRIS is never surcharged: Bank Indonesia r
  */
 export function feesPolicy(option: FeesPaidByOption | undefined, fallback: FeesPaidBy = 'merchant'): FeesPolicy {
   if (typeof option === 'object' && option.qris === 'shopper') throw new RangeError(QRIS_NEVER_SURCHARGED);
-  const each = (kind: FeeKind): FeesPaidBy => (kind === 'qris' ? 'merchant' : (typeof option === 'object' ? option[kind] : option) ?? fallback);
+  const each = (kind: FeeKind): FeesPaidBy =>
+    kind === 'qris' ? 'merchant' : ((typeof option === 'object' ? option[kind] : option) ?? fallback);
   return { va: each('va'), bank: each('bank'), qris: 'merchant', ewallet: each('ewallet') };
 }
 

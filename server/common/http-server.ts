@@ -41,8 +41,13 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 
-export async function listen(fetch: FetchHandler, port: number, hostnameOrOptions?: string | ListenOptions): Promise<ListeningServer> {
-  const options: ListenOptions = typeof hostnameOrOptions === 'string' ? { hostname: hostnameOrOptions } : hostnameOrOptions ?? {};
+export async function listen(
+  fetch: FetchHandler,
+  port: number,
+  hostnameOrOptions?: string | ListenOptions,
+): Promise<ListeningServer> {
+  const options: ListenOptions =
+    typeof hostnameOrOptions === 'string' ? { hostname: hostnameOrOptions } : (hostnameOrOptions ?? {});
   const { hostname } = options;
   const handle = getRequestListener(fetch, {
     hostname,
@@ -61,17 +66,20 @@ export async function listen(fetch: FetchHandler, port: number, hostnameOrOption
   const headersTimeout = Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
   // Node looks for overdue requests once per connectionsCheckingInterval (30 s by default): a second keeps the bound
   // close to what is set.
-  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) }, (req, res) => {
-    inFlight += 1;
-    // A request that arrives on a kept-alive connection while closing is still answered, then the connection ends.
-    if (closing) res.shouldKeepAlive = false;
-    res.once('close', () => {
-      inFlight -= 1;
-      if (closing) server.closeIdleConnections();
-      if (inFlight === 0) drained?.();
-    });
-    void handle(req, res);
-  });
+  const server = createServer(
+    { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+    (req, res) => {
+      inFlight += 1;
+      // A request that arrives on a kept-alive connection while closing is still answered, then the connection ends.
+      if (closing) res.shouldKeepAlive = false;
+      res.once('close', () => {
+        inFlight -= 1;
+        if (closing) server.closeIdleConnections();
+        if (inFlight === 0) drained?.();
+      });
+      void handle(req, res);
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, hostname, () => resolve());
@@ -85,8 +93,12 @@ export async function listen(fetch: FetchHandler, port: number, hostnameOrOption
       if (inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
-          new Promise<void>((resolve) => { drained = resolve; }),
-          new Promise<void>((resolve) => { timer = setTimeout(resolve, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS); }),
+          new Promise<void>((resolve) => {
+            drained = resolve;
+          }),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
+          }),
         ]);
         clearTimeout(timer);
       }

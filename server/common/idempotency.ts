@@ -33,7 +33,12 @@ export type IdempotencyClaim =
  * crashed) is free again after `leaseMs`.
  */
 export interface IdempotencyStore {
-  claim(scope: string, key: string, fingerprint: string, times: { leaseMs: number; ttlMs: number }): Promise<IdempotencyClaim>;
+  claim(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    times: { leaseMs: number; ttlMs: number },
+  ): Promise<IdempotencyClaim>;
   /** Keeps the answer for `ttlMs` from now, if the key is still held with `token`. */
   save(scope: string, key: string, token: string, answer: IdempotentAnswer, ttlMs: number): Promise<void>;
   /** Frees the key (its request changed nothing), if it is still held with `token`. */
@@ -70,7 +75,8 @@ export function idempotency(options: IdempotencyOptions): MiddlewareHandler {
   return async (c, next) => {
     const key = c.req.header(IDEMPOTENCY_HEADER);
     if (key === undefined) return next();
-    if (!VALID_KEY.test(key)) throw new ApiError(400, `${IDEMPOTENCY_HEADER}: send 1 to 255 visible ASCII characters (a UUID, say)`);
+    if (!VALID_KEY.test(key))
+      throw new ApiError(400, `${IDEMPOTENCY_HEADER}: send 1 to 255 visible ASCII characters (a UUID, say)`);
     const store = typeof options.store === 'function' ? options.store(c) : options.store;
     const scope = options.scope?.(c) ?? '';
     const claim = await store.claim(scope, key, await fingerprintOf(c), { leaseMs, ttlMs });
@@ -93,7 +99,11 @@ export function idempotency(options: IdempotencyOptions): MiddlewareHandler {
       // Hono has shaped a thrown error into c.res by now (the app's onError): an expected refusal is an answer too.
       const res = c.res;
       if (keeps(res.status)) {
-        const answer = { status: res.status, contentType: res.headers.get('content-type') ?? undefined, body: await res.clone().text() };
+        const answer = {
+          status: res.status,
+          contentType: res.headers.get('content-type') ?? undefined,
+          body: await res.clone().text(),
+        };
         await store.save(scope, key, claim.token, answer, ttlMs);
         answered = true;
       }

@@ -14,14 +14,29 @@ export type LogLevel = Level | 'silent';
  * fifth of its throughput once a line is written per request.
  */
 const SECRET_KEYS = [
-  'password', 'otp', 'otpCode', 'otp_code', 'token', 'accessToken', 'verificationToken', 'authorization',
-  'clientSecret', 'client_secret', 'webhookSecret', 'webhook_secret', 'secret', 'signature', 'accountNumber', 'cookie',
+  'password',
+  'otp',
+  'otpCode',
+  'otp_code',
+  'token',
+  'accessToken',
+  'verificationToken',
+  'authorization',
+  'clientSecret',
+  'client_secret',
+  'webhookSecret',
+  'webhook_secret',
+  'secret',
+  'signature',
+  'accountNumber',
+  'cookie',
 ];
 const CONTAINERS = ['headers', 'body', 'account', 'credentials', 'merchant', 'user', 'config', 'bank'];
 const REDACT_PATHS = [
   ...SECRET_KEYS,
   ...CONTAINERS.flatMap((container) => SECRET_KEYS.map((key) => `${container}["${key}"]`)),
-  'headers["x-signature"]', 'headers["webhook-signature"]',
+  'headers["x-signature"]',
+  'headers["webhook-signature"]',
 ];
 
 export interface LoggerOptions {
@@ -47,11 +62,21 @@ export class LogLevelError extends Error {
 function envLevel(): LogLevel | undefined {
   const raw = process.env.KASIR_LOG_LEVEL?.trim().toLowerCase();
   if (!raw) return undefined;
-  if (!LEVELS.includes(raw)) throw new LogLevelError(`KASIR_LOG_LEVEL must be one of ${LEVELS.join(', ')} (got "${process.env.KASIR_LOG_LEVEL}")`);
+  if (!LEVELS.includes(raw))
+    throw new LogLevelError(
+      `KASIR_LOG_LEVEL must be one of ${LEVELS.join(', ')} (got "${process.env.KASIR_LOG_LEVEL}")`,
+    );
   return raw as LogLevel;
 }
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO ', 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO ',
+  40: 'WARN ',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 /** What every line carries, not worth repeating on a terminal. */
 const QUIET_KEYS = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'component']);
 
@@ -73,7 +98,9 @@ export function readableLine(json: string): string {
   for (const [key, value] of Object.entries(line)) {
     if (QUIET_KEYS.has(key) || value === null || value === undefined) continue;
     if (key === 'err' && typeof value === 'object') {
-      stack = `\n  ${String((value as { stack?: unknown }).stack ?? (value as { message?: unknown }).message).split('\n').join('\n  ')}`;
+      stack = `\n  ${String((value as { stack?: unknown }).stack ?? (value as { message?: unknown }).message)
+        .split('\n')
+        .join('\n  ')}`;
       continue;
     }
     const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -85,19 +112,28 @@ export function readableLine(json: string): string {
 
 /** Readable lines for a terminal (stdout is a TTY), written as they come: a person is watching. */
 function terminalDestination(): DestinationStream {
-  return { write: (json: string) => { process.stdout.write(readableLine(json)); } };
+  return {
+    write: (json: string) => {
+      process.stdout.write(readableLine(json));
+    },
+  };
 }
 
 /** Lines go to stdout: readable on a terminal, JSON otherwise (a file, a pipe, a log collector). */
 export function createLogger(name: string, options: LoggerOptions = {}): Logger {
   const level = options.level ?? envLevel() ?? options.fallbackLevel ?? 'info';
-  return pino({
-    name,
-    level,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  }, options.destination ?? (process.stdout.isTTY ? terminalDestination()
-    : pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })));
+  return pino(
+    {
+      name,
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    options.destination ??
+      (process.stdout.isTTY
+        ? terminalDestination()
+        : pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })),
+  );
 }
 
 export interface RequestLoggingOptions {
@@ -114,7 +150,8 @@ const SANE_REQUEST_ID = /^[\w\-=]{1,255}$/;
  * signed read path is careful never to pay for.
  */
 function incomingRequestId(c: Context): string | undefined {
-  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)
+    ?.incoming;
   const value = incoming?.headers ? incoming.headers['x-request-id'] : c.req.header('x-request-id');
   return typeof value === 'string' && SANE_REQUEST_ID.test(value) ? value : undefined;
 }
@@ -125,7 +162,8 @@ function incomingRequestId(c: Context): string | undefined {
  * fast path for a plain JSON body.
  */
 function answerRequestId(c: Context, reqId: string): void {
-  const outgoing = (c.env as { outgoing?: { setHeader?: (name: string, value: string) => void } } | undefined)?.outgoing;
+  const outgoing = (c.env as { outgoing?: { setHeader?: (name: string, value: string) => void } } | undefined)
+    ?.outgoing;
   if (outgoing?.setHeader) outgoing.setHeader('X-Request-Id', reqId);
   else c.header('X-Request-Id', reqId);
 }
@@ -145,7 +183,13 @@ export function requestLogging(logger: Logger, options: RequestLoggingOptions = 
     const failed = status >= 500 && c.error !== undefined;
     const level = failed ? 'error' : quiet.has(c.req.path) ? 'debug' : 'info';
     if (!logger.isLevelEnabled(level)) return;
-    const line = { reqId, method: c.req.method, path: c.req.path, status, ms: Math.round((performance.now() - started) * 10) / 10 };
+    const line = {
+      reqId,
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    };
     if (failed) logger.error({ ...line, err: c.error }, 'request failed');
     else logger[level](line, 'request');
   };

@@ -36,7 +36,9 @@ const printable = (name: string) => name.replaceAll(NUL, '\\0').slice(0, 64);
 /** The path parameter holding the NUL, named by the route that will answer (`id` of /checkout/:id/session). */
 function pathField(c: Context): string {
   const segments = c.req.path.split('/');
-  const route = matchedRoutes(c).filter((r) => r.method !== 'ALL').at(-1); // the handler's route, not a middleware's
+  const route = matchedRoutes(c)
+    .filter((r) => r.method !== 'ALL')
+    .at(-1); // the handler's route, not a middleware's
   const pattern = route?.path.split('/');
   const at = segments.findIndex((s) => s.includes(NUL));
   const param = pattern?.length === segments.length ? pattern[at] : undefined;
@@ -44,7 +46,8 @@ function pathField(c: Context): string {
 }
 
 async function bodyField(c: Context): Promise<string | undefined> {
-  if (c.req.method === 'GET' || c.req.method === 'HEAD' || !/[/+]json\b/i.test(c.req.header('content-type') ?? '')) return undefined;
+  if (c.req.method === 'GET' || c.req.method === 'HEAD' || !/[/+]json\b/i.test(c.req.header('content-type') ?? ''))
+    return undefined;
   // Read as bytes (Hono keeps them for the route: a signature over the raw body still verifies), parsed only when a
   // NUL may be there; malformed JSON is the route's to refuse.
   const text = new TextDecoder().decode(await c.req.arrayBuffer());
@@ -62,7 +65,10 @@ export const refuseNulBytes = createMiddleware(async (c, next) => {
   if (c.req.path.includes(NUL)) field = pathField(c);
   if (!field) {
     for (const [key, values] of Object.entries(c.req.queries())) {
-      if (key.includes(NUL) || values.some((v) => v.includes(NUL))) { field = key; break; }
+      if (key.includes(NUL) || values.some((v) => v.includes(NUL))) {
+        field = key;
+        break;
+      }
     }
   }
   if (!field) {
@@ -71,6 +77,7 @@ export const refuseNulBytes = createMiddleware(async (c, next) => {
     });
   }
   field ??= await bodyField(c);
-  if (field !== undefined) throw new ApiError(400, `${printable(field) || 'body'}: must not contain a NUL byte (\\u0000)`);
+  if (field !== undefined)
+    throw new ApiError(400, `${printable(field) || 'body'}: must not contain a NUL byte (\\u0000)`);
   await next();
 });

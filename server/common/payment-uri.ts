@@ -30,10 +30,12 @@ const MAX_MEMO_ID = 2n ** 64n - 1n;
 /** A Stellar memo as SEP-7 writes it, checked as the network takes it: a RangeError otherwise. */
 function stellarMemo(memo: string, type: 'id' | 'text'): [string, string] {
   if (type === 'id') {
-    if (!/^\d{1,20}$/.test(memo) || BigInt(memo) > MAX_MEMO_ID) throw new RangeError(`a MEMO_ID is an unsigned 64-bit integer, not "${memo}"`);
+    if (!/^\d{1,20}$/.test(memo) || BigInt(memo) > MAX_MEMO_ID)
+      throw new RangeError(`a MEMO_ID is an unsigned 64-bit integer, not "${memo}"`);
     return [BigInt(memo).toString(), 'MEMO_ID'];
   }
-  if (!memo || new TextEncoder().encode(memo).length > 28) throw new RangeError(`a MEMO_TEXT has 1 to 28 bytes, not "${memo}"`);
+  if (!memo || new TextEncoder().encode(memo).length > 28)
+    throw new RangeError(`a MEMO_TEXT has 1 to 28 bytes, not "${memo}"`);
   return [memo, 'MEMO_TEXT'];
 }
 
@@ -45,13 +47,14 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
  * an exponent or anything but plain decimal text throws a RangeError.
  */
 export function toBaseUnits(amount: string, decimals: number): string {
-  if (!Number.isInteger(decimals) || decimals < 0) throw new RangeError(`decimals must be a whole number, not ${decimals}`);
+  if (!Number.isInteger(decimals) || decimals < 0)
+    throw new RangeError(`decimals must be a whole number, not ${decimals}`);
   const match = DECIMAL.exec(amount);
   if (!match) throw new RangeError(`amount must be plain decimal text, not "${amount}"`);
   const [, whole, fraction = ''] = match;
   const significant = fraction.replace(/0+$/, '');
   if (significant.length > decimals) throw new RangeError(`amount ${amount} has more than ${decimals} decimal places`);
-  return (BigInt(whole + significant.padEnd(decimals, '0'))).toString();
+  return BigInt(whole + significant.padEnd(decimals, '0')).toString();
 }
 
 /** Decimal text without trailing fraction zeros or leading zeros ("009.50" is "9.5"), for SEP-7's amount. */

@@ -21,8 +21,16 @@ function signingString(method: string, target: string, body: string | Uint8Array
 }
 
 /** The X-Signature of one request: lowercase hex HMAC-SHA256 of its signing string, keyed by the client secret (UTF-8). */
-export function signRequest(secret: string, method: string, target: string, body: string | Uint8Array, timestamp: string): string {
-  return createHmac('sha256', secret).update(signingString(method, target, body, timestamp), 'utf8').digest('hex');
+export function signRequest(
+  secret: string,
+  method: string,
+  target: string,
+  body: string | Uint8Array,
+  timestamp: string,
+): string {
+  return createHmac('sha256', secret)
+    .update(signingString(method, target, body, timestamp), 'utf8')
+    .digest('hex');
 }
 
 /** Whether a received X-Signature equals the expected one (hex, case-insensitive), in constant time. */
@@ -41,7 +49,16 @@ export type SignedRequestHeaders = {
 
 /** The three headers of a signed call. `timestamp` defaults to now (ISO 8601 UTC with milliseconds). */
 export function signedRequestHeaders(
-  clientId: string, secret: string, method: string, target: string, body: string | Uint8Array, timestamp = new Date().toISOString(),
+  clientId: string,
+  secret: string,
+  method: string,
+  target: string,
+  body: string | Uint8Array,
+  timestamp = new Date().toISOString(),
 ): SignedRequestHeaders {
-  return { 'X-Client-ID': clientId, 'X-Timestamp': timestamp, 'X-Signature': signRequest(secret, method, target, body, timestamp) };
+  return {
+    'X-Client-ID': clientId,
+    'X-Timestamp': timestamp,
+    'X-Signature': signRequest(secret, method, target, body, timestamp),
+  };
 }

@@ -26,11 +26,15 @@ type WebhookHeaders = {
   'webhook-signature': string;
 };
 
-export type WebhookVerificationReason = 'missing_headers' | 'bad_secret' | 'bad_timestamp' | 'too_old' | 'too_new' | 'bad_signature' | 'bad_body';
+export type WebhookVerificationReason =
+  'missing_headers' | 'bad_secret' | 'bad_timestamp' | 'too_old' | 'too_new' | 'bad_signature' | 'bad_body';
 
 /** Why a webhook was refused. */
 export class WebhookVerificationError extends Error {
-  constructor(readonly reason: WebhookVerificationReason, message: string) {
+  constructor(
+    readonly reason: WebhookVerificationReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'WebhookVerificationError';
   }
@@ -60,14 +64,26 @@ function webhookSecretKey(secret: string): Buffer {
  * library reads bytes as UTF-8 text, which JSON bodies are.
  */
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string | Uint8Array): string {
-  const payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const payload =
+    typeof body === 'string' || Buffer.isBuffer(body)
+      ? body
+      : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return new Webhook(webhookSecretKey(secret), { format: 'raw' }).sign(id, new Date(timestampSeconds * 1000), payload);
 }
 
 /** The three headers a sender attaches to one delivery attempt. */
-export function webhookHeaders(secret: string, id: string, body: string | Uint8Array, now: Date = new Date()): WebhookHeaders {
+export function webhookHeaders(
+  secret: string,
+  id: string,
+  body: string | Uint8Array,
+  now: Date = new Date(),
+): WebhookHeaders {
   const timestamp = Math.floor(now.getTime() / 1000);
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(secret, id, timestamp, body) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook(secret, id, timestamp, body),
+  };
 }
 
 export interface VerifyWebhookOptions {
@@ -98,12 +114,20 @@ function header(headers: HeaderSource, name: string): string | undefined {
  * the signature vouches for the sender, nothing here checks the fields. Throws WebhookVerificationError, whose
  * `reason` says which check failed. Deduplicate on the `webhook-id` header: a sender retries with the same id.
  */
-export function verifyWebhook<Event extends object = Record<string, unknown>>(secret: string, headers: HeaderSource, rawBody: string | Uint8Array, options: VerifyWebhookOptions = {}): Event {
+export function verifyWebhook<Event extends object = Record<string, unknown>>(
+  secret: string,
+  headers: HeaderSource,
+  rawBody: string | Uint8Array,
+  options: VerifyWebhookOptions = {},
+): Event {
   const id = header(headers, 'webhook-id');
   const timestampHeader = header(headers, 'webhook-timestamp');
   const signatureHeader = header(headers, 'webhook-signature');
   if (!id || !timestampHeader || !signatureHeader) {
-    throw new WebhookVerificationError('missing_headers', 'Missing webhook-id, webhook-timestamp or webhook-signature header');
+    throw new WebhookVerificationError(
+      'missing_headers',
+      'Missing webhook-id, webhook-timestamp or webhook-signature header',
+    );
   }
   if (!/^\d{1,12}$/.test(timestampHeader)) {
     throw new WebhookVerificationError('bad_timestamp', 'webhook-timestamp must be Unix seconds');
@@ -112,7 +136,8 @@ export function verifyWebhook<Event extends object = Record<string, unknown>>(se
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const nowSeconds = Math.floor((options.now?.() ?? new Date()).getTime() / 1000);
   if (nowSeconds - timestamp > tolerance) throw new WebhookVerificationError('too_old', 'webhook-timestamp is too old');
-  if (timestamp - nowSeconds > tolerance) throw new WebhookVerificationError('too_new', 'webhook-timestamp is too far in the future');
+  if (timestamp - nowSeconds > tolerance)
+    throw new WebhookVerificationError('too_new', 'webhook-timestamp is too far in the future');
 
   const expected = Buffer.from(signWebhook(secret, id, timestamp, rawBody).slice(3), 'utf8');
   let matched = false;

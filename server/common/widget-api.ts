@@ -10,7 +10,6 @@ import { matchesEtag } from './etag.js';
 import { mobileNumber, returnUrl } from './ewallet.js';
 import type { WidgetDepositRecord } from './widget-projection.js';
 
-
 interface WidgetDepositRead {
   deposit: WidgetDepositRecord;
   /** Validator of the deposit as a shopper sees it. */
@@ -56,7 +55,11 @@ export interface WidgetBackend {
    * Chooses a method: creates the deposit, answers the one chosen before with the same method, or switches it; a push
    * e-wallet chosen again sends a new request to the phone (docs/indonesian-payments.md).
    */
-  chooseMethod(id: string, method: string, wallet?: WalletChoice): Promise<{ deposit: WidgetDepositRecord; choice: MethodChoice }>;
+  chooseMethod(
+    id: string,
+    method: string,
+    wallet?: WalletChoice,
+  ): Promise<{ deposit: WidgetDepositRecord; choice: MethodChoice }>;
   /** The checkout's deposit; 404 when no method was chosen yet. */
   readDeposit(id: string): Promise<WidgetDepositRead>;
   /** readDeposit's answer when it is at hand without waiting (a cached deposit), else undefined: the status read's fast path. */
@@ -101,7 +104,8 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   } catch {
     throw new ApiError(400, 'Malformed JSON in request body');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'The body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ApiError(400, 'The body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -126,7 +130,8 @@ export function ok<T>(c: Context, data: T, status: 200 | 201 = 200, message = 'S
 function paymentAmount(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-  if (typeof text !== 'string' || !/^\d{1,20}(\.\d{1,18})?$/.test(text)) throw new ApiError(400, 'amount: send a positive decimal amount');
+  if (typeof text !== 'string' || !/^\d{1,20}(\.\d{1,18})?$/.test(text))
+    throw new ApiError(400, 'amount: send a positive decimal amount');
   return text;
 }
 
@@ -135,14 +140,20 @@ function paymentAmount(value: unknown): string | undefined {
  * (jsonHead) is not encoded again: only serverTime is new per answer.
  */
 function depositReadBody(read: WidgetDepositRead, serverTime: string): string {
-  const data = read.jsonHead === undefined ? JSON.stringify({ ...read.deposit, serverTime }) : `${read.jsonHead},"serverTime":"${serverTime}"}`;
+  const data =
+    read.jsonHead === undefined
+      ? JSON.stringify({ ...read.deposit, serverTime })
+      : `${read.jsonHead},"serverTime":"${serverTime}"}`;
   return `{"statusCode":200,"message":"Success","data":${data}}`;
 }
 
 /** The widget API's routes over a backend, to mount at the API's root. */
 export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date.now): Hono {
   const app = new Hono();
-  const stamped = (deposit: WidgetDepositRecord): Deposit => ({ ...deposit, serverTime: new Date(now()).toISOString() });
+  const stamped = (deposit: WidgetDepositRecord): Deposit => ({
+    ...deposit,
+    serverTime: new Date(now()).toISOString(),
+  });
 
   app.get('/checkouts/:id', async (c) => ok(c, await backend.getCheckout(checkoutIdParam(c))));
 
@@ -150,7 +161,8 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     const id = checkoutIdParam(c);
     const body = await jsonBody(c);
     const { method } = body;
-    if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method)) throw new ApiError(400, 'method: send the code of one of the checkout\'s methods');
+    if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method))
+      throw new ApiError(400, "method: send the code of one of the checkout's methods");
     const { deposit, choice } = await backend.chooseMethod(id, method, walletChoice(c, body));
     // 201 the first time, 200 for the same method again or a switch.
     const answer = CHOICE_ANSWERS[choice];
@@ -171,7 +183,9 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     return known ? answerRead(c, known) : backend.readDeposit(id).then((read) => answerRead(c, read));
   });
 
-  app.post('/checkouts/:id/cancel', stateChanging, async (c) => ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'));
+  app.post('/checkouts/:id/cancel', stateChanging, async (c) =>
+    ok(c, stamped(await backend.cancel(checkoutIdParam(c))), 200, 'Deposit cancelled'),
+  );
 
   const { sandboxSet, sandboxPay } = backend;
   if (sandboxSet) {
@@ -179,10 +193,14 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     app.post('/sandbox/checkouts/:id/pay', stateChanging, async (c) => {
       const id = checkoutIdParam(c);
       const amount = paymentAmount((await jsonBody(c)).amount);
-      const deposit = sandboxPay ? await sandboxPay.call(backend, id, amount) : await sandboxSet.call(backend, id, 'completed');
+      const deposit = sandboxPay
+        ? await sandboxPay.call(backend, id, amount)
+        : await sandboxSet.call(backend, id, 'completed');
       return ok(c, stamped(deposit), 200, 'Sandbox: payment received');
     });
-    app.post('/sandbox/checkouts/:id/expire', stateChanging, async (c) => ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'expired')), 200, 'Sandbox: deposit expired'));
+    app.post('/sandbox/checkouts/:id/expire', stateChanging, async (c) =>
+      ok(c, stamped(await sandboxSet.call(backend, checkoutIdParam(c), 'expired')), 200, 'Sandbox: deposit expired'),
+    );
   }
   return app;
 }

@@ -38,7 +38,12 @@ export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
  */
 export function widgetFileServer() {
   const cache = new Map<string, { mtimeMs: number; size: number; body: Uint8Array<ArrayBuffer>; etag: string }>();
-  return async (c: Context, entry: string | undefined, name: string, notBuilt: string): Promise<Response | undefined> => {
+  return async (
+    c: Context,
+    entry: string | undefined,
+    name: string,
+    notBuilt: string,
+  ): Promise<Response | undefined> => {
     const missing = () => (name === WIDGET_ENTRY_NAME ? c.json(errorBody(503, notBuilt), 503) : undefined);
     if (!entry) return missing();
     const path = name === WIDGET_ENTRY_NAME ? entry : join(dirname(entry), name);

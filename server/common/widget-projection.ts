@@ -3,7 +3,14 @@
 // Deposit (interface 2.2). The merchant backend passes what the service answered over HTTP; the sandbox's hosted
 // checkout turns its rows into the same shapes first (provider/deposits/widget-view.ts). Nothing is spread from those
 // objects, so no userId, note, payerInfo, activity history or secret can leave a widget API.
-import type { Checkout, CryptoAsset, Deposit as WidgetDeposit, ExchangeRate, Method, MethodKind } from '@kasir/checkout';
+import type {
+  Checkout,
+  CryptoAsset,
+  Deposit as WidgetDeposit,
+  ExchangeRate,
+  Method,
+  MethodKind,
+} from '@kasir/checkout';
 import { Decimal } from 'decimal.js';
 import { paymentUri } from './payment-uri.js';
 import { maskedMobile, type EwalletFlow } from './ewallet.js';
@@ -77,13 +84,22 @@ interface Deposit {
   status: 'pending' | 'expired' | 'completed';
   fee: { amount: number };
   paymentFiat: {
-    bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; checkoutUrl?: string; uniqueCode?: string;
+    bankName?: string;
+    bankCode?: string;
+    accountName?: string;
+    accountNumber?: string;
+    checkoutUrl?: string;
+    uniqueCode?: string;
     /** E-wallet (docs/indonesian-payments.md): its flow; a push's number (E.164) and window. */
-    flow?: EwalletFlow; mobileNumber?: string; pushExpiresAt?: string;
+    flow?: EwalletFlow;
+    mobileNumber?: string;
+    pushExpiresAt?: string;
     /** Mandiri VA (a bill payment): the biller code and the bill key. */
-    billerCode?: string; billKey?: string;
+    billerCode?: string;
+    billKey?: string;
     /** The QR value: `qrData` in create and read answers, `qrCode` as the interface names it. */
-    qrData?: string; qrCode?: string;
+    qrData?: string;
+    qrCode?: string;
   };
   paymentCrypto: { payoutWallet?: string; memo?: string; memoType?: 'id' | 'text' };
   paidAmount: number;
@@ -129,7 +145,12 @@ function methodName(method: Pick<MethodDescription, 'bankName' | 'bankCode' | 'd
   return name;
 }
 
-const cryptoAsset = (c: SessionCrypto): CryptoAsset => ({ symbol: c.symbol, network: c.network, networkName: c.networkName, decimals: c.decimals });
+const cryptoAsset = (c: SessionCrypto): CryptoAsset => ({
+  symbol: c.symbol,
+  network: c.network,
+  networkName: c.networkName,
+  decimals: c.decimals,
+});
 
 const rateView = (rate: ExchangeRate): ExchangeRate => ({ from: rate.from, to: rate.to, rate: decimalText(rate.rate) });
 
@@ -152,7 +173,7 @@ function toWidgetMethod(m: SessionMethod): Method {
 
 /** The method a deposit pays with: its bankCode, or for a crypto deposit the crypto id. */
 export const depositMethodCode = (d: Pick<Deposit, 'depositType' | 'inputCurrency' | 'paymentFiat'>): string =>
-  d.depositType === 'crypto' ? d.inputCurrency : d.paymentFiat.bankCode ?? '';
+  d.depositType === 'crypto' ? d.inputCurrency : (d.paymentFiat.bankCode ?? '');
 
 export interface DepositContext {
   /** Who bears the fee on this checkout. */
@@ -176,11 +197,17 @@ function receivedOf(d: Deposit): NonNullable<WidgetDeposit['received']> {
     if (typeof p.amount !== 'number' || !p.currency) continue;
     sums.set(p.currency, (sums.get(p.currency) ?? new Decimal(0)).plus(decimalText(p.amount)));
   }
-  return [...sums].map(([currency, amount]) => ({ amount: amount.toFixed(), currency, ...(/^[A-Z]{3}$/.test(currency) ? {} : { symbol: currency.split('-')[0] }) }));
+  return [...sums].map(([currency, amount]) => ({
+    amount: amount.toFixed(),
+    currency,
+    ...(/^[A-Z]{3}$/.test(currency) ? {} : { symbol: currency.split('-')[0] }),
+  }));
 }
 
 /** What arrived, what is still due and what arrived beyond it (docs/design.md 10), in the deposit's currency; and as it arrived. */
-const paidFields = (d: Deposit): Pick<WidgetDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate' | 'received'> => ({
+const paidFields = (
+  d: Deposit,
+): Pick<WidgetDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate' | 'received'> => ({
   paidAmount: decimalText(d.paidAmount),
   remainingAmount: decimalText(d.remainingAmount),
   overpaidAmount: decimalText(d.overpaidAmount),
@@ -215,23 +242,39 @@ function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): Deposi
   const exchangeRate = depositExchangeRate(d);
   const address = d.paymentCrypto.payoutWallet;
   const { memo, memoType = 'text' } = d.paymentCrypto;
-  const asked = d.status === 'pending' && new Decimal(paid.remainingAmount).greaterThan(0) ? paid.remainingAmount : amount;
+  const asked =
+    d.status === 'pending' && new Decimal(paid.remainingAmount).greaterThan(0) ? paid.remainingAmount : amount;
   return {
-    method: { kind: 'crypto', code: d.inputCurrency, name: known ? methodName(known) : d.inputCurrency, image: known?.image ?? '' },
+    method: {
+      kind: 'crypto',
+      code: d.inputCurrency,
+      name: known ? methodName(known) : d.inputCurrency,
+      image: known?.image ?? '',
+    },
     currency: d.inputCurrency,
     amount,
     fee: '0',
     ...paid,
-    ...(crypto ? cryptoAsset(crypto) : { symbol, network, networkName: network, decimals: Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0) }),
+    ...(crypto
+      ? cryptoAsset(crypto)
+      : { symbol, network, networkName: network, decimals: Math.max(new Decimal(d.inputAmount).decimalPlaces(), 0) }),
     ...(exchangeRate ? { exchangeRate } : {}),
     ...(address ? { address } : {}),
     ...(memo ? { memo, memoType } : {}),
-    ...(address && crypto ? {
-      paymentUri: paymentUri({
-        blockchainType: crypto.blockchainType, payoutWallet: address, amount: asked, decimals: crypto.decimals, chainId: crypto.chainId,
-        assetAddress: crypto.address, symbol: crypto.symbol, ...(memo ? { memo, memoType } : {}),
-      }),
-    } : {}),
+    ...(address && crypto
+      ? {
+          paymentUri: paymentUri({
+            blockchainType: crypto.blockchainType,
+            payoutWallet: address,
+            amount: asked,
+            decimals: crypto.decimals,
+            chainId: crypto.chainId,
+            assetAddress: crypto.address,
+            symbol: crypto.symbol,
+            ...(memo ? { memo, memoType } : {}),
+          }),
+        }
+      : {}),
   };
 }
 
@@ -242,7 +285,13 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
   const known = ctx.method;
   const qrData = pf.qrData || pf.qrCode;
   // Without its method, the payment details tell the kind.
-  const kind = known ? methodKind(known.depositPaymentType, code) : qrData ? 'qris' : pf.checkoutUrl ? 'ewallet' : methodKind(undefined, code);
+  const kind = known
+    ? methodKind(known.depositPaymentType, code)
+    : qrData
+      ? 'qris'
+      : pf.checkoutUrl
+        ? 'ewallet'
+        : methodKind(undefined, code);
   const exchangeRate = depositExchangeRate(d);
   return {
     method: {
@@ -261,13 +310,19 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
     ...(kind === 'va' && pf.billerCode && pf.billKey ? { billerCode: pf.billerCode, billKey: pf.billKey } : {}),
     ...(kind === 'bank' && pf.uniqueCode && /^\d{1,3}$/.test(pf.uniqueCode) ? { uniqueCode: pf.uniqueCode } : {}),
     ...(kind === 'qris' && qrData ? { qrData } : {}),
-    ...(kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl) ? { checkoutUrl: pf.checkoutUrl } : {}),
+    ...(kind === 'ewallet' && pf.checkoutUrl && /^https?:\/\//i.test(pf.checkoutUrl)
+      ? { checkoutUrl: pf.checkoutUrl }
+      : {}),
     ...(kind === 'ewallet' ? walletDetails(d, pf, qrData) : {}),
   };
 }
 
 /** An e-wallet deposit's flow (docs/indonesian-payments.md): a push's masked number and window, a qr-or-app's QR. */
-function walletDetails(d: Deposit, pf: Deposit['paymentFiat'], qrData: string | undefined): Pick<WidgetDepositRecord, 'flow' | 'phone' | 'walletExpiresAt' | 'qrData'> {
+function walletDetails(
+  d: Deposit,
+  pf: Deposit['paymentFiat'],
+  qrData: string | undefined,
+): Pick<WidgetDepositRecord, 'flow' | 'phone' | 'walletExpiresAt' | 'qrData'> {
   const flow = pf.flow;
   if (!flow) return {};
   return {
@@ -285,7 +340,9 @@ export function toWidgetDeposit(d: Deposit, ctx: DepositContext): WidgetDepositR
     checkoutId: d.depositId,
     status: d.status,
     ...(d.depositType === 'crypto' ? cryptoDeposit(d, ctx.method) : fiatDeposit(d, ctx)),
-    ...(d.status === 'pending' && d.lastFailure ? { failure: { reason: d.lastFailure.reason, failedAt: d.lastFailure.failedAt } } : {}),
+    ...(d.status === 'pending' && d.lastFailure
+      ? { failure: { reason: d.lastFailure.reason, failedAt: d.lastFailure.failedAt } }
+      : {}),
     expiresAt: d.expiredAt,
     updatedAt: d.updatedAt,
     version: d.version,
@@ -293,7 +350,10 @@ export function toWidgetDeposit(d: Deposit, ctx: DepositContext): WidgetDepositR
 }
 
 /** A checkout as the widget shows it: the session's methods and what each costs, and the deposit stamped with `now`. */
-export function toWidgetCheckout(s: CheckoutSession, o: { events: boolean; now: Date; deposit: WidgetDepositRecord | null }): Checkout {
+export function toWidgetCheckout(
+  s: CheckoutSession,
+  o: { events: boolean; now: Date; deposit: WidgetDepositRecord | null },
+): Checkout {
   const serverTime = o.now.toISOString();
   return {
     id: s.id,

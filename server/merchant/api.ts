@@ -9,10 +9,22 @@ import { createMiddleware } from 'hono/factory';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
-import { checkConfiguration, connectionAsGiven, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
+import {
+  checkConfiguration,
+  connectionAsGiven,
+  SANDBOX_REMOTE_WARNING,
+  sandboxAgainstRemote,
+  type CheckReport,
+} from './check.js';
 import { isRefusedOrigin, refuseOrigin } from './origins.js';
 import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
-import { checkMerchantOptions, ConfigError, merchantStateFile, type KasirApiOptions, type MerchantConfig } from './config.js';
+import {
+  checkMerchantOptions,
+  ConfigError,
+  merchantStateFile,
+  type KasirApiOptions,
+  type MerchantConfig,
+} from './config.js';
 import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
 import { IDEMPOTENCY_HEADER, idempotency, REPLAYED_HEADER } from '../common/idempotency.js';
 import { eventStreams } from './events-stream.js';
@@ -118,7 +130,9 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
   const warnings = new Warnings(log, now);
   if (checked.settings.allowClientAmounts && !checked.settings.sandbox) {
-    log.warn('allowClientAmounts is on: the page sets what an order costs, and a shopper can change it (docs/orders.md: price on the server)');
+    log.warn(
+      'allowClientAmounts is on: the page sets what an order costs, and a shopper can change it (docs/orders.md: price on the server)',
+    );
   }
   // The connection to the payment service, read (from the options, else the environment) at its first use: creating
   // the API reads no secret, so a build with no settings present passes.
@@ -128,7 +142,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       const resolved = checked.connection();
       if (!sandboxTold) {
         sandboxTold = true; // once per process: a live shop left in sandbox mode (docs/going-live.md)
-        if (sandboxAgainstRemote(checked.settings.sandbox, resolved.baseUrl)) log.warn({ baseUrl: resolved.baseUrl, check: 'KASIR_SANDBOX' }, SANDBOX_REMOTE_WARNING);
+        if (sandboxAgainstRemote(checked.settings.sandbox, resolved.baseUrl))
+          log.warn({ baseUrl: resolved.baseUrl, check: 'KASIR_SANDBOX' }, SANDBOX_REMOTE_WARNING);
       }
       return resolved;
     } catch (err) {
@@ -142,27 +157,60 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     ...checked.settings,
     allowedOrigins: Object.freeze([...checked.settings.allowedOrigins]),
     currencies: Object.freeze([...checked.settings.currencies]),
-    get baseUrl() { return connection().baseUrl; },
-    get checkoutUrl() { return connection().checkoutUrl; },
-    get clientId() { return connection().clientId; },
-    get clientSecret() { return connection().clientSecret; },
-    get accessToken() { return connection().accessToken; },
-    get webhookSecret() { return connection().webhookSecret; },
+    get baseUrl() {
+      return connection().baseUrl;
+    },
+    get checkoutUrl() {
+      return connection().checkoutUrl;
+    },
+    get clientId() {
+      return connection().clientId;
+    },
+    get clientSecret() {
+      return connection().clientSecret;
+    },
+    get accessToken() {
+      return connection().accessToken;
+    },
+    get webhookSecret() {
+      return connection().webhookSecret;
+    },
   });
   const shared: SharedState = config.redisUrl
-    ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs }, (err) => log.error({ err: err.message }, 'redis'))
+    ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs }, (err) =>
+        log.error({ err: err.message }, 'redis'),
+      )
     : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
   const client = new PaymentServiceClient(() => {
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken } = connection();
-    return { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, fetch: options.fetch, now, signRequest: options.signRequest, onFailure: (err) => warnings.paymentService(err) };
+    return {
+      baseUrl,
+      checkoutUrl,
+      clientId,
+      clientSecret,
+      accessToken,
+      fetch: options.fetch,
+      now,
+      signRequest: options.signRequest,
+      onFailure: (err) => warnings.paymentService(err),
+    };
   });
-  const service = new MerchantService(client, config, shared, {
-    priceOrder: options.priceOrder, onCheckoutCreated: options.onCheckoutCreated,
-    onDepositCompleted: options.onDepositCompleted, onDepositExpired: options.onDepositExpired,
-    onDepositPartiallyPaid: options.onDepositPartiallyPaid, onDepositPaidLate: options.onDepositPaidLate,
-    onRefundRequested: options.onRefundRequested,
-    onPaymentFailed: options.onPaymentFailed,
-  }, now);
+  const service = new MerchantService(
+    client,
+    config,
+    shared,
+    {
+      priceOrder: options.priceOrder,
+      onCheckoutCreated: options.onCheckoutCreated,
+      onDepositCompleted: options.onDepositCompleted,
+      onDepositExpired: options.onDepositExpired,
+      onDepositPartiallyPaid: options.onDepositPartiallyPaid,
+      onDepositPaidLate: options.onDepositPaidLate,
+      onRefundRequested: options.onRefundRequested,
+      onPaymentFailed: options.onPaymentFailed,
+    },
+    now,
+  );
 
   const addressOf = (c: Context) => clientAddressOf(c, config.trustProxy);
   const api = new Hono();
@@ -192,72 +240,117 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       if (allowed) {
         c.header('Access-Control-Allow-Origin', origin);
         c.header('Access-Control-Expose-Headers', exposedHeaders);
-      } else if (isRefusedOrigin(origin, allowed, c.req.header('sec-fetch-site'))) return refuseOrigin(c, origin, config, warnings);
+      } else if (isRefusedOrigin(origin, allowed, c.req.header('sec-fetch-site')))
+        return refuseOrigin(c, origin, config, warnings);
     }
     await next();
   });
-  const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413) });
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => c.json(errorBody(413, `Request body is larger than ${MAX_BODY_BYTES / 1024} KB`), 413),
+  });
   api.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
   api.use('*', refuseNulBytes); // the payment service refuses them too: a 400 naming the field here
 
   // Per client address, counted in Redis when copies share it (so a limit is the shop's, not each copy's). The limiter
   // has already set Retry-After (and RateLimit) from the window's reset when it refuses: the same number of seconds.
-  const limiter = (name: string, windowMs: number, limit: number, refusal: string, only?: Pick<HonoConfigProps, 'skip' | 'skipFailedRequests' | 'skipSuccessfulRequests'>) => rateLimiter({
-    windowMs,
-    limit,
-    standardHeaders: 'draft-7',
-    keyGenerator: addressOf,
-    store: shared.rateLimitStore(`ratelimit:${name}:`),
-    handler: (c) => c.json(errorBody(429, refusal), 429),
-    ...only,
-  });
-  const checkoutLimit = limiter('checkouts', 60_000, config.checkoutRateLimit, 'Too many checkouts from this address; try again in a minute');
+  const limiter = (
+    name: string,
+    windowMs: number,
+    limit: number,
+    refusal: string,
+    only?: Pick<HonoConfigProps, 'skip' | 'skipFailedRequests' | 'skipSuccessfulRequests'>,
+  ) =>
+    rateLimiter({
+      windowMs,
+      limit,
+      standardHeaders: 'draft-7',
+      keyGenerator: addressOf,
+      store: shared.rateLimitStore(`ratelimit:${name}:`),
+      handler: (c) => c.json(errorBody(429, refusal), 429),
+      ...only,
+    });
+  const checkoutLimit = limiter(
+    'checkouts',
+    60_000,
+    config.checkoutRateLimit,
+    'Too many checkouts from this address; try again in a minute',
+  );
 
   // Idempotency-Key on the creates (docs/idempotency.md), kept in the shared state: a retried create, on any copy,
   // gets the first answer again.
   const idempotent = idempotency({ store: shared.idempotency });
   // Ids this copy does not know as checkouts may each cost a call to the payment service: a bound per client address
   // (only misses count: a known checkout's reads pass untouched, and a lookup that finds one is not counted).
-  const unknownLimit = limiter('unknown-checkouts', 60_000, config.unknownCheckoutRateLimit, 'Too many unknown checkouts from this address; try again in a minute', { skipSuccessfulRequests: true });
-  const boundUnknown = createMiddleware((c, next) => (service.checkouts.peek(c.req.param('id') ?? '') === true ? next() : unknownLimit(c, next)));
+  const unknownLimit = limiter(
+    'unknown-checkouts',
+    60_000,
+    config.unknownCheckoutRateLimit,
+    'Too many unknown checkouts from this address; try again in a minute',
+    { skipSuccessfulRequests: true },
+  );
+  const boundUnknown = createMiddleware((c, next) =>
+    service.checkouts.peek(c.req.param('id') ?? '') === true ? next() : unknownLimit(c, next),
+  );
   api.use('/checkouts/:id', boundUnknown);
   api.use('/checkouts/:id/*', boundUnknown);
 
   // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
-  api.post('/checkouts', stateChanging, checkoutLimit, idempotent, async (c) => ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'));
+  api.post('/checkouts', stateChanging, checkoutLimit, idempotent, async (c) =>
+    ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'),
+  );
 
   // Server-sent events (./events-stream.ts), behind the same headers, CORS and guards as the widget API.
   const streams = eventStreams(service, {
-    config, addressOf, now, log, heartbeatMs: options.heartbeatMs, maxStreamMs: options.maxStreamMs,
+    config,
+    addressOf,
+    now,
+    log,
+    heartbeatMs: options.heartbeatMs,
+    maxStreamMs: options.maxStreamMs,
   });
   api.route('/', streams.routes);
 
   // A pending bank transfer holds one of the shop's unique codes until it is paid or expires: a bound per client
   // address keeps one anonymous shopper from holding them all (when none is left the service answers 409, "choose
   // another method", which passes through). Refused choices do not count.
-  const transferLimit = limiter('transfers', 3600_000, config.transferRateLimit, 'Too many bank transfers from this address; choose another method', {
-    skip: async (c) => {
-      const id = c.req.param('id') ?? '';
-      const body = (await c.req.json().catch(() => null)) as { method?: unknown } | null;
-      return !isCheckoutId(id) || typeof body?.method !== 'string' || !(await service.isBankTransfer(id, body.method));
+  const transferLimit = limiter(
+    'transfers',
+    3600_000,
+    config.transferRateLimit,
+    'Too many bank transfers from this address; choose another method',
+    {
+      skip: async (c) => {
+        const id = c.req.param('id') ?? '';
+        const body = (await c.req.json().catch(() => null)) as { method?: unknown } | null;
+        return (
+          !isCheckoutId(id) || typeof body?.method !== 'string' || !(await service.isBankTransfer(id, body.method))
+        );
+      },
+      skipFailedRequests: true,
     },
-    skipFailedRequests: true,
-  });
+  );
   api.post('/checkouts/:id/deposit', transferLimit, idempotent);
 
   // Where money owed back should go (docs/refunds.md): the shop's backend takes the claims, the hosted page does not.
   api.route('/', refundClaimRoutes(service, { log, now, addressOf }));
 
   // The routes the hosted checkout page serves too (server/common/widget-api.ts), over this backend's service.
-  api.route('/', widgetApiRoutes({
-    getCheckout: (id) => service.getCheckout(id),
-    chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
-    readDeposit: (id) => service.readDeposit(id),
-    depositNow: (id) => service.depositNow(id),
-    cancel: (id) => service.cancel(id),
-    sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,
-    sandboxPay: config.sandbox ? (id, amount) => service.sandboxPay(id, amount) : undefined,
-  }, now));
+  api.route(
+    '/',
+    widgetApiRoutes(
+      {
+        getCheckout: (id) => service.getCheckout(id),
+        chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
+        readDeposit: (id) => service.readDeposit(id),
+        depositNow: (id) => service.depositNow(id),
+        cancel: (id) => service.cancel(id),
+        sandboxSet: config.sandbox ? (id, status) => service.sandboxSet(id, status) : undefined,
+        sandboxPay: config.sandbox ? (id, amount) => service.sandboxPay(id, amount) : undefined,
+      },
+      now,
+    ),
+  );
 
   // Ready to serve: not shutting down, and the shared state answers.
   const ready = async () => {
@@ -270,9 +363,20 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // API's middleware never runs for it.
   const app = new Hono();
   const hookRunner = deliveryHooks(service, { warnings });
-  app.route('/webhooks/kasir', webhookRoutes(service, {
-    secret: () => connection().webhookSecret, toleranceSeconds: config.webhookToleranceSeconds, now, log, warnings,
-  }, hookRunner));
+  app.route(
+    '/webhooks/kasir',
+    webhookRoutes(
+      service,
+      {
+        secret: () => connection().webhookSecret,
+        toleranceSeconds: config.webhookToleranceSeconds,
+        now,
+        log,
+        warnings,
+      },
+      hookRunner,
+    ),
+  );
   // Probes for a load balancer or an orchestrator, wherever the API is mounted (/api/healthz, /api/readyz); the
   // merchant server mounts the same routes at its root too (server.ts).
   const probes = healthRoutes(ready, log);
@@ -284,10 +388,16 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     service,
     probes,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
-    check: () => checkConfiguration({
-      ...connectionAsGiven(options), allowedOrigins: config.allowedOrigins, sandbox: config.sandbox, redisUrl: config.redisUrl,
-      pingRedis: () => shared.ping(), fetch: options.fetch, signRequest: options.signRequest,
-    }),
+    check: () =>
+      checkConfiguration({
+        ...connectionAsGiven(options),
+        allowedOrigins: config.allowedOrigins,
+        sandbox: config.sandbox,
+        redisUrl: config.redisUrl,
+        pingRedis: () => shared.ping(),
+        fetch: options.fetch,
+        signRequest: options.signRequest,
+      }),
     listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),
     reconcile: (reconcileOptions?: ReconcileOptions) => reconcile(service, hookRunner, reconcileOptions),
     ready,

@@ -56,9 +56,14 @@ export async function checkConfiguration(input: CheckInput): Promise<CheckReport
   const baseUrl = httpUrl(input.baseUrl);
   const client = baseUrl
     ? new PaymentServiceClient({
-      baseUrl, clientId: input.clientId, clientSecret: input.clientSecret, accessToken: input.accessToken,
-      fetch: input.fetch, signRequest: input.signRequest, timeoutMs: input.timeoutMs ?? 10_000,
-    })
+        baseUrl,
+        clientId: input.clientId,
+        clientSecret: input.clientSecret,
+        accessToken: input.accessToken,
+        fetch: input.fetch,
+        signRequest: input.signRequest,
+        timeoutMs: input.timeoutMs ?? 10_000,
+      })
     : undefined;
   const checks = await Promise.all([
     checkService(input, baseUrl),
@@ -87,12 +92,15 @@ function httpUrl(value: string | undefined): string | undefined {
 /** The service answers at baseUrl: any HTTP answer to an unsigned list call (a 401 is the expected one). */
 async function checkService(input: CheckInput, baseUrl: string | undefined): Promise<CheckResult> {
   const name = 'service';
-  if (!input.baseUrl) return fail(name, `${SETTING.baseUrl} is not set: the payment service's origin, e.g. https://api.service.example`);
+  if (!input.baseUrl)
+    return fail(name, `${SETTING.baseUrl} is not set: the payment service's origin, e.g. https://api.service.example`);
   if (!baseUrl) return fail(name, `${SETTING.baseUrl} is not an http(s) URL (got ${JSON.stringify(input.baseUrl)})`);
   let res: Response;
   try {
     res = await (input.fetch ?? globalThis.fetch)(`${baseUrl}/v1/deposit?limit=1`, {
-      headers: { Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(input.timeoutMs ?? 10_000),
+      headers: { Accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(input.timeoutMs ?? 10_000),
     });
     await res.body?.cancel();
   } catch (err) {
@@ -100,8 +108,16 @@ async function checkService(input: CheckInput, baseUrl: string | undefined): Pro
     const code = cause?.code || cause?.message || (err instanceof Error ? err.message : String(err));
     return fail(name, `nothing answers at ${baseUrl} (${code}): check ${SETTING.baseUrl}`);
   }
-  if (res.status === 404) return fail(name, `${baseUrl} answers, but not as the payment service (404 on /v1/deposit): ${SETTING.baseUrl} is the service's origin, without /v1`);
-  if (res.status >= 300 && res.status < 400) return fail(name, `${baseUrl} redirects (${res.status}${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}): set ${SETTING.baseUrl} to where it points`);
+  if (res.status === 404)
+    return fail(
+      name,
+      `${baseUrl} answers, but not as the payment service (404 on /v1/deposit): ${SETTING.baseUrl} is the service's origin, without /v1`,
+    );
+  if (res.status >= 300 && res.status < 400)
+    return fail(
+      name,
+      `${baseUrl} redirects (${res.status}${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}): set ${SETTING.baseUrl} to where it points`,
+    );
   return pass(name, `the payment service answers at ${baseUrl}`);
 }
 
@@ -118,10 +134,14 @@ async function checkCredentials(input: CheckInput, client: PaymentServiceClient 
     if (err instanceof PaymentServiceError && err.isAuth) {
       // The interface does not say how a refusal reads; the usual words point at one setting, else both.
       const said = err.message.toLowerCase();
-      const settings = /client|x-client-id/.test(said) && /unknown|not registered|not found|invalid client/.test(said)
-        ? SETTING.clientId
-        : /signature/.test(said) ? `${SETTING.clientSecret}${input.signRequest ? ' (or the signRequest option)' : ''}`
-          : /timestamp/.test(said) ? "this server's clock" : `${SETTING.clientId} and ${SETTING.clientSecret}`;
+      const settings =
+        /client|x-client-id/.test(said) && /unknown|not registered|not found|invalid client/.test(said)
+          ? SETTING.clientId
+          : /signature/.test(said)
+            ? `${SETTING.clientSecret}${input.signRequest ? ' (or the signRequest option)' : ''}`
+            : /timestamp/.test(said)
+              ? "this server's clock"
+              : `${SETTING.clientId} and ${SETTING.clientSecret}`;
       return fail(name, `the service refused the signed call: ${err.statusCode} "${err.message}": check ${settings}`);
     }
     return fail(name, failureOf(err, 'GET /v1/deposit'));
@@ -138,29 +158,42 @@ async function checkAccessToken(input: CheckInput, client: PaymentServiceClient 
     return pass(name, 'access token accepted (GET /v1/deposit/payment-method)');
   } catch (err) {
     if (err instanceof PaymentServiceError && err.isAuth) {
-      return fail(name, `the service refused the access token: ${err.statusCode} "${err.message}": check ${SETTING.accessToken} (\`kasir-merchant login\` prints a new one)`);
+      return fail(
+        name,
+        `the service refused the access token: ${err.statusCode} "${err.message}": check ${SETTING.accessToken} (\`kasir-merchant login\` prints a new one)`,
+      );
     }
     return fail(name, failureOf(err, 'GET /v1/deposit/payment-method'));
   }
 }
 
 function failureOf(err: unknown, call: string): string {
-  if (err instanceof PaymentServiceUnavailableError) return `not checked: the service does not answer ${call} (${err.message}): check ${SETTING.baseUrl}`;
+  if (err instanceof PaymentServiceUnavailableError)
+    return `not checked: the service does not answer ${call} (${err.message}): check ${SETTING.baseUrl}`;
   if (err instanceof PaymentServiceError) return `the service failed ${call}: ${err.statusCode} "${err.message}"`;
   return `${call} failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 function checkWebhookSecret(secret: string | undefined): CheckResult {
   const name = 'webhookSecret';
-  if (!secret) return fail(name, `${SETTING.webhookSecret} is not set: the secret the service's dashboard shows for this shop's webhook URL`);
-  if (!WEBHOOK_SECRET_FORMAT.test(secret)) return fail(name, `${SETTING.webhookSecret} is malformed: it must be whsec_ followed by base64`);
-  return pass(name, 'webhook secret well formed (whsec_...); whether it is the service\'s shows at the first webhook');
+  if (!secret)
+    return fail(
+      name,
+      `${SETTING.webhookSecret} is not set: the secret the service's dashboard shows for this shop's webhook URL`,
+    );
+  if (!WEBHOOK_SECRET_FORMAT.test(secret))
+    return fail(name, `${SETTING.webhookSecret} is malformed: it must be whsec_ followed by base64`);
+  return pass(name, "webhook secret well formed (whsec_...); whether it is the service's shows at the first webhook");
 }
 
 function checkAllowedOrigins(values: readonly string[]): CheckResult {
   const name = 'allowedOrigins';
   const bad = values.filter((value) => !isOrigin(value));
-  if (bad.length) return fail(name, `${SETTING.allowedOrigins}: ${bad.map((value) => JSON.stringify(value)).join(', ')} ${bad.length > 1 ? 'are not origins' : 'is not an origin'} (scheme://host[:port], no path)`);
+  if (bad.length)
+    return fail(
+      name,
+      `${SETTING.allowedOrigins}: ${bad.map((value) => JSON.stringify(value)).join(', ')} ${bad.length > 1 ? 'are not origins' : 'is not an origin'} (scheme://host[:port], no path)`,
+    );
   return pass(name, values.length ? `${values.join(', ')}` : "none: only the API's own origin may call it");
 }
 
@@ -176,13 +209,17 @@ function isOrigin(value: string): boolean {
 async function checkRedis(input: CheckInput): Promise<CheckResult> {
   const name = 'redis';
   if (!input.redisUrl) return pass(name, 'not set: one copy of the backend only (more than one needs REDIS_URL)');
-  if (!/^rediss?:\/\/\S+$/.test(input.redisUrl)) return fail(name, `${SETTING.redisUrl} must be a redis:// or rediss:// URL`);
+  if (!/^rediss?:\/\/\S+$/.test(input.redisUrl))
+    return fail(name, `${SETTING.redisUrl} must be a redis:// or rediss:// URL`);
   try {
     if (!input.pingRedis) throw new Error('no shared state to ask');
     await input.pingRedis();
     return pass(name, 'Redis answers');
   } catch (err) {
-    return fail(name, `Redis does not answer (${err instanceof Error ? err.message : String(err)}): check ${SETTING.redisUrl}`);
+    return fail(
+      name,
+      `Redis does not answer (${err instanceof Error ? err.message : String(err)}): check ${SETTING.redisUrl}`,
+    );
   }
 }
 
@@ -201,25 +238,38 @@ export function sandboxAgainstRemote(sandbox: boolean, baseUrl: string): boolean
   return sandbox && !isLoopbackUrl(baseUrl);
 }
 
-export const SANDBOX_REMOTE_WARNING = 'sandbox mode is on against a payment service that is not on this machine: anyone can mark a checkout paid or expired through /api/sandbox/...; turn KASIR_SANDBOX (sandbox) off for a live shop';
+export const SANDBOX_REMOTE_WARNING =
+  'sandbox mode is on against a payment service that is not on this machine: anyone can mark a checkout paid or expired through /api/sandbox/...; turn KASIR_SANDBOX (sandbox) off for a live shop';
 
 function checkSandbox(sandbox: boolean, baseUrl: string | undefined): CheckResult {
   const name = 'sandbox';
   if (!sandbox) return pass(name, 'off');
   if (baseUrl && !isLoopbackUrl(baseUrl)) {
-    return fail(name, `sandbox mode is on against ${new URL(baseUrl).host}, which is not a local sandbox: turn ${SETTING.sandbox} off (it lets anyone mark a checkout paid or expired through /api/sandbox/...)`);
+    return fail(
+      name,
+      `sandbox mode is on against ${new URL(baseUrl).host}, which is not a local sandbox: turn ${SETTING.sandbox} off (it lets anyone mark a checkout paid or expired through /api/sandbox/...)`,
+    );
   }
   return pass(name, 'on, against a sandbox on this machine');
 }
 
 const CONNECTION_VARIABLES = {
-  baseUrl: 'KASIR_BASE_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET', accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET',
+  baseUrl: 'KASIR_BASE_URL',
+  clientId: 'KASIR_CLIENT_ID',
+  clientSecret: 'KASIR_CLIENT_SECRET',
+  accessToken: 'KASIR_ACCESS_TOKEN',
+  webhookSecret: 'KASIR_WEBHOOK_SECRET',
 } as const;
 
 /** The connection as given: each option passed, else its variable (unchecked: the checks tell what is wrong). */
-export function connectionAsGiven(options: Partial<Record<keyof typeof CONNECTION_VARIABLES, string>>, env: NodeJS.ProcessEnv = process.env): Pick<CheckInput, keyof typeof CONNECTION_VARIABLES> {
+export function connectionAsGiven(
+  options: Partial<Record<keyof typeof CONNECTION_VARIABLES, string>>,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<CheckInput, keyof typeof CONNECTION_VARIABLES> {
   const given: Pick<CheckInput, keyof typeof CONNECTION_VARIABLES> = {};
-  for (const [name, variable] of Object.entries(CONNECTION_VARIABLES) as Array<[keyof typeof CONNECTION_VARIABLES, string]>) {
+  for (const [name, variable] of Object.entries(CONNECTION_VARIABLES) as Array<
+    [keyof typeof CONNECTION_VARIABLES, string]
+  >) {
     given[name] = options[name]?.trim() || env[variable]?.trim() || undefined;
   }
   return given;

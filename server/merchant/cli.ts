@@ -49,11 +49,15 @@ try {
 }
 const hooks = {
   onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }: CompletedDeposit) => {
-    completions.info({ checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency }, 'deposit completed');
+    completions.info(
+      { checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency },
+      'deposit completed',
+    );
   },
 };
 // `kasir-merchant reconcile`: the same settings and hooks, once, then exit.
-if (process.argv[2] === 'reconcile') process.exit(await reconcileCommand(process.argv.slice(3), { ...options, ...hooks }, log));
+if (process.argv[2] === 'reconcile')
+  process.exit(await reconcileCommand(process.argv.slice(3), { ...options, ...hooks }, log));
 const merchant = await startMerchant({
   ...options,
   logger: log,
@@ -62,7 +66,10 @@ const merchant = await startMerchant({
   console.error(`[kasir-merchant] cannot listen on port ${options.port}: ${err.code ?? err.message}`);
   process.exit(1);
 });
-log.info({ url: merchant.url, baseUrl: options.baseUrl, sandbox: options.sandbox, redis: !!options.redisUrl }, `widget API on ${merchant.url}/api, widget at ${merchant.url}/kasir-checkout.js`);
+log.info(
+  { url: merchant.url, baseUrl: options.baseUrl, sandbox: options.sandbox, redis: !!options.redisUrl },
+  `widget API on ${merchant.url}/api, widget at ${merchant.url}/kasir-checkout.js`,
+);
 const shutdown = (signal: string) => {
   log.info({ signal }, 'stopping');
   void merchant.stop().finally(() => log.flush(() => process.exit(0)));

@@ -7,7 +7,13 @@ import { PaymentServiceError, PaymentServiceUnavailableError } from './client/er
 import { checkConfiguration, connectionAsGiven, type CheckReport } from './check.js';
 import { checkMerchantOptions, merchantStateFile } from './config.js';
 import { runLogin } from './login.js';
-import { depositsCsv, depositsTable, listDepositRecords, savedCheckoutsInFile, type SavedCheckoutLookup } from './records.js';
+import {
+  depositsCsv,
+  depositsTable,
+  listDepositRecords,
+  savedCheckoutsInFile,
+  type SavedCheckoutLookup,
+} from './records.js';
 import { RedisState } from './redis-state.js';
 import type { DepositStatus } from './client/types.js';
 
@@ -26,7 +32,8 @@ const COMMANDS: Record<string, (args: string[], env: NodeJS.ProcessEnv) => Promi
 };
 
 /** Whether `name` is a subcommand (else the command serves). */
-export const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);
+export const isCommand = (name: string | undefined): name is string =>
+  name !== undefined && Object.hasOwn(COMMANDS, name);
 
 export async function runCommand(name: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return COMMANDS[name](args, env);
@@ -45,12 +52,18 @@ async function runCheck(args: string[], env: NodeJS.ProcessEnv): Promise<number>
     return fail(`check: ${err instanceof Error ? err.message : String(err)}`);
   }
   const redisUrl = env.REDIS_URL?.trim() || undefined;
-  const redis = redisUrl && /^rediss?:\/\/\S+$/.test(redisUrl) ? new RedisState({ url: redisUrl, prefix: env.KASIR_REDIS_PREFIX?.trim() || undefined, timeoutMs: 3000 }) : undefined;
+  const redis =
+    redisUrl && /^rediss?:\/\/\S+$/.test(redisUrl)
+      ? new RedisState({ url: redisUrl, prefix: env.KASIR_REDIS_PREFIX?.trim() || undefined, timeoutMs: 3000 })
+      : undefined;
   let report: CheckReport;
   try {
     report = await checkConfiguration({
       ...connectionAsGiven({}, env),
-      allowedOrigins: env.KASIR_ALLOWED_ORIGINS?.split(',').map((value) => value.trim()).filter(Boolean) ?? [],
+      allowedOrigins:
+        env.KASIR_ALLOWED_ORIGINS?.split(',')
+          .map((value) => value.trim())
+          .filter(Boolean) ?? [],
       sandbox: ['true', '1', 'yes'].includes(env.KASIR_SANDBOX?.trim().toLowerCase() ?? ''),
       redisUrl,
       pingRedis: redis && (() => redis.ping()),
@@ -70,8 +83,11 @@ async function runCheck(args: string[], env: NodeJS.ProcessEnv): Promise<number>
   if (json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else {
     const width = Math.max(...report.checks.map((check) => check.name.length));
-    for (const check of report.checks) process.stdout.write(`${check.ok ? 'ok  ' : 'FAIL'}  ${check.name.padEnd(width)}  ${check.message}\n`);
-    process.stdout.write(report.ok ? 'Every check passed.\n' : `${report.checks.filter((check) => !check.ok).length} check(s) failed.\n`);
+    for (const check of report.checks)
+      process.stdout.write(`${check.ok ? 'ok  ' : 'FAIL'}  ${check.name.padEnd(width)}  ${check.message}\n`);
+    process.stdout.write(
+      report.ok ? 'Every check passed.\n' : `${report.checks.filter((check) => !check.ok).length} check(s) failed.\n`,
+    );
   }
   return report.ok ? 0 : 1;
 }
@@ -82,28 +98,40 @@ async function runDeposits(args: string[], env: NodeJS.ProcessEnv): Promise<numb
     ({ values: flags } = parseArgs({
       args,
       options: {
-        since: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' },
-        csv: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
+        since: { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
+        csv: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
       },
     }));
   } catch (err) {
     return fail(`deposits: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) return fail(`deposits: --limit must be a whole number (got "${flags.limit}")`);
+  if (flags.limit !== undefined && !/^\d+$/.test(flags.limit))
+    return fail(`deposits: --limit must be a whole number (got "${flags.limit}")`);
   const { baseUrl, clientId, clientSecret } = connectionAsGiven({}, env);
-  const missing = [!baseUrl && 'KASIR_BASE_URL', !clientId && 'KASIR_CLIENT_ID', !clientSecret && 'KASIR_CLIENT_SECRET'].filter(Boolean);
+  const missing = [
+    !baseUrl && 'KASIR_BASE_URL',
+    !clientId && 'KASIR_CLIENT_ID',
+    !clientSecret && 'KASIR_CLIENT_SECRET',
+  ].filter(Boolean);
   if (missing.length) return fail(`deposits: ${missing.join(', ')} not set (the same settings as the server's)`);
   const client = new PaymentServiceClient({ baseUrl: baseUrl!, clientId, clientSecret });
   // The orders of the checkouts this backend created: in Redis when copies share it, else its state file, read only
   // (a running server owns it).
   const redisUrl = env.REDIS_URL?.trim();
-  const redis = redisUrl ? new RedisState({ url: redisUrl, prefix: env.KASIR_REDIS_PREFIX?.trim() || undefined, timeoutMs: 3000 }) : undefined;
+  const redis = redisUrl
+    ? new RedisState({ url: redisUrl, prefix: env.KASIR_REDIS_PREFIX?.trim() || undefined, timeoutMs: 3000 })
+    : undefined;
   const lookup: SavedCheckoutLookup = redis
     ? (id) => redis.loadCheckout(id)
     : savedCheckoutsInFile(merchantStateFile(env.KASIR_DATA_DIR?.trim() || './.kasir'));
   try {
     const records = await listDepositRecords(client, lookup, {
-      since: flags.since, status: flags.status as DepositStatus | undefined, limit: flags.limit === undefined ? undefined : Number(flags.limit),
+      since: flags.since,
+      status: flags.status as DepositStatus | undefined,
+      limit: flags.limit === undefined ? undefined : Number(flags.limit),
     });
     if (flags.csv) process.stdout.write(depositsCsv(records));
     else if (flags.json) process.stdout.write(JSON.stringify(records, null, 2) + '\n');
@@ -111,7 +139,9 @@ async function runDeposits(args: string[], env: NodeJS.ProcessEnv): Promise<numb
     return 0;
   } catch (err) {
     if (err instanceof PaymentServiceError && err.isAuth) {
-      return fail(`deposits: the service refused the signed call: ${err.statusCode} "${err.message}": check KASIR_CLIENT_ID and KASIR_CLIENT_SECRET`);
+      return fail(
+        `deposits: the service refused the signed call: ${err.statusCode} "${err.message}": check KASIR_CLIENT_ID and KASIR_CLIENT_SECRET`,
+      );
     }
     if (err instanceof PaymentServiceUnavailableError) return fail(`deposits: ${err.message}: check KASIR_BASE_URL`);
     if (err instanceof Error && 'status' in err) return fail(`deposits: ${err.message}`); // a query refused (400)

@@ -12,7 +12,6 @@ import { ENV_SETTINGS, settingsFromEnv, type EnvSetting } from './env.js';
 import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
 
-
 /** What `createKasirApi` takes (docs/design.md section 7). Only the connection to the payment service is required. */
 export interface KasirApiOptions extends MerchantHooks {
   // The connection: each one not passed (or passed empty) is read from its environment variable at the first request,
@@ -157,17 +156,45 @@ type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
 const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
 
 /** The hooks a shop may pass (MerchantHooks); a new hook is one more name here. */
-const HOOKS = ['priceOrder', 'onCheckoutCreated', 'onDepositCompleted', 'onDepositExpired', 'onDepositPartiallyPaid', 'onDepositPaidLate', 'onPaymentFailed', 'onRefundRequested'] as const satisfies ReadonlyArray<keyof MerchantHooks>;
+const HOOKS = [
+  'priceOrder',
+  'onCheckoutCreated',
+  'onDepositCompleted',
+  'onDepositExpired',
+  'onDepositPartiallyPaid',
+  'onDepositPaidLate',
+  'onPaymentFailed',
+  'onRefundRequested',
+] as const satisfies ReadonlyArray<keyof MerchantHooks>;
 
 /** Each option's environment variable (docs/design.md section 2), for messages about the environment. */
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
-  baseUrl: 'KASIR_BASE_URL', checkoutUrl: 'KASIR_CHECKOUT_URL', clientId: 'KASIR_CLIENT_ID', clientSecret: 'KASIR_CLIENT_SECRET',
-  accessToken: 'KASIR_ACCESS_TOKEN', webhookSecret: 'KASIR_WEBHOOK_SECRET', allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
-  feesPaidBy: 'KASIR_FEES_PAID_BY', returnUrl: 'KASIR_RETURN_URL', sandbox: 'KASIR_SANDBOX', allowClientAmounts: 'KASIR_ALLOW_CLIENT_AMOUNTS', currencies: 'KASIR_CURRENCIES', checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT', unknownCheckoutRateLimit: 'KASIR_UNKNOWN_CHECKOUT_RATE_LIMIT',
+  baseUrl: 'KASIR_BASE_URL',
+  checkoutUrl: 'KASIR_CHECKOUT_URL',
+  clientId: 'KASIR_CLIENT_ID',
+  clientSecret: 'KASIR_CLIENT_SECRET',
+  accessToken: 'KASIR_ACCESS_TOKEN',
+  webhookSecret: 'KASIR_WEBHOOK_SECRET',
+  allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
+  feesPaidBy: 'KASIR_FEES_PAID_BY',
+  returnUrl: 'KASIR_RETURN_URL',
+  sandbox: 'KASIR_SANDBOX',
+  allowClientAmounts: 'KASIR_ALLOW_CLIENT_AMOUNTS',
+  currencies: 'KASIR_CURRENCIES',
+  checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
+  unknownCheckoutRateLimit: 'KASIR_UNKNOWN_CHECKOUT_RATE_LIMIT',
   transferRateLimit: 'KASIR_TRANSFER_RATE_LIMIT',
-  statusRefreshMs: 'KASIR_STATUS_REFRESH_MS', webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS', trustProxy: 'KASIR_TRUST_PROXY',
-  redisUrl: 'REDIS_URL', redisPrefix: 'KASIR_REDIS_PREFIX', redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS', dataDir: 'KASIR_DATA_DIR', sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
-  sseMaxTotal: 'KASIR_SSE_MAX_TOTAL', port: 'PORT', host: 'HOST',
+  statusRefreshMs: 'KASIR_STATUS_REFRESH_MS',
+  webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS',
+  trustProxy: 'KASIR_TRUST_PROXY',
+  redisUrl: 'REDIS_URL',
+  redisPrefix: 'KASIR_REDIS_PREFIX',
+  redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS',
+  dataDir: 'KASIR_DATA_DIR',
+  sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
+  sseMaxTotal: 'KASIR_SSE_MAX_TOTAL',
+  port: 'PORT',
+  host: 'HOST',
 };
 
 /** Default of the `redisTimeoutMs` option: the longest wait for one Redis call, in ms. */
@@ -188,12 +215,18 @@ const isHttpUrl = (value: string) => {
     return false;
   }
 };
-const httpUrl = z.string({ error: (iss) => `must be an http(s) URL ${got(iss.input)}` }).trim()
+const httpUrl = z
+  .string({ error: (iss) => `must be an http(s) URL ${got(iss.input)}` })
+  .trim()
   .refine(isHttpUrl, { error: (iss) => `must be an http(s) URL ${got(iss.input)}` })
   .transform((value) => value.replace(/\/+$/, ''));
-const int = (min: number) => z.int({ error: (iss) => `must be an integer >= ${min} ${got(iss.input)}` }).min(min, { error: (iss) => `must be an integer >= ${min} ${got(iss.input)}` });
+const int = (min: number) =>
+  z
+    .int({ error: (iss) => `must be an integer >= ${min} ${got(iss.input)}` })
+    .min(min, { error: (iss) => `must be an integer >= ${min} ${got(iss.input)}` });
 const flag = z.boolean({ error: (iss) => `must be true or false ${got(iss.input)}` });
-const strings = z.array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' })
+const strings = z
+  .array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' })
   .transform((list) => list.map((v) => v.trim()).filter(Boolean));
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' });
 const origin = (value: string) => {
@@ -221,18 +254,32 @@ const feePayer = z.enum(['merchant', 'shopper'], { error: (iss) => `must be merc
 
 const optionsSchema = z.strictObject({
   ...connectionSchema.shape,
-  allowedOrigins: optional(strings.superRefine((list, ctx) => {
-    for (const value of list) if (!origin(value)) ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
-  })),
-  feesPaidBy: optional(z.union([feePayer, z.strictObject(Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])))], {
-    error: (iss) => `must be merchant or shopper, or one per kind (${FEE_KINDS.join(', ')}) ${got(iss.input)}`,
-  }).refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` })),
+  allowedOrigins: optional(
+    strings.superRefine((list, ctx) => {
+      for (const value of list)
+        if (!origin(value))
+          ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
+    }),
+  ),
+  feesPaidBy: optional(
+    z
+      .union([feePayer, z.strictObject(Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])))], {
+        error: (iss) => `must be merchant or shopper, or one per kind (${FEE_KINDS.join(', ')}) ${got(iss.input)}`,
+      })
+      .refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` }),
+  ),
   returnUrl: optional(httpUrl),
   sandbox: optional(flag),
   allowClientAmounts: optional(flag),
-  currencies: optional(strings.transform((list) => list.map((c) => c.toUpperCase())).superRefine((list, ctx) => {
-    for (const code of list) if (!/^[A-Z]{3}$/.test(code)) ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
-  })),
+  currencies: optional(
+    strings
+      .transform((list) => list.map((c) => c.toUpperCase()))
+      .superRefine((list, ctx) => {
+        for (const code of list)
+          if (!/^[A-Z]{3}$/.test(code))
+            ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
+      }),
+  ),
   checkoutRateLimit: optional(int(1)),
   unknownCheckoutRateLimit: optional(int(1)),
   transferRateLimit: optional(int(1)),
@@ -250,7 +297,11 @@ const optionsSchema = z.strictObject({
   redisTimeoutMs: optional(int(1)),
   sseMaxPerAddress: optional(int(1)),
   sseMaxTotal: optional(int(1)),
-  logger: optional(z.custom<Logger>((v) => typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function', { error: 'must be a pino logger' })),
+  logger: optional(
+    z.custom<Logger>((v) => typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function', {
+      error: 'must be a pino logger',
+    }),
+  ),
   ...Object.fromEntries(HOOKS.map((name) => [name, optional(fn)])),
 });
 const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
@@ -291,9 +342,14 @@ export interface CheckedOptions {
  * malformed value in one ConfigError. Reads no secret: the connection settings not passed are read from `env` by
  * `connection()`, when first needed.
  */
-export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, { label = (name: string) => name, env = process.env }: { label?: Label; env?: NodeJS.ProcessEnv | null } = {}): CheckedOptions {
+export function checkMerchantOptions(
+  options: KasirApiOptions | undefined = {},
+  { label = (name: string) => name, env = process.env }: { label?: Label; env?: NodeJS.ProcessEnv | null } = {},
+): CheckedOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ConfigError(`createKasirApi takes an options object (got ${options === null ? 'null' : typeof options}). ${SEE_README}`);
+    throw new ConfigError(
+      `createKasirApi takes an options object (got ${options === null ? 'null' : typeof options}). ${SEE_README}`,
+    );
   }
   // The settings not passed come from the same variables the kasir-merchant command reads (./env.ts), each named
   // by its variable when it is wrong; the connection waits for the first request (below).
@@ -301,7 +357,8 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
   const envNames = (Object.keys(fromEnv.values) as EnvSetting[]).filter((name) => unset(options[name]) === undefined);
   const merged: Record<string, unknown> = { ...options };
   for (const name of envNames) merged[name] = fromEnv.values[name];
-  const labelOf: Label = (name) => (envNames.includes(name as EnvSetting) ? ENV_SETTINGS[name as EnvSetting][0] : label(name));
+  const labelOf: Label = (name) =>
+    envNames.includes(name as EnvSetting) ? ENV_SETTINGS[name as EnvSetting][0] : label(name);
   const parsed = optionsSchema.safeParse(merged);
   if (!parsed.success || fromEnv.problems.length) {
     const problems = [...(parsed.success ? [] : describeIssues(parsed.error, labelOf)), ...fromEnv.problems];
@@ -339,18 +396,35 @@ export function checkMerchantOptions(options: KasirApiOptions | undefined = {}, 
 }
 
 /** The connection: the options passed, the rest from `env` (null: none), every problem in one ConfigError. */
-function resolveConnection(passed: z.infer<typeof connectionSchema>, env: NodeJS.ProcessEnv | null, label: Label): MerchantConnection {
+function resolveConnection(
+  passed: z.infer<typeof connectionSchema>,
+  env: NodeJS.ProcessEnv | null,
+  label: Label,
+): MerchantConnection {
   const fromEnv: Partial<Record<ConnectionName, unknown>> = {};
-  for (const name of CONNECTION) if (passed[name] === undefined && env) fromEnv[name] = unset(env[ENV_NAMES[name]]?.trim());
+  for (const name of CONNECTION)
+    if (passed[name] === undefined && env) fromEnv[name] = unset(env[ENV_NAMES[name]]?.trim());
   const parsed = connectionSchema.safeParse(fromEnv);
-  const problems = parsed.success ? [] : describeIssues(parsed.error, (name) => ENV_NAMES[name as ConnectionName] ?? name);
+  const problems = parsed.success
+    ? []
+    : describeIssues(parsed.error, (name) => ENV_NAMES[name as ConnectionName] ?? name);
   const merged: z.infer<typeof connectionSchema> = { ...(parsed.success ? parsed.data : {}) };
   for (const name of CONNECTION) if (passed[name] !== undefined) merged[name] = passed[name];
   const missing = REQUIRED.filter((name) => merged[name] === undefined);
-  if (missing.length) problems.unshift(`missing ${missing.map((name) => (env ? `${label(name)} (or ${ENV_NAMES[name]})` : label(name))).join(', ')}`);
+  if (missing.length)
+    problems.unshift(
+      `missing ${missing.map((name) => (env ? `${label(name)} (or ${ENV_NAMES[name]})` : label(name))).join(', ')}`,
+    );
   if (problems.length) throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}. ${SEE_README}`);
   const { baseUrl = '', checkoutUrl, clientId = '', clientSecret = '', accessToken = '', webhookSecret = '' } = merged;
-  return { baseUrl, checkoutUrl: checkoutUrl ?? `${baseUrl}/checkout`, clientId, clientSecret, accessToken, webhookSecret };
+  return {
+    baseUrl,
+    checkoutUrl: checkoutUrl ?? `${baseUrl}/checkout`,
+    clientId,
+    clientSecret,
+    accessToken,
+    webhookSecret,
+  };
 }
 
 /**
@@ -375,7 +449,10 @@ export function merchantStateFile(dataDir: string): string {
  * The kasir-merchant command's options from the environment (docs/design.md section 2), every value checked: one
  * ConfigError names every missing or malformed variable. `defaults` fill what the environment leaves out.
  */
-export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, defaults: Partial<MerchantServerOptions> = {}): MerchantServerOptions & MerchantConfig & { port: number } {
+export function loadMerchantConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  defaults: Partial<MerchantServerOptions> = {},
+): MerchantServerOptions & MerchantConfig & { port: number } {
   const problems: string[] = [];
   const str = (name: string) => env[name]?.trim() || undefined;
   const int = (name: string) => {
@@ -396,7 +473,11 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     problems.push(`${name} must be true or false (got "${env[name]}")`);
     return undefined;
   };
-  const csv = (name: string) => str(name)?.split(',').map((s) => s.trim()).filter(Boolean);
+  const csv = (name: string) =>
+    str(name)
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const fees = str('KASIR_FEES_PAID_BY')?.toLowerCase();
   const port = int('PORT') ?? defaults.port ?? 3000;
   if (port > 65535) problems.push(`PORT must be at most 65535 (got ${port})`);
@@ -411,7 +492,9 @@ export function loadMerchantConfig(env: NodeJS.ProcessEnv = process.env, default
     webhookSecret: str('KASIR_WEBHOOK_SECRET') ?? defaults.webhookSecret ?? '',
     allowedOrigins: [...(csv('KASIR_ALLOWED_ORIGINS') ?? []), ...(defaults.allowedOrigins ?? [])],
     // One answer (`shopper`) or one per kind (`va:shopper,ewallet:shopper`).
-    feesPaidBy: (fees?.includes(':') ? Object.fromEntries(fees.split(',').map((pair) => pair.split(':').map((s) => s.trim()))) : fees ?? defaults.feesPaidBy) as FeesPaidByOption | undefined,
+    feesPaidBy: (fees?.includes(':')
+      ? Object.fromEntries(fees.split(',').map((pair) => pair.split(':').map((s) => s.trim())))
+      : (fees ?? defaults.feesPaidBy)) as FeesPaidByOption | undefined,
     returnUrl: str('KASIR_RETURN_URL') ?? defaults.returnUrl,
     sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
     allowClientAmounts: bool('KASIR_ALLOW_CLIENT_AMOUNTS') ?? defaults.allowClientAmounts,

@@ -37,7 +37,8 @@ function crc16Xmodem(bytes: Uint8Array): number {
 
 /** Why `address` is no Stellar account id (G..., 56 characters); undefined when it is one. */
 export function stellarAddressProblem(address: string): string | undefined {
-  if (!/^G[A-Z2-7]{55}$/.test(address)) return 'must be a Stellar account id: G followed by 55 letters A-Z and digits 2-7';
+  if (!/^G[A-Z2-7]{55}$/.test(address))
+    return 'must be a Stellar account id: G followed by 55 letters A-Z and digits 2-7';
   const bytes = new Uint8Array(35);
   let bits = 0;
   let value = 0;

@@ -25,7 +25,13 @@ export const ENV_SETTINGS = {
   dataDir: ['KASIR_DATA_DIR', 'string'],
   sseMaxPerAddress: ['KASIR_SSE_MAX_PER_ADDRESS', 'int'],
   sseMaxTotal: ['KASIR_SSE_MAX_TOTAL', 'int'],
-} as const satisfies Record<Exclude<keyof MerchantConfig, 'baseUrl' | 'checkoutUrl' | 'clientId' | 'clientSecret' | 'accessToken' | 'webhookSecret'>, readonly [string, Kind]>;
+} as const satisfies Record<
+  Exclude<
+    keyof MerchantConfig,
+    'baseUrl' | 'checkoutUrl' | 'clientId' | 'clientSecret' | 'accessToken' | 'webhookSecret'
+  >,
+  readonly [string, Kind]
+>;
 
 export type EnvSetting = keyof typeof ENV_SETTINGS;
 
@@ -33,7 +39,10 @@ export type EnvSetting = keyof typeof ENV_SETTINGS;
  * The settings set in `env` (an empty variable is unset), as option values for the options' own checks, and a
  * problem naming the variable for each value that is not even of its kind (a number, true or false).
  */
-export function settingsFromEnv(env: NodeJS.ProcessEnv): { values: Partial<Record<EnvSetting, unknown>>; problems: string[] } {
+export function settingsFromEnv(env: NodeJS.ProcessEnv): {
+  values: Partial<Record<EnvSetting, unknown>>;
+  problems: string[];
+} {
   const values: Partial<Record<EnvSetting, unknown>> = {};
   const problems: string[] = [];
   for (const [name, [variable, kind]] of Object.entries(ENV_SETTINGS) as Array<[EnvSetting, readonly [string, Kind]]>) {
@@ -41,8 +50,15 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): { values: Partial<Recor
     if (!raw) continue;
     if (kind === 'string') values[name] = raw;
     // `merchant`, `shopper`, or one per kind: `va:shopper,ewallet:shopper` (docs/indonesian-payments.md).
-    else if (kind === 'fees') values[name] = raw.includes(':') ? Object.fromEntries(raw.split(',').map((pair) => pair.split(':').map((part) => part.trim()))) : raw;
-    else if (kind === 'list') values[name] = raw.split(',').map((item) => item.trim()).filter(Boolean);
+    else if (kind === 'fees')
+      values[name] = raw.includes(':')
+        ? Object.fromEntries(raw.split(',').map((pair) => pair.split(':').map((part) => part.trim())))
+        : raw;
+    else if (kind === 'list')
+      values[name] = raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
     else if (kind === 'int') {
       const n = Number(raw);
       if (/^\d+$/.test(raw) && Number.isSafeInteger(n)) values[name] = n;

@@ -67,7 +67,10 @@ export function eventStreams(service: MerchantService, options: EventStreamOptio
       const send = async (entry: CachedDeposit | undefined | null) => {
         if (!entry?.deposit || entry.etag === lastEtag) return false;
         lastEtag = entry.etag;
-        await stream.writeSSE({ event: 'deposit', data: JSON.stringify({ ...entry.deposit, serverTime: new Date(now()).toISOString() }) });
+        await stream.writeSSE({
+          event: 'deposit',
+          data: JSON.stringify({ ...entry.deposit, serverTime: new Date(now()).toISOString() }),
+        });
         return TERMINAL.has(entry.deposit.status);
       };
       const deadline = Date.now() + maxStreamMs;
@@ -84,11 +87,18 @@ export function eventStreams(service: MerchantService, options: EventStreamOptio
           }
           // While no webhook reaches this backend, the stream re-reads the deposit as often as a poll would (a poller
           // sees a payment within one refresh; a stream must not lag behind it); with webhooks, at each heartbeat.
-          const waitMs = service.webhooksArriving() ? heartbeatMs : Math.min(heartbeatMs, Math.max(config.statusRefreshMs, 250));
-          const next = pending ?? (await new Promise<CachedDeposit | undefined>((resolve) => {
-            const timer = setTimeout(() => resolve(undefined), waitMs);
-            wake = () => { clearTimeout(timer); resolve(pending); };
-          }));
+          const waitMs = service.webhooksArriving()
+            ? heartbeatMs
+            : Math.min(heartbeatMs, Math.max(config.statusRefreshMs, 250));
+          const next =
+            pending ??
+            (await new Promise<CachedDeposit | undefined>((resolve) => {
+              const timer = setTimeout(() => resolve(undefined), waitMs);
+              wake = () => {
+                clearTimeout(timer);
+                resolve(pending);
+              };
+            }));
           wake = undefined;
           pending = undefined;
           if (stream.aborted || stream.closed) break;
@@ -105,7 +115,8 @@ export function eventStreams(service: MerchantService, options: EventStreamOptio
         }
       } catch (err) {
         // A shopper who went away makes the next write fail: nothing to report.
-        if (!stream.aborted && !stream.closed) log.warn({ checkoutId: id, err: err instanceof Error ? err.message : String(err) }, 'event stream failed');
+        if (!stream.aborted && !stream.closed)
+          log.warn({ checkoutId: id, err: err instanceof Error ? err.message : String(err) }, 'event stream failed');
       } finally {
         unsubscribe();
         wakeOnDrain.delete(onDrain);
@@ -115,7 +126,9 @@ export function eventStreams(service: MerchantService, options: EventStreamOptio
   });
   return {
     routes,
-    get draining() { return draining; },
+    get draining() {
+      return draining;
+    },
     drain() {
       draining = true;
       for (const wakeStream of wakeOnDrain) wakeStream();
@@ -128,12 +141,16 @@ class StreamCounter {
   private readonly perAddress = new Map<string, number>();
   private total = 0;
 
-  constructor(private readonly maxPerAddress: number, private readonly maxTotal: number) {}
+  constructor(
+    private readonly maxPerAddress: number,
+    private readonly maxTotal: number,
+  ) {}
 
   /** Counts a new stream, or answers why it is refused. */
   acquire(address: string): string | undefined {
     const open = this.perAddress.get(address) ?? 0;
-    if (open >= this.maxPerAddress) return `Too many open event streams from this address (at most ${this.maxPerAddress}); close one or poll`;
+    if (open >= this.maxPerAddress)
+      return `Too many open event streams from this address (at most ${this.maxPerAddress}); close one or poll`;
     if (this.total >= this.maxTotal) return 'Too many open event streams on this server; poll the deposit instead';
     this.perAddress.set(address, open + 1);
     this.total++;

@@ -128,7 +128,13 @@ export interface MerchantHooks {
    */
   priceOrder?: (orderId: string) => PricedOrder | null | undefined | Promise<PricedOrder | null | undefined>;
   /** Called after a checkout was created (e.g. to store checkoutId next to the order). */
-  onCheckoutCreated?: (checkout: { checkoutId: string; orderId?: string; amount: string; currency: string; url: string }) => void | Promise<void>;
+  onCheckoutCreated?: (checkout: {
+    checkoutId: string;
+    orderId?: string;
+    amount: string;
+    currency: string;
+    url: string;
+  }) => void | Promise<void>;
   /**
    * Called once per deposit when its completion webhook lands (verified, deduplicated). If it throws, the
    * webhook is answered 503 and the payment service retries it later.

@@ -17,7 +17,10 @@ export { ApiError, errorBody, onNotFound } from '../common/errors.js';
  */
 function fromUpstream(err: unknown, log: Logger): ApiError | undefined {
   if (err instanceof ConfigError) {
-    return new ApiError(503, "This shop's payment settings are incomplete, so it cannot take payments yet; please contact the shop");
+    return new ApiError(
+      503,
+      "This shop's payment settings are incomplete, so it cannot take payments yet; please contact the shop",
+    );
   }
   if (err instanceof PaymentServiceUnavailableError) {
     log.debug({ err: err.message }, 'payment service unavailable');
@@ -25,8 +28,14 @@ function fromUpstream(err: unknown, log: Logger): ApiError | undefined {
   }
   if (err instanceof PaymentServiceError) {
     if (err.isAuth) {
-      log.debug({ call: err.call, status: err.statusCode, err: err.message }, "payment service refused the shop's credentials");
-      return new ApiError(502, "The payment service refused this shop's request, so it cannot take payments right now; please contact the shop or try again later");
+      log.debug(
+        { call: err.call, status: err.statusCode, err: err.message },
+        "payment service refused the shop's credentials",
+      );
+      return new ApiError(
+        502,
+        "The payment service refused this shop's request, so it cannot take payments right now; please contact the shop or try again later",
+      );
     }
     if (err.statusCode >= 500) {
       log.debug({ call: err.call, status: err.statusCode, err: err.message }, 'payment service failed');

@@ -1,14 +1,37 @@
 // @kasir/merchant: the merchant backend as a library (createKasirApi, verifyWebhook) and a server (startMerchant).
 export { createKasirApi, type KasirApi, type ServerOrder } from './api.js';
-export { ConfigError, loadMerchantConfig, type KasirApiOptions, type MerchantConfig, type MerchantServerOptions } from './config.js';
+export {
+  ConfigError,
+  loadMerchantConfig,
+  type KasirApiOptions,
+  type MerchantConfig,
+  type MerchantServerOptions,
+} from './config.js';
 export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
 export { toNodeHandler } from './node-handler.js';
-export type { CompletedDeposit, DepositHookEvent, DepositPayment, ExpiredDeposit, FailedPayment, MerchantHooks, OrderCustomer, PaidLateDeposit, PartiallyPaidDeposit, PricedOrder, RefundRecipient, RefundRequest } from './hooks.js';
+export type {
+  CompletedDeposit,
+  DepositHookEvent,
+  DepositPayment,
+  ExpiredDeposit,
+  FailedPayment,
+  MerchantHooks,
+  OrderCustomer,
+  PaidLateDeposit,
+  PartiallyPaidDeposit,
+  PricedOrder,
+  RefundRecipient,
+  RefundRequest,
+} from './hooks.js';
 export type { FeesPaidBy } from './model.js';
 export { verifyWebhook, type KasirWebhookEvent } from './webhooks.js';
 export type { ReconcileLine, ReconcileOptions } from './reconcile.js';
 export { createLogger, type Logger } from '../common/log.js';
-export { WebhookVerificationError, type VerifyWebhookOptions, type WebhookVerificationReason } from '../common/standard-webhooks.js';
+export {
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookVerificationReason,
+} from '../common/standard-webhooks.js';
 export { PaymentServiceClient } from './client/client.js';
 export type { RequestSigner, SignableRequest } from './client/signing.js';
 export type { CheckReport, CheckResult } from './check.js';

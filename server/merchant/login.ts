@@ -43,7 +43,12 @@ export async function runLogin(args: readonly string[], env: NodeJS.ProcessEnv =
   }
   const prompts = new Prompts();
   try {
-    const baseUrl = (flags['base-url'] || env.KASIR_BASE_URL || (await prompts.ask('Payment service base URL [http://localhost:4010]: ')) || 'http://localhost:4010').replace(/\/+$/, '');
+    const baseUrl = (
+      flags['base-url'] ||
+      env.KASIR_BASE_URL ||
+      (await prompts.ask('Payment service base URL [http://localhost:4010]: ')) ||
+      'http://localhost:4010'
+    ).replace(/\/+$/, '');
     if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new Error('The base URL must start with http:// or https://');
     const email = flags.email || env.KASIR_EMAIL || (await prompts.ask('Email: '));
     const password = flags.password || env.KASIR_PASSWORD || (await prompts.ask('Password: ', true));
@@ -55,10 +60,14 @@ export async function runLogin(args: readonly string[], env: NodeJS.ProcessEnv =
     if (typeof verificationToken !== 'string') throw new Error('The login answer carried no verificationToken');
     say(`A code was sent to ${email}.`);
 
-    const otp = flags.otp || (flags.mailbox ? await otpFromMailbox(baseUrl, email, startedAt) : await prompts.ask('Code from the email: '));
+    const otp =
+      flags.otp ||
+      (flags.mailbox ? await otpFromMailbox(baseUrl, email, startedAt) : await prompts.ask('Code from the email: '));
     const verified = await client.verifyLogin({ verificationToken, otp, isDisableExpire: !flags.expiring });
     if (typeof verified.accessToken !== 'string') throw new Error('The verify-login answer carried no accessToken');
-    say(`Signed in as ${verified.user?.email ?? email}${flags.expiring ? ' (token valid 24 hours)' : ' (token does not expire: keep it secret)'}. Add this to the merchant backend's environment:`);
+    say(
+      `Signed in as ${verified.user?.email ?? email}${flags.expiring ? ' (token valid 24 hours)' : ' (token does not expire: keep it secret)'}. Add this to the merchant backend's environment:`,
+    );
     process.stdout.write(`KASIR_ACCESS_TOKEN=${verified.accessToken}\n`);
     return 0;
   } catch (err) {
@@ -72,8 +81,14 @@ export async function runLogin(args: readonly string[], env: NodeJS.ProcessEnv =
 /** A sandbox's mailbox (not part of the interface): the code mailed to `email` since `after`. */
 async function otpFromMailbox(baseUrl: string, email: string, after: string): Promise<string> {
   for (let i = 0; i < 20; i++) {
-    const res = await fetch(`${baseUrl}/sandbox/mailbox?email=${encodeURIComponent(email)}`, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
-    if (!res.ok) throw new Error(`${baseUrl} has no sandbox mailbox (HTTP ${res.status}): --mailbox is for a sandbox; give the emailed code with --otp`);
+    const res = await fetch(`${baseUrl}/sandbox/mailbox?email=${encodeURIComponent(email)}`, {
+      headers: { Accept: 'application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!res.ok)
+      throw new Error(
+        `${baseUrl} has no sandbox mailbox (HTTP ${res.status}): --mailbox is for a sandbox; give the emailed code with --otp`,
+      );
     const box = (await res.json()) as { data?: Array<{ code: string | null; createdAt: string }> };
     const mail = box.data?.find((m) => m.code && m.createdAt >= after);
     if (mail?.code) return mail.code;

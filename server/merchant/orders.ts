@@ -26,7 +26,11 @@ type Decision = 'keep' | 'keep-if-same-price' | 'new';
  * paid yet); a changed price opens a new checkout only while nothing was paid, and a pending deposit of the old one is
  * cancelled first, so that it can no longer be paid (its onDepositExpired runs, with paidAmount "0").
  */
-export async function orderCheckout(service: MerchantService, orderId: string, price: () => Promise<PricedOrder | null | undefined>): Promise<WidgetCheckout> {
+export async function orderCheckout(
+  service: MerchantService,
+  orderId: string,
+  price: () => Promise<PricedOrder | null | undefined>,
+): Promise<WidgetCheckout> {
   const { shared } = service;
   const claim = await claimOrder(service, orderId);
   const renew = setInterval(() => void shared.extend(claim, ORDER_LEASE_MS).catch(() => undefined), ORDER_LEASE_MS / 3);
@@ -73,7 +77,8 @@ async function claimOrder(service: MerchantService, orderId: string): Promise<Cl
   for (;;) {
     const claim = await service.shared.claim(`order-lock:${orderId}`, ORDER_LEASE_MS);
     if (claim.state === 'claimed') return claim;
-    if (Date.now() >= deadline) throw new ApiError(503, 'This order\'s checkout is being opened by another request; try again');
+    if (Date.now() >= deadline)
+      throw new ApiError(503, "This order's checkout is being opened by another request; try again");
     await sleep(20);
   }
 }

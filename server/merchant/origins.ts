@@ -15,15 +15,27 @@ const originRefusalMessage = (origin: string) =>
  * Whether a request must be refused for its origin: it names one (a browser's cross-origin call), which is neither
  * allowed nor, as the browser itself says (Sec-Fetch-Site), the page's own (behind a proxy that rewrites Host).
  */
-export function isRefusedOrigin(origin: string | undefined, allowed: boolean, fetchSite: string | undefined): origin is string {
+export function isRefusedOrigin(
+  origin: string | undefined,
+  allowed: boolean,
+  fetchSite: string | undefined,
+): origin is string {
   return !!origin && !allowed && fetchSite !== 'same-origin';
 }
 
 /** The 403 in the envelope, readable by the refused page, and the backend's warning. */
-export function refuseOrigin(c: Context, origin: string, config: Pick<MerchantConfig, 'allowedOrigins'>, warnings: Warnings): Response {
-  const allowed = config.allowedOrigins.length ? config.allowedOrigins.join(', ') : 'none but the API\'s own';
-  warnings.warn(`origin:${origin}`, { origin, path: c.req.path, allowedOrigins: config.allowedOrigins },
-    `refused a request from the page origin ${origin}: it is not in KASIR_ALLOWED_ORIGINS (allowedOrigins; allowed now: ${allowed}); add it if it is your storefront`);
+export function refuseOrigin(
+  c: Context,
+  origin: string,
+  config: Pick<MerchantConfig, 'allowedOrigins'>,
+  warnings: Warnings,
+): Response {
+  const allowed = config.allowedOrigins.length ? config.allowedOrigins.join(', ') : "none but the API's own";
+  warnings.warn(
+    `origin:${origin}`,
+    { origin, path: c.req.path, allowedOrigins: config.allowedOrigins },
+    `refused a request from the page origin ${origin}: it is not in KASIR_ALLOWED_ORIGINS (allowedOrigins; allowed now: ${allowed}); add it if it is your storefront`,
+  );
   c.header('Access-Control-Allow-Origin', origin);
   return c.json(errorBody(403, originRefusalMessage(origin)), 403);
 }

@@ -15,7 +15,9 @@ on every copy at once.`;
 export async function reconcileCommand(args: string[], options: MerchantServerOptions, log: Logger): Promise<number> {
   let since: string | undefined;
   try {
-    ({ values: { since } } = parseArgs({ args, options: { since: { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({
+      values: { since },
+    } = parseArgs({ args, options: { since: { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch (err) {
     console.error(`[kasir-merchant] reconcile: ${(err as Error).message}\n${RECONCILE_USAGE}`);
     return 1;

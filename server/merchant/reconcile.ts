@@ -35,7 +35,11 @@ export interface ReconcileLine {
 /** Checkouts read from the payment service at once. */
 const CONCURRENCY = 4;
 
-export async function reconcile(service: MerchantService, hooks: DeliveryHooks, options: ReconcileOptions = {}): Promise<ReconcileLine[]> {
+export async function reconcile(
+  service: MerchantService,
+  hooks: DeliveryHooks,
+  options: ReconcileOptions = {},
+): Promise<ReconcileLine[]> {
   const since = sinceOf(options.since);
   const ids = await service.shared.listCheckouts(since);
   const lines: ReconcileLine[] = new Array(ids.length);
@@ -59,20 +63,38 @@ export function formatReconcileLine(line: ReconcileLine): string {
 
 function sinceOf(since: Date | string | undefined): number | undefined {
   if (since === undefined) return undefined;
-  const at = since instanceof Date ? since.getTime() : typeof since === 'string' && /^\d{4}-\d\d-\d\d/.test(since) ? Date.parse(since) : NaN;
-  if (Number.isNaN(at)) throw new ApiError(400, `since: an ISO 8601 time, e.g. 2026-11-26T00:00:00Z (got ${JSON.stringify(since)})`);
+  const at =
+    since instanceof Date
+      ? since.getTime()
+      : typeof since === 'string' && /^\d{4}-\d\d-\d\d/.test(since)
+        ? Date.parse(since)
+        : NaN;
+  if (Number.isNaN(at))
+    throw new ApiError(400, `since: an ISO 8601 time, e.g. 2026-11-26T00:00:00Z (got ${JSON.stringify(since)})`);
   return at;
 }
 
-async function reconcileCheckout(service: MerchantService, hooks: DeliveryHooks, checkoutId: string): Promise<ReconcileLine> {
+async function reconcileCheckout(
+  service: MerchantService,
+  hooks: DeliveryHooks,
+  checkoutId: string,
+): Promise<ReconcileLine> {
   const saved = await service.savedCheckout(checkoutId).catch(() => undefined);
-  const line: ReconcileLine = { ...(saved?.orderId === undefined ? {} : { orderId: saved.orderId }), checkoutId, status: 'unknown', paid: '0', currency: saved?.currency, hooksRun: [] };
+  const line: ReconcileLine = {
+    ...(saved?.orderId === undefined ? {} : { orderId: saved.orderId }),
+    checkoutId,
+    status: 'unknown',
+    paid: '0',
+    currency: saved?.currency,
+    hooksRun: [],
+  };
   let deposit: UpstreamDeposit | undefined;
   try {
     deposit = await service.client.getDeposit(checkoutId);
     if (deposit.depositId !== checkoutId) deposit = undefined; // answered by reference: not this checkout's
   } catch (err) {
-    if (!(err instanceof PaymentServiceError && err.statusCode === 404)) return { ...line, status: 'failed', error: messageOf(err) };
+    if (!(err instanceof PaymentServiceError && err.statusCode === 404))
+      return { ...line, status: 'failed', error: messageOf(err) };
   }
   if (!deposit) return noDeposit(service, line);
   line.status = deposit.status;
@@ -82,7 +104,11 @@ async function reconcileCheckout(service: MerchantService, hooks: DeliveryHooks,
   await service.deposits.update(await service.view(deposit)).catch(() => undefined);
   try {
     for (const [type, snapshot] of eventsOf(deposit)) {
-      const hook = await hooks.hookOf(type, snapshot, `reconcile_${type}_${checkoutId}_${snapshot.payments?.length ?? 0}`);
+      const hook = await hooks.hookOf(
+        type,
+        snapshot,
+        `reconcile_${type}_${checkoutId}_${snapshot.payments?.length ?? 0}`,
+      );
       if (hook && (await hooks.runHookOnce(hook.key, hook.name, hook.run))) line.hooksRun.push(hook.name);
     }
   } catch (err) {
@@ -120,7 +146,8 @@ function eventsOf(deposit: UpstreamDeposit): Array<[string, UpstreamDeposit]> {
   payments.forEach((payment, index) => {
     const snapshot = { ...deposit, payments: payments.slice(0, index + 1) };
     if (payment.late === true) late.push(['deposit.paid_late', snapshot]);
-    else if (!(deposit.status === 'completed' && index === lastOnTime)) events.push(['deposit.partially_paid', snapshot]);
+    else if (!(deposit.status === 'completed' && index === lastOnTime))
+      events.push(['deposit.partially_paid', snapshot]);
   });
   if (deposit.status === 'completed') events.push(['deposit.completed', deposit]);
   if (deposit.status === 'expired') events.push(['deposit.expired', deposit]);

@@ -38,8 +38,19 @@ export interface DepositRecord {
 
 /** The columns of the CSV, in order: every field of a DepositRecord. */
 const DEPOSIT_COLUMNS = [
-  'depositId', 'orderId', 'status', 'createdAt', 'updatedAt', 'depositType', 'method', 'currency', 'amount', 'paidAmount',
-  'remainingAmount', 'overpaidAmount', 'reference',
+  'depositId',
+  'orderId',
+  'status',
+  'createdAt',
+  'updatedAt',
+  'depositType',
+  'method',
+  'currency',
+  'amount',
+  'paidAmount',
+  'remainingAmount',
+  'overpaidAmount',
+  'reference',
 ] as const satisfies ReadonlyArray<keyof DepositRecord>;
 
 const STATUSES: readonly string[] = ['pending', 'expired', 'completed'];
@@ -63,19 +74,33 @@ async function orderIdOf(deposit: Pick<Deposit, 'depositId'>, lookup: SavedCheck
 function checkDepositsQuery(query: DepositsQuery = {}): { since?: number; status?: DepositStatus; limit: number } {
   let since: number | undefined;
   if (query.since !== undefined) {
-    since = query.since instanceof Date ? query.since.getTime() : /^\d{4}-\d{2}-\d{2}/.test(query.since) ? Date.parse(query.since) : NaN;
-    if (!Number.isFinite(since)) throw new ApiError(400, `since: an ISO 8601 date or time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z (got ${JSON.stringify(String(query.since))})`);
+    since =
+      query.since instanceof Date
+        ? query.since.getTime()
+        : /^\d{4}-\d{2}-\d{2}/.test(query.since)
+          ? Date.parse(query.since)
+          : NaN;
+    if (!Number.isFinite(since))
+      throw new ApiError(
+        400,
+        `since: an ISO 8601 date or time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z (got ${JSON.stringify(String(query.since))})`,
+      );
   }
   if (query.status !== undefined && !STATUSES.includes(query.status)) {
     throw new ApiError(400, `status: one of ${STATUSES.join(', ')} (got ${JSON.stringify(query.status)})`);
   }
   const limit = query.limit ?? DEFAULT_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new ApiError(400, `limit: a whole number of at least 1 (got ${JSON.stringify(query.limit)})`);
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new ApiError(400, `limit: a whole number of at least 1 (got ${JSON.stringify(query.limit)})`);
   return { since, status: query.status, limit };
 }
 
 /** The service's deposits, newest first, following its pages until `limit` or `since` is reached. */
-export async function listDepositRecords(client: PaymentServiceClient, lookup: SavedCheckoutLookup, query: DepositsQuery = {}): Promise<DepositRecord[]> {
+export async function listDepositRecords(
+  client: PaymentServiceClient,
+  lookup: SavedCheckoutLookup,
+  query: DepositsQuery = {},
+): Promise<DepositRecord[]> {
   const { since, status, limit } = checkDepositsQuery(query);
   const records: DepositRecord[] = [];
   // One page size throughout (pages of another size would overlap); a deposit created meanwhile shifts the pages by
@@ -138,16 +163,37 @@ export function depositsCsv(records: readonly DepositRecord[]): string {
     const text = value ?? '';
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };
-  const rows = [DEPOSIT_COLUMNS.join(','), ...records.map((record) => DEPOSIT_COLUMNS.map((column) => field(record[column])).join(','))];
+  const rows = [
+    DEPOSIT_COLUMNS.join(','),
+    ...records.map((record) => DEPOSIT_COLUMNS.map((column) => field(record[column])).join(',')),
+  ];
   return rows.map((row) => `${row}\r\n`).join('');
 }
 
 /** A table for a terminal: the columns an accountant reads first, aligned. */
 export function depositsTable(records: readonly DepositRecord[]): string {
-  const columns = ['createdAt', 'depositId', 'orderId', 'status', 'amount', 'currency', 'paidAmount', 'method'] as const;
+  const columns = [
+    'createdAt',
+    'depositId',
+    'orderId',
+    'status',
+    'amount',
+    'currency',
+    'paidAmount',
+    'method',
+  ] as const;
   const rows = [columns.map(String), ...records.map((record) => columns.map((column) => record[column] ?? '-'))];
   const widths = columns.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, i) => cell.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /**

@@ -11,7 +11,15 @@ import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { ApiError } from '../common/errors.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../common/idempotency.js';
-import { idempotencyId, type Claim, type DepositChangeListener, type SavedCheckout, type SavedOrder, type SharedDepositRead, type SharedState } from './shared-state.js';
+import {
+  idempotencyId,
+  type Claim,
+  type DepositChangeListener,
+  type SavedCheckout,
+  type SavedOrder,
+  type SharedDepositRead,
+  type SharedState,
+} from './shared-state.js';
 import { REDIS_TIMEOUT_MS } from './config.js';
 import type { StoredDeposit } from './model.js';
 
@@ -117,7 +125,10 @@ export class RedisState implements SharedState {
   /** A call that overran its deadline and has not settled yet: until it does, Redis is taken as stalled. */
   private overdue?: Promise<unknown>;
 
-  constructor(options: RedisStateOptions, private readonly onError: (err: Error) => void = () => {}) {
+  constructor(
+    options: RedisStateOptions,
+    private readonly onError: (err: Error) => void = () => {},
+  ) {
     this.prefix = options.prefix ?? 'kasir:';
     this.timeoutMs = options.timeoutMs ?? REDIS_TIMEOUT_MS;
     this.channel = `${this.prefix}deposits`;
@@ -153,7 +164,10 @@ export class RedisState implements SharedState {
     if (this.overdue) throw new RedisUnavailableError('Redis is stalled');
     const deadline = Date.now() + this.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
-    const late = (ms: number) => new Promise<'late'>((resolve) => { timer = setTimeout(resolve, Math.max(0, ms), 'late'); });
+    const late = (ms: number) =>
+      new Promise<'late'>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, ms), 'late');
+      });
     try {
       if (!this.client.isReady) {
         // Connecting (the first call, or after Redis came back): what is left of the deadline.
@@ -164,7 +178,14 @@ export class RedisState implements SharedState {
       const pending = work();
       const answer = await Promise.race([pending, late(deadline - Date.now())]);
       if (answer !== 'late') return answer;
-      this.overdue ??= pending.then(() => undefined, () => undefined).finally(() => { this.overdue = undefined; });
+      this.overdue ??= pending
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => {
+          this.overdue = undefined;
+        });
       throw new RedisUnavailableError(`Redis did not answer within ${this.timeoutMs} ms`);
     } finally {
       clearTimeout(timer);
@@ -174,13 +195,25 @@ export class RedisState implements SharedState {
   readonly idempotency: IdempotencyStore = {
     claim: async (scope, key, fingerprint, { leaseMs }): Promise<IdempotencyClaim> => {
       const token = randomUUID();
-      const answer = (await this.call(() => this.script(IDEMPOTENCY_CLAIM, [this.idempotencyKey(scope, key)], [fingerprint, token, String(leaseMs)]))) as string[];
+      const answer = (await this.call(() =>
+        this.script(IDEMPOTENCY_CLAIM, [this.idempotencyKey(scope, key)], [fingerprint, token, String(leaseMs)]),
+      )) as string[];
       if (answer[0] === 'claimed') return { state: 'claimed', token };
-      if (answer[0] === 'replay') return { state: 'replay', answer: { status: Number(answer[1]), contentType: answer[2] || undefined, body: answer[3] ?? '' } };
+      if (answer[0] === 'replay')
+        return {
+          state: 'replay',
+          answer: { status: Number(answer[1]), contentType: answer[2] || undefined, body: answer[3] ?? '' },
+        };
       return { state: answer[0] === 'mismatch' ? 'mismatch' : 'in-flight' };
     },
     save: async (scope, key, token, answer, ttlMs) => {
-      await this.call(() => this.script(IDEMPOTENCY_SAVE, [this.idempotencyKey(scope, key)], [token, String(answer.status), answer.contentType ?? '', answer.body, String(ttlMs)]));
+      await this.call(() =>
+        this.script(
+          IDEMPOTENCY_SAVE,
+          [this.idempotencyKey(scope, key)],
+          [token, String(answer.status), answer.contentType ?? '', answer.body, String(ttlMs)],
+        ),
+      );
     },
     release: async (scope, key, token) => {
       await this.call(() => this.script(IDEMPOTENCY_RELEASE, [this.idempotencyKey(scope, key)], [token]));
@@ -213,35 +246,48 @@ export class RedisState implements SharedState {
   async saveCheckout(id: string, checkout: SavedCheckout, ttlMs: number): Promise<void> {
     // Listed for reconcile (sorted by when it lapses from the list, so old entries are trimmed by score).
     const until = Date.now() + ttlMs;
-    await this.call(() => this.client.multi()
-      .set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } })
-      .zAdd(`${this.prefix}checkouts:open`, { score: until, value: id })
-      .exec());
+    await this.call(() =>
+      this.client
+        .multi()
+        .set(`${this.prefix}checkout:${id}`, JSON.stringify(checkout), { expiration: { type: 'PX', value: ttlMs } })
+        .zAdd(`${this.prefix}checkouts:open`, { score: until, value: id })
+        .exec(),
+    );
   }
 
   async markSettled(id: string, at: number): Promise<void> {
     // Moved from the open list to the settled one (scored by when it settled), in one transaction.
-    await this.call(() => this.client.multi()
-      .zRem(`${this.prefix}checkouts:open`, id)
-      .zAdd(`${this.prefix}checkouts:settled`, { score: at, value: id })
-      .exec());
+    await this.call(() =>
+      this.client
+        .multi()
+        .zRem(`${this.prefix}checkouts:open`, id)
+        .zAdd(`${this.prefix}checkouts:settled`, { score: at, value: id })
+        .exec(),
+    );
   }
 
   async listCheckouts(settledSince?: number): Promise<string[]> {
     const open = `${this.prefix}checkouts:open`;
     const settled = `${this.prefix}checkouts:settled`;
     const now = Date.now();
-    const [, ids, , late] = await this.call(() => this.client.multi()
-      .zRemRangeByScore(open, '-inf', now)
-      .zRange(open, 0, -1)
-      .zRemRangeByScore(settled, '-inf', now - CHECKOUT_LIST_TTL_MS)
-      .zRangeByScore(settled, settledSince ?? '+inf', '+inf')
-      .exec()) as unknown as [number, string[], number, string[]];
+    const [, ids, , late] = (await this.call(() =>
+      this.client
+        .multi()
+        .zRemRangeByScore(open, '-inf', now)
+        .zRange(open, 0, -1)
+        .zRemRangeByScore(settled, '-inf', now - CHECKOUT_LIST_TTL_MS)
+        .zRangeByScore(settled, settledSince ?? '+inf', '+inf')
+        .exec(),
+    )) as unknown as [number, string[], number, string[]];
     return [...ids, ...late];
   }
 
   async saveOrder(orderId: string, order: SavedOrder, ttlMs: number): Promise<void> {
-    await this.call(() => this.client.set(`${this.prefix}order:${orderId}`, JSON.stringify(order), { expiration: { type: 'PX', value: ttlMs } }));
+    await this.call(() =>
+      this.client.set(`${this.prefix}order:${orderId}`, JSON.stringify(order), {
+        expiration: { type: 'PX', value: ttlMs },
+      }),
+    );
   }
 
   async loadOrder(orderId: string): Promise<SavedOrder | undefined> {
@@ -256,7 +302,9 @@ export class RedisState implements SharedState {
 
   async readDeposit(id: string, refreshMs: number): Promise<SharedDepositRead> {
     if (refreshMs <= 0) return { kind: 'load' };
-    const [kind, json, age] = (await this.call(() => this.script(READ_DEPOSIT, [this.depositKey(id), `${this.depositKey(id)}:reading`], [String(refreshMs)]))) as [string, string?, number?];
+    const [kind, json, age] = (await this.call(() =>
+      this.script(READ_DEPOSIT, [this.depositKey(id), `${this.depositKey(id)}:reading`], [String(refreshMs)]),
+    )) as [string, string?, number?];
     if (kind === 'fresh') return { kind, deposit: JSON.parse(json!) as StoredDeposit | null, ageMs: Number(age) };
     if (kind === 'load') return { kind };
     return json ? { kind: 'wait', deposit: JSON.parse(json) as StoredDeposit | null } : { kind: 'wait' };
@@ -266,9 +314,13 @@ export class RedisState implements SharedState {
     const json = JSON.stringify(deposit);
     const terminal = deposit?.status === 'completed' || deposit?.status === 'expired';
     const version = deposit?.version ?? 0;
-    const stored = (await this.call(() => this.script(STORE_DEPOSIT, [this.depositKey(id)], [
-      json, terminal ? '1' : '0', String(version), String(ttlMs), this.channel, `${this.copyId}\t${id}\t`,
-    ]))) as string;
+    const stored = (await this.call(() =>
+      this.script(
+        STORE_DEPOSIT,
+        [this.depositKey(id)],
+        [json, terminal ? '1' : '0', String(version), String(ttlMs), this.channel, `${this.copyId}\t${id}\t`],
+      ),
+    )) as string;
     return stored === json ? deposit : (JSON.parse(stored) as StoredDeposit | null);
   }
 

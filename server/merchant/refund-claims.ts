@@ -35,26 +35,58 @@ const claimKey = (depositId: string) => `refund:${depositId}`;
 /** Blank form fields are absent ones. */
 const blankIsAbsent = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const textField = (min: number, max: number, what: string) =>
-  z.preprocess(blankIsAbsent, z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be text') })
-    .trim().min(min, `must be at least ${min} characters`).max(max, `must be at most ${max} characters`).describe(what));
+  z.preprocess(
+    blankIsAbsent,
+    z
+      .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be text') })
+      .trim()
+      .min(min, `must be at least ${min} characters`)
+      .max(max, `must be at most ${max} characters`)
+      .describe(what),
+  );
 
 const BankClaimBody = z.object({
   bankCode: textField(1, 64, 'the code of one of the banks listed'),
   // Text, never a number: a JSON number loses leading zeros. Spaces and dashes as people write them are dropped.
-  accountNumber: z.preprocess(blankIsAbsent, z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be text (a number would lose leading zeros)') })
-    .transform((value) => value.replace(/[\s-]/g, ''))
-    .pipe(z.string().regex(/^[0-9A-Za-z]{5,34}$/, 'must be 5 to 34 digits or letters'))),
+  accountNumber: z.preprocess(
+    blankIsAbsent,
+    z
+      .string({
+        error: (issue) =>
+          issue.input === undefined ? 'is required' : 'must be text (a number would lose leading zeros)',
+      })
+      .transform((value) => value.replace(/[\s-]/g, ''))
+      .pipe(z.string().regex(/^[0-9A-Za-z]{5,34}$/, 'must be 5 to 34 digits or letters')),
+  ),
   accountName: textField(2, 100, "the account holder's name"),
-  email: z.preprocess(blankIsAbsent, z.string({ error: 'must be text' }).trim().max(254, 'must be at most 254 characters')
-    .pipe(z.email({ error: 'must be an email address' }))).optional(),
+  email: z
+    .preprocess(
+      blankIsAbsent,
+      z
+        .string({ error: 'must be text' })
+        .trim()
+        .max(254, 'must be at most 254 characters')
+        .pipe(z.email({ error: 'must be an email address' })),
+    )
+    .optional(),
   address: textField(3, 500, 'street address').optional(),
   city: textField(2, 100, 'city').optional(),
-  postCode: z.preprocess(blankIsAbsent, z.string({ error: 'must be text' }).trim().regex(/^[A-Za-z0-9 -]{3,12}$/, 'must be 3 to 12 letters, digits, spaces or dashes')).optional(),
+  postCode: z
+    .preprocess(
+      blankIsAbsent,
+      z
+        .string({ error: 'must be text' })
+        .trim()
+        .regex(/^[A-Za-z0-9 -]{3,12}$/, 'must be 3 to 12 letters, digits, spaces or dashes'),
+    )
+    .optional(),
 });
 
 const CryptoClaimBody = z.object({
   address: textField(1, 128, 'the wallet address'),
-  memo: z.preprocess(blankIsAbsent, z.string({ error: 'must be text' }).trim().max(64, 'must be at most 64 characters')).optional(),
+  memo: z
+    .preprocess(blankIsAbsent, z.string({ error: 'must be text' }).trim().max(64, 'must be at most 64 characters'))
+    .optional(),
 });
 
 /** A zod failure as the envelope's message: the first problem, after its field's name. */
@@ -102,8 +134,14 @@ class RefundClaims {
   /** The service's banks per currency (GET /v1/banks), re-read every five minutes. */
   private readonly banks: BoundedReader<Bank[]>;
 
-  constructor(private readonly service: MerchantService, private readonly options: RefundClaimsOptions) {
-    this.banks = new BoundedReader((currency) => service.client.listBanks({ currency }), { refreshMs: 5 * 60_000, now: options.now });
+  constructor(
+    private readonly service: MerchantService,
+    private readonly options: RefundClaimsOptions,
+  ) {
+    this.banks = new BoundedReader((currency) => service.client.listBanks({ currency }), {
+      refreshMs: 5 * 60_000,
+      now: options.now,
+    });
   }
 
   /** Claims are taken only when the shop has a hook to hear them: otherwise the element keeps its "the shop will refund" words. */
@@ -135,7 +173,10 @@ class RefundClaims {
     return {
       ...base,
       kind: 'bank',
-      banks: (await this.banks.get(deposit.inputCurrency)).map((bank) => ({ code: bank.bankCode, name: bank.bankName })),
+      banks: (await this.banks.get(deposit.inputCurrency)).map((bank) => ({
+        code: bank.bankCode,
+        name: bank.bankName,
+      })),
       ask: CUSTOMER_FIELDS.filter((field) => !customer[field]),
     };
   }
@@ -150,9 +191,15 @@ class RefundClaims {
     if (!owed) throw new ApiError(400, 'Nothing is owed back for this payment');
     const claim = await this.take(id);
     if (claim.state !== 'claimed') throw new ApiError(409, 'A refund was already requested');
-    const renew = setInterval(() => void this.service.shared.extend(claim, LEASE_MS).catch(() => undefined), LEASE_MS / 3);
+    const renew = setInterval(
+      () => void this.service.shared.extend(claim, LEASE_MS).catch(() => undefined),
+      LEASE_MS / 3,
+    );
     try {
-      const recipient = deposit.depositType === 'crypto' ? await this.cryptoRecipient(id, deposit, body) : await this.bankRecipient(id, deposit, body);
+      const recipient =
+        deposit.depositType === 'crypto'
+          ? await this.cryptoRecipient(id, deposit, body)
+          : await this.bankRecipient(id, deposit, body);
       const request: RefundRequest = {
         eventId: claimKey(id),
         ...(await this.orderIdOf(id)),
@@ -166,8 +213,10 @@ class RefundClaims {
       try {
         await hook(request);
       } catch (err) {
-        this.options.log.warn({ hook: 'onRefundRequested', checkoutId: id, err: err instanceof Error ? err.message : String(err) },
-          `onRefundRequested threw: ${err instanceof Error ? err.message : String(err)} (the shopper is asked to send the details again)`);
+        this.options.log.warn(
+          { hook: 'onRefundRequested', checkoutId: id, err: err instanceof Error ? err.message : String(err) },
+          `onRefundRequested threw: ${err instanceof Error ? err.message : String(err)} (the shopper is asked to send the details again)`,
+        );
         throw new ApiError(503, 'The shop could not take the refund details just now; please try again in a moment');
       }
     } catch (err) {
@@ -180,7 +229,10 @@ class RefundClaims {
       await this.service.shared.finish(claim, CLAIM_TTL_MS);
     } catch (err) {
       // The hook ran: the shopper is told so. Until the claim's lease lapses a second claim is still refused.
-      this.options.log.error({ checkoutId: id, err: err instanceof Error ? err.message : String(err) }, 'refund claim not marked done: the shared state is unreachable');
+      this.options.log.error(
+        { checkoutId: id, err: err instanceof Error ? err.message : String(err) },
+        'refund claim not marked done: the shared state is unreachable',
+      );
     }
     return this.offer(id, deposit, true);
   }
@@ -192,7 +244,8 @@ class RefundClaims {
     try {
       deposit = await this.service.client.getDeposit(id);
     } catch (err) {
-      if (err instanceof PaymentServiceError && err.statusCode === 404) throw new ApiError(404, 'No payment method has been chosen for this checkout yet');
+      if (err instanceof PaymentServiceError && err.statusCode === 404)
+        throw new ApiError(404, 'No payment method has been chosen for this checkout yet');
       throw err;
     }
     // GET /v1/deposit/:x also answers by reference: only the deposit whose id is the checkout's is its deposit.
@@ -232,22 +285,37 @@ class RefundClaims {
       return knownCustomer((await priceOrder(orderId))?.customer);
     } catch (err) {
       // The form then asks for all of it: the shopper is not stopped by the shop's lookup.
-      this.options.log.warn({ hook: 'priceOrder', orderId, err: err instanceof Error ? err.message : String(err) }, 'priceOrder threw while a refund form asked for the customer');
+      this.options.log.warn(
+        { hook: 'priceOrder', orderId, err: err instanceof Error ? err.message : String(err) },
+        'priceOrder threw while a refund form asked for the customer',
+      );
       return {};
     }
   }
 
   /** A crypto deposit's network: from the checkout's session where it names it, else from the crypto id. */
-  private async network(id: string, deposit: UpstreamDeposit): Promise<{ symbol: string; network: string; networkName: string; chain: 'EVM' | 'STELLAR' }> {
+  private async network(
+    id: string,
+    deposit: UpstreamDeposit,
+  ): Promise<{ symbol: string; network: string; networkName: string; chain: 'EVM' | 'STELLAR' }> {
     const [symbol = deposit.inputCurrency, network = ''] = deposit.inputCurrency.split('-');
     const session = await this.service.sessions.get(id).catch(() => null);
     const crypto = session?.methods.find((method) => method.bankCode === deposit.inputCurrency)?.crypto;
     return crypto
-      ? { symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, chain: crypto.blockchainType }
+      ? {
+          symbol: crypto.symbol,
+          network: crypto.network,
+          networkName: crypto.networkName,
+          chain: crypto.blockchainType,
+        }
       : { symbol, network, networkName: network, chain: network.toUpperCase() === 'STELLAR' ? 'STELLAR' : 'EVM' };
   }
 
-  private async cryptoRecipient(id: string, deposit: UpstreamDeposit, body: Record<string, unknown>): Promise<RefundRecipient> {
+  private async cryptoRecipient(
+    id: string,
+    deposit: UpstreamDeposit,
+    body: Record<string, unknown>,
+  ): Promise<RefundRecipient> {
     const parsed = CryptoClaimBody.safeParse(body);
     if (!parsed.success) throw invalid(parsed.error);
     const { address, memo } = parsed.data;
@@ -263,7 +331,11 @@ class RefundClaims {
     return { type: 'crypto', asset: deposit.inputCurrency, network, address, ...(memo === undefined ? {} : { memo }) };
   }
 
-  private async bankRecipient(id: string, deposit: UpstreamDeposit, body: Record<string, unknown>): Promise<RefundRecipient> {
+  private async bankRecipient(
+    id: string,
+    deposit: UpstreamDeposit,
+    body: Record<string, unknown>,
+  ): Promise<RefundRecipient> {
     const parsed = BankClaimBody.safeParse(body);
     if (!parsed.success) throw invalid(parsed.error);
     const form = parsed.data;
@@ -272,7 +344,12 @@ class RefundClaims {
     if (!bank) throw new ApiError(400, `bankCode: choose one of the banks listed for ${currency}`);
     // What the shop knows of its customer wins; the form asks the rest.
     const customer = await this.customerOf(id);
-    const details = { email: customer.email ?? form.email, address: customer.address ?? form.address, city: customer.city ?? form.city, postCode: customer.postCode ?? form.postCode };
+    const details = {
+      email: customer.email ?? form.email,
+      address: customer.address ?? form.address,
+      city: customer.city ?? form.city,
+      postCode: customer.postCode ?? form.postCode,
+    };
     for (const field of CUSTOMER_FIELDS) if (!details[field]) throw new ApiError(400, `${field}: is required`);
     const name = customer.name ?? form.accountName;
     const created = await this.service.client.createRecipient({
@@ -283,11 +360,29 @@ class RefundClaims {
       postCode: details.postCode!,
       recipientType: 'Individual',
       reference: `Refund of deposit ${deposit.depositId}`,
-      bank: { accountName: form.accountName, accountNumber: form.accountNumber, bankName: bank.bankName, paymentCode: bank.bankCode, currency, country: bank.country },
+      bank: {
+        accountName: form.accountName,
+        accountNumber: form.accountNumber,
+        bankName: bank.bankName,
+        paymentCode: bank.bankCode,
+        currency,
+        country: bank.country,
+      },
     });
     return {
-      type: 'bank', recipientId: created.id, name, email: details.email!, address: details.address!, city: details.city!, postCode: details.postCode!,
-      bankCode: bank.bankCode, bankName: bank.bankName, accountNumber: form.accountNumber, accountName: form.accountName, currency, country: bank.country,
+      type: 'bank',
+      recipientId: created.id,
+      name,
+      email: details.email!,
+      address: details.address!,
+      city: details.city!,
+      postCode: details.postCode!,
+      bankCode: bank.bankCode,
+      bankName: bank.bankName,
+      accountNumber: form.accountNumber,
+      accountName: form.accountName,
+      currency,
+      country: bank.country,
     };
   }
 }
@@ -296,14 +391,18 @@ class RefundClaims {
 export function refundClaimRoutes(service: MerchantService, options: RefundClaimsOptions): Hono {
   const claims = new RefundClaims(service, options);
   const app = new Hono();
-  app.use('/checkouts/:id/refund-claim', rateLimiter({
-    windowMs: 600_000,
-    limit: REQUESTS_PER_TEN_MINUTES,
-    standardHeaders: 'draft-7',
-    keyGenerator: options.addressOf,
-    store: service.shared.rateLimitStore('ratelimit:refund-claims:'),
-    handler: (c) => c.json(errorBody(429, 'Too many refund requests from this address; try again in a few minutes'), 429),
-  }));
+  app.use(
+    '/checkouts/:id/refund-claim',
+    rateLimiter({
+      windowMs: 600_000,
+      limit: REQUESTS_PER_TEN_MINUTES,
+      standardHeaders: 'draft-7',
+      keyGenerator: options.addressOf,
+      store: service.shared.rateLimitStore('ratelimit:refund-claims:'),
+      handler: (c) =>
+        c.json(errorBody(429, 'Too many refund requests from this address; try again in a few minutes'), 429),
+    }),
+  );
   app.get('/checkouts/:id/refund-claim', async (c) => ok(c, await claims.describe(checkoutIdParam(c))));
   app.post('/checkouts/:id/refund-claim', stateChanging, async (c) => {
     const id = checkoutIdParam(c);

@@ -28,7 +28,9 @@ export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
   // of the read's throughput. A poll that fails is still logged by the error handler.
   const logRequests = requestLogging(log);
   const logPolls = log.isLevelEnabled('debug');
-  app.use('*', (c, next) => (!logPolls && c.req.method === 'GET' && STATUS_POLL.test(c.req.path) ? next() : logRequests(c, next)));
+  app.use('*', (c, next) =>
+    !logPolls && c.req.method === 'GET' && STATUS_POLL.test(c.req.path) ? next() : logRequests(c, next),
+  );
   app.onError(errorHandler(log));
   app.notFound(onNotFound);
   app.route('/', api.probes); // /healthz, /readyz: the API's own probes, at the root too
@@ -53,7 +55,10 @@ export async function startMerchant(options: MerchantServerOptions, given?: Merc
   const app = given ?? createMerchantApp(options);
   // Connected before the first request (Redis); a shared state that does not answer yet is what /readyz reports.
   await app.api.ready().catch((err: Error) => app.log.warn({ err: err.message }, 'starting while not ready'));
-  const server = await listen(app.fetch, options.port ?? 3000, { hostname: options.host, beforeClose: () => app.api.drain() });
+  const server = await listen(app.fetch, options.port ?? 3000, {
+    hostname: options.host,
+    beforeClose: () => app.api.drain(),
+  });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= server.close().finally(() => app.api.close()));
   return { app, port: server.port, url: `http://localhost:${server.port}`, stop };

@@ -31,7 +31,17 @@ interface CheckoutMeta {
 }
 
 /** The currencies whose amounts have no decimal places (the others have 2). */
-const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['IDR', 'JPY', 'KRW', 'VND', 'CLP', 'ISK', 'UGX', 'XAF', 'XOF']);
+const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set([
+  'IDR',
+  'JPY',
+  'KRW',
+  'VND',
+  'CLP',
+  'ISK',
+  'UGX',
+  'XAF',
+  'XOF',
+]);
 /** What a shop's order id can be: 1 to 128 letters, digits, `_`, `.`, `:` and `-`. */
 const ORDER_ID = /^[\w.:-]{1,128}$/;
 /** The largest amount a checkout may ask for, in any currency. */
@@ -66,38 +76,59 @@ export class MerchantService {
   /** Ids the service said are no checkout, until when (negative cache): nothing else is kept of them. */
   private readonly unknown = lruMap<number>(MAX_UNKNOWN);
 
-  constructor(readonly client: PaymentServiceClient, readonly config: MerchantConfig, readonly shared: SharedState, readonly hooks: MerchantHooks = {}, readonly now: () => number = Date.now) {
-    this.deposits = new DepositStatusCache(async (id) => {
-      try {
-        const deposit = await this.client.getDeposit(id);
-        // GET /v1/deposit/:x also answers by reference: only the deposit whose id is this checkout's is its deposit.
-        return deposit.depositId === id ? await this.view(deposit) : null;
-      } catch (err) {
-        if (err instanceof PaymentServiceError && err.statusCode === 404) return null; // the interface's row: 404 Deposit not found
-        throw err;
-      }
-      // A status up to two intervals old is answered at once while its re-read runs: polls never wait on the
-      // payment service for a status already known (webhooks push changes meanwhile); an older one waits.
-    }, shared, { refreshMs: config.statusRefreshMs, staleMs: config.statusRefreshMs, now });
-    this.sessions = new BoundedReader(async (id) => {
-      try {
-        const session = await this.client.getCheckoutSession(id);
-        // Answered for a checkout id only; a session naming another id is not this checkout's.
-        return session && (session.id === undefined || session.id === id) ? session : null;
-      } catch (err) {
-        if (err instanceof PaymentServiceError && err.statusCode === 404) return null;
-        throw err;
-      }
-    }, { refreshMs: config.statusRefreshMs, now });
+  constructor(
+    readonly client: PaymentServiceClient,
+    readonly config: MerchantConfig,
+    readonly shared: SharedState,
+    readonly hooks: MerchantHooks = {},
+    readonly now: () => number = Date.now,
+  ) {
+    this.deposits = new DepositStatusCache(
+      async (id) => {
+        try {
+          const deposit = await this.client.getDeposit(id);
+          // GET /v1/deposit/:x also answers by reference: only the deposit whose id is this checkout's is its deposit.
+          return deposit.depositId === id ? await this.view(deposit) : null;
+        } catch (err) {
+          if (err instanceof PaymentServiceError && err.statusCode === 404) return null; // the interface's row: 404 Deposit not found
+          throw err;
+        }
+        // A status up to two intervals old is answered at once while its re-read runs: polls never wait on the
+        // payment service for a status already known (webhooks push changes meanwhile); an older one waits.
+      },
+      shared,
+      { refreshMs: config.statusRefreshMs, staleMs: config.statusRefreshMs, now },
+    );
+    this.sessions = new BoundedReader(
+      async (id) => {
+        try {
+          const session = await this.client.getCheckoutSession(id);
+          // Answered for a checkout id only; a session naming another id is not this checkout's.
+          return session && (session.id === undefined || session.id === id) ? session : null;
+        } catch (err) {
+          if (err instanceof PaymentServiceError && err.statusCode === 404) return null;
+          throw err;
+        }
+      },
+      { refreshMs: config.statusRefreshMs, now },
+    );
     // A checkout created by any copy is known from the shared state without asking the payment service.
-    this.checkouts = new BoundedReader(async (id) => {
-      if (await this.savedCheckout(id)) return true;
-      if ((this.unknown.get(id) ?? 0) > this.now()) return false;
-      return !!(await this.sessions.get(id));
-    }, {
-      refreshMs: config.statusRefreshMs, now, isFinal: (known) => known,
-    });
-    this.methods = new BoundedReader((currency) => this.client.listPaymentMethods({ currency: currency || undefined }), { refreshMs: 5 * 60_000, now });
+    this.checkouts = new BoundedReader(
+      async (id) => {
+        if (await this.savedCheckout(id)) return true;
+        if ((this.unknown.get(id) ?? 0) > this.now()) return false;
+        return !!(await this.sessions.get(id));
+      },
+      {
+        refreshMs: config.statusRefreshMs,
+        now,
+        isFinal: (known) => known,
+      },
+    );
+    this.methods = new BoundedReader(
+      (currency) => this.client.listPaymentMethods({ currency: currency || undefined }),
+      { refreshMs: 5 * 60_000, now },
+    );
   }
 
   // ---- checkouts ----
@@ -110,7 +141,10 @@ export class MerchantService {
     const { priceOrder } = this.hooks;
     if (priceOrder) {
       if (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)) {
-        throw new ApiError(400, 'orderId: this shop prices orders itself; send the orderId (letters, digits, _ . : -, at most 128)');
+        throw new ApiError(
+          400,
+          'orderId: this shop prices orders itself; send the orderId (letters, digits, _ . : -, at most 128)',
+        );
       }
       const orderId = body.orderId;
       return orderCheckout(this, orderId, async () => priceOrder(orderId));
@@ -118,7 +152,8 @@ export class MerchantService {
     if (!this.config.sandbox && !this.config.allowClientAmounts) {
       throw new ApiError(400, 'amount: this shop prices orders on its server (priceOrder or createCheckout)');
     }
-    if (body.orderId !== undefined) throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
+    if (body.orderId !== undefined)
+      throw new ApiError(400, 'orderId: this shop does not price orders on the server; send amount and currency');
     return this.openCheckout(body.amount, body.currency, undefined);
   }
 
@@ -126,7 +161,11 @@ export class MerchantService {
    * A checkout created by the shop's own server for an order it priced itself (no priceOrder round trip): the
    * shop renders `<kasir-checkout checkout-id=...>` with the answer's id.
    */
-  async createCheckoutFor(order: { amount: string | number; currency?: string; orderId?: string }): Promise<WidgetCheckout> {
+  async createCheckoutFor(order: {
+    amount: string | number;
+    currency?: string;
+    orderId?: string;
+  }): Promise<WidgetCheckout> {
     const { orderId, amount, currency = this.config.currencies[0]! } = order;
     if (orderId === undefined) return this.openCheckout(amount, currency, undefined);
     if (!ORDER_ID.test(orderId)) throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
@@ -146,11 +185,23 @@ export class MerchantService {
         : { inputCurrency: code, inputAmount: value.toNumber(), outputCurrency: code },
     );
     this.checkouts.put(created.id, true);
-    const saved: SavedCheckout = { feesPaidBy, currency: code, amount: value.toFixed(), createdAt: this.now(), ...(orderId === undefined ? {} : { orderId }) };
+    const saved: SavedCheckout = {
+      feesPaidBy,
+      currency: code,
+      amount: value.toFixed(),
+      createdAt: this.now(),
+      ...(orderId === undefined ? {} : { orderId }),
+    };
     this.remember(created.id, { ...saved, saved: true });
     // Before the shopper sees the checkout: whichever copy receives its webhook (now or after a restart) gets the order.
     await this.shared.saveCheckout(created.id, saved, CHECKOUT_TTL_MS);
-    await this.hooks.onCheckoutCreated?.({ checkoutId: created.id, orderId, amount: value.toFixed(), currency: code, url: created.url });
+    await this.hooks.onCheckoutCreated?.({
+      checkoutId: created.id,
+      orderId,
+      amount: value.toFixed(),
+      currency: code,
+      url: created.url,
+    });
     return this.getCheckout(created.id);
   }
 
@@ -163,7 +214,12 @@ export class MerchantService {
     const now = new Date(this.now());
     const amount = orderAmount(session, this.meta.peek(id)?.amount);
     // Before the deposit's view: it names the method and measures the shopper's fee with these.
-    this.remember(id, { feesPaidBy: session.feesPaidBy, currency: session.inputCurrency, methods: session.methods, amount });
+    this.remember(id, {
+      feesPaidBy: session.feesPaidBy,
+      currency: session.inputCurrency,
+      methods: session.methods,
+      amount,
+    });
     if (session.deposit) await this.deposits.update(await this.view(session.deposit));
     return checkoutView({ ...session, id, orderAmount: amount }, this.deposits.peek(id)?.deposit ?? null, now);
   }
@@ -174,9 +230,14 @@ export class MerchantService {
    * switch, so it never guesses. Another method while the deposit is pending switches it, or the service refuses with
    * a 4xx whose message passes through.
    */
-  async chooseMethod(id: string, method: string, wallet: WalletChoice = {}): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
+  async chooseMethod(
+    id: string,
+    method: string,
+    wallet: WalletChoice = {},
+  ): Promise<{ deposit: StoredDeposit; choice: MethodChoice }> {
     await this.requireCheckout(id);
-    if (!(await isCurrentCheckout(this, id))) throw new ApiError(409, 'This order has a newer checkout (its price changed): reload the page');
+    if (!(await isCurrentCheckout(this, id)))
+      throw new ApiError(409, 'This order has a newer checkout (its price changed): reload the page');
     let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
     try {
       // The shop's own return page, when it has one, wins over the page the element is on (docs/indonesian-payments.md).
@@ -275,10 +336,15 @@ export class MerchantService {
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
   async view(deposit: UpstreamDeposit): Promise<StoredDeposit> {
-    const meta: CheckoutMeta | undefined = this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
+    const meta: CheckoutMeta | undefined =
+      this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
     if (!methods) void this.methods.get(deposit.inputCurrency).catch(() => undefined); // names and logos next time
-    return depositView(deposit, { feesPaidBy: meta?.feesPaidBy ?? (passesFees(feesPolicy(this.config.feesPaidBy)) ? 'shopper' : 'merchant'), methods, orderAmount: meta?.amount });
+    return depositView(deposit, {
+      feesPaidBy: meta?.feesPaidBy ?? (passesFees(feesPolicy(this.config.feesPaidBy)) ? 'shopper' : 'merchant'),
+      methods,
+      orderAmount: meta?.amount,
+    });
   }
 
   /** What was saved when a copy of this backend created the checkout (its order), if one did. */
@@ -311,23 +377,33 @@ export class MerchantService {
 
   private remember(id: string, meta: CheckoutMeta) {
     const previous = this.meta.peek(id);
-    this.meta.set(id, { ...previous, ...Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) } as CheckoutMeta);
+    this.meta.set(id, {
+      ...previous,
+      ...Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)),
+    } as CheckoutMeta);
   }
 
   /** An amount and currency as this shop takes them, or a 400 naming the field. */
   checkAmount(amount: unknown, currency: unknown): { value: Decimal; code: string } {
-    if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) throw new ApiError(400, 'currency: a 3-letter currency code, e.g. IDR');
+    if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency))
+      throw new ApiError(400, 'currency: a 3-letter currency code, e.g. IDR');
     const code = currency.toUpperCase();
-    if (!this.config.currencies.includes(code)) throw new ApiError(400, `currency: this shop accepts ${this.config.currencies.join(', ')}`);
+    if (!this.config.currencies.includes(code))
+      throw new ApiError(400, `currency: this shop accepts ${this.config.currencies.join(', ')}`);
     const raw = typeof amount === 'number' ? String(amount) : amount;
     const dp = ZERO_DECIMAL_CURRENCIES.has(code) ? 0 : 2;
     const separator = typeof raw === 'string' ? thousandsSeparatorIn(raw, dp) : undefined;
     if (separator) throw new ApiError(400, separatorRefusal('amount', raw as string, separator, dp));
-    if (typeof raw !== 'string' || !/^\d{1,64}(\.\d{1,64})?$/.test(raw.trim())) throw new ApiError(400, 'amount: a positive decimal number, e.g. "150000"');
+    if (typeof raw !== 'string' || !/^\d{1,64}(\.\d{1,64})?$/.test(raw.trim()))
+      throw new ApiError(400, 'amount: a positive decimal number, e.g. "150000"');
     const value = new Decimal(raw.trim());
     if (value.lte(0)) throw new ApiError(400, 'amount: must be positive');
     if (value.gt(MAX_AMOUNT)) throw new ApiError(400, `amount: at most ${MAX_AMOUNT.toFixed()} ${code}`);
-    if (value.decimalPlaces() > dp) throw new ApiError(400, `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`);
+    if (value.decimalPlaces() > dp)
+      throw new ApiError(
+        400,
+        `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`,
+      );
     return { value, code };
   }
 }

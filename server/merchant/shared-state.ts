@@ -171,10 +171,20 @@ export class LocalState implements SharedState {
     },
   };
 
-  constructor(file?: string, private readonly now: () => number = Date.now) {
+  constructor(
+    file?: string,
+    private readonly now: () => number = Date.now,
+  ) {
     if (!file) return;
-    this.log = new AppendLog(file, (line: Line) => this.apply(line), () => this.lines(),
-      (lineCount) => lineCount > 2 * (this.done.size + this.checkouts.size + this.idempotencyKeys.size + this.orders.size + this.settled.size) + 10_000);
+    this.log = new AppendLog(
+      file,
+      (line: Line) => this.apply(line),
+      () => this.lines(),
+      (lineCount) =>
+        lineCount >
+        2 * (this.done.size + this.checkouts.size + this.idempotencyKeys.size + this.orders.size + this.settled.size) +
+          10_000,
+    );
   }
 
   async claim(key: string, leaseMs: number): Promise<Claim> {
@@ -229,7 +239,8 @@ export class LocalState implements SharedState {
     for (const id of this.checkouts.rkeys()) {
       if (this.checkouts.peek(id)!.expiresAt <= t) continue;
       const settledAt = this.settled.peek(id);
-      if (!settledAt || settledAt.expiresAt <= t || (settledSince !== undefined && settledAt.value >= settledSince)) ids.push(id);
+      if (!settledAt || settledAt.expiresAt <= t || (settledSince !== undefined && settledAt.value >= settledSince))
+        ids.push(id);
     }
     return ids;
   }
@@ -341,7 +352,12 @@ class AppendLog {
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   private flushing?: Promise<void>;
 
-  constructor(private readonly file: string, replay: (line: Line) => void, private readonly snapshot: () => Line[], private readonly tooLong: (lineCount: number) => boolean) {
+  constructor(
+    private readonly file: string,
+    replay: (line: Line) => void,
+    private readonly snapshot: () => Line[],
+    private readonly tooLong: (lineCount: number) => boolean,
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     if (existsSync(file)) {
       // A crash mid-write leaves at most a torn last line: it does not parse and is skipped (the rewrite drops it).

@@ -45,7 +45,10 @@ export class BoundedReader<T> {
   private readonly slots = new Map<string, Slot<T>>();
   private readonly now: () => number;
 
-  constructor(private readonly load: (key: string, info: LoadInfo) => Promise<T>, private readonly options: BoundedReaderOptions<T>) {
+  constructor(
+    private readonly load: (key: string, info: LoadInfo) => Promise<T>,
+    private readonly options: BoundedReaderOptions<T>,
+  ) {
     this.now = options.now ?? Date.now;
   }
 
@@ -84,24 +87,26 @@ export class BoundedReader<T> {
   private startLoad(key: string, slot: Slot<T>): Promise<T> {
     const started = this.now();
     const info: LoadInfo = { ageMs: 0 };
-    const inflight: Promise<T> = this.load(key, info).then(
-      (value) => {
-        // A push that landed while the load was in flight is at least as new: keep it.
-        if (slot.value === undefined || slot.fetchedAt <= started) this.store(key, slot, value, info.ageMs);
-        return slot.value as T;
-      },
-      (err) => {
-        if (slot.value === undefined) {
-          slot.error = err;
-          slot.failedAt = this.now();
-          throw err;
-        }
-        slot.fetchedAt = this.now(); // back off: the next try is one interval away
-        return slot.value;
-      },
-    ).finally(() => {
-      if (slot.inflight === inflight) slot.inflight = undefined;
-    });
+    const inflight: Promise<T> = this.load(key, info)
+      .then(
+        (value) => {
+          // A push that landed while the load was in flight is at least as new: keep it.
+          if (slot.value === undefined || slot.fetchedAt <= started) this.store(key, slot, value, info.ageMs);
+          return slot.value as T;
+        },
+        (err) => {
+          if (slot.value === undefined) {
+            slot.error = err;
+            slot.failedAt = this.now();
+            throw err;
+          }
+          slot.fetchedAt = this.now(); // back off: the next try is one interval away
+          return slot.value;
+        },
+      )
+      .finally(() => {
+        if (slot.inflight === inflight) slot.inflight = undefined;
+      });
     return inflight;
   }
 
@@ -192,24 +197,31 @@ const MAX_WAIT_MS = 3000;
 export class DepositStatusCache extends BoundedReader<CachedDeposit> {
   private readonly listeners = new Map<string, Set<DepositListener>>();
 
-  constructor(load: (checkoutId: string) => Promise<StoredDeposit | null>, private readonly shared: SharedState, options: Omit<BoundedReaderOptions<CachedDeposit>, 'isFinal'>) {
-    super(async (id, info) => {
-      for (let waited = 0; ; waited += 50) {
-        // Redis away: this copy reads for itself (its own bound still holds).
-        const read = await shared.readDeposit(id, options.refreshMs).catch(() => ({ kind: 'load' as const }));
-        if (read.kind === 'fresh') {
-          info.ageMs = read.ageMs;
-          return entryOf(read.deposit);
+  constructor(
+    load: (checkoutId: string) => Promise<StoredDeposit | null>,
+    private readonly shared: SharedState,
+    options: Omit<BoundedReaderOptions<CachedDeposit>, 'isFinal'>,
+  ) {
+    super(
+      async (id, info) => {
+        for (let waited = 0; ; waited += 50) {
+          // Redis away: this copy reads for itself (its own bound still holds).
+          const read = await shared.readDeposit(id, options.refreshMs).catch(() => ({ kind: 'load' as const }));
+          if (read.kind === 'fresh') {
+            info.ageMs = read.ageMs;
+            return entryOf(read.deposit);
+          }
+          if (read.kind === 'wait' && read.deposit !== undefined) {
+            info.ageMs = options.refreshMs; // another copy is reading it: take what was known, ask again next time
+            return entryOf(read.deposit);
+          }
+          if (read.kind === 'load' || waited >= MAX_WAIT_MS) break;
+          await sleep(50);
         }
-        if (read.kind === 'wait' && read.deposit !== undefined) {
-          info.ageMs = options.refreshMs; // another copy is reading it: take what was known, ask again next time
-          return entryOf(read.deposit);
-        }
-        if (read.kind === 'load' || waited >= MAX_WAIT_MS) break;
-        await sleep(50);
-      }
-      return entryOf(await this.share(id, await load(id)));
-    }, { ...options, isFinal: (entry) => !!entry.deposit && TERMINAL.has(entry.deposit.status) });
+        return entryOf(await this.share(id, await load(id)));
+      },
+      { ...options, isFinal: (entry) => !!entry.deposit && TERMINAL.has(entry.deposit.status) },
+    );
     // A change another copy learnt: applied where this copy holds the deposit (a reader or a stream), which wakes
     // its streams; a deposit not held here is read from the shared layer when asked for.
     shared.onDepositChange((id, deposit) => {

@@ -2,7 +2,12 @@
 // share (server/common/widget-projection.ts) from the payment service's answers as they came over HTTP. Here is only
 // what this backend knows besides them: the methods it has seen for a deposit, and the order it created.
 import { Decimal } from 'decimal.js';
-import { depositMethodCode, toWidgetCheckout, toWidgetDeposit, type MethodDescription } from '../common/widget-projection.js';
+import {
+  depositMethodCode,
+  toWidgetCheckout,
+  toWidgetDeposit,
+  type MethodDescription,
+} from '../common/widget-projection.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit } from './client/types.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 
@@ -24,7 +29,11 @@ export interface DepositContext {
 
 export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDeposit {
   const code = depositMethodCode(d);
-  return toWidgetDeposit(d, { feesPaidBy: ctx.feesPaidBy, method: ctx.methods?.find((m) => m.bankCode === code), orderAmount: ctx.orderAmount });
+  return toWidgetDeposit(d, {
+    feesPaidBy: ctx.feesPaidBy,
+    method: ctx.methods?.find((m) => m.bankCode === code),
+    orderAmount: ctx.orderAmount,
+  });
 }
 
 /** A JSON number or numeric string as a decimal, else null. */
@@ -45,7 +54,8 @@ export function orderAmount(s: CheckoutSession, known?: string): string {
   if (given && !given.isNegative()) return given.toFixed();
   if (s.inputAmount !== null && s.inputAmount !== undefined) return new Decimal(s.inputAmount).toFixed();
   const sameCurrency = !s.outputCurrency || s.outputCurrency.toUpperCase() === s.inputCurrency.toUpperCase();
-  if (sameCurrency && s.outputAmount !== null && s.outputAmount !== undefined) return new Decimal(s.outputAmount).toFixed();
+  if (sameCurrency && s.outputAmount !== null && s.outputAmount !== undefined)
+    return new Decimal(s.outputAmount).toFixed();
   for (const m of s.methods) {
     const total = num(m.paymentAmount);
     const fee = num(m.shopperFee);

@@ -20,7 +20,10 @@ export class Warnings {
    */
   private readonly told: LRUCache<string, true>;
 
-  constructor(private readonly log: Logger, now: () => number = Date.now) {
+  constructor(
+    private readonly log: Logger,
+    now: () => number = Date.now,
+  ) {
     this.told = new LRUCache({ max: 1000, ttl: INTERVAL_MS - 1, ttlResolution: 0, perf: { now } });
   }
 
@@ -37,18 +40,27 @@ export class Warnings {
   paymentService(err: unknown): boolean {
     if (err instanceof PaymentServiceUnavailableError) {
       const url = err.url ?? 'the payment service';
-      return this.warn(`unreachable:${url}`, { url, call: err.call },
-        `${err.message}: is it running at that address? Check KASIR_BASE_URL (baseUrl)`);
+      return this.warn(
+        `unreachable:${url}`,
+        { url, call: err.call },
+        `${err.message}: is it running at that address? Check KASIR_BASE_URL (baseUrl)`,
+      );
     }
     if (err instanceof PaymentServiceError && err.isAuth) {
       const settings = err.settingsToCheck;
-      return this.warn(`refused:${err.statusCode}:${err.auth}`, { status: err.statusCode, call: err.call, serviceMessage: err.message, check: settings },
+      return this.warn(
+        `refused:${err.statusCode}:${err.auth}`,
+        { status: err.statusCode, call: err.call, serviceMessage: err.message, check: settings },
         `the payment service refused the shop's request: ${err.statusCode} "${err.message}" on ${err.call}; check ${settings.join(' and ') || 'the credentials'}` +
-        (settings.length ? ` (from \`kasir-sandbox env\` for a sandbox)` : ''));
+          (settings.length ? ` (from \`kasir-sandbox env\` for a sandbox)` : ''),
+      );
     }
     if (err instanceof PaymentServiceError && err.statusCode >= 500) {
-      return this.warn(`failed:${err.statusCode}`, { status: err.statusCode, call: err.call, serviceMessage: err.message },
-        `the payment service failed: ${err.statusCode} "${err.message}" on ${err.call}`);
+      return this.warn(
+        `failed:${err.statusCode}`,
+        { status: err.statusCode, call: err.call, serviceMessage: err.message },
+        `the payment service failed: ${err.statusCode} "${err.message}" on ${err.call}`,
+      );
     }
     return false;
   }
@@ -60,17 +72,22 @@ export class Warnings {
 
   /** A webhook this backend refused (the sender retries it, and the hook does not run until it passes). */
   webhookRefused(reason: WebhookRefusal, detail: string, toleranceSeconds: number): boolean {
-    const message = reason === 'signature'
-      ? `webhook refused: its signature does not match KASIR_WEBHOOK_SECRET (webhookSecret); set the payment service's webhook secret for this shop (a sandbox's is in \`kasir-sandbox env\`). onDepositCompleted will not run until it matches`
-      : reason === 'timestamp'
-        ? `webhook refused: its webhook-timestamp is more than ${toleranceSeconds} s from this server's clock (${detail}); check the clock or webhookToleranceSeconds`
-        : `webhook refused: ${detail}; the receiver at /webhooks/kasir takes Standard Webhooks deliveries with webhook-id, webhook-timestamp and webhook-signature`;
+    const message =
+      reason === 'signature'
+        ? `webhook refused: its signature does not match KASIR_WEBHOOK_SECRET (webhookSecret); set the payment service's webhook secret for this shop (a sandbox's is in \`kasir-sandbox env\`). onDepositCompleted will not run until it matches`
+        : reason === 'timestamp'
+          ? `webhook refused: its webhook-timestamp is more than ${toleranceSeconds} s from this server's clock (${detail}); check the clock or webhookToleranceSeconds`
+          : `webhook refused: ${detail}; the receiver at /webhooks/kasir takes Standard Webhooks deliveries with webhook-id, webhook-timestamp and webhook-signature`;
     return this.warn(`webhook:${reason}`, { reason }, message);
   }
 
   /** A shop's hook threw: the webhook is answered 503 and retried. */
   hookFailed(hook: string, err: unknown, context: Record<string, unknown>): boolean {
     const why = err instanceof Error ? err.message : String(err);
-    return this.warn(`hook:${hook}`, { hook, ...context, err: why }, `${hook} threw: ${why} (the webhook is answered 503 and the payment service retries it)`);
+    return this.warn(
+      `hook:${hook}`,
+      { hook, ...context, err: why },
+      `${hook} threw: ${why} (the webhook is answered 503 and the payment service retries it)`,
+    );
   }
 }

@@ -20,7 +20,9 @@ import type { Warnings } from './warnings.js';
 type HookName = Exclude<keyof MerchantHooks, 'priceOrder' | 'onCheckoutCreated'>;
 
 /** The body of a payment-service webhook: one of the `webhooks` of its OpenAPI document (docs/design.md 3 and 10). */
-export type KasirWebhookEvent = { [E in keyof webhooks]: NonNullable<webhooks[E]['post']>['requestBody']['content']['application/json'] }[keyof webhooks];
+export type KasirWebhookEvent = {
+  [E in keyof webhooks]: NonNullable<webhooks[E]['post']>['requestBody']['content']['application/json'];
+}[keyof webhooks];
 
 /**
  * Verifies one delivery (Standard Webhooks v1: `webhook-id`, `webhook-timestamp`, `webhook-signature`) against the
@@ -64,11 +66,26 @@ function amountText(value: unknown): string {
 function paymentOf(deposit: UpstreamDeposit): DepositPayment | undefined {
   const last = Array.isArray(deposit.payments) ? deposit.payments.at(-1) : undefined;
   if (!last) return undefined;
-  return { amount: amountText(last.amount), currency: last.currency, ...(last.method ? { method: last.method } : {}), receivedAt: last.receivedAt, late: last.late === true };
+  return {
+    amount: amountText(last.amount),
+    currency: last.currency,
+    ...(last.method ? { method: last.method } : {}),
+    receivedAt: last.receivedAt,
+    late: last.late === true,
+  };
 }
 
 /** The Deposit's figures a receiver computes with (docs/money.md): each a finite JSON number when present. */
-const FIGURES = ['inputAmount', 'outputAmount', 'paidAmount', 'remainingAmount', 'overpaidAmount', 'paidValue', 'remainingValue', 'overpaidValue'] as const;
+const FIGURES = [
+  'inputAmount',
+  'outputAmount',
+  'paidAmount',
+  'remainingAmount',
+  'overpaidAmount',
+  'paidValue',
+  'remainingValue',
+  'overpaidValue',
+] as const;
 
 /**
  * The first figure of a webhook's deposit that is no finite number (null, text, a number too large for JSON), by its
@@ -124,7 +141,11 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
    * window in which it runs again, with the same eventId (the delivery's webhook-id): the shop keys its write on it
    * (README "Idempotent hooks").
    */
-  const runHookOnce = async (key: string, name: HookName, hook: (() => void | Promise<void>) | undefined): Promise<boolean> => {
+  const runHookOnce = async (
+    key: string,
+    name: HookName,
+    hook: (() => void | Promise<void>) | undefined,
+  ): Promise<boolean> => {
     if (!hook) return false;
     const claim = await claimWaiting(key);
     if (claim.state === 'done') return false;
@@ -151,29 +172,65 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
    * or late payment once per payment (the deposit's payment count tells them apart). Older senders name no type:
    * the status decides.
    */
-  const hookOf = async (type: string | undefined, deposit: UpstreamDeposit, eventId: string): Promise<{ key: string; name: HookName; run?: () => void | Promise<void> } | undefined> => {
+  const hookOf = async (
+    type: string | undefined,
+    deposit: UpstreamDeposit,
+    eventId: string,
+  ): Promise<{ key: string; name: HookName; run?: () => void | Promise<void> } | undefined> => {
     const { hooks } = service;
     const id = deposit.depositId;
-    const base = async () => ({ checkoutId: id, orderId: (await service.savedCheckout(id))?.orderId, deposit, eventId, webhookId: eventId, paidAmount: amountText(deposit.paidAmount) });
+    const base = async () => ({
+      checkoutId: id,
+      orderId: (await service.savedCheckout(id))?.orderId,
+      deposit,
+      eventId,
+      webhookId: eventId,
+      paidAmount: amountText(deposit.paidAmount),
+    });
     const payment = paymentOf(deposit);
     if (type === 'deposit.partially_paid' && payment) {
       const hook = hooks.onDepositPartiallyPaid;
-      return { name: 'onDepositPartiallyPaid', key: `hook:partially_paid:${id}:${deposit.payments.length}`, run: hook && (async () => hook({ ...(await base()), payment, remainingAmount: amountText(deposit.remainingAmount) })) };
+      return {
+        name: 'onDepositPartiallyPaid',
+        key: `hook:partially_paid:${id}:${deposit.payments.length}`,
+        run:
+          hook &&
+          (async () => hook({ ...(await base()), payment, remainingAmount: amountText(deposit.remainingAmount) })),
+      };
     }
     if (type === 'deposit.paid_late' && payment) {
       const hook = hooks.onDepositPaidLate;
-      return { name: 'onDepositPaidLate', key: `hook:paid_late:${id}:${deposit.payments.length}`, run: hook && (async () => hook({ ...(await base()), payment })) };
+      return {
+        name: 'onDepositPaidLate',
+        key: `hook:paid_late:${id}:${deposit.payments.length}`,
+        run: hook && (async () => hook({ ...(await base()), payment })),
+      };
     }
     const failure = deposit.lastFailure;
     if (type === 'deposit.payment_failed' && failure) {
       const hook = hooks.onPaymentFailed;
       // Once per attempt: each failure has its own time.
-      return { name: 'onPaymentFailed', key: `hook:payment_failed:${id}:${failure.failedAt}`, run: hook && (async () => hook({ ...(await base()), reason: failure.reason, failedAt: failure.failedAt })) };
+      return {
+        name: 'onPaymentFailed',
+        key: `hook:payment_failed:${id}:${failure.failedAt}`,
+        run: hook && (async () => hook({ ...(await base()), reason: failure.reason, failedAt: failure.failedAt })),
+      };
     }
     if (type !== undefined && type !== 'deposit.completed' && type !== 'deposit.expired') return undefined;
     if (deposit.status === 'completed') {
       const hook = hooks.onDepositCompleted;
-      return { name: 'onDepositCompleted', key: `hook:completed:${id}`, run: hook && (async () => hook({ ...(await base()), overpaidAmount: amountText(deposit.overpaidAmount), overpaidValue: amountText(deposit.overpaidValue) })) };
+      return {
+        name: 'onDepositCompleted',
+        key: `hook:completed:${id}`,
+        run:
+          hook &&
+          (async () =>
+            hook({
+              ...(await base()),
+              overpaidAmount: amountText(deposit.overpaidAmount),
+              overpaidValue: amountText(deposit.overpaidValue),
+            })),
+      };
     }
     if (deposit.status === 'expired') {
       const hook = hooks.onDepositExpired;
@@ -186,87 +243,120 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
 }
 
 /** POST / (mounted at /api/webhooks/kasir). */
-export function webhookRoutes(service: MerchantService, options: WebhookReceiverOptions, hooks: DeliveryHooks = deliveryHooks(service, options)) {
+export function webhookRoutes(
+  service: MerchantService,
+  options: WebhookReceiverOptions,
+  hooks: DeliveryHooks = deliveryHooks(service, options),
+) {
   const now = options.now ?? Date.now;
   const { shared } = service;
   const { claimWaiting, holding, runHookOnce, hookOf } = hooks;
   const app = new Hono();
-  app.post('/', bodyLimit({ maxSize: 256 * 1024, onError: (c) => c.json(errorBody(413, 'Webhook body too large'), 413) }), async (c) => {
-    // Verified over the raw bytes exactly as received, never a re-encoding of them. Older senders may leave fields out.
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    const id = c.req.header('webhook-id') ?? ''; // when missing, the delivery is refused below
-    let event: Partial<KasirWebhookEvent>;
-    try {
-      event = verifyWebhook(options.secret(), c.req.raw.headers, bytes, { toleranceSeconds: options.toleranceSeconds, now: () => new Date(now()) });
-    } catch (err) {
-      // Settings still incomplete: the error handler answers it (and warns).
-      if (err instanceof ConfigError) throw err;
-      if (!(err instanceof WebhookVerificationError)) return c.json(errorBody(401, 'Bad webhook'), 401);
-      // Genuine but not a JSON object (arrays, strings, numbers and null included).
-      if (err.reason === 'bad_body') return c.json(errorBody(400, err.message), 400);
-      const message = err.reason === 'too_old' ? 'Stale webhook: webhook-timestamp is too old'
-        : err.reason === 'bad_signature' ? 'Bad webhook signature'
-        : err.message;
-      // The sender sees only the 401; the shop, whose hook will not run, is told which check failed.
-      const check = err.reason === 'bad_signature' || err.reason === 'bad_secret' ? 'signature'
-        : err.reason === 'too_old' || err.reason === 'too_new' || err.reason === 'bad_timestamp' ? 'timestamp'
-        : 'headers';
-      options.warnings.webhookRefused(check, err.message, options.toleranceSeconds);
-      return c.json(errorBody(401, message), 401);
-    }
+  app.post(
+    '/',
+    bodyLimit({ maxSize: 256 * 1024, onError: (c) => c.json(errorBody(413, 'Webhook body too large'), 413) }),
+    async (c) => {
+      // Verified over the raw bytes exactly as received, never a re-encoding of them. Older senders may leave fields out.
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      const id = c.req.header('webhook-id') ?? ''; // when missing, the delivery is refused below
+      let event: Partial<KasirWebhookEvent>;
+      try {
+        event = verifyWebhook(options.secret(), c.req.raw.headers, bytes, {
+          toleranceSeconds: options.toleranceSeconds,
+          now: () => new Date(now()),
+        });
+      } catch (err) {
+        // Settings still incomplete: the error handler answers it (and warns).
+        if (err instanceof ConfigError) throw err;
+        if (!(err instanceof WebhookVerificationError)) return c.json(errorBody(401, 'Bad webhook'), 401);
+        // Genuine but not a JSON object (arrays, strings, numbers and null included).
+        if (err.reason === 'bad_body') return c.json(errorBody(400, err.message), 400);
+        const message =
+          err.reason === 'too_old'
+            ? 'Stale webhook: webhook-timestamp is too old'
+            : err.reason === 'bad_signature'
+              ? 'Bad webhook signature'
+              : err.message;
+        // The sender sees only the 401; the shop, whose hook will not run, is told which check failed.
+        const check =
+          err.reason === 'bad_signature' || err.reason === 'bad_secret'
+            ? 'signature'
+            : err.reason === 'too_old' || err.reason === 'too_new' || err.reason === 'bad_timestamp'
+              ? 'timestamp'
+              : 'headers';
+        options.warnings.webhookRefused(check, err.message, options.toleranceSeconds);
+        return c.json(errorBody(401, message), 401);
+      }
 
-    service.noteWebhook(); // webhooks reach this copy (event streams then lean on them)
-    // Deduplicated on webhook-id across copies and restarts: processed once, acknowledged every time after.
-    let claim: Claim;
-    try {
-      claim = await claimWaiting(`webhook:${id}`);
-    } catch (err) {
-      options.log.error({ webhookId: id, err: err instanceof Error ? err.message : String(err) }, 'webhook not processed: shared state unreachable (the sender retries)');
-      return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
-    }
-    if (claim.state === 'done') return c.json({ statusCode: 200, message: 'Duplicate delivery: already processed' }, 200);
-    if (claim.state === 'busy') {
-      c.header('Retry-After', '5');
-      return c.json(errorBody(503, 'This webhook is being processed; retry later'), 503);
-    }
-    try {
-      const deposit = event.data && typeof event.data === 'object' && typeof event.data.depositId === 'string' ? event.data : undefined;
-      const depositId = deposit?.depositId ?? event.depositId ?? event.orderId;
-      const unsound = deposit && badFigure(deposit);
-      if (deposit && unsound) {
-        // A genuine webhook this receiver cannot process (a figure that is no number): answered 2xx, marked refused, so
-        // the sender stops retrying it (a retry carries the same body; the sandbox, as most senders, retries any other
-        // answer for days), and the shop is told once. The deposit is read again from the service instead.
-        options.warnings.warn(`unprocessable:${deposit.depositId}`, { depositId: deposit.depositId, webhookId: id, type: event.type, field: unsound },
-          `webhook for deposit ${deposit.depositId} refused: its ${unsound} is not a number; no hook ran for it (the deposit is read again from the payment service)`);
-        service.deposits.invalidate(deposit.depositId);
-        void service.deposits.get(deposit.depositId).catch(() => undefined);
-        await shared.finish(claim, WEBHOOK_TTL_MS);
-        return c.json({ statusCode: 200, message: `Webhook refused: ${unsound} is not a number`, refused: true }, 200);
+      service.noteWebhook(); // webhooks reach this copy (event streams then lean on them)
+      // Deduplicated on webhook-id across copies and restarts: processed once, acknowledged every time after.
+      let claim: Claim;
+      try {
+        claim = await claimWaiting(`webhook:${id}`);
+      } catch (err) {
+        options.log.error(
+          { webhookId: id, err: err instanceof Error ? err.message : String(err) },
+          'webhook not processed: shared state unreachable (the sender retries)',
+        );
+        return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
       }
-      if (deposit) {
-        await service.deposits.update(await service.view(deposit));
-        const hook = await hookOf(typeof event.type === 'string' ? event.type : undefined, deposit, id);
-        if (hook) await holding(claim, () => runHookOnce(hook.key, hook.name, hook.run));
-        await service.settleIfFinal(deposit); // reconcile passes it by from now on
-      } else if (typeof depositId === 'string') {
-        // No deposit in the body: re-read it now (bounded), which updates the cache and wakes listeners.
-        service.deposits.invalidate(depositId);
-        void service.deposits.get(depositId).catch(() => undefined);
-      }
-      // On disk (or in Redis) before the acknowledgement: a replay after a crash or restart is not processed again.
-      await shared.finish(claim, WEBHOOK_TTL_MS);
-      return c.json({ statusCode: 200, message: 'Webhook received' }, 200);
-    } catch (err) {
-      // Forget the id so the sender's retry is processed again.
-      await shared.release(claim).catch(() => undefined);
-      if (err instanceof BusyError) {
+      if (claim.state === 'done')
+        return c.json({ statusCode: 200, message: 'Duplicate delivery: already processed' }, 200);
+      if (claim.state === 'busy') {
         c.header('Retry-After', '5');
-        return c.json(errorBody(503, 'This deposit\'s webhook is being processed; retry later'), 503);
+        return c.json(errorBody(503, 'This webhook is being processed; retry later'), 503);
       }
-      options.log.error({ webhookId: id, err: err instanceof Error ? err.message : String(err) }, 'webhook processing failed (the sender retries)');
-      return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
-    }
-  });
+      try {
+        const deposit =
+          event.data && typeof event.data === 'object' && typeof event.data.depositId === 'string'
+            ? event.data
+            : undefined;
+        const depositId = deposit?.depositId ?? event.depositId ?? event.orderId;
+        const unsound = deposit && badFigure(deposit);
+        if (deposit && unsound) {
+          // A genuine webhook this receiver cannot process (a figure that is no number): answered 2xx, marked refused, so
+          // the sender stops retrying it (a retry carries the same body; the sandbox, as most senders, retries any other
+          // answer for days), and the shop is told once. The deposit is read again from the service instead.
+          options.warnings.warn(
+            `unprocessable:${deposit.depositId}`,
+            { depositId: deposit.depositId, webhookId: id, type: event.type, field: unsound },
+            `webhook for deposit ${deposit.depositId} refused: its ${unsound} is not a number; no hook ran for it (the deposit is read again from the payment service)`,
+          );
+          service.deposits.invalidate(deposit.depositId);
+          void service.deposits.get(deposit.depositId).catch(() => undefined);
+          await shared.finish(claim, WEBHOOK_TTL_MS);
+          return c.json(
+            { statusCode: 200, message: `Webhook refused: ${unsound} is not a number`, refused: true },
+            200,
+          );
+        }
+        if (deposit) {
+          await service.deposits.update(await service.view(deposit));
+          const hook = await hookOf(typeof event.type === 'string' ? event.type : undefined, deposit, id);
+          if (hook) await holding(claim, () => runHookOnce(hook.key, hook.name, hook.run));
+          await service.settleIfFinal(deposit); // reconcile passes it by from now on
+        } else if (typeof depositId === 'string') {
+          // No deposit in the body: re-read it now (bounded), which updates the cache and wakes listeners.
+          service.deposits.invalidate(depositId);
+          void service.deposits.get(depositId).catch(() => undefined);
+        }
+        // On disk (or in Redis) before the acknowledgement: a replay after a crash or restart is not processed again.
+        await shared.finish(claim, WEBHOOK_TTL_MS);
+        return c.json({ statusCode: 200, message: 'Webhook received' }, 200);
+      } catch (err) {
+        // Forget the id so the sender's retry is processed again.
+        await shared.release(claim).catch(() => undefined);
+        if (err instanceof BusyError) {
+          c.header('Retry-After', '5');
+          return c.json(errorBody(503, "This deposit's webhook is being processed; retry later"), 503);
+        }
+        options.log.error(
+          { webhookId: id, err: err instanceof Error ? err.message : String(err) },
+          'webhook processing failed (the sender retries)',
+        );
+        return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
+      }
+    },
+  );
   return app;
 }

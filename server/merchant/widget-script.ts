@@ -11,9 +11,16 @@ export function widgetScriptRoutes(file: string | undefined = WIDGET_ENTRY_FILE)
   const serve = widgetFileServer();
   app.on(['GET', 'HEAD'], `/${WIDGET_FILE_PARAM}`, async (c) => {
     // No entry: not built (or not installed), a 503. No chunk of that name: an unknown path, as anywhere else.
-    return (await serve(c, file, c.req.param('file'), file
-      ? 'The widget is not built: run `npm run build`'
-      : 'The widget script comes from @kasir/checkout, which is not installed: run `npm install @kasir/checkout` beside @kasir/merchant')) ?? onNotFound(c);
+    return (
+      (await serve(
+        c,
+        file,
+        c.req.param('file'),
+        file
+          ? 'The widget is not built: run `npm run build`'
+          : 'The widget script comes from @kasir/checkout, which is not installed: run `npm install @kasir/checkout` beside @kasir/merchant',
+      )) ?? onNotFound(c)
+    );
   });
   return app;
 }

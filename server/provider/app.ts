@@ -49,23 +49,46 @@ export function createProviderApp(deps: ProviderDeps) {
   app.route('/', dashboardRoutes(deps)); // /dashboard*
   app.route('/', sandboxRoutes(deps)); // /sandbox/ewallet/*
   app.route('/', mailboxRoutes(deps)); // /sandbox/mailbox
-  app.route('/', docsRoutes(() => app.getOpenAPI31Document(document))); // /docs: rendered from the document
+  app.route(
+    '/',
+    docsRoutes(() => app.getOpenAPI31Document(document)),
+  ); // /docs: rendered from the document
 
   // Security schemes named by the routes: S = the three signature headers together, A = a bearer token.
   const registry = app.openAPIRegistry;
-  registry.registerComponent('securitySchemes', 'ClientId', { type: 'apiKey', in: 'header', name: 'X-Client-ID', description: "The merchant's client id." });
-  registry.registerComponent('securitySchemes', 'Timestamp', { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'ISO 8601 UTC with milliseconds; within 300 s of the server clock.' });
+  registry.registerComponent('securitySchemes', 'ClientId', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Client-ID',
+    description: "The merchant's client id.",
+  });
+  registry.registerComponent('securitySchemes', 'Timestamp', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Timestamp',
+    description: 'ISO 8601 UTC with milliseconds; within 300 s of the server clock.',
+  });
   registry.registerComponent('securitySchemes', 'Signature', {
-    type: 'apiKey', in: 'header', name: 'X-Signature',
-    description: 'Lowercase hex HMAC-SHA256 with the client secret over METHOD:PATH:BODYHASH:TIMESTAMP (BODYHASH = hex SHA-256 of the raw body). A non-GET signature is accepted once.',
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Signature',
+    description:
+      'Lowercase hex HMAC-SHA256 with the client secret over METHOD:PATH:BODYHASH:TIMESTAMP (BODYHASH = hex SHA-256 of the raw body). A non-GET signature is accepted once.',
   });
   registerDepositWebhooks(registry);
-  registry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The accessToken from POST /v1/auth/verify-login.' });
+  registry.registerComponent('securitySchemes', 'Bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The accessToken from POST /v1/auth/verify-login.',
+  });
 
   const document = {
     openapi: '3.1.0',
     info: {
-      title: 'kasir payment service (sandbox)', version: '1.0.0', description: 'The payment service interface, as implemented by the kasir sandbox.',
+      title: 'kasir payment service (sandbox)',
+      version: '1.0.0',
+      description: 'The payment service interface, as implemented by the kasir sandbox.',
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     servers: [{ url: deps.config.baseUrl }],

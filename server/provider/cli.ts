@@ -75,11 +75,17 @@ const COMMON = {
 
 const COMMANDS = {
   start: { options: { ...COMMON, host: { type: 'string' } }, positionals: 0 },
-  pay: { options: { ...COMMON, amount: { type: 'string' }, currency: { type: 'string' }, method: { type: 'string' } }, positionals: 1 },
+  pay: {
+    options: { ...COMMON, amount: { type: 'string' }, currency: { type: 'string' }, method: { type: 'string' } },
+    positionals: 1,
+  },
   expire: { options: COMMON, positionals: 1 },
   decline: { options: { ...COMMON, reason: { type: 'string' } }, positionals: 1 },
   deposits: { options: { ...COMMON, status: { type: 'string' }, limit: { type: 'string' } }, positionals: 0 },
-  webhooks: { options: { ...COMMON, limit: { type: 'string' }, follow: { type: 'boolean', short: 'f' } }, positionals: 0 },
+  webhooks: {
+    options: { ...COMMON, limit: { type: 'string' }, follow: { type: 'boolean', short: 'f' } },
+    positionals: 0,
+  },
   resend: { options: COMMON, positionals: 1 },
   env: { options: COMMON, positionals: 0 },
 } as const;
@@ -90,20 +96,40 @@ function parse(argv: string[]) {
   const at = commandIndex(argv);
   const first = argv[at];
   const command = (first ?? 'start') as Command;
-  if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command "${first}" (commands: ${Object.keys(COMMANDS).join(', ')}; kasir-sandbox --help)`);
+  if (!Object.hasOwn(COMMANDS, command))
+    throw new UsageError(
+      `unknown command "${first}" (commands: ${Object.keys(COMMANDS).join(', ')}; kasir-sandbox --help)`,
+    );
   const spec = COMMANDS[command];
-  const args = withNegativeValues(at < argv.length ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv, spec.options);
+  const args = withNegativeValues(
+    at < argv.length ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv,
+    spec.options,
+  );
   let parsed;
   try {
     parsed = parseArgs({ args, options: spec.options, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError(`${command}: ${(err as Error).message.split('\n')[0]} (kasir-sandbox --help)`);
   }
-  const values = parsed.values as { 'data-dir'?: string; json?: boolean; help?: boolean; host?: string; amount?: string; currency?: string; method?: string; reason?: string; status?: string; limit?: string; follow?: boolean };
+  const values = parsed.values as {
+    'data-dir'?: string;
+    json?: boolean;
+    help?: boolean;
+    host?: string;
+    amount?: string;
+    currency?: string;
+    method?: string;
+    reason?: string;
+    status?: string;
+    limit?: string;
+    follow?: boolean;
+  };
   if (!values.help && parsed.positionals.length !== spec.positionals) {
-    throw new UsageError(spec.positionals === 0
-      ? `${command}: unexpected argument "${parsed.positionals[0]}" (kasir-sandbox --help)`
-      : `${command}: give ${command === 'resend' ? 'a depositId' : 'a depositId, a checkout id or latest'} (kasir-sandbox ${command} <id>)`);
+    throw new UsageError(
+      spec.positionals === 0
+        ? `${command}: unexpected argument "${parsed.positionals[0]}" (kasir-sandbox --help)`
+        : `${command}: give ${command === 'resend' ? 'a depositId' : 'a depositId, a checkout id or latest'} (kasir-sandbox ${command} <id>)`,
+    );
   }
   return { command, values, id: parsed.positionals[0] };
 }
@@ -111,8 +137,12 @@ function parse(argv: string[]) {
 /** Whether `arg` names an option that takes a value (`--amount`, not `--amount=5`) in any command. */
 function takesValue(arg: string): boolean {
   if (arg.includes('=')) return false;
-  return Object.values(COMMANDS).some(({ options }) => Object.entries(options).some(([name, option]) =>
-    option.type === 'string' && (arg === `--${name}` || ('short' in option && arg === `-${option.short}`))));
+  return Object.values(COMMANDS).some(({ options }) =>
+    Object.entries(options).some(
+      ([name, option]) =>
+        option.type === 'string' && (arg === `--${name}` || ('short' in option && arg === `-${option.short}`)),
+    ),
+  );
 }
 
 /** Where the command word is (argv.length when there is none: start). */
@@ -149,7 +179,8 @@ function withNegativeValues(args: string[], options: ParseArgsConfig['options'])
 /** --limit as a number, within bounds. */
 function limitOf(value: string | undefined, max: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`--limit: must be a whole number from 1 to ${max}, not "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max)
+    throw new UsageError(`--limit: must be a whole number from 1 to ${max}, not "${value}"`);
   return Number(value);
 }
 
@@ -159,12 +190,21 @@ function credentialsIn(dataDir: string): SandboxCredentials {
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new UsageError(`No sandbox.json in ${dataDir}: start the sandbox first (kasir-sandbox start, or npm start), or give --data-dir`);
+    throw new UsageError(
+      `No sandbox.json in ${dataDir}: start the sandbox first (kasir-sandbox start, or npm start), or give --data-dir`,
+    );
   }
   try {
     const creds = JSON.parse(text) as SandboxCredentials;
-    if (typeof creds.baseUrl === 'string' && typeof creds.clientId === 'string' && typeof creds.clientSecret === 'string') return creds;
-  } catch { /* said below */ }
+    if (
+      typeof creds.baseUrl === 'string' &&
+      typeof creds.clientId === 'string' &&
+      typeof creds.clientSecret === 'string'
+    )
+      return creds;
+  } catch {
+    /* said below */
+  }
   throw new UsageError(`${file} is not a sandbox.json written by kasir-sandbox (no baseUrl, clientId or clientSecret)`);
 }
 
@@ -179,14 +219,19 @@ const methodOf = (d: DepositView) => d.paymentFiat.bankCode ?? d.paymentCrypto.n
 const amountOf = (d: DepositView) => `${d.inputAmount} ${d.inputCurrency}`;
 
 function attemptStatus(a: WebhookAttempt): string {
-  if (a.status === 401 || a.status === 403) return `${a.status} (signature refused: the receiver must use this sandbox's webhook secret)`;
+  if (a.status === 401 || a.status === 403)
+    return `${a.status} (signature refused: the receiver must use this sandbox's webhook secret)`;
   if (a.status !== null) return String(a.status);
   return `failed: ${a.error ?? 'unknown'}`;
 }
 const attemptRow = (a: WebhookAttempt) => [a.time, a.event, a.depositId, a.url ?? '(none)', attemptStatus(a)];
 const ATTEMPT_HEADER = ['TIME', 'EVENT', 'DEPOSIT', 'URL', 'STATUS'];
 
-async function runCommand(command: Exclude<Command, 'start'>, values: ReturnType<typeof parse>['values'], id: string | undefined): Promise<void> {
+async function runCommand(
+  command: Exclude<Command, 'start'>,
+  values: ReturnType<typeof parse>['values'],
+  id: string | undefined,
+): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? (process.env.KASIR_DATA_DIR || '.kasir'));
   const creds = credentialsIn(dataDir);
   const client = new SandboxClient(creds);
@@ -196,16 +241,29 @@ async function runCommand(command: Exclude<Command, 'start'>, values: ReturnType
   switch (command) {
     case 'env': {
       const settings = {
-        KASIR_BASE_URL: creds.baseUrl, KASIR_CHECKOUT_URL: creds.checkoutUrl, KASIR_CLIENT_ID: creds.clientId,
-        KASIR_CLIENT_SECRET: creds.clientSecret, KASIR_ACCESS_TOKEN: creds.accessToken, KASIR_WEBHOOK_SECRET: creds.webhookSecret,
+        KASIR_BASE_URL: creds.baseUrl,
+        KASIR_CHECKOUT_URL: creds.checkoutUrl,
+        KASIR_CLIENT_ID: creds.clientId,
+        KASIR_CLIENT_SECRET: creds.clientSecret,
+        KASIR_ACCESS_TOKEN: creds.accessToken,
+        KASIR_WEBHOOK_SECRET: creds.webhookSecret,
       };
-      print(settings, Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n'));
+      print(
+        settings,
+        Object.entries(settings)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n'),
+      );
       return;
     }
     case 'pay': {
-      if (values.amount !== undefined && !/^\d+(\.\d+)?$/.test(values.amount)) throw new UsageError(`--amount: must be a positive decimal number like 150000 or 12.5, not "${values.amount}"`);
+      if (values.amount !== undefined && !/^\d+(\.\d+)?$/.test(values.amount))
+        throw new UsageError(`--amount: must be a positive decimal number like 150000 or 12.5, not "${values.amount}"`);
       const d = await client.pay(id!, { amount: values.amount, currency: values.currency, method: values.method });
-      print(d, `${d.depositId}: paid ${values.amount ?? 'what was due'} (${amountOf(d)}, ${methodOf(d)}); status ${d.status}`);
+      print(
+        d,
+        `${d.depositId}: paid ${values.amount ?? 'what was due'} (${amountOf(d)}, ${methodOf(d)}); status ${d.status}`,
+      );
       return;
     }
     case 'expire': {
@@ -215,17 +273,29 @@ async function runCommand(command: Exclude<Command, 'start'>, values: ReturnType
     }
     case 'decline': {
       const reason = values.reason ?? 'declined';
-      if (!['declined', 'insufficient_balance', 'timeout'].includes(reason)) throw new UsageError(`--reason: must be declined, insufficient_balance or timeout, not "${reason}"`);
+      if (!['declined', 'insufficient_balance', 'timeout'].includes(reason))
+        throw new UsageError(`--reason: must be declined, insufficient_balance or timeout, not "${reason}"`);
       const d = await client.decline(id!, { reason });
       print(d, `${d.depositId}: payment failed (${reason}; ${amountOf(d)}, ${methodOf(d)}); status ${d.status}`);
       return;
     }
     case 'deposits': {
       const status = values.status;
-      if (status !== undefined && !['pending', 'completed', 'expired'].includes(status)) throw new UsageError(`--status: must be pending, completed or expired, not "${status}"`);
-      const list = await client.deposits({ status: status as DepositView['status'] | undefined, limit: limitOf(values.limit, 100) });
-      print(list, list.length === 0 ? 'No deposits.' : table(['CREATED', 'DEPOSIT', 'METHOD', 'AMOUNT', 'STATUS'],
-        list.map((d) => [d.createdAt, d.depositId, methodOf(d), amountOf(d), d.status])));
+      if (status !== undefined && !['pending', 'completed', 'expired'].includes(status))
+        throw new UsageError(`--status: must be pending, completed or expired, not "${status}"`);
+      const list = await client.deposits({
+        status: status as DepositView['status'] | undefined,
+        limit: limitOf(values.limit, 100),
+      });
+      print(
+        list,
+        list.length === 0
+          ? 'No deposits.'
+          : table(
+              ['CREATED', 'DEPOSIT', 'METHOD', 'AMOUNT', 'STATUS'],
+              list.map((d) => [d.createdAt, d.depositId, methodOf(d), amountOf(d), d.status]),
+            ),
+      );
       return;
     }
     case 'resend': {
@@ -236,12 +306,20 @@ async function runCommand(command: Exclude<Command, 'start'>, values: ReturnType
     case 'webhooks': {
       const attempts = await client.webhooks({ limit: limitOf(values.limit, 1000) });
       if (!values.follow) {
-        print(attempts, attempts.length === 0 ? 'No webhook attempts yet.' : table(ATTEMPT_HEADER, attempts.map(attemptRow)));
+        print(
+          attempts,
+          attempts.length === 0 ? 'No webhook attempts yet.' : table(ATTEMPT_HEADER, attempts.map(attemptRow)),
+        );
         return;
       }
       // Following: what there is, newest first, then each new attempt as a line of its own (oldest of a poll first).
       if (json) for (const a of attempts) console.log(JSON.stringify(a));
-      else console.log(attempts.length === 0 ? `${ATTEMPT_HEADER.join('  ')}\n(waiting for webhook attempts; Ctrl-C stops)` : table(ATTEMPT_HEADER, attempts.map(attemptRow)));
+      else
+        console.log(
+          attempts.length === 0
+            ? `${ATTEMPT_HEADER.join('  ')}\n(waiting for webhook attempts; Ctrl-C stops)`
+            : table(ATTEMPT_HEADER, attempts.map(attemptRow)),
+        );
       let after = attempts.reduce((max, a) => Math.max(max, a.id), 0);
       process.once('SIGINT', () => process.exit(0));
       process.once('SIGTERM', () => process.exit(0));
@@ -266,16 +344,22 @@ async function start(values: ReturnType<typeof parse>['values']): Promise<void> 
     stopping = signal;
     if (!sandbox) return;
     console.log(`[kasir-sandbox] ${signal}: stopping`);
-    sandbox.stop().then(() => process.exit(0), (err) => {
-      console.error(`[kasir-sandbox] stop failed: ${err instanceof Error ? err.message : err}`);
-      process.exit(1);
-    });
+    sandbox.stop().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(`[kasir-sandbox] stop failed: ${err instanceof Error ? err.message : err}`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 
   const { resolveProviderConfig, SandboxConfigError } = await import('./config.js');
-  const options = { ...(values.host !== undefined ? { host: values.host } : {}), ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}) };
+  const options = {
+    ...(values.host !== undefined ? { host: values.host } : {}),
+    ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
+  };
   try {
     // The environment is checked before the service's modules load, so a bad variable is reported at once.
     resolveProviderConfig(options);
@@ -298,10 +382,21 @@ async function start(values: ReturnType<typeof parse>['values']): Promise<void> 
     stopping = undefined;
     shutdown(signal);
   } else if (values.json) {
-    console.log(JSON.stringify({ url: sandbox.url, dashboardUrl: `${sandbox.url}/dashboard`, docsUrl: `${sandbox.url}/docs`, credentials: join(sandbox.dataDir, 'sandbox.json') }));
+    console.log(
+      JSON.stringify({
+        url: sandbox.url,
+        dashboardUrl: `${sandbox.url}/dashboard`,
+        docsUrl: `${sandbox.url}/docs`,
+        credentials: join(sandbox.dataDir, 'sandbox.json'),
+      }),
+    );
   } else {
-    console.log(`[kasir-sandbox] payment service sandbox on ${sandbox.url} (dashboard ${sandbox.url}/dashboard, docs ${sandbox.url}/docs)`);
-    console.log(`[kasir-sandbox] credentials in ${join(sandbox.dataDir, 'sandbox.json')} (kasir-sandbox env prints them as a .env)`);
+    console.log(
+      `[kasir-sandbox] payment service sandbox on ${sandbox.url} (dashboard ${sandbox.url}/dashboard, docs ${sandbox.url}/docs)`,
+    );
+    console.log(
+      `[kasir-sandbox] credentials in ${join(sandbox.dataDir, 'sandbox.json')} (kasir-sandbox env prints them as a .env)`,
+    );
   }
 }
 
@@ -316,7 +411,9 @@ try {
   }
 } catch (err) {
   const known = err instanceof UsageError || (err as Error | undefined)?.name === 'SandboxRequestError';
-  const message = known ? (err as Error).message : `unexpected error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`;
+  const message = known
+    ? (err as Error).message
+    : `unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
   console.error(`kasir-sandbox: ${message.split('\n')[0]}`);
   process.exit(1);
 }

@@ -116,7 +116,11 @@ export interface ProviderConfig {
 }
 
 /** One bad setting: its name as the caller wrote it (`port`, `expirySeconds.qris`, `PROVIDER_PORT`), and why. */
-export interface ConfigProblem { setting: string; problem: string; value?: unknown }
+export interface ConfigProblem {
+  setting: string;
+  problem: string;
+  value?: unknown;
+}
 
 /** Every bad option or environment variable of one start, each named (`Invalid port: ...; got -1`), on one line. */
 export class SandboxConfigError extends ConfigError {
@@ -124,27 +128,45 @@ export class SandboxConfigError extends ConfigError {
   /** The first bad setting's name. */
   readonly setting: string;
   constructor(readonly problems: readonly ConfigProblem[]) {
-    super(problems.map(({ setting, problem, value }) => `Invalid ${setting}: ${problem}${value === undefined ? '' : `; got ${JSON.stringify(value) ?? String(value)}`}`).join('; '));
+    super(
+      problems
+        .map(
+          ({ setting, problem, value }) =>
+            `Invalid ${setting}: ${problem}${value === undefined ? '' : `; got ${JSON.stringify(value) ?? String(value)}`}`,
+        )
+        .join('; '),
+    );
     this.setting = problems[0]?.setting ?? 'options';
   }
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 const EXPIRY_KINDS = ['va', 'bank', 'qris', 'ewallet', 'crypto'] as const;
-const DEFAULT_EXPIRY: ExpirySeconds = { va: 24 * 3600, bank: 24 * 3600, qris: 30 * 60, ewallet: 15 * 60, crypto: 60 * 60 };
+const DEFAULT_EXPIRY: ExpirySeconds = {
+  va: 24 * 3600,
+  bank: 24 * 3600,
+  qris: 30 * 60,
+  ewallet: 15 * 60,
+  crypto: 60 * 60,
+};
 
 // ---- The values' schemas: each takes an option's value; a variable's text is turned into that first (fromEnv) ----
 
-const integer = (min: number, max: number, problem: string) => z.int({ error: problem }).min(min, { error: problem }).max(max, { error: problem });
+const integer = (min: number, max: number, problem: string) =>
+  z.int({ error: problem }).min(min, { error: problem }).max(max, { error: problem });
 const text = z.string({ error: 'must be a non-empty string' }).trim().min(1, { error: 'must be a non-empty string' });
-const url = (protocols: readonly string[], problem: string) => text.refine((value) => {
-  try {
-    const parsed = new URL(value);
-    return protocols.includes(parsed.protocol) && !!parsed.host;
-  } catch {
-    return false;
-  }
-}, { error: problem });
+const url = (protocols: readonly string[], problem: string) =>
+  text.refine(
+    (value) => {
+      try {
+        const parsed = new URL(value);
+        return protocols.includes(parsed.protocol) && !!parsed.host;
+      } catch {
+        return false;
+      }
+    },
+    { error: problem },
+  );
 const HTTP_URL = url(['http:', 'https:'], 'must be an http:// or https:// URL');
 const flag = z.boolean({ error: 'must be true or false' });
 const port = integer(0, 65535, 'must be a port number from 0 to 65535 (0 picks a free port)');
@@ -152,16 +174,29 @@ const POWER_OF_TWO = 'must be a power of two from 2 to 1048576';
 const scryptN = integer(2, 2 ** 20, POWER_OF_TWO).refine((n) => (n & (n - 1)) === 0, { error: POWER_OF_TWO });
 const seconds = integer(1, 10 * 365 * 24 * 3600, 'must be a positive whole number of seconds');
 const positive = integer(1, Number.MAX_SAFE_INTEGER, 'must be a positive integer');
-const logLevel = z.preprocess((v) => String(v).trim().toLowerCase(), z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }));
+const logLevel = z.preprocess(
+  (v) => String(v).trim().toLowerCase(),
+  z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+);
 const PERCENTAGE = 'must be a percentage from 0 to 100 (at most 2 decimal places)';
 /** A percentage from 0 to 100, at most 2 decimal places, as decimal text ("2.5"). */
-const percentage = z.preprocess((v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v), z.string({ error: PERCENTAGE })
-  .regex(/^\s*\d{1,3}(\.\d{1,2})?\s*$/, { error: PERCENTAGE }).refine((v) => Number(v) <= 100, { error: PERCENTAGE }).transform((v) => String(Number(v))));
+const percentage = z.preprocess(
+  (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v),
+  z
+    .string({ error: PERCENTAGE })
+    .regex(/^\s*\d{1,3}(\.\d{1,2})?\s*$/, { error: PERCENTAGE })
+    .refine((v) => Number(v) <= 100, { error: PERCENTAGE })
+    .transform((v) => String(Number(v))),
+);
 const isPrice = (price: unknown) =>
-  (typeof price === 'number' && price > 0 && Number.isFinite(price)) || (typeof price === 'string' && /^\d+(\.\d+)?$/.test(price) && Number(price) > 0);
+  (typeof price === 'number' && price > 0 && Number.isFinite(price)) ||
+  (typeof price === 'string' && /^\d+(\.\d+)?$/.test(price) && Number(price) > 0);
 /** Prices in IDR by currency code, each a positive number or decimal text. */
-const prices = (problem: string) => z.custom<Record<string, string | number>>(
-  (v) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isPrice), { error: problem });
+const prices = (problem: string) =>
+  z.custom<Record<string, string | number>>(
+    (v) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isPrice),
+    { error: problem },
+  );
 
 /** A variable's text as the option's value it stands for: whole numbers and booleans are read, the rest stays text. */
 const wholeNumberText = (v: unknown) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v);
@@ -183,23 +218,37 @@ const optionsSchema = z.strictObject({
   host: text.optional(),
   baseUrl: HTTP_URL.optional(),
   dataDir: text.optional(),
-  databaseUrl: url(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite file)').optional(),
+  databaseUrl: url(
+    ['postgres:', 'postgresql:'],
+    'must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite file)',
+  ).optional(),
   webhookUrl: HTTP_URL.optional(),
   sandbox: flag.optional(),
   smtpUrl: url(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL').optional(),
   scryptN: scryptN.optional(),
-  expirySeconds: z.strictObject(
-    Object.fromEntries(EXPIRY_KINDS.map((kind) => [kind, seconds.optional()])) as Record<keyof ExpirySeconds, z.ZodOptional<typeof seconds>>,
-    { error: `must be an object with any of ${EXPIRY_KINDS.join(', ')}` },
-  ).optional(),
+  expirySeconds: z
+    .strictObject(
+      Object.fromEntries(EXPIRY_KINDS.map((kind) => [kind, seconds.optional()])) as Record<
+        keyof ExpirySeconds,
+        z.ZodOptional<typeof seconds>
+      >,
+      { error: `must be an object with any of ${EXPIRY_KINDS.join(', ')}` },
+    )
+    .optional(),
   sweepIntervalMs: integer(1, 2 ** 31 - 1, 'must be a positive whole number of milliseconds').optional(),
-  rates: prices('must be an object of positive prices in IDR, e.g. { USD: \'16500\' }').optional(),
+  rates: prices("must be an object of positive prices in IDR, e.g. { USD: '16500' }").optional(),
   webhookTimeoutMs: integer(1, 10 * 60_000, 'must be a whole number of milliseconds from 1 to 600000').optional(),
   underpaymentTolerance: percentage.optional(),
   deliverWebhooks: flag.optional(),
   logLevel: logLevel.optional(),
-  now: z.custom<() => Date>((v) => typeof v === 'function', { error: 'must be a function returning a Date' }).optional(),
-  env: z.custom<Record<string, string | undefined>>((v) => typeof v === 'object' && v !== null, { error: 'must be an object of environment variables' }).nullish(),
+  now: z
+    .custom<() => Date>((v) => typeof v === 'function', { error: 'must be a function returning a Date' })
+    .optional(),
+  env: z
+    .custom<Record<string, string | undefined>>((v) => typeof v === 'object' && v !== null, {
+      error: 'must be an object of environment variables',
+    })
+    .nullish(),
 });
 type CheckedOptions = z.infer<typeof optionsSchema>;
 const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
@@ -219,13 +268,30 @@ const variables = {
   KASIR_SANDBOX: { option: 'sandbox', schema: z.preprocess(booleanText, flag) },
   SMTP_URL: { option: 'smtpUrl', schema: optionsSchema.shape.smtpUrl.unwrap() },
   KASIR_SCRYPT_N: { option: 'scryptN', schema: z.preprocess(wholeNumberText, scryptN) },
-  ...Object.fromEntries(EXPIRY_KINDS.map((kind) => [`KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS`, { option: `expirySeconds.${kind}`, schema: z.preprocess(wholeNumberText, seconds) }])),
-  KASIR_SWEEP_INTERVAL_MS: { option: 'sweepIntervalMs', schema: z.preprocess(wholeNumberText, optionsSchema.shape.sweepIntervalMs.unwrap()) },
-  KASIR_SANDBOX_RATES: { option: 'rates', schema: z.preprocess(jsonText, prices('must be a JSON object of positive prices in IDR, e.g. {"USD":"16500"}')) },
-  KASIR_WEBHOOK_TIMEOUT_MS: { option: 'webhookTimeoutMs', schema: z.preprocess(wholeNumberText, optionsSchema.shape.webhookTimeoutMs.unwrap()) },
+  ...Object.fromEntries(
+    EXPIRY_KINDS.map((kind) => [
+      `KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS`,
+      { option: `expirySeconds.${kind}`, schema: z.preprocess(wholeNumberText, seconds) },
+    ]),
+  ),
+  KASIR_SWEEP_INTERVAL_MS: {
+    option: 'sweepIntervalMs',
+    schema: z.preprocess(wholeNumberText, optionsSchema.shape.sweepIntervalMs.unwrap()),
+  },
+  KASIR_SANDBOX_RATES: {
+    option: 'rates',
+    schema: z.preprocess(jsonText, prices('must be a JSON object of positive prices in IDR, e.g. {"USD":"16500"}')),
+  },
+  KASIR_WEBHOOK_TIMEOUT_MS: {
+    option: 'webhookTimeoutMs',
+    schema: z.preprocess(wholeNumberText, optionsSchema.shape.webhookTimeoutMs.unwrap()),
+  },
   KASIR_UNDERPAYMENT_TOLERANCE: { option: 'underpaymentTolerance', schema: percentage },
   KASIR_LOG_LEVEL: { option: 'logLevel', schema: logLevel },
-  PORT: { option: 'webhookUrl', schema: z.preprocess(wholeNumberText, integer(1, 65535, 'must be a port number from 1 to 65535')) },
+  PORT: {
+    option: 'webhookUrl',
+    schema: z.preprocess(wholeNumberText, integer(1, 65535, 'must be a port number from 1 to 65535')),
+  },
   KASIR_AUTH_RATE_WINDOW_SECONDS: { schema: z.preprocess(wholeNumberText, positive) },
   KASIR_AUTH_RATE_PER_EMAIL: { schema: z.preprocess(wholeNumberText, positive) },
   KASIR_AUTH_RATE_PER_ADDRESS: { schema: z.preprocess(wholeNumberText, positive) },
@@ -235,7 +301,10 @@ type Variable = keyof typeof variables;
 
 /** The value a path of the options points at, for "got ..." in a message. */
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined), root);
+  return path.reduce<unknown>(
+    (v, key) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined),
+    root,
+  );
 }
 
 /** The problems of a parse, each named by its path (`port`, `expirySeconds.qris`, `PROVIDER_PORT`); an unknown option with the nearest known. */
@@ -250,16 +319,21 @@ function problemsOf(error: z.ZodError, root: unknown): ConfigProblem[] {
       return [{ setting, problem: issue.message, value: valueAt(root, issue.path) }];
     }
     return issue.keys.map((key) => {
-      if (setting === 'expirySeconds') return { setting, problem: `unknown kind "${key}" (known: ${EXPIRY_KINDS.join(', ')})` };
+      if (setting === 'expirySeconds')
+        return { setting, problem: `unknown kind "${key}" (known: ${EXPIRY_KINDS.join(', ')})` };
       const near = nearestName(key, KNOWN_OPTIONS);
-      return { setting, problem: `unknown option "${key}" (${near ? `did you mean ${near}?` : `known: ${KNOWN_OPTIONS.join(', ')}`})` };
+      return {
+        setting,
+        problem: `unknown option "${key}" (${near ? `did you mean ${near}?` : `known: ${KNOWN_OPTIONS.join(', ')}`})`,
+      };
     });
   });
 }
 
 /** The given options and the variables they leave to the environment, every problem of both at once. */
 function checkSettings(options: unknown): { options: CheckedOptions; env: Partial<Record<Variable, unknown>> } {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new SandboxConfigError([{ setting: 'options', problem: 'must be an object', value: options }]);
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new SandboxConfigError([{ setting: 'options', problem: 'must be an object', value: options }]);
   const parsed = optionsSchema.safeParse(options);
   const problems = parsed.success ? [] : problemsOf(parsed.error, options);
   const given = options as Record<string, unknown>;
@@ -268,11 +342,19 @@ function checkSettings(options: unknown): { options: CheckedOptions; env: Partia
   if (typeof env === 'object' && env !== null) {
     const envValues = env as Record<string, unknown>;
     const isGiven = (option: string) => valueAt(given, option.split('.')) !== undefined;
-    const read = Object.fromEntries(Object.entries(variables).filter(([name, v]) => (!('option' in v) || !isGiven(v.option))
-      && envValues[name] !== undefined && envValues[name] !== '').map(([name]) => [name, envValues[name]]));
+    const read = Object.fromEntries(
+      Object.entries(variables)
+        .filter(
+          ([name, v]) =>
+            (!('option' in v) || !isGiven(v.option)) && envValues[name] !== undefined && envValues[name] !== '',
+        )
+        .map(([name]) => [name, envValues[name]]),
+    );
     // PORT only makes the default webhook URL: not read when KASIR_WEBHOOK_URL gives one.
     if (read.KASIR_WEBHOOK_URL !== undefined) delete read.PORT;
-    const envSchema = z.object(Object.fromEntries(Object.keys(read).map((name) => [name, variables[name as Variable].schema])));
+    const envSchema = z.object(
+      Object.fromEntries(Object.keys(read).map((name) => [name, variables[name as Variable].schema])),
+    );
     const checked = envSchema.safeParse(read);
     if (checked.success) Object.assign(fromEnv, checked.data);
     else problems.push(...problemsOf(checked.error, read));
@@ -290,7 +372,9 @@ function writableDir(setting: string, value: string): string {
     accessSync(dir, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new SandboxConfigError([{ setting, problem: `cannot create or write the directory ${dir}${code ? ` (${code})` : ''}` }]);
+    throw new SandboxConfigError([
+      { setting, problem: `cannot create or write the directory ${dir}${code ? ` (${code})` : ''}` },
+    ]);
   }
   return dir;
 }
@@ -315,8 +399,12 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
   const rates = pick('rates', 'KASIR_SANDBOX_RATES');
   const level = pick('logLevel', 'KASIR_LOG_LEVEL');
   // Last, once every value is known good: a bad option leaves no directory behind.
-  const dataDir = o.dataDir !== undefined ? writableDir('dataDir', o.dataDir)
-    : env.KASIR_DATA_DIR !== undefined ? writableDir('KASIR_DATA_DIR', env.KASIR_DATA_DIR as string) : writableDir('dataDir', '.kasir');
+  const dataDir =
+    o.dataDir !== undefined
+      ? writableDir('dataDir', o.dataDir)
+      : env.KASIR_DATA_DIR !== undefined
+        ? writableDir('KASIR_DATA_DIR', env.KASIR_DATA_DIR as string)
+        : writableDir('dataDir', '.kasir');
 
   return {
     port: portNumber,
@@ -331,7 +419,12 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
     scryptN: pick('scryptN', 'KASIR_SCRYPT_N') ?? 2 ** 17,
     expirySeconds,
     sweepIntervalMs: pick('sweepIntervalMs', 'KASIR_SWEEP_INTERVAL_MS') ?? 5_000,
-    rates: rates ? Object.freeze({ ...DEFAULT_PRICES_IDR, ...Object.fromEntries(Object.entries(rates).map(([code, price]) => [code, String(price)])) }) : DEFAULT_PRICES_IDR,
+    rates: rates
+      ? Object.freeze({
+          ...DEFAULT_PRICES_IDR,
+          ...Object.fromEntries(Object.entries(rates).map(([code, price]) => [code, String(price)])),
+        })
+      : DEFAULT_PRICES_IDR,
     smtpUrl: pick('smtpUrl', 'SMTP_URL'),
     webhookTimeoutMs: pick('webhookTimeoutMs', 'KASIR_WEBHOOK_TIMEOUT_MS') ?? 10_000,
     logLevel: level ?? 'silent',

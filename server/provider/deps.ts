@@ -53,4 +53,7 @@ export interface AuthenticatedMerchant {
 }
 
 /** A client's signing secret and the merchant account it signs for (auth/credentials.ts). */
-export interface Credential { merchant: AuthenticatedMerchant; secret: string }
+export interface Credential {
+  merchant: AuthenticatedMerchant;
+  secret: string;
+}

@@ -11,9 +11,13 @@ export interface BackgroundJobOptions {
  * Background work of the service (expiry sweeper, webhook dispatcher), safe to run on every copy. Returns a function
  * that stops it, letting webhook deliveries in flight finish for up to `graceMs`.
  */
-export function startBackgroundJobs(deps: ProviderDeps, options: BackgroundJobOptions = {}): (graceMs?: number) => Promise<void> {
+export function startBackgroundJobs(
+  deps: ProviderDeps,
+  options: BackgroundJobOptions = {},
+): (graceMs?: number) => Promise<void> {
   // On PostgreSQL this copy hears the other copies' deposit changes (its read cache and dispatcher listen).
-  if (deps.config.databaseUrl) deps.changes.listen(deps.config.databaseUrl, deps.logger.child({ component: 'changes' }));
+  if (deps.config.databaseUrl)
+    deps.changes.listen(deps.config.databaseUrl, deps.logger.child({ component: 'changes' }));
   const stopSweeper = startExpirySweeper(deps);
   const stopDispatcher = startWebhookDispatcher(deps, { startAfter: options.deliverAfter });
   return async (graceMs = 0) => {

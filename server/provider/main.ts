@@ -119,8 +119,14 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
     const logger = createLogger('kasir-sandbox', { level: config.logLevel });
     const changes = new DepositChangeFeed();
     return {
-      db, config, jwtSecret: await loadJwtSecret(db, config.dataDir, now()), now, logger,
-      mailer: createMailer(config, db, now, logger), caches: createProviderCaches(changes, now), changes,
+      db,
+      config,
+      jwtSecret: await loadJwtSecret(db, config.dataDir, now()),
+      now,
+      logger,
+      mailer: createMailer(config, db, now, logger),
+      caches: createProviderCaches(changes, now),
+      changes,
     };
   } catch (err) {
     await db.destroy();
@@ -159,20 +165,35 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   let http: ListeningServer | undefined;
   let stopJobs: ((graceMs?: number) => Promise<void>) | undefined;
   let releaseDelivery!: () => void;
-  const deliveryStarted = new Promise<void>((resolve) => { releaseDelivery = resolve; });
+  const deliveryStarted = new Promise<void>((resolve) => {
+    releaseDelivery = resolve;
+  });
   try {
     // The app is built once the port is known: with port 0 the URLs it hands out (OpenAPI servers, checkout links)
     // must carry the port picked. A request that arrives before the account is seeded and sandbox.json written waits
     // for it, so whoever sees the port answer finds both.
     let app: ProviderApp | undefined;
     let seeded!: (app: ProviderApp) => void;
-    const ready = new Promise<ProviderApp>((resolve) => { seeded = resolve; });
+    const ready = new Promise<ProviderApp>((resolve) => {
+      seeded = resolve;
+    });
     try {
-      http = await listen((request, env) => (app ? app.fetch(request, env) : ready.then((built) => built.fetch(request, env))), config.port, { hostname: config.host, closeTimeoutMs: STOP_GRACE_MS });
+      http = await listen(
+        (request, env) => (app ? app.fetch(request, env) : ready.then((built) => built.fetch(request, env))),
+        config.port,
+        { hostname: config.host, closeTimeoutMs: STOP_GRACE_MS },
+      );
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      const reason = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-      throw Object.assign(new Error(`Cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err }), { code });
+      const reason =
+        code === 'EADDRINUSE'
+          ? 'the port is already in use'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (err as Error).message;
+      throw Object.assign(new Error(`Cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err }), {
+        code,
+      });
     }
     // With port 0 the port, and the base URL that carries it, are known only now: the instance's config is completed
     // once, here, before anything reads it for a request, and frozen (never changed after listen).
@@ -182,18 +203,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const credentials = await seedSandbox(deps);
     app = built;
     seeded(built);
-    stopJobs = startBackgroundJobs(deps, { deliverAfter: options.deliverWebhooks === false ? deliveryStarted : undefined });
+    stopJobs = startBackgroundJobs(deps, {
+      deliverAfter: options.deliverWebhooks === false ? deliveryStarted : undefined,
+    });
     const server = http;
     const jobs = stopJobs;
     let stopping: Promise<void> | undefined;
     // The same calls over HTTP as kasir-sandbox's commands: a shop's test drives the sandbox as a terminal would. To the
     // socket itself, not the public baseUrl (a proxy's, KASIR_PROVIDER_PUBLIC_URL).
     const host = listening.host === '0.0.0.0' || listening.host === '::' ? '127.0.0.1' : listening.host;
-    const client = new SandboxClient({ ...credentials, baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${http.port}` });
+    const client = new SandboxClient({
+      ...credentials,
+      baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${http.port}`,
+    });
     const startDelivery = async (webhookUrl?: string) => {
       if (webhookUrl !== undefined) {
         if (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol)) {
-          throw new SandboxConfigError([{ setting: 'webhookUrl', problem: 'must be an http:// or https:// URL', value: webhookUrl }]);
+          throw new SandboxConfigError([
+            { setting: 'webhookUrl', problem: 'must be an http:// or https:// URL', value: webhookUrl },
+          ]);
         }
         await updateWebhookUrlOfClient(deps.db, credentials.clientId, webhookUrl, deps.now());
       }

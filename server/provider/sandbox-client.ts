@@ -11,7 +11,10 @@ export type { WebhookAttempt };
 /** A request the sandbox refused, or a sandbox that did not answer: the message says which and what to do. */
 class SandboxRequestError extends Error {
   override name = 'SandboxRequestError';
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }
@@ -36,24 +39,32 @@ export class SandboxClient {
     try {
       res = await fetch(`${baseUrl}${target}`, {
         method,
-        headers: { ...signedRequestHeaders(clientId, clientSecret, method, target, raw), ...(raw ? { 'Content-Type': 'application/json' } : {}) },
+        headers: {
+          ...signedRequestHeaders(clientId, clientSecret, method, target, raw),
+          ...(raw ? { 'Content-Type': 'application/json' } : {}),
+        },
         body: raw || undefined,
         signal: AbortSignal.timeout(15_000),
       });
     } catch (err) {
       const code = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-      throw new SandboxRequestError(`No sandbox answers at ${baseUrl} (${code}): is it running? (kasir-sandbox start, or npm start)`);
+      throw new SandboxRequestError(
+        `No sandbox answers at ${baseUrl} (${code}): is it running? (kasir-sandbox start, or npm start)`,
+      );
     }
     const text = await res.text();
     let answer: { message?: unknown; data?: unknown } | undefined;
     try {
       answer = JSON.parse(text) as typeof answer;
-    } catch { /* not JSON: said below */ }
+    } catch {
+      /* not JSON: said below */
+    }
     if (!res.ok) {
       const message = typeof answer?.message === 'string' ? answer.message : text.slice(0, 200) || res.statusText;
       throw new SandboxRequestError(`${method} ${target}: ${res.status} ${message}`, res.status);
     }
-    if (!answer) throw new SandboxRequestError(`${method} ${target}: the answer is not JSON (is ${baseUrl} a kasir sandbox?)`);
+    if (!answer)
+      throw new SandboxRequestError(`${method} ${target}: the answer is not JSON (is ${baseUrl} a kasir sandbox?)`);
     return answer.data as T;
   }
 
@@ -68,14 +79,20 @@ export class SandboxClient {
   async deposit(id: string): Promise<DepositView> {
     if (id === 'latest') {
       const [newest] = await this.deposits({ status: 'pending', limit: 1 });
-      if (!newest) throw new SandboxRequestError('No pending deposit: create one first (a checkout gets its deposit when the shopper chooses a method)');
+      if (!newest)
+        throw new SandboxRequestError(
+          'No pending deposit: create one first (a checkout gets its deposit when the shopper chooses a method)',
+        );
       return newest;
     }
     try {
       return await this.call<DepositView>('GET', `/v1/deposit/${encodeURIComponent(id)}`);
     } catch (err) {
       if (err instanceof SandboxRequestError && err.status === 404) {
-        throw new SandboxRequestError(`No deposit ${id}: give a depositId or a checkout id whose shopper chose a method (kasir-sandbox deposits lists them)`, 404);
+        throw new SandboxRequestError(
+          `No deposit ${id}: give a depositId or a checkout id whose shopper chose a method (kasir-sandbox deposits lists them)`,
+          404,
+        );
       }
       throw err;
     }
@@ -86,12 +103,20 @@ export class SandboxClient {
    * update); with one, that amount (the payments endpoint); with a currency or method, money to that method's details,
    * one the deposit has or had before a switch (docs/money.md). Answers the updated deposit.
    */
-  async pay(id: string, options: { amount?: number | string; currency?: string; method?: string } = {}): Promise<DepositView> {
+  async pay(
+    id: string,
+    options: { amount?: number | string; currency?: string; method?: string } = {},
+  ): Promise<DepositView> {
     const { depositId } = await this.deposit(id);
     const target = `/v1/deposit/${encodeURIComponent(depositId)}`;
     const { amount, currency, method } = options;
-    if (amount === undefined && currency === undefined && method === undefined) return this.call<DepositView>('PATCH', target, { status: 'completed' });
-    return this.call<DepositView>('POST', `${target}/payments`, { ...(amount === undefined ? {} : { amount: Number(amount) }), currency, method });
+    if (amount === undefined && currency === undefined && method === undefined)
+      return this.call<DepositView>('PATCH', target, { status: 'completed' });
+    return this.call<DepositView>('POST', `${target}/payments`, {
+      ...(amount === undefined ? {} : { amount: Number(amount) }),
+      currency,
+      method,
+    });
   }
 
   /** Expires a pending deposit (`latest`: the newest) as its time running out would. Answers the updated deposit. */
@@ -106,7 +131,9 @@ export class SandboxClient {
    */
   async decline(id: string, options: { reason?: string } = {}): Promise<DepositView> {
     const { depositId } = await this.deposit(id);
-    return this.call<DepositView>('POST', `/v1/deposit/${encodeURIComponent(depositId)}/attempts`, { outcome: options.reason ?? 'declined' });
+    return this.call<DepositView>('POST', `/v1/deposit/${encodeURIComponent(depositId)}/attempts`, {
+      outcome: options.reason ?? 'declined',
+    });
   }
 
   /** Webhook delivery attempts, newest first: the last `limit` (20), or those after attempt `after`, of one deposit or all. */

@@ -27,15 +27,17 @@ async function closedLoop(send: () => Promise<Response>, concurrency: number, se
   const latencies: number[] = [];
   let failures = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < deadline) {
-      const started = performance.now();
-      const res = await send();
-      await res.arrayBuffer();
-      if (!res.ok) failures++;
-      latencies.push(performance.now() - started);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        const res = await send();
+        await res.arrayBuffer();
+        if (!res.ok) failures++;
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
   const elapsed = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
   return {
@@ -54,7 +56,11 @@ async function benchLogins() {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/auth/login`;
   const seconds = process.argv.includes('--quick') ? 4 : Math.max(10, Number(process.env.BENCH_SECONDS || 5));
   const login = (email: string, password: string) => () =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
   const log = console.log;
   console.log = () => {}; // the sandbox mailbox announces every OTP
   try {
@@ -64,7 +70,9 @@ async function benchLogins() {
     const unknown = await closedLoop(login('nobody@example.com', 'wrong-password'), 4, seconds);
     console.log = log;
     const row = (label: string, r: typeof ok, note: string) =>
-      console.log(`  ${label.padEnd(48)} ${String(r.perSecond).padStart(8)} /s      p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.count} requests${note}`);
+      console.log(
+        `  ${label.padEnd(48)} ${String(r.perSecond).padStart(8)} /s      p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.count} requests${note}`,
+      );
     row('POST /v1/auth/login, scrypt N=2^17 (success)', ok, `, ${ok.failures} failed`);
     row('POST /v1/auth/login, unknown email (dummy hash)', unknown, ' (same cost by design)');
   } finally {
@@ -90,26 +98,52 @@ async function benchWebhooks() {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   try {
     const merchant = await p.deps.db.selectFrom('merchants').select('id').executeTakeFirstOrThrow();
-    await p.deps.db.updateTable('merchants').set({ webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }).execute();
-    const data = { depositId: '', status: 'completed', inputCurrency: 'IDR', inputAmount: 150000, activityHistory: [{ activity: 'Payment', status: 'completed' }] };
+    await p.deps.db
+      .updateTable('merchants')
+      .set({ webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` })
+      .execute();
+    const data = {
+      depositId: '',
+      status: 'completed',
+      inputCurrency: 'IDR',
+      inputAmount: 150000,
+      activityHistory: [{ activity: 'Payment', status: 'completed' }],
+    };
     await p.deps.db.transaction().execute(async (trx) => {
       for (let i = 0; i < count; i++) {
         const depositId = crypto.randomUUID();
-        await enqueueDepositWebhook(trx, { type: 'deposit.completed', merchantId: merchant.id, depositId, reference: `order-${i}`, status: 'completed', data: { ...data, depositId } }, p.deps.now());
+        await enqueueDepositWebhook(
+          trx,
+          {
+            type: 'deposit.completed',
+            merchantId: merchant.id,
+            depositId,
+            reference: `order-${i}`,
+            status: 'completed',
+            data: { ...data, depositId },
+          },
+          p.deps.now(),
+        );
       }
     });
     const t0 = performance.now();
     const stop = startWebhookDispatcher(p.deps, { pollIntervalMs: 5, batchSize: 50 });
     let done = 0;
     while (done < count && performance.now() - t0 < limitMs) {
-      const { n } = await p.deps.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow();
+      const { n } = await p.deps.db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'succeeded')
+        .executeTakeFirstOrThrow();
       done = Number(n);
       if (done < count) await new Promise((r) => setTimeout(r, 20));
     }
     const seconds = (performance.now() - t0) / 1000;
     await stop();
     const cut = done < count ? ` (NOT finished in ${limitMs / 1000} s: ${done} of ${count} recorded)` : '';
-    console.log(`  ${'webhook deliveries (signed, recorded, 1 dispatcher)'.padEnd(48)} ${String(Math.round(done / seconds)).padStart(8)} /s      ${done} in ${seconds.toFixed(2)} s, ${received} received${cut}`);
+    console.log(
+      `  ${'webhook deliveries (signed, recorded, 1 dispatcher)'.padEnd(48)} ${String(Math.round(done / seconds)).padStart(8)} /s      ${done} in ${seconds.toFixed(2)} s, ${received} received${cut}`,
+    );
   } finally {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
     await p.close();

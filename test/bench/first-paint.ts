@@ -19,13 +19,25 @@ const RUNS = Number(process.env.BENCH_FIRST_PAINT_RUNS || (QUICK ? 3 : 7));
 const RUN_TIMEOUT_MS = 30_000;
 
 /** Slow 4G as the issue (and Lighthouse's mobile profile) gives it: bytes per second, milliseconds. */
-const NETWORK = { offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8 };
+const NETWORK = {
+  offline: false,
+  latency: 150,
+  downloadThroughput: (1.6 * 1024 * 1024) / 8,
+  uploadThroughput: (750 * 1024) / 8,
+};
 const CPU_SLOWDOWN = 4;
 
 const TARGETS = { list: 1000, qr: 500 };
 
 /** What the shop's page adds before the element (the variants measured). */
-interface Variant { label: string; preconnect?: boolean; modulepreload?: boolean; serverCheckout?: boolean; bare?: boolean; sameOrigin?: boolean }
+interface Variant {
+  label: string;
+  preconnect?: boolean;
+  modulepreload?: boolean;
+  serverCheckout?: boolean;
+  bare?: boolean;
+  sameOrigin?: boolean;
+}
 const VARIANTS: Variant[] = [
   { label: 'plain page, no element (yardstick: its first contentful paint)', bare: true },
   { label: 'as installed (README: script tag, amount + currency)' },
@@ -55,7 +67,13 @@ const RECORDER = `(() => {
   requestAnimationFrame(frame);
 })();`;
 
-interface Figures { list?: number; tap?: number; qr?: number; fcp?: number; cls: number }
+interface Figures {
+  list?: number;
+  tap?: number;
+  qr?: number;
+  fcp?: number;
+  cls: number;
+}
 
 function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
   const origin = variant.sameOrigin ? '' : kasir.url;
@@ -76,7 +94,11 @@ function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
 }
 
 /** One shopper's visit: a fresh context, throttled, the page opened; the QRIS tap when the page has the element. */
-async function visit(browser: Browser, url: string, withElement: boolean): Promise<{ figures: Figures; finished: boolean }> {
+async function visit(
+  browser: Browser,
+  url: string,
+  withElement: boolean,
+): Promise<{ figures: Figures; finished: boolean }> {
   const context: BrowserContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
   try {
     await context.addInitScript(RECORDER);
@@ -89,14 +111,23 @@ async function visit(browser: Browser, url: string, withElement: boolean): Promi
     try {
       await tab.goto(url, { timeout: RUN_TIMEOUT_MS });
       if (!withElement) {
-        await tab.waitForFunction(() => (window as unknown as { __fp: Figures }).__fp.fcp !== undefined, undefined, { timeout: RUN_TIMEOUT_MS, polling: 50 });
+        await tab.waitForFunction(() => (window as unknown as { __fp: Figures }).__fp.fcp !== undefined, undefined, {
+          timeout: RUN_TIMEOUT_MS,
+          polling: 50,
+        });
         return { figures: await read(), finished: true };
       }
-      await tab.waitForFunction(() => (window as unknown as { __fp: Figures }).__fp.list !== undefined, undefined, { timeout: RUN_TIMEOUT_MS, polling: 50 });
+      await tab.waitForFunction(() => (window as unknown as { __fp: Figures }).__fp.list !== undefined, undefined, {
+        timeout: RUN_TIMEOUT_MS,
+        polling: 50,
+      });
       const qris = await showMethod(tab, 'QRIS'); // opens its group first when the list is folded (not the tap timed)
       await tab.evaluate(() => void ((window as unknown as { __fp: { armed: boolean } }).__fp.armed = true));
       await qris.click();
-      await tab.waitForFunction(() => (window as unknown as { __fp: Figures }).__fp.qr !== undefined, undefined, { timeout: RUN_TIMEOUT_MS, polling: 50 });
+      await tab.waitForFunction(() => (window as unknown as { __fp: Figures }).__fp.qr !== undefined, undefined, {
+        timeout: RUN_TIMEOUT_MS,
+        polling: 50,
+      });
       await tab.waitForTimeout(300); // a late shift after the QR would count
       return { figures: await read(), finished: true };
     } catch {
@@ -125,10 +156,19 @@ export async function run(): Promise<void> {
       if (req.url !== '/' && !req.url?.startsWith('/?')) {
         // The element's script, its chunks and /api through the shop's own origin: what mounting createKasirApi in
         // the shop's server (README, "Any server") gives.
-        const forwarded = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
+        const forwarded = request(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            path: req.url,
+            method: req.method,
+            headers: { ...req.headers, host: upstream.host },
+          },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
         forwarded.on('error', () => res.writeHead(502).end());
         return void req.pipe(forwarded);
       }
@@ -142,18 +182,33 @@ export async function run(): Promise<void> {
       if (!variant.serverCheckout) return answer();
       // The shop's server creates the checkout before it answers the page (server to server: no CORS, no shopper's
       // round trip); in a shop that mounts createKasirApi this is an in-process kasir.createCheckout().
-      fetch(`${kasir.url}/api/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '150000', currency: 'IDR' }) })
+      fetch(`${kasir.url}/api/checkouts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
+      })
         .then((r) => r.json() as Promise<{ data: { id: string } }>)
-        .then(({ data }) => answer(data.id), () => res.writeHead(502).end());
+        .then(
+          ({ data }) => answer(data.id),
+          () => res.writeHead(502).end(),
+        );
     });
     await new Promise<void>((resolve) => server!.listen(shopPort, '127.0.0.1', resolve));
     // Warm-up: the servers' JIT and caches, Chromium's first start (not counted).
     for (let i = 0; i < VARIANTS.length; i++) await visit(browser, `${shop}/?v=${i}`, !VARIANTS[i].bare);
 
-    console.log(`\nshopper's first paint: Chromium, ${CPU_SLOWDOWN}x CPU slowdown, slow 4G (1.6 Mbit/s down, 750 kbit/s up, 150 ms RTT, DevTools`
-      + ` emulation), 390 px, the element on a page of another origin, npm start's servers; median of ${RUNS} cold visits`);
-    const results: Array<{ variant: Variant; list: number[]; qr: number[]; fcp: number[]; cls: number[]; unfinished: number }> =
-      VARIANTS.map((variant) => ({ variant, list: [], qr: [], fcp: [], cls: [], unfinished: 0 }));
+    console.log(
+      `\nshopper's first paint: Chromium, ${CPU_SLOWDOWN}x CPU slowdown, slow 4G (1.6 Mbit/s down, 750 kbit/s up, 150 ms RTT, DevTools` +
+        ` emulation), 390 px, the element on a page of another origin, npm start's servers; median of ${RUNS} cold visits`,
+    );
+    const results: Array<{
+      variant: Variant;
+      list: number[];
+      qr: number[];
+      fcp: number[];
+      cls: number[];
+      unfinished: number;
+    }> = VARIANTS.map((variant) => ({ variant, list: [], qr: [], fcp: [], cls: [], unfinished: 0 }));
     // In alternation, so a burst of other work on the shared machine falls on every variant alike.
     for (let r = 0; r < RUNS; r++) {
       for (const [i, result] of results.entries()) {
@@ -167,7 +222,9 @@ export async function run(): Promise<void> {
     }
     const baseline = median(results[0].fcp);
     for (const { variant, list, qr, fcp, cls, unfinished } of results) {
-      const cut = unfinished ? `; ${unfinished} of ${RUNS} visits did not finish in ${RUN_TIMEOUT_MS / 1000} s (figures of those that did)` : '';
+      const cut = unfinished
+        ? `; ${unfinished} of ${RUNS} visits did not finish in ${RUN_TIMEOUT_MS / 1000} s (figures of those that did)`
+        : '';
       if (variant.bare) {
         console.log(`  ${variant.label.padEnd(62)} first contentful paint ${ms(median(fcp))}${cut}`);
         continue;
@@ -175,10 +232,12 @@ export async function run(): Promise<void> {
       const l = median(list);
       const q = median(qr);
       const worstCls = cls.length ? Math.max(...cls) : Number.NaN;
-      console.log(`  ${variant.label.padEnd(62)} method list ${ms(l)} (${(l / baseline).toFixed(1)}x the plain page; target <= 1,000 ms: `
-        + `${l <= TARGETS.list ? 'met' : 'NOT met'}), tap to QR ${ms(q)} (target <= 500 ms: ${q <= TARGETS.qr ? 'met' : 'NOT met'}), `
-        + `CLS ${Number.isFinite(worstCls) ? worstCls.toFixed(3) : 'n/a'} (worst run; target 0: ${worstCls === 0 ? 'met' : 'NOT met'})`
-        + `   [list ${Math.round(Math.min(...list))}-${Math.round(Math.max(...list))}, QR ${Math.round(Math.min(...qr))}-${Math.round(Math.max(...qr))}]${cut}`);
+      console.log(
+        `  ${variant.label.padEnd(62)} method list ${ms(l)} (${(l / baseline).toFixed(1)}x the plain page; target <= 1,000 ms: ` +
+          `${l <= TARGETS.list ? 'met' : 'NOT met'}), tap to QR ${ms(q)} (target <= 500 ms: ${q <= TARGETS.qr ? 'met' : 'NOT met'}), ` +
+          `CLS ${Number.isFinite(worstCls) ? worstCls.toFixed(3) : 'n/a'} (worst run; target 0: ${worstCls === 0 ? 'met' : 'NOT met'})` +
+          `   [list ${Math.round(Math.min(...list))}-${Math.round(Math.max(...list))}, QR ${Math.round(Math.min(...qr))}-${Math.round(Math.max(...qr))}]${cut}`,
+      );
     }
   } finally {
     await browser.close();

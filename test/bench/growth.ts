@@ -26,7 +26,18 @@ const BARE = 'bare Hono GET (yardstick)';
 const SIZES = SWEEP_ONLY ? [10_000] : QUICK ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
 /** A deep page that exists at 10,000 for every filter (each status and type holds at least 3,000 rows then). */
 const DEEP_PAGE = 250;
-const STATUSES: DepositRow['status'][] = ['pending', 'expired', 'completed', 'pending', 'completed', 'expired', 'pending', 'completed', 'expired', 'pending'];
+const STATUSES: DepositRow['status'][] = [
+  'pending',
+  'expired',
+  'completed',
+  'pending',
+  'completed',
+  'expired',
+  'pending',
+  'completed',
+  'expired',
+  'pending',
+];
 
 /** The list calls measured: page 1 and the deep page of each filter and sort of the interface. */
 const LISTS: Array<[string, string]> = [
@@ -51,7 +62,14 @@ const MERCHANTS = 100;
  * Adds deposits until the table has `total`: copies of an API-made fiat and crypto deposit, each with its reference
  * (`order-<n>`), of the templates' merchant or, given `merchants`, of each of them in turn.
  */
-async function seed(dataDir: string, templates: DepositRow[], from: number, total: number, due = false, merchants?: string[]): Promise<void> {
+async function seed(
+  dataDir: string,
+  templates: DepositRow[],
+  from: number,
+  total: number,
+  due = false,
+  merchants?: string[],
+): Promise<void> {
   const db = await openDatabase({ dataDir, databaseUrl: process.env.BENCH_DATABASE_URL });
   const start = Date.parse('2026-01-01T00:00:00Z');
   try {
@@ -62,9 +80,16 @@ async function seed(dataDir: string, templates: DepositRow[], from: number, tota
         const status = due ? 'pending' : STATUSES[n % STATUSES.length];
         const created = new Date(start + n * 1000).toISOString();
         rows.push({
-          ...template, id: `grow${String(n).padStart(8, '0')}`, deposit_id: `grow-${n}`, reference: `order-${n}`, va_number: null, checkout_id: null, status,
+          ...template,
+          id: `grow${String(n).padStart(8, '0')}`,
+          deposit_id: `grow-${n}`,
+          reference: `order-${n}`,
+          va_number: null,
+          checkout_id: null,
+          status,
           merchant_id: merchants ? merchants[n % merchants.length] : template.merchant_id,
-          created_at: created, updated_at: new Date(start + n * 1000 + (n % 7) * 60_000).toISOString(),
+          created_at: created,
+          updated_at: new Date(start + n * 1000 + (n % 7) * 60_000).toISOString(),
           expired_at: status === 'pending' && !due ? '2099-01-01T00:00:00.000Z' : created,
         });
       }
@@ -81,13 +106,33 @@ async function seed(dataDir: string, templates: DepositRow[], from: number, tota
 async function addMerchants(dataDir: string, merchantId: string, count: number): Promise<string[]> {
   const db = await openDatabase({ dataDir, databaseUrl: process.env.BENCH_DATABASE_URL });
   try {
-    const merchant = await db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirstOrThrow();
-    const organization = await db.selectFrom('organizations').selectAll().where('id', '=', merchant.organization_id).executeTakeFirstOrThrow();
+    const merchant = await db
+      .selectFrom('merchants')
+      .selectAll()
+      .where('id', '=', merchantId)
+      .executeTakeFirstOrThrow();
+    const organization = await db
+      .selectFrom('organizations')
+      .selectAll()
+      .where('id', '=', merchant.organization_id)
+      .executeTakeFirstOrThrow();
     const ids = [merchantId];
     for (let m = 1; m < count; m++) {
       const id = `${merchantId}-${m}`;
-      await db.insertInto('organizations').values({ ...organization, id: `${organization.id}-${m}` }).execute();
-      await db.insertInto('merchants').values({ ...merchant, id, organization_id: `${organization.id}-${m}`, client_id: `${merchant.client_id}-${m}`, webhook_url: null }).execute();
+      await db
+        .insertInto('organizations')
+        .values({ ...organization, id: `${organization.id}-${m}` })
+        .execute();
+      await db
+        .insertInto('merchants')
+        .values({
+          ...merchant,
+          id,
+          organization_id: `${organization.id}-${m}`,
+          client_id: `${merchant.client_id}-${m}`,
+          webhook_url: null,
+        })
+        .execute();
       ids.push(id);
     }
     return ids;
@@ -99,7 +144,9 @@ async function addMerchants(dataDir: string, merchantId: string, count: number):
 async function templatesOf(dataDir: string, ids: string[]): Promise<DepositRow[]> {
   const db = await openDatabase({ dataDir, databaseUrl: process.env.BENCH_DATABASE_URL });
   try {
-    return await Promise.all(ids.map((id) => db.selectFrom('deposits').selectAll().where('deposit_id', '=', id).executeTakeFirstOrThrow()));
+    return await Promise.all(
+      ids.map((id) => db.selectFrom('deposits').selectAll().where('deposit_id', '=', id).executeTakeFirstOrThrow()),
+    );
   } finally {
     await db.destroy();
   }
@@ -113,14 +160,24 @@ const SWITCH = 'method switch (hosted checkout, 10 at once)';
  * second and p99. Every answer must be a switch (200, choice "switched").
  */
 async function switches(base: string, clientId: string, clientSecret: string): Promise<LoadResult> {
-  const choose = (id: string, paymentMethod: string) => fetch(`${base}/checkout/${id}/deposit`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paymentMethod }),
-  });
+  const choose = (id: string, paymentMethod: string) =>
+    fetch(`${base}/checkout/${id}/deposit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ paymentMethod }),
+    });
   const ids: string[] = [];
   for (let i = 0; i < 10; i++) {
     // One at a time, each its own body: a repeated signature is refused as a replay.
     const body = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000 + i + Math.floor(Math.random() * 1e6) });
-    const made = await fetch(`${base}/v1/checkout`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...signedRequestHeaders(clientId, clientSecret, 'POST', '/v1/checkout', body) } });
+    const made = await fetch(`${base}/v1/checkout`, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        ...signedRequestHeaders(clientId, clientSecret, 'POST', '/v1/checkout', body),
+      },
+    });
     const { id } = ((await made.json()) as { data: { id: string } }).data;
     await (await choose(id, 'QRIS')).arrayBuffer(); // the deposit, created
     ids.push(id);
@@ -128,18 +185,25 @@ async function switches(base: string, clientId: string, clientSecret: string): P
   const latencies: number[] = [];
   let failed = 0;
   const began = performance.now();
-  await Promise.all(ids.map(async (id) => {
-    for (let i = 0; i < 18; i++) {
-      const t0 = performance.now();
-      const res = await choose(id, i % 2 ? 'QRIS' : 'BCA_VA');
-      const { choice } = (await res.json()) as { choice?: string };
-      latencies.push(performance.now() - t0);
-      if (res.status !== 200 || choice !== 'switched') failed++;
-    }
-  }));
+  await Promise.all(
+    ids.map(async (id) => {
+      for (let i = 0; i < 18; i++) {
+        const t0 = performance.now();
+        const res = await choose(id, i % 2 ? 'QRIS' : 'BCA_VA');
+        const { choice } = (await res.json()) as { choice?: string };
+        latencies.push(performance.now() - t0);
+        if (res.status !== 200 || choice !== 'switched') failed++;
+      }
+    }),
+  );
   const elapsed = (performance.now() - began) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requestsPerSecond: Math.round(latencies.length / elapsed), p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)]), non2xx: failed, errors: 0 };
+  return {
+    requestsPerSecond: Math.round(latencies.length / elapsed),
+    p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)]),
+    non2xx: failed,
+    errors: 0,
+  };
 }
 
 /** On PostgreSQL, each part starts from an empty database (on SQLite, from its own data dir). */
@@ -162,12 +226,21 @@ async function onPostgres(statement: string): Promise<void> {
 /** A signed GET, signed afresh for each load (a signature's window is 300 s). */
 type Scenario = () => LoadOptions;
 
-interface Part { title: string; results: Array<Record<string, LoadResult>> }
+interface Part {
+  title: string;
+  results: Array<Record<string, LoadResult>>;
+}
 
 /** A webhook receiver that answers 204 (the sandbox delivers the sweep's webhooks to it, as to a shop). */
 async function startReceiver(): Promise<{ url: string; received: () => number; close(): Promise<void> }> {
   let received = 0;
-  const server = createServer((req, res) => { req.resume(); req.on('end', () => { received++; res.writeHead(204).end(); }); });
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
@@ -191,12 +264,24 @@ export async function run(): Promise<void> {
         const { clientId, clientSecret, accessToken } = provider.credentials;
         const create = async (path: string, body: object) => {
           const res = await fetch(`${provider.base}${path}`, {
-            method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` }, body: JSON.stringify(body),
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+            body: JSON.stringify(body),
           });
           return ((await res.json()) as { data: { depositId: string } }).data.depositId;
         };
-        const fiat = await create('/v1/deposit/fiat', { inputCurrency: 'IDR', inputAmount: 250000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' });
-        const crypto = await create('/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 25, outputCurrency: 'USDC-POLYGON' });
+        const fiat = await create('/v1/deposit/fiat', {
+          inputCurrency: 'IDR',
+          inputAmount: 250000,
+          outputCurrency: 'IDR',
+          balanceType: 'fiat',
+          paymentMethod: 'QRIS',
+        });
+        const crypto = await create('/v1/deposit/crypto', {
+          inputCurrency: 'USDC-POLYGON',
+          inputAmount: 25,
+          outputCurrency: 'USDC-POLYGON',
+        });
         await provider.stop();
         const templates = await templatesOf(dataDir, [fiat, crypto]);
         const merchants = spread > 1 ? await addMerchants(dataDir, templates[0].merchant_id, spread) : undefined;
@@ -206,21 +291,40 @@ export async function run(): Promise<void> {
           const began = Date.now();
           await seed(dataDir, templates, seeded, size, false, merchants);
           seeded = size;
-          console.log(`  (seeded ${size.toLocaleString('en')} deposits over ${spread} merchant${spread > 1 ? 's' : ''} in ${((Date.now() - began) / 1000).toFixed(1)} s)`);
+          console.log(
+            `  (seeded ${size.toLocaleString('en')} deposits over ${spread} merchant${spread > 1 ? 's' : ''} in ${((Date.now() - began) / 1000).toFixed(1)} s)`,
+          );
           provider = await startSandboxCommand(dataDir, env);
           const base = provider.base;
-          const get = (target: string): Scenario => () => ({ url: `${base}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, '') });
+          const get =
+            (target: string): Scenario =>
+            () => ({
+              url: `${base}${target}`,
+              headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
+            });
           const scenarios: Array<[string, Scenario]> = [
             [BARE, () => ({ url: bare.url })],
             ['signed read by id', get(`/v1/deposit/${fiat}`)],
             ['signed read by reference', get(`/v1/deposit/${REFERENCE}`)],
-            ['create (bearer, QRIS)', () => ({
-              url: `${base}/v1/deposit/fiat`, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-              body: JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' }),
-            })],
+            [
+              'create (bearer, QRIS)',
+              () => ({
+                url: `${base}/v1/deposit/fiat`,
+                method: 'POST',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+                body: JSON.stringify({
+                  inputCurrency: 'IDR',
+                  inputAmount: 150000,
+                  outputCurrency: 'IDR',
+                  balanceType: 'fiat',
+                  paymentMethod: 'QRIS',
+                }),
+              }),
+            ],
             // A hundredth of the rows is the measured merchant's: its deep pages do not exist at 10,000, so only page 1 is compared.
-            ...LISTS.filter(([name]) => spread === 1 || !name.includes(`page ${DEEP_PAGE}`))
-              .map(([name, query]): [string, Scenario] => [name, get(query ? `/v1/deposit?${query}` : '/v1/deposit')]),
+            ...LISTS.filter(([name]) => spread === 1 || !name.includes(`page ${DEEP_PAGE}`)).map(
+              ([name, query]): [string, Scenario] => [name, get(query ? `/v1/deposit?${query}` : '/v1/deposit')],
+            ),
           ];
           if (SWEEP_ONLY) scenarios.length = 0;
           for (const [, options] of scenarios) await load({ ...options(), connections: 10, durationSeconds: 0.5 }); // warm-up: caches, JIT
@@ -238,8 +342,22 @@ export async function run(): Promise<void> {
           results.push(best);
           await provider.stop();
         }
-        if (!SWEEP_ONLY) printPart({ title: spread > 1 ? `the rows spread over ${spread} merchants (the measured one holds a hundredth)` : "one merchant's deposits", results }, rounds, seconds);
-        if (spread === 1 && !NO_SWEEP) printSweep(await measureSweep(dataDir, templates, seeded, clientId, clientSecret, fiat, env, receiver.received));
+        if (!SWEEP_ONLY)
+          printPart(
+            {
+              title:
+                spread > 1
+                  ? `the rows spread over ${spread} merchants (the measured one holds a hundredth)`
+                  : "one merchant's deposits",
+              results,
+            },
+            rounds,
+            seconds,
+          );
+        if (spread === 1 && !NO_SWEEP)
+          printSweep(
+            await measureSweep(dataDir, templates, seeded, clientId, clientSecret, fiat, env, receiver.received),
+          );
       } finally {
         await provider.stop();
         rmSync(dataDir, { recursive: true, force: true });
@@ -255,21 +373,33 @@ const engine = () => (process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite');
 
 /** One part's table, printed as soon as it is measured (so a run stopped later still shows it). */
 function printPart({ title, results }: Part, rounds: number, seconds: number): void {
-  console.log(`\ngrowth: ${title}, ${engine()}, compiled kasir-sandbox, 10 connections, best of ${rounds} x ${seconds} s; req/s, p99, and `
-    + 'the cost at this size / its cost at 10,000, as measured and (in brackets) relative to the bare Hono GET of the same rounds. '
-    + 'The table size is all merchants\' rows. On a shared machine both move with its load: the read by id (a primary-key lookup, '
-    + 'flat by construction) shows how much.');
-  console.log(`  ${''.padEnd(44)}${SIZES.slice(0, results.length).map((s) => s.toLocaleString('en').padStart(36)).join('')}`);
-  const raw = (r: Record<string, LoadResult>, name: string) => results[0][name].requestsPerSecond / Math.max(1, r[name].requestsPerSecond);
-  const relative = (r: Record<string, LoadResult>, name: string) => raw(r, name) * (r[BARE].requestsPerSecond / results[0][BARE].requestsPerSecond);
+  console.log(
+    `\ngrowth: ${title}, ${engine()}, compiled kasir-sandbox, 10 connections, best of ${rounds} x ${seconds} s; req/s, p99, and ` +
+      'the cost at this size / its cost at 10,000, as measured and (in brackets) relative to the bare Hono GET of the same rounds. ' +
+      "The table size is all merchants' rows. On a shared machine both move with its load: the read by id (a primary-key lookup, " +
+      'flat by construction) shows how much.',
+  );
+  console.log(
+    `  ${''.padEnd(44)}${SIZES.slice(0, results.length)
+      .map((s) => s.toLocaleString('en').padStart(36))
+      .join('')}`,
+  );
+  const raw = (r: Record<string, LoadResult>, name: string) =>
+    results[0][name].requestsPerSecond / Math.max(1, r[name].requestsPerSecond);
+  const relative = (r: Record<string, LoadResult>, name: string) =>
+    raw(r, name) * (r[BARE].requestsPerSecond / results[0][BARE].requestsPerSecond);
   for (const name of Object.keys(results[0])) {
     const cells = results.map((r) => {
       const x = r[name];
       const bad = x.non2xx || x.errors ? ` (${x.non2xx + x.errors} failed)` : '';
-      return `${x.requestsPerSecond}/s p99 ${x.p99Ms} ms ${name === BARE ? '' : `${raw(r, name).toFixed(2)}x [${relative(r, name).toFixed(2)}x]`}${bad}`.padStart(36);
+      return `${x.requestsPerSecond}/s p99 ${x.p99Ms} ms ${name === BARE ? '' : `${raw(r, name).toFixed(2)}x [${relative(r, name).toFixed(2)}x]`}${bad}`.padStart(
+        36,
+      );
     });
     const worst = Math.max(...results.map((r) => raw(r, name)));
-    console.log(`  ${name.padEnd(44)}${cells.join('')}   ${name === BARE ? '' : worst <= 2 ? 'flat (<= 2x)' : 'NOT flat'}`);
+    console.log(
+      `  ${name.padEnd(44)}${cells.join('')}   ${name === BARE ? '' : worst <= 2 ? 'flat (<= 2x)' : 'NOT flat'}`,
+    );
   }
 }
 
@@ -277,14 +407,25 @@ function printSweep({ due, expired, seconds: took, finished, reads, delivered }:
   const rate = Math.round(expired / took);
   const worstP99 = Math.max(...reads.map((r) => r.p99Ms));
   const medianRps = reads.map((r) => r.requestsPerSecond).sort((a, b) => a - b)[Math.floor(reads.length / 2)];
-  console.log(`  expiry sweeper, ${engine()}: ${due.toLocaleString('en')} deposits due at once (on ${SIZES.at(-1)!.toLocaleString('en')}): `
-    + (finished ? `all expired in ${took.toFixed(1)} s` : `NOT finished in ${took.toFixed(0)} s: ${expired.toLocaleString('en')} expired`)
-    + ` (${rate}/s counted from the process's start; target >= 1,000/s: ${rate >= 1000 ? 'met' : 'NOT met'}); signed reads by id meanwhile `
-    + `${medianRps}/s (median of ${reads.length} 2 s windows), worst window's p99 ${worstP99} ms (target <= 50 ms: ${worstP99 <= 50 ? 'met' : 'NOT met'}); `
-    + `${delivered.toLocaleString('en')} webhooks delivered to a local receiver meanwhile; each window's p99 (ms): ${reads.map((r) => r.p99Ms).join(' ')}`);
+  console.log(
+    `  expiry sweeper, ${engine()}: ${due.toLocaleString('en')} deposits due at once (on ${SIZES.at(-1)!.toLocaleString('en')}): ` +
+      (finished
+        ? `all expired in ${took.toFixed(1)} s`
+        : `NOT finished in ${took.toFixed(0)} s: ${expired.toLocaleString('en')} expired`) +
+      ` (${rate}/s counted from the process's start; target >= 1,000/s: ${rate >= 1000 ? 'met' : 'NOT met'}); signed reads by id meanwhile ` +
+      `${medianRps}/s (median of ${reads.length} 2 s windows), worst window's p99 ${worstP99} ms (target <= 50 ms: ${worstP99 <= 50 ? 'met' : 'NOT met'}); ` +
+      `${delivered.toLocaleString('en')} webhooks delivered to a local receiver meanwhile; each window's p99 (ms): ${reads.map((r) => r.p99Ms).join(' ')}`,
+  );
 }
 
-interface SweepResult { due: number; expired: number; seconds: number; finished: boolean; reads: LoadResult[]; delivered: number }
+interface SweepResult {
+  due: number;
+  expired: number;
+  seconds: number;
+  finished: boolean;
+  reads: LoadResult[];
+  delivered: number;
+}
 
 /** How long the sweep may take before the bench says it did not finish (and prints what it measured). */
 const SWEEP_LIMIT_MS = QUICK ? 300_000 : 600_000;
@@ -294,12 +435,27 @@ const SWEEP_LIMIT_MS = QUICK ? 300_000 : 600_000;
  * started (its sweeper starts with it) and timed until the merchant has no pending deposit left beyond those it had,
  * with signed reads by id running meanwhile in 2 s windows (each window's p99) and the webhooks going out.
  */
-async function measureSweep(dataDir: string, templates: DepositRow[], seeded: number, clientId: string, clientSecret: string, depositId: string,
-  env: Record<string, string>, received: () => number): Promise<SweepResult> {
+async function measureSweep(
+  dataDir: string,
+  templates: DepositRow[],
+  seeded: number,
+  clientId: string,
+  clientSecret: string,
+  depositId: string,
+  env: Record<string, string>,
+  received: () => number,
+): Promise<SweepResult> {
   const due = 100_000;
   const db = await openDatabase({ dataDir, databaseUrl: process.env.BENCH_DATABASE_URL });
-  const pendingBefore = Number((await db.selectFrom('deposit_counts').select((eb) => eb.fn.sum<number>('count').as('n')).where('status', '=', 'pending')
-    .executeTakeFirst())?.n ?? 0);
+  const pendingBefore = Number(
+    (
+      await db
+        .selectFrom('deposit_counts')
+        .select((eb) => eb.fn.sum<number>('count').as('n'))
+        .where('status', '=', 'pending')
+        .executeTakeFirst()
+    )?.n ?? 0,
+  );
   await db.destroy();
   await seed(dataDir, templates, seeded, seeded + due, true);
   const receivedBefore = received();
@@ -312,10 +468,15 @@ async function measureSweep(dataDir: string, templates: DepositRow[], seeded: nu
     let seconds = Number.NaN;
     const polling = (async () => {
       for (;;) {
-        const res = await fetch(`${provider.base}${list}`, { headers: signedRequestHeaders(clientId, clientSecret, 'GET', list, '') });
+        const res = await fetch(`${provider.base}${list}`, {
+          headers: signedRequestHeaders(clientId, clientSecret, 'GET', list, ''),
+        });
         left = ((await res.json()) as { data: { totalDocs: number } }).data.totalDocs - pendingBefore;
         seconds = (Date.now() - began) / 1000;
-        if (left <= 0) { finished = true; return; }
+        if (left <= 0) {
+          finished = true;
+          return;
+        }
         if (Date.now() - began > SWEEP_LIMIT_MS) return; // said NOT finished below, with what it measured
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
@@ -323,9 +484,18 @@ async function measureSweep(dataDir: string, templates: DepositRow[], seeded: nu
     const target = `/v1/deposit/${depositId}`;
     const reads: LoadResult[] = [];
     let polled = false;
-    void polling.then(() => { polled = true; });
+    void polling.then(() => {
+      polled = true;
+    });
     while (!polled) {
-      reads.push(await load({ url: `${provider.base}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''), connections: 10, durationSeconds: 2 }));
+      reads.push(
+        await load({
+          url: `${provider.base}${target}`,
+          headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
+          connections: 10,
+          durationSeconds: 2,
+        }),
+      );
     }
     await polling;
     return { due, expired: due - Math.max(0, left), seconds, finished, reads, delivered: received() - receivedBefore };

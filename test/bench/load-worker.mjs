@@ -5,9 +5,11 @@ import autocannon from 'autocannon';
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
 const result = await autocannon(JSON.parse(input));
-process.stdout.write(JSON.stringify({
-  requestsPerSecond: Math.round(result.requests.average),
-  p99Ms: result.latency.p99,
-  non2xx: result.non2xx,
-  errors: result.errors,
-}));
+process.stdout.write(
+  JSON.stringify({
+    requestsPerSecond: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  }),
+);

@@ -27,24 +27,48 @@ async function countingProxy(target: string) {
   let calls = 0;
   const server = createServer((req, res) => {
     calls++;
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forwarded.on('error', () => res.destroy());
     req.pipe(forwarded);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, get calls() { return calls; }, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get calls() {
+      return calls;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** Runs test/bench/shoppers-worker.mjs in its own process. */
 async function shoppers(options: { url: string; paths: string[]; shoppers: number; durationSeconds: number }) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./shoppers-worker.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./shoppers-worker.mjs', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   child.stdin.end(JSON.stringify(options));
   let out = '';
   for await (const chunk of child.stdout) out += chunk;
-  return JSON.parse(out) as { reads: number; p50Ms: number; p99Ms: number; maxMs: number; non2xx: number; errors: number };
+  return JSON.parse(out) as {
+    reads: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    non2xx: number;
+    errors: number;
+  };
 }
 
 async function freePort(): Promise<number> {
@@ -56,18 +80,25 @@ async function freePort(): Promise<number> {
 }
 
 /** With BENCH_CPU_PROF, the merchant process runs under the profiler. */
-const profiled = (): Record<string, string> => (process.env.BENCH_CPU_PROF
-  ? { NODE_OPTIONS: `--require=${fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url))}` }
-  : {});
+const profiled = (): Record<string, string> =>
+  process.env.BENCH_CPU_PROF
+    ? { NODE_OPTIONS: `--require=${fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url))}` }
+    : {};
 
 /** The command on a free port, ready once /readyz answers 200 (whatever KASIR_LOG_LEVEL prints). */
 async function startMerchantProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [BIN], {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     if (child.exitCode !== null) throw new Error(`kasir-merchant exited with ${child.exitCode}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (tries > 200) throw new Error('kasir-merchant did not become ready');
     await new Promise((r) => setTimeout(r, 50));
@@ -87,45 +118,85 @@ export async function run(): Promise<void> {
     return;
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-merchant-'));
-  const provider = await startSandbox({ env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' }, port: 0, scryptN: 2 ** 12, sweepIntervalMs: 60_000 });
+  const provider = await startSandbox({
+    env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0' },
+    port: 0,
+    scryptN: 2 ** 12,
+    sweepIntervalMs: 60_000,
+  });
   const proxy = await countingProxy(provider.credentials.baseUrl.replace('localhost', '127.0.0.1'));
   const bare = await startBareHono();
   const c = provider.credentials;
   const redisUrl = process.env.REDIS_URL || process.env.KASIR_TEST_REDIS_URL;
   const seconds = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
   try {
-    console.log(`\nmerchant backend: the compiled kasir-merchant (widget API status reads, ${CONNECTIONS} connections, ${seconds} s each, status refresh ${STATUS_REFRESH_MS} ms; each ratio to the bare Hono run just before it)`);
+    console.log(
+      `\nmerchant backend: the compiled kasir-merchant (widget API status reads, ${CONNECTIONS} connections, ${seconds} s each, status refresh ${STATUS_REFRESH_MS} ms; each ratio to the bare Hono run just before it)`,
+    );
     for (const shared of redisUrl ? [undefined, redisUrl] : [undefined]) {
       const merchant = await startMerchantProcess({
-        ...process.env, HOST: '127.0.0.1', KASIR_DATA_DIR: join(dataDir, shared ? 'merchant-redis' : 'merchant'),
-        REDIS_URL: shared ?? '', KASIR_REDIS_PREFIX: `kasir-bench-${Date.now()}:`,
-        KASIR_BASE_URL: proxy.url, KASIR_CHECKOUT_URL: c.checkoutUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret,
-        KASIR_ACCESS_TOKEN: c.accessToken, KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_SANDBOX: 'true',
-        KASIR_CHECKOUT_RATE_LIMIT: '10000', KASIR_STATUS_REFRESH_MS: String(STATUS_REFRESH_MS), ...profiled(),
+        ...process.env,
+        HOST: '127.0.0.1',
+        KASIR_DATA_DIR: join(dataDir, shared ? 'merchant-redis' : 'merchant'),
+        REDIS_URL: shared ?? '',
+        KASIR_REDIS_PREFIX: `kasir-bench-${Date.now()}:`,
+        KASIR_BASE_URL: proxy.url,
+        KASIR_CHECKOUT_URL: c.checkoutUrl,
+        KASIR_CLIENT_ID: c.clientId,
+        KASIR_CLIENT_SECRET: c.clientSecret,
+        KASIR_ACCESS_TOKEN: c.accessToken,
+        KASIR_WEBHOOK_SECRET: c.webhookSecret,
+        KASIR_SANDBOX: 'true',
+        KASIR_CHECKOUT_RATE_LIMIT: '10000',
+        KASIR_STATUS_REFRESH_MS: String(STATUS_REFRESH_MS),
+        ...profiled(),
       });
       const mode = shared ? 'Redis' : 'one process';
       try {
         // Pending checkouts with a chosen method: what shoppers poll.
         const ids: string[] = [];
         for (let i = 0; i < 50; i++) {
-          const created = await fetch(`${merchant.url}/api/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: String(100000 + i), currency: 'IDR' }) });
+          const created = await fetch(`${merchant.url}/api/checkouts`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ amount: String(100000 + i), currency: 'IDR' }),
+          });
           const { data } = (await created.json()) as { data: { id: string } };
-          await fetch(`${merchant.url}/api/checkouts/${data.id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: i % 2 ? 'QRIS' : 'BCA_VA' }) });
+          await fetch(`${merchant.url}/api/checkouts/${data.id}/deposit`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ method: i % 2 ? 'QRIS' : 'BCA_VA' }),
+          });
           ids.push(data.id);
         }
         // Warmed up (JIT, connections) before anything is measured.
-        await load({ url: `${merchant.url}/api/checkouts/${ids[0]}/deposit`, connections: CONNECTIONS, durationSeconds: 2 });
+        await load({
+          url: `${merchant.url}/api/checkouts/${ids[0]}/deposit`,
+          connections: CONNECTIONS,
+          durationSeconds: 2,
+        });
         const measure = async (label: string, options: Parameters<typeof load>[0], deposits: number) => {
           // The yardstick right before each figure: the machine's load drifts between runs (other processes).
           const bareGet = await load({ url: bare.url, connections: CONNECTIONS, durationSeconds: seconds });
-          printRow('bare Hono GET (yardstick)', bareGet.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${bareGet.p99Ms} ms`);
+          printRow(
+            'bare Hono GET (yardstick)',
+            bareGet.requestsPerSecond,
+            bareGet.requestsPerSecond,
+            `p99 ${bareGet.p99Ms} ms`,
+          );
           const before = proxy.calls;
           const result = await load({ connections: CONNECTIONS, durationSeconds: seconds, ...options });
           const calls = proxy.calls - before;
           const served = result.requestsPerSecond * seconds;
-          printRow(`${label}, ${mode}`, result.requestsPerSecond, bareGet.requestsPerSecond,
-            `p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
-          console.log(`  ${''.padEnd(48)} upstream calls ${calls} for ~${served} reads (${deposits} deposit${deposits > 1 ? 's' : ''}; bound ${Math.ceil((seconds * 1000) / STATUS_REFRESH_MS + 1) * deposits})`);
+          printRow(
+            `${label}, ${mode}`,
+            result.requestsPerSecond,
+            bareGet.requestsPerSecond,
+            `p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+          );
+          console.log(
+            `  ${''.padEnd(48)} upstream calls ${calls} for ~${served} reads (${deposits} deposit${deposits > 1 ? 's' : ''}; bound ${Math.ceil((seconds * 1000) / STATUS_REFRESH_MS + 1) * deposits})`,
+          );
         };
         const one = `/api/checkouts/${ids[0]}/deposit`;
         // 1,000 shoppers polling once a second over the 50 pending checkouts (each starting at its own moment): the goal
@@ -133,21 +204,36 @@ export async function run(): Promise<void> {
         {
           const shopperSeconds = Math.max(seconds, 10);
           const before = proxy.calls;
-          const result = await shoppers({ url: merchant.url, paths: ids.map((id) => `/api/checkouts/${id}/deposit`), shoppers: SHOPPERS, durationSeconds: shopperSeconds });
+          const result = await shoppers({
+            url: merchant.url,
+            paths: ids.map((id) => `/api/checkouts/${id}/deposit`),
+            shoppers: SHOPPERS,
+            durationSeconds: shopperSeconds,
+          });
           const calls = proxy.calls - before;
           const bound = Math.ceil((shopperSeconds * 1000) / STATUS_REFRESH_MS + 1) * ids.length;
-          console.log(`  ${SHOPPERS} shoppers polling once a second, ${mode}: p99 ${result.p99Ms} ms (goal <= 10), p50 ${result.p50Ms} ms, max ${result.maxMs} ms, `
-            + `${result.reads} reads, non-2xx ${result.non2xx}, errors ${result.errors} (goal 0), upstream calls ${calls} (bound ${bound})`);
+          console.log(
+            `  ${SHOPPERS} shoppers polling once a second, ${mode}: p99 ${result.p99Ms} ms (goal <= 10), p50 ${result.p50Ms} ms, max ${result.maxMs} ms, ` +
+              `${result.reads} reads, non-2xx ${result.non2xx}, errors ${result.errors} (goal 0), upstream calls ${calls} (bound ${bound})`,
+          );
         }
         // `--shoppers-only`: the figure above alone (before/after comparisons of the status read).
         if (process.argv.includes('--shoppers-only')) continue;
         await measure('GET .../deposit (one checkout)', { url: merchant.url + one }, 1);
-        await measure('GET .../deposit (50 checkouts)', {
-          url: merchant.url + one,
-          requests: ids.map((id) => ({ method: 'GET', path: `/api/checkouts/${id}/deposit` })),
-        }, ids.length);
+        await measure(
+          'GET .../deposit (50 checkouts)',
+          {
+            url: merchant.url + one,
+            requests: ids.map((id) => ({ method: 'GET', path: `/api/checkouts/${id}/deposit` })),
+          },
+          ids.length,
+        );
         const etag = (await fetch(merchant.url + one)).headers.get('etag') ?? '';
-        await measure('GET .../deposit, If-None-Match (304)', { url: merchant.url + one, headers: { 'if-none-match': etag } }, 1);
+        await measure(
+          'GET .../deposit, If-None-Match (304)',
+          { url: merchant.url + one, headers: { 'if-none-match': etag } },
+          1,
+        );
       } finally {
         await merchant.stop();
       }

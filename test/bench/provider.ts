@@ -14,7 +14,10 @@ import { load, printRow, startBareHono, startSandboxCommand, type LoadOptions, t
 
 /** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
 /** Each scenario's best round, and each round's results (for ratios taken within one round). */
-interface Rounds { best: Record<string, LoadResult>; rounds: Array<Record<string, LoadResult>> }
+interface Rounds {
+  best: Record<string, LoadResult>;
+  rounds: Array<Record<string, LoadResult>>;
+}
 
 /** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
 async function bestOf(scenarios: Record<string, () => LoadOptions>, rounds: number): Promise<Rounds> {
@@ -55,30 +58,56 @@ export async function run(): Promise<void> {
     const res = await fetch(`${provider.base}/v1/deposit/fiat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-      body: JSON.stringify({ inputCurrency: 'IDR', inputAmount: 250000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' }),
+      body: JSON.stringify({
+        inputCurrency: 'IDR',
+        inputAmount: 250000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'QRIS',
+      }),
     });
     const { data } = (await res.json()) as { data: { depositId: string } };
     const target = `/v1/deposit/${data.depositId}`;
     // The load runs in its own process, so requests are fixed shapes: a GET signature is not replay-checked and
     // stays valid for the 300 s window (signed afresh each round), and a create without a reference may repeat.
-    const createBody = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' });
-    const read = () => ({ url: `${provider.base}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, '') });
+    const createBody = JSON.stringify({
+      inputCurrency: 'IDR',
+      inputAmount: 150000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'BCA_VA',
+    });
+    const read = () => ({
+      url: `${provider.base}${target}`,
+      headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
+    });
     // The least code doing the same work, on the same database file (test/bench/least-code-read.ts).
     const least = await startLeastCodeRead(join(dataDir, 'kasir.sqlite'));
     stopLeast = least.stop;
-    const leastRead = () => ({ url: `${least.url}${target}`, headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, '') });
-    const measured = await bestOf({
-      bareGet: () => ({ url: bare.url }),
-      leastRead,
-      read,
-      barePost: () => ({ url: bare.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
-      create: () => ({
-        url: `${provider.base}/v1/deposit/fiat`,
-        method: 'POST',
-        body: createBody,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-      }),
-    }, rounds);
+    const leastRead = () => ({
+      url: `${least.url}${target}`,
+      headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
+    });
+    const measured = await bestOf(
+      {
+        bareGet: () => ({ url: bare.url }),
+        leastRead,
+        read,
+        barePost: () => ({
+          url: bare.url,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        }),
+        create: () => ({
+          url: `${provider.base}/v1/deposit/fiat`,
+          method: 'POST',
+          body: createBody,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+        }),
+      },
+      rounds,
+    );
     const results = measured.best;
     // The same read with the request log off: the log's cost on the hot path.
     await provider.stop();
@@ -87,18 +116,44 @@ export async function run(): Promise<void> {
     const quiet = quietRounds.best;
 
     const { bareGet, barePost, create } = results;
-    console.log(`\npayment service (compiled kasir-sandbox, its own process): 50 connections, best of ${rounds} rounds`);
+    console.log(
+      `\npayment service (compiled kasir-sandbox, its own process): 50 connections, best of ${rounds} rounds`,
+    );
     printRow('bare Hono GET (yardstick)', bareGet.requestsPerSecond, bareGet.requestsPerSecond);
-    printRow('least code doing the signed read (yardstick)', results.leastRead.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${results.leastRead.p99Ms} ms, non-2xx ${results.leastRead.non2xx}`);
-    printRow('GET /v1/deposit/:id (signed, request log on)', results.read.requestsPerSecond, bareGet.requestsPerSecond, `p99 ${results.read.p99Ms} ms, non-2xx ${results.read.non2xx}`);
-    printRow('GET /v1/deposit/:id (signed, log silent)', quiet.read.requestsPerSecond, quiet.bareGet.requestsPerSecond, `p99 ${quiet.read.p99Ms} ms, non-2xx ${quiet.read.non2xx}`);
+    printRow(
+      'least code doing the signed read (yardstick)',
+      results.leastRead.requestsPerSecond,
+      bareGet.requestsPerSecond,
+      `p99 ${results.leastRead.p99Ms} ms, non-2xx ${results.leastRead.non2xx}`,
+    );
+    printRow(
+      'GET /v1/deposit/:id (signed, request log on)',
+      results.read.requestsPerSecond,
+      bareGet.requestsPerSecond,
+      `p99 ${results.read.p99Ms} ms, non-2xx ${results.read.non2xx}`,
+    );
+    printRow(
+      'GET /v1/deposit/:id (signed, log silent)',
+      quiet.read.requestsPerSecond,
+      quiet.bareGet.requestsPerSecond,
+      `p99 ${quiet.read.p99Ms} ms, non-2xx ${quiet.read.non2xx}`,
+    );
     printRow('bare Hono POST (yardstick)', barePost.requestsPerSecond, barePost.requestsPerSecond);
-    printRow('POST /v1/deposit/fiat (bearer, VA)', create.requestsPerSecond, barePost.requestsPerSecond, `p99 ${create.p99Ms} ms, non-2xx ${create.non2xx}`);
+    printRow(
+      'POST /v1/deposit/fiat (bearer, VA)',
+      create.requestsPerSecond,
+      barePost.requestsPerSecond,
+      `p99 ${create.p99Ms} ms, non-2xx ${create.non2xx}`,
+    );
     const ratio = medianRatio(measured, 'read', 'bareGet');
     const quietRatio = medianRatio(quietRounds, 'read', 'bareGet');
     const leastRatio = medianRatio(measured, 'read', 'leastRead');
-    console.log(`  signed read / bare handler, median of the rounds' own ratios: ${ratio.toFixed(2)} with the request log, ${quietRatio.toFixed(2)} without`);
-    console.log(`  signed read / the least code doing it, median of the rounds' own ratios: ${leastRatio.toFixed(2)} (target >= 0.80: ${leastRatio >= 0.8 ? 'met' : 'NOT met'})`);
+    console.log(
+      `  signed read / bare handler, median of the rounds' own ratios: ${ratio.toFixed(2)} with the request log, ${quietRatio.toFixed(2)} without`,
+    );
+    console.log(
+      `  signed read / the least code doing it, median of the rounds' own ratios: ${leastRatio.toFixed(2)} (target >= 0.80: ${leastRatio >= 0.8 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the last in-flight requests finish
     await bare.stop();

@@ -3,7 +3,16 @@ export {};
 // Each part lives in its own file and exports `run(): Promise<void>`; they run one after another. `--quick` (read by
 // the parts from process.argv) leaves out the figures that take many minutes (growth: the 1,000,000-deposit size) and
 // shortens the rest (2 s loads, 3 browser runs, fewer webhooks): `npm run bench -- --quick`.
-const parts = ['./provider', './growth', './webhooks', './accounts', './merchant', './widget', './first-paint', './packages'];
+const parts = [
+  './provider',
+  './growth',
+  './webhooks',
+  './accounts',
+  './merchant',
+  './widget',
+  './first-paint',
+  './packages',
+];
 
 /**
  * How long a part may take before the run says it did not finish and goes on (its figures printed so far stay above;
@@ -21,16 +30,22 @@ for (const part of parts) {
     throw err;
   }
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<'limit'>((resolve) => { timer = setTimeout(() => resolve('limit'), PART_LIMIT_MS); });
+  const limit = new Promise<'limit'>((resolve) => {
+    timer = setTimeout(() => resolve('limit'), PART_LIMIT_MS);
+  });
   const began = Date.now();
   try {
     const outcome = await Promise.race([mod.run?.(), limit]);
     if (outcome === 'limit') {
-      console.log(`\n${part.slice(2)}: NOT finished in ${PART_LIMIT_MS / 1000} s on this machine (figures above are what it measured); going on`);
+      console.log(
+        `\n${part.slice(2)}: NOT finished in ${PART_LIMIT_MS / 1000} s on this machine (figures above are what it measured); going on`,
+      );
       unfinished.push(part.slice(2));
     }
   } catch (err) {
-    console.log(`\n${part.slice(2)}: failed after ${((Date.now() - began) / 1000).toFixed(0)} s: ${(err as Error).stack ?? err}`);
+    console.log(
+      `\n${part.slice(2)}: failed after ${((Date.now() - began) / 1000).toFixed(0)} s: ${(err as Error).stack ?? err}`,
+    );
     unfinished.push(part.slice(2));
   } finally {
     clearTimeout(timer);

@@ -14,22 +14,23 @@ let non2xx = 0;
 let errors = 0;
 const end = Date.now() + durationSeconds * 1000;
 
-const poll = (path) => new Promise((resolve) => {
-  const started = process.hrtime.bigint();
-  const req = request({ host: target.hostname, port: target.port, path, agent, method: 'GET' }, (res) => {
-    res.resume();
-    res.on('end', () => {
-      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-      if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+const poll = (path) =>
+  new Promise((resolve) => {
+    const started = process.hrtime.bigint();
+    const req = request({ host: target.hostname, port: target.port, path, agent, method: 'GET' }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+        if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+        resolve();
+      });
+    });
+    req.on('error', () => {
+      errors++;
       resolve();
     });
+    req.end();
   });
-  req.on('error', () => {
-    errors++;
-    resolve();
-  });
-  req.end();
-});
 
 const shopper = async (index) => {
   const path = paths[index % paths.length];
@@ -43,5 +44,8 @@ const shopper = async (index) => {
 await Promise.all(Array.from({ length: shoppers }, (_, i) => shopper(i)));
 agent.destroy();
 latencies.sort((a, b) => a - b);
-const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
-process.stdout.write(JSON.stringify({ reads: latencies.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1), non2xx, errors }));
+const at = (q) =>
+  Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
+process.stdout.write(
+  JSON.stringify({ reads: latencies.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1), non2xx, errors }),
+);

@@ -58,7 +58,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
   if (options.setupRequest) {
     const result = await autocannon({ ...settings, requests: [{ setupRequest: options.setupRequest as never }] });
-    return { requestsPerSecond: Math.round(result.requests.average), p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+    return {
+      requestsPerSecond: Math.round(result.requests.average),
+      p99Ms: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors,
+    };
   }
   // The load generator runs in its own process (its own core): the figures measure the server, not both.
   const child = spawn(process.execPath, [loadWorker], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -83,7 +88,9 @@ export async function startBareHono(): Promise<{ url: string; stop(): Promise<vo
 
 export function printRow(label: string, rps: number, baseline: number, extra = '') {
   const ratio = baseline ? (rps / baseline).toFixed(2) : 'n/a';
-  console.log(`  ${label.padEnd(48)} ${String(rps).padStart(8)} req/s   ${ratio}x of bare Hono${extra ? `   ${extra}` : ''}`);
+  console.log(
+    `  ${label.padEnd(48)} ${String(rps).padStart(8)} req/s   ${ratio}x of bare Hono${extra ? `   ${extra}` : ''}`,
+  );
 }
 
 const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
@@ -101,17 +108,26 @@ export async function startSandboxCommand(dataDir: string, env: Record<string, s
   const nodeArgs = process.env.BENCH_SANDBOX_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, SANDBOX_COMMAND], {
     env: {
-      ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', PROVIDER_HOST: '127.0.0.1', KASIR_SCRYPT_N: '4096',
-      KASIR_SWEEP_INTERVAL_MS: '60000', DATABASE_URL: process.env.BENCH_DATABASE_URL, ...env,
+      ...process.env,
+      KASIR_DATA_DIR: dataDir,
+      PROVIDER_PORT: '0',
+      PROVIDER_HOST: '127.0.0.1',
+      KASIR_SCRYPT_N: '4096',
+      KASIR_SWEEP_INTERVAL_MS: '60000',
+      DATABASE_URL: process.env.BENCH_DATABASE_URL,
+      ...env,
     },
     stdio: ['ignore', fd, 'inherit'],
   });
   closeSync(fd);
   let exited = false;
-  child.once('exit', () => { exited = true; });
+  child.once('exit', () => {
+    exited = true;
+  });
   let base: string | undefined;
   for (let waited = 0; !base; waited += 50) {
-    if (exited || waited > 30_000) throw new Error(`kasir-sandbox did not start: ${readFileSync(logFile, 'utf8').slice(0, 2000)}`);
+    if (exited || waited > 30_000)
+      throw new Error(`kasir-sandbox did not start: ${readFileSync(logFile, 'utf8').slice(0, 2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     base = /sandbox on (http:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1].replace('localhost', '127.0.0.1');
   }

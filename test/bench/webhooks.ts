@@ -28,7 +28,10 @@ import { startSandboxCommand } from './support';
 
 const QUICK = process.argv.includes('--quick');
 const STREAM_SECONDS = Number(process.env.BENCH_STREAM_SECONDS || (QUICK ? 5 : 30));
-const RATES = (process.env.BENCH_RATES ?? '200,400,0').split(',').filter((r) => r !== '').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '200,400,0')
+  .split(',')
+  .filter((r) => r !== '')
+  .map(Number);
 const BACKLOG = Number(process.env.BENCH_BACKLOG || (QUICK ? 10_000 : 100_000));
 /** Clients of the "as fast as the API takes them" stream, and of the deposits' creation. */
 const CLIENTS = Number(process.env.BENCH_CLIENTS || 16);
@@ -40,7 +43,11 @@ const FASTEST_DEPOSITS = Number(process.env.BENCH_FASTEST_DEPOSITS || 800 * STRE
 /** Wall-clock ms with sub-ms precision, one clock for the stream's answers and the receiver's arrivals. */
 const now = () => performance.timeOrigin + performance.now();
 
-interface Arrival { webhookId: string; depositId: string; receivedAt: number }
+interface Arrival {
+  webhookId: string;
+  depositId: string;
+  receivedAt: number;
+}
 
 async function startReceiver() {
   const arrivals: Arrival[] = [];
@@ -66,11 +73,19 @@ async function startReceiver() {
       if (done()) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(finish, timeoutMs);
-        function finish() { clearTimeout(timer); waiting = undefined; resolve(); }
+        function finish() {
+          clearTimeout(timer);
+          waiting = undefined;
+          resolve();
+        }
         waiting = { done, resolve: finish };
       });
     },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -79,7 +94,10 @@ class Service {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: OPEN_LOOP_CAP });
   private readonly host: string;
   private readonly port: number;
-  constructor(base: string, private readonly token: string) {
+  constructor(
+    base: string,
+    private readonly token: string,
+  ) {
     const url = new URL(base);
     this.host = url.hostname;
     this.port = Number(url.port);
@@ -88,18 +106,29 @@ class Service {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; data: { depositId: string } }> {
     const text = body === undefined ? '' : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = request({
-        host: this.host, port: this.port, method, path, agent: this.agent,
-        headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { depositId: string } };
-          resolve({ status: res.statusCode ?? 0, data: json.data });
-        });
-        res.on('error', reject);
-      });
+      const req = request(
+        {
+          host: this.host,
+          port: this.port,
+          method,
+          path,
+          agent: this.agent,
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { depositId: string } };
+            resolve({ status: res.statusCode ?? 0, data: json.data });
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(text);
     });
@@ -111,22 +140,37 @@ class Service {
 }
 
 /** Runs `task` over `items` with `clients` at a time, until `until()` says stop. */
-async function pool<T>(items: T[], clients: number, task: (item: T) => Promise<void>, until = () => true): Promise<void> {
+async function pool<T>(
+  items: T[],
+  clients: number,
+  task: (item: T) => Promise<void>,
+  until = () => true,
+): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < items.length && until()) await task(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < items.length && until()) await task(items[next++]);
+    }),
+  );
 }
 
 async function createDeposits(service: Service, count: number): Promise<string[]> {
   const ids: string[] = [];
-  await pool(Array.from({ length: count }, (_, i) => i), CLIENTS, async () => {
-    const res = await service.call('POST', '/v1/deposit/fiat', {
-      inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA',
-    });
-    if (res.status !== 201) throw new Error(`create: ${res.status}`);
-    ids.push(res.data.depositId);
-  });
+  await pool(
+    Array.from({ length: count }, (_, i) => i),
+    CLIENTS,
+    async () => {
+      const res = await service.call('POST', '/v1/deposit/fiat', {
+        inputCurrency: 'IDR',
+        inputAmount: 150000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'BCA_VA',
+      });
+      if (res.status !== 201) throw new Error(`create: ${res.status}`);
+      ids.push(res.data.depositId);
+    },
+  );
   return ids;
 }
 
@@ -136,10 +180,15 @@ function servicePidOf(dataDir: string): number | undefined {
     for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
       try {
         if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('provider/cli.js')) continue;
-        if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`KASIR_DATA_DIR=${dataDir}`)) return Number(pid);
-      } catch { /* a process that ended meanwhile */ }
+        if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`KASIR_DATA_DIR=${dataDir}`))
+          return Number(pid);
+      } catch {
+        /* a process that ended meanwhile */
+      }
     }
-  } catch { /* no /proc */ }
+  } catch {
+    /* no /proc */
+  }
   return undefined;
 }
 
@@ -159,7 +208,8 @@ function cpuMsOf(dataDir: string): number | undefined {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface StreamResult {
@@ -184,7 +234,12 @@ interface StreamResult {
  * One stream: completions at `rate` per second (0: as fast as CLIENTS clients get answers) for STREAM_SECONDS, then
  * waits for the last webhook. Counts only this stream's deposits.
  */
-async function stream(service: Service, receiver: Awaited<ReturnType<typeof startReceiver>>, rate: number, dataDir: string): Promise<StreamResult> {
+async function stream(
+  service: Service,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  rate: number,
+  dataDir: string,
+): Promise<StreamResult> {
   const ids = await createDeposits(service, rate > 0 ? rate * STREAM_SECONDS : FASTEST_DEPOSITS);
   const mine = new Set(ids);
   const firstArrival = receiver.arrivals.length;
@@ -213,7 +268,11 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
       const due = Math.min(ids.length, Math.floor(((now() - start) * rate) / 1000) + 1);
       while (sent < due && inFlight < OPEN_LOOP_CAP) {
         inFlight++;
-        all.push(complete(ids[sent++]).finally(() => { inFlight--; }));
+        all.push(
+          complete(ids[sent++]).finally(() => {
+            inFlight--;
+          }),
+        );
       }
       await sleep(1);
     }
@@ -258,7 +317,10 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
     behind,
     lost,
     doubled,
-    cpuMsEach: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / Math.max(1, answered.size),
+    cpuMsEach:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : (cpuAfter - cpuBefore) / Math.max(1, answered.size),
     benchCpuMsEach: (benchCpu.user + benchCpu.system) / 1000 / Math.max(1, answered.size),
   };
 }
@@ -267,9 +329,18 @@ async function stream(service: Service, receiver: Awaited<ReturnType<typeof star
  * The backlog: BACKLOG copies of a delivered webhook put back in the outbox (new webhook-ids, due now) while the
  * service is stopped, then the service started; deliveries per second from the first arrival to the last.
  */
-async function backlog(dataDir: string, receiver: Awaited<ReturnType<typeof startReceiver>>, databaseUrl: string | undefined) {
+async function backlog(
+  dataDir: string,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  databaseUrl: string | undefined,
+) {
   const db = await openDatabase({ dataDir, databaseUrl });
-  const template = await db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'succeeded').limit(1).executeTakeFirstOrThrow();
+  const template = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('status', '=', 'succeeded')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   const ids = new Set<string>();
   const at = new Date();
   const run = at.getTime().toString(36); // a database the bench filled before keeps its rows
@@ -279,7 +350,15 @@ async function backlog(dataDir: string, receiver: Awaited<ReturnType<typeof star
       for (let n = i; n < Math.min(BACKLOG, i + 1000); n++) {
         const id = `msg_backlog${run}_${n}`;
         ids.add(id);
-        rows.push({ ...template, id, status: 'pending' as const, attempt_count: 0, next_attempt_at: at.getTime(), created_at: at.toISOString(), succeeded_at: null });
+        rows.push({
+          ...template,
+          id,
+          status: 'pending' as const,
+          attempt_count: 0,
+          next_attempt_at: at.getTime(),
+          created_at: at.toISOString(),
+          succeeded_at: null,
+        });
       }
       await db.insertInto('webhook_deliveries').values(rows).execute();
     }
@@ -289,7 +368,12 @@ async function backlog(dataDir: string, receiver: Awaited<ReturnType<typeof star
   const firstArrival = receiver.arrivals.length;
   const mine = () => receiver.arrivals.slice(firstArrival).filter((a) => ids.has(a.webhookId));
   const started = now();
-  const service = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'info', KASIR_WEBHOOK_URL: receiver.url, DATABASE_URL: databaseUrl ?? '', ...profiled() });
+  const service = await startSandboxCommand(dataDir, {
+    KASIR_LOG_LEVEL: 'info',
+    KASIR_WEBHOOK_URL: receiver.url,
+    DATABASE_URL: databaseUrl ?? '',
+    ...profiled(),
+  });
   let cpuMs: number | undefined;
   try {
     await receiver.until(() => receiver.arrivals.length > firstArrival, 120_000);
@@ -305,8 +389,11 @@ async function backlog(dataDir: string, receiver: Awaited<ReturnType<typeof star
   const first = Math.min(...arrivals.map((a) => a.receivedAt));
   const last = Math.max(...arrivals.map((a) => a.receivedAt));
   return {
-    perSecond: (distinct - 1) / ((last - first) / 1000), fromStart: distinct / ((last - started) / 1000),
-    lost: BACKLOG - distinct, doubled: arrivals.length - distinct, cpuMsEach: cpuMs === undefined ? undefined : cpuMs / Math.max(1, distinct - 1),
+    perSecond: (distinct - 1) / ((last - first) / 1000),
+    fromStart: distinct / ((last - started) / 1000),
+    lost: BACKLOG - distinct,
+    doubled: arrivals.length - distinct,
+    cpuMsEach: cpuMs === undefined ? undefined : cpuMs / Math.max(1, distinct - 1),
   };
 }
 
@@ -344,9 +431,15 @@ async function yardstick(url: string, count: number): Promise<number> {
 }
 
 /** With BENCH_CPU_PROF, the service runs under the profiler (and BENCH_EXTRA_REQUIRE, another preload, if set). */
-const profiled = (): Record<string, string> => (process.env.BENCH_CPU_PROF
-  ? { NODE_OPTIONS: [fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url)), process.env.BENCH_EXTRA_REQUIRE].filter(Boolean).map((f) => `--require=${f}`).join(' ') }
-  : {});
+const profiled = (): Record<string, string> =>
+  process.env.BENCH_CPU_PROF
+    ? {
+        NODE_OPTIONS: [fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url)), process.env.BENCH_EXTRA_REQUIRE]
+          .filter(Boolean)
+          .map((f) => `--require=${f}`)
+          .join(' '),
+      }
+    : {};
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
@@ -356,10 +449,19 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-webhooks-'));
   try {
     const ceiling = await yardstick(receiver.url, QUICK ? 5_000 : 20_000);
-    console.log(`\nwebhooks under a steady stream, ${engine}, compiled kasir-sandbox logging at info, a local receiver (204); `
-      + `${STREAM_SECONDS} s per stream; the machine is shared`);
-    console.log(`  yardstick: sign + POST on kept-alive connections, 32 at a time, no database: ${fmt(ceiling)} deliveries/s`);
-    const command = await startSandboxCommand(dataDir, { KASIR_WEBHOOK_URL: receiver.url, KASIR_LOG_LEVEL: 'info', DATABASE_URL: databaseUrl ?? '', ...profiled() });
+    console.log(
+      `\nwebhooks under a steady stream, ${engine}, compiled kasir-sandbox logging at info, a local receiver (204); ` +
+        `${STREAM_SECONDS} s per stream; the machine is shared`,
+    );
+    console.log(
+      `  yardstick: sign + POST on kept-alive connections, 32 at a time, no database: ${fmt(ceiling)} deliveries/s`,
+    );
+    const command = await startSandboxCommand(dataDir, {
+      KASIR_WEBHOOK_URL: receiver.url,
+      KASIR_LOG_LEVEL: 'info',
+      DATABASE_URL: databaseUrl ?? '',
+      ...profiled(),
+    });
     const service = new Service(command.base, command.credentials.accessToken);
     try {
       for (const rate of RATES) {
@@ -367,21 +469,27 @@ async function runEngine(databaseUrl: string | undefined): Promise<void> {
         const label = rate > 0 ? `${rate}/s` : 'as fast as it takes them';
         const keptUp = r.deliveryRate >= 0.95 * r.completionRate;
         const p95Target = rate === 400 ? `   (target p95 <= 250 ms: ${r.p95 <= 250 ? 'met' : 'NOT met'})` : '';
-        console.log(`  ${label.padEnd(26)} completions ${fmt(r.completionRate)}/s (PATCH p95 ${fmt(r.patchP95)} ms${r.failed ? `, ${r.failed} failed` : ''}), `
-          + `deliveries ${fmt(r.deliveryRate)}/s (${keptUp ? 'kept up' : 'did NOT keep up'}; ${fmt(r.behind)} behind at the end)`
-          + `${r.cpuMsEach === undefined ? '' : `; service CPU ${r.cpuMsEach.toFixed(2)} ms per completion and its delivery`}`
-          + ` (the bench's clients and receiver: ${r.benchCpuMsEach.toFixed(2)} ms)`);
-        console.log(`  ${''.padEnd(26)} completion's 200 -> receiver: p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, max ${fmt(r.max)} ms; `
-          + `lost ${r.lost}, doubled ${r.doubled}${r.lost || r.doubled ? ' (must be 0)' : ''}${p95Target}`);
+        console.log(
+          `  ${label.padEnd(26)} completions ${fmt(r.completionRate)}/s (PATCH p95 ${fmt(r.patchP95)} ms${r.failed ? `, ${r.failed} failed` : ''}), ` +
+            `deliveries ${fmt(r.deliveryRate)}/s (${keptUp ? 'kept up' : 'did NOT keep up'}; ${fmt(r.behind)} behind at the end)` +
+            `${r.cpuMsEach === undefined ? '' : `; service CPU ${r.cpuMsEach.toFixed(2)} ms per completion and its delivery`}` +
+            ` (the bench's clients and receiver: ${r.benchCpuMsEach.toFixed(2)} ms)`,
+        );
+        console.log(
+          `  ${''.padEnd(26)} completion's 200 -> receiver: p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, max ${fmt(r.max)} ms; ` +
+            `lost ${r.lost}, doubled ${r.doubled}${r.lost || r.doubled ? ' (must be 0)' : ''}${p95Target}`,
+        );
       }
     } finally {
       service.close();
       await command.stop();
     }
     const b = await backlog(dataDir, receiver, databaseUrl);
-    console.log(`  backlog of ${fmt(BACKLOG)} released at start   ${fmt(b.perSecond)} deliveries/s from the first to the last `
-      + `(${fmt(b.fromStart)}/s counted from the process's start${b.cpuMsEach === undefined ? '' : `; service CPU ${b.cpuMsEach.toFixed(2)} ms per delivery`}); `
-      + `${b.lost ? `${fmt(b.lost)} still not delivered when the bench stopped waiting` : 'lost 0'}, doubled ${b.doubled}   (target >= 1,000/s: ${b.perSecond >= 1000 ? 'met' : 'NOT met'})`);
+    console.log(
+      `  backlog of ${fmt(BACKLOG)} released at start   ${fmt(b.perSecond)} deliveries/s from the first to the last ` +
+        `(${fmt(b.fromStart)}/s counted from the process's start${b.cpuMsEach === undefined ? '' : `; service CPU ${b.cpuMsEach.toFixed(2)} ms per delivery`}); ` +
+        `${b.lost ? `${fmt(b.lost)} still not delivered when the bench stopped waiting` : 'lost 0'}, doubled ${b.doubled}   (target >= 1,000/s: ${b.perSecond >= 1000 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -7,7 +7,13 @@
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { launch, showMethod, startKasir, waitForState, type Kasir } from '../e2e/harness';
-import { FIRST_PAINT_BUDGET_BYTES, FLOW_BUDGET_BYTES, measureWidget, WIDGET_DIR, type Download } from '../e2e/widget-build';
+import {
+  FIRST_PAINT_BUDGET_BYTES,
+  FLOW_BUDGET_BYTES,
+  measureWidget,
+  WIDGET_DIR,
+  type Download,
+} from '../e2e/widget-build';
 
 const RUNS = Number(process.env.BENCH_WIDGET_RUNS || (process.argv.includes('--quick') ? 3 : 7));
 
@@ -42,10 +48,15 @@ async function payToCompleted(page: Page) {
     const el = document.querySelector('kasir-checkout')!;
     const id = (el as unknown as { checkout: { id: string } }).checkout.id;
     const done = new Promise<number>((resolve) =>
-      el.addEventListener('kasir-completed', () => requestAnimationFrame(() => resolve(performance.now())), { once: true }),
+      el.addEventListener('kasir-completed', () => requestAnimationFrame(() => resolve(performance.now())), {
+        once: true,
+      }),
     );
     const start = performance.now();
-    await fetch(`/api/sandbox/checkouts/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    await fetch(`/api/sandbox/checkouts/${id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     return (await done) - start;
   });
 }
@@ -64,7 +75,13 @@ async function downloads(browser: Browser, kasir: Kasir, code: string) {
     const at = phase;
     reading.push(
       response.body().then(
-        (body) => void seen.push({ url: response.url(), type: response.request().resourceType(), gz: gzipSync(body, { level: 9 }).length, phase: at }),
+        (body) =>
+          void seen.push({
+            url: response.url(),
+            type: response.request().resourceType(),
+            gz: gzipSync(body, { level: 9 }).length,
+            phase: at,
+          }),
         () => {},
       ),
     );
@@ -113,22 +130,33 @@ export async function run() {
   ] as const;
   for (const [view, label] of flows) console.log(line(label, build.flows[view], FLOW_BUDGET_BYTES[view]));
   for (const [view, files] of Object.entries(build.onDemand)) {
-    for (const file of files) console.log(`    on demand in ${view}: ${file} ${kb(build.files[file].gz)} gzipped (when the shopper presses its button)`);
+    for (const file of files)
+      console.log(
+        `    on demand in ${view}: ${file} ${kb(build.files[file].gz)} gzipped (when the shopper presses its button)`,
+      );
   }
-  for (const file of build.entryOnDemand) console.log(`    on demand in the entry: ${file} ${kb(build.files[file].gz)} gzipped (when something fails)`);
+  for (const file of build.entryOnDemand)
+    console.log(`    on demand in the entry: ${file} ${kb(build.files[file].gz)} gzipped (when something fails)`);
 
   const kasir = await startKasir();
   const browser = await launch();
   try {
-    for (const [code, label] of [['QRIS', 'QRIS'], ['USDC-POLYGON', 'crypto (USDC-POLYGON)']]) {
+    for (const [code, label] of [
+      ['QRIS', 'QRIS'],
+      ['USDC-POLYGON', 'crypto (USDC-POLYGON)'],
+    ]) {
       const d = await downloads(browser, kasir, code);
       if (!d) {
         console.log(`  full ${label} payment in Chromium: the demo does not offer ${code}`);
         continue;
       }
-      console.log(`  full ${label} payment in Chromium, widget code downloaded ${kb(d.widgetJs)} gzipped, ${kb(d.firstPaintJs)} of it before the method list`);
+      console.log(
+        `  full ${label} payment in Chromium, widget code downloaded ${kb(d.widgetJs)} gzipped, ${kb(d.firstPaintJs)} of it before the method list`,
+      );
       console.log(`    files: ${d.widgetFiles.join(', ')}`);
-      console.log(`    plus API JSON ${kb(d.api)}, method logos ${kb(d.logos)} (gzipped); the demo page itself ${kb(d.demo)}`);
+      console.log(
+        `    plus API JSON ${kb(d.api)}, method logos ${kb(d.logos)} (gzipped); the demo page itself ${kb(d.demo)}`,
+      );
     }
     for (const mode of ['SSE', 'polling only'] as const) {
       const times: number[] = [];

@@ -9,7 +9,12 @@ import type { Checkout } from '@kasir/checkout';
 import { call, startUpstream, type Envelope, type Upstream } from '../merchant/support';
 
 /** What POST /shop/orders answers: the order priced on the server and its checkout. */
-interface ShopOrder { orderId: string; checkoutId: string; amount: string; currency: string }
+interface ShopOrder {
+  orderId: string;
+  checkoutId: string;
+  amount: string;
+  currency: string;
+}
 
 describe('demo shop server', () => {
   let up: Upstream;
@@ -37,7 +42,10 @@ describe('demo shop server', () => {
 
   it('serves the built demo and its assets, and 404s what is not there', async () => {
     mkdirSync(join(dist, 'demo'), { recursive: true });
-    writeFileSync(join(dist, 'demo', 'index.html'), '<!doctype html><title>shop</title><script type="module" src="/app.js"></script>');
+    writeFileSync(
+      join(dist, 'demo', 'index.html'),
+      '<!doctype html><title>shop</title><script type="module" src="/app.js"></script>',
+    );
     writeFileSync(join(dist, 'demo', 'app.js'), 'console.log(1)');
     const app = shop();
     const page = await app.request('http://localhost/');
@@ -61,7 +69,12 @@ describe('demo shop server', () => {
   });
 
   it('prices an order on the server and creates its checkout', async () => {
-    const res = await call<ShopOrder>(shop(), 'POST', '/shop/orders', { items: [{ sku: 'kopi', quantity: 2 }, { sku: 'gula', quantity: 1 }] });
+    const res = await call<ShopOrder>(shop(), 'POST', '/shop/orders', {
+      items: [
+        { sku: 'kopi', quantity: 2 },
+        { sku: 'gula', quantity: 1 },
+      ],
+    });
     assert.equal(res.status, 201);
     const amount = 2 * PRODUCTS.kopi.price + PRODUCTS.gula.price + SHIPPING;
     assert.equal(res.json.amount, String(amount));
@@ -72,7 +85,12 @@ describe('demo shop server', () => {
   });
 
   it('refuses an order with an unknown product or a bad quantity, in the envelope', async () => {
-    for (const items of [[{ sku: 'caviar', quantity: 1 }], [{ sku: 'kopi', quantity: 0 }], [{ sku: 'kopi', quantity: 1.5 }], []]) {
+    for (const items of [
+      [{ sku: 'caviar', quantity: 1 }],
+      [{ sku: 'kopi', quantity: 0 }],
+      [{ sku: 'kopi', quantity: 1.5 }],
+      [],
+    ]) {
       const res = await call(shop(), 'POST', '/shop/orders', { items });
       assert.equal(res.status, 400, JSON.stringify(items));
       assert.equal(res.json.statusCode, 400);
@@ -81,7 +99,15 @@ describe('demo shop server', () => {
   });
 
   it('refuses items that are not objects, or name no product of its own, with a 400 (not a 502)', async () => {
-    for (const items of [[null], ['kopi'], [[{ sku: 'kopi', quantity: 1 }]], [7], [{ sku: 'constructor', quantity: 1 }], [{ sku: '__proto__', quantity: 1 }], [{ sku: 'toString', quantity: 1 }]]) {
+    for (const items of [
+      [null],
+      ['kopi'],
+      [[{ sku: 'kopi', quantity: 1 }]],
+      [7],
+      [{ sku: 'constructor', quantity: 1 }],
+      [{ sku: '__proto__', quantity: 1 }],
+      [{ sku: 'toString', quantity: 1 }],
+    ]) {
       const res = await call(shop(), 'POST', '/shop/orders', { items });
       assert.equal(res.status, 400, JSON.stringify(items));
       assert.deepEqual([res.json.statusCode, res.json.error], [400, 'Bad Request']);

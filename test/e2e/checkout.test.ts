@@ -26,7 +26,10 @@ describe('the demo storefront, end to end', () => {
     const number = await page.locator('kasir-checkout [part="va-number"]').textContent();
     assert.match(number!, /^\d{4} \d{4} \d{4} \d{4}$/);
     assert.match((await page.locator('kasir-checkout [part="amount"]').textContent())!, /^Rp\s150,000$/);
-    assert.match((await page.locator('kasir-checkout [part="countdown"]').textContent())!, /Pay within\s*(23:59:\d\d|24:00:00)/);
+    assert.match(
+      (await page.locator('kasir-checkout [part="countdown"]').textContent())!,
+      /Pay within\s*(23:59:\d\d|24:00:00)/,
+    );
     await page.click('#pay');
     await waitForState(page, 'completed');
     assert.match((await page.locator('kasir-checkout [part="result"]').textContent())!, /Payment received/);
@@ -97,7 +100,9 @@ describe('the demo storefront, end to end', () => {
     await choose(page, 'QRIS');
     await page.click('#pay');
     await waitForState(page, 'completed');
-    const paid = await page.evaluate(() => [...document.querySelectorAll('#log code')].map((c) => c.parentElement!.textContent).join('\n'));
+    const paid = await page.evaluate(() =>
+      [...document.querySelectorAll('#log code')].map((c) => c.parentElement!.textContent).join('\n'),
+    );
     assert.match(paid, /kasir-completed/);
     const posts: string[] = [];
     page.on('request', (r) => r.method() === 'POST' && posts.push(new URL(r.url()).pathname));
@@ -113,7 +118,7 @@ describe('the demo storefront, end to end', () => {
     await context.close();
   });
 
-  it('tells the shopper, in their language, that an amount cannot be paid, without the server\'s wording', async () => {
+  it("tells the shopper, in their language, that an amount cannot be paid, without the server's wording", async () => {
     const { context, page } = await shopper();
     const detail = await page.evaluate(
       () =>
@@ -127,12 +132,15 @@ describe('the demo storefront, end to end', () => {
     assert.equal(detail.status, 400);
     const text = await page.locator('kasir-checkout >> nth=1').locator('[part="result"]').textContent();
     assert.match(text!, /Jumlah ini tidak dapat dibayar secara online/);
-    assert.ok(!text!.includes(detail.message), `the server's message (${detail.message}) is for the shop, not the shopper`);
+    assert.ok(
+      !text!.includes(detail.message),
+      `the server's message (${detail.message}) is for the shop, not the shopper`,
+    );
     assert.equal(await page.locator('kasir-checkout >> nth=1').locator('[part="result"] button').count(), 0);
     await context.close();
   });
 
-  it('runs under the storefront\'s strict CSP (no inline script, no eval)', async () => {
+  it("runs under the storefront's strict CSP (no inline script, no eval)", async () => {
     const { context, page, problems } = await shopper();
     const response = await page.goto(kasir.url);
     const csp = response!.headers()['content-security-policy'] ?? '';
@@ -140,11 +148,14 @@ describe('the demo storefront, end to end', () => {
     await waitForState(page, 'choosing');
     await choose(page, 'QRIS');
     await page.locator('kasir-checkout button', { hasText: 'Download QR code' }).click();
-    assert.deepEqual(problems.filter((p) => /Content Security Policy|unsafe-eval/i.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => /Content Security Policy|unsafe-eval/i.test(p)),
+      [],
+    );
     await context.close();
   });
 
-  it('runs the same element on the payment service\'s hosted checkout page', async () => {
+  it("runs the same element on the payment service's hosted checkout page", async () => {
     const created = await fetch(`${kasir.url}/api/checkouts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -159,7 +170,14 @@ describe('the demo storefront, end to end', () => {
     await waitForState(page, 'choosing');
     assert.equal(await page.locator('kasir-checkout').getAttribute('checkout-id'), id);
     await choose(page, 'QRIS');
-    await page.evaluate((cid) => fetch(`/checkout/api/sandbox/checkouts/${cid}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } }), id);
+    await page.evaluate(
+      (cid) =>
+        fetch(`/checkout/api/sandbox/checkouts/${cid}/pay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        }),
+      id,
+    );
     await waitForState(page, 'completed');
     assert.deepEqual(problems, []);
     await context.close();
@@ -174,7 +192,9 @@ describe('the demo storefront, end to end', () => {
     await page.addScriptTag({ path: 'node_modules/axe-core/axe.min.js' });
     const audit = async (phase: string) => {
       const violations = await page.evaluate(async () => {
-        const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe.run();
+        const result = await (
+          window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }
+        ).axe.run();
         return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
       });
       assert.deepEqual(violations, [], `${phase}: ${violations.join(', ')}`);

@@ -40,7 +40,8 @@ describe('crypto, switching method and bank transfer, end to end', () => {
   // Twice the pixels, so the QR code read off the screen has crisp modules.
   const shopper = () => openShopper(browser, kasir.url, { deviceScaleFactor: 2 });
   const choose = chooseMethod;
-  const text = async (page: Page, part: string) => ((await page.locator(`kasir-checkout [part="${part}"]`).first().textContent()) ?? '').trim();
+  const text = async (page: Page, part: string) =>
+    ((await page.locator(`kasir-checkout [part="${part}"]`).first().textContent()) ?? '').trim();
   const qrOnScreen = async (page: Page) => readQr(await page.locator('kasir-checkout [part="qr"]').screenshot());
   /** The token amount on screen ("9.234568 USDC" -> "9.234568"). */
   const tokenAmount = async (page: Page, symbol: string) => {
@@ -62,7 +63,10 @@ describe('crypto, switching method and bank transfer, end to end', () => {
     assert.match(address, /^0x[0-9a-fA-F]{40}$/);
     const amount = await tokenAmount(page, 'USDC');
     assert.ok(!amount.includes('.') || amount.split('.')[1].length <= usdc.decimal);
-    assert.equal(await qrOnScreen(page), `ethereum:${usdc.address}@${usdc.chainId}/transfer?address=${address}&uint256=${baseUnits(amount, usdc.decimal)}`);
+    assert.equal(
+      await qrOnScreen(page),
+      `ethereum:${usdc.address}@${usdc.chainId}/transfer?address=${address}&uint256=${baseUnits(amount, usdc.decimal)}`,
+    );
     await page.click('#pay');
     await waitForState(page, 'completed');
     assert.deepEqual(problems, []);
@@ -90,7 +94,7 @@ describe('crypto, switching method and bank transfer, end to end', () => {
     await choose(page, 'USDC-POLYGON');
     assert.equal(await page.locator('kasir-checkout [part="va-number"]').count(), 0, 'the VA number is gone');
     const address = await text(page, 'address');
-    assert.match(await qrOnScreen(page) ?? '', new RegExp(`address=${address}&uint256=\\d+$`));
+    assert.match((await qrOnScreen(page)) ?? '', new RegExp(`address=${address}&uint256=\\d+$`));
     // The merchant's API answers the switched deposit under the same checkout.
     const log = (await page.locator('#log').textContent())!;
     const id = log.match(/kasir-ready\s+([A-Za-z0-9_-]+)/)![1];

@@ -45,10 +45,19 @@ describe('a page with a strict Content-Security-Policy', () => {
         return res.end('body { font-family: sans-serif; margin: 1rem; }');
       }
       // Everything else (the element, its chunks, /api, the logos) from the merchant backend, as the same origin.
-      const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-security-policy': CSP });
-        answer.pipe(res);
-      });
+      const upstream = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: target.host },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-security-policy': CSP });
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.writeHead(502).end());
       req.pipe(upstream);
     });
@@ -72,7 +81,11 @@ describe('a page with a strict Content-Security-Policy', () => {
     const res = await page.goto(url);
     assert.equal(res?.headers()['content-security-policy'], CSP);
     // Violations are reported as events too (a policy that only reports would not print a console error).
-    await page.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP: ${e.violatedDirective} ${e.blockedURI}`)));
+    await page.evaluate(() =>
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`CSP: ${e.violatedDirective} ${e.blockedURI}`),
+      ),
+    );
     await waitForState(page, 'choosing');
     return { context, page, problems };
   }
@@ -84,19 +97,31 @@ describe('a page with a strict Content-Security-Policy', () => {
     if (!(await method.isVisible())) await el.locator(`[part="method-group"][data-kind="${kind}"] button.kind`).click();
     await method.click();
     await page.waitForSelector('#inline[state="pending"]');
-    const id = await page.evaluate(() => Object.entries(sessionStorage).find(([k]) => k.startsWith('kasir-checkout:') && k.includes('|150000|'))![1]);
-    const paid = await fetch(`${url}api/sandbox/checkouts/${encodeURIComponent(id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const id = await page.evaluate(
+      () => Object.entries(sessionStorage).find(([k]) => k.startsWith('kasir-checkout:') && k.includes('|150000|'))![1],
+    );
+    const paid = await fetch(`${url}api/sandbox/checkouts/${encodeURIComponent(id)}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(paid.status, 200, await paid.text());
     await page.waitForSelector('#inline[state="completed"]', { timeout: 20_000 });
   }
 
-  for (const [kind, code] of [['va', 'BCA_VA'], ['qris', 'QRIS'], ['crypto', 'USDC-POLYGON']] as const) {
+  for (const [kind, code] of [
+    ['va', 'BCA_VA'],
+    ['qris', 'QRIS'],
+    ['crypto', 'USDC-POLYGON'],
+  ] as const) {
     it(`pays by ${code} with no console error: the element's styles are constructed stylesheets, never inline`, async () => {
       const { context, page, problems } = await shopper();
       await pay(page, kind, code);
       // Styled (so its sheets applied): the completed panel is laid out as a centred grid.
       assert.equal(await page.locator('#inline [part="result"]').evaluate((e) => getComputedStyle(e).display), 'grid');
-      assert.equal(await page.locator('#inline').evaluate((e) => e.shadowRoot!.querySelectorAll('style, [style]').length), 0);
+      assert.equal(
+        await page.locator('#inline').evaluate((e) => e.shadowRoot!.querySelectorAll('style, [style]').length),
+        0,
+      );
       assert.deepEqual(problems, []);
       await context.close();
     });
@@ -108,8 +133,17 @@ describe('a page with a strict Content-Security-Policy', () => {
     await page.waitForSelector('#modal[state="choosing"]');
     const dialog = page.locator('#modal [part="dialog"]');
     assert.equal(await dialog.evaluate((d) => d.matches(':modal')), true);
-    assert.equal(await dialog.evaluate((d) => getComputedStyle(d).backgroundColor), 'rgba(0, 0, 0, 0)', 'styled by the sheet');
-    const closed = page.evaluate(() => new Promise((resolve) => document.querySelector('#modal')!.addEventListener('kasir-close', resolve, { once: true })));
+    assert.equal(
+      await dialog.evaluate((d) => getComputedStyle(d).backgroundColor),
+      'rgba(0, 0, 0, 0)',
+      'styled by the sheet',
+    );
+    const closed = page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          document.querySelector('#modal')!.addEventListener('kasir-close', resolve, { once: true }),
+        ),
+    );
     await page.keyboard.press('Escape');
     await closed;
     assert.equal(await dialog.evaluate((d) => (d as HTMLDialogElement).open), false);

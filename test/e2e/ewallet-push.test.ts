@@ -20,7 +20,9 @@ describe('an OVO push payment, end to end', () => {
 
   it('phone entry, push, declined, try again, approved: completed', async () => {
     const { page, context, problems } = await openShopper(browser, kasir.url);
-    const created = page.waitForResponse((r) => r.request().method() === 'POST' && /\/api\/checkouts\/[^/]+\/deposit$/.test(r.url()));
+    const created = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && /\/api\/checkouts\/[^/]+\/deposit$/.test(r.url()),
+    );
     await chooseMethod(page, 'OVO');
     const checkoutId = new URL((await created).url()).pathname.split('/').at(-2)!;
     const part = (name: string) => page.locator(`kasir-checkout [part="${name}"]`).first();
@@ -28,7 +30,8 @@ describe('an OVO push payment, end to end', () => {
     await part('phone').press('Enter');
     await part('wallet-countdown').waitFor();
     assert.match(await page.locator('kasir-checkout [role="status"]').first().innerText(), /0812\*+7890/);
-    const decide = (what: string) => fetch(`${kasir.providerUrl}/sandbox/ewallet/${checkoutId}/${what}`, { method: 'POST', redirect: 'manual' });
+    const decide = (what: string) =>
+      fetch(`${kasir.providerUrl}/sandbox/ewallet/${checkoutId}/${what}`, { method: 'POST', redirect: 'manual' });
     assert.equal((await decide('decline')).status, 303);
     await part('failure').waitFor({ timeout: 20_000 });
     assert.match(await part('failure').innerText(), /declined in OVO/);

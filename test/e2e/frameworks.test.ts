@@ -21,7 +21,9 @@ describe('the React and Vue shops, end to end', () => {
   });
 
   /** A fresh shopper (own sessionStorage) on a shop page, with what goes wrong in the page recorded. */
-  async function shopper(path: string): Promise<{ context: BrowserContext; page: Page; problems: string[]; requests: Request[] }> {
+  async function shopper(
+    path: string,
+  ): Promise<{ context: BrowserContext; page: Page; problems: string[]; requests: Request[] }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const problems: string[] = [];
@@ -50,7 +52,10 @@ describe('the React and Vue shops, end to end', () => {
   /** Chooses a virtual account, pays it in the sandbox and waits for the element's completed screen. */
   async function payByVirtualAccount(page: Page) {
     await waitForState(page, 'choosing');
-    const method = await page.locator('kasir-checkout [part="method"][data-method$="_VA"]').first().getAttribute('data-method');
+    const method = await page
+      .locator('kasir-checkout [part="method"][data-method$="_VA"]')
+      .first()
+      .getAttribute('data-method');
     await (await showMethod(page, method!)).click();
     await waitForState(page, 'pending');
     assert.match((await page.locator('kasir-checkout [part="va-number"]').textContent())!, /^\d{4} \d{4} \d{4} \d{4}$/);
@@ -72,8 +77,15 @@ describe('the React and Vue shops, end to end', () => {
     await waitForState(page, 'choosing');
     assert.equal(await el.evaluate((e) => (e as HTMLElement & { checkoutId: string }).checkoutId), order.checkoutId);
     assert.equal(await el.getAttribute('checkout-id'), null);
-    assert.ok(!requests.some((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/checkouts'), 'the page creates no checkout');
-    assert.match((await el.locator('[part="amount"]').first().textContent())!, /^Rp\s285,000$/, 'two bags and shipping, priced by the server');
+    assert.ok(
+      !requests.some((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/checkouts'),
+      'the page creates no checkout',
+    );
+    assert.match(
+      (await el.locator('[part="amount"]').first().textContent())!,
+      /^Rp\s285,000$/,
+      'two bags and shipping, priced by the server',
+    );
 
     const method = await payByVirtualAccount(page);
     const thanks = page.locator('.thanks');
@@ -82,7 +94,11 @@ describe('the React and Vue shops, end to end', () => {
     assert.match(said, /Thank you!/);
     assert.ok(said.includes(order.orderId), `the thank-you names the order: ${said}`);
     assert.match(said, /Rp\s?2\d\d,\d{3} with .*Virtual Account/, `the paid amount and ${method}: ${said}`);
-    assert.equal(await page.getByRole('button', { name: 'Simulate payment' }).count(), 0, 'the sandbox panel goes once paid');
+    assert.equal(
+      await page.getByRole('button', { name: 'Simulate payment' }).count(),
+      0,
+      'the sandbox panel goes once paid',
+    );
 
     // A new order starts a new checkout.
     await page.getByRole('button', { name: 'New order' }).click();
@@ -100,9 +116,19 @@ describe('the React and Vue shops, end to end', () => {
     await page.getByLabel('Quantity').selectOption('3');
     const order = await placeOrder(page, 3);
     await waitForState(page, 'choosing');
-    assert.equal(await page.locator('kasir-checkout').evaluate((e) => (e as HTMLElement & { checkoutId: string }).checkoutId), order.checkoutId);
-    assert.ok(!requests.some((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/checkouts'), 'the page creates no checkout');
-    assert.match((await page.locator('kasir-checkout [part="amount"]').first().textContent())!, /^Rp\s420,000$/, 'three bags and shipping');
+    assert.equal(
+      await page.locator('kasir-checkout').evaluate((e) => (e as HTMLElement & { checkoutId: string }).checkoutId),
+      order.checkoutId,
+    );
+    assert.ok(
+      !requests.some((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/checkouts'),
+      'the page creates no checkout',
+    );
+    assert.match(
+      (await page.locator('kasir-checkout [part="amount"]').first().textContent())!,
+      /^Rp\s420,000$/,
+      'three bags and shipping',
+    );
 
     await payByVirtualAccount(page);
     const thanks = page.locator('.thanks');

@@ -88,7 +88,11 @@ export async function waitForState(page: Page, state: string, timeout = 20_000) 
 }
 
 /** A fresh shopper (own context and sessionStorage) on the demo page with the methods on screen; `problems` collects console errors. */
-export async function openShopper(browser: Browser, url: string, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+export async function openShopper(
+  browser: Browser,
+  url: string,
+  options: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, ...options });
   const page = await context.newPage();
   const problems: string[] = [];

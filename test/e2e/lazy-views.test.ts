@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launch, showMethod, sparePort, startKasir, waitForState, type Kasir } from './harness';
 import { viewOf } from './widget-build';
 
-describe('the widget\'s lazy views, end to end', () => {
+describe("the widget's lazy views, end to end", () => {
   let kasir: Kasir;
   let browser: Browser;
   /** Another shop's origin (127.0.0.1, where the merchant backend is localhost: another origin, both loopback). */
@@ -53,7 +53,7 @@ describe('the widget\'s lazy views, end to end', () => {
 
   const choose = async (page: Page, code: string) => (await showMethod(page, code)).click();
 
-  it('the method list loads the entry and the shopper\'s words alone; choosing QRIS fetches its chunk while the deposit is made, and nothing more', async () => {
+  it("the method list loads the entry and the shopper's words alone; choosing QRIS fetches its chunk while the deposit is made, and nothing more", async () => {
     const { context, page, scripts, problems } = await shopper();
     const started: Record<string, number> = {};
     page.on('request', (r) => {
@@ -66,12 +66,18 @@ describe('the widget\'s lazy views, end to end', () => {
     });
     await page.goto(kasir.url);
     await waitForState(page, 'choosing');
-    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'en']);
+    assert.deepEqual(
+      scripts.map((s) => viewOf(s) ?? s),
+      ['kasir-checkout.js', 'en'],
+    );
     await choose(page, 'QRIS');
     await waitForState(page, 'pending');
     assert.equal(scripts.length, 3, scripts.join(', '));
     assert.equal(viewOf(scripts[2]), 'qris');
-    assert.ok(started.chunk <= depositAnswered, 'the chunk is requested before the deposit is answered (in parallel with it)');
+    assert.ok(
+      started.chunk <= depositAnswered,
+      'the chunk is requested before the deposit is answered (in parallel with it)',
+    );
     await page.locator('kasir-checkout [part="qr"] svg').waitFor();
     await page.click('#pay');
     await waitForState(page, 'completed');
@@ -84,7 +90,9 @@ describe('the widget\'s lazy views, end to end', () => {
     const { context, page, problems } = await shopper();
     // Each request for the QRIS chunk waits until release() lets it through (routing also keeps it out of the cache).
     const held: Array<() => void> = [];
-    await context.route(/\/kasir-checkout-qris-[a-z0-9]+\.js$/, (route) => new Promise<void>((go) => held.push(go)).then(() => route.continue()));
+    await context.route(/\/kasir-checkout-qris-[a-z0-9]+\.js$/, (route) =>
+      new Promise<void>((go) => held.push(go)).then(() => route.continue()),
+    );
     const release = async () => {
       while (!held.length) await new Promise((resolve) => setTimeout(resolve, 20));
       held.splice(0).forEach((go) => go());
@@ -111,7 +119,9 @@ describe('the widget\'s lazy views, end to end', () => {
   it('a view chunk that fails to load shows the network error with "Try again", which loads it and shows the payment', async () => {
     const { context, page, problems } = await shopper();
     let failed = 0;
-    await context.route(/\/kasir-checkout-va-[a-z0-9]+\.js$/, (route) => (failed++ ? route.continue() : route.abort('internetdisconnected')));
+    await context.route(/\/kasir-checkout-va-[a-z0-9]+\.js$/, (route) =>
+      failed++ ? route.continue() : route.abort('internetdisconnected'),
+    );
     await page.goto(kasir.url);
     await waitForState(page, 'choosing');
     await choose(page, 'BCA_VA');
@@ -133,13 +143,19 @@ describe('the widget\'s lazy views, end to end', () => {
     await choose(page, 'USDC-POLYGON');
     await waitForState(page, 'pending');
     await page.locator('kasir-checkout [part="address"]').waitFor();
-    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'en', 'crypto']);
+    assert.deepEqual(
+      scripts.map((s) => viewOf(s) ?? s),
+      ['kasir-checkout.js', 'en', 'crypto'],
+    );
     await page.locator('kasir-checkout [part="change-method"]').click();
     await waitForState(page, 'choosing');
     await choose(page, 'QRIS');
     await waitForState(page, 'pending');
     await page.locator('kasir-checkout [part="qr"] svg').waitFor();
-    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'en', 'crypto', 'qris']);
+    assert.deepEqual(
+      scripts.map((s) => viewOf(s) ?? s),
+      ['kasir-checkout.js', 'en', 'crypto', 'qris'],
+    );
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -149,7 +165,10 @@ describe('the widget\'s lazy views, end to end', () => {
     // The backend refuses the choice as it refuses a method it does not offer.
     await context.route(/\/api\/checkouts\/[^/]+\/deposit$/, (route) =>
       route.request().method() === 'POST'
-        ? route.fulfill({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'Payment method not found' } })
+        ? route.fulfill({
+            status: 400,
+            json: { statusCode: 400, error: 'Bad Request', message: 'Payment method not found' },
+          })
         : route.continue(),
     );
     await page.goto(kasir.url);
@@ -158,7 +177,10 @@ describe('the widget\'s lazy views, end to end', () => {
     await waitForState(page, 'error');
     const result = page.locator('kasir-checkout [part="result"]');
     assert.match((await result.textContent())!, /cannot be used for this payment[^]*Payment method not found/);
-    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'en', 'crypto', 'failures']);
+    assert.deepEqual(
+      scripts.map((s) => viewOf(s) ?? s),
+      ['kasir-checkout.js', 'en', 'crypto', 'failures'],
+    );
     await result.locator('button', { hasText: 'Back to payment methods' }).click();
     await waitForState(page, 'choosing');
     await context.unroute(/\/api\/checkouts\/[^/]+\/deposit$/);
@@ -177,7 +199,10 @@ describe('the widget\'s lazy views, end to end', () => {
     await waitForState(page, 'pending');
     // A view imports Lit from the entry by its plain name: a page that loads the entry with a query (`?v=2`) gets a
     // second copy of it then (widget/README.md: load it by its plain URL); the payment goes on all the same.
-    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s), ['kasir-checkout.js', 'en', 'ewallet', 'kasir-checkout.js']);
+    assert.deepEqual(
+      scripts.map((s) => viewOf(s) ?? s),
+      ['kasir-checkout.js', 'en', 'ewallet', 'kasir-checkout.js'],
+    );
     assert.match((await page.locator('kasir-checkout a.button').getAttribute('href'))!, /^https?:\/\//);
     assert.deepEqual(problems, []);
     await context.close();

@@ -48,7 +48,8 @@ describe('payments that do not go as planned, end to end (docs/design.md 10)', (
 
   const shopper = () => openShopper(browser, kasir.url, { deviceScaleFactor: 2 });
   const part = (page: Page, name: string) => page.locator(`kasir-checkout [part="${name}"]`).first();
-  const text = async (page: Page, name: string) => ((await part(page, name).textContent()) ?? '').replace(/\s+/g, ' ').trim();
+  const text = async (page: Page, name: string) =>
+    ((await part(page, name).textContent()) ?? '').replace(/\s+/g, ' ').trim();
   /** The token amount asked on screen ("9.234568 USDC" -> "9.234568"). */
   const tokenAmount = async (page: Page, symbol: string) => {
     const match = (await text(page, 'amount')).match(new RegExp(`([0-9][0-9,]*(?:\\.[0-9]+)?)\\s*${symbol}`));
@@ -98,7 +99,14 @@ describe('payments that do not go as planned, end to end (docs/design.md 10)', (
     await pay(page, String(asked + 5_000));
     await waitForState(page, 'completed');
     // The words of a payment not as planned come in their own chunk, a moment after the completed screen.
-    await page.waitForFunction(() => /5[,.]000/.test(document.querySelector('kasir-checkout')?.shadowRoot?.querySelector('[part="result"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () =>
+        /5[,.]000/.test(
+          document.querySelector('kasir-checkout')?.shadowRoot?.querySelector('[part="result"]')?.textContent ?? '',
+        ),
+      undefined,
+      { timeout: 20_000 },
+    );
     assert.match(await text(page, 'result'), /5[,.]000/, 'the result names the 5,000 paid over');
     assert.deepEqual(problems, []);
     await context.close();
@@ -112,7 +120,14 @@ describe('payments that do not go as planned, end to end (docs/design.md 10)', (
     await waitForState(page, 'expired');
     const status = await pay(page, asked);
     assert.match(status, /expired/, status);
-    await page.waitForFunction(() => /refund/i.test(document.querySelector('kasir-checkout')?.shadowRoot?.querySelector('[part="result"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () =>
+        /refund/i.test(
+          document.querySelector('kasir-checkout')?.shadowRoot?.querySelector('[part="result"]')?.textContent ?? '',
+        ),
+      undefined,
+      { timeout: 20_000 },
+    );
     assert.match(await text(page, 'result'), new RegExp(asked.replace('.', '\\.')));
     assert.deepEqual(problems, []);
     await context.close();

@@ -22,7 +22,9 @@ describe('the method list on a phone', () => {
   it('fits 390 x 844 without scrolling, grouped by kind, every method in it', async () => {
     const { context, page, problems } = await openShopper(browser, kasir.url);
     const el = page.locator('kasir-checkout');
-    const groups = await el.locator('[part="method-group"]').evaluateAll((gs) => gs.map((g) => (g as HTMLElement).dataset.kind));
+    const groups = await el
+      .locator('[part="method-group"]')
+      .evaluateAll((gs) => gs.map((g) => (g as HTMLElement).dataset.kind));
     assert.deepEqual(groups, ['va', 'bank', 'qris', 'ewallet', 'crypto']);
     const methods = await el.locator('[part="method"]').count();
     assert.ok(methods > 20, `the sandbox lists ${methods} methods`);
@@ -43,9 +45,14 @@ describe('the method list on a phone', () => {
     for (let i = 0; i < 120; i++) {
       await page.keyboard.press('Tab');
       const active = await page.evaluate(() => {
-        const inner = document.querySelector('kasir-checkout')?.shadowRoot?.activeElement as HTMLElement | null | undefined;
+        const inner = document.querySelector('kasir-checkout')?.shadowRoot?.activeElement as
+          HTMLElement | null | undefined;
         if (!inner || document.activeElement?.tagName !== 'KASIR-CHECKOUT') return null;
-        return { method: inner.dataset.method, kind: inner.closest<HTMLElement>('[part="method-group"]')?.dataset.kind, expanded: inner.getAttribute('aria-expanded') };
+        return {
+          method: inner.dataset.method,
+          kind: inner.closest<HTMLElement>('[part="method-group"]')?.dataset.kind,
+          expanded: inner.getAttribute('aria-expanded'),
+        };
       });
       if (!active) continue;
       if (active.method) reached.add(active.method);
@@ -54,7 +61,9 @@ describe('the method list on a phone', () => {
         await page.keyboard.press('Enter');
       }
     }
-    const available = await page.locator('kasir-checkout [part="method"]:not([disabled])').evaluateAll((ms) => ms.map((m) => (m as HTMLElement).dataset.method!));
+    const available = await page
+      .locator('kasir-checkout [part="method"]:not([disabled])')
+      .evaluateAll((ms) => ms.map((m) => (m as HTMLElement).dataset.method!));
     assert.deepEqual([...reached].sort(), available.sort());
     await context.close();
   });

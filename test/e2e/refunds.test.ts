@@ -25,7 +25,8 @@ describe('a refund claim, end to end (docs/refunds.md)', () => {
   });
 
   const part = (page: Page, name: string) => page.locator(`kasir-checkout [part="${name}"]`).first();
-  const text = async (page: Page, name: string) => ((await part(page, name).textContent()) ?? '').replace(/\s+/g, ' ').trim();
+  const text = async (page: Page, name: string) =>
+    ((await part(page, name).textContent()) ?? '').replace(/\s+/g, ' ').trim();
   /** The demo's sandbox panel: a payment of `amount` arrives. */
   const pay = async (page: Page, amount = '') => {
     await page.fill('#pay-amount', amount);
@@ -33,28 +34,54 @@ describe('a refund claim, end to end (docs/refunds.md)', () => {
     await page.waitForFunction(() => document.querySelector('#sandbox-status')?.textContent !== '');
   };
   /** The demo's hook lines: one per run of onRefundRequested. */
-  const refundLines = () => kasir.output().split('\n').filter((l) => l.includes('"refund requested"')).map((l) => JSON.parse(l) as {
-    checkoutId: string; amount: string; currency: string; reason: string; recipient: { type: string; recipientId: string; bankCode: string };
-  });
+  const refundLines = () =>
+    kasir
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"refund requested"'))
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            checkoutId: string;
+            amount: string;
+            currency: string;
+            reason: string;
+            recipient: { type: string; recipientId: string; bankCode: string };
+          },
+      );
   /** A signed read of the payment service, with the sandbox merchant's credentials (sandbox.json). */
   const service = async (path: string) => {
-    const creds = JSON.parse(readFileSync(join(kasir.dataDir, 'sandbox.json'), 'utf8')) as { baseUrl: string; clientId: string; clientSecret: string };
+    const creds = JSON.parse(readFileSync(join(kasir.dataDir, 'sandbox.json'), 'utf8')) as {
+      baseUrl: string;
+      clientId: string;
+      clientSecret: string;
+    };
     const headers = signedRequestHeaders(creds.clientId, creds.clientSecret, 'GET', path, '', new Date().toISOString());
     return (await (await fetch(`${creds.baseUrl}${path}`, { headers })).json()) as { data: Record<string, any> };
   };
   /** Chooses a method; answers the checkout's id (from the element's request). */
   const choose = async (page: Page, method: string) => {
-    const request = page.waitForRequest((r) => r.method() === 'POST' && /\/api\/checkouts\/[^/]+\/deposit$/.test(r.url()));
+    const request = page.waitForRequest(
+      (r) => r.method() === 'POST' && /\/api\/checkouts\/[^/]+\/deposit$/.test(r.url()),
+    );
     await chooseMethod(page, method);
     return (await request).url().split('/').at(-2)!;
   };
   /** The widget API from the shopper's page. */
-  const claim = (page: Page, id: string, body: unknown) => page.evaluate(async ([id, body]) => {
-    const res = await fetch(`/api/checkouts/${id}/refund-claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, message: ((await res.json()) as { message: string }).message };
-  }, [id, body] as const);
+  const claim = (page: Page, id: string, body: unknown) =>
+    page.evaluate(
+      async ([id, body]) => {
+        const res = await fetch(`/api/checkouts/${id}/refund-claim`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, message: ((await res.json()) as { message: string }).message };
+      },
+      [id, body] as const,
+    );
 
-  it('an expired bank transfer with money received: the form, a recipient at the service, the hook once with the service\'s amount; again 409', async () => {
+  it("an expired bank transfer with money received: the form, a recipient at the service, the hook once with the service's amount; again 409", async () => {
     const { context, page, problems } = await openShopper(browser, kasir.url);
     const id = await choose(page, 'BCA_TRANSFER');
     await pay(page, '60000');
@@ -78,30 +105,70 @@ describe('a refund claim, end to end (docs/refunds.md)', () => {
     await form.locator('input[name="city"]').fill('Bandung');
     await form.locator('input[name="postCode"]').fill('40111');
     await form.locator('button').click();
-    await page.waitForFunction(() => /The shop has your refund details/.test(document.querySelector('kasir-checkout')?.shadowRoot?.querySelector('[part="result"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () =>
+        /The shop has your refund details/.test(
+          document.querySelector('kasir-checkout')?.shadowRoot?.querySelector('[part="result"]')?.textContent ?? '',
+        ),
+      undefined,
+      { timeout: 20_000 },
+    );
     assert.equal(await part(page, 'refund').count(), 0);
 
     // The hook ran once, with the service's count.
     const lines = refundLines();
     assert.equal(lines.length, 1, kasir.output());
-    assert.deepEqual([lines[0].checkoutId, lines[0].amount, lines[0].currency, lines[0].reason, lines[0].recipient.type, lines[0].recipient.bankCode], [id, '60000', 'IDR', 'expired', 'bank', 'BCA']);
+    assert.deepEqual(
+      [
+        lines[0].checkoutId,
+        lines[0].amount,
+        lines[0].currency,
+        lines[0].reason,
+        lines[0].recipient.type,
+        lines[0].recipient.bankCode,
+      ],
+      [id, '60000', 'IDR', 'expired', 'bank', 'BCA'],
+    );
     // The recipient at the payment service.
     const recipient = (await service(`/v1/recipient/${lines[0].recipient.recipientId}`)).data;
     assert.deepEqual(
-      [recipient.name, recipient.email, recipient.city, recipient.bank[0].accountNumber, recipient.bank[0].bankName, recipient.bank[0].currency],
+      [
+        recipient.name,
+        recipient.email,
+        recipient.city,
+        recipient.bank[0].accountNumber,
+        recipient.bank[0].bankName,
+        recipient.bank[0].currency,
+      ],
       ['Siti Rahma', 'siti@example.com', 'Bandung', '0123456789', 'Bank Central Asia', 'IDR'],
     );
 
     // A second claim for the deposit: 409, and the hook does not run again.
     await page.unroute('**/refund-claim');
-    assert.deepEqual(await claim(page, id, { bankCode: 'BNI', accountNumber: '999999999', accountName: 'Someone Else', email: 'x@example.com', address: 'x 1', city: 'Jakarta', postCode: '10110' }),
-      { status: 409, message: 'A refund was already requested' });
+    assert.deepEqual(
+      await claim(page, id, {
+        bankCode: 'BNI',
+        accountNumber: '999999999',
+        accountName: 'Someone Else',
+        email: 'x@example.com',
+        address: 'x 1',
+        city: 'Jakarta',
+        postCode: '10110',
+      }),
+      { status: 409, message: 'A refund was already requested' },
+    );
     // The backend answers that the shop has the details (what a reload of this checkout shows).
-    const read = await page.evaluate(async (id) => (await (await fetch(`/api/checkouts/${id}/refund-claim`)).json()).data, id);
+    const read = await page.evaluate(
+      async (id) => (await (await fetch(`/api/checkouts/${id}/refund-claim`)).json()).data,
+      id,
+    );
     assert.deepEqual([read.claimed, read.amount], [true, '60000']);
     assert.equal(refundLines().length, 1);
     // Only the test's own second claim was refused (the browser logs its 409).
-    assert.deepEqual(problems.filter((p) => !/409/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/409/.test(p)),
+      [],
+    );
     await context.close();
   });
 
@@ -112,11 +179,26 @@ describe('a refund claim, end to end (docs/refunds.md)', () => {
     await waitForState(page, 'completed');
     await page.waitForTimeout(500);
     assert.equal(await part(page, 'refund').count(), 0);
-    for (const body of [{ bankCode: 'BCA', accountNumber: '0123456789', accountName: 'Siti', email: 'siti@example.com', address: 'Jl. 1', city: 'Bandung', postCode: '40111', amount: '150000' }, {}]) {
+    for (const body of [
+      {
+        bankCode: 'BCA',
+        accountNumber: '0123456789',
+        accountName: 'Siti',
+        email: 'siti@example.com',
+        address: 'Jl. 1',
+        city: 'Bandung',
+        postCode: '40111',
+        amount: '150000',
+      },
+      {},
+    ]) {
       assert.deepEqual(await claim(page, id, body), { status: 400, message: 'Nothing is owed back for this payment' });
     }
     assert.equal(refundLines().filter((l) => l.checkoutId === id).length, 0);
-    assert.deepEqual(problems.filter((p) => !/400/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/400/.test(p)),
+      [],
+    );
     await context.close();
   });
 });

@@ -48,11 +48,18 @@ describe('a storefront on an origin the shop has not allowed', () => {
     const tab = await context.newPage();
     await tab.goto(`${shopOrigin}/`);
     await waitForState(tab, 'error');
-    const errors = (await tab.evaluate('window.kasirErrors')) as Array<{ kind: string; message: string; status?: number }>;
+    const errors = (await tab.evaluate('window.kasirErrors')) as Array<{
+      kind: string;
+      message: string;
+      status?: number;
+    }>;
     assert.equal(errors.length, 1, JSON.stringify(errors));
     assert.equal(errors[0].kind, 'config');
     assert.equal(errors[0].status, 403);
-    assert.ok(errors[0].message.includes(shopOrigin) && errors[0].message.includes('KASIR_ALLOWED_ORIGINS'), errors[0].message);
+    assert.ok(
+      errors[0].message.includes(shopOrigin) && errors[0].message.includes('KASIR_ALLOWED_ORIGINS'),
+      errors[0].message,
+    );
     assert.match(await tab.locator('kasir-checkout [part="result"]').innerText(), /not set up correctly/);
     await context.close();
   });

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sparePort } from './harness';
 
-const BIN = join('server/provider', JSON.parse(readFileSync('server/provider/package.json', 'utf8')).bin['kasir-sandbox']);
+const BIN = join(
+  'server/provider',
+  JSON.parse(readFileSync('server/provider/package.json', 'utf8')).bin['kasir-sandbox'],
+);
 
 describe('kasir-sandbox pay latest against npm start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-cli-'));
@@ -21,7 +24,13 @@ describe('kasir-sandbox pay latest against npm start', () => {
     const [port, providerPort] = [await sparePort(), await sparePort()];
     shop = `http://localhost:${port}`;
     child = spawn(process.execPath, ['dist/server/start.js'], {
-      env: { ...process.env, KASIR_LOG_LEVEL: undefined, PORT: String(port), PROVIDER_PORT: String(providerPort), KASIR_DATA_DIR: dataDir },
+      env: {
+        ...process.env,
+        KASIR_LOG_LEVEL: undefined,
+        PORT: String(port),
+        PROVIDER_PORT: String(providerPort),
+        KASIR_DATA_DIR: dataDir,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -42,7 +51,11 @@ describe('kasir-sandbox pay latest against npm start', () => {
   });
 
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${shop}/api${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${shop}/api${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     assert.ok(res.ok, `${path}: ${res.status} ${await res.clone().text()}`);
     return ((await res.json()) as { data: { id: string; status: string } }).data;
   };
@@ -53,7 +66,11 @@ describe('kasir-sandbox pay latest against npm start', () => {
     const newest = await post('/checkouts', { amount: '99000', currency: 'IDR' });
     await post(`/checkouts/${newest.id}/deposit`, { method: 'QRIS' });
 
-    const pay = spawnSync(process.execPath, [BIN, 'pay', 'latest'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, KASIR_DATA_DIR: dataDir } });
+    const pay = spawnSync(process.execPath, [BIN, 'pay', 'latest'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, KASIR_DATA_DIR: dataDir },
+    });
     assert.equal(pay.status, 0, pay.stderr);
     assert.match(pay.stdout, new RegExp(`^${newest.id}: paid what was due \\(99000 IDR, QRIS\\); status completed`));
 
@@ -72,7 +89,8 @@ describe('kasir-sandbox pay latest against npm start', () => {
     assert.equal(typeof line.ms, 'number');
 
     // The shop saw it: the widget API reads the deposit completed; the older one is still pending.
-    const read = async (id: string) => ((await (await fetch(`${shop}/api/checkouts/${id}/deposit`)).json()) as { data: { status: string } }).data.status;
+    const read = async (id: string) =>
+      ((await (await fetch(`${shop}/api/checkouts/${id}/deposit`)).json()) as { data: { status: string } }).data.status;
     assert.equal(await read(newest.id), 'completed');
     assert.equal(await read(older.id), 'pending');
   });

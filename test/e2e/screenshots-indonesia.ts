@@ -17,7 +17,9 @@ async function shoot(browser: Browser, kasir: Kasir, device: keyof typeof device
   const suffix = `${locale === 'id' ? '-id' : ''}-${device}`;
   const snap = async (page: Page, name: string) => {
     await page.waitForTimeout(300);
-    await (device === 'desktop' ? page : page.locator('kasir-checkout')).screenshot({ path: `${out}/${name}${suffix}.png` });
+    await (device === 'desktop' ? page : page.locator('kasir-checkout')).screenshot({
+      path: `${out}/${name}${suffix}.png`,
+    });
   };
   /** A fresh page with `code` chosen; answers the page and the checkout id. */
   const pick = async (code: string) => {
@@ -25,7 +27,9 @@ async function shoot(browser: Browser, kasir: Kasir, device: keyof typeof device
     await page.goto(kasir.url);
     await waitForState(page, 'choosing');
     if (locale === 'id') await page.click('[data-locale="id"]');
-    const created = page.waitForResponse((r) => r.request().method() === 'POST' && /\/api\/checkouts\/[^/]+\/deposit$/.test(r.url()));
+    const created = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && /\/api\/checkouts\/[^/]+\/deposit$/.test(r.url()),
+    );
     await (await showMethod(page, code)).click();
     await waitForState(page, 'pending');
     return { page, id: new URL((await created).url()).pathname.split('/').at(-2)! };

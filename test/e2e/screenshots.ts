@@ -13,7 +13,10 @@ const viewports = {
 };
 
 async function shoot(browser: Browser, url: string, device: keyof typeof viewports) {
-  const context = await browser.newContext({ viewport: viewports[device], deviceScaleFactor: device === 'desktop' ? 1 : 2 });
+  const context = await browser.newContext({
+    viewport: viewports[device],
+    deviceScaleFactor: device === 'desktop' ? 1 : 2,
+  });
   const snap = async (page: Page, name: string) => {
     await page.waitForTimeout(300);
     const target = device === 'desktop' ? page : page.locator('kasir-checkout');
@@ -29,7 +32,8 @@ async function shoot(browser: Browser, url: string, device: keyof typeof viewpor
     await (await showMethod(page, code)).click();
     await waitForState(page, 'pending');
   };
-  const group = (page: Page, kind: string) => page.locator(`kasir-checkout [part="method-group"][data-kind="${kind}"] button.kind`).click();
+  const group = (page: Page, kind: string) =>
+    page.locator(`kasir-checkout [part="method-group"][data-kind="${kind}"] button.kind`).click();
 
   let page: Page;
   // Choosing: the grouped list, then with the virtual accounts and the cryptos open, in English and Indonesian.
@@ -48,7 +52,14 @@ async function shoot(browser: Browser, url: string, device: keyof typeof viewpor
   page = await open();
   await page.evaluate(() => {
     const modal = Object.assign(document.createElement('kasir-checkout'), { id: 'modal' });
-    for (const [name, value] of Object.entries({ modal: '', endpoint: '/api', amount: '99000', currency: 'IDR', locale: 'en' })) modal.setAttribute(name, value);
+    for (const [name, value] of Object.entries({
+      modal: '',
+      endpoint: '/api',
+      amount: '99000',
+      currency: 'IDR',
+      locale: 'en',
+    }))
+      modal.setAttribute(name, value);
     document.body.append(modal);
     return (modal as HTMLElement & { open(): Promise<void> }).open();
   });
@@ -78,7 +89,10 @@ async function shoot(browser: Browser, url: string, device: keyof typeof viewpor
   // Crypto and bank transfer, in English and Indonesian.
   for (const locale of ['en', 'id'] as const) {
     const suffix = locale === 'en' ? '' : '-id';
-    for (const [code, name] of [['USDC-POLYGON', 'crypto'], ['BCA_TRANSFER', 'bank']] as const) {
+    for (const [code, name] of [
+      ['USDC-POLYGON', 'crypto'],
+      ['BCA_TRANSFER', 'bank'],
+    ] as const) {
       page = await open();
       if (locale === 'id') await page.click('[data-locale="id"]');
       await pick(page, code);

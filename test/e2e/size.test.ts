@@ -12,7 +12,17 @@ import { join, resolve } from 'node:path';
 import { it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ENTRY, FIRST_PAINT_BUDGET_BYTES, FLOW_BUDGET_BYTES, importsOf, LOCALES, measureWidget, viewOf, VIEWS, WIDGET_DIR } from './widget-build';
+import {
+  ENTRY,
+  FIRST_PAINT_BUDGET_BYTES,
+  FLOW_BUDGET_BYTES,
+  importsOf,
+  LOCALES,
+  measureWidget,
+  viewOf,
+  VIEWS,
+  WIDGET_DIR,
+} from './widget-build';
 
 const build = measureWidget();
 const entry = build.files[ENTRY].code;
@@ -20,7 +30,10 @@ const entry = build.files[ENTRY].code;
 it(`the first paint (the method list) is at most ${FIRST_PAINT_BUDGET_BYTES} bytes gzipped: the entry and one locale's words`, () => {
   assert.deepEqual(build.firstPaint.files.slice(0, 1), [ENTRY]);
   assert.equal(build.firstPaint.files.length, 2, build.firstPaint.files.join(', '));
-  assert.ok(build.firstPaint.gz <= FIRST_PAINT_BUDGET_BYTES, `the first paint is ${build.firstPaint.gz} bytes gzipped, over ${FIRST_PAINT_BUDGET_BYTES}`);
+  assert.ok(
+    build.firstPaint.gz <= FIRST_PAINT_BUDGET_BYTES,
+    `the first paint is ${build.firstPaint.gz} bytes gzipped, over ${FIRST_PAINT_BUDGET_BYTES}`,
+  );
 });
 
 it('each locale is one chunk of its own, with that language only: the entry carries no words but those of a lost connection', () => {
@@ -46,7 +59,11 @@ for (const view of VIEWS) {
 it('the entry lazy-loads exactly the views, the locales and the words of failures, each chunk in the build directory, by a path relative to the entry', () => {
   const { dynamic, all } = importsOf(entry);
   assert.deepEqual([...new Set(dynamic.map(viewOf))].sort(), [...VIEWS, ...LOCALES, 'failures', 'paid'].sort());
-  assert.deepEqual(all.filter((s) => !s.startsWith('./')), [], 'every import is relative to the entry');
+  assert.deepEqual(
+    all.filter((s) => !s.startsWith('./')),
+    [],
+    'every import is relative to the entry',
+  );
   for (const file of dynamic) assert.ok(build.files[file], `${file} is not in ${WIDGET_DIR}`);
   // The QRIS PNG download is the only chunk loaded on demand from a view; the failures' words and those of a payment
   // not as planned (views/paid.ts) the only ones from the entry; nothing else is in the directory.
@@ -58,8 +75,20 @@ it('the entry lazy-loads exactly the views, the locales and the words of failure
   // The refund form (views/refund.ts) is loaded by the words of a payment not as planned, once money is owed back.
   const refund = importsOf(build.files[build.entryOnDemand.find((f) => viewOf(f) === 'paid')!].code).dynamic;
   assert.deepEqual(refund.map(viewOf), ['refund']);
-  const used = new Set([ENTRY, ...Object.values(build.locales), ...Object.values(build.flows).flatMap((f) => f.files), ...build.onDemand.qris, ...build.onDemand.ewallet, ...build.entryOnDemand, ...refund]);
-  assert.deepEqual(readdirSync(WIDGET_DIR).filter((f) => !used.has(f)), ['kasir-checkout.node.js'], 'files nothing loads (but the module for no DOM)');
+  const used = new Set([
+    ENTRY,
+    ...Object.values(build.locales),
+    ...Object.values(build.flows).flatMap((f) => f.files),
+    ...build.onDemand.qris,
+    ...build.onDemand.ewallet,
+    ...build.entryOnDemand,
+    ...refund,
+  ]);
+  assert.deepEqual(
+    readdirSync(WIDGET_DIR).filter((f) => !used.has(f)),
+    ['kasir-checkout.node.js'],
+    'files nothing loads (but the module for no DOM)',
+  );
 });
 
 it('the crypto view carries its own QR encoder (no chunk shared with QRIS), and the QRIS view no crypto words', () => {
@@ -72,11 +101,15 @@ it('the crypto view carries its own QR encoder (no chunk shared with QRIS), and 
 it('the entry imports nothing statically; every other chunk imports nothing statically but the entry (loaded already)', () => {
   assert.deepEqual(importsOf(entry).static, []);
   for (const file of Object.keys(build.files).filter((f) => f !== ENTRY)) {
-    assert.deepEqual(importsOf(build.files[file].code).static.filter((f) => f !== ENTRY), [], `${file} loads in one request`);
+    assert.deepEqual(
+      importsOf(build.files[file].code).static.filter((f) => f !== ENTRY),
+      [],
+      `${file} loads in one request`,
+    );
   }
 });
 
-it('imported in Node (no DOM, as in server rendering), the package\'s kasir-checkout.js does nothing and does not throw', async () => {
+it("imported in Node (no DOM, as in server rendering), the package's kasir-checkout.js does nothing and does not throw", async () => {
   assert.equal(typeof HTMLElement, 'undefined');
   const before = Object.keys(globalThis).sort();
   const specifier: string = '@kasir/checkout/kasir-checkout.js'; // the package's export, as Node resolves it (no types)
@@ -84,12 +117,17 @@ it('imported in Node (no DOM, as in server rendering), the package\'s kasir-chec
   assert.deepEqual(Object.keys(module), []);
   assert.deepEqual(Object.keys(globalThis).sort(), before, 'no global was set');
   // The browser's entry is beside it, for the servers to serve.
-  assert.equal(new URL('kasir-checkout.js', import.meta.resolve(specifier)).href, pathToFileURL(resolve(WIDGET_DIR, ENTRY)).href);
+  assert.equal(
+    new URL('kasir-checkout.js', import.meta.resolve(specifier)).href,
+    pathToFileURL(resolve(WIDGET_DIR, ENTRY)).href,
+  );
 });
 
 it('private members are shortened by the build with the checked-in name cache: no __ name is left', () => {
-  const cache = JSON.parse(readFileSync('widget/mangle-cache.json', 'utf8')) as { props: { props: Record<string, string> } };
-  assert.ok(Object.keys(cache.props.props).includes('$__deposit'), 'the element\'s state is in the cache');
+  const cache = JSON.parse(readFileSync('widget/mangle-cache.json', 'utf8')) as {
+    props: { props: Record<string, string> };
+  };
+  assert.ok(Object.keys(cache.props.props).includes('$__deposit'), "the element's state is in the cache");
   for (const [file, { code }] of Object.entries(build.files)) assert.doesNotMatch(code, /[.{,]__[a-zA-Z]/, file);
 });
 

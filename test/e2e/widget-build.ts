@@ -89,14 +89,21 @@ export function measureWidget(dir = WIDGET_DIR): WidgetBuild {
   };
   const download = (roots: string[]): Download => {
     const list = closure(roots);
-    return { files: list, raw: list.reduce((n, f) => n + files[f].raw, 0), gz: list.reduce((n, f) => n + files[f].gz, 0) };
+    return {
+      files: list,
+      raw: list.reduce((n, f) => n + files[f].raw, 0),
+      gz: list.reduce((n, f) => n + files[f].gz, 0),
+    };
   };
   if (!files[ENTRY]) throw new Error(`${join(dir, ENTRY)} is missing: run npm run build`);
   const dynamic = [...new Set(importsOf(files[ENTRY].code).dynamic)];
   const locales: WidgetBuild['locales'] = {};
-  for (const chunk of dynamic) if ((LOCALES as readonly string[]).includes(viewOf(chunk) ?? '')) locales[viewOf(chunk)!] = chunk;
+  for (const chunk of dynamic)
+    if ((LOCALES as readonly string[]).includes(viewOf(chunk) ?? '')) locales[viewOf(chunk)!] = chunk;
   // The shopper downloads one language: the larger one is counted.
-  const words = Object.values(locales).sort((a, b) => files[b].gz - files[a].gz).slice(0, 1);
+  const words = Object.values(locales)
+    .sort((a, b) => files[b].gz - files[a].gz)
+    .slice(0, 1);
   const flows: WidgetBuild['flows'] = {};
   const onDemand: WidgetBuild['onDemand'] = {};
   const entryOnDemand: string[] = [];
@@ -108,7 +115,9 @@ export function measureWidget(dir = WIDGET_DIR): WidgetBuild {
       continue;
     }
     flows[view] = download([ENTRY, ...words, chunk]);
-    const imported = closure([chunk]).filter((f) => f !== ENTRY).flatMap((f) => importsOf(files[f].code).dynamic);
+    const imported = closure([chunk])
+      .filter((f) => f !== ENTRY)
+      .flatMap((f) => importsOf(files[f].code).dynamic);
     onDemand[view] = [...new Set(imported)].filter((f) => !flows[view].files.includes(f));
   }
   return { files, firstPaint: download([ENTRY, ...words]), locales, flows, onDemand, entryOnDemand };

@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
-import { call, merchantApp, methodOf, sleep, startUpstream, type AnyEnvelope, type Envelope, type Upstream } from './support';
+import {
+  call,
+  merchantApp,
+  methodOf,
+  sleep,
+  startUpstream,
+  type AnyEnvelope,
+  type Envelope,
+  type Upstream,
+} from './support';
 
-const SECRET_FIELDS = /clientSecret|accessToken|webhookSecret|userId|"note"|activityHistory|payerInfo|isReconciled|sk_test_|whsec_|kasir_test_|eyJhbGci/;
+const SECRET_FIELDS =
+  /clientSecret|accessToken|webhookSecret|userId|"note"|activityHistory|payerInfo|isReconciled|sk_test_|whsec_|kasir_test_|eyJhbGci/;
 
 type CheckoutAnswer = Awaited<ReturnType<typeof call<Envelope<Checkout>>>>;
 type DepositAnswer = Awaited<ReturnType<typeof call<Envelope<Deposit>>>>;
@@ -13,21 +23,30 @@ describe('merchant backend: widget API against the real payment service', () => 
   let up: Upstream;
   let app: ReturnType<typeof merchantApp>;
   const bodies: string[] = [];
-  const api = async <T = AnyEnvelope>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+  const api = async <T = AnyEnvelope>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => {
     const r = await call<T>(app, method, path, body, headers);
     bodies.push(r.text + JSON.stringify([...r.headers]));
     return r;
   };
   /** Creates a checkout through the widget API (recorded for the secrets check); its data. */
-  const newCheckout = async (amount: string) => (await api<Envelope<Checkout>>('POST', '/api/checkouts', { amount, currency: 'IDR' })).json.data;
+  const newCheckout = async (amount: string) =>
+    (await api<Envelope<Checkout>>('POST', '/api/checkouts', { amount, currency: 'IDR' })).json.data;
   /** Chooses a method through the widget API (recorded for the secrets check). */
-  const choose = (checkoutId: string, method: string) => api<Envelope<Deposit>>('POST', `/api/checkouts/${checkoutId}/deposit`, { method });
+  const choose = (checkoutId: string, method: string) =>
+    api<Envelope<Deposit>>('POST', `/api/checkouts/${checkoutId}/deposit`, { method });
 
   before(async () => {
     up = await startUpstream();
     app = merchantApp(up);
   });
-  after(async () => { await up.close(); });
+  after(async () => {
+    await up.close();
+  });
 
   describe('a checkout created from amount and currency', () => {
     let created: CheckoutAnswer;
@@ -50,7 +69,16 @@ describe('merchant backend: widget API against the real payment service', () => 
 
     it('lists each method with its kind, fee, total, availability and logo', () => {
       const bca = methodOf(c, 'BCA_VA');
-      assert.deepEqual(Object.keys(bca).sort(), ['available', 'code', 'currency', 'fee', 'image', 'kind', 'name', 'total']);
+      assert.deepEqual(Object.keys(bca).sort(), [
+        'available',
+        'code',
+        'currency',
+        'fee',
+        'image',
+        'kind',
+        'name',
+        'total',
+      ]);
       assert.equal(bca.kind, 'va');
       assert.equal(bca.fee, '0');
       assert.equal(bca.total, '150000');
@@ -76,7 +104,10 @@ describe('merchant backend: widget API against the real payment service', () => 
     let c: Checkout;
     before(async () => {
       shopperApp = merchantApp(up, {}, { feesPaidBy: 'shopper' });
-      created = await call<Envelope<Checkout>>(shopperApp, 'POST', '/api/checkouts', { amount: 100000, currency: 'IDR' });
+      created = await call<Envelope<Checkout>>(shopperApp, 'POST', '/api/checkouts', {
+        amount: 100000,
+        currency: 'IDR',
+      });
       c = created.json.data;
     });
 
@@ -106,7 +137,9 @@ describe('merchant backend: widget API against the real payment service', () => 
     });
 
     it('asks the shopper for the total on the chosen deposit, showing its fee', async () => {
-      const chosen = await call<Envelope<Deposit>>(shopperApp, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' });
+      const chosen = await call<Envelope<Deposit>>(shopperApp, 'POST', `/api/checkouts/${c.id}/deposit`, {
+        method: 'BCA_VA',
+      });
       assert.equal(chosen.status, 201, chosen.text);
       assert.equal(chosen.json.data.amount, '104000');
       assert.equal(chosen.json.data.fee, '4000');
@@ -114,9 +147,17 @@ describe('merchant backend: widget API against the real payment service', () => 
   });
 
   describe('refuses a page amount or currency it cannot take', () => {
-    const invalid: unknown[] = [{}, { amount: '-5', currency: 'IDR' }, { amount: '0', currency: 'IDR' }, { amount: '1000.5', currency: 'IDR' },
-      { amount: '1e5', currency: 'IDR' }, { amount: '1000', currency: 'USD' }, { amount: '1000', currency: 'ID' }, { amount: [1], currency: 'IDR' },
-      { orderId: 'A-1' }];
+    const invalid: unknown[] = [
+      {},
+      { amount: '-5', currency: 'IDR' },
+      { amount: '0', currency: 'IDR' },
+      { amount: '1000.5', currency: 'IDR' },
+      { amount: '1e5', currency: 'IDR' },
+      { amount: '1000', currency: 'USD' },
+      { amount: '1000', currency: 'ID' },
+      { amount: [1], currency: 'IDR' },
+      { orderId: 'A-1' },
+    ];
     for (const body of invalid) {
       it(`answers 400 to ${JSON.stringify(body)}`, async () => {
         const r = await api('POST', '/api/checkouts', body);
@@ -128,13 +169,17 @@ describe('merchant backend: widget API against the real payment service', () => 
   });
 
   describe('prices the order with the merchant hook, so the page cannot choose the amount', () => {
-    const orders: Record<string, { amount: string; currency: string }> = { 'ORDER-7': { amount: '275000', currency: 'IDR' } };
+    const orders: Record<string, { amount: string; currency: string }> = {
+      'ORDER-7': { amount: '275000', currency: 'IDR' },
+    };
     const created: string[] = [];
     let hooked: ReturnType<typeof merchantApp>;
     before(() => {
       hooked = merchantApp(up, {
         priceOrder: async (orderId) => orders[orderId] ?? null,
-        onCheckoutCreated: (e) => { created.push(`${e.orderId}:${e.checkoutId}`); },
+        onCheckoutCreated: (e) => {
+          created.push(`${e.orderId}:${e.checkoutId}`);
+        },
       });
     });
 
@@ -145,7 +190,11 @@ describe('merchant backend: widget API against the real payment service', () => 
     });
 
     it("charges the hook's price, not the page's, and reports the checkout created", async () => {
-      const sneaky = await call<Envelope<Checkout>>(hooked, 'POST', '/api/checkouts', { orderId: 'ORDER-7', amount: '1000', currency: 'IDR' });
+      const sneaky = await call<Envelope<Checkout>>(hooked, 'POST', '/api/checkouts', {
+        orderId: 'ORDER-7',
+        amount: '1000',
+        currency: 'IDR',
+      });
       assert.equal(sneaky.status, 201);
       assert.equal(sneaky.json.data.amount, '275000');
       assert.deepEqual(created, [`ORDER-7:${sneaky.json.data.id}`]);
@@ -191,8 +240,23 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.match(d.qrData!, /^000201/);
       assert.equal(d.accountNumber, undefined);
       assert.deepEqual(Object.keys(d).sort(), [
-        'amount', 'checkoutId', 'currency', 'expiresAt', 'fee', 'id', 'method', 'overpaidAmount', 'paidAmount', 'paidLate', 'qrData', 'received', 'remainingAmount',
-        'serverTime', 'status', 'updatedAt', 'version',
+        'amount',
+        'checkoutId',
+        'currency',
+        'expiresAt',
+        'fee',
+        'id',
+        'method',
+        'overpaidAmount',
+        'paidAmount',
+        'paidLate',
+        'qrData',
+        'received',
+        'remainingAmount',
+        'serverTime',
+        'status',
+        'updatedAt',
+        'version',
       ]);
       assert.deepEqual([d.paidAmount, d.remainingAmount, d.overpaidAmount, d.paidLate], ['0', d.amount, '0', false]);
     });
@@ -206,10 +270,14 @@ describe('merchant backend: widget API against the real payment service', () => 
 
     describe('a fresh backend (no cache) gets the same answers from the payment service', () => {
       let fresh: ReturnType<typeof merchantApp>;
-      before(() => { fresh = merchantApp(up); });
+      before(() => {
+        fresh = merchantApp(up);
+      });
 
       it('answers the same method with the same deposit', async () => {
-        const freshSame = await call<Envelope<Deposit>>(fresh, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'QRIS' });
+        const freshSame = await call<Envelope<Deposit>>(fresh, 'POST', `/api/checkouts/${c.id}/deposit`, {
+          method: 'QRIS',
+        });
         assert.equal(freshSame.status, 200, freshSame.text);
         assert.equal(freshSame.json.data.qrData, d.qrData);
       });
@@ -263,10 +331,12 @@ describe('merchant backend: widget API against the real payment service', () => 
     let reads: DepositAnswer[];
     let etag: string;
     let mark: number;
-    const read = (headers?: Record<string, string>) => call<Envelope<Deposit>>(cold, 'GET', `/api/checkouts/${c.id}/deposit`, undefined, headers);
+    const read = (headers?: Record<string, string>) =>
+      call<Envelope<Deposit>>(cold, 'GET', `/api/checkouts/${c.id}/deposit`, undefined, headers);
     before(async () => {
       const reader = merchantApp(up, {}, { statusRefreshMs: 400 });
-      c = (await call<Envelope<Checkout>>(reader, 'POST', '/api/checkouts', { amount: '60000', currency: 'IDR' })).json.data;
+      c = (await call<Envelope<Checkout>>(reader, 'POST', '/api/checkouts', { amount: '60000', currency: 'IDR' })).json
+        .data;
       await call(reader, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' });
       // A second backend with a cold cache.
       cold = merchantApp(up, {}, { statusRefreshMs: 400 });
@@ -324,7 +394,9 @@ describe('merchant backend: widget API against the real payment service', () => 
 
   describe('cancels a pending deposit', () => {
     let c: Checkout;
-    before(async () => { c = await newCheckout('70000'); });
+    before(async () => {
+      c = await newCheckout('70000');
+    });
 
     it('answers 404 before a method is chosen', async () => {
       assert.equal((await api('POST', `/api/checkouts/${c.id}/cancel`)).status, 404);
@@ -345,7 +417,9 @@ describe('merchant backend: widget API against the real payment service', () => 
 
   describe('sandbox routes', () => {
     let c: Checkout;
-    before(async () => { c = await newCheckout('90000'); });
+    before(async () => {
+      c = await newCheckout('90000');
+    });
 
     it('say clearly, with a 400, that a method must be chosen first', async () => {
       const early = await api('POST', `/api/sandbox/checkouts/${c.id}/pay`);
@@ -363,7 +437,10 @@ describe('merchant backend: widget API against the real payment service', () => 
     it('pay an expired deposit late (docs/design.md 10): recorded, still expired, owed back', async () => {
       const payLate = await api<Envelope<Deposit>>('POST', `/api/sandbox/checkouts/${c.id}/pay`);
       assert.equal(payLate.status, 200, payLate.text);
-      assert.deepEqual([payLate.json.data.status, payLate.json.data.paidLate, payLate.json.data.paidAmount], ['expired', true, '90000']);
+      assert.deepEqual(
+        [payLate.json.data.status, payLate.json.data.paidLate, payLate.json.data.paidAmount],
+        ['expired', true, '90000'],
+      );
     });
   });
 
@@ -391,13 +468,19 @@ describe('merchant backend: widget API against the real payment service', () => 
     let down = false;
     let flaky: ReturnType<typeof merchantApp>;
     before(async () => {
-      flaky = merchantApp(up, {
-        fetch: (input, init) => (down ? Promise.reject(new TypeError('fetch failed')) : up.countingFetch(input, init)),
-      }, { statusRefreshMs: 50 });
+      flaky = merchantApp(
+        up,
+        {
+          fetch: (input, init) =>
+            down ? Promise.reject(new TypeError('fetch failed')) : up.countingFetch(input, init),
+        },
+        { statusRefreshMs: 50 },
+      );
     });
 
     it('keeps serving the last known status', async () => {
-      const c = (await call<Envelope<Checkout>>(flaky, 'POST', '/api/checkouts', { amount: '65000', currency: 'IDR' })).json.data;
+      const c = (await call<Envelope<Checkout>>(flaky, 'POST', '/api/checkouts', { amount: '65000', currency: 'IDR' }))
+        .json.data;
       await call(flaky, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' });
       down = true;
       await sleep(60);
@@ -409,8 +492,21 @@ describe('merchant backend: widget API against the real payment service', () => 
     it('answers many pollers of an unknown status with 503 after one failed read, not one each', async () => {
       const attempts = up.calls.length;
       let failures = 0;
-      const counting = merchantApp(up, { fetch: () => { failures++; return Promise.reject(new TypeError('fetch failed')); } }, { statusRefreshMs: 60_000 });
-      const many = await Promise.all(Array.from({ length: 50 }, () => call(counting, 'GET', '/api/checkouts/22222222-2222-4222-8222-222222222222/deposit')));
+      const counting = merchantApp(
+        up,
+        {
+          fetch: () => {
+            failures++;
+            return Promise.reject(new TypeError('fetch failed'));
+          },
+        },
+        { statusRefreshMs: 60_000 },
+      );
+      const many = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          call(counting, 'GET', '/api/checkouts/22222222-2222-4222-8222-222222222222/deposit'),
+        ),
+      );
       assert.ok(many.every((r) => r.status === 503));
       assert.equal(failures, 1, 'a failed read is not retried for every poller');
       assert.equal(up.calls.length, attempts);
@@ -419,7 +515,11 @@ describe('merchant backend: widget API against the real payment service', () => 
     it('says 503 in the envelope when it knows nothing of the deposit', async () => {
       const unknown = await call(flaky, 'GET', '/api/checkouts/11111111-1111-4111-8111-111111111111/deposit');
       assert.equal(unknown.status, 503);
-      assert.deepEqual(unknown.json, { statusCode: 503, error: 'Service Unavailable', message: 'The payment service is unavailable; please try again shortly' });
+      assert.deepEqual(unknown.json, {
+        statusCode: 503,
+        error: 'Service Unavailable',
+        message: 'The payment service is unavailable; please try again shortly',
+      });
     });
 
     it('answers a new checkout with 503', async () => {
@@ -433,7 +533,8 @@ describe('merchant backend: widget API against the real payment service', () => 
     for (const body of bodies) assert.doesNotMatch(body, SECRET_FIELDS);
     const creds = up.provider.credentials;
     for (const body of bodies) {
-      for (const secret of [creds.clientSecret, creds.accessToken, creds.webhookSecret, creds.clientId, creds.password]) assert.ok(!body.includes(secret));
+      for (const secret of [creds.clientSecret, creds.accessToken, creds.webhookSecret, creds.clientId, creds.password])
+        assert.ok(!body.includes(secret));
     }
   });
 });

@@ -12,13 +12,22 @@ const NAMES = ['service', 'credentials', 'accessToken', 'webhookSecret', 'allowe
 
 /** `kasir-merchant check` with only `env` (no KASIR_* of this process). */
 function runCheck(env: Record<string, string>, args: string[] = []) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
+  );
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'check', ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'check', ...args], {
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -27,14 +36,19 @@ const byName = (report: CheckReport) => Object.fromEntries(report.checks.map((ch
 
 describe('the configuration check', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
+  before(async () => {
+    up = await startUpstream();
+  });
   after(() => up.close());
 
   it('kasir.check(): a good configuration passes every check, one result per check', async () => {
     const kasir = createKasirApi(up.config({ allowedOrigins: ['https://shop.example'] }));
     try {
       const report = await kasir.check();
-      assert.deepEqual(report.checks.map((check) => check.name), NAMES);
+      assert.deepEqual(
+        report.checks.map((check) => check.name),
+        NAMES,
+      );
       assert.equal(report.ok, true, JSON.stringify(report, null, 2));
       assert.match(byName(report).sandbox.message, /on, against a sandbox on this machine/);
     } finally {
@@ -45,17 +59,30 @@ describe('the configuration check', () => {
   it('kasir.check(): each broken setting fails its check, naming the setting', async () => {
     // A service that looks remote (the calls are carried to the local sandbox), with sandbox mode left on.
     const remote = 'https://payments.example';
-    const kasir = createKasirApi(up.config({
-      baseUrl: remote, clientSecret: 'not-the-secret', accessToken: 'not-a-token', webhookSecret: '', redisUrl: 'redis://127.0.0.1:1',
-      fetch: (input, init) => fetch(String(input instanceof Request ? input.url : input).replace(remote, up.provider.url), init),
-    }));
+    const kasir = createKasirApi(
+      up.config({
+        baseUrl: remote,
+        clientSecret: 'not-the-secret',
+        accessToken: 'not-a-token',
+        webhookSecret: '',
+        redisUrl: 'redis://127.0.0.1:1',
+        fetch: (input, init) =>
+          fetch(String(input instanceof Request ? input.url : input).replace(remote, up.provider.url), init),
+      }),
+    );
     try {
       const report = await kasir.check();
       const checks = byName(report);
       assert.equal(report.ok, false);
       assert.equal(checks.service.ok, true, checks.service.message);
       assert.equal(checks.allowedOrigins.ok, true);
-      for (const [name, setting] of [['credentials', 'KASIR_CLIENT_SECRET'], ['accessToken', 'KASIR_ACCESS_TOKEN'], ['webhookSecret', 'KASIR_WEBHOOK_SECRET'], ['redis', 'REDIS_URL'], ['sandbox', 'KASIR_SANDBOX']]) {
+      for (const [name, setting] of [
+        ['credentials', 'KASIR_CLIENT_SECRET'],
+        ['accessToken', 'KASIR_ACCESS_TOKEN'],
+        ['webhookSecret', 'KASIR_WEBHOOK_SECRET'],
+        ['redis', 'REDIS_URL'],
+        ['sandbox', 'KASIR_SANDBOX'],
+      ]) {
         assert.equal(checks[name].ok, false, `${name}: ${checks[name].message}`);
         assert.ok(checks[name].message.includes(setting), `${name} names ${setting}: ${checks[name].message}`);
       }
@@ -67,9 +94,18 @@ describe('the configuration check', () => {
 
   it('warns once, at its first request, when sandbox mode is on against a service not on this machine', async () => {
     const lines: string[] = [];
-    const logger = createLogger('kasir-merchant', { level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+    const logger = createLogger('kasir-merchant', {
+      level: 'warn',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
     const remote = 'https://payments.example';
-    const live = createKasirApi(up.config({ baseUrl: remote, logger, fetch: (input, init) => fetch(String(input).replace(remote, up.provider.url), init) }));
+    const live = createKasirApi(
+      up.config({
+        baseUrl: remote,
+        logger,
+        fetch: (input, init) => fetch(String(input).replace(remote, up.provider.url), init),
+      }),
+    );
     const local = createKasirApi(up.config({ logger }));
     try {
       assert.equal(lines.length, 0, 'nothing before the first request');
@@ -87,30 +123,60 @@ describe('the configuration check', () => {
   it('kasir-merchant check: one line per check and exit 0 on a good configuration', async () => {
     const c = up.provider.credentials;
     const good = await runCheck({
-      KASIR_BASE_URL: c.baseUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret, KASIR_ACCESS_TOKEN: c.accessToken,
-      KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_ALLOWED_ORIGINS: 'https://shop.example', KASIR_SANDBOX: 'true',
+      KASIR_BASE_URL: c.baseUrl,
+      KASIR_CLIENT_ID: c.clientId,
+      KASIR_CLIENT_SECRET: c.clientSecret,
+      KASIR_ACCESS_TOKEN: c.accessToken,
+      KASIR_WEBHOOK_SECRET: c.webhookSecret,
+      KASIR_ALLOWED_ORIGINS: 'https://shop.example',
+      KASIR_SANDBOX: 'true',
     });
     assert.equal(good.code, 0, good.stdout + good.stderr);
     const lines = good.stdout.trim().split('\n');
-    for (const name of [...NAMES, 'settings']) assert.equal(lines.filter((line) => new RegExp(`^ok\\s+${name}\\s`).test(line)).length, 1, `${name}:\n${good.stdout}`);
+    for (const name of [...NAMES, 'settings'])
+      assert.equal(
+        lines.filter((line) => new RegExp(`^ok\\s+${name}\\s`).test(line)).length,
+        1,
+        `${name}:\n${good.stdout}`,
+      );
   });
 
   it('kasir-merchant check: a broken configuration exits 1, each failing line naming its setting', async () => {
     const c = up.provider.credentials;
     const broken = await runCheck({
-      KASIR_BASE_URL: c.baseUrl, KASIR_CLIENT_ID: 'nobody', KASIR_CLIENT_SECRET: c.clientSecret,
-      KASIR_WEBHOOK_SECRET: 'secret', KASIR_ALLOWED_ORIGINS: 'https://shop.example/checkout', KASIR_CURRENCIES: 'rupiah',
+      KASIR_BASE_URL: c.baseUrl,
+      KASIR_CLIENT_ID: 'nobody',
+      KASIR_CLIENT_SECRET: c.clientSecret,
+      KASIR_WEBHOOK_SECRET: 'secret',
+      KASIR_ALLOWED_ORIGINS: 'https://shop.example/checkout',
+      KASIR_CURRENCIES: 'rupiah',
     });
     assert.equal(broken.code, 1, broken.stdout + broken.stderr);
-    const line = (name: string) => broken.stdout.split('\n').find((l) => new RegExp(`^(ok|FAIL)\\s+${name}\\s`).test(l)) ?? '';
+    const line = (name: string) =>
+      broken.stdout.split('\n').find((l) => new RegExp(`^(ok|FAIL)\\s+${name}\\s`).test(l)) ?? '';
     assert.match(line('service'), /^ok/);
-    for (const [name, setting] of [['credentials', 'KASIR_CLIENT_ID'], ['accessToken', 'KASIR_ACCESS_TOKEN'], ['webhookSecret', 'KASIR_WEBHOOK_SECRET'], ['allowedOrigins', 'KASIR_ALLOWED_ORIGINS'], ['settings', 'KASIR_CURRENCIES']]) {
+    for (const [name, setting] of [
+      ['credentials', 'KASIR_CLIENT_ID'],
+      ['accessToken', 'KASIR_ACCESS_TOKEN'],
+      ['webhookSecret', 'KASIR_WEBHOOK_SECRET'],
+      ['allowedOrigins', 'KASIR_ALLOWED_ORIGINS'],
+      ['settings', 'KASIR_CURRENCIES'],
+    ]) {
       assert.match(line(name), /^FAIL/, `${name}:\n${broken.stdout}`);
       assert.ok(line(name).includes(setting), `${name} names ${setting}: ${line(name)}`);
     }
     assert.match(line('allowedOrigins'), /"https:\/\/shop\.example\/checkout" is not an origin/);
 
-    const down = await runCheck({ KASIR_BASE_URL: 'http://127.0.0.1:1', KASIR_CLIENT_ID: 'a', KASIR_CLIENT_SECRET: 'b', KASIR_ACCESS_TOKEN: 'c', KASIR_WEBHOOK_SECRET: c.webhookSecret }, ['--json']);
+    const down = await runCheck(
+      {
+        KASIR_BASE_URL: 'http://127.0.0.1:1',
+        KASIR_CLIENT_ID: 'a',
+        KASIR_CLIENT_SECRET: 'b',
+        KASIR_ACCESS_TOKEN: 'c',
+        KASIR_WEBHOOK_SECRET: c.webhookSecret,
+      },
+      ['--json'],
+    );
     assert.equal(down.code, 1);
     const report = JSON.parse(down.stdout) as CheckReport;
     assert.equal(byName(report).service.ok, false);

@@ -19,13 +19,19 @@ function firstDifference(checkedIn: string, generated: string): string | undefin
 }
 
 describe('merchant client types', () => {
-  it('are what openapi-typescript makes of the sandbox\'s /v1/openapi.json today', async () => {
+  it("are what openapi-typescript makes of the sandbox's /v1/openapi.json today", async () => {
     const difference = firstDifference(readFileSync(CLIENT_TYPES_FILE, 'utf8'), await clientTypesSource());
-    assert.equal(difference, undefined, `server/merchant/client/openapi.ts is stale (${difference}): run npm run generate:client-types`);
+    assert.equal(
+      difference,
+      undefined,
+      `server/merchant/client/openapi.ts is stale (${difference}): run npm run generate:client-types`,
+    );
   });
 
   it('are types only: the generated file imports nothing and declares no value', () => {
-    const code = readFileSync(CLIENT_TYPES_FILE, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const code = readFileSync(CLIENT_TYPES_FILE, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     assert.doesNotMatch(code, /^\s*import\b/m);
     const declarations = code.match(/^export\s+\w+(\s+\w+)?/gm) ?? [];
     assert.ok(declarations.length > 0);
@@ -33,12 +39,17 @@ describe('merchant client types', () => {
   });
 
   it('keep the merchant package free of imports from the sandbox', () => {
-    const files = readdirSync(MERCHANT_DIR, { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.ts') && !f.startsWith('dist') && !f.includes('node_modules'));
+    const files = readdirSync(MERCHANT_DIR, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !f.startsWith('dist') && !f.includes('node_modules'),
+    );
     assert.ok(files.includes(join('client', 'openapi.ts')));
     for (const file of files) {
       const source = readFileSync(join(MERCHANT_DIR, file), 'utf8');
-      assert.doesNotMatch(source, /from\s+['"][^'"]*\/provider\//, `server/merchant/${file} imports from server/provider`);
+      assert.doesNotMatch(
+        source,
+        /from\s+['"][^'"]*\/provider\//,
+        `server/merchant/${file} imports from server/provider`,
+      );
     }
   });
 });

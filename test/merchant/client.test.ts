@@ -15,22 +15,42 @@ describe('payment-service client against the real sandbox', () => {
     up = await startUpstream();
     const c = up.provider.credentials;
     client = new PaymentServiceClient({
-      baseUrl: c.baseUrl, checkoutUrl: c.checkoutUrl, clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken,
+      baseUrl: c.baseUrl,
+      checkoutUrl: c.checkoutUrl,
+      clientId: c.clientId,
+      clientSecret: c.clientSecret,
+      accessToken: c.accessToken,
       fetch: async (input, init) => {
-        sent.push({ url: String(input), method: init?.method ?? 'GET', headers: init?.headers as Record<string, string>, body: init?.body as string | undefined });
+        sent.push({
+          url: String(input),
+          method: init?.method ?? 'GET',
+          headers: init?.headers as Record<string, string>,
+          body: init?.body as string | undefined,
+        });
         return fetch(input, init);
       },
     });
   });
-  after(async () => { await up.close(); });
+  after(async () => {
+    await up.close();
+  });
 
   it('signs exactly as the service verifies: METHOD:PATH:BODYHASH:TIMESTAMP', () => {
     const ts = '2026-11-22T01:02:03.456Z';
     const body = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 1000 });
     // Both sides sign with server/common/request-signing.ts; the expected values are HMAC-SHA256 computed independently.
-    assert.equal(signRequest('s3cret', 'post', '/v1/checkout', body, ts), '63f4148236c56ff4c9d577b050a649e6cf21163909d66e99a637a4965028ecee');
-    assert.equal(signRequest('s3cret', 'GET', '/v1/deposit?page=2&limit=5', '', ts), 'b8687e5b480c43e7d1227360b78b5e7daa8017e1664afdb8204e348531ad188d');
-    assert.equal(signRequest('s3cret', 'POST', '/v1/checkout', new TextEncoder().encode(body), ts), signRequest('s3cret', 'POST', '/v1/checkout', body, ts));
+    assert.equal(
+      signRequest('s3cret', 'post', '/v1/checkout', body, ts),
+      '63f4148236c56ff4c9d577b050a649e6cf21163909d66e99a637a4965028ecee',
+    );
+    assert.equal(
+      signRequest('s3cret', 'GET', '/v1/deposit?page=2&limit=5', '', ts),
+      'b8687e5b480c43e7d1227360b78b5e7daa8017e1664afdb8204e348531ad188d',
+    );
+    assert.equal(
+      signRequest('s3cret', 'POST', '/v1/checkout', new TextEncoder().encode(body), ts),
+      signRequest('s3cret', 'POST', '/v1/checkout', body, ts),
+    );
   });
 
   it('makes signed calls the service accepts (with a query, with a body), with ISO-ms timestamps', async () => {
@@ -50,17 +70,42 @@ describe('payment-service client against the real sandbox', () => {
 
   it('estimates a conversion (signed or bearer) and creates a deposit with its quote at exactly its figures', async () => {
     sent.length = 0;
-    const quote = await client.convertEstimation({ inputCurrency: 'IDR', outputCurrency: 'USDC-POLYGON', inputAmount: 150000, paymentMethod: 'QRIS' });
+    const quote = await client.convertEstimation({
+      inputCurrency: 'IDR',
+      outputCurrency: 'USDC-POLYGON',
+      inputAmount: 150000,
+      paymentMethod: 'QRIS',
+    });
     assert.match(sent[0].headers['X-Signature'], /^[0-9a-f]{64}$/);
-    const viaToken = await client.convertEstimation({ inputCurrency: 'IDR', outputCurrency: 'IDR', inputAmount: 20000 }, 'A');
+    const viaToken = await client.convertEstimation(
+      { inputCurrency: 'IDR', outputCurrency: 'IDR', inputAmount: 20000 },
+      'A',
+    );
     assert.equal(viaToken.outputAmount, 20000);
     const deposit = await client.createFiatDeposit({
-      inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'USDC-POLYGON', balanceType: 'fiat', paymentMethod: 'QRIS', quoteId: quote.quoteId,
+      inputCurrency: 'IDR',
+      inputAmount: 150000,
+      outputCurrency: 'USDC-POLYGON',
+      balanceType: 'fiat',
+      paymentMethod: 'QRIS',
+      quoteId: quote.quoteId,
     });
-    assert.deepEqual(deposit.exchangeInfo, { exchangeRate: quote.exchangeRate, outputCurrency: 'USDC-POLYGON', outputAmount: quote.outputAmount });
+    assert.deepEqual(deposit.exchangeInfo, {
+      exchangeRate: quote.exchangeRate,
+      outputCurrency: 'USDC-POLYGON',
+      outputAmount: quote.outputAmount,
+    });
     await assert.rejects(
-      client.createFiatDeposit({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'USDC-POLYGON', balanceType: 'fiat', paymentMethod: 'QRIS', quoteId: quote.quoteId }),
-      (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 400 && err.message === 'Quote already used',
+      client.createFiatDeposit({
+        inputCurrency: 'IDR',
+        inputAmount: 150000,
+        outputCurrency: 'USDC-POLYGON',
+        balanceType: 'fiat',
+        paymentMethod: 'QRIS',
+        quoteId: quote.quoteId,
+      }),
+      (err: unknown) =>
+        err instanceof PaymentServiceError && err.statusCode === 400 && err.message === 'Quote already used',
     );
   });
 
@@ -71,7 +116,9 @@ describe('payment-service client against the real sandbox', () => {
   });
 
   it('signs identical concurrent writes with distinct timestamps, so none is taken for a replay', async () => {
-    const results = await Promise.all(Array.from({ length: 10 }, () => client.createCheckout({ inputCurrency: 'IDR', inputAmount: 10000 })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => client.createCheckout({ inputCurrency: 'IDR', inputAmount: 10000 })),
+    );
     assert.equal(new Set(results.map((r) => r.id)).size, 10);
   });
 
@@ -83,7 +130,12 @@ describe('payment-service client against the real sandbox', () => {
     assert.equal(sent[0].headers['X-Signature'], undefined);
     const reference = `order-${randomUUID()}`;
     const created = await client.createFiatDeposit({
-      inputCurrency: 'IDR', inputAmount: 120000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA', reference,
+      inputCurrency: 'IDR',
+      inputAmount: 120000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'BCA_VA',
+      reference,
     });
     assert.equal(created.status, 'pending');
     assert.equal((await client.getDeposit(created.depositId)).depositId, created.depositId);
@@ -92,7 +144,13 @@ describe('payment-service client against the real sandbox', () => {
     assert.ok(cancelled.statusCode! >= 200 && cancelled.statusCode! < 300);
     assert.equal((await client.getDeposit(created.depositId)).status, 'expired');
 
-    const other = await client.createFiatDeposit({ inputCurrency: 'IDR', inputAmount: 50000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' });
+    const other = await client.createFiatDeposit({
+      inputCurrency: 'IDR',
+      inputAmount: 50000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'QRIS',
+    });
     const paid = await client.sandboxUpdateDeposit(other.depositId, 'completed', 'S');
     assert.equal(paid.status, 'completed');
     const crypto = await client.listCryptos();
@@ -103,7 +161,13 @@ describe('payment-service client against the real sandbox', () => {
 
   it('turns error envelopes into typed errors with the body statusCode', async () => {
     await assert.rejects(
-      client.createFiatDeposit({ inputCurrency: 'IDR', inputAmount: 120000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'NOPE' }),
+      client.createFiatDeposit({
+        inputCurrency: 'IDR',
+        inputAmount: 120000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'NOPE',
+      }),
       (err: unknown) => {
         assert.ok(err instanceof PaymentServiceError);
         assert.equal(err.statusCode, 400);
@@ -112,12 +176,31 @@ describe('payment-service client against the real sandbox', () => {
         return true;
       },
     );
-    await assert.rejects(client.getDeposit('00000000-0000-4000-8000-000000000000'), (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 404 && err.message === 'Deposit not found');
-    await assert.rejects(client.sandboxUpdateDeposit('00000000-0000-4000-8000-000000000000', 'completed'), (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 400 && err.message === 'Deposit not found');
-    const wrong = new PaymentServiceClient({ baseUrl: up.provider.url, clientId: up.provider.credentials.clientId, clientSecret: 'sk_test_wrong' });
-    await assert.rejects(wrong.listDeposits(), (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 401 && err.isAuth && /signature/i.test(err.message));
+    await assert.rejects(
+      client.getDeposit('00000000-0000-4000-8000-000000000000'),
+      (err: unknown) =>
+        err instanceof PaymentServiceError && err.statusCode === 404 && err.message === 'Deposit not found',
+    );
+    await assert.rejects(
+      client.sandboxUpdateDeposit('00000000-0000-4000-8000-000000000000', 'completed'),
+      (err: unknown) =>
+        err instanceof PaymentServiceError && err.statusCode === 400 && err.message === 'Deposit not found',
+    );
+    const wrong = new PaymentServiceClient({
+      baseUrl: up.provider.url,
+      clientId: up.provider.credentials.clientId,
+      clientSecret: 'sk_test_wrong',
+    });
+    await assert.rejects(
+      wrong.listDeposits(),
+      (err: unknown) =>
+        err instanceof PaymentServiceError && err.statusCode === 401 && err.isAuth && /signature/i.test(err.message),
+    );
     const unknownClient = new PaymentServiceClient({ baseUrl: up.provider.url, clientId: 'nobody', clientSecret: 'x' });
-    await assert.rejects(unknownClient.listRecipients(), (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 401);
+    await assert.rejects(
+      unknownClient.listRecipients(),
+      (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 401,
+    );
     const dead = new PaymentServiceClient({ baseUrl: 'http://127.0.0.1:1', clientId: 'a', clientSecret: 'b' });
     await assert.rejects(dead.listDeposits(), (err: unknown) => err instanceof PaymentServiceUnavailableError);
   });
@@ -125,7 +208,11 @@ describe('payment-service client against the real sandbox', () => {
   it('covers recipients: create, read, list with search, update by ?id=, delete', async () => {
     const name = `Recipient ${randomUUID().slice(0, 8)}`;
     const created = await client.createRecipient({
-      name, email: 'payee@example.com', address: 'Jl. Sudirman 1', city: 'Jakarta', postCode: '10210',
+      name,
+      email: 'payee@example.com',
+      address: 'Jl. Sudirman 1',
+      city: 'Jakarta',
+      postCode: '10210',
       bank: { accountName: name, currency: 'IDR', country: 'ID', bankName: 'BCA', accountNumber: '0123456789' },
     });
     assert.equal(created.name, name);
@@ -136,7 +223,10 @@ describe('payment-service client against the real sandbox', () => {
     assert.equal(renamed.name, `${name} (renamed)`);
     const deleted = await client.deleteRecipient(created.id);
     assert.equal(deleted.id, created.id);
-    await assert.rejects(client.getRecipient(created.id), (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 404);
+    await assert.rejects(
+      client.getRecipient(created.id),
+      (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 404,
+    );
   });
 
   it('covers references and authentication (register, OTP from the sandbox mailbox, verify-login)', async () => {
@@ -145,7 +235,9 @@ describe('payment-service client against the real sandbox', () => {
     const email = `shopkeeper-${randomUUID().slice(0, 8)}@example.com`;
     const reg = await client.register({ email, password: 'correct horse battery', fullName: 'Shop Keeper' });
     assert.ok(reg.verificationToken);
-    const mail = await (await fetch(`${up.provider.url}/sandbox/mailbox?email=${encodeURIComponent(email)}`)).json() as { data: Array<{ code: string }> };
+    const mail = (await (
+      await fetch(`${up.provider.url}/sandbox/mailbox?email=${encodeURIComponent(email)}`)
+    ).json()) as { data: Array<{ code: string }> };
     const verified = await client.verifyLogin({ verificationToken: reg.verificationToken, otp: mail.data[0].code });
     assert.ok(verified.accessToken);
     assert.equal(verified.user.email, email);
@@ -174,13 +266,27 @@ describe('payment-service client: a refused signed call', () => {
   function refusingOnce() {
     const calls: Array<{ method: string; timestamp: string }> = [];
     const client = new PaymentServiceClient({
-      baseUrl: 'http://service.invalid', clientId: 'id', clientSecret: 'secret', accessToken: 'token',
+      baseUrl: 'http://service.invalid',
+      clientId: 'id',
+      clientSecret: 'secret',
+      accessToken: 'token',
       fetch: async (_input, init) => {
-        calls.push({ method: init?.method ?? 'GET', timestamp: (init?.headers as Record<string, string>)['X-Timestamp']! });
-        const body = calls.length === 1
-          ? { statusCode: 401, error: 'Unauthorized', message: 'This signature was seen before' }
-          : { statusCode: 200, message: 'Success', data: { id: 'c1', url: 'http://service.invalid/checkout/c1', docs: [] } };
-        return new Response(JSON.stringify(body), { status: body.statusCode, headers: { 'content-type': 'application/json' } });
+        calls.push({
+          method: init?.method ?? 'GET',
+          timestamp: (init?.headers as Record<string, string>)['X-Timestamp']!,
+        });
+        const body =
+          calls.length === 1
+            ? { statusCode: 401, error: 'Unauthorized', message: 'This signature was seen before' }
+            : {
+                statusCode: 200,
+                message: 'Success',
+                data: { id: 'c1', url: 'http://service.invalid/checkout/c1', docs: [] },
+              };
+        return new Response(JSON.stringify(body), {
+          status: body.statusCode,
+          headers: { 'content-type': 'application/json' },
+        });
       },
     });
     return { client, calls };
@@ -195,7 +301,10 @@ describe('payment-service client: a refused signed call', () => {
 
   it('does not try a signed read again (a read is never a replay)', async () => {
     const { client, calls } = refusingOnce();
-    await assert.rejects(client.listDeposits(), (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 401);
+    await assert.rejects(
+      client.listDeposits(),
+      (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 401,
+    );
     assert.equal(calls.length, 1);
   });
 });

@@ -30,47 +30,91 @@ afterEach(() => {
 
 /** kasir-merchant with only `env` (none of this process's KASIR_* or REDIS_URL). */
 function runCli(args: string[], env: Record<string, string>) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
+  );
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', ...args], {
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
 describe('createKasirApi reads the kasir-merchant environment', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
+  before(async () => {
+    up = await startUpstream();
+  });
   after(() => up.close());
 
   it('takes each setting from its variable when no option is passed, the option winning', async () => {
     setEnv({
-      KASIR_ALLOWED_ORIGINS: 'https://shop.example, https://www.shop.example', KASIR_FEES_PAID_BY: 'shopper', KASIR_SANDBOX: 'true',
-      KASIR_CURRENCIES: 'idr,usd', KASIR_CHECKOUT_RATE_LIMIT: '7', KASIR_TRANSFER_RATE_LIMIT: '3', KASIR_STATUS_REFRESH_MS: '500',
-      KASIR_WEBHOOK_TOLERANCE_SECONDS: '60', KASIR_TRUST_PROXY: 'yes', KASIR_REDIS_PREFIX: 'shop1:', KASIR_REDIS_TIMEOUT_MS: '250',
-      KASIR_SSE_MAX_PER_ADDRESS: '4', KASIR_SSE_MAX_TOTAL: '400',
+      KASIR_ALLOWED_ORIGINS: 'https://shop.example, https://www.shop.example',
+      KASIR_FEES_PAID_BY: 'shopper',
+      KASIR_SANDBOX: 'true',
+      KASIR_CURRENCIES: 'idr,usd',
+      KASIR_CHECKOUT_RATE_LIMIT: '7',
+      KASIR_TRANSFER_RATE_LIMIT: '3',
+      KASIR_STATUS_REFRESH_MS: '500',
+      KASIR_WEBHOOK_TOLERANCE_SECONDS: '60',
+      KASIR_TRUST_PROXY: 'yes',
+      KASIR_REDIS_PREFIX: 'shop1:',
+      KASIR_REDIS_TIMEOUT_MS: '250',
+      KASIR_SSE_MAX_PER_ADDRESS: '4',
+      KASIR_SSE_MAX_TOTAL: '400',
     });
     const { sandbox: _sandbox, ...connection } = up.config();
     const kasir = createKasirApi(connection);
     try {
       const c = kasir.config;
       assert.deepEqual(c.allowedOrigins, ['https://shop.example', 'https://www.shop.example']);
-      assert.deepEqual([c.feesPaidBy, c.sandbox, c.currencies, c.checkoutRateLimit, c.transferRateLimit, c.statusRefreshMs, c.webhookToleranceSeconds, c.trustProxy, c.redisPrefix, c.redisTimeoutMs, c.sseMaxPerAddress, c.sseMaxTotal],
-        ['shopper', true, ['IDR', 'USD'], 7, 3, 500, 60, true, 'shop1:', 250, 4, 400]);
+      assert.deepEqual(
+        [
+          c.feesPaidBy,
+          c.sandbox,
+          c.currencies,
+          c.checkoutRateLimit,
+          c.transferRateLimit,
+          c.statusRefreshMs,
+          c.webhookToleranceSeconds,
+          c.trustProxy,
+          c.redisPrefix,
+          c.redisTimeoutMs,
+          c.sseMaxPerAddress,
+          c.sseMaxTotal,
+        ],
+        ['shopper', true, ['IDR', 'USD'], 7, 3, 500, 60, true, 'shop1:', 250, 4, 400],
+      );
       // KASIR_SANDBOX turned the sandbox routes on: a checkout is paid through /sandbox.
       const checkout = await kasir.createCheckout({ amount: '50000', currency: 'IDR' });
       await call(kasir, 'POST', `/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
-      const paid = await call(kasir, 'POST', `/sandbox/checkouts/${checkout.id}/pay`, {}, { Origin: 'https://shop.example' });
+      const paid = await call(
+        kasir,
+        'POST',
+        `/sandbox/checkouts/${checkout.id}/pay`,
+        {},
+        { Origin: 'https://shop.example' },
+      );
       assert.equal(paid.status, 200, JSON.stringify(paid.json));
       assert.equal(paid.res.headers.get('access-control-allow-origin'), 'https://shop.example');
     } finally {
       await kasir.close();
     }
     const passed = createKasirApi({ ...connection, sandbox: false, currencies: ['USD'], allowedOrigins: [] });
-    assert.deepEqual([passed.config.sandbox, passed.config.currencies, passed.config.allowedOrigins], [false, ['USD'], []]);
+    assert.deepEqual(
+      [passed.config.sandbox, passed.config.currencies, passed.config.allowedOrigins],
+      [false, ['USD'], []],
+    );
     await passed.close();
   });
 
@@ -78,15 +122,35 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
     const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('### The connection to the payment service'), doc.indexOf('### Hooks'));
     // Table rows: | `option` | `VARIABLE` ... |
-    const rows = [...section.matchAll(/^\| `(\w+)` \| `([A-Z_]+)`/gm)].map(([, option, variable]) => ({ option, variable }));
+    const rows = [...section.matchAll(/^\| `(\w+)` \| `([A-Z_]+)`/gm)].map(([, option, variable]) => ({
+      option,
+      variable,
+    }));
     assert.ok(rows.length >= 20, `the tables were read: ${rows.length} rows`);
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-env-'));
     const samples: Record<string, string> = {
-      baseUrl: 'https://api.service.example', checkoutUrl: 'https://pay.service.example', clientId: 'id-1', clientSecret: 'secret-1',
-      accessToken: 'token-1', webhookSecret: 'whsec_c2VjcmV0', allowedOrigins: 'https://a.example', feesPaidBy: 'shopper', sandbox: 'true',
-      currencies: 'USD', trustProxy: 'true', redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'other:', dataDir,
+      baseUrl: 'https://api.service.example',
+      checkoutUrl: 'https://pay.service.example',
+      clientId: 'id-1',
+      clientSecret: 'secret-1',
+      accessToken: 'token-1',
+      webhookSecret: 'whsec_c2VjcmV0',
+      allowedOrigins: 'https://a.example',
+      feesPaidBy: 'shopper',
+      sandbox: 'true',
+      currencies: 'USD',
+      trustProxy: 'true',
+      redisUrl: 'redis://127.0.0.1:1',
+      redisPrefix: 'other:',
+      dataDir,
     };
-    const connection = { KASIR_BASE_URL: 'https://x.example', KASIR_CLIENT_ID: 'a', KASIR_CLIENT_SECRET: 'b', KASIR_ACCESS_TOKEN: 'c', KASIR_WEBHOOK_SECRET: 'whsec_eA==' };
+    const connection = {
+      KASIR_BASE_URL: 'https://x.example',
+      KASIR_CLIENT_ID: 'a',
+      KASIR_CLIENT_SECRET: 'b',
+      KASIR_ACCESS_TOKEN: 'c',
+      KASIR_WEBHOOK_SECRET: 'whsec_eA==',
+    };
     try {
       for (const { option, variable } of rows.filter((row) => row.option !== 'logger')) {
         setEnv(connection);
@@ -96,7 +160,11 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
         setEnv({ [variable]: samples[option] ?? '7' });
         const after = createKasirApi();
         try {
-          assert.notDeepEqual((after.config as unknown as Record<string, unknown>)[option], unset, `${variable} is read (${option})`);
+          assert.notDeepEqual(
+            (after.config as unknown as Record<string, unknown>)[option],
+            unset,
+            `${variable} is read (${option})`,
+          );
         } finally {
           await after.close();
           process.env[variable] = '';
@@ -108,40 +176,61 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
   });
 
   it('names a wrong variable in its ConfigError, and a build with none of them set passes', async () => {
-    setEnv({ KASIR_CHECKOUT_RATE_LIMIT: 'many', KASIR_SANDBOX: 'perhaps', KASIR_CURRENCIES: 'rupiah', KASIR_ALLOWED_ORIGINS: 'https://shop.example/pay' });
-    assert.throws(() => createKasirApi(), (err: Error) => {
-      assert.ok(err instanceof ConfigError);
-      for (const name of ['KASIR_CHECKOUT_RATE_LIMIT', 'KASIR_SANDBOX', 'KASIR_CURRENCIES', 'KASIR_ALLOWED_ORIGINS']) assert.ok(err.message.includes(name), `${name}: ${err.message}`);
-      return true;
+    setEnv({
+      KASIR_CHECKOUT_RATE_LIMIT: 'many',
+      KASIR_SANDBOX: 'perhaps',
+      KASIR_CURRENCIES: 'rupiah',
+      KASIR_ALLOWED_ORIGINS: 'https://shop.example/pay',
     });
-    for (const key of Object.keys(process.env)) if (key.startsWith('KASIR_') || key === 'REDIS_URL') setEnv({ [key]: '' });
+    assert.throws(
+      () => createKasirApi(),
+      (err: Error) => {
+        assert.ok(err instanceof ConfigError);
+        for (const name of ['KASIR_CHECKOUT_RATE_LIMIT', 'KASIR_SANDBOX', 'KASIR_CURRENCIES', 'KASIR_ALLOWED_ORIGINS'])
+          assert.ok(err.message.includes(name), `${name}: ${err.message}`);
+        return true;
+      },
+    );
+    for (const key of Object.keys(process.env))
+      if (key.startsWith('KASIR_') || key === 'REDIS_URL') setEnv({ [key]: '' });
     const kasir = createKasirApi(); // what a Next.js build does: nothing set, nothing read yet
     await kasir.close();
   });
 
-  it('with REDIS_URL in the environment, shares its state with a second copy', { skip: !redisUrl && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' }, async () => {
-    setEnv({ REDIS_URL: redisUrl!, KASIR_REDIS_PREFIX: `env-test-${Date.now()}:` });
-    const first = createKasirApi(up.config());
-    const second = createKasirApi(up.config());
-    try {
-      assert.equal(first.config.redisUrl, redisUrl);
-      await first.ready();
-      const checkout = await first.createCheckout({ amount: '30000', currency: 'IDR', orderId: 'order-env-1' });
-      // The second copy knows the first one's order (from Redis), and /readyz asks Redis.
-      assert.equal((await second.service.savedCheckout(checkout.id))?.orderId, 'order-env-1');
-      assert.deepEqual((await second.listDeposits()).filter((r) => r.depositId === checkout.id), []); // no method chosen yet: no deposit
-      await call(second, 'POST', `/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
-      assert.equal((await first.listDeposits({ limit: 1 }))[0].orderId, 'order-env-1');
-      // kasir-merchant deposits, from the same environment, finds the order in Redis too.
-      const c = up.provider.credentials;
-      const csv = await runCli(['deposits', '--csv', '--limit', '1'], {
-        KASIR_BASE_URL: c.baseUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret, REDIS_URL: redisUrl!, KASIR_REDIS_PREFIX: process.env.KASIR_REDIS_PREFIX!,
-      });
-      assert.equal(csv.code, 0, csv.stderr);
-      assert.match(csv.stdout.split('\r\n')[1], new RegExp(`^${checkout.id},order-env-1,pending,`));
-    } finally {
-      await first.close();
-      await second.close();
-    }
-  });
+  it(
+    'with REDIS_URL in the environment, shares its state with a second copy',
+    { skip: !redisUrl && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' },
+    async () => {
+      setEnv({ REDIS_URL: redisUrl!, KASIR_REDIS_PREFIX: `env-test-${Date.now()}:` });
+      const first = createKasirApi(up.config());
+      const second = createKasirApi(up.config());
+      try {
+        assert.equal(first.config.redisUrl, redisUrl);
+        await first.ready();
+        const checkout = await first.createCheckout({ amount: '30000', currency: 'IDR', orderId: 'order-env-1' });
+        // The second copy knows the first one's order (from Redis), and /readyz asks Redis.
+        assert.equal((await second.service.savedCheckout(checkout.id))?.orderId, 'order-env-1');
+        assert.deepEqual(
+          (await second.listDeposits()).filter((r) => r.depositId === checkout.id),
+          [],
+        ); // no method chosen yet: no deposit
+        await call(second, 'POST', `/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
+        assert.equal((await first.listDeposits({ limit: 1 }))[0].orderId, 'order-env-1');
+        // kasir-merchant deposits, from the same environment, finds the order in Redis too.
+        const c = up.provider.credentials;
+        const csv = await runCli(['deposits', '--csv', '--limit', '1'], {
+          KASIR_BASE_URL: c.baseUrl,
+          KASIR_CLIENT_ID: c.clientId,
+          KASIR_CLIENT_SECRET: c.clientSecret,
+          REDIS_URL: redisUrl!,
+          KASIR_REDIS_PREFIX: process.env.KASIR_REDIS_PREFIX!,
+        });
+        assert.equal(csv.code, 0, csv.stderr);
+        assert.match(csv.stdout.split('\r\n')[1], new RegExp(`^${checkout.id},order-env-1,pending,`));
+      } finally {
+        await first.close();
+        await second.close();
+      }
+    },
+  );
 });

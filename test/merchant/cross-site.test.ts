@@ -18,30 +18,51 @@ describe('widget API: bodiless cross-site POSTs (issue 19)', () => {
     up = await startUpstream();
     app = merchantApp(up);
   });
-  after(async () => { await up.close(); });
+  after(async () => {
+    await up.close();
+  });
 
   /** A checkout with a pending QRIS deposit, made through the merchant's /api. */
   const pendingCheckout = async () => {
-    const checkout = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '64000', currency: 'IDR' })).json.data;
+    const checkout = (
+      await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '64000', currency: 'IDR' })
+    ).json.data;
     assert.equal((await call(app, 'POST', `/api/checkouts/${checkout.id}/deposit`, { method: 'QRIS' })).status, 201);
     return checkout.id;
   };
   const servers = [
     // The merchant backend refuses another origin before the type is read (403, naming it); the hosted checkout takes
     // any origin, and refuses the type.
-    { name: 'merchant backend /api', refusal: { statusCode: 403, error: 'Forbidden', message: `This page's origin ${EVIL} is not allowed to use this shop's payment API: add it to KASIR_ALLOWED_ORIGINS (allowedOrigins) on the shop's server` },
-      send: (path: string, init: RequestInit) => app.request(`http://localhost/api${path}`, init) },
-    { name: 'hosted checkout /checkout/api', refusal: { statusCode: 415, error: 'Unsupported Media Type', message: 'Send the body as application/json' },
-      send: (path: string, init: RequestInit) => fetch(`${up.provider.credentials.baseUrl}/checkout/api${path}`, init) },
+    {
+      name: 'merchant backend /api',
+      refusal: {
+        statusCode: 403,
+        error: 'Forbidden',
+        message: `This page's origin ${EVIL} is not allowed to use this shop's payment API: add it to KASIR_ALLOWED_ORIGINS (allowedOrigins) on the shop's server`,
+      },
+      send: (path: string, init: RequestInit) => app.request(`http://localhost/api${path}`, init),
+    },
+    {
+      name: 'hosted checkout /checkout/api',
+      refusal: { statusCode: 415, error: 'Unsupported Media Type', message: 'Send the body as application/json' },
+      send: (path: string, init: RequestInit) => fetch(`${up.provider.credentials.baseUrl}/checkout/api${path}`, init),
+    },
   ];
 
   for (const server of servers) {
     describe(server.name, () => {
-      for (const [action, path] of [['cancel', (id: string) => `/checkouts/${id}/cancel`], ['pay', (id: string) => `/sandbox/checkouts/${id}/pay`], ['expire', (id: string) => `/sandbox/checkouts/${id}/expire`]] as const) {
+      for (const [action, path] of [
+        ['cancel', (id: string) => `/checkouts/${id}/cancel`],
+        ['pay', (id: string) => `/sandbox/checkouts/${id}/pay`],
+        ['expire', (id: string) => `/sandbox/checkouts/${id}/expire`],
+      ] as const) {
         it(`refuses POST ${path(':id')} (${action}) with no body and a type a form may send, changing nothing`, async () => {
           const id = await pendingCheckout();
           for (const type of SIMPLE_TYPES) {
-            const res = await server.send(path(id), { method: 'POST', headers: { Origin: EVIL, ...(type ? { 'Content-Type': type } : {}) } });
+            const res = await server.send(path(id), {
+              method: 'POST',
+              headers: { Origin: EVIL, ...(type ? { 'Content-Type': type } : {}) },
+            });
             assert.equal(res.status, server.refusal.statusCode, `${type ?? 'no type'}: ${res.status}`);
             assert.deepEqual(await res.json(), server.refusal);
           }
@@ -52,7 +73,10 @@ describe('widget API: bodiless cross-site POSTs (issue 19)', () => {
 
       it('takes a bodiless cancel sent as application/json, as the element sends it', async () => {
         const id = await pendingCheckout();
-        const res = await server.send(`/checkouts/${id}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+        const res = await server.send(`/checkouts/${id}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        });
         assert.equal(res.status, 200);
         assert.equal(((await res.json()) as Envelope<Deposit>).data.status, 'expired');
       });
@@ -61,11 +85,19 @@ describe('widget API: bodiless cross-site POSTs (issue 19)', () => {
 
   it('answers a preflight from another origin, and refuses its JSON call (403, readable by that page), changing nothing', async () => {
     const res = await app.request('http://localhost/api/checkouts/x/cancel', {
-      method: 'OPTIONS', headers: { Origin: EVIL, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      method: 'OPTIONS',
+      headers: {
+        Origin: EVIL,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type',
+      },
     });
     assert.equal(res.headers.get('access-control-allow-origin'), EVIL);
     const id = await pendingCheckout();
-    const cancel = await app.request(`http://localhost/api/checkouts/${id}/cancel`, { method: 'POST', headers: { Origin: EVIL, 'Content-Type': 'application/json' } });
+    const cancel = await app.request(`http://localhost/api/checkouts/${id}/cancel`, {
+      method: 'POST',
+      headers: { Origin: EVIL, 'Content-Type': 'application/json' },
+    });
     assert.equal(cancel.status, 403);
     const read = await call<Envelope<Deposit>>(app, 'GET', `/api/checkouts/${id}/deposit`);
     assert.equal(read.json.data.status, 'pending');

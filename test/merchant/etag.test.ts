@@ -17,7 +17,14 @@ describe('matchesEtag: If-None-Match, weak comparison', () => {
   });
 
   it('does not match another tag, a bare opaque part, or nothing', () => {
-    for (const header of [undefined, '', 'W/"other"', '"other", W/"x"', strong.slice(1, -1), `w/${strong}`.replace(/"/g, '')]) {
+    for (const header of [
+      undefined,
+      '',
+      'W/"other"',
+      '"other", W/"x"',
+      strong.slice(1, -1),
+      `w/${strong}`.replace(/"/g, ''),
+    ]) {
       assert.equal(matchesEtag(header, weak), false, String(header));
     }
   });

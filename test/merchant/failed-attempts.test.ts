@@ -8,7 +8,16 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import type { FailedPayment, RunningMerchant } from '../../server/merchant/index';
 import { SandboxClient } from '../../server/provider/sandbox-client';
-import { call, merchantApp, runningMerchant, sleep, startUpstream, waitFor, type Envelope, type Upstream } from './support';
+import {
+  call,
+  merchantApp,
+  runningMerchant,
+  sleep,
+  startUpstream,
+  waitFor,
+  type Envelope,
+  type Upstream,
+} from './support';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -19,32 +28,50 @@ describe('failed attempts: onPaymentFailed', () => {
 
   before(async () => {
     up = await startUpstream();
-    merchant = await runningMerchant(up, { onPaymentFailed: (e: FailedPayment) => { failed.push(e); } });
+    merchant = await runningMerchant(up, {
+      onPaymentFailed: (e: FailedPayment) => {
+        failed.push(e);
+      },
+    });
   });
   after(async () => {
     await merchant.stop();
     await up.close();
   });
 
-  const api = (method: string, path: string, body?: unknown) => fetch(`${merchant.url}/api${path}`, {
-    method, headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const cli = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'server/provider/cli.ts'), ...args, '--data-dir', up.provider.dataDir], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-  });
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${merchant.url}/api${path}`, {
+      method,
+      headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(ROOT, 'server/provider/cli.ts'), ...args, '--data-dir', up.provider.dataDir],
+        { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
 
   it('runs once per attempt, with the reason; the widget shows the failure; a resent webhook runs nothing again', async () => {
-    const { data: checkout } = await (await api('POST', '/checkouts', { amount: '150000', currency: 'IDR' })).json() as Envelope<Checkout>;
+    const { data: checkout } = (await (
+      await api('POST', '/checkouts', { amount: '150000', currency: 'IDR' })
+    ).json()) as Envelope<Checkout>;
     assert.equal((await api('POST', `/checkouts/${checkout.id}/deposit`, { method: 'DANA' })).status, 201);
 
     const declined = await up.provider.decline(checkout.id);
     assert.equal(declined.status, 'pending');
     await waitFor(() => failed.length === 1);
-    assert.deepEqual([failed[0].checkoutId, failed[0].reason, failed[0].failedAt], [checkout.id, 'declined', declined.lastFailure!.failedAt]);
+    assert.deepEqual(
+      [failed[0].checkoutId, failed[0].reason, failed[0].failedAt],
+      [checkout.id, 'declined', declined.lastFailure!.failedAt],
+    );
     assert.equal(failed[0].deposit.status, 'pending');
     const shown = await waitFor(async () => {
-      const { data } = await (await api('GET', `/checkouts/${checkout.id}/deposit`)).json() as Envelope<Deposit>;
+      const { data } = (await (await api('GET', `/checkouts/${checkout.id}/deposit`)).json()) as Envelope<Deposit>;
       return data.failure ? data : undefined;
     });
     assert.deepEqual([shown!.status, shown!.failure!.reason], ['pending', 'declined']);
@@ -63,15 +90,27 @@ describe('failed attempts: onPaymentFailed', () => {
 
   it("a redirect wallet comes back to the page the element is on, or to the shop's returnUrl when it has one", async () => {
     const sandbox = new SandboxClient(up.provider.credentials);
-    for (const [options, expected] of [[{}, 'http://localhost/cart?x=1'], [{ returnUrl: 'https://shop.example/thanks' }, 'https://shop.example/thanks']] as const) {
+    for (const [options, expected] of [
+      [{}, 'http://localhost/cart?x=1'],
+      [{ returnUrl: 'https://shop.example/thanks' }, 'https://shop.example/thanks'],
+    ] as const) {
       const app = merchantApp(up, {}, options);
-      const { json } = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' });
+      const { json } = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', {
+        amount: '150000',
+        currency: 'IDR',
+      });
       const id = json.data.id;
       assert.equal((await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'DANA' })).status, 201);
-      const again = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'DANA', returnUrl: 'http://localhost/cart?x=1' });
+      const again = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${id}/deposit`, {
+        method: 'DANA',
+        returnUrl: 'http://localhost/cart?x=1',
+      });
       assert.equal(again.status, 200, again.text);
       assert.equal((await sandbox.deposit(id)).paymentFiat.returnUrl, expected);
-      const foreign = await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'DANA', returnUrl: 'https://evil.example/' });
+      const foreign = await call(app, 'POST', `/api/checkouts/${id}/deposit`, {
+        method: 'DANA',
+        returnUrl: 'https://evil.example/',
+      });
       assert.equal(foreign.status, 400);
     }
   });

@@ -14,21 +14,41 @@ const CLI = join(import.meta.dirname, '../../server/merchant/cli.ts');
 
 describe('merchant backend: hard to break (issue 19)', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up.close(); });
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(async () => {
+    await up.close();
+  });
 
   describe('event streams from IPv6 clients', () => {
     let merchant: RunningMerchant;
     let checkoutId: string;
     before(async () => {
-      merchant = await startMerchant({ ...up.config(), port: 0, sseMaxPerAddress: 2, heartbeatMs: 60_000, trustProxy: true });
-      const post = (path: string, body: unknown) => fetch(`${merchant.url}/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      checkoutId = ((await (await post('/checkouts', { amount: '62000', currency: 'IDR' })).json()) as Envelope<Checkout>).data.id;
+      merchant = await startMerchant({
+        ...up.config(),
+        port: 0,
+        sseMaxPerAddress: 2,
+        heartbeatMs: 60_000,
+        trustProxy: true,
+      });
+      const post = (path: string, body: unknown) =>
+        fetch(`${merchant.url}/api${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      checkoutId = (
+        (await (await post('/checkouts', { amount: '62000', currency: 'IDR' })).json()) as Envelope<Checkout>
+      ).data.id;
       await post(`/checkouts/${checkoutId}/deposit`, { method: 'QRIS' });
     });
-    after(async () => { await merchant.stop(); });
+    after(async () => {
+      await merchant.stop();
+    });
 
-    const at = (ip: string) => openEvents(`${merchant.url}/api/checkouts/${checkoutId}/events`, { 'X-Forwarded-For': ip });
+    const at = (ip: string) =>
+      openEvents(`${merchant.url}/api/checkouts/${checkoutId}/events`, { 'X-Forwarded-For': ip });
 
     it('counts every address of one /64 as one client, and another /64 apart', async () => {
       const open = [at('2001:db8:1:2::1'), at('2001:db8:1:2:aaaa:bbbb:cccc:dddd')];
@@ -50,25 +70,36 @@ describe('merchant backend: hard to break (issue 19)', () => {
     after(() => rmSync(dataDir, { recursive: true, force: true }));
 
     /** Runs kasir-merchant until it says it listens (then stops it) or exits; its output and exit code. */
-    const run = (level: string) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const c = up.provider.credentials;
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI], {
-        env: {
-          ...process.env, KASIR_LOG_LEVEL: level, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', KASIR_DATA_DIR: dataDir,
-          KASIR_BASE_URL: c.baseUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret,
-          KASIR_ACCESS_TOKEN: c.accessToken, KASIR_WEBHOOK_SECRET: c.webhookSecret,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const run = (level: string) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const c = up.provider.credentials;
+        const child = spawn(process.execPath, ['--import', 'tsx', CLI], {
+          env: {
+            ...process.env,
+            KASIR_LOG_LEVEL: level,
+            PORT: '0',
+            HOST: '127.0.0.1',
+            REDIS_URL: '',
+            KASIR_DATA_DIR: dataDir,
+            KASIR_BASE_URL: c.baseUrl,
+            KASIR_CLIENT_ID: c.clientId,
+            KASIR_CLIENT_SECRET: c.clientSecret,
+            KASIR_ACCESS_TOKEN: c.accessToken,
+            KASIR_WEBHOOK_SECRET: c.webhookSecret,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk;
+          if (out.includes('widget API on')) child.kill('SIGTERM');
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk;
+        });
+        child.on('exit', (code) => resolve({ code, out, err }));
       });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk;
-        if (out.includes('widget API on')) child.kill('SIGTERM');
-      });
-      child.stderr.on('data', (chunk: Buffer) => { err += chunk; });
-      child.on('exit', (code) => resolve({ code, out, err }));
-    });
 
     it('is unset when empty: the command starts and logs at info', async () => {
       const { out, err } = await run('');
@@ -80,7 +111,10 @@ describe('merchant backend: hard to break (issue 19)', () => {
       const { code, out, err } = await run('loud');
       assert.equal(code, 1);
       assert.equal(out, '');
-      assert.equal(err.trim(), '[kasir-merchant] KASIR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent (got "loud")');
+      assert.equal(
+        err.trim(),
+        '[kasir-merchant] KASIR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent (got "loud")',
+      );
     });
   });
 });

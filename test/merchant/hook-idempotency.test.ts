@@ -65,7 +65,11 @@ describe('merchant backend: a hook replayed after a crash writes once with the R
       return finish(claim, ttlMs);
     };
     const body = depositEvent(upstreamDeposit(checkout.id, 'completed'));
-    const deliver = (app: typeof first) => call(app, 'POST', '/api/webhooks/kasir', body, { 'Content-Type': 'application/json', ...webhookHeaders(up.provider.credentials.webhookSecret, `msg_${checkout.id}`, body) });
+    const deliver = (app: typeof first) =>
+      call(app, 'POST', '/api/webhooks/kasir', body, {
+        'Content-Type': 'application/json',
+        ...webhookHeaders(up.provider.credentials.webhookSecret, `msg_${checkout.id}`, body),
+      });
     assert.notEqual((await deliver(first)).status, 200, 'the delivery was not acknowledged');
     await first.api.close();
 
@@ -75,9 +79,17 @@ describe('merchant backend: a hook replayed after a crash writes once with the R
     await restarted.api.close();
 
     assert.equal(calls.length, 2, 'the hook ran again after the crash');
-    assert.deepEqual(calls.map((e) => e.eventId), [`msg_${checkout.id}`, `msg_${checkout.id}`]);
-    assert.deepEqual(calls.map((e) => e.orderId), ['order-1', 'order-1']);
-    assert.deepEqual(shop.db.prepare('SELECT order_id, amount, currency FROM payments').all(), [{ order_id: 'order-1', amount: '150000', currency: 'IDR' }]);
+    assert.deepEqual(
+      calls.map((e) => e.eventId),
+      [`msg_${checkout.id}`, `msg_${checkout.id}`],
+    );
+    assert.deepEqual(
+      calls.map((e) => e.orderId),
+      ['order-1', 'order-1'],
+    );
+    assert.deepEqual(shop.db.prepare('SELECT order_id, amount, currency FROM payments').all(), [
+      { order_id: 'order-1', amount: '150000', currency: 'IDR' },
+    ]);
     assert.deepEqual(shop.db.prepare('SELECT status FROM orders').all(), [{ status: 'paid' }]);
     shop.db.close();
   });

@@ -12,18 +12,30 @@ import { call, merchantApp, sleep, startUpstream, type Envelope, type Upstream }
 
 describe('merchant backend: configuration', () => {
   const full = {
-    KASIR_BASE_URL: 'http://localhost:4010', KASIR_CLIENT_ID: 'id', KASIR_CLIENT_SECRET: 'secret',
-    KASIR_ACCESS_TOKEN: 'token', KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0',
+    KASIR_BASE_URL: 'http://localhost:4010',
+    KASIR_CLIENT_ID: 'id',
+    KASIR_CLIENT_SECRET: 'secret',
+    KASIR_ACCESS_TOKEN: 'token',
+    KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0',
   };
 
   it('names every missing variable in one clear error', () => {
-    assert.throws(() => loadMerchantConfig({}), (err: Error) => {
-      assert.ok(err instanceof ConfigError);
-      for (const name of ['KASIR_BASE_URL', 'KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET', 'KASIR_ACCESS_TOKEN', 'KASIR_WEBHOOK_SECRET']) {
-        assert.match(err.message, new RegExp(name));
-      }
-      return true;
-    });
+    assert.throws(
+      () => loadMerchantConfig({}),
+      (err: Error) => {
+        assert.ok(err instanceof ConfigError);
+        for (const name of [
+          'KASIR_BASE_URL',
+          'KASIR_CLIENT_ID',
+          'KASIR_CLIENT_SECRET',
+          'KASIR_ACCESS_TOKEN',
+          'KASIR_WEBHOOK_SECRET',
+        ]) {
+          assert.match(err.message, new RegExp(name));
+        }
+        return true;
+      },
+    );
   });
 
   describe('rejects a malformed value, naming the variable', () => {
@@ -70,57 +82,84 @@ describe('merchant backend: configuration', () => {
 
 describe('merchant backend: HTTP surface', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up.close(); });
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(async () => {
+    await up.close();
+  });
 
   describe('CORS, with https://shop.example configured', () => {
     let app: ReturnType<typeof merchantApp>;
-    before(() => { app = merchantApp(up, {}, { allowedOrigins: ['https://shop.example'] }); });
+    before(() => {
+      app = merchantApp(up, {}, { allowedOrigins: ['https://shop.example'] });
+    });
 
     it('answers the preflight of a configured origin', async () => {
       const preflight = await app.request('http://localhost:3000/api/checkouts', {
         method: 'OPTIONS',
-        headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+        headers: {
+          Origin: 'https://shop.example',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type',
+        },
       });
       assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://shop.example');
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /content-type/i);
     });
 
     it('allows its own origin', async () => {
-      const own = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'http://localhost:3000', Host: 'localhost:3000' } });
+      const own = await app.request('http://localhost:3000/api/checkouts/nope', {
+        headers: { Origin: 'http://localhost:3000', Host: 'localhost:3000' },
+      });
       assert.equal(own.headers.get('access-control-allow-origin'), 'http://localhost:3000');
     });
 
-    it('serves no one else: another origin\'s preflight is answered so that its request comes, and is refused 403 (readable by it)', async () => {
-      const evil = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://evil.example' } });
+    it("serves no one else: another origin's preflight is answered so that its request comes, and is refused 403 (readable by it)", async () => {
+      const evil = await app.request('http://localhost:3000/api/checkouts/nope', {
+        headers: { Origin: 'https://evil.example' },
+      });
       assert.equal(evil.status, 403);
       assert.equal(evil.headers.get('access-control-allow-origin'), 'https://evil.example');
-      assert.match(((await evil.json()) as { message: string }).message, /https:\/\/evil\.example is not allowed .*KASIR_ALLOWED_ORIGINS/);
+      assert.match(
+        ((await evil.json()) as { message: string }).message,
+        /https:\/\/evil\.example is not allowed .*KASIR_ALLOWED_ORIGINS/,
+      );
       const evilPreflight = await app.request('http://localhost:3000/api/checkouts', {
-        method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+        method: 'OPTIONS',
+        headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
       });
       assert.equal(evilPreflight.headers.get('access-control-allow-origin'), 'https://evil.example');
     });
 
     it('exposes the ETag header to the page', async () => {
-      const etagExposed = await app.request('http://localhost:3000/api/checkouts/nope', { headers: { Origin: 'https://shop.example' } });
+      const etagExposed = await app.request('http://localhost:3000/api/checkouts/nope', {
+        headers: { Origin: 'https://shop.example' },
+      });
       assert.match(etagExposed.headers.get('access-control-expose-headers') ?? '', /ETag/i);
     });
   });
 
   describe('rate-limits checkout creation per client address (3 a minute)', () => {
     let app: ReturnType<typeof merchantApp>;
-    before(() => { app = merchantApp(up, {}, { checkoutRateLimit: 3 }); });
+    before(() => {
+      app = merchantApp(up, {}, { checkoutRateLimit: 3 });
+    });
 
     it('answers 429 once the limit is reached, even to requests it would refuse anyway', async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await call(app, 'POST', '/api/checkouts', { amount: 'x', currency: 'IDR' })).status);
+      for (let i = 0; i < 5; i++)
+        statuses.push((await call(app, 'POST', '/api/checkouts', { amount: 'x', currency: 'IDR' })).status);
       assert.deepEqual(statuses, [400, 400, 400, 429, 429]);
     });
 
     it('says so in the envelope, with a Retry-After', async () => {
       const limited = await call(app, 'POST', '/api/checkouts', { amount: '1000', currency: 'IDR' });
-      assert.deepEqual(limited.json, { statusCode: 429, error: 'Too Many Requests', message: 'Too many checkouts from this address; try again in a minute' });
+      assert.deepEqual(limited.json, {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Too many checkouts from this address; try again in a minute',
+      });
       assert.equal(limited.headers.get('retry-after'), '60');
     });
 
@@ -151,23 +190,44 @@ describe('merchant backend: HTTP surface', () => {
       createsBefore = creates();
     });
 
-    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/json']) {
+    for (const type of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      'text/json',
+    ]) {
       it(`refuses a checkout sent as ${type}, with a 415 envelope (from another origin: 403, before its type is read)`, async () => {
         const r = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type });
         assert.equal(r.status, 415, `${type}: ${r.text}`);
-        assert.deepEqual(r.json, { statusCode: 415, error: 'Unsupported Media Type', message: 'Send the body as application/json' });
-        const crossSite = await call(app, 'POST', '/api/checkouts', json, { 'Content-Type': type, Origin: 'https://evil.example' });
+        assert.deepEqual(r.json, {
+          statusCode: 415,
+          error: 'Unsupported Media Type',
+          message: 'Send the body as application/json',
+        });
+        const crossSite = await call(app, 'POST', '/api/checkouts', json, {
+          'Content-Type': type,
+          Origin: 'https://evil.example',
+        });
         assert.equal(crossSite.status, 403, `${type}: ${crossSite.text}`);
       });
     }
 
     it('refuses a body without a type (a string body gets text/plain from fetch; a bare one has none at all)', async () => {
-      const bare = await app.request('http://localhost/api/checkouts', { method: 'POST', body: new TextEncoder().encode(json) });
+      const bare = await app.request('http://localhost/api/checkouts', {
+        method: 'POST',
+        body: new TextEncoder().encode(json),
+      });
       assert.equal(bare.status, 415);
     });
 
     it('refuses a POST with no body and no type', async () => {
-      assert.equal((await app.request('http://localhost/api/checkouts', { method: 'POST' })).status, 415, 'no body, no type');
+      assert.equal(
+        (await app.request('http://localhost/api/checkouts', { method: 'POST' })).status,
+        415,
+        'no body, no type',
+      );
     });
 
     it('created no checkout for any of them', () => {
@@ -175,35 +235,50 @@ describe('merchant backend: HTTP surface', () => {
     });
 
     it('takes application/json with a charset', async () => {
-      const ok = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', json, { 'Content-Type': 'application/json; charset=utf-8' });
+      const ok = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', json, {
+        'Content-Type': 'application/json; charset=utf-8',
+      });
       assert.equal(ok.status, 201, ok.text);
       id = ok.json.data.id;
     });
 
     it('refuses a method chosen as text/plain, choosing none', async () => {
-      const choose = await call(app, 'POST', `/api/checkouts/${id}/deposit`, JSON.stringify({ method: 'QRIS' }), { 'Content-Type': 'text/plain' });
+      const choose = await call(app, 'POST', `/api/checkouts/${id}/deposit`, JSON.stringify({ method: 'QRIS' }), {
+        'Content-Type': 'text/plain',
+      });
       assert.equal(choose.status, 415);
       assert.equal((await call(app, 'GET', `/api/checkouts/${id}/deposit`)).status, 404, 'no method was chosen');
       assert.equal((await call(app, 'POST', `/api/checkouts/${id}/deposit`, { method: 'QRIS' })).status, 201);
     });
 
     it('refuses a body of another type on the bodiless POSTs, changing nothing', async () => {
-      for (const path of [`/api/checkouts/${id}/cancel`, `/api/sandbox/checkouts/${id}/pay`, `/api/sandbox/checkouts/${id}/expire`]) {
+      for (const path of [
+        `/api/checkouts/${id}/cancel`,
+        `/api/sandbox/checkouts/${id}/pay`,
+        `/api/sandbox/checkouts/${id}/expire`,
+      ]) {
         const r = await call(app, 'POST', path, 'x=1', { 'Content-Type': 'application/x-www-form-urlencoded' });
         assert.equal(r.status, 415, `${path}: ${r.text}`);
       }
-      assert.equal((await call<Envelope<Deposit>>(app, 'GET', `/api/checkouts/${id}/deposit`)).json.data.status, 'pending');
+      assert.equal(
+        (await call<Envelope<Deposit>>(app, 'GET', `/api/checkouts/${id}/deposit`)).json.data.status,
+        'pending',
+      );
     });
 
     it('takes the bodiless POSTs sent as application/json (test/merchant/cross-site.test.ts: refused without)', async () => {
-      const cancelled = await call(app, 'POST', `/api/checkouts/${id}/cancel`, undefined, { 'Content-Type': 'application/json' });
+      const cancelled = await call(app, 'POST', `/api/checkouts/${id}/cancel`, undefined, {
+        'Content-Type': 'application/json',
+      });
       assert.equal(cancelled.status, 200, cancelled.text);
     });
   });
 
   describe('answers every failure in the envelope, never a stack trace', () => {
     let app: ReturnType<typeof merchantApp>;
-    before(() => { app = merchantApp(up); });
+    before(() => {
+      app = merchantApp(up);
+    });
     const noStackTrace = (r: { text: string }) => assert.doesNotMatch(r.text, /at .*\.ts:\d+|Error:/);
 
     it('an unknown route, as a 404', async () => {
@@ -214,7 +289,11 @@ describe('merchant backend: HTTP surface', () => {
 
     it('malformed JSON, as a 400', async () => {
       const malformed = await call(app, 'POST', '/api/checkouts', '{"amount":');
-      assert.deepEqual(malformed.json, { statusCode: 400, error: 'Bad Request', message: 'Malformed JSON in request body' });
+      assert.deepEqual(malformed.json, {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'Malformed JSON in request body',
+      });
       noStackTrace(malformed);
     });
 
@@ -302,8 +381,18 @@ describe('merchant backend: HTTP surface', () => {
     it('answers 404 for an unknown chunk, and serves nothing else from the directory or outside it', async () => {
       const unknown = await get('/kasir-checkout-qris-0ld.js');
       assert.equal(unknown.status, 404);
-      assert.deepEqual(await unknown.json(), { statusCode: 404, error: 'Not Found', message: 'Cannot GET /kasir-checkout-qris-0ld.js' });
-      for (const path of ['/secret.txt', '/kasir-checkout-..%2Fsecret.txt', '/kasir-checkout-%2E%2E%2Fsecret.js', '/x/kasir-checkout.js', '/kasir-checkout.js.map']) {
+      assert.deepEqual(await unknown.json(), {
+        statusCode: 404,
+        error: 'Not Found',
+        message: 'Cannot GET /kasir-checkout-qris-0ld.js',
+      });
+      for (const path of [
+        '/secret.txt',
+        '/kasir-checkout-..%2Fsecret.txt',
+        '/kasir-checkout-%2E%2E%2Fsecret.js',
+        '/x/kasir-checkout.js',
+        '/kasir-checkout.js.map',
+      ]) {
         const res = await get(path);
         assert.equal(res.status, 404, path);
         assert.doesNotMatch(await res.text(), /not for the web/, path);
@@ -311,7 +400,9 @@ describe('merchant backend: HTTP surface', () => {
     });
 
     it('says the widget is not built when the entry is missing (503, as the sandbox says it)', async () => {
-      const res = await widgetScriptRoutes(join(dist, 'missing', 'kasir-checkout.js')).request('http://localhost/kasir-checkout.js');
+      const res = await widgetScriptRoutes(join(dist, 'missing', 'kasir-checkout.js')).request(
+        'http://localhost/kasir-checkout.js',
+      );
       assert.equal(res.status, 503);
       assert.match((await res.json()).message, /not built/);
     });
@@ -332,5 +423,4 @@ describe('merchant backend: HTTP surface', () => {
     }
     assert.equal((await app.request('http://localhost/api/checkouts/nope')).status, 404);
   });
-
 });

@@ -8,13 +8,22 @@ import { call, merchantApp, openEvents, startUpstream, waitFor, type Envelope, t
 
 describe('merchant backend: limits and guards', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up.close(); });
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(async () => {
+    await up.close();
+  });
 
   describe('amounts', () => {
     const cases: Array<[string, unknown, string, RegExp]> = [
       ['beyond the maximum', '9999999999999999', 'IDR', /^amount: at most 1000000000000000 IDR$/],
-      ['far beyond the maximum, with many digits', '123456789012345678901234567890', 'IDR', /^amount: at most 1000000000000000 IDR$/],
+      [
+        'far beyond the maximum, with many digits',
+        '123456789012345678901234567890',
+        'IDR',
+        /^amount: at most 1000000000000000 IDR$/,
+      ],
       ['zero', '0', 'IDR', /^amount: must be positive$/],
       ['decimals in a currency without them', '150000.5', 'IDR', /^amount: IDR amounts have no decimal places$/],
       ['more decimals than the currency has', '10.125', 'USD', /^amount: USD amounts have at most 2 decimal places$/],
@@ -33,7 +42,10 @@ describe('merchant backend: limits and guards', () => {
 
     it('accepts the maximum itself', async () => {
       const app = merchantApp(up);
-      const res = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '1000000000000000', currency: 'IDR' });
+      const res = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', {
+        amount: '1000000000000000',
+        currency: 'IDR',
+      });
       // The payment service may refuse it for its own reasons (a method's maximum); the backend itself does not.
       assert.doesNotMatch(res.text, /amount: at most/);
     });
@@ -43,12 +55,28 @@ describe('merchant backend: limits and guards', () => {
     let merchant: RunningMerchant;
     let checkoutId: string;
     before(async () => {
-      merchant = await startMerchant({ ...up.config(), port: 0, sseMaxPerAddress: 2, sseMaxTotal: 3, heartbeatMs: 60_000 });
-      const created = await fetch(`${merchant.url}/api/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '61000', currency: 'IDR' }) });
+      merchant = await startMerchant({
+        ...up.config(),
+        port: 0,
+        sseMaxPerAddress: 2,
+        sseMaxTotal: 3,
+        heartbeatMs: 60_000,
+      });
+      const created = await fetch(`${merchant.url}/api/checkouts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '61000', currency: 'IDR' }),
+      });
       checkoutId = ((await created.json()) as Envelope<Checkout>).data.id;
-      await fetch(`${merchant.url}/api/checkouts/${checkoutId}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'QRIS' }) });
+      await fetch(`${merchant.url}/api/checkouts/${checkoutId}/deposit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: 'QRIS' }),
+      });
     });
-    after(async () => { await merchant.stop(); });
+    after(async () => {
+      await merchant.stop();
+    });
 
     const url = () => `${merchant.url}/api/checkouts/${checkoutId}/events`;
 
@@ -69,9 +97,17 @@ describe('merchant backend: limits and guards', () => {
     it('refuses a stream over the total cap, whatever the address', async () => {
       // Three addresses as a reverse proxy would tell them (trustProxy is off, so all are one address here): the
       // per-address cap is met first; the total is checked on a backend that trusts the proxy.
-      const proxied = await startMerchant({ ...up.config(), port: 0, sseMaxPerAddress: 2, sseMaxTotal: 3, heartbeatMs: 60_000, trustProxy: true });
+      const proxied = await startMerchant({
+        ...up.config(),
+        port: 0,
+        sseMaxPerAddress: 2,
+        sseMaxTotal: 3,
+        heartbeatMs: 60_000,
+        trustProxy: true,
+      });
       try {
-        const at = (ip: string) => openEvents(`${proxied.url}/api/checkouts/${checkoutId}/events`, { 'X-Forwarded-For': ip });
+        const at = (ip: string) =>
+          openEvents(`${proxied.url}/api/checkouts/${checkoutId}/events`, { 'X-Forwarded-For': ip });
         const open = [at('203.0.113.1'), at('203.0.113.2'), at('203.0.113.3')];
         await waitFor(() => open.every((s) => s.events.length === 1));
         const fourth = at('203.0.113.4');

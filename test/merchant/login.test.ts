@@ -7,7 +7,12 @@ import type { RunningSandbox } from '../../server/provider/main';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
 import { startTestSandbox, type TestSandbox } from '../support/provider';
 
-const jwtPayload = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { sub: string; iat: number; exp?: number };
+const jwtPayload = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as {
+    sub: string;
+    iat: number;
+    exp?: number;
+  };
 
 describe('kasir-merchant login against a running sandbox', () => {
   let running: TestSandbox;
@@ -17,17 +22,23 @@ describe('kasir-merchant login against a running sandbox', () => {
     provider = running.sandbox;
   });
   after(() => running.stop());
-  const run = (args: string[], input?: string, env: Record<string, string> = {}) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'login', ...args], {
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },
+  const run = (args: string[], input?: string, env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'login', ...args], {
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },
+      });
+      if (input !== undefined) child.stdin!.end(input);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
-    if (input !== undefined) child.stdin!.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => { stdout += d; });
-    child.stderr!.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
   const accepted = async (token: string) => {
     const client = new PaymentServiceClient({ baseUrl: provider.url, accessToken: token });
     return (await client.listPaymentMethods({ currency: 'IDR' })).length > 0;
@@ -35,7 +46,15 @@ describe('kasir-merchant login against a running sandbox', () => {
 
   it('signs in from its flags, the code from the mailbox, and prints a non-expiring token the service accepts', async () => {
     const { credentials } = provider;
-    const ok = await run(['--base-url', provider.url, '--email', credentials.email, '--password', credentials.password, '--mailbox']);
+    const ok = await run([
+      '--base-url',
+      provider.url,
+      '--email',
+      credentials.email,
+      '--password',
+      credentials.password,
+      '--mailbox',
+    ]);
     assert.equal(ok.code, 0, ok.stderr);
     const match = /^KASIR_ACCESS_TOKEN=(\S+)\n$/.exec(ok.stdout);
     assert.ok(match, ok.stdout);
@@ -46,7 +65,9 @@ describe('kasir-merchant login against a running sandbox', () => {
 
   it('takes the answers on stdin (email, then password) and the base URL from KASIR_BASE_URL; --expiring gives 24 hours', async () => {
     const { credentials } = provider;
-    const piped = await run(['--mailbox', '--expiring'], `${credentials.email}\n${credentials.password}\n`, { KASIR_BASE_URL: provider.url });
+    const piped = await run(['--mailbox', '--expiring'], `${credentials.email}\n${credentials.password}\n`, {
+      KASIR_BASE_URL: provider.url,
+    });
     assert.equal(piped.code, 0, piped.stderr);
     const token = /^KASIR_ACCESS_TOKEN=(\S+)\n$/.exec(piped.stdout)![1];
     assert.equal(jwtPayload(token).exp! - jwtPayload(token).iat, 24 * 3600);
@@ -54,7 +75,16 @@ describe('kasir-merchant login against a running sandbox', () => {
   });
 
   it('exits 1 on a wrong password, saying why on stderr and printing nothing; --help prints its usage', async () => {
-    const bad = await run(['--base-url', provider.url, '--email', provider.credentials.email, '--password', 'wrong-password', '--otp', '000000']);
+    const bad = await run([
+      '--base-url',
+      provider.url,
+      '--email',
+      provider.credentials.email,
+      '--password',
+      'wrong-password',
+      '--otp',
+      '000000',
+    ]);
     assert.equal(bad.code, 1);
     assert.equal(bad.stdout, '');
     assert.match(bad.stderr, /login failed: Invalid email or password/);

@@ -7,7 +7,10 @@ import { createKasirApi, toNodeHandler } from '../../server/merchant/index';
 import { startUpstream, type Upstream } from './support';
 
 /** A server whose requests pass through `parse` (or not) and then the handler, mounted at /api as a framework does. */
-function serve(handler: (req: IncomingMessage, res: ServerResponse) => unknown, parse: boolean): Promise<{ url: string; server: Server }> {
+function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
+  parse: boolean,
+): Promise<{ url: string; server: Server }> {
   const server = createServer(async (req: IncomingMessage & { body?: unknown }, res) => {
     if (parse && req.headers['content-type']?.startsWith('application/json')) {
       let text = '';
@@ -17,19 +20,31 @@ function serve(handler: (req: IncomingMessage, res: ServerResponse) => unknown, 
     req.url = req.url!.replace(/^\/api/, '') || '/';
     await handler(req, res);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server }),
+    ),
+  );
 }
 
 describe('toNodeHandler', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up.close(); });
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(async () => {
+    await up.close();
+  });
 
   for (const parse of [false, true]) {
     it(`creates a checkout ${parse ? 'after a JSON body parser consumed the body' : 'reading the body itself'}`, async () => {
       const { url, server } = await serve(toNodeHandler(createKasirApi(up.config())), parse);
       try {
-        const res = await fetch(`${url}/api/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '150000', currency: 'IDR' }) });
+        const res = await fetch(`${url}/api/checkouts`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
+        });
         const text = await res.text();
         assert.equal(res.status, 201, text);
         assert.equal(JSON.parse(text).data.amount, '150000');

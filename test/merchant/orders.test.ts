@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout } from '@kasir/checkout';
-import type { CompletedDeposit, ExpiredDeposit, KasirApiOptions, PartiallyPaidDeposit, RunningMerchant } from '../../server/merchant/index';
+import type {
+  CompletedDeposit,
+  ExpiredDeposit,
+  KasirApiOptions,
+  PartiallyPaidDeposit,
+  RunningMerchant,
+} from '../../server/merchant/index';
 import { routeWebhooksTo, runningMerchant, startUpstream, waitFor, type Envelope, type Upstream } from './support';
 
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
@@ -26,7 +32,9 @@ const priceOrder = (orderId: string) => {
 
 async function api<T = unknown>(merchant: RunningMerchant, method: string, path: string, body?: unknown) {
   const res = await fetch(`${merchant.url}/api${path}`, {
-    method, headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Envelope<T> & { message: string } };
 }
@@ -60,12 +68,22 @@ describe('orders: one order, one checkout (one process, data dir)', () => {
   before(async () => {
     up = await startUpstream();
     dataDir = mkdtempSync(join(tmpdir(), 'kasir-orders-'));
-    merchant = await runningMerchant(up, {
-      priceOrder,
-      onDepositCompleted: (e) => { completed.push(e); },
-      onDepositExpired: (e) => { expired.push(e); },
-      onDepositPartiallyPaid: (e) => { partial.push(e); },
-    }, { dataDir, sandbox: false });
+    merchant = await runningMerchant(
+      up,
+      {
+        priceOrder,
+        onDepositCompleted: (e) => {
+          completed.push(e);
+        },
+        onDepositExpired: (e) => {
+          expired.push(e);
+        },
+        onDepositPartiallyPaid: (e) => {
+          partial.push(e);
+        },
+      },
+      { dataDir, sandbox: false },
+    );
   });
   after(async () => {
     await merchant.stop();
@@ -166,8 +184,14 @@ describe('orders: one order, one checkout (one process, data dir)', () => {
     await up.provider.pay(first.id, { amount: '50000' });
     await up.provider.pay(first.id);
     await waitFor(() => completed.some((e) => e.checkoutId === first.id), 10_000);
-    assert.deepEqual(partial.filter((e) => e.checkoutId === first.id).map((e) => e.orderId), [orderId]);
-    assert.deepEqual(completed.filter((e) => e.checkoutId === first.id).map((e) => e.orderId), [orderId]);
+    assert.deepEqual(
+      partial.filter((e) => e.checkoutId === first.id).map((e) => e.orderId),
+      [orderId],
+    );
+    assert.deepEqual(
+      completed.filter((e) => e.checkoutId === first.id).map((e) => e.orderId),
+      [orderId],
+    );
   });
 });
 
@@ -180,7 +204,16 @@ describe('reconcile (one process)', () => {
   before(async () => {
     up = await startUpstream();
     dataDir = mkdtempSync(join(tmpdir(), 'kasir-reconcile-'));
-    merchant = await runningMerchant(up, { priceOrder, onDepositCompleted: (e) => { completed.push(e); } }, { dataDir, sandbox: false });
+    merchant = await runningMerchant(
+      up,
+      {
+        priceOrder,
+        onDepositCompleted: (e) => {
+          completed.push(e);
+        },
+      },
+      { dataDir, sandbox: false },
+    );
     await routeWebhooksTo(up, 'http://127.0.0.1:9'); // the receiver is away: no webhook arrives
   });
   after(async () => {
@@ -199,72 +232,115 @@ describe('reconcile (one process)', () => {
 
     const first = await merchant.app.api.reconcile();
     const line = first.find((l) => l.checkoutId === id);
-    assert.deepEqual({ ...line }, { orderId, checkoutId: id, status: 'completed', paid: '150000', currency: 'IDR', hooksRun: ['onDepositCompleted'] });
+    assert.deepEqual(
+      { ...line },
+      {
+        orderId,
+        checkoutId: id,
+        status: 'completed',
+        paid: '150000',
+        currency: 'IDR',
+        hooksRun: ['onDepositCompleted'],
+      },
+    );
     assert.equal(first.find((l) => l.orderId === open)?.status, 'open');
-    assert.deepEqual(completed.map((e) => [e.checkoutId, e.orderId]), [[id, orderId]]);
+    assert.deepEqual(
+      completed.map((e) => [e.checkoutId, e.orderId]),
+      [[id, orderId]],
+    );
 
     const second = await merchant.app.api.reconcile();
-    assert.equal(second.find((l) => l.checkoutId === id), undefined, 'settled: passed by');
-    assert.deepEqual(second.flatMap((l) => l.hooksRun), []);
+    assert.equal(
+      second.find((l) => l.checkoutId === id),
+      undefined,
+      'settled: passed by',
+    );
+    assert.deepEqual(
+      second.flatMap((l) => l.hooksRun),
+      [],
+    );
     const since = await merchant.app.api.reconcile({ since: new Date(Date.now() - 60_000) });
-    assert.deepEqual(since.find((l) => l.checkoutId === id)?.hooksRun, [], 'looked at again with since, and nothing runs twice');
+    assert.deepEqual(
+      since.find((l) => l.checkoutId === id)?.hooksRun,
+      [],
+      'looked at again with since, and nothing runs twice',
+    );
     assert.equal(completed.length, 1);
   });
 });
 
-describe('orders and reconcile on two copies on one Redis', { skip: !redisUrl && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' }, () => {
-  let up: Upstream;
-  let a: RunningMerchant;
-  let b: RunningMerchant;
-  const completed: CompletedDeposit[] = [];
+describe(
+  'orders and reconcile on two copies on one Redis',
+  { skip: !redisUrl && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' },
+  () => {
+    let up: Upstream;
+    let a: RunningMerchant;
+    let b: RunningMerchant;
+    const completed: CompletedDeposit[] = [];
 
-  before(async () => {
-    up = await startUpstream();
-    const options: Partial<KasirApiOptions> = { priceOrder, onDepositCompleted: async (e) => { completed.push(e); await new Promise((r) => setTimeout(r, 50)); } };
-    const config = { redisUrl, redisPrefix: `kasir-orders-${randomUUID()}:`, sandbox: false };
-    a = await runningMerchant(up, options, config);
-    b = await runningMerchant(up, options, config);
-  });
-  after(async () => {
-    await a?.stop();
-    await b?.stop();
-    await up.close();
-  });
+    before(async () => {
+      up = await startUpstream();
+      const options: Partial<KasirApiOptions> = {
+        priceOrder,
+        onDepositCompleted: async (e) => {
+          completed.push(e);
+          await new Promise((r) => setTimeout(r, 50));
+        },
+      };
+      const config = { redisUrl, redisPrefix: `kasir-orders-${randomUUID()}:`, sandbox: false };
+      a = await runningMerchant(up, options, config);
+      b = await runningMerchant(up, options, config);
+    });
+    after(async () => {
+      await a?.stop();
+      await b?.stop();
+      await up.close();
+    });
 
-  it('two browsers racing on one order through two copies get one checkout (every time)', async () => {
-    for (let round = 0; round < 5; round++) {
+    it('two browsers racing on one order through two copies get one checkout (every time)', async () => {
+      for (let round = 0; round < 5; round++) {
+        const orderId = newOrder();
+        const [first, second] = await Promise.all([openOrder(a, orderId), openOrder(b, orderId)]);
+        assert.equal(second.id, first.id, `round ${round}`);
+        assert.equal((await openOrder(b, orderId)).id, first.id);
+      }
+    });
+
+    it('a paid order opened through the other copy answers its paid checkout', async () => {
       const orderId = newOrder();
-      const [first, second] = await Promise.all([openOrder(a, orderId), openOrder(b, orderId)]);
-      assert.equal(second.id, first.id, `round ${round}`);
-      assert.equal((await openOrder(b, orderId)).id, first.id);
-    }
-  });
-
-  it('a paid order opened through the other copy answers its paid checkout', async () => {
-    const orderId = newOrder();
-    const { id } = await openOrder(a, orderId);
-    await choose(b, id, 'BCA_VA');
-    await up.provider.pay(id);
-    const reloaded = await openOrder(b, orderId);
-    assert.equal(reloaded.id, id);
-    assert.equal(reloaded.deposit?.status, 'completed');
-  });
-
-  it('two copies reconciling at once run each missed hook once', async () => {
-    await routeWebhooksTo(up, 'http://127.0.0.1:9'); // no webhook arrives
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const { id } = await openOrder(i % 2 ? a : b, newOrder());
-      await choose(a, id, 'BCA_VA');
+      const { id } = await openOrder(a, orderId);
+      await choose(b, id, 'BCA_VA');
       await up.provider.pay(id);
-      ids.push(id);
-    }
-    const before = completed.length;
-    const [fromA, fromB] = await Promise.all([a.app.api.reconcile(), b.app.api.reconcile()]);
-    const runs = [...fromA, ...fromB].filter((l) => ids.includes(l.checkoutId)).flatMap((l) => l.hooksRun);
-    assert.equal(runs.length, 3, JSON.stringify([fromA, fromB]));
-    assert.deepEqual(completed.slice(before).map((e) => e.checkoutId).sort(), [...ids].sort());
-    const again = await b.app.api.reconcile();
-    assert.deepEqual(again.flatMap((l) => l.hooksRun), []);
-  });
-});
+      const reloaded = await openOrder(b, orderId);
+      assert.equal(reloaded.id, id);
+      assert.equal(reloaded.deposit?.status, 'completed');
+    });
+
+    it('two copies reconciling at once run each missed hook once', async () => {
+      await routeWebhooksTo(up, 'http://127.0.0.1:9'); // no webhook arrives
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { id } = await openOrder(i % 2 ? a : b, newOrder());
+        await choose(a, id, 'BCA_VA');
+        await up.provider.pay(id);
+        ids.push(id);
+      }
+      const before = completed.length;
+      const [fromA, fromB] = await Promise.all([a.app.api.reconcile(), b.app.api.reconcile()]);
+      const runs = [...fromA, ...fromB].filter((l) => ids.includes(l.checkoutId)).flatMap((l) => l.hooksRun);
+      assert.equal(runs.length, 3, JSON.stringify([fromA, fromB]));
+      assert.deepEqual(
+        completed
+          .slice(before)
+          .map((e) => e.checkoutId)
+          .sort(),
+        [...ids].sort(),
+      );
+      const again = await b.app.api.reconcile();
+      assert.deepEqual(
+        again.flatMap((l) => l.hooksRun),
+        [],
+      );
+    });
+  },
+);

@@ -29,7 +29,9 @@ describe('the widget API is made in one place', () => {
   ];
   for (const [what, pattern] of makers) {
     it(`${what}: only server/common/widget-projection.ts writes it`, () => {
-      const writers = sources().filter((file) => pattern.test(readFileSync(file, 'utf8'))).map((file) => relative(SERVER, file));
+      const writers = sources()
+        .filter((file) => pattern.test(readFileSync(file, 'utf8')))
+        .map((file) => relative(SERVER, file));
       assert.deepEqual(writers, ['common/widget-projection.ts']);
     });
   }
@@ -37,8 +39,12 @@ describe('the widget API is made in one place', () => {
 
 describe('the merchant backend and the hosted checkout answer the same widget API', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up.close(); });
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(async () => {
+    await up.close();
+  });
 
   const hosted = async <T>(path: string): Promise<T> => {
     const res = await fetch(`${up.provider.credentials.baseUrl}/checkout/api${path}`);
@@ -58,27 +64,44 @@ describe('the merchant backend and the hosted checkout answer the same widget AP
   };
 
   /** A part of what is due (150,000 IDR, about 9.09 USDC, 0.0027 ETH, 30.3 XLM), for the methods that take any amount. */
-  const PARTS: Record<string, string> = { BRI_TRANSFER: '50000', 'USDC-POLYGON': '1.5', 'ETH-ETHEREUM': '0.001', 'XLM-STELLAR': '10.25' };
+  const PARTS: Record<string, string> = {
+    BRI_TRANSFER: '50000',
+    'USDC-POLYGON': '1.5',
+    'ETH-ETHEREUM': '0.001',
+    'XLM-STELLAR': '10.25',
+  };
 
   for (const feesPaidBy of ['merchant', 'shopper'] as const) {
     for (const method of ['BCA_VA', 'QRIS', 'OVO', 'BRI_TRANSFER', 'USDC-POLYGON', 'ETH-ETHEREUM', 'XLM-STELLAR']) {
       it(`${method}, ${feesPaidBy} bears the fee: the checkout, the deposit, and after a payment`, async () => {
         const app = merchantApp(up, { feesPaidBy });
-        const c = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' })).json.data;
+        const c = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' }))
+          .json.data;
         sameCheckout(c, await hosted<Checkout>(`/checkouts/${c.id}`));
 
         const chosen = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${c.id}/deposit`, { method });
         assert.equal(chosen.status, 201, chosen.text);
-        assert.deepEqual(withoutTime(chosen.json.data), withoutTime(await hosted<Deposit>(`/checkouts/${c.id}/deposit`)));
+        assert.deepEqual(
+          withoutTime(chosen.json.data),
+          withoutTime(await hosted<Deposit>(`/checkouts/${c.id}/deposit`)),
+        );
 
         // A part for the methods that take any amount (docs/design.md 10), the whole for the fixed-amount ones.
         const amount = PARTS[method];
         const part = amount !== undefined;
-        const paid = await call<Envelope<Deposit>>(app, 'POST', `/api/sandbox/checkouts/${c.id}/pay`, amount === undefined ? undefined : { amount });
+        const paid = await call<Envelope<Deposit>>(
+          app,
+          'POST',
+          `/api/sandbox/checkouts/${c.id}/pay`,
+          amount === undefined ? undefined : { amount },
+        );
         assert.equal(paid.status, 200, paid.text);
         assert.equal(paid.json.data.status, part ? 'pending' : 'completed');
         assert.deepEqual(withoutTime(paid.json.data), withoutTime(await hosted<Deposit>(`/checkouts/${c.id}/deposit`)));
-        sameCheckout((await call<Envelope<Checkout>>(app, 'GET', `/api/checkouts/${c.id}`)).json.data, await hosted<Checkout>(`/checkouts/${c.id}`));
+        sameCheckout(
+          (await call<Envelope<Checkout>>(app, 'GET', `/api/checkouts/${c.id}`)).json.data,
+          await hosted<Checkout>(`/checkouts/${c.id}`),
+        );
       });
     }
   }

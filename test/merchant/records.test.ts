@@ -12,18 +12,27 @@ import { PaymentServiceClient } from '../../server/merchant/client/client';
 import { call, startUpstream, type Upstream } from './support';
 
 function runDeposits(env: Record<string, string>, args: string[]) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
+  );
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'deposits', ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'deposits', ...args], {
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-describe('the shop\'s records', () => {
+describe("the shop's records", () => {
   let up: Upstream;
   let kasir: KasirApi;
   let dataDir: string;
@@ -36,7 +45,10 @@ describe('the shop\'s records', () => {
     up = await startUpstream();
     dataDir = mkdtempSync(join(tmpdir(), 'kasir-records-'));
     kasir = createKasirApi(up.config({ dataDir }));
-    for (const [orderId, amount, method] of [['order-1', '150000', 'QRIS'], ['order-2', '20000', 'BCA_VA']]) {
+    for (const [orderId, amount, method] of [
+      ['order-1', '150000', 'QRIS'],
+      ['order-2', '20000', 'BCA_VA'],
+    ]) {
       const checkout = await kasir.createCheckout({ amount, currency: 'IDR', orderId });
       const chosen = await call(kasir, 'POST', `/checkouts/${checkout.id}/deposit`, { method });
       assert.ok(chosen.status < 300, JSON.stringify(chosen.json));
@@ -44,14 +56,30 @@ describe('the shop\'s records', () => {
     }
     // A deposit the shop made another way: no order known, and a reference a CSV must quote.
     const c = up.provider.credentials;
-    const client = new PaymentServiceClient({ baseUrl: c.baseUrl, clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken });
-    const direct = await client.createFiatDeposit({ inputCurrency: 'IDR', inputAmount: 75000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS', reference: 'inv 7, "rush"' });
+    const client = new PaymentServiceClient({
+      baseUrl: c.baseUrl,
+      clientId: c.clientId,
+      clientSecret: c.clientSecret,
+      accessToken: c.accessToken,
+    });
+    const direct = await client.createFiatDeposit({
+      inputCurrency: 'IDR',
+      inputAmount: 75000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'QRIS',
+      reference: 'inv 7, "rush"',
+    });
     directDeposit = direct.depositId;
     made.set(direct.depositId, null);
     await up.provider.pay(direct.depositId);
     env = {
-      KASIR_BASE_URL: c.baseUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret, KASIR_ACCESS_TOKEN: c.accessToken,
-      KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_DATA_DIR: dataDir,
+      KASIR_BASE_URL: c.baseUrl,
+      KASIR_CLIENT_ID: c.clientId,
+      KASIR_CLIENT_SECRET: c.clientSecret,
+      KASIR_ACCESS_TOKEN: c.accessToken,
+      KASIR_WEBHOOK_SECRET: c.webhookSecret,
+      KASIR_DATA_DIR: dataDir,
     };
   });
   after(async () => {
@@ -63,12 +91,21 @@ describe('the shop\'s records', () => {
   it('kasir.listDeposits(): newest first, each with its orderId where the backend knows it, amounts exact', async () => {
     const records = await kasir.listDeposits();
     assert.equal(records.length, 3);
-    assert.deepEqual(records.map((r) => [r.depositId, r.orderId]), [...made].reverse());
+    assert.deepEqual(
+      records.map((r) => [r.depositId, r.orderId]),
+      [...made].reverse(),
+    );
     const direct = records[0];
-    assert.deepEqual([direct.status, direct.amount, direct.paidAmount, direct.currency, direct.method], ['completed', '75000', '75000', 'IDR', 'QRIS']);
+    assert.deepEqual(
+      [direct.status, direct.amount, direct.paidAmount, direct.currency, direct.method],
+      ['completed', '75000', '75000', 'IDR', 'QRIS'],
+    );
     assert.equal(records[2].amount, '150000');
     // The filters: status, limit (pages followed up to it), since.
-    assert.deepEqual((await kasir.listDeposits({ status: 'completed' })).map((r) => r.depositId), [directDeposit]);
+    assert.deepEqual(
+      (await kasir.listDeposits({ status: 'completed' })).map((r) => r.depositId),
+      [directDeposit],
+    );
     assert.equal((await kasir.listDeposits({ limit: 2 })).length, 2);
     assert.deepEqual(await kasir.listDeposits({ since: new Date(Date.now() + 60_000).toISOString() }), []);
     assert.equal((await kasir.listDeposits({ since: '2000-01-01' })).length, 3);
@@ -83,12 +120,20 @@ describe('the shop\'s records', () => {
     const rows = parse(out.stdout, { columns: true }) as Array<Record<string, string>>;
     assert.equal(rows.length, 3);
     assert.ok(rows.every((row) => 'depositId' in row && 'orderId' in row));
-    assert.deepEqual(rows.map((row) => [row.depositId, row.orderId || null]), [...made].reverse());
+    assert.deepEqual(
+      rows.map((row) => [row.depositId, row.orderId || null]),
+      [...made].reverse(),
+    );
     assert.equal(rows[0].reference, 'inv 7, "rush"');
     assert.equal(rows[0].amount, '75000');
 
-    const pending = parse((await runDeposits(env, ['--csv', '--status', 'pending', '--limit', '1'])).stdout, { columns: true }) as Array<Record<string, string>>;
-    assert.deepEqual(pending.map((row) => row.orderId), ['order-2']);
+    const pending = parse((await runDeposits(env, ['--csv', '--status', 'pending', '--limit', '1'])).stdout, {
+      columns: true,
+    }) as Array<Record<string, string>>;
+    assert.deepEqual(
+      pending.map((row) => row.orderId),
+      ['order-2'],
+    );
   });
 
   it('kasir-merchant deposits: a table by default, one line naming what is wrong otherwise', async () => {
@@ -108,13 +153,24 @@ describe('the shop\'s records', () => {
   });
 });
 
-describe('the records follow the service\'s pages', () => {
+describe("the records follow the service's pages", () => {
   it('takes pages of one size up to the limit, newest first, each deposit once, and stops at since', async () => {
     // A stand-in service with 250 deposits, one a minute, newest first on sort=-createdAt, paged as the interface says.
     const base = Date.parse('2026-11-01T00:00:00Z');
     const all = Array.from({ length: 250 }, (_, i) => ({
-      depositId: `dep-${String(i).padStart(3, '0')}`, status: 'completed', createdAt: new Date(base + i * 60_000).toISOString(), updatedAt: new Date(base + i * 60_000).toISOString(),
-      depositType: 'fiat', paymentFiat: { bankCode: 'QRIS' }, paymentCrypto: {}, inputCurrency: 'IDR', inputAmount: 1000 + i, paidAmount: 1000 + i, remainingAmount: 0, overpaidAmount: 0, reference: '',
+      depositId: `dep-${String(i).padStart(3, '0')}`,
+      status: 'completed',
+      createdAt: new Date(base + i * 60_000).toISOString(),
+      updatedAt: new Date(base + i * 60_000).toISOString(),
+      depositType: 'fiat',
+      paymentFiat: { bankCode: 'QRIS' },
+      paymentCrypto: {},
+      inputCurrency: 'IDR',
+      inputAmount: 1000 + i,
+      paidAmount: 1000 + i,
+      remainingAmount: 0,
+      overpaidAmount: 0,
+      reference: '',
     })).reverse();
     const asked: string[] = [];
     const serviceFetch: typeof fetch = async (input) => {
@@ -123,9 +179,20 @@ describe('the records follow the service\'s pages', () => {
       const limit = Number(url.searchParams.get('limit'));
       const page = Number(url.searchParams.get('page'));
       const docs = all.slice((page - 1) * limit, page * limit);
-      return Response.json({ statusCode: 200, message: 'OK', data: { docs, totalDocs: all.length, limit, page, hasNextPage: page * limit < all.length } });
+      return Response.json({
+        statusCode: 200,
+        message: 'OK',
+        data: { docs, totalDocs: all.length, limit, page, hasNextPage: page * limit < all.length },
+      });
     };
-    const kasir = createKasirApi({ baseUrl: 'https://service.example', clientId: 'a', clientSecret: 'b', accessToken: 'c', webhookSecret: 'whsec_eA==', fetch: serviceFetch });
+    const kasir = createKasirApi({
+      baseUrl: 'https://service.example',
+      clientId: 'a',
+      clientSecret: 'b',
+      accessToken: 'c',
+      webhookSecret: 'whsec_eA==',
+      fetch: serviceFetch,
+    });
     try {
       const records = await kasir.listDeposits({ limit: 150 });
       assert.equal(records.length, 150);
@@ -136,7 +203,10 @@ describe('the records follow the service\'s pages', () => {
 
       asked.length = 0;
       const recent = await kasir.listDeposits({ since: new Date(base + 245 * 60_000).toISOString(), limit: 1000 });
-      assert.deepEqual(recent.map((r) => r.depositId), ['dep-249', 'dep-248', 'dep-247', 'dep-246', 'dep-245']);
+      assert.deepEqual(
+        recent.map((r) => r.depositId),
+        ['dep-249', 'dep-248', 'dep-247', 'dep-246', 'dep-245'],
+      );
       assert.equal(asked.length, 1, 'no page after the one that reached since');
     } finally {
       await kasir.close();

@@ -16,7 +16,15 @@ import { call, merchantApp, startUpstream, type Envelope, type Upstream } from '
 
 type Offer = Extract<RefundClaim, { accepted: true }>;
 
-const BANK_CLAIM = { bankCode: 'BCA', accountNumber: '0123 4567 89', accountName: 'Siti Rahma', email: 'siti@example.com', address: 'Jl. Merdeka 1', city: 'Bandung', postCode: '40111' };
+const BANK_CLAIM = {
+  bankCode: 'BCA',
+  accountNumber: '0123 4567 89',
+  accountName: 'Siti Rahma',
+  email: 'siti@example.com',
+  address: 'Jl. Merdeka 1',
+  city: 'Bandung',
+  postCode: '40111',
+};
 /** A checksummed EVM address (EIP-55's own example) and a Stellar account id. */
 const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const STELLAR = 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG';
@@ -27,7 +35,9 @@ describe('refund claims (docs/refunds.md)', () => {
   const requests: RefundRequest[] = [];
   const orders = new Map<string, { amount: string; currency: string; customer?: Record<string, string> }>();
   const hooks = {
-    onRefundRequested: (request: RefundRequest) => { requests.push(request); },
+    onRefundRequested: (request: RefundRequest) => {
+      requests.push(request);
+    },
     priceOrder: (orderId: string) => orders.get(orderId),
   };
   let app: ReturnType<typeof merchantApp>;
@@ -55,7 +65,12 @@ describe('refund claims (docs/refunds.md)', () => {
     return { id, orderId, deposit: chosen.json.data };
   };
   const pay = async (id: string, amount?: string) => {
-    const paid = await call<Envelope<Deposit>>(app, 'POST', `/api/sandbox/checkouts/${id}/pay`, amount === undefined ? undefined : { amount });
+    const paid = await call<Envelope<Deposit>>(
+      app,
+      'POST',
+      `/api/sandbox/checkouts/${id}/pay`,
+      amount === undefined ? undefined : { amount },
+    );
     assert.equal(paid.status, 200, JSON.stringify(paid.json));
     return paid.json.data;
   };
@@ -64,37 +79,88 @@ describe('refund claims (docs/refunds.md)', () => {
     assert.equal(got.status, 200, JSON.stringify(got.json));
     return got.json.data;
   };
-  const client = () => { const c = up.config(); return new PaymentServiceClient({ baseUrl: c.baseUrl!, checkoutUrl: c.checkoutUrl!, clientId: c.clientId!, clientSecret: c.clientSecret!, accessToken: c.accessToken! }); };
+  const client = () => {
+    const c = up.config();
+    return new PaymentServiceClient({
+      baseUrl: c.baseUrl!,
+      checkoutUrl: c.checkoutUrl!,
+      clientId: c.clientId!,
+      clientSecret: c.clientSecret!,
+      accessToken: c.accessToken!,
+    });
+  };
 
   it('an expired bank transfer with money received: what is owed, the banks, the fields; the claim makes a recipient and runs the hook once', async () => {
     const { id, orderId } = await order('BCA_TRANSFER');
     const pending = await offer(id);
-    assert.deepEqual({ ...pending, banks: [] }, { accepted: true, amount: '0', currency: 'IDR', claimed: false, kind: 'bank', banks: [], ask: ['email', 'address', 'city', 'postCode'] });
+    assert.deepEqual(
+      { ...pending, banks: [] },
+      {
+        accepted: true,
+        amount: '0',
+        currency: 'IDR',
+        claimed: false,
+        kind: 'bank',
+        banks: [],
+        ask: ['email', 'address', 'city', 'postCode'],
+      },
+    );
     const nothing = await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM);
-    assert.deepEqual([nothing.status, nothing.json?.message], [400, 'Nothing is owed back for this payment'], 'pending: nothing owed');
+    assert.deepEqual(
+      [nothing.status, nothing.json?.message],
+      [400, 'Nothing is owed back for this payment'],
+      'pending: nothing owed',
+    );
 
     await pay(id, '60000');
     const cancelled = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${id}/cancel`);
     assert.equal(cancelled.json.data.status, 'expired');
     const owed = await offer(id);
-    assert.deepEqual([owed.amount, owed.currency, owed.reason, owed.claimed, owed.kind], ['60000', 'IDR', 'expired', false, 'bank']);
-    assert.ok(owed.banks!.some((b) => b.code === 'BCA' && b.name === 'Bank Central Asia'), JSON.stringify(owed.banks));
-    assert.ok(owed.banks!.every((b) => !['DBS', 'CHASE'].includes(b.code)), 'only the banks of IDR');
+    assert.deepEqual(
+      [owed.amount, owed.currency, owed.reason, owed.claimed, owed.kind],
+      ['60000', 'IDR', 'expired', false, 'bank'],
+    );
+    assert.ok(
+      owed.banks!.some((b) => b.code === 'BCA' && b.name === 'Bank Central Asia'),
+      JSON.stringify(owed.banks),
+    );
+    assert.ok(
+      owed.banks!.every((b) => !['DBS', 'CHASE'].includes(b.code)),
+      'only the banks of IDR',
+    );
 
     // The page says it is owed a million: the service's count is what the hook gets.
-    const claimed = await call<Envelope<Offer>>(app, 'POST', `/api/checkouts/${id}/refund-claim`, { ...BANK_CLAIM, amount: '1000000' });
+    const claimed = await call<Envelope<Offer>>(app, 'POST', `/api/checkouts/${id}/refund-claim`, {
+      ...BANK_CLAIM,
+      amount: '1000000',
+    });
     assert.equal(claimed.status, 201, JSON.stringify(claimed.json));
     assert.equal(claimed.json.data.claimed, true);
     assert.equal(requests.length, 1);
     const request = requests[0];
     assert.deepEqual(
-      [request.eventId, request.orderId, request.checkoutId, request.depositId, request.amount, request.currency, request.reason],
+      [
+        request.eventId,
+        request.orderId,
+        request.checkoutId,
+        request.depositId,
+        request.amount,
+        request.currency,
+        request.reason,
+      ],
       [`refund:${id}`, orderId, id, id, '60000', 'IDR', 'expired'],
     );
     assert.equal(request.recipient.type, 'bank');
     if (request.recipient.type !== 'bank') return;
     assert.deepEqual(
-      [request.recipient.bankCode, request.recipient.bankName, request.recipient.accountNumber, request.recipient.accountName, request.recipient.name, request.recipient.country],
+      [
+        request.recipient.bankCode,
+        request.recipient.bankName,
+        request.recipient.accountNumber,
+        request.recipient.accountName,
+        request.recipient.name,
+        request.recipient.country,
+      ],
       ['BCA', 'Bank Central Asia', '0123456789', 'Siti Rahma', 'Siti Rahma', 'ID'],
     );
     // The recipient at the service, as the service has it.
@@ -104,7 +170,13 @@ describe('refund claims (docs/refunds.md)', () => {
       ['Siti Rahma', 'siti@example.com', 'Jl. Merdeka 1', 'Bandung', '40111', `Refund of deposit ${id}`],
     );
     assert.deepEqual(
-      [recipient.bank[0].accountName, recipient.bank[0].accountNumber, recipient.bank[0].bankName, recipient.bank[0].currency, recipient.bank[0].country],
+      [
+        recipient.bank[0].accountName,
+        recipient.bank[0].accountNumber,
+        recipient.bank[0].bankName,
+        recipient.bank[0].currency,
+        recipient.bank[0].country,
+      ],
       ['Siti Rahma', '0123456789', 'Bank Central Asia', 'IDR', 'ID'],
     );
 
@@ -129,7 +201,9 @@ describe('refund claims (docs/refunds.md)', () => {
     await pay(id, '5000');
     await call(app, 'POST', `/api/checkouts/${id}/cancel`);
     const before = requests.length;
-    const answers = await Promise.all([1, 2, 3].map(() => call(app, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)));
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(app, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)),
+    );
     assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409]);
     assert.equal(requests.length, before + 1);
   });
@@ -143,7 +217,11 @@ describe('refund claims (docs/refunds.md)', () => {
       assert.deepEqual([(await offer(id)).amount, (await offer(id)).claimed], ['0', false]);
       for (const body of [BANK_CLAIM, {}, { amount: '150000' }, { address: EVM }]) {
         const res = await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, body);
-        assert.deepEqual([res.status, res.json?.message], [400, 'Nothing is owed back for this payment'], JSON.stringify(body));
+        assert.deepEqual(
+          [res.status, res.json?.message],
+          [400, 'Nothing is owed back for this payment'],
+          JSON.stringify(body),
+        );
       }
     }
   });
@@ -176,17 +254,31 @@ describe('refund claims (docs/refunds.md)', () => {
   });
 
   it("priceOrder's customer: the form does not ask what the shop knows, and the shop's values are the recipient's", async () => {
-    const customer = { name: 'Budi Santoso', email: 'budi@example.com', address: 'Jl. Sudirman 5', city: 'Jakarta', postCode: '10220' };
+    const customer = {
+      name: 'Budi Santoso',
+      email: 'budi@example.com',
+      address: 'Jl. Sudirman 5',
+      city: 'Jakarta',
+      postCode: '10220',
+    };
     const { id } = await order('MANDIRI_TRANSFER', customer);
     await pay(id, '7000');
     await call(app, 'POST', `/api/checkouts/${id}/cancel`);
     assert.deepEqual((await offer(id)).ask, []);
     const before = requests.length;
-    const res = await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, { bankCode: 'bca', accountNumber: '555000111', accountName: 'Budi S', email: 'someone@else.example' });
+    const res = await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, {
+      bankCode: 'bca',
+      accountNumber: '555000111',
+      accountName: 'Budi S',
+      email: 'someone@else.example',
+    });
     assert.equal(res.status, 201, JSON.stringify(res.json));
     const recipient = requests[before].recipient;
     assert.ok(recipient.type === 'bank');
-    assert.deepEqual([recipient.name, recipient.email, recipient.city, recipient.accountName, recipient.bankCode], ['Budi Santoso', 'budi@example.com', 'Jakarta', 'Budi S', 'BCA']);
+    assert.deepEqual(
+      [recipient.name, recipient.email, recipient.city, recipient.accountName, recipient.bankCode],
+      ['Budi Santoso', 'budi@example.com', 'Jakarta', 'Budi S', 'BCA'],
+    );
 
     const partly = await order('MANDIRI_TRANSFER', { email: 'ani@example.com' });
     await pay(partly.id, '7000');
@@ -199,7 +291,10 @@ describe('refund claims (docs/refunds.md)', () => {
     const deposit = (await call<Envelope<Deposit>>(app, 'GET', `/api/checkouts/${id}/deposit`)).json.data;
     await pay(id, new Decimal(deposit.amount).plus(1).toFixed());
     const owed = await offer(id);
-    assert.deepEqual([owed.kind, owed.amount, owed.currency, owed.network, owed.chain, owed.reason], ['crypto', '1', 'USDC-POLYGON', 'POLYGON', 'EVM', 'overpaid']);
+    assert.deepEqual(
+      [owed.kind, owed.amount, owed.currency, owed.network, owed.chain, owed.reason],
+      ['crypto', '1', 'USDC-POLYGON', 'POLYGON', 'EVM', 'overpaid'],
+    );
     assert.equal(owed.banks, undefined);
     const wrongCase = `0x5A${EVM.slice(4)}`; // one letter's case changed: the checksum breaks
     const cases: Array<[Record<string, unknown>, string]> = [
@@ -214,9 +309,17 @@ describe('refund claims (docs/refunds.md)', () => {
       assert.deepEqual([res.status, res.json?.message], [400, message], JSON.stringify(body));
     }
     const before = requests.length;
-    const res = await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, { address: EVM.toLowerCase(), amount: '999' });
+    const res = await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, {
+      address: EVM.toLowerCase(),
+      amount: '999',
+    });
     assert.equal(res.status, 201, JSON.stringify(res.json));
-    assert.deepEqual(requests[before].recipient, { type: 'crypto', asset: 'USDC-POLYGON', network: 'POLYGON', address: EVM.toLowerCase() });
+    assert.deepEqual(requests[before].recipient, {
+      type: 'crypto',
+      asset: 'USDC-POLYGON',
+      network: 'POLYGON',
+      address: EVM.toLowerCase(),
+    });
     assert.equal(requests[before].amount, '1');
   });
 
@@ -236,21 +339,44 @@ describe('refund claims (docs/refunds.md)', () => {
       assert.deepEqual([res.status, res.json?.message], [400, message], JSON.stringify(body));
     }
     const before = requests.length;
-    assert.equal((await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, { address: STELLAR, memo: '1234567890' })).status, 201);
-    assert.deepEqual(requests[before].recipient, { type: 'crypto', asset: 'USDC-STELLAR', network: 'STELLAR', address: STELLAR, memo: '1234567890' });
+    assert.equal(
+      (await call(app, 'POST', `/api/checkouts/${id}/refund-claim`, { address: STELLAR, memo: '1234567890' })).status,
+      201,
+    );
+    assert.deepEqual(requests[before].recipient, {
+      type: 'crypto',
+      asset: 'USDC-STELLAR',
+      network: 'STELLAR',
+      address: STELLAR,
+      memo: '1234567890',
+    });
   });
 
   it('a hook that throws: 503 and nothing remembered, so the shopper can send the details again', async () => {
     let fail = true;
-    const flaky = merchantApp(up, { ...hooks, onRefundRequested: (r: RefundRequest) => { if (fail) throw new Error('database down'); requests.push(r); } }, { dataDir: mkdtempSync(join(tmpdir(), 'kasir-refund-flaky-')) });
+    const flaky = merchantApp(
+      up,
+      {
+        ...hooks,
+        onRefundRequested: (r: RefundRequest) => {
+          if (fail) throw new Error('database down');
+          requests.push(r);
+        },
+      },
+      { dataDir: mkdtempSync(join(tmpdir(), 'kasir-refund-flaky-')) },
+    );
     try {
       orders.set('order-flaky', { amount: '150000', currency: 'IDR' });
-      const id = (await call<Envelope<Checkout>>(flaky, 'POST', '/api/checkouts', { orderId: 'order-flaky' })).json.data.id;
+      const id = (await call<Envelope<Checkout>>(flaky, 'POST', '/api/checkouts', { orderId: 'order-flaky' })).json.data
+        .id;
       await call(flaky, 'POST', `/api/checkouts/${id}/deposit`, { method: 'BRI_TRANSFER' });
       await call(flaky, 'POST', `/api/sandbox/checkouts/${id}/pay`, { amount: '100' });
       await call(flaky, 'POST', `/api/checkouts/${id}/cancel`);
       const refused = await call(flaky, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM);
-      assert.deepEqual([refused.status, refused.json?.message], [503, 'The shop could not take the refund details just now; please try again in a moment']);
+      assert.deepEqual(
+        [refused.status, refused.json?.message],
+        [503, 'The shop could not take the refund details just now; please try again in a moment'],
+      );
       fail = false;
       assert.equal((await call(flaky, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)).status, 201);
     } finally {
@@ -258,38 +384,59 @@ describe('refund claims (docs/refunds.md)', () => {
     }
   });
 
-  it('copies of the backend on one Redis: claims sent to three copies at once make one recipient and run the hook once', { skip: !process.env.KASIR_TEST_REDIS_URL && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' }, async () => {
-    const redisPrefix = `kasir-test-${Date.now()}-${Math.random().toString(36).slice(2)}:`;
-    const copies = [1, 2, 3].map(() => merchantApp(up, { ...hooks, redisUrl: process.env.KASIR_TEST_REDIS_URL, redisPrefix }));
-    try {
-      orders.set('order-copies', { amount: '150000', currency: 'IDR' });
-      const created = await call<Envelope<Checkout>>(copies[0], 'POST', '/api/checkouts', { orderId: 'order-copies' });
-      assert.equal(created.status, 201, JSON.stringify(created.json));
-      const id = created.json.data.id;
-      assert.equal((await call(copies[1], 'POST', `/api/checkouts/${id}/deposit`, { method: 'BRI_TRANSFER' })).status, 201);
-      await call(copies[2], 'POST', `/api/sandbox/checkouts/${id}/pay`, { amount: '3000' });
-      await call(copies[0], 'POST', `/api/checkouts/${id}/cancel`);
-      const before = requests.length;
-      const answers = await Promise.all(copies.map((copy) => call(copy, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)));
-      assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409]);
-      assert.equal(requests.length, before + 1);
-      const seen = await call<Envelope<Offer>>(copies[1], 'GET', `/api/checkouts/${id}/refund-claim`);
-      assert.equal(seen.json.data.claimed, true);
-    } finally {
-      await Promise.all(copies.map((copy) => copy.api.close()));
-    }
-  });
+  it(
+    'copies of the backend on one Redis: claims sent to three copies at once make one recipient and run the hook once',
+    {
+      skip:
+        !process.env.KASIR_TEST_REDIS_URL && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)',
+    },
+    async () => {
+      const redisPrefix = `kasir-test-${Date.now()}-${Math.random().toString(36).slice(2)}:`;
+      const copies = [1, 2, 3].map(() =>
+        merchantApp(up, { ...hooks, redisUrl: process.env.KASIR_TEST_REDIS_URL, redisPrefix }),
+      );
+      try {
+        orders.set('order-copies', { amount: '150000', currency: 'IDR' });
+        const created = await call<Envelope<Checkout>>(copies[0], 'POST', '/api/checkouts', {
+          orderId: 'order-copies',
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.json));
+        const id = created.json.data.id;
+        assert.equal(
+          (await call(copies[1], 'POST', `/api/checkouts/${id}/deposit`, { method: 'BRI_TRANSFER' })).status,
+          201,
+        );
+        await call(copies[2], 'POST', `/api/sandbox/checkouts/${id}/pay`, { amount: '3000' });
+        await call(copies[0], 'POST', `/api/checkouts/${id}/cancel`);
+        const before = requests.length;
+        const answers = await Promise.all(
+          copies.map((copy) => call(copy, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)),
+        );
+        assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409]);
+        assert.equal(requests.length, before + 1);
+        const seen = await call<Envelope<Offer>>(copies[1], 'GET', `/api/checkouts/${id}/refund-claim`);
+        assert.equal(seen.json.data.claimed, true);
+      } finally {
+        await Promise.all(copies.map((copy) => copy.api.close()));
+      }
+    },
+  );
 
   it('each address may ask at most 100 times in ten minutes (each read asks the payment service): then 429', async () => {
     const limited = merchantApp(up, hooks);
     try {
       orders.set('order-limit', { amount: '150000', currency: 'IDR' });
-      const id = (await call<Envelope<Checkout>>(limited, 'POST', '/api/checkouts', { orderId: 'order-limit' })).json.data.id;
+      const id = (await call<Envelope<Checkout>>(limited, 'POST', '/api/checkouts', { orderId: 'order-limit' })).json
+        .data.id;
       const statuses: number[] = [];
-      for (let i = 0; i < 101; i++) statuses.push((await call(limited, 'GET', `/api/checkouts/${id}/refund-claim`)).status);
+      for (let i = 0; i < 101; i++)
+        statuses.push((await call(limited, 'GET', `/api/checkouts/${id}/refund-claim`)).status);
       assert.deepEqual([statuses.slice(0, 100).every((s) => s === 404), statuses[100]], [true, 429]);
       const refused = await call(limited, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM);
-      assert.deepEqual([refused.status, refused.json?.message], [429, 'Too many refund requests from this address; try again in a few minutes']);
+      assert.deepEqual(
+        [refused.status, refused.json?.message],
+        [429, 'Too many refund requests from this address; try again in a few minutes'],
+      );
     } finally {
       await limited.api.close();
     }
@@ -298,7 +445,9 @@ describe('refund claims (docs/refunds.md)', () => {
   it('without onRefundRequested no claims are taken: GET says so, POST 404; and an id that is no checkout is 404', async () => {
     const plain = merchantApp(up, {});
     try {
-      const id = (await call<Envelope<Checkout>>(plain, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' })).json.data.id;
+      const id = (
+        await call<Envelope<Checkout>>(plain, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' })
+      ).json.data.id;
       const got = await call<Envelope<RefundClaim>>(plain, 'GET', `/api/checkouts/${id}/refund-claim`);
       assert.deepEqual([got.status, got.json.data], [200, { accepted: false }]);
       assert.equal((await call(plain, 'POST', `/api/checkouts/${id}/refund-claim`, BANK_CLAIM)).status, 404);

@@ -16,7 +16,15 @@ import { routeWebhooksTo, startUpstream, waitFor, type Upstream } from './suppor
 
 const BIN = resolve(import.meta.dirname, '../../dist/server/merchant.js');
 
-interface LogLine { msg?: string; checkoutId?: string; orderId?: string; webhookId?: string; url?: string; path?: string; status?: number }
+interface LogLine {
+  msg?: string;
+  checkoutId?: string;
+  orderId?: string;
+  webhookId?: string;
+  url?: string;
+  path?: string;
+  status?: number;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -38,113 +46,166 @@ function startProcess(env: NodeJS.ProcessEnv) {
     while ((cut = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 1);
-      try { lines.push(JSON.parse(line) as LogLine); } catch { /* not a log line */ }
+      try {
+        lines.push(JSON.parse(line) as LogLine);
+      } catch {
+        /* not a log line */
+      }
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, lines, exited, get stderr() { return stderr; }, hookRuns: () => lines.filter((l) => l.msg === 'deposit completed') };
+  return {
+    child,
+    lines,
+    exited,
+    get stderr() {
+      return stderr;
+    },
+    hookRuns: () => lines.filter((l) => l.msg === 'deposit completed'),
+  };
 }
 
-describe('merchant process without Redis: restart and replay', { skip: !existsSync(BIN) && 'dist/server/merchant.js is not built (npm run build)' }, () => {
-  let up: Upstream;
-  let dataDir: string;
-  let base: string;
-  let env: NodeJS.ProcessEnv;
-  let client: PaymentServiceClient;
-  const processes: Array<ReturnType<typeof startProcess>> = [];
+describe(
+  'merchant process without Redis: restart and replay',
+  { skip: !existsSync(BIN) && 'dist/server/merchant.js is not built (npm run build)' },
+  () => {
+    let up: Upstream;
+    let dataDir: string;
+    let base: string;
+    let env: NodeJS.ProcessEnv;
+    let client: PaymentServiceClient;
+    const processes: Array<ReturnType<typeof startProcess>> = [];
 
-  const start = async () => {
-    const p = startProcess(env);
-    processes.push(p);
-    await waitFor(() => p.lines.some((l) => l.url) || p.child.exitCode !== null, 15_000);
-    assert.equal(p.child.exitCode, null, p.stderr);
-    return p;
-  };
-  const post = async (path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body ?? {}) });
-    return { status: res.status, json: (await res.json()) as { message: string; data?: unknown; orderId?: string; checkoutId?: string } };
-  };
-  const order = async () => {
-    const created = await post('/shop/orders', { items: [{ sku: 'kopi', quantity: 1 }] });
-    assert.equal(created.status, 201, JSON.stringify(created.json));
-    const { orderId, checkoutId } = created.json as { orderId: string; checkoutId: string };
-    assert.equal((await post(`/api/checkouts/${checkoutId}/deposit`, { method: 'QRIS' })).status, 201);
-    return { orderId, checkoutId };
-  };
-  /** The webhook the payment service sends for a deposit (docs/design.md section 3), signed with the shop's secret. */
-  const webhook = async (checkoutId: string, webhookId: string) => {
-    const deposit = await client.getDeposit(checkoutId);
-    const body = JSON.stringify({ type: 'deposit.completed', orderId: checkoutId, depositId: checkoutId, reference: deposit.reference, status: deposit.status, data: deposit, timestamp: new Date().toISOString() });
-    return post('/api/webhooks/kasir', body, webhookHeaders(up.provider.credentials.webhookSecret, webhookId, body));
-  };
-
-  before(async () => {
-    up = await startUpstream();
-    dataDir = mkdtempSync(join(tmpdir(), 'kasir-merchant-restart-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    await routeWebhooksTo(up, base);
-    const c = up.provider.credentials;
-    client = new PaymentServiceClient({ baseUrl: c.baseUrl, checkoutUrl: c.checkoutUrl, clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken });
-    env = {
-      ...process.env, REDIS_URL: '', KASIR_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', KASIR_LOG_LEVEL: 'info',
-      KASIR_BASE_URL: c.baseUrl, KASIR_CHECKOUT_URL: c.checkoutUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret,
-      KASIR_ACCESS_TOKEN: c.accessToken, KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_SANDBOX: 'true',
+    const start = async () => {
+      const p = startProcess(env);
+      processes.push(p);
+      await waitFor(() => p.lines.some((l) => l.url) || p.child.exitCode !== null, 15_000);
+      assert.equal(p.child.exitCode, null, p.stderr);
+      return p;
     };
-  });
-  after(async () => {
-    for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-    await up.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+    const post = async (path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body ?? {}),
+      });
+      return {
+        status: res.status,
+        json: (await res.json()) as { message: string; data?: unknown; orderId?: string; checkoutId?: string },
+      };
+    };
+    const order = async () => {
+      const created = await post('/shop/orders', { items: [{ sku: 'kopi', quantity: 1 }] });
+      assert.equal(created.status, 201, JSON.stringify(created.json));
+      const { orderId, checkoutId } = created.json as { orderId: string; checkoutId: string };
+      assert.equal((await post(`/api/checkouts/${checkoutId}/deposit`, { method: 'QRIS' })).status, 201);
+      return { orderId, checkoutId };
+    };
+    /** The webhook the payment service sends for a deposit (docs/design.md section 3), signed with the shop's secret. */
+    const webhook = async (checkoutId: string, webhookId: string) => {
+      const deposit = await client.getDeposit(checkoutId);
+      const body = JSON.stringify({
+        type: 'deposit.completed',
+        orderId: checkoutId,
+        depositId: checkoutId,
+        reference: deposit.reference,
+        status: deposit.status,
+        data: deposit,
+        timestamp: new Date().toISOString(),
+      });
+      return post('/api/webhooks/kasir', body, webhookHeaders(up.provider.credentials.webhookSecret, webhookId, body));
+    };
 
-  let paid: { orderId: string; checkoutId: string };
-  let unpaid: { orderId: string; checkoutId: string };
-  let firstRun: LogLine;
-
-  it('runs the hook once when the payment service delivers the completion', async () => {
-    const p = await start();
-    paid = await order();
-    unpaid = await order();
-    assert.equal((await post(`/api/sandbox/checkouts/${paid.checkoutId}/pay`)).status, 200);
-    firstRun = (await waitFor(() => p.hookRuns().find((l) => l.checkoutId === paid.checkoutId)))!;
-    assert.equal(firstRun.orderId, paid.orderId);
-    assert.ok(firstRun.webhookId);
-    // Killed as soon as the webhook was acknowledged (its request line, logged after the answer was made): nothing
-    // flushed on the way out. (Killed between the hook's return and the acknowledgement, the retry would run the hook
-    // again: the one window the README names.)
-    await waitFor(() => p.lines.some((l) => l.msg === 'request' && l.path === '/api/webhooks/kasir' && l.status === 200));
-    p.child.kill('SIGKILL');
-    await p.exited;
-  });
-
-  describe('started again on the same KASIR_DATA_DIR', () => {
-    let p: ReturnType<typeof startProcess>;
-    before(async () => { p = await start(); });
-
-    it('acknowledges the replayed webhook (same webhook-id) without running the hook', async () => {
-      const replay = await webhook(paid.checkoutId, firstRun.webhookId!);
-      assert.equal(replay.status, 200);
-      assert.match(replay.json.message, /Duplicate/);
+    before(async () => {
+      up = await startUpstream();
+      dataDir = mkdtempSync(join(tmpdir(), 'kasir-merchant-restart-'));
+      const port = await freePort();
+      base = `http://127.0.0.1:${port}`;
+      await routeWebhooksTo(up, base);
+      const c = up.provider.credentials;
+      client = new PaymentServiceClient({
+        baseUrl: c.baseUrl,
+        checkoutUrl: c.checkoutUrl,
+        clientId: c.clientId,
+        clientSecret: c.clientSecret,
+        accessToken: c.accessToken,
+      });
+      env = {
+        ...process.env,
+        REDIS_URL: '',
+        KASIR_DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        KASIR_LOG_LEVEL: 'info',
+        KASIR_BASE_URL: c.baseUrl,
+        KASIR_CHECKOUT_URL: c.checkoutUrl,
+        KASIR_CLIENT_ID: c.clientId,
+        KASIR_CLIENT_SECRET: c.clientSecret,
+        KASIR_ACCESS_TOKEN: c.accessToken,
+        KASIR_WEBHOOK_SECRET: c.webhookSecret,
+        KASIR_SANDBOX: 'true',
+      };
+    });
+    after(async () => {
+      for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+      await up.close();
+      rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('acknowledges a new webhook id for the completed deposit (a "Resend") without running the hook', async () => {
-      const resend = await webhook(paid.checkoutId, `msg_resend_${paid.checkoutId}`);
-      assert.equal(resend.status, 200);
-      assert.equal(resend.json.message, 'Webhook received');
+    let paid: { orderId: string; checkoutId: string };
+    let unpaid: { orderId: string; checkoutId: string };
+    let firstRun: LogLine;
+
+    it('runs the hook once when the payment service delivers the completion', async () => {
+      const p = await start();
+      paid = await order();
+      unpaid = await order();
+      assert.equal((await post(`/api/sandbox/checkouts/${paid.checkoutId}/pay`)).status, 200);
+      firstRun = (await waitFor(() => p.hookRuns().find((l) => l.checkoutId === paid.checkoutId)))!;
+      assert.equal(firstRun.orderId, paid.orderId);
+      assert.ok(firstRun.webhookId);
+      // Killed as soon as the webhook was acknowledged (its request line, logged after the answer was made): nothing
+      // flushed on the way out. (Killed between the hook's return and the acknowledgement, the retry would run the hook
+      // again: the one window the README names.)
+      await waitFor(() =>
+        p.lines.some((l) => l.msg === 'request' && l.path === '/api/webhooks/kasir' && l.status === 200),
+      );
+      p.child.kill('SIGKILL');
+      await p.exited;
     });
 
-    it('gives the hook of a checkout created before the restart its order', async () => {
-      assert.equal((await post(`/api/sandbox/checkouts/${unpaid.checkoutId}/pay`)).status, 200);
-      const run = (await waitFor(() => p.hookRuns().find((l) => l.checkoutId === unpaid.checkoutId)))!;
-      assert.equal(run.orderId, unpaid.orderId);
-    });
+    describe('started again on the same KASIR_DATA_DIR', () => {
+      let p: ReturnType<typeof startProcess>;
+      before(async () => {
+        p = await start();
+      });
 
-    it('ran no hook twice', () => {
-      const runs = processes.flatMap((q) => q.hookRuns());
-      assert.equal(runs.filter((l) => l.checkoutId === paid.checkoutId).length, 1);
-      assert.equal(runs.filter((l) => l.checkoutId === unpaid.checkoutId).length, 1);
+      it('acknowledges the replayed webhook (same webhook-id) without running the hook', async () => {
+        const replay = await webhook(paid.checkoutId, firstRun.webhookId!);
+        assert.equal(replay.status, 200);
+        assert.match(replay.json.message, /Duplicate/);
+      });
+
+      it('acknowledges a new webhook id for the completed deposit (a "Resend") without running the hook', async () => {
+        const resend = await webhook(paid.checkoutId, `msg_resend_${paid.checkoutId}`);
+        assert.equal(resend.status, 200);
+        assert.equal(resend.json.message, 'Webhook received');
+      });
+
+      it('gives the hook of a checkout created before the restart its order', async () => {
+        assert.equal((await post(`/api/sandbox/checkouts/${unpaid.checkoutId}/pay`)).status, 200);
+        const run = (await waitFor(() => p.hookRuns().find((l) => l.checkoutId === unpaid.checkoutId)))!;
+        assert.equal(run.orderId, unpaid.orderId);
+      });
+
+      it('ran no hook twice', () => {
+        const runs = processes.flatMap((q) => q.hookRuns());
+        assert.equal(runs.filter((l) => l.checkoutId === paid.checkoutId).length, 1);
+        assert.equal(runs.filter((l) => l.checkoutId === unpaid.checkoutId).length, 1);
+      });
     });
-  });
-});
+  },
+);

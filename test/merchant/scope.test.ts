@@ -19,7 +19,9 @@ describe('merchant backend: /api reaches checkout deposits only', () => {
     up = await startUpstream();
     app = merchantApp(up);
   });
-  after(async () => { await up.close(); });
+  after(async () => {
+    await up.close();
+  });
 
   const notFound = (r: { status: number; json: unknown }, what: string) => {
     assert.equal(r.status, 404, `${what}: ${JSON.stringify(r.json)}`);
@@ -29,7 +31,12 @@ describe('merchant backend: /api reaches checkout deposits only', () => {
   it('a non-checkout deposit cannot be read, by its id or by the merchant reference', async () => {
     const reference = `order-${randomUUID().slice(0, 8)}`;
     const d = await app.service.client.createFiatDeposit({
-      inputCurrency: 'IDR', inputAmount: 123000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA', reference,
+      inputCurrency: 'IDR',
+      inputAmount: 123000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'BCA_VA',
+      reference,
     });
     const va = d.paymentFiat?.accountNumber;
     assert.ok(va);
@@ -47,27 +54,59 @@ describe('merchant backend: /api reaches checkout deposits only', () => {
 
   it('a non-checkout deposit cannot be cancelled, paid or expired', async () => {
     const fiat = await app.service.client.createFiatDeposit({
-      inputCurrency: 'IDR', inputAmount: 77000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS', reference: `order-${randomUUID()}`,
+      inputCurrency: 'IDR',
+      inputAmount: 77000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'QRIS',
+      reference: `order-${randomUUID()}`,
     });
-    const crypto = await app.service.client.createCryptoDeposit({ inputCurrency: (await app.service.client.listCryptos())[0].id, inputAmount: 1 });
+    const crypto = await app.service.client.createCryptoDeposit({
+      inputCurrency: (await app.service.client.listCryptos())[0].id,
+      inputAmount: 1,
+    });
     for (const d of [fiat, crypto]) {
-      for (const path of [`/api/checkouts/${d.depositId}/cancel`, `/api/sandbox/checkouts/${d.depositId}/pay`, `/api/sandbox/checkouts/${d.depositId}/expire`,
-        `/api/checkouts/${d.reference || d.depositId}/cancel`]) {
+      for (const path of [
+        `/api/checkouts/${d.depositId}/cancel`,
+        `/api/sandbox/checkouts/${d.depositId}/pay`,
+        `/api/sandbox/checkouts/${d.depositId}/expire`,
+        `/api/checkouts/${d.reference || d.depositId}/cancel`,
+      ]) {
         notFound(await call(merchantApp(up), 'POST', path), path);
       }
-      assert.equal((await app.service.client.getDeposit(d.depositId)).status, 'pending', `${d.depositType} deposit was changed`);
+      assert.equal(
+        (await app.service.client.getDeposit(d.depositId)).status,
+        'pending',
+        `${d.depositType} deposit was changed`,
+      );
     }
   });
 
   it('a non-checkout deposit learnt from a webhook is still not reachable', async () => {
     const d = await app.service.client.createFiatDeposit({
-      inputCurrency: 'IDR', inputAmount: 88000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BNI_VA', reference: `order-${randomUUID()}`,
+      inputCurrency: 'IDR',
+      inputAmount: 88000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'BNI_VA',
+      reference: `order-${randomUUID()}`,
     });
-    const body = JSON.stringify({ type: 'deposit.completed', orderId: d.depositId, depositId: d.depositId, reference: d.reference, status: 'completed', data: { ...d, status: 'completed' }, timestamp: new Date().toISOString() });
+    const body = JSON.stringify({
+      type: 'deposit.completed',
+      orderId: d.depositId,
+      depositId: d.depositId,
+      reference: d.reference,
+      status: 'completed',
+      data: { ...d, status: 'completed' },
+      timestamp: new Date().toISOString(),
+    });
     const headers = webhookHeaders(up.provider.credentials.webhookSecret, `msg_${randomUUID()}`, body);
     assert.equal((await call(app, 'POST', '/api/webhooks/kasir', body, headers)).status, 200);
     notFound(await call(app, 'GET', `/api/checkouts/${d.depositId}/deposit`), 'read after webhook');
-    notFound(await call(app, 'POST', `/api/checkouts/${d.depositId}/deposit`, { method: 'BNI_VA' }), 'choose after webhook');
+    notFound(
+      await call(app, 'POST', `/api/checkouts/${d.depositId}/deposit`, { method: 'BNI_VA' }),
+      'choose after webhook',
+    );
   });
 
   describe('a checkout is still reached by its id', () => {
@@ -75,26 +114,36 @@ describe('merchant backend: /api reaches checkout deposits only', () => {
     let c: Checkout;
     before(async () => {
       reader = merchantApp(up, {}, { statusRefreshMs: 100 });
-      c = (await call<Envelope<Checkout>>(reader, 'POST', '/api/checkouts', { amount: '61000', currency: 'IDR' })).json.data;
+      c = (await call<Envelope<Checkout>>(reader, 'POST', '/api/checkouts', { amount: '61000', currency: 'IDR' })).json
+        .data;
     });
 
     it('with no session call by the backend that created it', async () => {
       const mark = up.calls.length;
       assert.equal((await call(reader, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' })).status, 201);
       assert.equal((await call(reader, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
-      assert.deepEqual(up.calls.slice(mark).filter((x) => x.endsWith('/session')), [], 'created here: known without asking');
+      assert.deepEqual(
+        up.calls.slice(mark).filter((x) => x.endsWith('/session')),
+        [],
+        'created here: known without asking',
+      );
     });
 
     it('with one session call by another backend, however often it reads it', async () => {
       const cold = merchantApp(up, {}, { statusRefreshMs: 100 });
       const before = up.calls.length;
-      const reads = await Promise.all(Array.from({ length: 50 }, () => call<Envelope<Deposit>>(cold, 'GET', `/api/checkouts/${c.id}/deposit`)));
+      const reads = await Promise.all(
+        Array.from({ length: 50 }, () => call<Envelope<Deposit>>(cold, 'GET', `/api/checkouts/${c.id}/deposit`)),
+      );
       assert.ok(reads.every((r) => r.status === 200 && r.json.data.id === c.id));
       for (let i = 0; i < 3; i++) {
         await sleep(120);
         assert.equal((await call(cold, 'GET', `/api/checkouts/${c.id}/deposit`)).status, 200);
       }
-      assert.equal((await call<Envelope<Deposit>>(cold, 'POST', `/api/sandbox/checkouts/${c.id}/pay`)).json.data.status, 'completed');
+      assert.equal(
+        (await call<Envelope<Deposit>>(cold, 'POST', `/api/sandbox/checkouts/${c.id}/pay`)).json.data.status,
+        'completed',
+      );
       const sessions = up.calls.slice(before).filter((x) => x === `GET /checkout/${c.id}/session`);
       assert.equal(sessions.length, 1, 'one session call per checkout');
     });
@@ -103,8 +152,12 @@ describe('merchant backend: /api reaches checkout deposits only', () => {
 
 describe('merchant backend: the order total of a checkout created with a crypto outputAmount', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up.close(); });
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(async () => {
+    await up.close();
+  });
 
   let app: ReturnType<typeof merchantApp>;
   let checkoutId: string;
@@ -112,8 +165,14 @@ describe('merchant backend: the order total of a checkout created with a crypto 
   let r: Awaited<ReturnType<typeof call<Envelope<Checkout>>>>;
   before(async () => {
     app = merchantApp(up);
-    checkoutId = (await app.service.client.createCheckout({ inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' })).id;
-    hosted = (await bodyOf<Envelope<Checkout>>(await fetch(`${up.provider.credentials.checkoutUrl}/api/checkouts/${checkoutId}`))).data;
+    checkoutId = (
+      await app.service.client.createCheckout({ inputCurrency: 'IDR', outputAmount: 6, outputCurrency: 'USDT-POLYGON' })
+    ).id;
+    hosted = (
+      await bodyOf<Envelope<Checkout>>(
+        await fetch(`${up.provider.credentials.checkoutUrl}/api/checkouts/${checkoutId}`),
+      )
+    ).data;
     r = await call<Envelope<Checkout>>(app, 'GET', `/api/checkouts/${checkoutId}`);
   });
 
@@ -130,7 +189,9 @@ describe('merchant backend: the order total of a checkout created with a crypto 
   });
 
   it("measures the shopper's fee on the chosen deposit against the same order amount", async () => {
-    const chosen = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${checkoutId}/deposit`, { method: 'BCA_VA' });
+    const chosen = await call<Envelope<Deposit>>(app, 'POST', `/api/checkouts/${checkoutId}/deposit`, {
+      method: 'BCA_VA',
+    });
     assert.equal(chosen.json.data.fee, methodOf(r.json.data, 'BCA_VA').fee);
   });
 });
@@ -140,11 +201,22 @@ describe("merchant backend: a session's order amount", () => {
    * A session as a payment service may send it, older or looser than the interface's type: orderAmount missing or a
    * number, methods with only some fields. orderAmount() must cope, so the test hands it one as the wire would.
    */
-  type WireSession = Omit<CheckoutSession, 'orderAmount' | 'methods'> & { orderAmount?: string | number; methods: Array<Partial<SessionPaymentMethod>> };
+  type WireSession = Omit<CheckoutSession, 'orderAmount' | 'methods'> & {
+    orderAmount?: string | number;
+    methods: Array<Partial<SessionPaymentMethod>>;
+  };
   const session = (over: Partial<WireSession>): CheckoutSession => ({ ...base, ...over }) as CheckoutSession;
   const base: WireSession = {
-    id: 'c1', inputCurrency: 'IDR', outputCurrency: 'USDT-POLYGON', inputAmount: null, outputAmount: 6, feesPaidBy: 'shopper', expiresAt: '',
-    expired: false, deposit: null, methods: [],
+    id: 'c1',
+    inputCurrency: 'IDR',
+    outputCurrency: 'USDT-POLYGON',
+    inputAmount: null,
+    outputAmount: 6,
+    feesPaidBy: 'shopper',
+    expiresAt: '',
+    expired: false,
+    deposit: null,
+    methods: [],
   };
   const methods = [{ bankCode: 'BCA_VA', currency: 'IDR', paymentAmount: 102880, shopperFee: 4000 }];
 
@@ -155,7 +227,12 @@ describe("merchant backend: a session's order amount", () => {
     ['falls back to what the backend remembers', { methods: [] }, '98000', '98000'],
     ['answers 0 when nothing tells it', { methods: [] }, undefined, '0'],
     ['takes inputAmount', { inputAmount: 150000, outputAmount: null, methods: [] }, undefined, '150000'],
-    ['takes outputAmount when it is in the input currency', { outputCurrency: 'IDR', outputAmount: 100000, methods: [] }, undefined, '100000'],
+    [
+      'takes outputAmount when it is in the input currency',
+      { outputCurrency: 'IDR', outputAmount: 100000, methods: [] },
+      undefined,
+      '100000',
+    ],
   ];
   for (const [behaviour, over, known, expected] of rows) {
     it(`${behaviour}, never an amount of another currency`, () => {

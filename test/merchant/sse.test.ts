@@ -5,9 +5,17 @@ import type { RunningMerchant } from '../../server/merchant/server';
 import type { CompletedDeposit } from '../../server/merchant/hooks';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { bodyOf, dataOf, errorOf } from '../support/envelope';
-import { openEvents, runningMerchant, startUpstream, waitFor, type AnyEnvelope, type Envelope, type Upstream } from './support';
+import {
+  openEvents,
+  runningMerchant,
+  startUpstream,
+  waitFor,
+  type AnyEnvelope,
+  type Envelope,
+  type Upstream,
+} from './support';
 
-describe('merchant backend: live status over SSE, fed by the payment service\'s webhooks', () => {
+describe("merchant backend: live status over SSE, fed by the payment service's webhooks", () => {
   let up: Upstream;
   let merchant: RunningMerchant;
   let provider: PaymentServiceClient;
@@ -16,9 +24,24 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
   before(async () => {
     up = await startUpstream();
     // Long heartbeat and refresh: a change can only arrive through a webhook.
-    merchant = await runningMerchant(up, { heartbeatMs: 60_000, sseMaxPerAddress: 50, onDepositCompleted: (e) => { completed.push(e); } }, { statusRefreshMs: 60_000 });
+    merchant = await runningMerchant(
+      up,
+      {
+        heartbeatMs: 60_000,
+        sseMaxPerAddress: 50,
+        onDepositCompleted: (e) => {
+          completed.push(e);
+        },
+      },
+      { statusRefreshMs: 60_000 },
+    );
     const c = up.provider.credentials;
-    provider = new PaymentServiceClient({ baseUrl: c.baseUrl, clientId: c.clientId, clientSecret: c.clientSecret, accessToken: c.accessToken });
+    provider = new PaymentServiceClient({
+      baseUrl: c.baseUrl,
+      clientId: c.clientId,
+      clientSecret: c.clientSecret,
+      accessToken: c.accessToken,
+    });
   });
   after(async () => {
     await merchant.stop();
@@ -27,10 +50,15 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
 
   /** POSTs JSON to the running backend; its answer as the type the test expects. */
   const post = async <T = AnyEnvelope>(path: string, body?: unknown) => {
-    const res = await fetch(merchant.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(merchant.url + path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, json: await bodyOf<T>(res) };
   };
-  const newCheckout = async (amount: string) => (await post<Envelope<Checkout>>('/api/checkouts', { amount, currency: 'IDR' })).json.data;
+  const newCheckout = async (amount: string) =>
+    (await post<Envelope<Checkout>>('/api/checkouts', { amount, currency: 'IDR' })).json.data;
 
   describe('a stream opened before a method is chosen', () => {
     let checkout: Checkout;
@@ -121,16 +149,30 @@ describe('merchant backend: live status over SSE, fed by the payment service\'s 
   it('without webhooks, heartbeats re-read the status (bounded) and still push the change', async () => {
     // A second copy of the backend that receives no webhooks (they go to the first one).
     const { startMerchant } = await import('../../server/merchant/server');
-    const lonely = await startMerchant({ ...up.config({ statusRefreshMs: 100 }), fetch: up.countingFetch, heartbeatMs: 150, port: 0 });
+    const lonely = await startMerchant({
+      ...up.config({ statusRefreshMs: 100 }),
+      fetch: up.countingFetch,
+      heartbeatMs: 150,
+      port: 0,
+    });
     try {
-      const created = await fetch(`${lonely.url}/api/checkouts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ amount: '47000', currency: 'IDR' }) });
+      const created = await fetch(`${lonely.url}/api/checkouts`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ amount: '47000', currency: 'IDR' }),
+      });
       const checkout = await dataOf<Checkout>(created);
-      await fetch(`${lonely.url}/api/checkouts/${checkout.id}/deposit`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'QRIS' }) });
+      await fetch(`${lonely.url}/api/checkouts/${checkout.id}/deposit`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ method: 'QRIS' }),
+      });
       const raw: string[] = [];
       const res = await fetch(`${lonely.url}/api/checkouts/${checkout.id}/events`);
       const reading = (async () => {
         const decoder = new TextDecoder();
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) raw.push(decoder.decode(chunk, { stream: true }));
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+          raw.push(decoder.decode(chunk, { stream: true }));
       })();
       await waitFor(() => raw.join('').includes('"status":"pending"'));
       await provider.sandboxUpdateDeposit(checkout.id, 'completed');

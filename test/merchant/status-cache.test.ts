@@ -12,7 +12,10 @@ function gatedLoads<T>() {
   const pending: Array<{ key: string; resolve: (value: T) => void; reject: (err: unknown) => void }> = [];
   return {
     pending,
-    load: (key: string) => new Promise<T>((resolve, reject) => { pending.push({ key, resolve, reject }); }),
+    load: (key: string) =>
+      new Promise<T>((resolve, reject) => {
+        pending.push({ key, resolve, reject });
+      }),
   };
 }
 
@@ -25,8 +28,19 @@ describe('merchant status cache: stale-while-revalidate', () => {
   function reader(staleMs: number) {
     let t = 0;
     const loads = gatedLoads<string>();
-    const cache = new BoundedReader<string>(loads.load, { refreshMs, staleMs, now: () => t, isFinal: (v) => v === 'final' });
-    return { cache, loads, advance: (ms: number) => { t += ms; } };
+    const cache = new BoundedReader<string>(loads.load, {
+      refreshMs,
+      staleMs,
+      now: () => t,
+      isFinal: (v) => v === 'final',
+    });
+    return {
+      cache,
+      loads,
+      advance: (ms: number) => {
+        t += ms;
+      },
+    };
   }
 
   async function primed(staleMs: number, value = 'v1') {
@@ -53,7 +67,10 @@ describe('merchant status cache: stale-while-revalidate', () => {
     const { cache, loads, advance } = await primed(refreshMs);
     advance(2 * refreshMs + 1);
     let settled = false;
-    const answer = cache.get('k').then((v) => { settled = true; return v; });
+    const answer = cache.get('k').then((v) => {
+      settled = true;
+      return v;
+    });
     await flush();
     assert.equal(settled, false, 'too old: the reader waits');
     assert.equal(loads.pending.length, 1);
@@ -65,7 +82,10 @@ describe('merchant status cache: stale-while-revalidate', () => {
     const { cache, loads, advance } = await primed(0);
     advance(refreshMs + 10);
     let settled = false;
-    const answer = cache.get('k').then((v) => { settled = true; return v; });
+    const answer = cache.get('k').then((v) => {
+      settled = true;
+      return v;
+    });
     await flush();
     assert.equal(settled, false);
     loads.pending.shift()!.resolve('v2');
@@ -108,8 +128,13 @@ describe('merchant status cache: a deposit read in the background wakes its list
   it('answers the pending deposit at once, then the completed one the re-read found, telling the stream', async () => {
     let t = 0;
     const loads = gatedLoads<StoredDeposit | null>();
-    const cache = new DepositStatusCache(loads.load, new LocalState(), { refreshMs: 1000, staleMs: 1000, now: () => t });
-    const deposit = (status: string, version: number) => ({ checkoutId: 'c1', id: 'c1', status, version }) as unknown as StoredDeposit;
+    const cache = new DepositStatusCache(loads.load, new LocalState(), {
+      refreshMs: 1000,
+      staleMs: 1000,
+      now: () => t,
+    });
+    const deposit = (status: string, version: number) =>
+      ({ checkoutId: 'c1', id: 'c1', status, version }) as unknown as StoredDeposit;
     const first = cache.get('c1');
     await flush();
     loads.pending.shift()!.resolve(deposit('pending', 1));

@@ -15,7 +15,11 @@ import { testDatabaseEnv } from '../support/provider';
 export type { Envelope } from '../support/envelope';
 
 /** The fields every envelope of the widget API has, success or error (an error adds its label). */
-export interface AnyEnvelope { statusCode: number; message: string; error?: string }
+export interface AnyEnvelope {
+  statusCode: number;
+  message: string;
+  error?: string;
+}
 
 export interface Upstream {
   provider: RunningSandbox;
@@ -30,7 +34,12 @@ export interface Upstream {
 export async function startUpstream(): Promise<Upstream> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-merchant-test-'));
   const database = await testDatabaseEnv(); // PostgreSQL when the suite runs on it (test:server:pg)
-  const provider = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, ...database.env }, port: 0, scryptN: 2 ** 10, sweepIntervalMs: 60_000 });
+  const provider = await startSandbox({
+    env: { KASIR_DATA_DIR: dataDir, ...database.env },
+    port: 0,
+    scryptN: 2 ** 10,
+    sweepIntervalMs: 60_000,
+  });
   const calls: string[] = [];
   const countingFetch: typeof fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -39,10 +48,17 @@ export async function startUpstream(): Promise<Upstream> {
   };
   const creds = provider.credentials;
   return {
-    provider, calls, countingFetch,
+    provider,
+    calls,
+    countingFetch,
     config: (overrides = {}) => ({
-      baseUrl: creds.baseUrl, checkoutUrl: creds.checkoutUrl, clientId: creds.clientId, clientSecret: creds.clientSecret,
-      accessToken: creds.accessToken, webhookSecret: creds.webhookSecret, sandbox: true,
+      baseUrl: creds.baseUrl,
+      checkoutUrl: creds.checkoutUrl,
+      clientId: creds.clientId,
+      clientSecret: creds.clientSecret,
+      accessToken: creds.accessToken,
+      webhookSecret: creds.webhookSecret,
+      sandbox: true,
       ...overrides,
     }),
     async close() {
@@ -55,17 +71,33 @@ export async function startUpstream(): Promise<Upstream> {
 
 /** Points the sandbox merchant's webhooks at a running backend. */
 export async function routeWebhooksTo(upstream: Upstream, url: string) {
-  await sandboxDeps(upstream.provider).db.updateTable('merchants').set({ webhook_url: `${url}/api/webhooks/kasir` }).execute();
+  await sandboxDeps(upstream.provider)
+    .db.updateTable('merchants')
+    .set({ webhook_url: `${url}/api/webhooks/kasir` })
+    .execute();
 }
 
 /** createKasirApi mounted at /api, as a shop mounts it; `.api` is createKasirApi's app, `.service` its service. */
-export function merchantApp(upstream: Upstream, options: Partial<KasirApiOptions> = {}, config: Partial<KasirApiOptions> = {}) {
+export function merchantApp(
+  upstream: Upstream,
+  options: Partial<KasirApiOptions> = {},
+  config: Partial<KasirApiOptions> = {},
+) {
   const api = createKasirApi({ ...upstream.config(config), fetch: upstream.countingFetch, ...options });
   return Object.assign(new Hono().route('/api', api), { service: api.service, api });
 }
 
-export async function runningMerchant(upstream: Upstream, options: Partial<KasirApiOptions> = {}, config: Partial<KasirApiOptions> = {}): Promise<RunningMerchant> {
-  const merchant = await startMerchant({ ...upstream.config(config), fetch: upstream.countingFetch, ...options, port: 0 });
+export async function runningMerchant(
+  upstream: Upstream,
+  options: Partial<KasirApiOptions> = {},
+  config: Partial<KasirApiOptions> = {},
+): Promise<RunningMerchant> {
+  const merchant = await startMerchant({
+    ...upstream.config(config),
+    fetch: upstream.countingFetch,
+    ...options,
+    port: 0,
+  });
   await routeWebhooksTo(upstream, merchant.url);
   return merchant;
 }
@@ -76,7 +108,13 @@ export async function runningMerchant(upstream: Upstream, options: Partial<Kasir
  * it is): an envelope's common fields unless told, e.g. `call<Envelope<Checkout>>(...)`; undefined when the body is
  * empty or not JSON.
  */
-export async function call<T = AnyEnvelope>(app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function call<T = AnyEnvelope>(
+  app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await app.request(`http://localhost${path}`, {
     method,
     headers: { ...(body === undefined && method === 'GET' ? {} : { 'Content-Type': 'application/json' }), ...headers },
@@ -87,7 +125,11 @@ export async function call<T = AnyEnvelope>(app: { request: (input: string, init
   const resHeaders = new Headers(res.headers);
   const text = await res.text();
   let json: unknown;
-  try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
   return { res, headers: resHeaders, status: res.status, json: json as T, text };
 }
 
@@ -110,7 +152,10 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, 
   }
 }
 
-interface SseEvent { event?: string; data?: string }
+interface SseEvent {
+  event?: string;
+  data?: string;
+}
 
 /**
  * Opens an SSE stream and collects its events (and the `retry:` hints the server sends); `done` resolves when the
@@ -157,8 +202,22 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
     }
   })();
   return {
-    events, retries, done, close: () => controller.abort(),
-    get status() { return status; }, get contentType() { return contentType; }, get retryAfter() { return retryAfter; }, get body() { return body; },
+    events,
+    retries,
+    done,
+    close: () => controller.abort(),
+    get status() {
+      return status;
+    },
+    get contentType() {
+      return contentType;
+    },
+    get retryAfter() {
+      return retryAfter;
+    },
+    get body() {
+      return body;
+    },
   };
 }
 
@@ -166,23 +225,62 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
  * A deposit as the payment service answers it (interface 2.2), with a user id and a note that must never reach a
  * shopper (the no-leak assertions look for them).
  */
-export function upstreamDeposit(id: string, status: Deposit['status'], updatedAt = new Date().toISOString(), version = 1): Deposit {
+export function upstreamDeposit(
+  id: string,
+  status: Deposit['status'],
+  updatedAt = new Date().toISOString(),
+  version = 1,
+): Deposit {
   return {
-    id: 'row1', depositId: id, depositType: 'fiat', userId: 'user-secret-id', inputCurrency: 'IDR', inputAmount: 150000,
-    outputCurrency: 'IDR', exchangeRate: 1, outputAmount: 146000, fee: { amount: 4000, percentage: 0, currency: 'IDR' },
-    paymentFiat: { bankName: 'Bank Central Asia', bankCode: 'BCA_VA', accountName: 'Kasir Sandbox Store', accountNumber: '3935812345678901' },
-    paymentCrypto: {}, status, activityHistory: [], reference: '', note: 'internal note', bankNote: '',
-    paidAmount: status === 'completed' ? 150000 : 0, remainingAmount: status === 'pending' ? 150000 : 0, overpaidAmount: 0,
-    paidValue: status === 'completed' ? 150000 : 0, remainingValue: status === 'pending' ? 150000 : 0, overpaidValue: 0, orderCurrency: 'IDR',
-    payments: status === 'completed' ? [{ amount: 150000, currency: 'IDR', method: 'BCA_VA', value: 150000, receivedAt: updatedAt, late: false }] : [],
-    expiredAt: new Date(Date.now() + 86_400_000).toISOString(), createdAt: updatedAt, updatedAt, version,
+    id: 'row1',
+    depositId: id,
+    depositType: 'fiat',
+    userId: 'user-secret-id',
+    inputCurrency: 'IDR',
+    inputAmount: 150000,
+    outputCurrency: 'IDR',
+    exchangeRate: 1,
+    outputAmount: 146000,
+    fee: { amount: 4000, percentage: 0, currency: 'IDR' },
+    paymentFiat: {
+      bankName: 'Bank Central Asia',
+      bankCode: 'BCA_VA',
+      accountName: 'Kasir Sandbox Store',
+      accountNumber: '3935812345678901',
+    },
+    paymentCrypto: {},
+    status,
+    activityHistory: [],
+    reference: '',
+    note: 'internal note',
+    bankNote: '',
+    paidAmount: status === 'completed' ? 150000 : 0,
+    remainingAmount: status === 'pending' ? 150000 : 0,
+    overpaidAmount: 0,
+    paidValue: status === 'completed' ? 150000 : 0,
+    remainingValue: status === 'pending' ? 150000 : 0,
+    overpaidValue: 0,
+    orderCurrency: 'IDR',
+    payments:
+      status === 'completed'
+        ? [{ amount: 150000, currency: 'IDR', method: 'BCA_VA', value: 150000, receivedAt: updatedAt, late: false }]
+        : [],
+    expiredAt: new Date(Date.now() + 86_400_000).toISOString(),
+    createdAt: updatedAt,
+    updatedAt,
+    version,
   };
 }
 
 /** The body of the deposit webhook for `deposit` (docs/design.md section 3), as the service sends it. */
 export function depositEvent(deposit: Deposit): string {
   return JSON.stringify({
-    type: `deposit.${deposit.status}`, orderId: deposit.depositId, depositId: deposit.depositId, reference: '', status: deposit.status,
-    data: deposit, timestamp: new Date().toISOString(),
+    type: `deposit.${deposit.status}`,
+    orderId: deposit.depositId,
+    depositId: deposit.depositId,
+    reference: '',
+    status: deposit.status,
+    data: deposit,
+    timestamp: new Date().toISOString(),
   });
 }

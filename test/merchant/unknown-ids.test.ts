@@ -7,7 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import type { RunningMerchant } from '../../server/merchant/index';
-import { openEvents, routeWebhooksTo, runningMerchant, sleep, startUpstream, waitFor, type Envelope, type Upstream } from './support';
+import {
+  openEvents,
+  routeWebhooksTo,
+  runningMerchant,
+  sleep,
+  startUpstream,
+  waitFor,
+  type Envelope,
+  type Upstream,
+} from './support';
 
 describe('unknown checkout ids', () => {
   let up: Upstream;
@@ -33,19 +42,28 @@ describe('unknown checkout ids', () => {
   });
 
   it('bounds the unknown ids one address may look up (429 past the bound, no upstream call), keeps no entry for them, and lets known checkouts through', async () => {
-    const created = await fetch(`${merchant.url}/api/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '150000', currency: 'IDR' }) });
+    const created = await fetch(`${merchant.url}/api/checkouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
+    });
     const known = ((await created.json()) as Envelope<Checkout>).data.id;
     const { service } = merchant.app.api;
     const held = [service.checkouts.size, service.sessions.size];
     const before = up.calls.length;
     const statuses: number[] = [];
-    for (let i = 0; i < 60; i++) statuses.push((await fetch(`${merchant.url}/api/checkouts/${randomUUID()}/deposit`)).status);
+    for (let i = 0; i < 60; i++)
+      statuses.push((await fetch(`${merchant.url}/api/checkouts/${randomUUID()}/deposit`)).status);
     // The first test's id counted too (its two reads in this minute missed).
     assert.ok(up.calls.length - before <= 20, `${up.calls.length - before} upstream calls for 60 unknown ids`);
     assert.ok(statuses.filter((s) => s === 404).length <= 20);
     assert.equal(statuses.at(-1), 429);
     assert.deepEqual([service.checkouts.size, service.sessions.size], held, 'no reader entry kept for an unknown id');
-    assert.equal((await fetch(`${merchant.url}/api/checkouts/${known}`)).status, 200, 'a known checkout is not refused');
+    assert.equal(
+      (await fetch(`${merchant.url}/api/checkouts/${known}`)).status,
+      200,
+      'a known checkout is not refused',
+    );
   });
 });
 
@@ -63,15 +81,25 @@ describe('event streams when no webhook reaches the backend', () => {
   });
 
   it('a partial payment reaches the stream within about one refresh interval (as a poller sees it), not at the next heartbeat', async () => {
-    const post = (path: string, body: unknown) => fetch(`${merchant.url}/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const { data: checkout } = (await (await post('/checkouts', { amount: '150000', currency: 'IDR' })).json()) as Envelope<Checkout>;
+    const post = (path: string, body: unknown) =>
+      fetch(`${merchant.url}/api${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const { data: checkout } = (await (
+      await post('/checkouts', { amount: '150000', currency: 'IDR' })
+    ).json()) as Envelope<Checkout>;
     assert.equal((await post(`/checkouts/${checkout.id}/deposit`, { method: 'BCA_TRANSFER' })).status, 201);
     const stream = openEvents(`${merchant.url}/api/checkouts/${checkout.id}/events`);
     try {
       await waitFor(() => stream.events.length > 0, 5000);
       await up.provider.pay(checkout.id, { amount: '50000' });
       const paidAt = Date.now();
-      await waitFor(() => stream.events.some((e) => (JSON.parse(e.data ?? '{}') as Deposit).paidAmount === '50000'), 3000);
+      await waitFor(
+        () => stream.events.some((e) => (JSON.parse(e.data ?? '{}') as Deposit).paidAmount === '50000'),
+        3000,
+      );
       assert.ok(Date.now() - paidAt < 3000);
     } finally {
       stream.close();

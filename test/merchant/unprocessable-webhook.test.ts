@@ -13,25 +13,63 @@ import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type U
 
 describe('merchant receiver: a webhook it cannot process (issue 28 item 5)', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
-  after(async () => { await up.close(); });
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(async () => {
+    await up.close();
+  });
 
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _encoding, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
 
-  for (const [name, bad] of [['paidAmount null', null], ['paidAmount a string', 'lots'], ['remainingAmount an object', {}]] as const) {
+  for (const [name, bad] of [
+    ['paidAmount null', null],
+    ['paidAmount a string', 'lots'],
+    ['remainingAmount an object', {}],
+  ] as const) {
     it(`paid_late with ${name}: 200 refused, no hook, one warning naming the deposit, and a retry is not processed again`, async () => {
       lines.length = 0;
       let hooks = 0;
-      const app = merchantApp(up, { onDepositPaidLate: () => { hooks++; }, onDepositExpired: () => { hooks++; }, logger: createLogger('test', { level: 'warn', destination }) });
+      const app = merchantApp(up, {
+        onDepositPaidLate: () => {
+          hooks++;
+        },
+        onDepositExpired: () => {
+          hooks++;
+        },
+        logger: createLogger('test', { level: 'warn', destination }),
+      });
       const id = randomUUID();
       const deposit = upstreamDeposit(id, 'expired');
       const field = name.split(' ')[0];
-      const body = JSON.parse(depositEvent({ ...deposit, payments: [{ amount: 1e308, currency: 'IDR', method: 'BCA_VA', value: 1e308, receivedAt: deposit.updatedAt, late: true }] })) as Record<string, unknown>;
+      const body = JSON.parse(
+        depositEvent({
+          ...deposit,
+          payments: [
+            {
+              amount: 1e308,
+              currency: 'IDR',
+              method: 'BCA_VA',
+              value: 1e308,
+              receivedAt: deposit.updatedAt,
+              late: true,
+            },
+          ],
+        }),
+      ) as Record<string, unknown>;
       body.type = 'deposit.paid_late';
       (body.data as Record<string, unknown>)[field] = bad;
       const text = JSON.stringify(body);
-      const headers = { 'Content-Type': 'application/json', ...webhookHeaders(up.provider.credentials.webhookSecret, `msg_${id}`, text) };
+      const headers = {
+        'Content-Type': 'application/json',
+        ...webhookHeaders(up.provider.credentials.webhookSecret, `msg_${id}`, text),
+      };
       const first = await call(app, 'POST', '/api/webhooks/kasir', text, headers);
       assert.equal(first.status, 200, first.text);
       assert.equal((first.json as { refused?: boolean }).refused, true);

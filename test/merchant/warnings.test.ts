@@ -14,7 +14,12 @@ import { routeWebhooksTo, startUpstream, waitFor, type Upstream } from './suppor
 
 const SHOP = fileURLToPath(new URL('./fixtures/shop-default-logger.ts', import.meta.url));
 
-interface Shop { url: string; output: () => string; lines: (pattern: RegExp) => string[]; stop(): Promise<void> }
+interface Shop {
+  url: string;
+  output: () => string;
+  lines: (pattern: RegExp) => string[];
+  stop(): Promise<void>;
+}
 
 const running = new Set<ChildProcess>();
 
@@ -23,7 +28,10 @@ async function startShop(options: Partial<KasirApiOptions>, env: Record<string, 
   const childEnv: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('KASIR_')) childEnv[key] = value;
   Object.assign(childEnv, env, { KASIR_TEST_OPTIONS: JSON.stringify(options) });
-  const child = spawn(process.execPath, ['--import', 'tsx', SHOP], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', SHOP], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -54,16 +62,22 @@ async function lineOf(shop: Shop, pattern: RegExp, timeoutMs = 8000): Promise<st
 }
 
 async function post(url: string, body?: unknown) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as { message: string; data?: Checkout } };
 }
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    const server = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
   });
 }
 
@@ -81,29 +95,42 @@ async function payThrough(shop: Shop) {
 
 describe('the merchant backend warns at the default log level', () => {
   let up: Upstream;
-  before(async () => { up = await startUpstream(); });
+  before(async () => {
+    up = await startUpstream();
+  });
   after(async () => {
-    await Promise.all([...running].map((child) => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); })));
+    await Promise.all(
+      [...running].map(
+        (child) =>
+          new Promise((r) => {
+            child.once('exit', r);
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
     await up.close();
   });
 
-  it('a wrong client secret: one line with the status, the service\'s message and the settings to check; the shopper is told nothing untrue', async () => {
+  it("a wrong client secret: one line with the status, the service's message and the settings to check; the shopper is told nothing untrue", async () => {
     const wrong = `sk_test_${randomBytes(12).toString('hex')}`;
     const shop = await startShop(up.config({ clientSecret: wrong }));
     try {
       const first = await post(`${shop.url}/api/checkouts`, { amount: '150000', currency: 'IDR' });
       assert.equal(first.status, 502);
-      assert.doesNotMatch(first.json.message, /notified/, 'the shop was told nothing by the browser\'s request alone');
+      assert.doesNotMatch(first.json.message, /notified/, "the shop was told nothing by the browser's request alone");
       const line = await lineOf(shop, /refused the shop's request/);
       assert.match(line, /401/);
-      assert.match(line, /signature/i, 'the service\'s own message');
+      assert.match(line, /signature/i, "the service's own message");
       assert.match(line, /KASIR_CLIENT_ID and KASIR_CLIENT_SECRET/);
       assert.match(line, /"level":40|WARN/i);
       // Once per cause and minute.
       await post(`${shop.url}/api/checkouts`, { amount: '150000', currency: 'IDR' });
       await new Promise((r) => setTimeout(r, 600));
       assert.equal(shop.lines(/refused the shop's request/).length, 1, shop.output());
-      assert.ok(!shop.output().includes(wrong) && !shop.output().includes(up.provider.credentials.clientSecret), 'a secret in the log');
+      assert.ok(
+        !shop.output().includes(wrong) && !shop.output().includes(up.provider.credentials.clientSecret),
+        'a secret in the log',
+      );
     } finally {
       await shop.stop();
     }
@@ -111,7 +138,9 @@ describe('the merchant backend warns at the default log level', () => {
 
   it('a stopped payment service: one line naming its URL and KASIR_BASE_URL; the shopper gets 503', async () => {
     const port = await freePort();
-    const shop = await startShop(up.config({ baseUrl: `http://127.0.0.1:${port}`, checkoutUrl: `http://127.0.0.1:${port}/checkout` }));
+    const shop = await startShop(
+      up.config({ baseUrl: `http://127.0.0.1:${port}`, checkoutUrl: `http://127.0.0.1:${port}/checkout` }),
+    );
     try {
       const res = await post(`${shop.url}/api/checkouts`, { amount: '150000', currency: 'IDR' });
       assert.equal(res.status, 503);
@@ -157,7 +186,14 @@ describe('the merchant backend warns at the default log level', () => {
       assert.equal(res.status, 503);
       assert.match(res.json.message, /settings are incomplete/);
       const line = await lineOf(shop, /missing/);
-      for (const name of ['KASIR_BASE_URL', 'KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET', 'KASIR_ACCESS_TOKEN', 'KASIR_WEBHOOK_SECRET']) assert.match(line, new RegExp(name));
+      for (const name of [
+        'KASIR_BASE_URL',
+        'KASIR_CLIENT_ID',
+        'KASIR_CLIENT_SECRET',
+        'KASIR_ACCESS_TOKEN',
+        'KASIR_WEBHOOK_SECRET',
+      ])
+        assert.match(line, new RegExp(name));
     } finally {
       await shop.stop();
     }

@@ -6,7 +6,15 @@ import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import type { CompletedDeposit } from '../../server/merchant/hooks';
 import { createKasirApi, verifyWebhook, WebhookVerificationError } from '../../server/merchant/index';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
-import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type Envelope, type Upstream } from './support';
+import {
+  call,
+  depositEvent,
+  merchantApp,
+  startUpstream,
+  upstreamDeposit,
+  type Envelope,
+  type Upstream,
+} from './support';
 
 describe('merchant backend: webhook receiver', () => {
   let up: Upstream;
@@ -15,7 +23,9 @@ describe('merchant backend: webhook receiver', () => {
     up = await startUpstream();
     secret = up.provider.credentials.webhookSecret;
   });
-  after(async () => { await up.close(); });
+  after(async () => {
+    await up.close();
+  });
 
   const deliver = (app: ReturnType<typeof merchantApp>, body: string, headers: Record<string, string>) =>
     call(app, 'POST', '/api/webhooks/kasir', body, { 'Content-Type': 'application/json', ...headers });
@@ -26,9 +36,14 @@ describe('merchant backend: webhook receiver', () => {
     let id: string;
     let first: Awaited<ReturnType<typeof deliver>>;
     before(async () => {
-      app = merchantApp(up, { onDepositCompleted: (e) => { completed.push(e); } });
+      app = merchantApp(up, {
+        onDepositCompleted: (e) => {
+          completed.push(e);
+        },
+      });
       // A checkout this backend created (only checkouts are readable through /api).
-      id = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' })).json.data.id;
+      id = (await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', { amount: '150000', currency: 'IDR' })).json
+        .data.id;
       const body = depositEvent(upstreamDeposit(id, 'completed'));
       first = await deliver(app, body, webhookHeaders(secret, `msg_${id}`, body));
     });
@@ -54,7 +69,11 @@ describe('merchant backend: webhook receiver', () => {
 
   it('acknowledges a duplicate delivery (same webhook-id) without processing it again', async () => {
     let calls = 0;
-    const app = merchantApp(up, { onDepositCompleted: () => { calls++; } });
+    const app = merchantApp(up, {
+      onDepositCompleted: () => {
+        calls++;
+      },
+    });
     const id = randomUUID();
     const body = depositEvent(upstreamDeposit(id, 'completed'));
     const headers = webhookHeaders(secret, `msg_${id}`, body);
@@ -70,11 +89,21 @@ describe('merchant backend: webhook receiver', () => {
 
   it('calls onDepositCompleted once per deposit even across different webhook ids', async () => {
     let calls = 0;
-    const app = merchantApp(up, { onDepositCompleted: async () => { calls++; await new Promise((r) => setTimeout(r, 20)); } });
+    const app = merchantApp(up, {
+      onDepositCompleted: async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 20));
+      },
+    });
     const id = randomUUID();
     const body = depositEvent(upstreamDeposit(id, 'completed'));
-    const results = await Promise.all([1, 2, 3].map((n) => deliver(app, body, webhookHeaders(secret, `msg_${id}_${n}`, body))));
-    assert.deepEqual(results.map((r) => r.status), [200, 200, 200]);
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => deliver(app, body, webhookHeaders(secret, `msg_${id}_${n}`, body))),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200, 200],
+    );
     assert.equal(calls, 1);
   });
 
@@ -93,7 +122,9 @@ describe('merchant backend: webhook receiver', () => {
     let refusing: ReturnType<typeof merchantApp>;
     const id = randomUUID();
     const body = depositEvent(upstreamDeposit(id, 'completed'));
-    before(() => { refusing = merchantApp(up, { onDepositCompleted: () => assert.fail('must not be called') }); });
+    before(() => {
+      refusing = merchantApp(up, { onDepositCompleted: () => assert.fail('must not be called') });
+    });
 
     it('a tampered body, as a bad signature in the envelope', async () => {
       const tampered = await deliver(refusing, body.replace('150000', '1'), webhookHeaders(secret, `msg_${id}`, body));
@@ -102,7 +133,11 @@ describe('merchant backend: webhook receiver', () => {
     });
 
     it('a body signed with another secret', async () => {
-      const wrong = await deliver(refusing, body, webhookHeaders('whsec_' + Buffer.from('another secret entirely').toString('base64'), `msg_${id}`, body));
+      const wrong = await deliver(
+        refusing,
+        body,
+        webhookHeaders('whsec_' + Buffer.from('another secret entirely').toString('base64'), `msg_${id}`, body),
+      );
       assert.equal(wrong.status, 401);
     });
 
@@ -121,16 +156,30 @@ describe('merchant backend: webhook receiver', () => {
     let app: ReturnType<typeof merchantApp>;
     const id = randomUUID();
     const body = depositEvent(upstreamDeposit(id, 'completed'));
-    before(() => { app = merchantApp(up, { onDepositCompleted: () => { calls++; } }); });
+    before(() => {
+      app = merchantApp(up, {
+        onDepositCompleted: () => {
+          calls++;
+        },
+      });
+    });
 
     it('refuses a stale one as stale', async () => {
-      const stale = await deliver(app, body, webhookHeaders(secret, `msg_${id}`, body, new Date(Date.now() - 6 * 60_000)));
+      const stale = await deliver(
+        app,
+        body,
+        webhookHeaders(secret, `msg_${id}`, body, new Date(Date.now() - 6 * 60_000)),
+      );
       assert.equal(stale.status, 401);
       assert.match(stale.json.message, /Stale/);
     });
 
     it('refuses one from the future, calling no hook for either', async () => {
-      const future = await deliver(app, body, webhookHeaders(secret, `msg_${id}`, body, new Date(Date.now() + 6 * 60_000)));
+      const future = await deliver(
+        app,
+        body,
+        webhookHeaders(secret, `msg_${id}`, body, new Date(Date.now() + 6 * 60_000)),
+      );
       assert.equal(future.status, 401);
       assert.equal(calls, 0);
     });
@@ -148,7 +197,12 @@ describe('merchant backend: webhook receiver', () => {
     const id = randomUUID();
     const body = depositEvent(upstreamDeposit(id, 'completed'));
     before(() => {
-      app = merchantApp(up, { onDepositCompleted: () => { attempts++; if (attempts === 1) throw new Error('database down'); } });
+      app = merchantApp(up, {
+        onDepositCompleted: () => {
+          attempts++;
+          if (attempts === 1) throw new Error('database down');
+        },
+      });
     });
 
     it('answers 503 in the envelope without its error', async () => {
@@ -167,13 +221,19 @@ describe('merchant backend: webhook receiver', () => {
 
   describe('answers 400 to a signed body that is not a JSON object, like malformed JSON', () => {
     let app: ReturnType<typeof merchantApp>;
-    before(() => { app = merchantApp(up); });
+    before(() => {
+      app = merchantApp(up);
+    });
     for (const body of ['[]', '[{"depositId":"x"}]', '"deposit"', '42', 'null', 'true', '{', '']) {
       it(`such as ${JSON.stringify(body)}`, async () => {
         const headers = webhookHeaders(secret, `msg_${randomUUID()}`, body);
         const r = await deliver(app, body, headers);
         assert.equal(r.status, 400, `${JSON.stringify(body)} -> ${r.status} ${r.text}`);
-        assert.deepEqual(r.json, { statusCode: 400, error: 'Bad Request', message: 'Webhook body is not a JSON object' });
+        assert.deepEqual(r.json, {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: 'Webhook body is not a JSON object',
+        });
       });
     }
   });
@@ -218,8 +278,14 @@ describe('merchant backend: one format of the webhook secret', () => {
   for (const secret of ['whsec_ab=cd', 'whsec_=abc', 'whsec_']) {
     it(`refuses ${secret} in the settings, as the verifier does`, () => {
       const body = '{}';
-      assert.throws(() => verifyWebhook(secret, webhookHeaders(newWebhookSecret(), 'msg_1', body), body), (err: WebhookVerificationError) => err.reason === 'bad_secret');
-      assert.throws(() => createKasirApi({ ...options, webhookSecret: secret }), /webhookSecret must look like whsec_<base64>/);
+      assert.throws(
+        () => verifyWebhook(secret, webhookHeaders(newWebhookSecret(), 'msg_1', body), body),
+        (err: WebhookVerificationError) => err.reason === 'bad_secret',
+      );
+      assert.throws(
+        () => createKasirApi({ ...options, webhookSecret: secret }),
+        /webhookSecret must look like whsec_<base64>/,
+      );
     });
   }
 

@@ -28,7 +28,13 @@ describe('a deposit changed on one copy', { timeout: 120_000 }, () => {
     assert.ok(testDatabaseUrl, 'KASIR_TEST_DATABASE_URL: run through npm run test:multi');
     assert.ok(existsSync(SERVICE_CLI), `${SERVICE_CLI} is missing: build first (npm run build)`);
     database = await createTestDatabase();
-    const env = { DATABASE_URL: database.url, PROVIDER_PORT: '0', KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', KASIR_WEBHOOK_URL: 'http://127.0.0.1:9/hooks' };
+    const env = {
+      DATABASE_URL: database.url,
+      PROVIDER_PORT: '0',
+      KASIR_SCRYPT_N: '1024',
+      KASIR_LOG_LEVEL: 'warn',
+      KASIR_WEBHOOK_URL: 'http://127.0.0.1:9/hooks',
+    };
     copies.push(await startProc(SERVICE_CLI, env, SERVICE_READY));
     copies.push(await startProc(SERVICE_CLI, env, SERVICE_READY));
     credentials = JSON.parse(readFileSync(join(copies[0]!.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials;
@@ -43,14 +49,25 @@ describe('a deposit changed on one copy', { timeout: 120_000 }, () => {
     const text = body === undefined ? '' : JSON.stringify(body);
     const res = await fetch(copy.url + target, {
       method,
-      headers: { ...signedRequestHeaders(credentials.clientId, credentials.clientSecret, method, target, text), ...(text ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...signedRequestHeaders(credentials.clientId, credentials.clientSecret, method, target, text),
+        ...(text ? { 'content-type': 'application/json' } : {}),
+      },
       body: text || undefined,
     });
-    return { status: res.status, json: (await res.json()) as { message: string; data: { id: string; version: number; paymentFiat: { bankCode?: string; qrData?: string } } } };
+    return {
+      status: res.status,
+      json: (await res.json()) as {
+        message: string;
+        data: { id: string; version: number; paymentFiat: { bankCode?: string; qrData?: string } };
+      },
+    };
   };
   const choose = async (copy: Proc, checkoutId: string, paymentMethod: string) => {
     const res = await fetch(`${copy.url}/checkout/${checkoutId}/deposit`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paymentMethod }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ paymentMethod }),
     });
     const json = (await res.json()) as { message: string; choice?: string };
     assert.ok(res.status === 200 || res.status === 201, `choice ${res.status}: ${json.message}`);

@@ -19,15 +19,27 @@ import { createTestDatabase, testDatabaseUrl } from '../support/provider';
 
 const CLI = 'server/provider/dist/provider/cli.js';
 
-interface Copy { child: ChildProcess; url: string; credentials: SandboxCredentials; dataDir: string; output: string[] }
+interface Copy {
+  child: ChildProcess;
+  url: string;
+  credentials: SandboxCredentials;
+  dataDir: string;
+  output: string[];
+}
 
 async function startCopy(databaseUrl: string, webhookUrl: string): Promise<Copy> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-copy-'));
   const output: string[] = [];
   const child = spawn(process.execPath, [CLI], {
     env: {
-      ...process.env, DATABASE_URL: databaseUrl, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', KASIR_WEBHOOK_URL: webhookUrl,
-      KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', KASIR_WEBHOOK_TIMEOUT_MS: '2000',
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      KASIR_DATA_DIR: dataDir,
+      PROVIDER_PORT: '0',
+      KASIR_WEBHOOK_URL: webhookUrl,
+      KASIR_SCRYPT_N: '1024',
+      KASIR_LOG_LEVEL: 'warn',
+      KASIR_WEBHOOK_TIMEOUT_MS: '2000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -58,7 +70,11 @@ async function stopCopy(copy: Copy | undefined): Promise<void> {
   rmSync(copy.dataDir, { recursive: true, force: true });
 }
 
-interface Arrival { webhookId: string; depositId: string; type: string }
+interface Arrival {
+  webhookId: string;
+  depositId: string;
+  type: string;
+}
 
 async function startReceiver() {
   const arrivals: Arrival[] = [];
@@ -75,7 +91,11 @@ async function startReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
     arrivals,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -89,17 +109,32 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 }
 
 /** A bearer call; the answer's status and data. */
-async function call<T>(copy: Copy, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; data: T; message: string }> {
+async function call<T>(
+  copy: Copy,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; data: T; message: string }> {
   const res = await fetch(copy.url + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await res.json()) as { data: T; message: string };
   return { status: res.status, data: json.data, message: json.message };
 }
 
-const FIAT = { inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' };
+const FIAT = {
+  inputCurrency: 'IDR',
+  inputAmount: 150000,
+  outputCurrency: 'IDR',
+  balanceType: 'fiat',
+  paymentMethod: 'BCA_VA',
+};
 
 describe('two copies of the payment service on one PostgreSQL database', { timeout: 180_000 }, () => {
   let database: { url: string; drop(): Promise<void> };
@@ -114,7 +149,10 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
   };
 
   before(async () => {
-    assert.ok(testDatabaseUrl, 'KASIR_TEST_DATABASE_URL is not set: run through npm run test:multi (test/support/with-postgres.sh)');
+    assert.ok(
+      testDatabaseUrl,
+      'KASIR_TEST_DATABASE_URL is not set: run through npm run test:multi (test/support/with-postgres.sh)',
+    );
     assert.ok(existsSync(CLI), `${CLI} is missing: build first (npx tsc -b server/provider)`);
     database = await createTestDatabase();
     receiver = await startReceiver();
@@ -134,7 +172,10 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
   it('seeds one merchant account: both copies write the same credentials', () => {
     const { accessToken: _a, ...first } = a.credentials;
     const { accessToken: _b, ...second } = b!.credentials;
-    assert.deepEqual({ ...first, baseUrl: '', checkoutUrl: '', dashboardUrl: '' }, { ...second, baseUrl: '', checkoutUrl: '', dashboardUrl: '' });
+    assert.deepEqual(
+      { ...first, baseUrl: '', checkoutUrl: '', dashboardUrl: '' },
+      { ...second, baseUrl: '', checkoutUrl: '', dashboardUrl: '' },
+    );
   });
 
   it('accepts a token issued by one copy on the other (one signing key)', async () => {
@@ -146,7 +187,9 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
   it('lets the seeded password log in on either copy', async () => {
     for (const copy of [a, b!]) {
       const res = await fetch(`${copy.url}/v1/auth/login`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: a.credentials.email, password: a.credentials.password }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: a.credentials.email, password: a.credentials.password }),
       });
       assert.equal(res.status, 200);
     }
@@ -156,7 +199,10 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
     const { clientId, clientSecret } = a.credentials;
     const target = `/v1/deposit/${await createOn(a)}`;
     const body = JSON.stringify({ status: 'completed' });
-    const headers = { ...signedRequestHeaders(clientId, clientSecret, 'PATCH', target, body), 'content-type': 'application/json' };
+    const headers = {
+      ...signedRequestHeaders(clientId, clientSecret, 'PATCH', target, body),
+      'content-type': 'application/json',
+    };
     const first = await fetch(a.url + target, { method: 'PATCH', headers, body });
     assert.equal(first.status, 200);
     const replay = await fetch(b!.url + target, { method: 'PATCH', headers, body });
@@ -168,11 +214,16 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
     const id = await createOn(a);
     const statusOn = async (copy: Copy) => {
       const target = `/v1/deposit/${id}`;
-      const res = await fetch(copy.url + target, { headers: signedRequestHeaders(a.credentials.clientId, a.credentials.clientSecret, 'GET', target, '') });
+      const res = await fetch(copy.url + target, {
+        headers: signedRequestHeaders(a.credentials.clientId, a.credentials.clientSecret, 'GET', target, ''),
+      });
       return ((await res.json()) as { data: { status: string } }).data.status;
     };
     assert.equal(await statusOn(a), 'pending'); // cached on a now
-    assert.equal((await call(b!, a.credentials.accessToken, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' })).status, 200);
+    assert.equal(
+      (await call(b!, a.credentials.accessToken, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' })).status,
+      200,
+    );
     const t0 = Date.now();
     await waitFor(async () => (await statusOn(a)) === 'completed', 2000, 'the completion on a');
     assert.ok(Date.now() - t0 < 500, `seen after ${Date.now() - t0} ms`);
@@ -182,7 +233,11 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(await createOn(i % 2 ? a : b!));
     const before = receiver.arrivals.length;
-    await Promise.all(ids.map((id, i) => call(i % 3 ? a : b!, a.credentials.accessToken, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' })));
+    await Promise.all(
+      ids.map((id, i) =>
+        call(i % 3 ? a : b!, a.credentials.accessToken, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' }),
+      ),
+    );
     await waitFor(() => ids.every((id) => receiver.arrivals.some((x) => x.depositId === id)), 10_000, 'every webhook');
     await new Promise((r) => setTimeout(r, 500));
     const arrived = receiver.arrivals.slice(before).filter((x) => ids.includes(x.depositId));
@@ -200,29 +255,34 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
       let next = 0;
       let killed = false;
       // 8 clients, each completing through the copies in turn; b is killed once 60 completions were acknowledged.
-      await Promise.all(Array.from({ length: 8 }, async (_, client) => {
-        while (next < ids.length) {
-          const id = ids[next++];
-          const copy = !killed && (client + next) % 2 ? b! : a;
-          try {
-            const res = await call(copy, token, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' });
-            if (res.status === 200) acknowledged.add(id);
-          } catch {
-            // b died under this request: unacknowledged, it may or may not have committed. The client retries on a.
-            const res = await call(a, token, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' });
-            if (res.status === 200) acknowledged.add(id);
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, client) => {
+          while (next < ids.length) {
+            const id = ids[next++];
+            const copy = !killed && (client + next) % 2 ? b! : a;
+            try {
+              const res = await call(copy, token, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' });
+              if (res.status === 200) acknowledged.add(id);
+            } catch {
+              // b died under this request: unacknowledged, it may or may not have committed. The client retries on a.
+              const res = await call(a, token, 'PATCH', `/v1/deposit/${id}`, { status: 'completed' });
+              if (res.status === 200) acknowledged.add(id);
+            }
+            if (!killed && acknowledged.size >= 60) {
+              killed = true;
+              b!.child.kill('SIGKILL');
+            }
           }
-          if (!killed && acknowledged.size >= 60) {
-            killed = true;
-            b!.child.kill('SIGKILL');
-          }
-        }
-      }));
+        }),
+      );
       assert.ok(killed);
     });
 
     it('keeps every acknowledged completion in the database', async () => {
-      const { rows } = await sql.query<{ deposit_id: string; status: string }>('select deposit_id, status from deposits where deposit_id = any($1)', [[...acknowledged]]);
+      const { rows } = await sql.query<{ deposit_id: string; status: string }>(
+        'select deposit_id, status from deposits where deposit_id = any($1)',
+        [[...acknowledged]],
+      );
       assert.equal(rows.length, acknowledged.size);
       assert.ok(rows.every((r) => r.status === 'completed'));
     });
@@ -230,22 +290,36 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
     it('has exactly one completion webhook in the outbox per completed deposit', async () => {
       const { rows } = await sql.query<{ deposit_id: string; n: string }>(
         `select d.deposit_id, count(w.id) as n from deposits d left join webhook_deliveries w on w.deposit_id = d.deposit_id and w.event_type = 'deposit.completed'
-         where d.deposit_id = any($1) and d.status = 'completed' group by d.deposit_id`, [ids]);
+         where d.deposit_id = any($1) and d.status = 'completed' group by d.deposit_id`,
+        [ids],
+      );
       assert.ok(rows.length >= acknowledged.size);
       for (const r of rows) assert.equal(Number(r.n), 1, r.deposit_id);
     });
 
-    it('delivers every completion\'s webhook, recorded as succeeded (the dead copy\'s claims taken over after their lease)', async () => {
-      await waitFor(async () => {
-        const { rows } = await sql.query<{ n: string }>(
-          `select count(*) as n from webhook_deliveries where deposit_id = any($1) and event_type = 'deposit.completed' and status <> 'succeeded'`, [ids]);
-        return Number(rows[0].n) === 0;
-      }, 60_000, 'every delivery recorded as succeeded');
+    it("delivers every completion's webhook, recorded as succeeded (the dead copy's claims taken over after their lease)", async () => {
+      await waitFor(
+        async () => {
+          const { rows } = await sql.query<{ n: string }>(
+            `select count(*) as n from webhook_deliveries where deposit_id = any($1) and event_type = 'deposit.completed' and status <> 'succeeded'`,
+            [ids],
+          );
+          return Number(rows[0].n) === 0;
+        },
+        60_000,
+        'every delivery recorded as succeeded',
+      );
       const { rows } = await sql.query<{ id: string; deposit_id: string }>(
-        `select id, deposit_id from webhook_deliveries where deposit_id = any($1) and event_type = 'deposit.completed'`, [ids]);
+        `select id, deposit_id from webhook_deliveries where deposit_id = any($1) and event_type = 'deposit.completed'`,
+        [ids],
+      );
       const received = new Set(receiver.arrivals.map((x) => x.webhookId));
       for (const r of rows) assert.ok(received.has(r.id), `webhook ${r.id} of ${r.deposit_id} never arrived`);
-      for (const id of acknowledged) assert.ok(rows.some((r) => r.deposit_id === id), id);
+      for (const id of acknowledged)
+        assert.ok(
+          rows.some((r) => r.deposit_id === id),
+          id,
+        );
     });
 
     it('sends a webhook twice only when the killed copy had it in flight (a 2xx it could not record)', async () => {
@@ -253,11 +327,17 @@ describe('two copies of the payment service on one PostgreSQL database', { timeo
       const counts = new Map<string, number>();
       for (const x of receiver.arrivals) counts.set(x.webhookId, (counts.get(x.webhookId) ?? 0) + 1);
       const twice = [...counts.values()].filter((n) => n > 1);
-      assert.ok(twice.every((n) => n === 2), 'never more than twice');
+      assert.ok(
+        twice.every((n) => n === 2),
+        'never more than twice',
+      );
       // A copy holds at most its concurrency bound (256) of claims; a fast receiver leaves very few in flight.
       assert.ok(twice.length <= 32, `${twice.length} webhooks arrived twice`);
-      const { rows } = await sql.query<{ n: string }>(`select count(*) as n from webhook_attempts a join webhook_deliveries w on w.id = a.delivery_id
-        where w.deposit_id = any($1) and a.response_status between 200 and 299`, [ids]);
+      const { rows } = await sql.query<{ n: string }>(
+        `select count(*) as n from webhook_attempts a join webhook_deliveries w on w.id = a.delivery_id
+        where w.deposit_id = any($1) and a.response_status between 200 and 299`,
+        [ids],
+      );
       const distinct = new Set(receiver.arrivals.filter((x) => ids.includes(x.depositId)).map((x) => x.webhookId)).size;
       assert.equal(Number(rows[0].n), distinct, 'one recorded success per webhook');
     });

@@ -15,10 +15,20 @@ const DUE = 3000;
 
 /** A compiled service copy on `databaseUrl`, sweeping every 50 ms, with the credentials it wrote. */
 async function startCopy(databaseUrl: string): Promise<Proc & { credentials: SandboxCredentials }> {
-  const proc = await startProc(SERVICE_CLI, {
-    DATABASE_URL: databaseUrl, PROVIDER_PORT: '0', KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', KASIR_SWEEP_INTERVAL_MS: '50',
-  }, SERVICE_READY);
-  return Object.assign(proc, { credentials: JSON.parse(readFileSync(join(proc.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials });
+  const proc = await startProc(
+    SERVICE_CLI,
+    {
+      DATABASE_URL: databaseUrl,
+      PROVIDER_PORT: '0',
+      KASIR_SCRYPT_N: '1024',
+      KASIR_LOG_LEVEL: 'warn',
+      KASIR_SWEEP_INTERVAL_MS: '50',
+    },
+    SERVICE_READY,
+  );
+  return Object.assign(proc, {
+    credentials: JSON.parse(readFileSync(join(proc.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials,
+  });
 }
 
 describe('two copies of the service sweeping one backlog on one PostgreSQL database', { timeout: 180_000 }, () => {
@@ -28,17 +38,31 @@ describe('two copies of the service sweeping one backlog on one PostgreSQL datab
   let versions: number[] = [];
 
   before(async () => {
-    assert.ok(testDatabaseUrl, 'KASIR_TEST_DATABASE_URL is not set: run through npm run test:multi (test/support/with-postgres.sh)');
+    assert.ok(
+      testDatabaseUrl,
+      'KASIR_TEST_DATABASE_URL is not set: run through npm run test:multi (test/support/with-postgres.sh)',
+    );
     assert.ok(existsSync(SERVICE_CLI), `${SERVICE_CLI} is missing: build first (npx tsc -b server/provider)`);
     database = await createTestDatabase();
     // One copy makes the schema, the merchant and two deposits through the API (the templates), then stops.
     const first = await startCopy(database.url);
     for (const [path, body] of [
-      ['/v1/deposit/fiat', { inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'QRIS' }],
+      [
+        '/v1/deposit/fiat',
+        {
+          inputCurrency: 'IDR',
+          inputAmount: 150000,
+          outputCurrency: 'IDR',
+          balanceType: 'fiat',
+          paymentMethod: 'QRIS',
+        },
+      ],
       ['/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 5, outputCurrency: 'USDC-POLYGON' }],
     ] as const) {
       const res = await fetch(first.url + path, {
-        method: 'POST', headers: { authorization: `Bearer ${first.credentials.accessToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.credentials.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
       });
       assert.equal(res.status, 201, await res.text());
     }
@@ -46,13 +70,21 @@ describe('two copies of the service sweeping one backlog on one PostgreSQL datab
     sql = new pg.Client({ connectionString: database.url });
     await sql.connect();
     // The backlog: copies of the two, each with its history's first entry, all overdue.
-    await sql.query(`insert into deposits select (jsonb_populate_record(d, jsonb_build_object(
+    await sql.query(
+      `insert into deposits select (jsonb_populate_record(d, jsonb_build_object(
         'id', d.id || '-' || n, 'deposit_id', d.deposit_id || '-' || n, 'reference', null, 'va_number', null, 'expired_at', '2026-01-01T00:00:00.000Z'))).*
-      from deposits d, generate_series(1, $1::int / 2) n`, [DUE]);
-    await sql.query(`insert into deposit_activities select (jsonb_populate_record(a, jsonb_build_object('id', a.id || '-' || n, 'deposit_row_id', a.deposit_row_id || '-' || n))).*
-      from deposit_activities a, generate_series(1, $1::int / 2) n`, [DUE]);
+      from deposits d, generate_series(1, $1::int / 2) n`,
+      [DUE],
+    );
+    await sql.query(
+      `insert into deposit_activities select (jsonb_populate_record(a, jsonb_build_object('id', a.id || '-' || n, 'deposit_row_id', a.deposit_row_id || '-' || n))).*
+      from deposit_activities a, generate_series(1, $1::int / 2) n`,
+      [DUE],
+    );
     await sql.query(`update deposits set expired_at = '2026-01-01T00:00:00.000Z'`); // the two templates too
-    versions = (await sql.query(`select distinct version from deposits`)).rows.map((r: { version: number }) => Number(r.version));
+    versions = (await sql.query(`select distinct version from deposits`)).rows.map((r: { version: number }) =>
+      Number(r.version),
+    );
     copies = await Promise.all([startCopy(database.url), startCopy(database.url)]);
   });
   after(async () => {
@@ -69,15 +101,24 @@ describe('two copies of the service sweeping one backlog on one PostgreSQL datab
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(left, 0, 'every overdue deposit expired');
-    const history = await sql.query(`select d.deposit_id, count(*) filter (where a.status = 'expired') expired, count(*) entries
+    const history =
+      await sql.query(`select d.deposit_id, count(*) filter (where a.status = 'expired') expired, count(*) entries
       from deposits d join deposit_activities a on a.deposit_row_id = d.id group by d.deposit_id having count(*) filter (where a.status = 'expired') <> 1 or count(*) <> 2`);
     assert.deepEqual(history.rows, [], 'one expired entry after the pending one, per deposit');
-    const webhooks = await sql.query(`select d.deposit_id, count(w.id) n from deposits d left join webhook_deliveries w on w.deposit_id = d.deposit_id and w.event_type = 'deposit.expired'
+    const webhooks =
+      await sql.query(`select d.deposit_id, count(w.id) n from deposits d left join webhook_deliveries w on w.deposit_id = d.deposit_id and w.event_type = 'deposit.expired'
       group by d.deposit_id having count(w.id) <> 1`);
     assert.deepEqual(webhooks.rows, [], 'one deposit.expired webhook per deposit');
     assert.equal(versions.length, 1);
-    assert.deepEqual((await sql.query(`select distinct version from deposits`)).rows.map((r: { version: number }) => Number(r.version)), [versions[0] + 1], 'each row moved once');
-    const counts = await sql.query(`select k.status, k.deposit_type, k.count::int kept, coalesce(r.n, 0)::int rows from deposit_counts k
+    assert.deepEqual(
+      (await sql.query(`select distinct version from deposits`)).rows.map((r: { version: number }) =>
+        Number(r.version),
+      ),
+      [versions[0] + 1],
+      'each row moved once',
+    );
+    const counts =
+      await sql.query(`select k.status, k.deposit_type, k.count::int kept, coalesce(r.n, 0)::int rows from deposit_counts k
       left join (select merchant_id, status, deposit_type, count(*) n from deposits group by 1, 2, 3) r using (merchant_id, status, deposit_type)
       where k.count <> coalesce(r.n, 0)`);
     assert.deepEqual(counts.rows, [], 'the counts table is what the rows say');

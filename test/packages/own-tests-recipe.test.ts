@@ -41,7 +41,13 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, timeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
       setImmediate(() => resolve({ code, output }));
@@ -50,16 +56,31 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 }
 
 let work = '';
-before(async () => { work = await mkdtemp(join(tmpdir(), 'kasir-own-tests-')); });
-after(async () => { if (work) await rm(work, { recursive: true, force: true, maxRetries: 3 }); });
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'kasir-own-tests-'));
+});
+after(async () => {
+  if (work) await rm(work, { recursive: true, force: true, maxRetries: 3 });
+});
 
 it("the README's own-tests recipe passes as written, from the packed packages", { timeout: 600_000 }, async () => {
   const { code, packages } = await recipe();
   const pack = join(work, 'pack');
   await mkdir(pack);
-  const packed = await run('npm', ['pack', '--workspaces', '--pack-destination', pack, '--loglevel=error'], ROOT, childEnv(), 240_000);
+  const packed = await run(
+    'npm',
+    ['pack', '--workspaces', '--pack-destination', pack, '--loglevel=error'],
+    ROOT,
+    childEnv(),
+    240_000,
+  );
   assert.equal(packed.code, 0, packed.output);
-  const tarballs = new Map((await readdir(pack)).map((file) => [`@${file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '').replace('-', '/')}`, join(pack, file)]));
+  const tarballs = new Map(
+    (await readdir(pack)).map((file) => [
+      `@${file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '').replace('-', '/')}`,
+      join(pack, file),
+    ]),
+  );
 
   const app = join(work, 'shop');
   await mkdir(app);
@@ -67,14 +88,22 @@ it("the README's own-tests recipe passes as written, from the packed packages", 
   await writeFile(join(app, 'shop.test.mjs'), code);
   // Ours from the tarballs (and @kasir/checkout, which the other two depend on), the rest from the registry.
   const specs = [...packages.map((name) => tarballs.get(name) ?? name), tarballs.get('@kasir/checkout')!];
-  const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs], app,
+  const installed = await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs],
+    app,
     // better-sqlite3 compiles from source here: unoptimised and two at a time (see tarballs.test.ts).
-    childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0', SCARF_ANALYTICS: 'false' }), 420_000);
+    childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0', SCARF_ANALYTICS: 'false' }),
+    420_000,
+  );
   assert.equal(installed.code, 0, installed.output);
 
   const result = await run(process.execPath, ['--test', 'shop.test.mjs'], app, childEnv(), 120_000);
   assert.equal(result.code, 0, result.output);
   assert.match(result.output, /# pass 1\b/);
   // The sandbox printed the delivery to the shop's receiver at the default level.
-  assert.match(result.output, /webhook deposit\.completed \S+ -> http:\/\/localhost:\d+\/api\/webhooks\/kasir 20\d in \d+ ms/);
+  assert.match(
+    result.output,
+    /webhook deposit\.completed \S+ -> http:\/\/localhost:\d+\/api\/webhooks\/kasir 20\d in \d+ ms/,
+  );
 });

@@ -27,7 +27,12 @@ const SHOWN: Record<Recipe, string[]> = {
   hono: ['server.js'],
   node: ['server.js'],
 };
-const OURS: Record<Recipe, Array<'merchant' | 'checkout'>> = { next: ['merchant', 'checkout'], express: ['merchant', 'checkout'], hono: ['merchant'], node: ['merchant'] };
+const OURS: Record<Recipe, Array<'merchant' | 'checkout'>> = {
+  next: ['merchant', 'checkout'],
+  express: ['merchant', 'checkout'],
+  hono: ['merchant'],
+  node: ['merchant'],
+};
 
 let work = '';
 const tarballs = { merchant: '', checkout: '' };
@@ -52,15 +57,31 @@ function start(command: string, args: string[], cwd: string, env = childEnv()) {
   const out = { text: '', code: null as number | null };
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.text += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.text += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { children.delete(child); out.code = code; setImmediate(() => resolve(code)); }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      children.delete(child);
+      out.code = code;
+      setImmediate(() => resolve(code));
+    }),
+  );
   return { child, out, exited };
 }
 
 async function stop(child: ChildProcess) {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
   const exited = new Promise((r) => child.once('exit', r));
-  try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 3000);
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    /* gone */
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, 3000);
   await exited;
   clearTimeout(timer);
 }
@@ -70,20 +91,29 @@ async function runOk(command: string, args: string[], cwd: string, timeoutMs: nu
   const timer = setTimeout(() => void stop(proc.child), timeoutMs);
   const code = await proc.exited;
   clearTimeout(timer);
-  if (code !== 0) throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${code ?? 'a signal (timed out?)'}:\n${proc.out.text.slice(-4000)}`);
+  if (code !== 0)
+    throw new Error(
+      `\`${command} ${args.join(' ')}\` in ${cwd} exited with ${code ?? 'a signal (timed out?)'}:\n${proc.out.text.slice(-4000)}`,
+    );
   return proc.out.text;
 }
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    const server = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
   });
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => T | undefined | Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -93,13 +123,21 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | unde
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (${(last as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (${(last as Error).message})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 async function post(url: string, body?: unknown) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
   const text = await res.text();
   return { status: res.status, text, json: JSON.parse(text) as { data?: { id: string; status: string } } };
 }
@@ -110,7 +148,19 @@ async function install(recipe: Recipe): Promise<number> {
   await cp(join(RECIPES, recipe), dir, { recursive: true });
   dirs[recipe] = dir;
   const t = performance.now();
-  await runOk('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...OURS[recipe].map((name) => tarballs[name])], dir, 300_000);
+  await runOk(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--loglevel=error',
+      ...OURS[recipe].map((name) => tarballs[name]),
+    ],
+    dir,
+    300_000,
+  );
   return performance.now() - t;
 }
 
@@ -118,16 +168,37 @@ async function install(recipe: Recipe): Promise<number> {
  * A sandbox whose webhooks go to the recipe's port, the recipe's server started by `command` with the sandbox's
  * settings in its environment, and one test payment: checkout, method, pay, then the hook's `order paid` line.
  */
-async function payThrough(recipe: string, command: [string, string[]], cwd: string): Promise<{ ms: number; output: string }> {
+async function payThrough(
+  recipe: string,
+  command: [string, string[]],
+  cwd: string,
+): Promise<{ ms: number; output: string }> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(work, `sandbox-${recipe}-`));
-  const sandbox: RunningSandbox = await startSandbox({ port: 0, dataDir, webhookUrl: `http://127.0.0.1:${port}/api/webhooks/kasir`, scryptN: 2 ** 10 });
+  const sandbox: RunningSandbox = await startSandbox({
+    port: 0,
+    dataDir,
+    webhookUrl: `http://127.0.0.1:${port}/api/webhooks/kasir`,
+    scryptN: 2 ** 10,
+  });
   const c = sandbox.credentials;
   const t = performance.now();
-  const server = start(command[0], command[1], cwd, childEnv({
-    KASIR_BASE_URL: c.baseUrl, KASIR_CHECKOUT_URL: c.checkoutUrl, KASIR_CLIENT_ID: c.clientId, KASIR_CLIENT_SECRET: c.clientSecret,
-    KASIR_ACCESS_TOKEN: c.accessToken, KASIR_WEBHOOK_SECRET: c.webhookSecret, KASIR_SANDBOX: 'true', PORT: String(port), HOSTNAME: '127.0.0.1',
-  }));
+  const server = start(
+    command[0],
+    command[1],
+    cwd,
+    childEnv({
+      KASIR_BASE_URL: c.baseUrl,
+      KASIR_CHECKOUT_URL: c.checkoutUrl,
+      KASIR_CLIENT_ID: c.clientId,
+      KASIR_CLIENT_SECRET: c.clientSecret,
+      KASIR_ACCESS_TOKEN: c.accessToken,
+      KASIR_WEBHOOK_SECRET: c.webhookSecret,
+      KASIR_SANDBOX: 'true',
+      PORT: String(port),
+      HOSTNAME: '127.0.0.1',
+    }),
+  );
   try {
     const url = `http://127.0.0.1:${port}/api`;
     const created = await waitFor(`${recipe} to answer POST /api/checkouts`, 60_000, async () => {
@@ -140,7 +211,11 @@ async function payThrough(recipe: string, command: [string, string[]], cwd: stri
     assert.equal(chosen.status, 201, chosen.text);
     const paid = await post(`${url}/sandbox/checkouts/${id}/pay`);
     assert.ok(paid.status < 300, paid.text);
-    await waitFor(`the ${recipe} recipe's onDepositCompleted ("order paid: ${id}"); its output: ${server.out.text.slice(-1500)}`, 20_000, () => server.out.text.includes(`order paid: ${id}`));
+    await waitFor(
+      `the ${recipe} recipe's onDepositCompleted ("order paid: ${id}"); its output: ${server.out.text.slice(-1500)}`,
+      20_000,
+      () => server.out.text.includes(`order paid: ${id}`),
+    );
     return { ms: performance.now() - t, output: server.out.text };
   } finally {
     await stop(server.child);
@@ -155,30 +230,48 @@ function report(recipe: string, steps: Array<[string, number]>) {
   console.log(line);
 }
 
-before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'kasir-recipes-'));
-  const pack = join(work, 'pack');
-  await mkdir(pack);
-  const t = performance.now();
-  await runOk('npm', ['pack', '-w', 'widget', '-w', 'server/merchant', '--pack-destination', pack, '--loglevel=error'], ROOT, 180_000, childEnv());
-  console.log(`[recipes] npm pack: ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  const files = await readdir(pack);
-  tarballs.merchant = join(pack, files.find((f) => f.startsWith('kasir-merchant-'))!);
-  tarballs.checkout = join(pack, files.find((f) => f.startsWith('kasir-checkout-'))!);
-  // Next.js (the largest install) first; each recipe awaits its own.
-  for (const recipe of ['next', 'express', 'hono', 'node'] as const) {
-    installs[recipe] = install(recipe);
-    installs[recipe].catch(() => {});
-  }
-}, { timeout: 200_000 });
+before(
+  async () => {
+    work = await mkdtemp(join(tmpdir(), 'kasir-recipes-'));
+    const pack = join(work, 'pack');
+    await mkdir(pack);
+    const t = performance.now();
+    await runOk(
+      'npm',
+      ['pack', '-w', 'widget', '-w', 'server/merchant', '--pack-destination', pack, '--loglevel=error'],
+      ROOT,
+      180_000,
+      childEnv(),
+    );
+    console.log(`[recipes] npm pack: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const files = await readdir(pack);
+    tarballs.merchant = join(
+      pack,
+      files.find((f) => f.startsWith('kasir-merchant-'))!,
+    );
+    tarballs.checkout = join(
+      pack,
+      files.find((f) => f.startsWith('kasir-checkout-'))!,
+    );
+    // Next.js (the largest install) first; each recipe awaits its own.
+    for (const recipe of ['next', 'express', 'hono', 'node'] as const) {
+      installs[recipe] = install(recipe);
+      installs[recipe].catch(() => {});
+    }
+  },
+  { timeout: 200_000 },
+);
 
-after(async () => {
-  await Promise.all([...children].map(stop));
-  await Promise.allSettled(Object.values(installs));
-  if (work && !KEEP_TMP) await rm(work, { recursive: true, force: true, maxRetries: 3 });
-  else if (work) console.log(`[recipes] kept ${work}`);
-  console.log(figures.join('\n'));
-}, { timeout: 60_000 });
+after(
+  async () => {
+    await Promise.all([...children].map(stop));
+    await Promise.allSettled(Object.values(installs));
+    if (work && !KEEP_TMP) await rm(work, { recursive: true, force: true, maxRetries: 3 });
+    else if (work) console.log(`[recipes] kept ${work}`);
+    console.log(figures.join('\n'));
+  },
+  { timeout: 60_000 },
+);
 
 describe('the README shows each recipe file as the test runs it', () => {
   for (const [recipe, files] of Object.entries(SHOWN)) {
@@ -186,7 +279,10 @@ describe('the README shows each recipe file as the test runs it', () => {
       it(`${recipe}: ${file}`, async () => {
         const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
         const text = (await readFile(join(RECIPES, recipe, file), 'utf8')).trim();
-        assert.ok(readme.includes(text), `README.md does not show test/packages/fixtures/recipes/${recipe}/${file} verbatim`);
+        assert.ok(
+          readme.includes(text),
+          `README.md does not show test/packages/fixtures/recipes/${recipe}/${file} verbatim`,
+        );
       });
     }
   }
@@ -196,7 +292,10 @@ describe('Hono recipe (@kasir/merchant alone)', () => {
   it('installs and makes a test payment', async () => {
     const installMs = await installs.hono;
     const { ms } = await payThrough('hono', ['node', ['server.js']], dirs.hono);
-    report('hono', [['npm install', installMs], ['start to paid', ms]]);
+    report('hono', [
+      ['npm install', installMs],
+      ['start to paid', ms],
+    ]);
   });
 });
 
@@ -204,16 +303,30 @@ describe('plain Node recipe (@kasir/merchant alone)', () => {
   it('installs and makes a test payment', async () => {
     const installMs = await installs.node;
     const { ms } = await payThrough('node', ['node', ['server.js']], dirs.node);
-    report('node', [['npm install', installMs], ['start to paid', ms]]);
+    report('node', [
+      ['npm install', installMs],
+      ['start to paid', ms],
+    ]);
   });
 
   it('serves no script without @kasir/checkout, and says how to get it', async () => {
     // The command of the merchant installed alone.
     const port = await freePort();
-    const proc = start(join(dirs.node, 'node_modules/.bin/kasir-merchant'), [], dirs.node, childEnv({
-      KASIR_BASE_URL: 'http://127.0.0.1:9', KASIR_CLIENT_ID: 'id', KASIR_CLIENT_SECRET: 'secret', KASIR_ACCESS_TOKEN: 'token',
-      KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0', PORT: String(port), HOST: '127.0.0.1', KASIR_DATA_DIR: join(work, 'node-data'),
-    }));
+    const proc = start(
+      join(dirs.node, 'node_modules/.bin/kasir-merchant'),
+      [],
+      dirs.node,
+      childEnv({
+        KASIR_BASE_URL: 'http://127.0.0.1:9',
+        KASIR_CLIENT_ID: 'id',
+        KASIR_CLIENT_SECRET: 'secret',
+        KASIR_ACCESS_TOKEN: 'token',
+        KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        KASIR_DATA_DIR: join(work, 'node-data'),
+      }),
+    );
     try {
       const res = await waitFor('kasir-merchant to answer', 20_000, async () => {
         if (proc.out.code !== null) throw new Error(`kasir-merchant exited: ${proc.out.text}`);
@@ -231,7 +344,10 @@ describe('Express 5 recipe', () => {
   it('installs and makes a test payment, express.json() before the mount (as the README shows it)', async () => {
     const installMs = await installs.express;
     const { ms } = await payThrough('express', ['node', ['server.js']], dirs.express);
-    report('express', [['npm install', installMs], ['start to paid', ms]]);
+    report('express', [
+      ['npm install', installMs],
+      ['start to paid', ms],
+    ]);
   });
 
   it('makes a test payment without express.json()', async () => {
@@ -250,7 +366,15 @@ describe('Next.js App Router recipe', () => {
     // childEnv(): no KASIR_* variable at all.
     await runOk(join(dirs.next, 'node_modules/.bin/next'), ['build'], dirs.next, 240_000, childEnv());
     const buildMs = performance.now() - t;
-    const { ms } = await payThrough('next', [join(dirs.next, 'node_modules/.bin/next'), ['start', '-H', '127.0.0.1']], dirs.next);
-    report('next', [['npm install', installMs], ['next build', buildMs], ['next start to paid', ms]]);
+    const { ms } = await payThrough(
+      'next',
+      [join(dirs.next, 'node_modules/.bin/next'), ['start', '-H', '127.0.0.1']],
+      dirs.next,
+    );
+    report('next', [
+      ['npm install', installMs],
+      ['next build', buildMs],
+      ['next start to paid', ms],
+    ]);
   });
 });

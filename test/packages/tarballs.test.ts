@@ -41,7 +41,9 @@ const started = performance.now();
 const timings: Array<[string, number]> = [];
 function logTime(step: string, ms: number) {
   timings.push([step, ms]);
-  console.log(`[packages] ${step}: ${(ms / 1000).toFixed(1)} s (at ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `[packages] ${step}: ${(ms / 1000).toFixed(1)} s (at ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
 }
 async function timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
   const t = performance.now();
@@ -59,7 +61,12 @@ const children = new Set<ChildProcess>();
 function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(KASIR_|PROVIDER_PORT$|PORT$|DATABASE_URL$|NODE_OPTIONS$|INIT_CWD$|npm_package_|npm_lifecycle_|npm_command$)/.test(key)) continue;
+    if (
+      /^(KASIR_|PROVIDER_PORT$|PORT$|DATABASE_URL$|NODE_OPTIONS$|INIT_CWD$|npm_package_|npm_lifecycle_|npm_command$)/.test(
+        key,
+      )
+    )
+      continue;
     if (/^npm_config_(local_prefix|prefix|workspaces?|include_workspace_root|global)$/i.test(key)) continue;
     env[key] = value;
   }
@@ -88,11 +95,18 @@ async function killTree(child: ChildProcess, graceMs = 3000) {
     try {
       process.kill(-child.pid!, sig);
     } catch {
-      try { child.kill(sig); } catch { /* gone */ }
+      try {
+        child.kill(sig);
+      } catch {
+        /* gone */
+      }
     }
   };
   signal('SIGTERM');
-  const killed = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
+  const killed = await Promise.race([
+    exited.then(() => true),
+    new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
+  ]);
   if (!killed) {
     signal('SIGKILL');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 2000).unref())]);
@@ -101,7 +115,12 @@ async function killTree(child: ChildProcess, graceMs = 3000) {
 
 /** A long-running child in its own process group, its output collected. */
 function startProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? childEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? childEnv(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   const out: Output = { code: null, signal: null, stdout: '', stderr: '' };
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
@@ -123,14 +142,22 @@ function startProcess(command: string, args: string[], options: { cwd: string; e
 }
 
 /** Runs a command to its end within timeoutMs (then its process group is killed and this rejects). */
-async function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Output> {
+async function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Output> {
   const proc = startProcess(command, args, options);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       void killTree(proc.child);
-      reject(new Error(`\`${command} ${args.join(' ')}\` (in ${options.cwd}) took longer than ${options.timeoutMs / 1000} s and was killed.\n` +
-        `stdout: ${tail(proc.out.stdout)}\nstderr: ${tail(proc.out.stderr)}`));
+      reject(
+        new Error(
+          `\`${command} ${args.join(' ')}\` (in ${options.cwd}) took longer than ${options.timeoutMs / 1000} s and was killed.\n` +
+            `stdout: ${tail(proc.out.stdout)}\nstderr: ${tail(proc.out.stderr)}`,
+        ),
+      );
     }, options.timeoutMs);
   });
   try {
@@ -141,11 +168,17 @@ async function run(command: string, args: string[], options: { cwd: string; env?
 }
 
 /** run(), and a failure (non-zero exit) is an error carrying the command's output. */
-async function runOk(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Output> {
+async function runOk(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Output> {
   const out = await run(command, args, options);
   if (out.code !== 0) {
-    throw new Error(`\`${command} ${args.join(' ')}\` (in ${options.cwd}) exited with ${out.code ?? out.signal}\n` +
-      `--- stdout\n${tail(out.stdout)}\n--- stderr\n${tail(out.stderr)}`);
+    throw new Error(
+      `\`${command} ${args.join(' ')}\` (in ${options.cwd}) exited with ${out.code ?? out.signal}\n` +
+        `--- stdout\n${tail(out.stdout)}\n--- stderr\n${tail(out.stderr)}`,
+    );
   }
   return out;
 }
@@ -161,7 +194,11 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -172,7 +209,9 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | unde
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message ?? lastError})` : ''}`);
+      throw new Error(
+        `Timed out after ${timeoutMs / 1000} s waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message ?? lastError})` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -183,10 +222,18 @@ async function fetchWithTimeout(url: string, init: RequestInit = {}, timeoutMs =
 }
 
 async function postJson(url: string, body: unknown) {
-  const res = await fetchWithTimeout(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetchWithTimeout(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, json, text };
 }
 
@@ -194,14 +241,21 @@ async function getJson(url: string) {
   const res = await fetchWithTimeout(url);
   const text = await res.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, json, text };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tarballs
 
-interface TarEntry { path: string; size: number }
+interface TarEntry {
+  path: string;
+  size: number;
+}
 
 /** The files of an npm tarball (gzipped ustar, with pax headers for long names), paths without `package/`. */
 function listTarball(bytes: Buffer): TarEntry[] {
@@ -211,7 +265,11 @@ function listTarball(bytes: Buffer): TarEntry[] {
   for (let offset = 0; offset + 512 <= tar.length;) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((b) => b === 0)) break;
-    const field = (start: number, length: number) => header.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '');
+    const field = (start: number, length: number) =>
+      header
+        .subarray(start, start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
     const size = parseInt(field(124, 12).trim() || '0', 8);
     const type = field(156, 1) || '0';
     const prefix = field(257, 6).startsWith('ustar') ? field(345, 155) : '';
@@ -262,12 +320,19 @@ async function installApp(app: AppName, fixture: string, ours: PackageName[]) {
   await cp(join(FIXTURES, fixture), dir, { recursive: true });
   apps[app] = dir;
   await timed(`npm install (${app}: ${ours.join(' + ')} + its own dependencies)`, () =>
-    runOk('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...ours.map(tarballOf)], {
-      // better-sqlite3 (the sandbox's) has no prebuilt binary within reach and compiles from source: its two big
-      // sources side by side (JOBS) and unoptimised (-O0, appended after gyp's -O3, wins): the shop's tests need a
-      // working SQLite, not a fast one, and this takes ~40 s instead of ~2 min of one core.
-      cwd: dir, env: childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0' }), timeoutMs: 360_000,
-    }));
+    runOk(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...ours.map(tarballOf)],
+      {
+        // better-sqlite3 (the sandbox's) has no prebuilt binary within reach and compiles from source: its two big
+        // sources side by side (JOBS) and unoptimised (-O0, appended after gyp's -O3, wins): the shop's tests need a
+        // working SQLite, not a fast one, and this takes ~40 s instead of ~2 min of one core.
+        cwd: dir,
+        env: childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0' }),
+        timeoutMs: 360_000,
+      },
+    ),
+  );
 }
 
 function bin(app: AppName, name: string) {
@@ -280,7 +345,9 @@ async function importFrom(app: AppName, specifier: string): Promise<any> {
     const resolved = createRequire(join(apps[app], 'package.json')).resolve(specifier);
     return await import(pathToFileURL(resolved).href);
   } catch (err) {
-    throw new Error(`Importing ${specifier} as installed in the ${app} app failed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Importing ${specifier} as installed in the ${app} app failed: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
@@ -289,10 +356,16 @@ async function findInstalled(dir: string, names: string[]): Promise<string[]> {
   const found: string[] = [];
   async function walk(nodeModules: string) {
     let items: string[];
-    try { items = await readdir(nodeModules); } catch { return; }
+    try {
+      items = await readdir(nodeModules);
+    } catch {
+      return;
+    }
     for (const item of items) {
       if (item.startsWith('.')) continue;
-      const pkgs = item.startsWith('@') ? (await readdir(join(nodeModules, item)).catch(() => [])).map((s) => `${item}/${s}`) : [item];
+      const pkgs = item.startsWith('@')
+        ? (await readdir(join(nodeModules, item)).catch(() => [])).map((s) => `${item}/${s}`)
+        : [item];
       for (const pkg of pkgs) {
         if (names.includes(pkg)) found.push(join(nodeModules, pkg));
         await walk(join(nodeModules, pkg, 'node_modules'));
@@ -314,58 +387,83 @@ function tscOutput(out: Output) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'kasir-packages-'));
-  const packDir = join(work, 'pack');
-  await mkdir(packDir);
-  // prepack builds each package again (incremental, quick after `npm run build`).
-  await timed('npm pack --workspaces', () =>
-    runOk('npm', ['pack', '--workspaces', '--pack-destination', packDir, '--loglevel=error'], { cwd: ROOT, env: childEnv(), timeoutMs: 180_000 }));
-  const files = await readdir(packDir);
-  for (const { name, dir } of PACKAGES) {
-    const manifest = JSON.parse(await readFile(join(ROOT, dir, 'package.json'), 'utf8'));
-    const fileName = `${name.slice(1).replace('/', '-')}-${manifest.version}.tgz`;
-    if (!files.includes(fileName)) continue; // its tests say so
-    const file = join(packDir, fileName);
-    const bytes = await readFile(file);
-    const entries = listTarball(bytes);
-    const packedManifest = JSON.parse(gunzipPackageJson(bytes) ?? '{}');
-    packed.set(name, { name, version: manifest.version, file, bytes: bytes.length, entries, manifest: packedManifest });
-  }
+before(
+  async () => {
+    work = await mkdtemp(join(tmpdir(), 'kasir-packages-'));
+    const packDir = join(work, 'pack');
+    await mkdir(packDir);
+    // prepack builds each package again (incremental, quick after `npm run build`).
+    await timed('npm pack --workspaces', () =>
+      runOk('npm', ['pack', '--workspaces', '--pack-destination', packDir, '--loglevel=error'], {
+        cwd: ROOT,
+        env: childEnv(),
+        timeoutMs: 180_000,
+      }),
+    );
+    const files = await readdir(packDir);
+    for (const { name, dir } of PACKAGES) {
+      const manifest = JSON.parse(await readFile(join(ROOT, dir, 'package.json'), 'utf8'));
+      const fileName = `${name.slice(1).replace('/', '-')}-${manifest.version}.tgz`;
+      if (!files.includes(fileName)) continue; // its tests say so
+      const file = join(packDir, fileName);
+      const bytes = await readFile(file);
+      const entries = listTarball(bytes);
+      const packedManifest = JSON.parse(gunzipPackageJson(bytes) ?? '{}');
+      packed.set(name, {
+        name,
+        version: manifest.version,
+        file,
+        bytes: bytes.length,
+        entries,
+        manifest: packedManifest,
+      });
+    }
 
-  const sizes = [...packed.values()].map((p) => ({
-    name: p.name,
-    version: p.version,
-    file: p.file.split('/').pop(),
-    bytes: p.bytes,
-    files: p.entries.length,
-    unpackedBytes: p.entries.reduce((sum, e) => sum + e.size, 0),
-  }));
-  for (const s of sizes) {
-    console.log(`[packages] ${s.file}: ${(s.bytes / 1024).toFixed(1)} KB packed, ${(s.unpackedBytes / 1024).toFixed(1)} KB unpacked, ${s.files} files`);
-  }
-  await mkdir(join(ROOT, '.bench'), { recursive: true });
-  await writeFile(join(ROOT, '.bench', 'tarballs.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), tarballs: sizes }, null, 2)}\n`);
+    const sizes = [...packed.values()].map((p) => ({
+      name: p.name,
+      version: p.version,
+      file: p.file.split('/').pop(),
+      bytes: p.bytes,
+      files: p.entries.length,
+      unpackedBytes: p.entries.reduce((sum, e) => sum + e.size, 0),
+    }));
+    for (const s of sizes) {
+      console.log(
+        `[packages] ${s.file}: ${(s.bytes / 1024).toFixed(1)} KB packed, ${(s.unpackedBytes / 1024).toFixed(1)} KB unpacked, ${s.files} files`,
+      );
+    }
+    await mkdir(join(ROOT, '.bench'), { recursive: true });
+    await writeFile(
+      join(ROOT, '.bench', 'tarballs.json'),
+      `${JSON.stringify({ generatedAt: new Date().toISOString(), tarballs: sizes }, null, 2)}\n`,
+    );
 
-  // The installs, the slowest (a native build) first. Each group's `before` awaits its own; a failure is reported there.
-  const start = (app: AppName, fixture: string, ours: PackageName[]) => {
-    installs[app] = installApp(app, fixture, ours);
-    installs[app].catch(() => {});
-  };
-  start('shop', 'shop-tests', ['@kasir/sandbox', '@kasir/checkout']);
-  start('node', 'node-app', ['@kasir/merchant', '@kasir/checkout']);
-  start('react', 'react-app', ['@kasir/checkout']);
-  start('vue', 'vue-app', ['@kasir/checkout']);
-}, { timeout: 200_000 });
+    // The installs, the slowest (a native build) first. Each group's `before` awaits its own; a failure is reported there.
+    const start = (app: AppName, fixture: string, ours: PackageName[]) => {
+      installs[app] = installApp(app, fixture, ours);
+      installs[app].catch(() => {});
+    };
+    start('shop', 'shop-tests', ['@kasir/sandbox', '@kasir/checkout']);
+    start('node', 'node-app', ['@kasir/merchant', '@kasir/checkout']);
+    start('react', 'react-app', ['@kasir/checkout']);
+    start('vue', 'vue-app', ['@kasir/checkout']);
+  },
+  { timeout: 200_000 },
+);
 
-after(async () => {
-  await Promise.all([...children].map((c) => killTree(c)));
-  // Installs still running (a group failed early) end with their processes; wait for them before removing the dir.
-  await Promise.allSettled(Object.values(installs));
-  if (work && !KEEP_TMP) await rm(work, { recursive: true, force: true, maxRetries: 3 });
-  else if (work) console.log(`[packages] kept ${work}`);
-  console.log(`[packages] total ${((performance.now() - started) / 1000).toFixed(1)} s; steps: ${timings.map(([s, ms]) => `${s} ${(ms / 1000).toFixed(1)} s`).join('; ')}`);
-}, { timeout: 60_000 });
+after(
+  async () => {
+    await Promise.all([...children].map((c) => killTree(c)));
+    // Installs still running (a group failed early) end with their processes; wait for them before removing the dir.
+    await Promise.allSettled(Object.values(installs));
+    if (work && !KEEP_TMP) await rm(work, { recursive: true, force: true, maxRetries: 3 });
+    else if (work) console.log(`[packages] kept ${work}`);
+    console.log(
+      `[packages] total ${((performance.now() - started) / 1000).toFixed(1)} s; steps: ${timings.map(([s, ms]) => `${s} ${(ms / 1000).toFixed(1)} s`).join('; ')}`,
+    );
+  },
+  { timeout: 60_000 },
+);
 
 /** package/package.json out of a tarball. */
 function gunzipPackageJson(bytes: Buffer): string | undefined {
@@ -401,7 +499,10 @@ describe('npm pack --workspaces', () => {
       it('holds package.json, README.md and LICENSE', () => {
         const have = paths();
         for (const file of ['package.json', 'README.md', 'LICENSE']) {
-          assert.ok(have.includes(file), `${name}'s tarball has no ${file} (it has: ${have.filter((p) => !p.includes('/')).join(', ')})`);
+          assert.ok(
+            have.includes(file),
+            `${name}'s tarball has no ${file} (it has: ${have.filter((p) => !p.includes('/')).join(', ')})`,
+          );
         }
       });
 
@@ -420,11 +521,14 @@ describe('npm pack --workspaces', () => {
       });
 
       it('holds no TypeScript sources, tests, screenshots or tsbuildinfo', () => {
-        const unwanted = paths().filter((p) =>
-          (/\.(ts|tsx|mts|cts)$/.test(p) && !/\.d\.(ts|mts|cts)$/.test(p)) ||
-          /(^|\/)(test|tests|__tests__)\//.test(p) || /\.(test|spec)\.[cm]?[jt]sx?$/.test(p) ||
-          /screenshot/i.test(p) ||
-          p.endsWith('.tsbuildinfo'));
+        const unwanted = paths().filter(
+          (p) =>
+            (/\.(ts|tsx|mts|cts)$/.test(p) && !/\.d\.(ts|mts|cts)$/.test(p)) ||
+            /(^|\/)(test|tests|__tests__)\//.test(p) ||
+            /\.(test|spec)\.[cm]?[jt]sx?$/.test(p) ||
+            /screenshot/i.test(p) ||
+            p.endsWith('.tsbuildinfo'),
+        );
         assert.deepEqual(unwanted, [], `${name}'s tarball ships files a shop does not need`);
       });
 
@@ -441,7 +545,9 @@ describe('npm pack --workspaces', () => {
         if (pkg.manifest.main) targets.push(pkg.manifest.main);
         if (pkg.manifest.types) targets.push(pkg.manifest.types);
         assert.ok(targets.length > 0, `${name}'s package.json has no exports`);
-        const missing = [...new Set(targets)].map((t) => t.replace(/^\.\//, '')).filter((t) => !t.includes('*') && !have.has(t));
+        const missing = [...new Set(targets)]
+          .map((t) => t.replace(/^\.\//, ''))
+          .filter((t) => !t.includes('*') && !have.has(t));
         assert.deepEqual(missing, [], `${name}: exports/bin point to files the tarball does not have`);
       });
     });
@@ -450,7 +556,12 @@ describe('npm pack --workspaces', () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const CHECKOUT_ENTRIES = ['@kasir/checkout', '@kasir/checkout/react', '@kasir/checkout/vue', '@kasir/checkout/kasir-checkout.js'];
+const CHECKOUT_ENTRIES = [
+  '@kasir/checkout',
+  '@kasir/checkout/react',
+  '@kasir/checkout/vue',
+  '@kasir/checkout/kasir-checkout.js',
+];
 
 describe('React 19 + TypeScript shop (@kasir/checkout/react)', () => {
   before(() => installs.react, { timeout: 420_000 });
@@ -460,15 +571,22 @@ describe('React 19 + TypeScript shop (@kasir/checkout/react)', () => {
   });
 
   it('tsc --noEmit passes (strict, erasableSyntaxOnly, verbatimModuleSyntax, skipLibCheck false), the expected type errors included', async () => {
-    const out = await timed('react: tsc --noEmit', () => run(bin('react', 'tsc'), ['--noEmit', '-p', '.'], { cwd: apps.react, timeoutMs: 120_000 }));
+    const out = await timed('react: tsc --noEmit', () =>
+      run(bin('react', 'tsc'), ['--noEmit', '-p', '.'], { cwd: apps.react, timeoutMs: 120_000 }),
+    );
     assert.equal(out.code, 0, `tsc failed in the React shop:\n${tscOutput(out)}`);
   });
 
-  it('vite build passes (vite\'s own JSX, no plugin)', async () => {
-    const out = await timed('react: vite build', () => run(bin('react', 'vite'), ['build', '--logLevel', 'warn'], { cwd: apps.react, timeoutMs: 120_000 }));
+  it("vite build passes (vite's own JSX, no plugin)", async () => {
+    const out = await timed('react: vite build', () =>
+      run(bin('react', 'vite'), ['build', '--logLevel', 'warn'], { cwd: apps.react, timeoutMs: 120_000 }),
+    );
     assert.equal(out.code, 0, `vite build failed in the React shop:\n${tscOutput(out)}`);
     const assets = await readdir(join(apps.react, 'dist', 'assets'));
-    assert.ok(assets.some((f) => f.endsWith('.js')), 'vite build wrote no JavaScript');
+    assert.ok(
+      assets.some((f) => f.endsWith('.js')),
+      'vite build wrote no JavaScript',
+    );
   });
 
   it('Node (no DOM) imports every @kasir/checkout entry, react installed', async () => {
@@ -483,7 +601,11 @@ describe('React 19 + TypeScript shop (@kasir/checkout/react)', () => {
     assert.match(out.stdout, /<kasir-checkout[\s>]/, `no <kasir-checkout in the server-rendered markup: ${out.stdout}`);
     assert.match(out.stdout, /endpoint="\/api"/, `the endpoint is not in the server-rendered markup: ${out.stdout}`);
     // Options under their attribute names, as the element declares them.
-    assert.match(out.stdout, /order-id="ord_1"[^>]* poll-interval="5000"/, `the options are not attributes in the server-rendered markup: ${out.stdout}`);
+    assert.match(
+      out.stdout,
+      /order-id="ord_1"[^>]* poll-interval="5000"/,
+      `the options are not attributes in the server-rendered markup: ${out.stdout}`,
+    );
   });
 });
 
@@ -493,36 +615,54 @@ describe('Vue 3 + TypeScript shop (@kasir/checkout/vue)', () => {
   before(() => installs.vue, { timeout: 420_000 });
 
   it('vue-tsc --noEmit passes (strict templates, erasableSyntaxOnly, verbatimModuleSyntax, skipLibCheck false)', async () => {
-    const out = await timed('vue: vue-tsc --noEmit', () => run(bin('vue', 'vue-tsc'), ['--noEmit', '-p', 'tsconfig.json'], { cwd: apps.vue, timeoutMs: 120_000 }));
+    const out = await timed('vue: vue-tsc --noEmit', () =>
+      run(bin('vue', 'vue-tsc'), ['--noEmit', '-p', 'tsconfig.json'], { cwd: apps.vue, timeoutMs: 120_000 }),
+    );
     assert.equal(out.code, 0, `vue-tsc failed in the Vue shop:\n${tscOutput(out)}`);
   });
 
   it('vite build passes (isCustomElement from @kasir/checkout/vue in vite.config)', async () => {
-    const out = await timed('vue: vite build', () => run(bin('vue', 'vite'), ['build', '--logLevel', 'warn'], { cwd: apps.vue, timeoutMs: 120_000 }));
+    const out = await timed('vue: vite build', () =>
+      run(bin('vue', 'vite'), ['build', '--logLevel', 'warn'], { cwd: apps.vue, timeoutMs: 120_000 }),
+    );
     assert.equal(out.code, 0, `vite build failed in the Vue shop:\n${tscOutput(out)}`);
     const assets = await readdir(join(apps.vue, 'dist', 'assets'));
-    assert.ok(assets.some((f) => f.endsWith('.js')), 'vite build wrote no JavaScript');
+    assert.ok(
+      assets.some((f) => f.endsWith('.js')),
+      'vite build wrote no JavaScript',
+    );
   });
 
   // One vue-tsc run over the app plus src-errors/*.vue, which must fail, each file for its own reason.
   let wrong: Promise<{ code: number | null; text: string }> | undefined;
-  const wrongRun = () => (wrong ??= timed('vue: vue-tsc (expected errors)', async () => {
-    const out = await run(bin('vue', 'vue-tsc'), ['--noEmit', '-p', 'tsconfig.errors.json'], { cwd: apps.vue, timeoutMs: 120_000 });
-    return { code: out.code, text: tscOutput(out) };
-  }));
+  const wrongRun = () =>
+    (wrong ??= timed('vue: vue-tsc (expected errors)', async () => {
+      const out = await run(bin('vue', 'vue-tsc'), ['--noEmit', '-p', 'tsconfig.errors.json'], {
+        cwd: apps.vue,
+        timeoutMs: 120_000,
+      });
+      return { code: out.code, text: tscOutput(out) };
+    }));
 
   it('a <kasir-checkout> without endpoint fails vue-tsc, naming the prop', async () => {
     const { code, text } = await wrongRun();
     assert.notEqual(code, 0, 'vue-tsc passed the wrong components: the Vue template types are not real');
     const here = text.split(/\n(?=\S)/).filter((l) => l.includes('MissingEndpoint.vue'));
     assert.ok(here.length > 0, `vue-tsc found nothing wrong in MissingEndpoint.vue:\n${text}`);
-    assert.match(here.join('\n'), /endpoint/, `vue-tsc failed in MissingEndpoint.vue without naming endpoint:\n${text}`);
+    assert.match(
+      here.join('\n'),
+      /endpoint/,
+      `vue-tsc failed in MissingEndpoint.vue without naming endpoint:\n${text}`,
+    );
   });
 
   it('a handler of the wrong event type on @kasir-completed fails vue-tsc', async () => {
     const { text } = await wrongRun();
     const here = text.split(/\n(?=\S)/).filter((l) => l.includes('WrongEventHandler.vue'));
-    assert.ok(here.length > 0, `vue-tsc found nothing wrong in WrongEventHandler.vue (are @kasir-* events typed?):\n${text}`);
+    assert.ok(
+      here.length > 0,
+      `vue-tsc found nothing wrong in WrongEventHandler.vue (are @kasir-* events typed?):\n${text}`,
+    );
     assert.match(here.join('\n'), /KasirCompletedEvent/, `the error does not name the event type:\n${text}`);
   });
 
@@ -538,36 +678,60 @@ describe('Vue 3 + TypeScript shop (@kasir/checkout/vue)', () => {
 describe('Node shop server with @kasir/merchant only', () => {
   let imports: Promise<Array<{ entry: string; ok: boolean; error?: string; code?: string; exports?: string[] }>>;
   let merchant: any;
-  before(async () => {
-    await installs.node;
-    const manifest = JSON.parse(await readFile(join(apps.node, 'node_modules/@kasir/merchant/package.json'), 'utf8'));
-    const merchantEntries = Object.keys(manifest.exports ?? { '.': null })
-      .filter((k) => !k.endsWith('.json') && !k.includes('*'))
-      .map((k) => (k === '.' ? '@kasir/merchant' : `@kasir/merchant/${k.slice(2)}`));
-    imports = timed('node: import every entry in plain Node', async () => {
-      const results = JSON.parse((await runOk('node', ['imports.mjs', ...merchantEntries, ...CHECKOUT_ENTRIES], { cwd: apps.node, timeoutMs: 60_000 })).stdout);
-      for (const r of results) console.log(`[packages] node: import ${r.entry}: ${r.ok ? `ok (${r.exports.join(', ')})` : r.error}`);
-      return results;
-    });
-    imports.catch(() => {});
-    merchant = await importFrom('node', '@kasir/merchant');
-  }, { timeout: 420_000 });
+  before(
+    async () => {
+      await installs.node;
+      const manifest = JSON.parse(await readFile(join(apps.node, 'node_modules/@kasir/merchant/package.json'), 'utf8'));
+      const merchantEntries = Object.keys(manifest.exports ?? { '.': null })
+        .filter((k) => !k.endsWith('.json') && !k.includes('*'))
+        .map((k) => (k === '.' ? '@kasir/merchant' : `@kasir/merchant/${k.slice(2)}`));
+      imports = timed('node: import every entry in plain Node', async () => {
+        const results = JSON.parse(
+          (
+            await runOk('node', ['imports.mjs', ...merchantEntries, ...CHECKOUT_ENTRIES], {
+              cwd: apps.node,
+              timeoutMs: 60_000,
+            })
+          ).stdout,
+        );
+        for (const r of results)
+          console.log(`[packages] node: import ${r.entry}: ${r.ok ? `ok (${r.exports.join(', ')})` : r.error}`);
+        return results;
+      });
+      imports.catch(() => {});
+      merchant = await importFrom('node', '@kasir/merchant');
+    },
+    { timeout: 420_000 },
+  );
 
-  it('resolves @kasir/merchant\'s dependency @kasir/checkout@0.1.0 to our tarball, installed in the same npm install', async () => {
+  it("resolves @kasir/merchant's dependency @kasir/checkout@0.1.0 to our tarball, installed in the same npm install", async () => {
     const entry = lockEntry('node', '@kasir/checkout');
-    assert.match(entry?.resolved ?? '', /^file:.*kasir-checkout-.*\.tgz$/, `@kasir/checkout in the lockfile: ${JSON.stringify(entry)}`);
-    assert.equal(existsSync(join(apps.node, 'node_modules/@kasir/merchant/node_modules/@kasir/checkout')), false, 'a second, nested @kasir/checkout');
+    assert.match(
+      entry?.resolved ?? '',
+      /^file:.*kasir-checkout-.*\.tgz$/,
+      `@kasir/checkout in the lockfile: ${JSON.stringify(entry)}`,
+    );
+    assert.equal(
+      existsSync(join(apps.node, 'node_modules/@kasir/merchant/node_modules/@kasir/checkout')),
+      false,
+      'a second, nested @kasir/checkout',
+    );
     const installed = JSON.parse(await readFile(join(apps.node, 'node_modules/@kasir/checkout/package.json'), 'utf8'));
     assert.equal(installed.version, packed.get('@kasir/checkout')?.version);
   });
 
   it(`its installed tree holds none of ${SANDBOX_ONLY_DEPS.join(', ')}`, async () => {
     const found = await findInstalled(apps.node, SANDBOX_ONLY_DEPS);
-    assert.deepEqual(found.map((p) => p.slice(apps.node.length + 1)), []);
+    assert.deepEqual(
+      found.map((p) => p.slice(apps.node.length + 1)),
+      [],
+    );
   });
 
   it('tsc --noEmit passes on server.ts (createKasirApi + verifyWebhook; strict, NodeNext, skipLibCheck false)', async () => {
-    const out = await timed('node: tsc --noEmit', () => run(bin('node', 'tsc'), ['--noEmit', '-p', '.'], { cwd: apps.node, timeoutMs: 120_000 }));
+    const out = await timed('node: tsc --noEmit', () =>
+      run(bin('node', 'tsc'), ['--noEmit', '-p', '.'], { cwd: apps.node, timeoutMs: 120_000 }),
+    );
     assert.equal(out.code, 0, `tsc failed in the Node shop:\n${tscOutput(out)}`);
   });
 
@@ -580,7 +744,12 @@ describe('Node shop server with @kasir/merchant only', () => {
     it(`Node (no DOM) imports ${entry} without throwing`, async () => {
       const result = (await imports).find((r) => r.entry === entry);
       assert.ok(result, `${entry} was not tried`);
-      if (!result.ok && entry.endsWith('/react') && result.code === 'ERR_MODULE_NOT_FOUND' && /'react'/.test(result.error ?? '')) {
+      if (
+        !result.ok &&
+        entry.endsWith('/react') &&
+        result.code === 'ERR_MODULE_NOT_FOUND' &&
+        /'react'/.test(result.error ?? '')
+      ) {
         // react is an optional peer and this shop has none: the entry may only fail for that reason (it is imported
         // with react present by the React shop's server rendering).
         return;
@@ -590,8 +759,16 @@ describe('Node shop server with @kasir/merchant only', () => {
   }
 
   it('@kasir/merchant exports createKasirApi and verifyWebhook', () => {
-    assert.equal(typeof merchant.createKasirApi, 'function', `exports of @kasir/merchant: ${Object.keys(merchant).join(', ')}`);
-    assert.equal(typeof merchant.verifyWebhook, 'function', `exports of @kasir/merchant: ${Object.keys(merchant).join(', ')}`);
+    assert.equal(
+      typeof merchant.createKasirApi,
+      'function',
+      `exports of @kasir/merchant: ${Object.keys(merchant).join(', ')}`,
+    );
+    assert.equal(
+      typeof merchant.verifyWebhook,
+      'function',
+      `exports of @kasir/merchant: ${Object.keys(merchant).join(', ')}`,
+    );
   });
 
   const valid = () => ({
@@ -608,7 +785,10 @@ describe('Node shop server with @kasir/merchant only', () => {
   });
 
   it('createKasirApi with a misspelled option throws, naming the nearest known one', () => {
-    assert.throws(() => merchant.createKasirApi({ ...valid(), onDepositComplete: () => {} }), /did you mean onDepositCompleted\?/);
+    assert.throws(
+      () => merchant.createKasirApi({ ...valid(), onDepositComplete: () => {} }),
+      /did you mean onDepositCompleted\?/,
+    );
   });
 
   it('createKasirApi with a baseUrl that is no URL throws, naming baseUrl', () => {
@@ -633,14 +813,27 @@ describe('Node shop server with @kasir/merchant only', () => {
   });
 
   const sign = (secret: string, id: string, timestamp: number, body: string) =>
-    `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+    `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+      .update(`${id}.${timestamp}.${body}`)
+      .digest('base64')}`;
 
   it('verifyWebhook(secret, headers, rawBody) verifies a Standard Webhooks delivery synchronously and returns the payload', () => {
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    const payload = { type: 'deposit.completed', orderId: 'chk_1', depositId: 'chk_1', status: 'completed', data: { id: 'chk_1' }, timestamp: new Date().toISOString() };
+    const payload = {
+      type: 'deposit.completed',
+      orderId: 'chk_1',
+      depositId: 'chk_1',
+      status: 'completed',
+      data: { id: 'chk_1' },
+      timestamp: new Date().toISOString(),
+    };
     const body = JSON.stringify(payload);
     const ts = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_1', ts, body) };
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(ts),
+      'webhook-signature': sign(secret, 'msg_1', ts, body),
+    };
     const result = merchant.verifyWebhook(secret, headers, body);
     assert.equal(typeof result?.then, 'undefined', 'verifyWebhook returned a Promise: it must be synchronous');
     assert.deepEqual(result, payload);
@@ -653,48 +846,83 @@ describe('Node shop server with @kasir/merchant only', () => {
     const body = JSON.stringify({ type: 'deposit.completed' });
     const ts = Math.floor(Date.now() / 1000);
     const other = `whsec_${randomBytes(24).toString('base64')}`;
-    assert.throws(() => merchant.verifyWebhook(secret, { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': sign(other, 'msg_1', ts, body) }, body));
-    assert.throws(() => merchant.verifyWebhook(secret, { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_1', ts, body) }, `${body} `));
+    assert.throws(() =>
+      merchant.verifyWebhook(
+        secret,
+        { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': sign(other, 'msg_1', ts, body) },
+        body,
+      ),
+    );
+    assert.throws(() =>
+      merchant.verifyWebhook(
+        secret,
+        {
+          'webhook-id': 'msg_1',
+          'webhook-timestamp': String(ts),
+          'webhook-signature': sign(secret, 'msg_1', ts, body),
+        },
+        `${body} `,
+      ),
+    );
   });
 });
 
 // ---------------------------------------------------------------------------------------------------------------
 
-describe('A shop\'s own tests: startSandbox (@kasir/sandbox) + the Node shop\'s server (createKasirApi at /api)', () => {
+describe("A shop's own tests: startSandbox (@kasir/sandbox) + the Node shop's server (createKasirApi at /api)", () => {
   let sandbox: any;
   let shop: { url: string; completed: unknown[]; close(): Promise<void> } | undefined;
   let checkout: any;
   let method: any;
 
-  before(async () => {
-    await Promise.all([installs.shop, installs.node]);
-    const { startSandbox } = await importFrom('shop', '@kasir/sandbox');
-    assert.equal(typeof startSandbox, 'function', '@kasir/sandbox exports no startSandbox');
-    const shopPort = await freePort();
-    sandbox = await timed('startSandbox', () => startSandbox({ port: 0, dataDir: join(work, 'sandbox-data'), webhookUrl: `http://127.0.0.1:${shopPort}/api/webhooks/kasir` }));
-    // The shop's server.ts, run as its own code (its imports resolve from the Node shop's node_modules).
-    const { startShop } = await import(pathToFileURL(join(apps.node, 'server.ts')).href).catch((err: Error) => {
-      throw new Error(`Loading the Node shop's server.ts failed: ${err.message}`, { cause: err });
-    });
-    shop = await startShop(sandbox.credentials, shopPort);
-  }, { timeout: 420_000 });
+  before(
+    async () => {
+      await Promise.all([installs.shop, installs.node]);
+      const { startSandbox } = await importFrom('shop', '@kasir/sandbox');
+      assert.equal(typeof startSandbox, 'function', '@kasir/sandbox exports no startSandbox');
+      const shopPort = await freePort();
+      sandbox = await timed('startSandbox', () =>
+        startSandbox({
+          port: 0,
+          dataDir: join(work, 'sandbox-data'),
+          webhookUrl: `http://127.0.0.1:${shopPort}/api/webhooks/kasir`,
+        }),
+      );
+      // The shop's server.ts, run as its own code (its imports resolve from the Node shop's node_modules).
+      const { startShop } = await import(pathToFileURL(join(apps.node, 'server.ts')).href).catch((err: Error) => {
+        throw new Error(`Loading the Node shop's server.ts failed: ${err.message}`, { cause: err });
+      });
+      shop = await startShop(sandbox.credentials, shopPort);
+    },
+    { timeout: 420_000 },
+  );
 
-  after(async () => {
-    await shop?.close().catch(() => {});
-    await sandbox?.stop?.();
-  }, { timeout: 30_000 });
+  after(
+    async () => {
+      await shop?.close().catch(() => {});
+      await sandbox?.stop?.();
+    },
+    { timeout: 30_000 },
+  );
 
   it('installs @kasir/sandbox with its dependency @kasir/checkout@0.1.0 resolved to our tarball', () => {
     for (const name of ['@kasir/sandbox', '@kasir/checkout']) {
       const entry = lockEntry('shop', name);
       assert.match(entry?.resolved ?? '', /^file:.*\.tgz$/, `${name} in the lockfile: ${JSON.stringify(entry)}`);
     }
-    assert.equal(existsSync(join(apps.shop, 'node_modules/@kasir/sandbox/node_modules/@kasir/checkout')), false, 'a second, nested @kasir/checkout');
+    assert.equal(
+      existsSync(join(apps.shop, 'node_modules/@kasir/sandbox/node_modules/@kasir/checkout')),
+      false,
+      'a second, nested @kasir/checkout',
+    );
   });
 
-  it('@kasir/sandbox\'s installed tree holds no @scarf/scarf (no install script reports the install)', async () => {
+  it("@kasir/sandbox's installed tree holds no @scarf/scarf (no install script reports the install)", async () => {
     const found = await findInstalled(apps.shop, ['@scarf/scarf']);
-    assert.deepEqual(found.map((p) => p.slice(apps.shop.length + 1)), []);
+    assert.deepEqual(
+      found.map((p) => p.slice(apps.shop.length + 1)),
+      [],
+    );
   });
 
   it('startSandbox({port: 0, dataDir, webhookUrl}) gives url, port, credentials and stop()', () => {
@@ -702,7 +930,17 @@ describe('A shop\'s own tests: startSandbox (@kasir/sandbox) + the Node shop\'s 
     assert.ok(Number.isInteger(sandbox.port) && sandbox.port > 0, `port: ${sandbox.port}`);
     assert.equal(new URL(sandbox.url).port, String(sandbox.port), `url ${sandbox.url} is not on port ${sandbox.port}`);
     assert.equal(typeof sandbox.stop, 'function');
-    for (const key of ['baseUrl', 'checkoutUrl', 'dashboardUrl', 'email', 'password', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret']) {
+    for (const key of [
+      'baseUrl',
+      'checkoutUrl',
+      'dashboardUrl',
+      'email',
+      'password',
+      'clientId',
+      'clientSecret',
+      'accessToken',
+      'webhookSecret',
+    ]) {
       assert.equal(typeof sandbox.credentials?.[key], 'string', `credentials.${key}`);
       assert.ok(sandbox.credentials[key].length > 0, `credentials.${key} is empty`);
     }
@@ -745,19 +983,32 @@ describe('A shop\'s own tests: startSandbox (@kasir/sandbox) + the Node shop\'s 
 
   it('the completion webhook arrived and verified: onDepositCompleted ran once', async () => {
     assert.ok(method, 'no deposit (the steps before failed)');
-    await timed('webhook to onDepositCompleted', () => waitFor('onDepositCompleted to be called (the sandbox\'s webhook to /api/webhooks/kasir)', 20_000, () => shop!.completed.length > 0));
+    await timed('webhook to onDepositCompleted', () =>
+      waitFor(
+        "onDepositCompleted to be called (the sandbox's webhook to /api/webhooks/kasir)",
+        20_000,
+        () => shop!.completed.length > 0,
+      ),
+    );
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(shop!.completed.length, 1, `onDepositCompleted ran ${shop!.completed.length} times`);
-    assert.ok(JSON.stringify(shop!.completed[0]).includes(checkout.id), `the hook's argument does not name the checkout: ${JSON.stringify(shop!.completed[0])}`);
+    assert.ok(
+      JSON.stringify(shop!.completed[0]).includes(checkout.id),
+      `the hook's argument does not name the checkout: ${JSON.stringify(shop!.completed[0])}`,
+    );
   });
 
   it('createKasirApi(...).fetch creates a checkout from a standard Request, with no HTTP server (a route handler)', async () => {
     const { createKasirApi } = await importFrom('node', '@kasir/merchant');
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, webhookSecret } = sandbox.credentials;
     const api = createKasirApi({ baseUrl, checkoutUrl, clientId, clientSecret, accessToken, webhookSecret });
-    const res: Response = await api.fetch(new Request('https://shop.example/checkouts', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '25000', currency: 'IDR' }),
-    }));
+    const res: Response = await api.fetch(
+      new Request('https://shop.example/checkouts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '25000', currency: 'IDR' }),
+      }),
+    );
     const text = await res.text();
     assert.equal(res.status, 201, text);
     assert.equal(typeof JSON.parse(text).data?.id, 'string', text);
@@ -774,55 +1025,90 @@ describe('The installed bins: kasir-sandbox and kasir-merchant', () => {
   let merchantUrl = '';
   let merchantPort = 0;
 
-  before(async () => {
-    await Promise.all([installs.shop, installs.node]);
-    merchantPort = await freePort();
-    merchantUrl = `http://127.0.0.1:${merchantPort}`;
-  }, { timeout: 420_000 });
+  before(
+    async () => {
+      await Promise.all([installs.shop, installs.node]);
+      merchantPort = await freePort();
+      merchantUrl = `http://127.0.0.1:${merchantPort}`;
+    },
+    { timeout: 420_000 },
+  );
 
-  after(async () => {
-    await Promise.all([sandboxProc, merchantProc].filter((p) => p !== undefined).map((p) => killTree(p.child)));
-  }, { timeout: 30_000 });
+  after(
+    async () => {
+      await Promise.all([sandboxProc, merchantProc].filter((p) => p !== undefined).map((p) => killTree(p.child)));
+    },
+    { timeout: 30_000 },
+  );
 
   it('kasir-sandbox writes KASIR_DATA_DIR/sandbox.json with the credentials', async () => {
     const port = await freePort();
     sandboxProc = startProcess(bin('shop', 'kasir-sandbox'), [], {
       cwd: apps.shop,
-      env: childEnv({ PROVIDER_PORT: String(port), KASIR_DATA_DIR: dataDir(), KASIR_WEBHOOK_URL: `${merchantUrl}/api/webhooks/kasir` }),
+      env: childEnv({
+        PROVIDER_PORT: String(port),
+        KASIR_DATA_DIR: dataDir(),
+        KASIR_WEBHOOK_URL: `${merchantUrl}/api/webhooks/kasir`,
+      }),
     });
     const file = join(dataDir(), 'sandbox.json');
-    credentials = await timed('kasir-sandbox to sandbox.json', () => waitFor(`${file} (kasir-sandbox output so far: ${tail(sandboxProc!.out.stdout + sandboxProc!.out.stderr, 1000)})`, 30_000, async () => {
-      if (sandboxProc!.out.code !== null) throw new Error(`kasir-sandbox exited with ${sandboxProc!.out.code}: ${tail(sandboxProc!.out.stderr)}`);
-      if (!existsSync(file)) return undefined;
-      return JSON.parse(await readFile(file, 'utf8'));
-    }));
-    for (const key of ['baseUrl', 'checkoutUrl', 'dashboardUrl', 'email', 'password', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret']) {
+    credentials = await timed('kasir-sandbox to sandbox.json', () =>
+      waitFor(
+        `${file} (kasir-sandbox output so far: ${tail(sandboxProc!.out.stdout + sandboxProc!.out.stderr, 1000)})`,
+        30_000,
+        async () => {
+          if (sandboxProc!.out.code !== null)
+            throw new Error(`kasir-sandbox exited with ${sandboxProc!.out.code}: ${tail(sandboxProc!.out.stderr)}`);
+          if (!existsSync(file)) return undefined;
+          return JSON.parse(await readFile(file, 'utf8'));
+        },
+      ),
+    );
+    for (const key of [
+      'baseUrl',
+      'checkoutUrl',
+      'dashboardUrl',
+      'email',
+      'password',
+      'clientId',
+      'clientSecret',
+      'accessToken',
+      'webhookSecret',
+    ]) {
       assert.equal(typeof credentials[key], 'string', `sandbox.json has no ${key}`);
     }
-    const res = await waitFor('the sandbox to answer', 10_000, async () => (await fetchWithTimeout(credentials.baseUrl, {}, 2000)).status > 0);
+    const res = await waitFor(
+      'the sandbox to answer',
+      10_000,
+      async () => (await fetchWithTimeout(credentials.baseUrl, {}, 2000)).status > 0,
+    );
     assert.ok(res);
   });
 
-  const merchantEnv = (extra: Record<string, string | undefined> = {}) => childEnv({
-    KASIR_BASE_URL: credentials.baseUrl,
-    KASIR_CHECKOUT_URL: credentials.checkoutUrl,
-    KASIR_CLIENT_ID: credentials.clientId,
-    KASIR_CLIENT_SECRET: credentials.clientSecret,
-    KASIR_ACCESS_TOKEN: credentials.accessToken,
-    KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
-    KASIR_SANDBOX: 'true',
-    PORT: String(merchantPort),
-    HOST: '127.0.0.1',
-    ...extra,
-  });
+  const merchantEnv = (extra: Record<string, string | undefined> = {}) =>
+    childEnv({
+      KASIR_BASE_URL: credentials.baseUrl,
+      KASIR_CHECKOUT_URL: credentials.checkoutUrl,
+      KASIR_CLIENT_ID: credentials.clientId,
+      KASIR_CLIENT_SECRET: credentials.clientSecret,
+      KASIR_ACCESS_TOKEN: credentials.accessToken,
+      KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
+      KASIR_SANDBOX: 'true',
+      PORT: String(merchantPort),
+      HOST: '127.0.0.1',
+      ...extra,
+    });
 
   it('kasir-merchant, configured from sandbox.json, serves /kasir-checkout.js (200, JavaScript)', async () => {
     assert.ok(credentials, 'no sandbox.json (the step before failed)');
     merchantProc = startProcess(bin('node', 'kasir-merchant'), [], { cwd: apps.node, env: merchantEnv() });
-    const res = await timed('kasir-merchant to answer', () => waitFor(`kasir-merchant on ${merchantUrl}`, 20_000, async () => {
-      if (merchantProc!.out.code !== null) throw new Error(`kasir-merchant exited with ${merchantProc!.out.code}: ${tail(merchantProc!.out.stderr)}`);
-      return fetchWithTimeout(`${merchantUrl}/kasir-checkout.js`, {}, 2000);
-    }));
+    const res = await timed('kasir-merchant to answer', () =>
+      waitFor(`kasir-merchant on ${merchantUrl}`, 20_000, async () => {
+        if (merchantProc!.out.code !== null)
+          throw new Error(`kasir-merchant exited with ${merchantProc!.out.code}: ${tail(merchantProc!.out.stderr)}`);
+        return fetchWithTimeout(`${merchantUrl}/kasir-checkout.js`, {}, 2000);
+      }),
+    );
     const body = await res.text();
     assert.equal(res.status, 200, body.slice(0, 500));
     assert.match(res.headers.get('content-type') ?? '', /javascript/);
@@ -844,8 +1130,12 @@ describe('The installed bins: kasir-sandbox and kasir-merchant', () => {
   it('kasir-merchant without KASIR_CLIENT_ID exits 1 with a message naming it', async () => {
     const port = await freePort();
     const env = childEnv({
-      KASIR_BASE_URL: 'http://127.0.0.1:9', KASIR_CLIENT_SECRET: 'secret', KASIR_ACCESS_TOKEN: 'token',
-      KASIR_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`, PORT: String(port), HOST: '127.0.0.1',
+      KASIR_BASE_URL: 'http://127.0.0.1:9',
+      KASIR_CLIENT_SECRET: 'secret',
+      KASIR_ACCESS_TOKEN: 'token',
+      KASIR_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
     });
     const out = await run(bin('node', 'kasir-merchant'), [], { cwd: apps.node, env, timeoutMs: 20_000 });
     assert.equal(out.code, 1, `exit ${out.code ?? out.signal}; stderr: ${out.stderr}`);

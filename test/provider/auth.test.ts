@@ -9,11 +9,20 @@ import { createTestProvider, type TestProvider } from '../support/provider';
 /** The User of interface 2.1, as verify-login answers it. */
 type User = Awaited<ReturnType<typeof userView>>;
 /** login and verify-login answer under `status`, not statusCode (interface 5). */
-interface StatusEnvelope<T> { status: number; statusCode?: number; message: string; data: T }
+interface StatusEnvelope<T> {
+  status: number;
+  statusCode?: number;
+  message: string;
+  data: T;
+}
 type TokenAnswer = StatusEnvelope<{ verificationToken: string }>;
 type SessionAnswer = StatusEnvelope<{ accessToken: string; user: User }>;
 /** A message in the sandbox mailbox. */
-interface Mail { subject: string; text: string; code: string | null }
+interface Mail {
+  subject: string;
+  text: string;
+  code: string | null;
+}
 
 /** Builds a provider with the given auth rate-limit environment (read once, when the routes are built). */
 async function providerWithLimits(env: Record<string, string>): Promise<TestProvider> {
@@ -30,7 +39,11 @@ async function providerWithLimits(env: Record<string, string>): Promise<TestProv
 }
 
 const post = (p: TestProvider, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  p.app.request(`http://localhost${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  p.app.request(`http://localhost${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 async function latestMail(p: TestProvider, email: string) {
   const res = await p.app.request(`http://localhost/sandbox/mailbox?email=${encodeURIComponent(email)}`);
@@ -48,13 +61,22 @@ async function loginToken(p: TestProvider, email = p.creds.email, password = p.c
   return { verificationToken: body.data.verificationToken, otp: mail.code };
 }
 
-const jwtPayload = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { sub: string; iat: number; exp?: number };
+const jwtPayload = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as {
+    sub: string;
+    iat: number;
+    exp?: number;
+  };
 const otherCode = (otp: string) => String((Number(otp) + 1) % 1_000_000).padStart(6, '0');
 
 describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => {
   let p: TestProvider;
-  before(async () => { p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '1000', KASIR_AUTH_RATE_PER_ADDRESS: '1000' }); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '1000', KASIR_AUTH_RATE_PER_ADDRESS: '1000' });
+  });
+  after(async () => {
+    await p.close();
+  });
 
   describe('a login with its OTP', () => {
     let loginStatus: number;
@@ -91,8 +113,27 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
 
     it('returns the User of 2.1 with every field, and never a live code in otp_code', () => {
       const { user } = body.data;
-      for (const key of ['id', 'name', 'policy', 'email', 'organizationId', 'role', 'is_active', 'invitation_date', 'invitation_expiration_date',
-        'iskyc', 'kyc_url', 'country', 'countryCode', 'legalFullName', 'providerId', 'otp_code', 'credentials', 'createdAt', 'updatedAt']) {
+      for (const key of [
+        'id',
+        'name',
+        'policy',
+        'email',
+        'organizationId',
+        'role',
+        'is_active',
+        'invitation_date',
+        'invitation_expiration_date',
+        'iskyc',
+        'kyc_url',
+        'country',
+        'countryCode',
+        'legalFullName',
+        'providerId',
+        'otp_code',
+        'credentials',
+        'createdAt',
+        'updatedAt',
+      ]) {
         assert.ok(key in user, key);
       }
       assert.equal(user.email, p.creds.email);
@@ -115,7 +156,9 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
 
   it('issues a non-expiring token with isDisableExpire', async () => {
     const { verificationToken, otp } = await loginToken(p);
-    const body = await bodyOf<SessionAnswer>(await post(p, '/v1/auth/verify-login', { verificationToken, otp, isDisableExpire: true }));
+    const body = await bodyOf<SessionAnswer>(
+      await post(p, '/v1/auth/verify-login', { verificationToken, otp, isDisableExpire: true }),
+    );
     assert.equal(body.status, 200);
     assert.equal(jwtPayload(body.data.accessToken).exp, undefined);
   });
@@ -123,7 +166,11 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
   it('refuses a wrong password with only "Invalid email or password"', async () => {
     const res = await post(p, '/v1/auth/login', { email: p.creds.email, password: 'wrong-password' });
     assert.equal(res.status, 401);
-    assert.deepEqual(await errorOf(res), { statusCode: 401, error: 'Unauthorized', message: 'Invalid email or password' });
+    assert.deepEqual(await errorOf(res), {
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: 'Invalid email or password',
+    });
   });
 
   it('gives the same answer for unknown and known emails', async () => {
@@ -157,12 +204,21 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
 
   describe('a wrong OTP', () => {
     let login: { verificationToken: string; otp: string };
-    before(async () => { login = await loginToken(p); });
+    before(async () => {
+      login = await loginToken(p);
+    });
 
     it('is refused, counting down the attempts', async () => {
-      const res = await post(p, '/v1/auth/verify-login', { verificationToken: login.verificationToken, otp: otherCode(login.otp) });
+      const res = await post(p, '/v1/auth/verify-login', {
+        verificationToken: login.verificationToken,
+        otp: otherCode(login.otp),
+      });
       assert.equal(res.status, 401);
-      assert.deepEqual(await errorOf(res), { statusCode: 401, error: 'Unauthorized', message: 'Invalid OTP: 4 attempts left' });
+      assert.deepEqual(await errorOf(res), {
+        statusCode: 401,
+        error: 'Unauthorized',
+        message: 'Invalid OTP: 4 attempts left',
+      });
     });
 
     it('does not burn the token before the fifth: the right code still works', async () => {
@@ -196,7 +252,9 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
 
   it('accepts only one of two concurrent verifications of one OTP', async () => {
     const { verificationToken, otp } = await loginToken(p);
-    const results = await Promise.all([1, 2, 3].map(() => post(p, '/v1/auth/verify-login', { verificationToken, otp })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => post(p, '/v1/auth/verify-login', { verificationToken, otp })),
+    );
     assert.deepEqual(results.map((r) => r.status).sort(), [200, 401, 401]);
   });
 
@@ -216,7 +274,11 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
     const { verificationToken: fresh, otp: freshOtp } = await loginToken(p);
     p.clock.offsetMs += 9 * 60_000;
     try {
-      assert.equal((await post(p, '/v1/auth/verify-login', { verificationToken: fresh, otp: freshOtp })).status, 200, 'still valid at 9 minutes');
+      assert.equal(
+        (await post(p, '/v1/auth/verify-login', { verificationToken: fresh, otp: freshOtp })).status,
+        200,
+        'still valid at 9 minutes',
+      );
     } finally {
       p.clock.offsetMs = 0;
     }
@@ -233,7 +295,14 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
     let registered: { status: number; body: Envelope<{ verificationToken: string }> };
     let verify: SessionAnswer;
     before(async () => {
-      const res = await post(p, '/v1/auth/register', { email, password: 'correct horse', fullName: 'New Merchant', nationalID: '3171', country: 'Indonesia', countryCode: 'ID' });
+      const res = await post(p, '/v1/auth/register', {
+        email,
+        password: 'correct horse',
+        fullName: 'New Merchant',
+        nationalID: '3171',
+        country: 'Indonesia',
+        countryCode: 'ID',
+      });
       registered = { status: res.status, body: await bodyOf<Envelope<{ verificationToken: string }>>(res) };
     });
 
@@ -243,7 +312,11 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
     });
 
     it('keeps the user inactive, with a scrypt hash of the password', async () => {
-      const row = await p.deps.db.selectFrom('users').select(['is_active', 'password_hash']).where('email', '=', email).executeTakeFirstOrThrow();
+      const row = await p.deps.db
+        .selectFrom('users')
+        .select(['is_active', 'password_hash'])
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow();
       assert.equal(row.is_active, 0);
       assert.match(row.password_hash, /^scrypt\$/);
       assert.ok(!row.password_hash.includes('correct horse'));
@@ -251,7 +324,12 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
 
     it('is activated by the mailed OTP, with the details given', async () => {
       const mail = (await latestMail(p, email))!;
-      verify = await bodyOf<SessionAnswer>(await post(p, '/v1/auth/verify-login', { verificationToken: registered.body.data.verificationToken, otp: mail.code }));
+      verify = await bodyOf<SessionAnswer>(
+        await post(p, '/v1/auth/verify-login', {
+          verificationToken: registered.body.data.verificationToken,
+          otp: mail.code,
+        }),
+      );
       assert.equal(verify.status, 200);
       assert.equal(verify.data.user.is_active, true);
       assert.equal(verify.data.user.country, 'Indonesia');
@@ -275,7 +353,11 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
     let b: Envelope<{ verificationToken: string }>;
     let statuses: [number, number];
     before(async () => {
-      const fresh = await post(p, '/v1/auth/register', { email: 'unique.one@example.com', password: 'password-1', fullName: 'A' });
+      const fresh = await post(p, '/v1/auth/register', {
+        email: 'unique.one@example.com',
+        password: 'password-1',
+        fullName: 'A',
+      });
       const taken = await post(p, '/v1/auth/register', { email: p.creds.email, password: 'password-1', fullName: 'A' });
       statuses = [fresh.status, taken.status];
       [a, b] = [await bodyOf<typeof a>(fresh), await bodyOf<typeof b>(taken)];
@@ -304,13 +386,25 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
 
   describe('validates the bodies, naming the field, in the statusCode envelope', () => {
     const cases: Array<[string, unknown, RegExp]> = [
-      ['/v1/auth/register', { email: 'a@example.com', password: 'short', fullName: 'A' }, /^password: must be at least 8 characters/],
-      ['/v1/auth/register', { email: 'not-email', password: 'long enough', fullName: 'A' }, /^email: must be a valid email address/],
+      [
+        '/v1/auth/register',
+        { email: 'a@example.com', password: 'short', fullName: 'A' },
+        /^password: must be at least 8 characters/,
+      ],
+      [
+        '/v1/auth/register',
+        { email: 'not-email', password: 'long enough', fullName: 'A' },
+        /^email: must be a valid email address/,
+      ],
       ['/v1/auth/register', { email: 'a@example.com', password: 'long enough' }, /^fullName: is required/],
       ['/v1/auth/login', { email: 'a@example.com' }, /^password: is required/],
       ['/v1/auth/login', { email: 42, password: 'x' }, /^email: must be a string/],
       ['/v1/auth/verify-login', { verificationToken: 'x' }, /^otp: is required/],
-      ['/v1/auth/verify-login', { verificationToken: 'x', otp: '123456', isDisableExpire: 'yes' }, /^isDisableExpire: must be a boolean/],
+      [
+        '/v1/auth/verify-login',
+        { verificationToken: 'x', otp: '123456', isDisableExpire: 'yes' },
+        /^isDisableExpire: must be a boolean/,
+      ],
     ];
     for (const [path, body, message] of cases) {
       it(`refuses ${JSON.stringify(body)} on ${path}`, async () => {
@@ -323,7 +417,11 @@ describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => 
     }
 
     it('refuses malformed JSON', async () => {
-      const malformed = await p.app.request('http://localhost/v1/auth/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"email":' });
+      const malformed = await p.app.request('http://localhost/v1/auth/login', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"email":',
+      });
       assert.equal(malformed.status, 400);
       assert.equal((await errorOf(malformed)).statusCode, 400);
     });
@@ -354,17 +452,32 @@ describe('accounts: rate limits', () => {
 
   it('takes the window, the limits and trusting a proxy from the environment, ignoring a bad number', async () => {
     const { loadAuthRateLimits } = await import('../../server/provider/auth/rate-limit');
-    assert.deepEqual(loadAuthRateLimits({ KASIR_AUTH_RATE_WINDOW_SECONDS: '60', KASIR_AUTH_RATE_PER_EMAIL: '3', KASIR_AUTH_RATE_PER_ADDRESS: 'x', KASIR_TRUST_PROXY: 'true' }),
-      { windowSeconds: 60, perEmail: 3, perAddress: 200, trustProxy: true });
+    assert.deepEqual(
+      loadAuthRateLimits({
+        KASIR_AUTH_RATE_WINDOW_SECONDS: '60',
+        KASIR_AUTH_RATE_PER_EMAIL: '3',
+        KASIR_AUTH_RATE_PER_ADDRESS: 'x',
+        KASIR_TRUST_PROXY: 'true',
+      }),
+      { windowSeconds: 60, perEmail: 3, perAddress: 200, trustProxy: true },
+    );
   });
 
   describe('over the per-email limit', () => {
     let p: TestProvider;
-    before(async () => { p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '3', KASIR_AUTH_RATE_PER_ADDRESS: '1000' }); });
-    after(async () => { await p.close(); });
+    before(async () => {
+      p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '3', KASIR_AUTH_RATE_PER_ADDRESS: '1000' });
+    });
+    after(async () => {
+      await p.close();
+    });
 
     it('answers 429 in the envelope, with a Retry-After', async () => {
-      for (let i = 0; i < 3; i++) assert.equal((await post(p, '/v1/auth/login', { email: p.creds.email, password: 'wrong-password' })).status, 401);
+      for (let i = 0; i < 3; i++)
+        assert.equal(
+          (await post(p, '/v1/auth/login', { email: p.creds.email, password: 'wrong-password' })).status,
+          401,
+        );
       const limited = await post(p, '/v1/auth/login', { email: p.creds.email, password: p.creds.password });
       assert.equal(limited.status, 429);
       const body = await errorOf(limited);
@@ -375,7 +488,10 @@ describe('accounts: rate limits', () => {
     });
 
     it('leaves another email alone', async () => {
-      assert.equal((await post(p, '/v1/auth/login', { email: 'someone@example.com', password: 'wrong-password' })).status, 401);
+      assert.equal(
+        (await post(p, '/v1/auth/login', { email: 'someone@example.com', password: 'wrong-password' })).status,
+        401,
+      );
     });
 
     it('lets the email in again once the window passes', async () => {
@@ -386,8 +502,16 @@ describe('accounts: rate limits', () => {
 
   describe('answers 429 over the per-address limit', () => {
     let p: TestProvider;
-    before(async () => { p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '1000', KASIR_AUTH_RATE_PER_ADDRESS: '2', KASIR_TRUST_PROXY: 'true' }); });
-    after(async () => { await p.close(); });
+    before(async () => {
+      p = await providerWithLimits({
+        KASIR_AUTH_RATE_PER_EMAIL: '1000',
+        KASIR_AUTH_RATE_PER_ADDRESS: '2',
+        KASIR_TRUST_PROXY: 'true',
+      });
+    });
+    after(async () => {
+      await p.close();
+    });
     const from = (ip: string) => ({ 'X-Forwarded-For': ip });
 
     for (const [path, body] of [
@@ -400,7 +524,11 @@ describe('accounts: rate limits', () => {
         for (let i = 0; i < 3; i++) statuses.push((await post(p, path, body(i), from('203.0.113.7'))).status);
         assert.equal(statuses[2], 429, path);
         assert.notEqual(statuses[0], 429, path);
-        assert.notEqual((await post(p, path, body(9), from('203.0.113.8'))).status, 429, `${path} from another address`);
+        assert.notEqual(
+          (await post(p, path, body(9), from('203.0.113.8'))).status,
+          429,
+          `${path} from another address`,
+        );
       });
     }
   });
@@ -409,7 +537,8 @@ describe('accounts: rate limits', () => {
     const p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '2', KASIR_AUTH_RATE_PER_ADDRESS: '1000' });
     try {
       const { verificationToken, otp } = await loginToken(p);
-      for (let i = 0; i < 2; i++) assert.equal((await post(p, '/v1/auth/verify-login', { verificationToken, otp: otherCode(otp) })).status, 401);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await post(p, '/v1/auth/verify-login', { verificationToken, otp: otherCode(otp) })).status, 401);
       const res = await post(p, '/v1/auth/verify-login', { verificationToken, otp });
       assert.equal(res.status, 429);
     } finally {
@@ -449,10 +578,15 @@ describe('OTP mail through SMTP when SMTP_URL is set', () => {
           const verb = line.slice(0, 4).toUpperCase();
           if (verb === 'EHLO' || verb === 'HELO') socket.write('250-localhost\r\n250 8BITMIME\r\n');
           else if (verb === 'MAIL') socket.write('250 2.1.0 ok\r\n');
-          else if (verb === 'RCPT') { current.rcpt.push(line); socket.write('250 2.1.5 ok\r\n'); }
-          else if (verb === 'DATA') { inData = true; socket.write('354 go ahead\r\n'); }
-          else if (verb === 'QUIT') { socket.end('221 bye\r\n'); }
-          else socket.write('250 ok\r\n');
+          else if (verb === 'RCPT') {
+            current.rcpt.push(line);
+            socket.write('250 2.1.5 ok\r\n');
+          } else if (verb === 'DATA') {
+            inData = true;
+            socket.write('354 go ahead\r\n');
+          } else if (verb === 'QUIT') {
+            socket.end('221 bye\r\n');
+          } else socket.write('250 ok\r\n');
         }
       });
       socket.on('error', () => {});
@@ -478,12 +612,17 @@ describe('OTP mail through SMTP when SMTP_URL is set', () => {
   });
 
   it('keeps nothing in the sandbox mailbox', async () => {
-    const box = await bodyOf<Envelope<Mail[]>>(await p.app.request(`http://localhost/sandbox/mailbox?email=${encodeURIComponent(p.creds.email)}`));
+    const box = await bodyOf<Envelope<Mail[]>>(
+      await p.app.request(`http://localhost/sandbox/mailbox?email=${encodeURIComponent(p.creds.email)}`),
+    );
     assert.deepEqual(box.data, []);
   });
 
   it('mails a code that verifies the login', async () => {
-    const verify = await post(p, '/v1/auth/verify-login', { verificationToken: (await bodyOf<TokenAnswer>(login)).data.verificationToken, otp: mailedCode() });
+    const verify = await post(p, '/v1/auth/verify-login', {
+      verificationToken: (await bodyOf<TokenAnswer>(login)).data.verificationToken,
+      otp: mailedCode(),
+    });
     assert.equal(verify.status, 200);
   });
 });

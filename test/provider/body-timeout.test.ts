@@ -11,13 +11,20 @@ import { startMerchant, type RunningMerchant } from '../../server/merchant/serve
 import { startTestSandbox, type TestSandbox } from '../support/provider';
 
 /** What the server did to a request whose body never completes: when it closed the connection, and its status line. */
-function unfinishedBody(port: number, path: string, drip: boolean, giveUpMs: number): Promise<{ closedAfterMs: number | undefined; status: string }> {
+function unfinishedBody(
+  port: number,
+  path: string,
+  drip: boolean,
+  giveUpMs: number,
+): Promise<{ closedAfterMs: number | undefined; status: string }> {
   return new Promise((resolve) => {
     const started = Date.now();
     let answer = '';
     let dripper: NodeJS.Timeout | undefined;
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${drip ? 1000 : 25}\r\n\r\n{"amount":`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${drip ? 1000 : 25}\r\n\r\n{"amount":`,
+      );
       if (drip) dripper = setInterval(() => socket.write(' '), 2000);
     });
     const done = (closedAfterMs: number | undefined) => {
@@ -27,9 +34,13 @@ function unfinishedBody(port: number, path: string, drip: boolean, giveUpMs: num
       resolve({ closedAfterMs, status: answer.split('\r\n')[0] ?? '' });
     };
     const giveUp = setTimeout(() => done(undefined), giveUpMs);
-    socket.on('data', (chunk) => { answer += chunk.toString('latin1'); });
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+    });
     socket.on('close', () => done(Date.now() - started));
-    socket.on('error', () => { /* a reset is a close too */ });
+    socket.on('error', () => {
+      /* a reset is a close too */
+    });
   });
 }
 
@@ -53,11 +64,19 @@ describe('both servers cut off a request body that never completes', () => {
       ['sandbox', sandbox.sandbox.port, '/v1/checkout'],
       ['merchant', merchant.port, '/api/checkouts'],
     ] as const;
-    const outcomes = await Promise.all(targets.flatMap(([name, port, path]) => [true, false].map(async (drip) => ({
-      what: `${name}, ${drip ? 'dripping' : 'short'} body`, ...(await unfinishedBody(port, path, drip, 25_000)),
-    }))));
+    const outcomes = await Promise.all(
+      targets.flatMap(([name, port, path]) =>
+        [true, false].map(async (drip) => ({
+          what: `${name}, ${drip ? 'dripping' : 'short'} body`,
+          ...(await unfinishedBody(port, path, drip, 25_000)),
+        })),
+      ),
+    );
     for (const { what, closedAfterMs, status } of outcomes) {
-      assert.ok(closedAfterMs !== undefined && closedAfterMs < 19_000, `${what}: still open after ${closedAfterMs ?? 25_000} ms`);
+      assert.ok(
+        closedAfterMs !== undefined && closedAfterMs < 19_000,
+        `${what}: still open after ${closedAfterMs ?? 25_000} ms`,
+      );
       assert.match(status, /^HTTP\/1\.1 408 /, `${what}: ${status}`);
     }
   });

@@ -12,8 +12,12 @@ import { addMerchant, outbox, type DepositView } from './deposit-helpers';
 
 describe('checkout', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
 
   const create = async (body: Record<string, unknown>) => {
     const res = await p.signed('POST', '/v1/checkout', body);
@@ -21,12 +25,17 @@ describe('checkout', () => {
     assert.equal(res.status, 200, JSON.stringify(json));
     return json.data;
   };
-  const get = (path: string, headers: Record<string, string> = {}) => p.app.request(`http://localhost${path}`, { headers });
-  const post = (path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    p.app.request(`http://localhost${path}`, { headers });
+  const post = (path: string, body?: unknown) =>
+    p.app.request(`http://localhost${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const session = async (id: string) => dataOf<CheckoutSession>(await get(`/checkout/${id}/session`));
-  const byCode = <T extends { bankCode: string }>(methods: T[]) => Object.fromEntries(methods.map((m) => [m.bankCode, m]));
+  const byCode = <T extends { bankCode: string }>(methods: T[]) =>
+    Object.fromEntries(methods.map((m) => [m.bankCode, m]));
 
   describe('POST /v1/checkout', () => {
     it('returns {id, url} with url = checkout URL / id', async () => {
@@ -45,7 +54,11 @@ describe('checkout', () => {
       for (const b of [{ inputCurrency: 'IDR', inputAmount: 150000 }, {}]) {
         const res = await p.signed('POST', '/v1/checkout', b, { clientId: other.clientId, secret: other.clientSecret });
         assert.equal(res.status, 400);
-        assert.deepEqual(await res.json(), { statusCode: 400, error: 'Bad Request', message: 'Checkout is not enabled' });
+        assert.deepEqual(await res.json(), {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: 'Checkout is not enabled',
+        });
       }
     });
 
@@ -53,12 +66,18 @@ describe('checkout', () => {
       const cases: Array<[Record<string, unknown>, RegExp]> = [
         [{ inputAmount: 1000 }, /^inputCurrency: /],
         [{ inputCurrency: 'IDR' }, /exactly one of inputAmount and outputAmount/],
-        [{ inputCurrency: 'IDR', inputAmount: 150000, outputAmount: 10 }, /exactly one of inputAmount and outputAmount/],
+        [
+          { inputCurrency: 'IDR', inputAmount: 150000, outputAmount: 10 },
+          /exactly one of inputAmount and outputAmount/,
+        ],
         [{ inputCurrency: 'IDR', inputAmount: -1 }, /^inputAmount: must be positive/],
         [{ inputCurrency: 'IDR', inputAmount: 10.5 }, /^inputAmount: IDR amounts have at most 0 decimal places/],
         [{ inputCurrency: 'USD', inputAmount: 10 }, /^inputCurrency: checkout accepts IDR/],
         [{ inputCurrency: 'IDR', inputAmount: 100, outputCurrency: 'NOPE' }, /^outputCurrency: /],
-        [{ inputCurrency: 'IDR', inputAmount: 999_999_999 }, /^inputAmount: 999999999 is above the maximum of 100000000 IDR of every payment method$/],
+        [
+          { inputCurrency: 'IDR', inputAmount: 999_999_999 },
+          /^inputAmount: 999999999 is above the maximum of 100000000 IDR of every payment method$/,
+        ],
         [{ inputCurrency: 'IDR', outputAmount: 'x' }, /^outputAmount: /],
       ];
       for (const [b, message] of cases) {
@@ -89,7 +108,10 @@ describe('checkout', () => {
       assert.equal(s.deposit, null);
       assert.equal(s.expired, false);
       const bca = byCode(s.methods).BCA_VA;
-      assert.deepEqual([bca.paymentAmount, bca.fee, bca.shopperFee, bca.outputAmount, bca.available], [150000, 4000, 0, 146000, true]);
+      assert.deepEqual(
+        [bca.paymentAmount, bca.fee, bca.shopperFee, bca.outputAmount, bca.available],
+        [150000, 4000, 0, 146000, true],
+      );
     });
 
     it('choosing a method creates the deposit whose depositId is the checkout id', async () => {
@@ -114,7 +136,7 @@ describe('checkout', () => {
       assert.equal(again.activityHistory.length, 1);
     });
 
-    it('the deposit is read and completed by the checkout id, and its webhook\'s orderId is the checkout id', async () => {
+    it("the deposit is read and completed by the checkout id, and its webhook's orderId is the checkout id", async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
       await choose(id, 'BCA_VA');
       const read = await dataOf<DepositView>(await p.signed('GET', `/v1/deposit/${id}`));
@@ -203,7 +225,9 @@ describe('checkout', () => {
         assert.equal(res.status, 400);
         assert.match((await errorOf(res)).message, /Checkout has expired/);
         assert.equal((await session(id)).expired, true);
-      } finally { p.clock.offsetMs = 0; }
+      } finally {
+        p.clock.offsetMs = 0;
+      }
     });
 
     it('the session of an unknown checkout is the 404 envelope', async () => {
@@ -213,9 +237,10 @@ describe('checkout', () => {
   });
 
   describe('hosted checkout: the page', () => {
-    it('speaks the shopper\'s language on the hosted page: ?lang=, then Accept-Language, else English', async () => {
+    it("speaks the shopper's language on the hosted page: ?lang=, then Accept-Language, else English", async () => {
       const { id } = await create({ inputCurrency: 'IDR', inputAmount: 150000 });
-      const page = async (path: string, headers: Record<string, string> = {}) => (await p.app.request(`http://localhost${path}`, { headers })).text();
+      const page = async (path: string, headers: Record<string, string> = {}) =>
+        (await p.app.request(`http://localhost${path}`, { headers })).text();
       const indonesian = await page(`/checkout/${id}`, { 'Accept-Language': 'id-ID,id;q=0.9,en;q=0.8' });
       assert.match(indonesian, /<html lang="id">/);
       assert.ok(indonesian.includes(`checkout-id="${id}" locale="id"`));
@@ -235,13 +260,21 @@ describe('checkout', () => {
       assert.match(csp, /frame-ancestors 'none'/);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
       const html = await res.text();
-      assert.ok(html.includes(`<kasir-checkout endpoint="/checkout/api" checkout-id="${id}" locale="en"></kasir-checkout>`));
+      assert.ok(
+        html.includes(`<kasir-checkout endpoint="/checkout/api" checkout-id="${id}" locale="en"></kasir-checkout>`),
+      );
       assert.ok(html.includes('<script type="module" src="/checkout/kasir-checkout.js"></script>'));
       // The widget's module and, in sandbox mode, the sandbox panel's (docs/design.md 10): files of this origin, no inline script.
-      assert.deepEqual(html.match(/<script[^>]*>/g), ['<script type="module" src="/checkout/kasir-checkout.js">', '<script type="module" src="/checkout/sandbox-panel.js">']);
+      assert.deepEqual(html.match(/<script[^>]*>/g), [
+        '<script type="module" src="/checkout/kasir-checkout.js">',
+        '<script type="module" src="/checkout/sandbox-panel.js">',
+      ]);
       assert.equal((html.match(/<script[^>]*><\/script>/g) ?? []).length, 2, 'no inline script');
       const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1];
-      assert.ok(csp.includes(`'sha256-${createHash('sha256').update(style).digest('base64')}'`), 'the page style is allowed by its hash');
+      assert.ok(
+        csp.includes(`'sha256-${createHash('sha256').update(style).digest('base64')}'`),
+        'the page style is allowed by its hash',
+      );
     });
 
     it('serves the widget module when it is built, or says in a 503 that it is not', async () => {
@@ -256,8 +289,14 @@ describe('checkout', () => {
       try {
         const notBuilt = await get('/checkout/kasir-checkout.js');
         assert.equal(notBuilt.status, 503);
-        assert.deepEqual(await notBuilt.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The checkout widget is not built yet: run npm run build' });
-      } finally { delete process.env.KASIR_WIDGET_FILE; }
+        assert.deepEqual(await notBuilt.json(), {
+          statusCode: 503,
+          error: 'Service Unavailable',
+          message: 'The checkout widget is not built yet: run npm run build',
+        });
+      } finally {
+        delete process.env.KASIR_WIDGET_FILE;
+      }
     });
 
     it('serves the file KASIR_WIDGET_FILE names as JavaScript', async () => {
@@ -268,7 +307,9 @@ describe('checkout', () => {
         assert.equal(built.status, 200);
         assert.match(built.headers.get('content-type')!, /text\/javascript/);
         assert.equal(await built.text(), 'export const built = true;\n');
-      } finally { delete process.env.KASIR_WIDGET_FILE; }
+      } finally {
+        delete process.env.KASIR_WIDGET_FILE;
+      }
     });
 
     it('answers an unknown checkout with a 404 page without the element', async () => {
@@ -292,7 +333,10 @@ describe('checkout', () => {
       const res = await get(`/checkout/api/checkouts/${id}/refund-claim`);
       assert.equal(res.status, 200);
       assert.deepEqual(await dataOf(res), { accepted: false });
-      assert.equal((await get('/checkout/api/checkouts/00000000-0000-0000-0000-000000000000/refund-claim')).status, 404);
+      assert.equal(
+        (await get('/checkout/api/checkouts/00000000-0000-0000-0000-000000000000/refund-claim')).status,
+        404,
+      );
     });
 
     it('GET checkout: the widget shape, feesPaidBy merchant for inputAmount', async () => {
@@ -300,7 +344,20 @@ describe('checkout', () => {
       const res = await get(`/checkout/api/checkouts/${id}`);
       assert.equal(res.status, 200);
       const c = await dataOf<WidgetCheckout>(res);
-      assert.deepEqual(Object.keys(c).sort(), ['amount', 'capabilities', 'currency', 'deposit', 'expiresAt', 'feesPaidBy', 'id', 'methods', 'serverTime'].sort());
+      assert.deepEqual(
+        Object.keys(c).sort(),
+        [
+          'amount',
+          'capabilities',
+          'currency',
+          'deposit',
+          'expiresAt',
+          'feesPaidBy',
+          'id',
+          'methods',
+          'serverTime',
+        ].sort(),
+      );
       assert.equal(c.id, id);
       assert.equal(c.currency, 'IDR');
       assert.equal(c.amount, '150000');
@@ -308,7 +365,16 @@ describe('checkout', () => {
       assert.deepEqual(c.capabilities, { events: false });
       assert.equal(c.deposit, null);
       const bca = c.methods.find((m) => m.code === 'BCA_VA');
-      assert.deepEqual(bca, { kind: 'va', code: 'BCA_VA', name: 'BCA Virtual Account', image: `${p.deps.config.baseUrl}/static/logos/bca.svg`, currency: 'IDR', fee: '0', total: '150000', available: true });
+      assert.deepEqual(bca, {
+        kind: 'va',
+        code: 'BCA_VA',
+        name: 'BCA Virtual Account',
+        image: `${p.deps.config.baseUrl}/static/logos/bca.svg`,
+        currency: 'IDR',
+        fee: '0',
+        total: '150000',
+        available: true,
+      });
       assert.ok(c.methods.some((m) => m.kind === 'qris') && c.methods.some((m) => m.kind === 'ewallet'));
     });
 
@@ -340,7 +406,12 @@ describe('checkout', () => {
       assert.equal(d.id, id);
       assert.equal(d.checkoutId, id);
       assert.equal(d.status, 'pending');
-      assert.deepEqual(d.method, { kind: 'qris', code: 'QRIS', name: 'QRIS', image: `${p.deps.config.baseUrl}/static/logos/qris.svg` });
+      assert.deepEqual(d.method, {
+        kind: 'qris',
+        code: 'QRIS',
+        name: 'QRIS',
+        image: `${p.deps.config.baseUrl}/static/logos/qris.svg`,
+      });
       assert.equal(d.amount, '150000');
       assert.equal(d.fee, '0');
       assert.match(d.qrData!, /^000201010212/);
@@ -401,7 +472,10 @@ describe('checkout', () => {
       const paid = await post(`/checkout/api/sandbox/checkouts/${id}/pay`);
       assert.equal(paid.status, 200);
       assert.equal((await dataOf<WidgetDeposit>(paid)).status, 'completed');
-      assert.deepEqual((await outbox(p, id)).map((e) => e.type), ['deposit.completed']);
+      assert.deepEqual(
+        (await outbox(p, id)).map((e) => e.type),
+        ['deposit.completed'],
+      );
     });
 
     it('unknown checkout is a 404 envelope', async () => {

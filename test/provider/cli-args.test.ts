@@ -13,19 +13,32 @@ const CLI = join(ROOT, 'server/provider/cli.ts');
 
 describe('kasir-sandbox: options before the command, negative values', () => {
   let running: TestSandbox;
-  before(async () => { running = await startTestSandbox('kasir-cli-args-'); });
+  before(async () => {
+    running = await startTestSandbox('kasir-cli-args-');
+  });
   after(() => running.stop());
 
   // No KASIR_DATA_DIR: the data dir comes from --data-dir alone. Not spawnSync: the sandbox answers from this process.
-  const cli = (args: string[]) => new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, KASIR_DATA_DIR: undefined },
-    }, (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
+  const cli = (args: string[]) =>
+    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', CLI, ...args],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { ...process.env, KASIR_DATA_DIR: undefined },
+        },
+        (err, stdout, stderr) =>
+          resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
   const pendingDeposit = async () => {
     const { url, credentials } = running.sandbox;
     const res = await fetch(`${url}/v1/deposit/crypto`, {
-      method: 'POST', headers: { Authorization: `Bearer ${credentials.accessToken}`, 'Content-Type': 'application/json' },
+      method: 'POST',
+      headers: { Authorization: `Bearer ${credentials.accessToken}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ inputCurrency: 'USDC-POLYGON', inputAmount: 10 }),
     });
     assert.equal(res.status, 201, await res.clone().text());
@@ -45,10 +58,18 @@ describe('kasir-sandbox: options before the command, negative values', () => {
 
   it('--amount -5 answers the amount rule, as --amount=-5 does', async () => {
     const id = await pendingDeposit();
-    for (const args of [['pay', id, '--amount', '-5'], ['pay', id, '--amount=-5'], ['--data-dir', running.sandbox.dataDir, 'pay', id, '--amount', '-5']]) {
+    for (const args of [
+      ['pay', id, '--amount', '-5'],
+      ['pay', id, '--amount=-5'],
+      ['--data-dir', running.sandbox.dataDir, 'pay', id, '--amount', '-5'],
+    ]) {
       const refused = await cli([...args, '--data-dir', running.sandbox.dataDir]);
       assert.equal(refused.status, 1);
-      assert.match(refused.stderr, /^kasir-sandbox: --amount: must be a positive decimal number like 150000 or 12\.5, not "-5"\n$/, args.join(' '));
+      assert.match(
+        refused.stderr,
+        /^kasir-sandbox: --amount: must be a positive decimal number like 150000 or 12\.5, not "-5"\n$/,
+        args.join(' '),
+      );
     }
     const deposits = await cli(['deposits', '--limit', '-1', '--data-dir', running.sandbox.dataDir]);
     assert.match(deposits.stderr, /--limit: must be a whole number from 1 to 100, not "-1"/);

@@ -15,24 +15,37 @@ type Paid = { depositId: string; status: string; paidAmount: number; remainingAm
 
 describe('a payment of a given amount', () => {
   let running: TestSandbox;
-  before(async () => { running = await startTestSandbox('kasir-pay-amount-'); });
+  before(async () => {
+    running = await startTestSandbox('kasir-pay-amount-');
+  });
   after(() => running.stop());
 
   const cryptoDeposit = async (inputAmount: number) => {
     const { url, credentials } = running.sandbox;
     const res = await fetch(`${url}/v1/deposit/crypto`, {
-      method: 'POST', headers: { Authorization: `Bearer ${credentials.accessToken}`, 'Content-Type': 'application/json' },
+      method: 'POST',
+      headers: { Authorization: `Bearer ${credentials.accessToken}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ inputCurrency: 'USDC-POLYGON', inputAmount }),
     });
     assert.equal(res.status, 201, await res.clone().text());
     return ((await res.json()) as { data: { depositId: string } }).data.depositId;
   };
   // Not spawnSync: the sandbox answers from this process, whose event loop must keep running.
-  const cli = (args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
-    }, (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
+  const cli = (args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', CLI, ...args],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
+        },
+        (err, stdout, stderr) =>
+          resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
 
   it('kasir-sandbox pay --amount records a partial payment, then the rest completes it', async () => {
     const id = await cryptoDeposit(10);
@@ -47,7 +60,7 @@ describe('a payment of a given amount', () => {
 
   it("startSandbox's pay(id, {amount}) does the same", async () => {
     const id = await cryptoDeposit(10);
-    const paid = await running.sandbox.pay(id, { amount: 2.5 }) as unknown as Paid;
+    const paid = (await running.sandbox.pay(id, { amount: 2.5 })) as unknown as Paid;
     assert.deepEqual([paid.status, paid.paidAmount, paid.remainingAmount], ['pending', 2.5, 7.5]);
     const done = await running.sandbox.pay(id, { amount: '7.5' });
     assert.equal(done.status, 'completed');

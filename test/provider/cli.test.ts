@@ -26,14 +26,23 @@ const BASE_ENV = { ...process.env, KASIR_LOG_LEVEL: undefined, KASIR_SCRYPT_N: '
  */
 function cli(args: string[], env: Record<string, string | undefined> = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...BASE_ENV, ...env } },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', CLI, ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...BASE_ENV, ...env } },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    );
   });
 }
 
 /** Starts `kasir-sandbox start`, collecting its output. */
 function startCli(env: Record<string, string | undefined>, args: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'start', ...args], { cwd: ROOT, env: { ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'start', ...args], {
+    cwd: ROOT,
+    env: { ...BASE_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out = { stdout: '', stderr: '' };
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.stderr += d));
@@ -41,7 +50,11 @@ function startCli(env: Record<string, string | undefined>, args: string[] = []) 
   return { child, out, exited };
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -84,7 +97,8 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     });
   });
   after(async () => {
-    if (process.env.DEBUG_CLI_TEST) console.error(sandbox.out.stdout.slice(-3000), sandbox.out.stderr.slice(-3000), sandbox.child.exitCode);
+    if (process.env.DEBUG_CLI_TEST)
+      console.error(sandbox.out.stdout.slice(-3000), sandbox.out.stderr.slice(-3000), sandbox.child.exitCode);
     await stop(sandbox.child);
     receiver.closeAllConnections();
     receiver.close();
@@ -92,11 +106,20 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const bearer = (method: string, path: string, body?: unknown) => fetch(`${creds.baseUrl}${path}`, {
-    method, headers: { Authorization: `Bearer ${creds.accessToken}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const bearer = (method: string, path: string, body?: unknown) =>
+    fetch(`${creds.baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${creds.accessToken}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const createDeposit = async (paymentMethod = 'BCA_VA') => {
-    const res = await bearer('POST', '/v1/deposit/fiat', { inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod });
+    const res = await bearer('POST', '/v1/deposit/fiat', {
+      inputCurrency: 'IDR',
+      inputAmount: 150000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod,
+    });
     assert.equal(res.status, 201);
     return ((await res.json()) as { data: { depositId: string } }).data.depositId;
   };
@@ -104,17 +127,26 @@ describe('kasir-sandbox commands against a running sandbox', () => {
   it('listens on loopback only by default', async (t) => {
     const port = new URL(creds.baseUrl).port;
     assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
-    const outside = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal);
+    const outside = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal);
     if (!outside) return t.skip('this machine has no non-loopback IPv4 address');
-    await assert.rejects(fetch(`http://${outside.address}:${port}/healthz`), (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED');
+    await assert.rejects(
+      fetch(`http://${outside.address}:${port}/healthz`),
+      (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED',
+    );
   });
 
   it('env prints the merchant settings as KEY=value lines (and --json)', async () => {
     const out = await cli(['env'], env);
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(out.stdout.trim().split('\n'), [
-      `KASIR_BASE_URL=${creds.baseUrl}`, `KASIR_CHECKOUT_URL=${creds.checkoutUrl}`, `KASIR_CLIENT_ID=${creds.clientId}`,
-      `KASIR_CLIENT_SECRET=${creds.clientSecret}`, `KASIR_ACCESS_TOKEN=${creds.accessToken}`, `KASIR_WEBHOOK_SECRET=${creds.webhookSecret}`,
+      `KASIR_BASE_URL=${creds.baseUrl}`,
+      `KASIR_CHECKOUT_URL=${creds.checkoutUrl}`,
+      `KASIR_CLIENT_ID=${creds.clientId}`,
+      `KASIR_CLIENT_SECRET=${creds.clientSecret}`,
+      `KASIR_ACCESS_TOKEN=${creds.accessToken}`,
+      `KASIR_WEBHOOK_SECRET=${creds.webhookSecret}`,
     ]);
     const json = await cli(['env', '--json', '--data-dir', dataDir]);
     assert.equal(JSON.parse(json.stdout).KASIR_CLIENT_ID, creds.clientId);
@@ -128,7 +160,9 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     const paid = JSON.parse(out.stdout);
     assert.equal(paid.depositId, newest);
     assert.equal(paid.status, 'completed');
-    const line = await waitFor('the delivery line', () => sandbox.out.stdout.split('\n').find((l) => l.includes('"component":"webhooks"') && l.includes(newest)));
+    const line = await waitFor('the delivery line', () =>
+      sandbox.out.stdout.split('\n').find((l) => l.includes('"component":"webhooks"') && l.includes(newest)),
+    );
     const entry = JSON.parse(line);
     assert.equal(entry.level, 40);
     assert.equal(entry.event, 'deposit.completed');
@@ -136,7 +170,10 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     assert.equal(entry.status, 401);
     assert.equal(typeof entry.ms, 'number');
     assert.match(entry.url, /^http:\/\/127\.0\.0\.1:\d+\/api\/webhooks\/kasir$/);
-    assert.match(entry.msg, /deposit\.completed .* -> http:\/\/127\.0\.0\.1:\d+\/api\/webhooks\/kasir 401 in \d+ ms: the receiver refused the signature: it must use this sandbox's webhook secret/);
+    assert.match(
+      entry.msg,
+      /deposit\.completed .* -> http:\/\/127\.0\.0\.1:\d+\/api\/webhooks\/kasir 401 in \d+ ms: the receiver refused the signature: it must use this sandbox's webhook secret/,
+    );
     // No secret anywhere in the sandbox's output.
     for (const secret of [creds.clientSecret, creds.webhookSecret, creds.accessToken, creds.password, 'not-for-logs']) {
       assert.ok(!sandbox.out.stdout.includes(secret) && !sandbox.out.stderr.includes(secret), 'a secret in the output');
@@ -161,7 +198,9 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     assert.equal(rows.length, 4);
     assert.ok(rows[1].includes(b) && rows[1].includes('expired'), rows[1]);
     assert.ok(rows[2].includes(a) && rows[2].includes('completed'), rows[2]);
-    const completed = JSON.parse((await cli(['deposits', '--status', 'completed', '--json'], env)).stdout) as Array<{ status: string }>;
+    const completed = JSON.parse((await cli(['deposits', '--status', 'completed', '--json'], env)).stdout) as Array<{
+      status: string;
+    }>;
     assert.ok(completed.length >= 2 && completed.every((d) => d.status === 'completed'));
 
     for (const [args, message] of [
@@ -173,7 +212,10 @@ describe('kasir-sandbox commands against a running sandbox', () => {
       [['deposits', '--limit', 'x'], /^kasir-sandbox: --limit: must be a whole number/],
       [['webhooks', '--bogus'], /^kasir-sandbox: webhooks: Unknown option '--bogus'/],
       [['frobnicate'], /^kasir-sandbox: unknown command "frobnicate"/],
-      [['resend', 'nope'], /^kasir-sandbox: POST \/sandbox\/deposits\/nope\/resend: 404 No webhook was sent for deposit nope/],
+      [
+        ['resend', 'nope'],
+        /^kasir-sandbox: POST \/sandbox\/deposits\/nope\/resend: 404 No webhook was sent for deposit nope/,
+      ],
     ] as const) {
       const out = await cli([...args], env);
       assert.equal(out.code, 1, `${args.join(' ')}: ${out.stdout}`);
@@ -182,7 +224,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     }
   });
 
-  it('webhooks lists attempts newest first; resend sends a deposit\'s last webhook again; --follow shows it as it happens', async () => {
+  it("webhooks lists attempts newest first; resend sends a deposit's last webhook again; --follow shows it as it happens", async () => {
     answer = 204;
     const id = await createDeposit();
     assert.equal((await cli(['pay', id], env)).code, 0);
@@ -194,24 +236,56 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     const ours = list.find((a) => a.depositId === id)!;
     assert.equal(ours.status, 204);
     assert.equal(ours.event, 'deposit.completed');
-    assert.ok(list.some((a) => a.status === 401), 'the earlier refused attempt is listed');
-    assert.deepEqual(list.map((a) => a.id), list.map((a) => a.id).sort((x, y) => y - x), 'newest first');
+    assert.ok(
+      list.some((a) => a.status === 401),
+      'the earlier refused attempt is listed',
+    );
+    assert.deepEqual(
+      list.map((a) => a.id),
+      list.map((a) => a.id).sort((x, y) => y - x),
+      'newest first',
+    );
     const text = (await cli(['webhooks', '--limit', '50'], env)).stdout.trim().split('\n');
     assert.match(text[0], /^TIME\s+EVENT\s+DEPOSIT\s+URL\s+STATUS$/);
-    assert.ok(text.some((row) => row.includes(id) && /\s204$/.test(row)), text.join('\n'));
-    assert.ok(text.some((row) => /401 \(signature refused: the receiver must use this sandbox's webhook secret\)$/.test(row)), text.join('\n'));
+    assert.ok(
+      text.some((row) => row.includes(id) && /\s204$/.test(row)),
+      text.join('\n'),
+    );
+    assert.ok(
+      text.some((row) => /401 \(signature refused: the receiver must use this sandbox's webhook secret\)$/.test(row)),
+      text.join('\n'),
+    );
 
-    const follow = spawn(process.execPath, ['--import', 'tsx', CLI, 'webhooks', '--follow', '--json', '--limit', '50'], { cwd: ROOT, env: { ...BASE_ENV, ...env } });
+    const follow = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'webhooks', '--follow', '--json', '--limit', '50'],
+      { cwd: ROOT, env: { ...BASE_ENV, ...env } },
+    );
     let followed = '';
     follow.stdout.setEncoding('utf8').on('data', (d: string) => (followed += d));
     try {
-      await waitFor('the follower\'s first line', () => followed.includes(id));
+      await waitFor("the follower's first line", () => followed.includes(id));
       const resent = await cli(['resend', id], env);
       assert.equal(resent.code, 0, resent.stderr);
       assert.match(resent.stdout, new RegExp(`${id}: its last webhook \\(msg_.*\\) is queued again as msg_`));
-      const firstDelivery = (JSON.parse(followed.trim().split('\n').find((l) => l.includes(id))!) as { deliveryId: string }).deliveryId;
-      await waitFor('the resent attempt in --follow', () => followed.trim().split('\n').slice(1)
-        .some((l) => { const a = JSON.parse(l) as { depositId: string; deliveryId: string }; return a.depositId === id && a.deliveryId !== firstDelivery; }));
+      const firstDelivery = (
+        JSON.parse(
+          followed
+            .trim()
+            .split('\n')
+            .find((l) => l.includes(id))!,
+        ) as { deliveryId: string }
+      ).deliveryId;
+      await waitFor('the resent attempt in --follow', () =>
+        followed
+          .trim()
+          .split('\n')
+          .slice(1)
+          .some((l) => {
+            const a = JSON.parse(l) as { depositId: string; deliveryId: string };
+            return a.depositId === id && a.deliveryId !== firstDelivery;
+          }),
+      );
     } finally {
       await stop(follow);
     }
@@ -221,31 +295,46 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     const before = readFileSync(join(dataDir, 'sandbox.json'), 'utf8');
     const second = startCli({ ...env, ...database.env, PROVIDER_PORT: '0' });
     assert.equal(await second.exited, 1);
-    assert.match(second.out.stderr.trim(), /^\[kasir-sandbox\] The data dir .* is in use by another sandbox \(pid \d+\); stop it, or give this one another KASIR_DATA_DIR$/);
+    assert.match(
+      second.out.stderr.trim(),
+      /^\[kasir-sandbox\] The data dir .* is in use by another sandbox \(pid \d+\); stop it, or give this one another KASIR_DATA_DIR$/,
+    );
     assert.equal(readFileSync(join(dataDir, 'sandbox.json'), 'utf8'), before);
   });
 });
 
 describe('kasir-sandbox without a sandbox', () => {
   /** A port nothing listens on (one just closed). */
-  const closedPort = () => new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
+  const closedPort = () =>
+    new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
     });
-  });
 
   it('names the missing sandbox.json, or the sandbox that does not answer, in one line', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'kasir-cli-empty-'));
     try {
       const out = await cli(['deposits'], { KASIR_DATA_DIR: empty });
       assert.equal(out.code, 1);
-      assert.match(out.stderr.trim(), /^kasir-sandbox: No sandbox\.json in .*kasir-cli-empty-.*: start the sandbox first/);
+      assert.match(
+        out.stderr.trim(),
+        /^kasir-sandbox: No sandbox\.json in .*kasir-cli-empty-.*: start the sandbox first/,
+      );
       const closed = await closedPort();
-      writeFileSync(join(empty, 'sandbox.json'), JSON.stringify({ baseUrl: `http://127.0.0.1:${closed}`, clientId: 'x', clientSecret: 'y' }));
+      writeFileSync(
+        join(empty, 'sandbox.json'),
+        JSON.stringify({ baseUrl: `http://127.0.0.1:${closed}`, clientId: 'x', clientSecret: 'y' }),
+      );
       const down = await cli(['pay', 'latest'], { KASIR_DATA_DIR: empty });
       assert.equal(down.code, 1);
-      assert.match(down.stderr.trim(), new RegExp(`^kasir-sandbox: No sandbox answers at http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): is it running\\?`));
+      assert.match(
+        down.stderr.trim(),
+        new RegExp(
+          `^kasir-sandbox: No sandbox answers at http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): is it running\\?`,
+        ),
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
@@ -255,11 +344,16 @@ describe('kasir-sandbox without a sandbox', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kasir-cli-stale-'));
     const database = await testDatabaseEnv();
     // A pid that is no process: one that just exited.
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout;
     writeFileSync(join(dir, 'sandbox.lock'), `${dead}\n`);
     const started = startCli({ KASIR_DATA_DIR: dir, PROVIDER_PORT: '0', ...database.env });
     try {
-      await waitFor('the sandbox to start', () => started.out.stdout.includes('payment service sandbox on') || started.child.exitCode !== null);
+      await waitFor(
+        'the sandbox to start',
+        () => started.out.stdout.includes('payment service sandbox on') || started.child.exitCode !== null,
+      );
       assert.equal(started.child.exitCode, null, started.out.stderr);
       assert.equal(readFileSync(join(dir, 'sandbox.lock'), 'utf8').trim(), String(started.child.pid));
     } finally {
@@ -273,26 +367,61 @@ describe('kasir-sandbox without a sandbox', () => {
 
 describe('log lines on a terminal', () => {
   it('are readable: time, level, message, and only the fields the message does not show', () => {
-    const line = readableLine(JSON.stringify({
-      level: 40, time: '2026-11-25T05:00:01.234Z', pid: 1, hostname: 'h', name: 'kasir-sandbox', component: 'webhooks',
-      event: 'deposit.completed', depositId: 'd1', url: 'http://127.0.0.1:3000/api/webhooks/kasir', status: 401, ms: 12, deliveryId: 'msg_1',
-      msg: 'webhook deposit.completed d1 -> http://127.0.0.1:3000/api/webhooks/kasir 401 in 12 ms: the receiver refused the signature',
-    }));
-    assert.equal(line, '05:00:01 WARN  webhook deposit.completed d1 -> http://127.0.0.1:3000/api/webhooks/kasir 401 in 12 ms: the receiver refused the signature deliveryId=msg_1\n');
+    const line = readableLine(
+      JSON.stringify({
+        level: 40,
+        time: '2026-11-25T05:00:01.234Z',
+        pid: 1,
+        hostname: 'h',
+        name: 'kasir-sandbox',
+        component: 'webhooks',
+        event: 'deposit.completed',
+        depositId: 'd1',
+        url: 'http://127.0.0.1:3000/api/webhooks/kasir',
+        status: 401,
+        ms: 12,
+        deliveryId: 'msg_1',
+        msg: 'webhook deposit.completed d1 -> http://127.0.0.1:3000/api/webhooks/kasir 401 in 12 ms: the receiver refused the signature',
+      }),
+    );
+    assert.equal(
+      line,
+      '05:00:01 WARN  webhook deposit.completed d1 -> http://127.0.0.1:3000/api/webhooks/kasir 401 in 12 ms: the receiver refused the signature deliveryId=msg_1\n',
+    );
   });
 });
 
 describe('the delivery line of a refused connection', () => {
   it('says that nothing listens there and which setting to change', () => {
     const lines: string[] = [];
-    const log = createLogger('kasir-sandbox', { level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
-    logAttempt(log, {
-      event: 'deposit.completed', depositId: 'd1', url: 'http://localhost:3000/api/webhooks/kasir', status: null,
-      error: 'connect ECONNREFUSED 127.0.0.1:3000', ms: 2, attempt: 1, deliveryId: 'msg_1',
-    }, true);
+    const log = createLogger('kasir-sandbox', {
+      level: 'info',
+      destination: {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      },
+    });
+    logAttempt(
+      log,
+      {
+        event: 'deposit.completed',
+        depositId: 'd1',
+        url: 'http://localhost:3000/api/webhooks/kasir',
+        status: null,
+        error: 'connect ECONNREFUSED 127.0.0.1:3000',
+        ms: 2,
+        attempt: 1,
+        deliveryId: 'msg_1',
+      },
+      true,
+    );
     const entry = JSON.parse(lines[0]) as { level: number; msg: string };
     assert.equal(entry.level, 40);
-    assert.equal(entry.msg, 'webhook deposit.completed d1 -> http://localhost:3000/api/webhooks/kasir failed: connect ECONNREFUSED 127.0.0.1:3000 in 2 ms: '
-      + 'nothing listens there: start the receiver, or set the webhook URL (KASIR_WEBHOOK_URL, or the dashboard)');
+    assert.equal(
+      entry.msg,
+      'webhook deposit.completed d1 -> http://localhost:3000/api/webhooks/kasir failed: connect ECONNREFUSED 127.0.0.1:3000 in 2 ms: ' +
+        'nothing listens there: start the receiver, or set the webhook URL (KASIR_WEBHOOK_URL, or the dashboard)',
+    );
   });
 });

@@ -9,12 +9,21 @@ import { bodyOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, startTestSandbox, type TestProvider, type TestSandbox } from '../support/provider';
 import { createFiat } from './deposit-helpers';
 
-type Row = { depositId: string; status: string; method: string; amount: number; currency: string; attempts: Array<{ event: string; status: number | null; error: string | null }> };
+type Row = {
+  depositId: string;
+  status: string;
+  method: string;
+  amount: number;
+  currency: string;
+  attempts: Array<{ event: string; status: number | null; error: string | null }>;
+};
 type Listing = { sandbox: boolean; deposits: Row[] };
 
 describe('dashboard deposits API', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
   after(() => p.close());
   const api = (method: string, path: string) => p.bearer(method, `/dashboard/api${path}`);
   const list = async () => (await bodyOf<Envelope<Listing>>(await api('GET', '/deposits?limit=5'))).data;
@@ -24,11 +33,20 @@ describe('dashboard deposits API', () => {
     const b = await createFiat(p);
     const before = await list();
     assert.equal(before.sandbox, true);
-    assert.deepEqual(before.deposits.slice(0, 2).map((d) => [d.depositId, d.status, d.amount, d.currency]), [[b.depositId, 'pending', 150000, 'IDR'], [a.depositId, 'pending', 150000, 'IDR']]);
+    assert.deepEqual(
+      before.deposits.slice(0, 2).map((d) => [d.depositId, d.status, d.amount, d.currency]),
+      [
+        [b.depositId, 'pending', 150000, 'IDR'],
+        [a.depositId, 'pending', 150000, 'IDR'],
+      ],
+    );
     assert.equal((await api('POST', `/deposits/${a.depositId}/pay`)).status, 200);
     assert.equal((await api('POST', `/deposits/${b.depositId}/expire`)).status, 200);
     const after = await list();
-    assert.deepEqual(after.deposits.slice(0, 2).map((d) => d.status), ['expired', 'completed']);
+    assert.deepEqual(
+      after.deposits.slice(0, 2).map((d) => d.status),
+      ['expired', 'completed'],
+    );
     const again = await api('POST', `/deposits/${a.depositId}/pay`);
     assert.equal(again.status, 400);
     assert.match((await errorOf(again)).message, /Deposit is completed/);
@@ -36,22 +54,52 @@ describe('dashboard deposits API', () => {
     assert.equal((await p.app.request('http://localhost/dashboard/api/deposits')).status, 401);
   });
 
-  it('carries each deposit\'s webhook attempts', async () => {
+  it("carries each deposit's webhook attempts", async () => {
     const d = await createFiat(p);
-    const merchant = await p.deps.db.selectFrom('merchants').select('id').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow();
-    const delivery = await p.deps.db.insertInto('webhook_deliveries').values({
-      id: 'msg_test_attempt', merchant_id: merchant.id, event_type: 'deposit.completed', deposit_id: d.depositId, payload: '{}',
-      status: 'failed', attempt_count: 1, next_attempt_at: 0, created_at: new Date().toISOString(), succeeded_at: null,
-    }).returning('id').executeTakeFirstOrThrow();
-    await p.deps.db.insertInto('webhook_attempts').values({ delivery_id: delivery.id, attempted_at: new Date().toISOString(), response_status: 401, error: 'Receiver answered HTTP 401', duration_ms: 7 }).execute();
+    const merchant = await p.deps.db
+      .selectFrom('merchants')
+      .select('id')
+      .where('client_id', '=', p.creds.clientId)
+      .executeTakeFirstOrThrow();
+    const delivery = await p.deps.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: 'msg_test_attempt',
+        merchant_id: merchant.id,
+        event_type: 'deposit.completed',
+        deposit_id: d.depositId,
+        payload: '{}',
+        status: 'failed',
+        attempt_count: 1,
+        next_attempt_at: 0,
+        created_at: new Date().toISOString(),
+        succeeded_at: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await p.deps.db
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: delivery.id,
+        attempted_at: new Date().toISOString(),
+        response_status: 401,
+        error: 'Receiver answered HTTP 401',
+        duration_ms: 7,
+      })
+      .execute();
     const row = (await list()).deposits.find((x) => x.depositId === d.depositId)!;
-    assert.deepEqual(row.attempts.map((x) => [x.event, x.status]), [['deposit.completed', 401]]);
+    assert.deepEqual(
+      row.attempts.map((x) => [x.event, x.status]),
+      [['deposit.completed', 401]],
+    );
   });
 });
 
 describe('dashboard deposits outside sandbox mode', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider({ sandbox: false }); });
+  before(async () => {
+    p = await createTestProvider({ sandbox: false });
+  });
   after(() => p.close());
 
   it('lists but does not pay or expire (403)', async () => {
@@ -94,8 +142,27 @@ describe('dashboard deposits in Chromium', () => {
     const { credentials: creds, url } = sandbox;
     const A = { Authorization: `Bearer ${creds.accessToken}`, 'Content-Type': 'application/json' };
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    assert.equal((await fetch(`${url}/dashboard/api/webhook-url`, { method: 'PUT', headers: A, body: JSON.stringify({ webhookUrl: hook }) })).status, 200);
-    const created = await fetch(`${url}/v1/deposit/fiat`, { method: 'POST', headers: A, body: JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' }) });
+    assert.equal(
+      (
+        await fetch(`${url}/dashboard/api/webhook-url`, {
+          method: 'PUT',
+          headers: A,
+          body: JSON.stringify({ webhookUrl: hook }),
+        })
+      ).status,
+      200,
+    );
+    const created = await fetch(`${url}/v1/deposit/fiat`, {
+      method: 'POST',
+      headers: A,
+      body: JSON.stringify({
+        inputCurrency: 'IDR',
+        inputAmount: 150000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'BCA_VA',
+      }),
+    });
     const { depositId } = (await bodyOf<Envelope<{ depositId: string }>>(created)).data;
 
     // Signed in as the dashboard keeps its session: the token in sessionStorage.
@@ -105,8 +172,15 @@ describe('dashboard deposits in Chromium', () => {
     const row = `#deposits tr[data-deposit-id="${depositId}"]`;
     await page.waitForSelector(`${row} .deposit-pay`);
     await page.click(`${row} .deposit-pay`);
-    await page.waitForFunction((sel) => document.querySelector(`${sel} .status-completed`)?.textContent === 'completed', row);
-    await page.waitForFunction((sel) => /deposit\.completed: 204/.test(document.querySelector(`${sel} ol`)?.textContent ?? ''), row, { timeout: 10_000 });
+    await page.waitForFunction(
+      (sel) => document.querySelector(`${sel} .status-completed`)?.textContent === 'completed',
+      row,
+    );
+    await page.waitForFunction(
+      (sel) => /deposit\.completed: 204/.test(document.querySelector(`${sel} ol`)?.textContent ?? ''),
+      row,
+      { timeout: 10_000 },
+    );
     assert.equal(await page.locator(`${row} .deposit-pay`).count(), 0, 'no Pay button on a completed deposit');
     assert.equal(hits, 1);
   });

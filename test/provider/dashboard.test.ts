@@ -24,11 +24,20 @@ describe('merchant dashboard', () => {
   let merchantId: string;
   before(async () => {
     p = await createTestProvider();
-    merchantId = (await p.deps.db.selectFrom('merchants').select('id').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow()).id;
+    merchantId = (
+      await p.deps.db
+        .selectFrom('merchants')
+        .select('id')
+        .where('client_id', '=', p.creds.clientId)
+        .executeTakeFirstOrThrow()
+    ).id;
   });
-  after(async () => { await p.close(); });
+  after(async () => {
+    await p.close();
+  });
 
-  const api = (method: string, path: string, body?: unknown, token?: string) => p.bearer(method, `/dashboard/api${path}`, body, token);
+  const api = (method: string, path: string, body?: unknown, token?: string) =>
+    p.bearer(method, `/dashboard/api${path}`, body, token);
   /** The data of a 200 answer in the statusCode envelope, as the type the test expects. */
   const data = async <T>(res: Response): Promise<T> => {
     const json = await bodyOf<Envelope<T>>(res);
@@ -37,12 +46,21 @@ describe('merchant dashboard', () => {
     return json.data;
   };
   const postJson = (path: string, body: unknown) =>
-    p.app.request(`http://localhost${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    p.app.request(`http://localhost${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   /** Registers (or logs in) through the OTP flow as the dashboard does; the access token. */
   const tokenThroughOtp = async (start: Response, email: string) => {
     const { verificationToken } = (await bodyOf<TokenAnswer>(start)).data;
-    const mail = (await bodyOf<MailboxAnswer>(await p.app.request(`http://localhost/sandbox/mailbox?email=${encodeURIComponent(email)}`))).data[0];
-    return (await bodyOf<SessionAnswer>(await postJson('/v1/auth/verify-login', { verificationToken, otp: mail.code }))).data.accessToken;
+    const mail = (
+      await bodyOf<MailboxAnswer>(
+        await p.app.request(`http://localhost/sandbox/mailbox?email=${encodeURIComponent(email)}`),
+      )
+    ).data[0];
+    return (await bodyOf<SessionAnswer>(await postJson('/v1/auth/verify-login', { verificationToken, otp: mail.code })))
+      .data.accessToken;
   };
 
   describe('its page', () => {
@@ -87,7 +105,10 @@ describe('merchant dashboard', () => {
   });
 
   it('signs in through the OTP flow and shows the account, without its secrets', async () => {
-    const token = await tokenThroughOtp(await postJson('/v1/auth/login', { email: p.creds.email, password: p.creds.password }), p.creds.email);
+    const token = await tokenThroughOtp(
+      await postJson('/v1/auth/login', { email: p.creds.email, password: p.creds.password }),
+      p.creds.email,
+    );
     const account = await data<Account & { clientSecret?: string }>(await api('GET', '/account', undefined, token));
     assert.equal(account.clientId, p.creds.clientId);
     assert.equal(account.email, p.creds.email);
@@ -122,12 +143,22 @@ describe('merchant dashboard', () => {
     });
 
     it('is revealed as the new one', async () => {
-      assert.equal((await data<{ clientSecret: string }>(await api('POST', '/client-secret/reveal'))).clientSecret, rotated);
+      assert.equal(
+        (await data<{ clientSecret: string }>(await api('POST', '/client-secret/reveal'))).clientSecret,
+        rotated,
+      );
     });
   });
 
   describe('the webhook URL', () => {
-    for (const bad of ['ftp://example.com/hook', 'javascript:alert(1)', 'not a url', 'https://user:pw@example.com/', '', 42]) {
+    for (const bad of [
+      'ftp://example.com/hook',
+      'javascript:alert(1)',
+      'not a url',
+      'https://user:pw@example.com/',
+      '',
+      42,
+    ]) {
       it(`refuses ${JSON.stringify(bad)}, naming the field`, async () => {
         const res = await api('PUT', '/webhook-url', { webhookUrl: bad });
         assert.equal(res.status, 400, String(bad));
@@ -136,21 +167,41 @@ describe('merchant dashboard', () => {
     }
 
     it('is set to an https URL, which the account then shows', async () => {
-      assert.equal((await data<{ webhookUrl: string | null }>(await api('PUT', '/webhook-url', { webhookUrl: 'https://shop.example/api/webhooks/kasir' }))).webhookUrl, 'https://shop.example/api/webhooks/kasir');
-      assert.equal((await data<Account>(await api('GET', '/account'))).webhookUrl, 'https://shop.example/api/webhooks/kasir');
+      assert.equal(
+        (
+          await data<{ webhookUrl: string | null }>(
+            await api('PUT', '/webhook-url', { webhookUrl: 'https://shop.example/api/webhooks/kasir' }),
+          )
+        ).webhookUrl,
+        'https://shop.example/api/webhooks/kasir',
+      );
+      assert.equal(
+        (await data<Account>(await api('GET', '/account'))).webhookUrl,
+        'https://shop.example/api/webhooks/kasir',
+      );
     });
 
     it('is cleared with null', async () => {
-      assert.equal((await data<{ webhookUrl: string | null }>(await api('PUT', '/webhook-url', { webhookUrl: null }))).webhookUrl, null);
+      assert.equal(
+        (await data<{ webhookUrl: string | null }>(await api('PUT', '/webhook-url', { webhookUrl: null }))).webhookUrl,
+        null,
+      );
       assert.equal((await data<Account>(await api('GET', '/account'))).webhookUrl, null);
     });
   });
 
   describe('the checkout switch', () => {
     it('turns hosted checkout off, in the account and in the database', async () => {
-      assert.equal((await data<{ checkoutEnabled: boolean }>(await api('PUT', '/checkout', { enabled: false }))).checkoutEnabled, false);
+      assert.equal(
+        (await data<{ checkoutEnabled: boolean }>(await api('PUT', '/checkout', { enabled: false }))).checkoutEnabled,
+        false,
+      );
       assert.equal((await data<Account>(await api('GET', '/account'))).checkoutEnabled, false);
-      const row = await p.deps.db.selectFrom('merchants').select('checkout_enabled').where('id', '=', merchantId).executeTakeFirstOrThrow();
+      const row = await p.deps.db
+        .selectFrom('merchants')
+        .select('checkout_enabled')
+        .where('id', '=', merchantId)
+        .executeTakeFirstOrThrow();
       assert.equal(row.checkout_enabled, 0);
     });
 
@@ -161,7 +212,10 @@ describe('merchant dashboard', () => {
     });
 
     it('turns it on again', async () => {
-      assert.equal((await data<{ checkoutEnabled: boolean }>(await api('PUT', '/checkout', { enabled: true }))).checkoutEnabled, true);
+      assert.equal(
+        (await data<{ checkoutEnabled: boolean }>(await api('PUT', '/checkout', { enabled: true }))).checkoutEnabled,
+        true,
+      );
     });
   });
 
@@ -186,9 +240,20 @@ describe('merchant dashboard', () => {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
       await data(await api('PUT', '/webhook-url', { webhookUrl: url }));
-      id = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
-        type: 'deposit.completed', merchantId, depositId, reference: null, status: 'completed', data: { depositId },
-      }, p.deps.now()));
+      id = await p.deps.db.transaction().execute((trx) =>
+        enqueueDepositWebhook(
+          trx,
+          {
+            type: 'deposit.completed',
+            merchantId,
+            depositId,
+            reference: null,
+            status: 'completed',
+            data: { depositId },
+          },
+          p.deps.now(),
+        ),
+      );
       dispatcher = new WebhookDispatcher(p.deps, { scheduleMs: [0, 0] });
       assert.equal(await dispatcher.runOnce(), 1);
     });
@@ -211,10 +276,14 @@ describe('merchant dashboard', () => {
     });
 
     it('are signed with a webhook secret that rotates and is revealed', async () => {
-      webhookSecret = (await data<{ webhookSecret: string }>(await api('POST', '/webhook-secret/rotate'))).webhookSecret;
+      webhookSecret = (await data<{ webhookSecret: string }>(await api('POST', '/webhook-secret/rotate')))
+        .webhookSecret;
       assert.match(webhookSecret, /^whsec_/);
       assert.notEqual(webhookSecret, p.creds.webhookSecret);
-      assert.equal((await data<{ webhookSecret: string }>(await api('POST', '/webhook-secret/reveal'))).webhookSecret, webhookSecret);
+      assert.equal(
+        (await data<{ webhookSecret: string }>(await api('POST', '/webhook-secret/reveal'))).webhookSecret,
+        webhookSecret,
+      );
     });
 
     it('are resent as a new delivery of the same event', async () => {
@@ -251,7 +320,11 @@ describe('merchant dashboard', () => {
   describe('a second merchant account', () => {
     let token: string;
     before(async () => {
-      const register = await postJson('/v1/auth/register', { email: 'second@example.com', password: 'long enough', fullName: 'Second Shop' });
+      const register = await postJson('/v1/auth/register', {
+        email: 'second@example.com',
+        password: 'long enough',
+        fullName: 'Second Shop',
+      });
       token = await tokenThroughOtp(register, 'second@example.com');
     });
 
@@ -287,7 +360,9 @@ describe('dashboard page in Chromium', () => {
     const { chromiumArgs, chromiumPath } = await import('../support/chromium');
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
     page = await browser.newPage();
-    page.on('console', (msg) => { if (msg.type() === 'error') problems.push(msg.text()); });
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(msg.text());
+    });
     page.on('pageerror', (err) => problems.push(err.message));
   });
   after(async () => {
@@ -302,7 +377,9 @@ describe('dashboard page in Chromium', () => {
     await page.fill('#login-form input[name=password]', password);
     await page.click('#login-form button[type=submit]');
     await page.waitForSelector('#otp-form:not([hidden])');
-    const box = await bodyOf<MailboxAnswer>(await fetch(`${provider.url}/sandbox/mailbox?email=${encodeURIComponent(email)}`));
+    const box = await bodyOf<MailboxAnswer>(
+      await fetch(`${provider.url}/sandbox/mailbox?email=${encodeURIComponent(email)}`),
+    );
     await page.fill('#otp-form input[name=otp]', box.data[0].code!);
     await page.click('#otp-form button[type=submit]');
     await page.waitForSelector('#account:not([hidden])');
@@ -311,7 +388,10 @@ describe('dashboard page in Chromium', () => {
 
   it('reveals the client secret', async () => {
     await page.click('#reveal-client-secret');
-    await page.waitForFunction((s) => document.getElementById('client-secret')?.textContent === s, provider.credentials.clientSecret);
+    await page.waitForFunction(
+      (s) => document.getElementById('client-secret')?.textContent === s,
+      provider.credentials.clientSecret,
+    );
   });
 
   it('saves the webhook URL and switches checkout off', async () => {
@@ -320,7 +400,11 @@ describe('dashboard page in Chromium', () => {
     await page.waitForFunction(() => /saved/i.test(document.getElementById('notice')?.textContent ?? ''));
     await page.click('#checkout-enabled');
     await page.waitForFunction(() => /disabled/i.test(document.getElementById('notice')?.textContent ?? ''));
-    const merchant = await sandboxDeps(provider).db.selectFrom('merchants').select(['webhook_url', 'checkout_enabled']).where('client_id', '=', provider.credentials.clientId).executeTakeFirstOrThrow();
+    const merchant = await sandboxDeps(provider)
+      .db.selectFrom('merchants')
+      .select(['webhook_url', 'checkout_enabled'])
+      .where('client_id', '=', provider.credentials.clientId)
+      .executeTakeFirstOrThrow();
     assert.equal(merchant.webhook_url, 'https://shop.example/hooks/kasir');
     assert.equal(merchant.checkout_enabled, 0);
   });
@@ -334,7 +418,10 @@ describe('dashboard page in Chromium', () => {
   });
 
   it('logged no error but the expected 401s, and no CSP violation', () => {
-    assert.deepEqual(problems.filter((p) => !/401|Failed to load resource/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/401|Failed to load resource/.test(p)),
+      [],
+    );
     assert.ok(!problems.some((p) => /Content Security Policy/i.test(p)), problems.join('\n'));
   });
 });

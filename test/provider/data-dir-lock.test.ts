@@ -16,7 +16,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A process that takes the data dir's lock, says so on stdout, and holds it until killed. */
 function holder(dataDir: string) {
   const code = `import { lockDataDir } from './server/provider/db/data-dir-lock.ts'; lockDataDir(${JSON.stringify(dataDir)}); process.stdout.write('locked\\n'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const locked = new Promise<void>((resolve, reject) => {
@@ -34,7 +37,11 @@ describe('the data dir lock', () => {
       // This test's parent (the test runner) is alive and holds no lock: a pid reused by an unrelated process.
       writeFileSync(join(dir, 'sandbox.lock'), `${process.ppid}\n`);
       const unlock = lockDataDir(dir);
-      assert.equal(readFileSync(join(dir, 'sandbox.lock'), 'utf8').trim(), String(process.pid), 'the pid file names the holder');
+      assert.equal(
+        readFileSync(join(dir, 'sandbox.lock'), 'utf8').trim(),
+        String(process.pid),
+        'the pid file names the holder',
+      );
       unlock();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -46,11 +53,19 @@ describe('the data dir lock', () => {
     const held = holder(dir);
     try {
       await held.locked;
-      assert.throws(() => lockDataDir(dir), (err: Error & { code?: string }) => {
-        assert.equal(err.code, 'KASIR_DATA_DIR_IN_USE');
-        assert.match(err.message, new RegExp(`^The data dir .* is in use by another sandbox \\(pid ${held.child.pid}\\); stop it, or give this one another KASIR_DATA_DIR$`));
-        return true;
-      });
+      assert.throws(
+        () => lockDataDir(dir),
+        (err: Error & { code?: string }) => {
+          assert.equal(err.code, 'KASIR_DATA_DIR_IN_USE');
+          assert.match(
+            err.message,
+            new RegExp(
+              `^The data dir .* is in use by another sandbox \\(pid ${held.child.pid}\\); stop it, or give this one another KASIR_DATA_DIR$`,
+            ),
+          );
+          return true;
+        },
+      );
       held.child.kill('SIGKILL');
       await held.exited;
       // Nothing was cleaned up (no exit handler ran): the operating system let go of the lock with the process.

@@ -13,11 +13,20 @@ import type { TestProvider } from '../support/provider';
 export type { DepositView } from '../../server/provider/deposits/view';
 
 export const fiatBody = (over: Record<string, unknown> = {}) => ({
-  inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA', ...over,
+  inputCurrency: 'IDR',
+  inputAmount: 150000,
+  outputCurrency: 'IDR',
+  balanceType: 'fiat',
+  paymentMethod: 'BCA_VA',
+  ...over,
 });
 
 /** Creates a fiat deposit with the seeded merchant's token (or `token`); throws unless it is a 201. */
-export async function createFiat(p: TestProvider, over: Record<string, unknown> = {}, token?: string): Promise<DepositView> {
+export async function createFiat(
+  p: TestProvider,
+  over: Record<string, unknown> = {},
+  token?: string,
+): Promise<DepositView> {
   const res = await p.bearer('POST', '/v1/deposit/fiat', fiatBody(over), token);
   const body = await bodyOf<Envelope<DepositView>>(res);
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(body)}`);
@@ -37,7 +46,11 @@ export async function readDeposit(p: TestProvider, idOrReference: string): Promi
 }
 
 /** GET /v1/deposit with a query, signed by the seeded merchant (or other credentials): the page. */
-export async function listDeposits(p: TestProvider, query = '', as?: { clientId: string; secret: string }): Promise<Page<DepositView>> {
+export async function listDeposits(
+  p: TestProvider,
+  query = '',
+  as?: { clientId: string; secret: string },
+): Promise<Page<DepositView>> {
   return dataOf<Page<DepositView>>(await p.signed('GET', `/v1/deposit${query}`, undefined, as));
 }
 
@@ -49,14 +62,37 @@ export async function addMerchant(p: TestProvider, options: { checkoutEnabled?: 
   const clientId = newClientId();
   const clientSecret = newClientSecret();
   await p.deps.db.insertInto('organizations').values({ id: orgId, name: 'Other Shop', created_at: now }).execute();
-  await p.deps.db.insertInto('users').values({
-    id: userId, organization_id: orgId, name: 'Other', email: `other-${orgId}@example.test`, password_hash: 'x', policy: 'merchant-admin',
-    role: 'admin', country: 'Indonesia', country_code: 'ID', legal_full_name: 'Other', created_at: now, updated_at: now,
-  }).execute();
-  await p.deps.db.insertInto('merchants').values({
-    id: newRecordId(), organization_id: orgId, user_id: userId, client_id: clientId, client_secret: clientSecret,
-    webhook_secret: newWebhookSecret(), checkout_enabled: options.checkoutEnabled ? 1 : 0, created_at: now, updated_at: now,
-  }).execute();
+  await p.deps.db
+    .insertInto('users')
+    .values({
+      id: userId,
+      organization_id: orgId,
+      name: 'Other',
+      email: `other-${orgId}@example.test`,
+      password_hash: 'x',
+      policy: 'merchant-admin',
+      role: 'admin',
+      country: 'Indonesia',
+      country_code: 'ID',
+      legal_full_name: 'Other',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await p.deps.db
+    .insertInto('merchants')
+    .values({
+      id: newRecordId(),
+      organization_id: orgId,
+      user_id: userId,
+      client_id: clientId,
+      client_secret: clientSecret,
+      webhook_secret: newWebhookSecret(),
+      checkout_enabled: options.checkoutEnabled ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   return { clientId, clientSecret, token: await issueAccessToken(p.deps, userId, true) };
 }
 
@@ -65,23 +101,63 @@ export async function addMerchant(p: TestProvider, options: { checkoutEnabled?: 
  * id `templateRowId` (whose merchant's pool it fills), each holding one code.
  */
 export async function fillUniqueCodes(deps: Pick<ProviderDeps, 'db'>, templateRowId: string): Promise<void> {
-  const template = await deps.db.selectFrom('deposits').selectAll().where('id', '=', templateRowId).executeTakeFirstOrThrow();
-  const taken = new Set((await deps.db.selectFrom('bank_transfer_codes').select('unique_code')
-    .where('merchant_id', '=', template.merchant_id).where('account_number', '=', '8730012345').execute()).map((r) => Number(r.unique_code)));
+  const template = await deps.db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('id', '=', templateRowId)
+    .executeTakeFirstOrThrow();
+  const taken = new Set(
+    (
+      await deps.db
+        .selectFrom('bank_transfer_codes')
+        .select('unique_code')
+        .where('merchant_id', '=', template.merchant_id)
+        .where('account_number', '=', '8730012345')
+        .execute()
+    ).map((r) => Number(r.unique_code)),
+  );
   const codes = Array.from({ length: 999 }, (_, i) => i + 1).filter((code) => !taken.has(code));
   for (let i = 0; i < codes.length; i += 200) {
     const chunk = codes.slice(i, i + 200).map((code) => ({
-      ...template, id: `${template.id}-fill-${code}`, deposit_id: `${template.id}-fill-${code}`, reference: null, va_number: null, checkout_id: null, code,
+      ...template,
+      id: `${template.id}-fill-${code}`,
+      deposit_id: `${template.id}-fill-${code}`,
+      reference: null,
+      va_number: null,
+      checkout_id: null,
+      code,
     }));
-    await deps.db.insertInto('deposits').values(chunk.map(({ code: _code, ...row }) => row)).execute();
-    await deps.db.insertInto('bank_transfer_codes').values(chunk.map((r) => ({
-      deposit_row_id: r.id, merchant_id: template.merchant_id, account_number: '8730012345', unique_code: r.code,
-    }))).execute();
+    await deps.db
+      .insertInto('deposits')
+      .values(chunk.map(({ code: _code, ...row }) => row))
+      .execute();
+    await deps.db
+      .insertInto('bank_transfer_codes')
+      .values(
+        chunk.map((r) => ({
+          deposit_row_id: r.id,
+          merchant_id: template.merchant_id,
+          account_number: '8730012345',
+          unique_code: r.code,
+        })),
+      )
+      .execute();
   }
 }
 
 /** The webhooks written to the outbox for a deposit, oldest first. */
-export async function outbox(p: TestProvider, depositId: string): Promise<Array<{ type: string; payload: DepositWebhookPayload<DepositView> }>> {
-  const rows = await p.deps.db.selectFrom('webhook_deliveries').selectAll().where('deposit_id', '=', depositId).orderBy('created_at').execute();
-  return rows.map((r) => ({ type: r.event_type, payload: JSON.parse(r.payload) as DepositWebhookPayload<DepositView> }));
+export async function outbox(
+  p: TestProvider,
+  depositId: string,
+): Promise<Array<{ type: string; payload: DepositWebhookPayload<DepositView> }>> {
+  const rows = await p.deps.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('deposit_id', '=', depositId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => ({
+    type: r.event_type,
+    payload: JSON.parse(r.payload) as DepositWebhookPayload<DepositView>,
+  }));
 }

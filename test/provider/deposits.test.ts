@@ -3,14 +3,42 @@ import { after, before, describe, it } from 'node:test';
 import { crc16CcittFalse, isValidStellarAddress, parseTlv } from '../../server/provider/deposits/payment-details';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, signHeaders, type TestProvider } from '../support/provider';
-import { addMerchant, createCrypto, createFiat, fiatBody, listDeposits, outbox, readDeposit, type DepositView } from './deposit-helpers';
+import {
+  addMerchant,
+  createCrypto,
+  createFiat,
+  fiatBody,
+  listDeposits,
+  outbox,
+  readDeposit,
+  type DepositView,
+} from './deposit-helpers';
 
-const PAGE_KEYS = ['docs', 'totalDocs', 'offset', 'limit', 'totalPages', 'page', 'pagingCounter', 'hasPrevPage', 'hasNextPage', 'prevPage', 'nextPage'];
+const PAGE_KEYS = [
+  'docs',
+  'totalDocs',
+  'offset',
+  'limit',
+  'totalPages',
+  'page',
+  'pagingCounter',
+  'hasPrevPage',
+  'hasNextPage',
+  'prevPage',
+  'nextPage',
+];
 
 /** An item of GET /v1/deposit/payment-method. */
 interface PaymentMethodItem {
-  depositPaymentType: string; bankName: string; bankCode: string; currency: string; minimumAmount: number; maximumAmount: number;
-  image: string; feeFlat: number; feePercentage: number;
+  depositPaymentType: string;
+  bankName: string;
+  bankCode: string;
+  currency: string;
+  minimumAmount: number;
+  maximumAmount: number;
+  image: string;
+  feeFlat: number;
+  feePercentage: number;
 }
 
 /** What the deposit tests read of the OpenAPI document. */
@@ -24,8 +52,12 @@ const lifetimeMs = (d: DepositView) => Date.parse(d.expiredAt) - Date.parse(d.cr
 
 describe('deposits', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
 
   describe('POST /v1/deposit/fiat', () => {
     describe('a VA deposit', () => {
@@ -60,7 +92,7 @@ describe('deposits', () => {
         assert.equal(d.outputAmount, 146000);
       });
 
-      it('issues a 16-digit VA number with the bank prefix in the merchant\'s name', () => {
+      it("issues a 16-digit VA number with the bank prefix in the merchant's name", () => {
         assert.equal(d.paymentFiat.bankCode, 'BCA_VA');
         assert.equal(d.paymentFiat.bankName, 'Bank Central Asia');
         assert.equal(d.paymentFiat.accountName, 'Kasir Sandbox Store');
@@ -91,19 +123,27 @@ describe('deposits', () => {
     });
 
     describe('VA numbers', () => {
-      const prefixes: Record<string, string> = { BNI_VA: '8808', BRI_VA: '26215', MANDIRI_VA: '88608', PERMATA_VA: '8625', CIMB_VA: '5919' };
+      const prefixes: Record<string, string> = {
+        BNI_VA: '8808',
+        BRI_VA: '26215',
+        MANDIRI_VA: '88608',
+        PERMATA_VA: '8625',
+        CIMB_VA: '5919',
+      };
       const numbers = new Map<string, string[]>();
       before(async () => {
         for (const code of Object.keys(prefixes)) {
           const list: string[] = [];
-          for (let i = 0; i < 3; i++) list.push((await createFiat(p, { paymentMethod: code })).paymentFiat.accountNumber!);
+          for (let i = 0; i < 3; i++)
+            list.push((await createFiat(p, { paymentMethod: code })).paymentFiat.accountNumber!);
           numbers.set(code, list);
         }
       });
 
       for (const [code, prefix] of Object.entries(prefixes)) {
         it(`start with ${prefix} for ${code}, 16 digits in all`, () => {
-          for (const number of numbers.get(code)!) assert.match(number, new RegExp(`^${prefix}\\d{${16 - prefix.length}}$`));
+          for (const number of numbers.get(code)!)
+            assert.match(number, new RegExp(`^${prefix}\\d{${16 - prefix.length}}$`));
         });
       }
 
@@ -117,8 +157,18 @@ describe('deposits', () => {
 
       it('are unique at the database too: a duplicate insert is refused', async () => {
         const d = await createFiat(p);
-        const row = await p.deps.db.selectFrom('deposits').selectAll().where('deposit_id', '=', d.depositId).executeTakeFirstOrThrow();
-        await assert.rejects(p.deps.db.insertInto('deposits').values({ ...row, id: 'x'.repeat(24), deposit_id: 'dup-va', reference: null }).execute(), /unique/i);
+        const row = await p.deps.db
+          .selectFrom('deposits')
+          .selectAll()
+          .where('deposit_id', '=', d.depositId)
+          .executeTakeFirstOrThrow();
+        await assert.rejects(
+          p.deps.db
+            .insertInto('deposits')
+            .values({ ...row, id: 'x'.repeat(24), deposit_id: 'dup-va', reference: null })
+            .execute(),
+          /unique/i,
+        );
       });
     });
 
@@ -175,9 +225,11 @@ describe('deposits', () => {
 
     describe('an e-wallet deposit', () => {
       let d: DepositView;
-      before(async () => { d = await createFiat(p, { paymentMethod: 'OVO', inputAmount: 100000 }); });
+      before(async () => {
+        d = await createFiat(p, { paymentMethod: 'OVO', inputAmount: 100000 });
+      });
 
-      it('charges the e-wallet\'s percentage fee', () => {
+      it("charges the e-wallet's percentage fee", () => {
         assert.deepEqual(d.fee, { amount: 1500, percentage: 1.5, currency: 'IDR' });
         assert.equal(d.outputAmount, 98500);
       });
@@ -208,11 +260,20 @@ describe('deposits', () => {
       const d = await createFiat(p, { paymentMethod: 'QRIS', outputCurrency: 'USDC-POLYGON' });
       assert.equal(d.exchangeRate, 0.000060624431646);
       assert.equal(d.outputAmount, 9.030009);
-      assert.deepEqual(d.exchangeInfo, { exchangeRate: 0.000060624431646, outputCurrency: 'USDC-POLYGON', outputAmount: 9.030009 });
+      assert.deepEqual(d.exchangeInfo, {
+        exchangeRate: 0.000060624431646,
+        outputCurrency: 'USDC-POLYGON',
+        outputAmount: 9.030009,
+      });
     });
 
     it('derives inputAmount from outputAmount.crypto', async () => {
-      const byOutput = await createFiat(p, { paymentMethod: 'BCA_VA', outputCurrency: 'USDC-POLYGON', inputAmount: undefined, outputAmount: { crypto: 10 } });
+      const byOutput = await createFiat(p, {
+        paymentMethod: 'BCA_VA',
+        outputCurrency: 'USDC-POLYGON',
+        inputAmount: undefined,
+        outputAmount: { crypto: 10 },
+      });
       // (x - 4000) * rate >= 10  =>  x = 4000 + ceil(10 / rate) = 4000 + 164950 (rounded output reaches 10.000000)
       assert.equal(byOutput.outputAmount, 10);
       assert.equal(byOutput.inputAmount, 168950);
@@ -240,14 +301,34 @@ describe('deposits', () => {
       ['both amounts', { outputAmount: { fiat: 10000 } }, /exactly one of inputAmount and outputAmount/],
       ['neither amount', { inputAmount: undefined }, /exactly one of inputAmount and outputAmount/],
       ['both output kinds', { inputAmount: undefined, outputAmount: { fiat: 1, crypto: 1 } }, /outputAmount/],
-      ['fiat output for a crypto', { inputAmount: undefined, outputCurrency: 'USDC-POLYGON', outputAmount: { fiat: 10 } }, /outputAmount.fiat/],
+      [
+        'fiat output for a crypto',
+        { inputAmount: undefined, outputCurrency: 'USDC-POLYGON', outputAmount: { fiat: 10 } },
+        /outputAmount.fiat/,
+      ],
       ['IDR decimals', { inputAmount: 150000.5 }, /inputAmount: IDR amounts have at most 0 decimal places/],
       ['below minimum', { inputAmount: 9999 }, /inputAmount: 9999 IDR is below the minimum of 10000 IDR for BCA_VA/],
       ['above maximum', { inputAmount: 50000001 }, /inputAmount: .* above the maximum of 50000000 IDR/],
-      ['far above maximum, not "must be positive"', { inputAmount: 1e300 }, /^inputAmount: IDR amounts are at most 1000000000000$/],
-      ['the smallest positive number: its decimals, not "must be positive"', { inputAmount: 5e-324 }, /^inputAmount: IDR amounts have at most 0 decimal places$/],
-      ['an output beyond the maximum', { inputAmount: undefined, outputAmount: { fiat: 1e25 } }, /^outputAmount\.fiat: IDR amounts are at most 1000000000000$/],
-      ['an output above the method\'s maximum', { inputAmount: undefined, outputAmount: { fiat: 60000000 } }, /^outputAmount: \d+ IDR is above the maximum of 50000000 IDR for BCA_VA$/],
+      [
+        'far above maximum, not "must be positive"',
+        { inputAmount: 1e300 },
+        /^inputAmount: IDR amounts are at most 1000000000000$/,
+      ],
+      [
+        'the smallest positive number: its decimals, not "must be positive"',
+        { inputAmount: 5e-324 },
+        /^inputAmount: IDR amounts have at most 0 decimal places$/,
+      ],
+      [
+        'an output beyond the maximum',
+        { inputAmount: undefined, outputAmount: { fiat: 1e25 } },
+        /^outputAmount\.fiat: IDR amounts are at most 1000000000000$/,
+      ],
+      [
+        "an output above the method's maximum",
+        { inputAmount: undefined, outputAmount: { fiat: 60000000 } },
+        /^outputAmount: \d+ IDR is above the maximum of 50000000 IDR for BCA_VA$/,
+      ],
       ['unknown input currency', { inputCurrency: 'XYZ' }, /inputCurrency/],
       ['wrong input currency', { inputCurrency: 'USD' }, /inputCurrency: BCA_VA accepts IDR only/],
       ['unknown output currency', { outputCurrency: 'DOGE' }, /outputCurrency: unsupported currency/],
@@ -267,10 +348,16 @@ describe('deposits', () => {
 
     it('answers malformed JSON in the envelope', async () => {
       const res = await p.app.request('http://localhost/v1/deposit/fiat', {
-        method: 'POST', headers: { Authorization: `Bearer ${p.creds.accessToken}`, 'Content-Type': 'application/json' }, body: '{"inputCurrency":',
+        method: 'POST',
+        headers: { Authorization: `Bearer ${p.creds.accessToken}`, 'Content-Type': 'application/json' },
+        body: '{"inputCurrency":',
       });
       assert.equal(res.status, 400);
-      assert.deepEqual(await res.json(), { statusCode: 400, error: 'Bad Request', message: 'Malformed JSON in request body' });
+      assert.deepEqual(await res.json(), {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'Malformed JSON in request body',
+      });
     });
 
     it('answers a body that is not an object with a 400 naming the body', async () => {
@@ -280,7 +367,11 @@ describe('deposits', () => {
     });
 
     it('requires the bearer token', async () => {
-      const res = await p.app.request('http://localhost/v1/deposit/fiat', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(fiatBody()) });
+      const res = await p.app.request('http://localhost/v1/deposit/fiat', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(fiatBody()),
+      });
       assert.equal(res.status, 401);
       assert.equal((await errorOf(res)).error, 'Unauthorized');
     });
@@ -294,7 +385,11 @@ describe('deposits', () => {
       await createFiat(p, { reference: 'dup-ref' });
       const res = await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ reference: 'dup-ref' }));
       assert.equal(res.status, 409);
-      assert.deepEqual(await res.json(), { statusCode: 409, error: 'Conflict', message: "reference: a deposit with reference 'dup-ref' already exists" });
+      assert.deepEqual(await res.json(), {
+        statusCode: 409,
+        error: 'Conflict',
+        message: "reference: a deposit with reference 'dup-ref' already exists",
+      });
     });
 
     it('lets another merchant use the same reference', async () => {
@@ -305,13 +400,23 @@ describe('deposits', () => {
     });
 
     it('lets exactly one of many concurrent creates with one reference win', async () => {
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
-        p.bearer('POST', i % 2 ? '/v1/deposit/fiat' : '/v1/deposit/crypto', i % 2
-          ? fiatBody({ reference: 'race-1' })
-          : { inputCurrency: 'USDC-POLYGON', inputAmount: 10, reference: 'race-1' })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          p.bearer(
+            'POST',
+            i % 2 ? '/v1/deposit/fiat' : '/v1/deposit/crypto',
+            i % 2
+              ? fiatBody({ reference: 'race-1' })
+              : { inputCurrency: 'USDC-POLYGON', inputAmount: 10, reference: 'race-1' },
+          ),
+        ),
+      );
       const statuses = results.map((r) => r.status);
       assert.equal(statuses.filter((s) => s === 201).length, 1, statuses.join(','));
-      assert.ok(statuses.filter((s) => s !== 201).every((s) => s === 409), statuses.join(','));
+      assert.ok(
+        statuses.filter((s) => s !== 201).every((s) => s === 409),
+        statuses.join(','),
+      );
       const rows = await p.deps.db.selectFrom('deposits').select('id').where('reference', '=', 'race-1').execute();
       assert.equal(rows.length, 1);
     });
@@ -322,7 +427,11 @@ describe('deposits', () => {
       let res: Response;
       let d: DepositView;
       before(async () => {
-        res = await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 25.5, reference: 'c-1' });
+        res = await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'USDC-POLYGON',
+          inputAmount: 25.5,
+          reference: 'c-1',
+        });
         d = await dataOf<DepositView>(res);
       });
 
@@ -336,7 +445,7 @@ describe('deposits', () => {
         assert.equal(d.outputAmount, 25.5);
       });
 
-      it('gives a well-formed address on the asset\'s network', () => {
+      it("gives a well-formed address on the asset's network", () => {
         assert.match(d.paymentCrypto.payoutWallet!, /^0x[0-9a-fA-F]{40}$/);
         assert.equal(d.paymentCrypto.network, 'POLYGON');
         assert.deepEqual(d.paymentFiat, {});
@@ -356,7 +465,11 @@ describe('deposits', () => {
       let res: Response;
       let d: DepositView;
       before(async () => {
-        res = await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'XLM-STELLAR', inputAmount: 12.3456789, outputCurrency: 'IDR' });
+        res = await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'XLM-STELLAR',
+          inputAmount: 12.3456789,
+          outputCurrency: 'IDR',
+        });
         d = await dataOf<DepositView>(res);
       });
 
@@ -383,9 +496,21 @@ describe('deposits', () => {
     const badCrypto: Array<[string, Record<string, unknown>, RegExp]> = [
       ['a missing amount', { inputCurrency: 'USDC-POLYGON' }, /inputAmount/],
       ['a negative amount', { inputCurrency: 'USDC-POLYGON', inputAmount: -1 }, /inputAmount: must be positive/],
-      ['more decimals than the crypto has', { inputCurrency: 'USDC-POLYGON', inputAmount: 1.0000001 }, /inputAmount: USDC-POLYGON amounts have at most 6 decimal places/],
-      ['a currency the crypto does not pair with', { inputCurrency: 'IDRX-POLYGON', inputAmount: 100, outputCurrency: 'USD' }, /outputCurrency: USD does not pair with IDRX-POLYGON/],
-      ['an unknown output currency', { inputCurrency: 'USDC-POLYGON', inputAmount: 1, outputCurrency: 'ZZZ' }, /outputCurrency: unsupported currency/],
+      [
+        'more decimals than the crypto has',
+        { inputCurrency: 'USDC-POLYGON', inputAmount: 1.0000001 },
+        /inputAmount: USDC-POLYGON amounts have at most 6 decimal places/,
+      ],
+      [
+        'a currency the crypto does not pair with',
+        { inputCurrency: 'IDRX-POLYGON', inputAmount: 100, outputCurrency: 'USD' },
+        /outputCurrency: USD does not pair with IDRX-POLYGON/,
+      ],
+      [
+        'an unknown output currency',
+        { inputCurrency: 'USDC-POLYGON', inputAmount: 1, outputCurrency: 'ZZZ' },
+        /outputCurrency: unsupported currency/,
+      ],
       ['a missing inputCurrency', { inputAmount: 1 }, /inputCurrency/],
     ];
     for (const [what, b, message] of badCrypto) {
@@ -399,9 +524,14 @@ describe('deposits', () => {
 
   describe('GET /v1/deposit/:depositIdOrReference', () => {
     let d: DepositView;
-    before(async () => { d = await createFiat(p, { reference: 'read-me' }); });
+    before(async () => {
+      d = await createFiat(p, { reference: 'read-me' });
+    });
 
-    for (const [what, key] of [['depositId', () => d.depositId], ['reference', () => 'read-me']] as const) {
+    for (const [what, key] of [
+      ['depositId', () => d.depositId],
+      ['reference', () => 'read-me'],
+    ] as const) {
       it(`reads by ${what}, with isReconciled and _id on history, and no payerInfo before there is a payer`, async () => {
         const res = await p.signed('GET', `/v1/deposit/${key()}`);
         assert.equal(res.status, 200);
@@ -422,9 +552,12 @@ describe('deposits', () => {
       assert.deepEqual(await res.json(), { statusCode: 404, error: 'Not Found', message: 'Deposit not found' });
     });
 
-    it('is 404 for another merchant\'s deposit', async () => {
+    it("is 404 for another merchant's deposit", async () => {
       const other = await addMerchant(p);
-      const res = await p.signed('GET', `/v1/deposit/${d.depositId}`, undefined, { clientId: other.clientId, secret: other.clientSecret });
+      const res = await p.signed('GET', `/v1/deposit/${d.depositId}`, undefined, {
+        clientId: other.clientId,
+        secret: other.clientSecret,
+      });
       assert.equal(res.status, 404);
     });
 
@@ -446,7 +579,9 @@ describe('deposits', () => {
       for (let i = 0; i < 2; i++) await createCrypto(q, { inputCurrency: 'USDT-ETHEREUM', inputAmount: 5 });
       q.clock.offsetMs = 15_000;
     });
-    after(async () => { await q.close(); });
+    after(async () => {
+      await q.close();
+    });
 
     describe('the first page', () => {
       let res: Response;
@@ -487,13 +622,19 @@ describe('deposits', () => {
     it('pages with page and limit', async () => {
       const data = await listDeposits(q, '?page=2&limit=5');
       assert.equal(data.docs.length, 5);
-      assert.deepEqual([data.offset, data.pagingCounter, data.prevPage, data.nextPage, data.totalPages], [5, 6, 1, 3, 3]);
+      assert.deepEqual(
+        [data.offset, data.pagingCounter, data.prevPage, data.nextPage, data.totalPages],
+        [5, 6, 1, 3, 3],
+      );
       assert.equal(data.docs[0].reference, 'list-5');
     });
 
     it('sorts newest first within a depositType filter', async () => {
       const data = await listDeposits(q, '?sort=-createdAt&limit=3&depositType=fiat');
-      assert.deepEqual(data.docs.map((d) => d.reference), ['list-12', 'list-11', 'list-10']);
+      assert.deepEqual(
+        data.docs.map((d) => d.reference),
+        ['list-12', 'list-11', 'list-10'],
+      );
       assert.equal(data.totalDocs, 13);
     });
 
@@ -505,7 +646,10 @@ describe('deposits', () => {
 
     it('answers an empty page past the last one', async () => {
       const data = await listDeposits(q, '?page=9');
-      assert.deepEqual([data.docs.length, data.hasPrevPage, data.hasNextPage, data.prevPage, data.nextPage], [0, true, false, 8, null]);
+      assert.deepEqual(
+        [data.docs.length, data.hasPrevPage, data.hasNextPage, data.prevPage, data.nextPage],
+        [0, true, false, 8, null],
+      );
     });
 
     it('gives up to 100 per page', async () => {
@@ -528,7 +672,10 @@ describe('deposits', () => {
 
       it('filters by status', async () => {
         const data = await listDeposits(q, '?status=completed');
-        assert.deepEqual(data.docs.map((d) => d.depositId), [target.depositId]);
+        assert.deepEqual(
+          data.docs.map((d) => d.depositId),
+          [target.depositId],
+        );
       });
 
       it('sorts by updatedAt', async () => {
@@ -543,8 +690,14 @@ describe('deposits', () => {
     });
 
     const badQueries: Array<[string, string]> = [
-      ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['page=0', 'page'], ['page=1.5', 'page'],
-      ['sort=amount', 'sort'], ['status=paid', 'status'], ['depositType=card', 'depositType'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['page=0', 'page'],
+      ['page=1.5', 'page'],
+      ['sort=amount', 'sort'],
+      ['status=paid', 'status'],
+      ['depositType=card', 'depositType'],
     ];
     for (const [query, field] of badQueries) {
       it(`rejects ${query} with a 400 naming ${field}`, async () => {
@@ -556,7 +709,7 @@ describe('deposits', () => {
       });
     }
 
-    it('shows only the caller\'s deposits', async () => {
+    it("shows only the caller's deposits", async () => {
       const other = await addMerchant(q);
       const data = await listDeposits(q, '', { clientId: other.clientId, secret: other.clientSecret });
       assert.equal(data.totalDocs, 0);
@@ -575,20 +728,46 @@ describe('deposits', () => {
     it('lists every Indonesian method', () => {
       assert.equal(res.status, 200);
       const codes = methods.map((m) => m.bankCode);
-      for (const code of ['BCA_VA', 'BNI_VA', 'BRI_VA', 'MANDIRI_VA', 'PERMATA_VA', 'CIMB_VA', 'QRIS', 'OVO', 'DANA', 'SHOPEEPAY', 'GOPAY', 'LINKAJA', 'BCA_TRANSFER', 'MANDIRI_TRANSFER', 'BRI_TRANSFER']) {
+      for (const code of [
+        'BCA_VA',
+        'BNI_VA',
+        'BRI_VA',
+        'MANDIRI_VA',
+        'PERMATA_VA',
+        'CIMB_VA',
+        'QRIS',
+        'OVO',
+        'DANA',
+        'SHOPEEPAY',
+        'GOPAY',
+        'LINKAJA',
+        'BCA_TRANSFER',
+        'MANDIRI_TRANSFER',
+        'BRI_TRANSFER',
+      ]) {
         assert.ok(codes.includes(code), code);
       }
     });
 
-    it('gives each method exactly the interface\'s fields, with its limits and kind', () => {
+    it("gives each method exactly the interface's fields, with its limits and kind", () => {
       for (const m of methods) {
-        assert.deepEqual(Object.keys(m).sort(), ['bankCode', 'bankName', 'currency', 'depositPaymentType', 'feeFlat', 'feePercentage', 'image', 'maximumAmount', 'minimumAmount']);
+        assert.deepEqual(Object.keys(m).sort(), [
+          'bankCode',
+          'bankName',
+          'currency',
+          'depositPaymentType',
+          'feeFlat',
+          'feePercentage',
+          'image',
+          'maximumAmount',
+          'minimumAmount',
+        ]);
         assert.ok(m.minimumAmount > 0 && m.maximumAmount > m.minimumAmount);
         assert.ok(['va', 'qris', 'ewallet', 'bank_transfer'].includes(m.depositPaymentType));
       }
     });
 
-    it('serves each method\'s logo as SVG', async () => {
+    it("serves each method's logo as SVG", async () => {
       for (const m of methods) {
         const logo = await p.app.request(m.image.replace(p.deps.config.baseUrl, 'http://localhost'));
         assert.equal(logo.status, 200, m.image);
@@ -603,8 +782,14 @@ describe('deposits', () => {
     });
 
     it('filters by currency', async () => {
-      assert.ok((await dataOf<PaymentMethodItem[]>(await p.bearer('GET', '/v1/deposit/payment-method?currency=IDR'))).length >= 12);
-      assert.deepEqual(await dataOf<PaymentMethodItem[]>(await p.bearer('GET', '/v1/deposit/payment-method?currency=USD')), []);
+      assert.ok(
+        (await dataOf<PaymentMethodItem[]>(await p.bearer('GET', '/v1/deposit/payment-method?currency=IDR'))).length >=
+          12,
+      );
+      assert.deepEqual(
+        await dataOf<PaymentMethodItem[]>(await p.bearer('GET', '/v1/deposit/payment-method?currency=USD')),
+        [],
+      );
     });
 
     it('needs the bearer token', async () => {
@@ -635,7 +820,10 @@ describe('deposits', () => {
       it('moves the deposit to expired with a cancelled entry in its history', async () => {
         const read = await readDeposit(p, d.depositId);
         assert.equal(read.status, 'expired');
-        assert.deepEqual(read.activityHistory.map((a) => a.status), ['pending', 'expired']);
+        assert.deepEqual(
+          read.activityHistory.map((a) => a.status),
+          ['pending', 'expired'],
+        );
         assert.match(read.activityHistory[1].description, /[Cc]ancelled/);
       });
 
@@ -674,12 +862,18 @@ describe('deposits', () => {
         assert.equal(data.status, 'completed');
         assert.equal(data.isReconciled, true);
         assert.ok(data.payerInfo!.transactionCode);
-        assert.deepEqual(data.activityHistory.map((a) => a.status), ['pending', 'completed']);
+        assert.deepEqual(
+          data.activityHistory.map((a) => a.status),
+          ['pending', 'completed'],
+        );
       });
 
       it('sends deposit.completed', async () => {
         const events = await outbox(p, d.depositId);
-        assert.deepEqual(events.map((e) => e.type), ['deposit.completed']);
+        assert.deepEqual(
+          events.map((e) => e.type),
+          ['deposit.completed'],
+        );
         assert.equal(events[0].payload.data.status, 'completed');
         assert.equal(events[0].payload.depositId, d.depositId);
       });
@@ -706,16 +900,23 @@ describe('deposits', () => {
       });
 
       it('sends deposit.expired', async () => {
-        assert.deepEqual((await outbox(p, d.depositId)).map((e) => e.type), ['deposit.expired']);
+        assert.deepEqual(
+          (await outbox(p, d.depositId)).map((e) => e.type),
+          ['deposit.expired'],
+        );
       });
     });
 
     describe('sandbox status update refusals', () => {
       let d: DepositView;
-      before(async () => { d = await createFiat(p); });
+      before(async () => {
+        d = await createFiat(p);
+      });
 
       it('answers the interface row for an unknown deposit', async () => {
-        const res = await p.bearer('PATCH', '/v1/deposit/00000000-0000-0000-0000-000000000000', { status: 'completed' });
+        const res = await p.bearer('PATCH', '/v1/deposit/00000000-0000-0000-0000-000000000000', {
+          status: 'completed',
+        });
         assert.equal(res.status, 400);
         assert.deepEqual(await res.json(), { statusCode: 400, error: 'Bad Request', message: 'Deposit not found' });
       });
@@ -742,7 +943,9 @@ describe('deposits', () => {
         prod = await createTestProvider({ sandbox: false });
         d = await createFiat(prod);
       });
-      after(async () => { await prod.close(); });
+      after(async () => {
+        await prod.close();
+      });
 
       it('refuses the sandbox status update with 403', async () => {
         const res = await prod.bearer('PATCH', `/v1/deposit/${d.depositId}`, { status: 'completed' });
@@ -757,7 +960,11 @@ describe('deposits', () => {
 
     describe('the e-wallet approval page', () => {
       const approve = (pagePath: string) =>
-        p.app.request(`http://localhost${pagePath}/approve`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' });
+        p.app.request(`http://localhost${pagePath}/approve`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: '',
+        });
 
       it('is a page without script under a strict CSP', async () => {
         const d = await createFiat(p, { paymentMethod: 'DANA' });
@@ -771,7 +978,9 @@ describe('deposits', () => {
 
       it('shows the amount and a form to approve', async () => {
         const d = await createFiat(p, { paymentMethod: 'DANA' });
-        const html = await (await p.app.request(`http://localhost${new URL(d.paymentFiat.checkoutUrl!).pathname}`)).text();
+        const html = await (
+          await p.app.request(`http://localhost${new URL(d.paymentFiat.checkoutUrl!).pathname}`)
+        ).text();
         assert.match(html, /Rp 150\.000/);
         assert.match(html, new RegExp(`action="/sandbox/ewallet/${d.depositId}/approve"`));
       });
@@ -783,7 +992,10 @@ describe('deposits', () => {
         assert.equal(res.status, 303);
         assert.equal(res.headers.get('location'), pagePath);
         assert.equal((await readDeposit(p, d.depositId)).status, 'completed');
-        assert.deepEqual((await outbox(p, d.depositId)).map((e) => e.type), ['deposit.completed']);
+        assert.deepEqual(
+          (await outbox(p, d.depositId)).map((e) => e.type),
+          ['deposit.completed'],
+        );
       });
 
       it('says the payment was approved once it is', async () => {
@@ -805,7 +1017,10 @@ describe('deposits', () => {
       it('is a 404 for a deposit that is not an e-wallet one, which stays pending', async () => {
         const va = await createFiat(p);
         assert.equal((await p.app.request(`http://localhost/sandbox/ewallet/${va.depositId}`)).status, 404);
-        assert.equal((await p.app.request(`http://localhost/sandbox/ewallet/${va.depositId}/approve`, { method: 'POST' })).status, 404);
+        assert.equal(
+          (await p.app.request(`http://localhost/sandbox/ewallet/${va.depositId}/approve`, { method: 'POST' })).status,
+          404,
+        );
         assert.equal((await readDeposit(p, va.depositId)).status, 'pending');
       });
     });
@@ -818,7 +1033,11 @@ describe('deposits', () => {
         const usd = await createFiat(cheap, { outputCurrency: 'USD', inputAmount: 1000000 });
         assert.equal(usd.exchangeRate, 0.0000625);
         assert.equal(usd.outputAmount, 62.25); // 996000 / 16000
-        assert.equal((await createFiat(p, { outputCurrency: 'USD', inputAmount: 1000000 })).exchangeRate, 0.0000606060606061, 'the other instance keeps the default table');
+        assert.equal(
+          (await createFiat(p, { outputCurrency: 'USD', inputAmount: 1000000 })).exchangeRate,
+          0.0000606060606061,
+          'the other instance keeps the default table',
+        );
       } finally {
         await cheap.close();
       }
@@ -837,12 +1056,23 @@ describe('deposits', () => {
 
   describe('the OpenAPI document and /docs', () => {
     let doc: OpenApiDocument;
-    before(async () => { doc = await bodyOf<OpenApiDocument>(await p.app.request('http://localhost/v1/openapi.json')); });
+    before(async () => {
+      doc = await bodyOf<OpenApiDocument>(await p.app.request('http://localhost/v1/openapi.json'));
+    });
 
     it('is OpenAPI 3.1 with every deposit route', () => {
       assert.equal(doc.openapi, '3.1.0');
-      for (const path of ['/v1/deposit', '/v1/deposit/payment-method', '/v1/deposit/{depositIdOrReference}', '/v1/deposit/fiat', '/v1/deposit/crypto',
-        '/v1/deposit/{depositId}/cancel', '/v1/reference/currencies', '/v1/reference/cryptos', '/v1/checkout']) {
+      for (const path of [
+        '/v1/deposit',
+        '/v1/deposit/payment-method',
+        '/v1/deposit/{depositIdOrReference}',
+        '/v1/deposit/fiat',
+        '/v1/deposit/crypto',
+        '/v1/deposit/{depositId}/cancel',
+        '/v1/reference/currencies',
+        '/v1/reference/cryptos',
+        '/v1/checkout',
+      ]) {
         assert.ok(doc.paths[path], path);
       }
       // The sandbox status update (PATCH /v1/deposit/:depositId) shares the read's path: one path, one parameter name.
@@ -850,7 +1080,12 @@ describe('deposits', () => {
     });
 
     it('declares the security schemes and which route takes which', () => {
-      assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['Bearer', 'ClientId', 'Signature', 'Timestamp']);
+      assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), [
+        'Bearer',
+        'ClientId',
+        'Signature',
+        'Timestamp',
+      ]);
       assert.deepEqual(doc.paths['/v1/deposit/fiat'].post.security, [{ Bearer: [] }]);
     });
 
@@ -865,8 +1100,11 @@ describe('deposits', () => {
       assert.doesNotMatch(page.headers.get('content-security-policy') ?? '', /script-src/);
       const html = await page.text();
       assert.doesNotMatch(html, /<script/i, 'no script');
-      for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>)) {
-        for (const op of Object.values(item)) if (op.operationId) assert.match(html, new RegExp(`id="op-${op.operationId}"`), path);
+      for (const [path, item] of Object.entries(
+        doc.paths as Record<string, Record<string, { operationId?: string }>>,
+      )) {
+        for (const op of Object.values(item))
+          if (op.operationId) assert.match(html, new RegExp(`id="op-${op.operationId}"`), path);
       }
       assert.match(html, /id="schema-CreateRecipientRequest"/);
       assert.match(html, /id="webhook-deposit\.completed"|id="webhook-deposit-completed"/);

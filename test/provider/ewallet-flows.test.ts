@@ -9,24 +9,46 @@ import { outbox, readDeposit } from './deposit-helpers';
 
 describe('e-wallet flows', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
-  beforeEach(() => { p.clock.offsetMs = 0; });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
+  beforeEach(() => {
+    p.clock.offsetMs = 0;
+  });
 
   const origin = 'http://localhost';
-  const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => p.app.request(`${origin}${path}`, {
-    method, headers: method === 'GET' ? headers : { 'Content-Type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const newCheckout = async () => (await bodyOf<Envelope<{ id: string }>>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }))).data.id;
-  const choose = (id: string, body: Record<string, unknown>) => request('POST', `/checkout/api/checkouts/${id}/deposit`, body);
-  const widgetRead = async (id: string) => dataOf<WidgetDeposit>(await request('GET', `/checkout/api/checkouts/${id}/deposit`));
+  const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    p.app.request(`${origin}${path}`, {
+      method,
+      headers: method === 'GET' ? headers : { 'Content-Type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const newCheckout = async () =>
+    (
+      await bodyOf<Envelope<{ id: string }>>(
+        await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }),
+      )
+    ).data.id;
+  const choose = (id: string, body: Record<string, unknown>) =>
+    request('POST', `/checkout/api/checkouts/${id}/deposit`, body);
+  const widgetRead = async (id: string) =>
+    dataOf<WidgetDeposit>(await request('GET', `/checkout/api/checkouts/${id}/deposit`));
   const page = (d: WidgetDeposit) => new URL(d.checkoutUrl!).pathname;
   const decide = (d: WidgetDeposit, what: 'approve' | 'decline') => request('POST', `${page(d)}/${what}`);
 
   it('says which flow each wallet takes', async () => {
     const c = await dataOf<WidgetCheckout>(await request('GET', `/checkout/api/checkouts/${await newCheckout()}`));
     const flows = Object.fromEntries(c.methods.filter((m) => m.kind === 'ewallet').map((m) => [m.code, m.flow]));
-    assert.deepEqual(flows, { OVO: 'push', DANA: 'redirect', SHOPEEPAY: 'qr-or-app', GOPAY: 'qr-or-app', LINKAJA: 'redirect' });
+    assert.deepEqual(flows, {
+      OVO: 'push',
+      DANA: 'redirect',
+      SHOPEEPAY: 'qr-or-app',
+      GOPAY: 'qr-or-app',
+      LINKAJA: 'redirect',
+    });
     assert.equal(c.methods.find((m) => m.code === 'BCA_VA')!.flow, undefined);
   });
 
@@ -55,8 +77,14 @@ describe('e-wallet flows', () => {
       const d = await dataOf<WidgetDeposit>(await choose(id, { method: 'OVO', phone: '+62 812 1111 2222' }));
       p.clock.offsetMs = 61_000;
       const timedOut = await widgetRead(id);
-      assert.deepEqual([timedOut.status, timedOut.failure?.reason, timedOut.walletExpiresAt], ['pending', 'timeout', undefined]);
-      assert.deepEqual((await outbox(p, id)).map((e) => e.type), ['deposit.payment_failed']);
+      assert.deepEqual(
+        [timedOut.status, timedOut.failure?.reason, timedOut.walletExpiresAt],
+        ['pending', 'timeout', undefined],
+      );
+      assert.deepEqual(
+        (await outbox(p, id)).map((e) => e.type),
+        ['deposit.payment_failed'],
+      );
       assert.match(await (await request('GET', page(d))).text(), /No payment request awaits approval/);
       await decide(d, 'approve');
       assert.equal((await widgetRead(id)).status, 'pending', 'an approval after the window pays nothing');
@@ -67,7 +95,10 @@ describe('e-wallet flows', () => {
       assert.equal(again.phone, '0812****2222');
       await decide(again, 'approve');
       assert.equal((await widgetRead(id)).status, 'completed');
-      assert.deepEqual((await outbox(p, id)).map((e) => e.type), ['deposit.payment_failed', 'deposit.completed']);
+      assert.deepEqual(
+        (await outbox(p, id)).map((e) => e.type),
+        ['deposit.payment_failed', 'deposit.completed'],
+      );
     });
 
     it('declined in the app: pending with the failure; try again; approved', async () => {
@@ -77,7 +108,11 @@ describe('e-wallet flows', () => {
       const declined = await widgetRead(id);
       assert.deepEqual([declined.status, declined.failure?.reason], ['pending', 'declined']);
       await decide(d, 'approve');
-      assert.equal((await widgetRead(id)).status, 'pending', 'a declined request cannot be approved: a new one is sent');
+      assert.equal(
+        (await widgetRead(id)).status,
+        'pending',
+        'a declined request cannot be approved: a new one is sent',
+      );
       const again = await dataOf<WidgetDeposit>(await choose(id, { method: 'OVO', phone: '081299998888' }));
       await decide(again, 'approve');
       assert.equal((await widgetRead(id)).status, 'completed');
@@ -102,7 +137,10 @@ describe('e-wallet flows', () => {
       const d = await dataOf<WidgetDeposit>(await choose(id, { method: 'DANA', returnUrl: back }));
       assert.equal(d.flow, 'redirect');
       // The page's forms may lead back there (a browser holds a form's redirect to form-action).
-      assert.match((await request('GET', page(d))).headers.get('content-security-policy')!, new RegExp(`form-action 'self' ${origin};`));
+      assert.match(
+        (await request('GET', page(d))).headers.get('content-security-policy')!,
+        new RegExp(`form-action 'self' ${origin};`),
+      );
       const res = await decide(d, 'approve');
       assert.deepEqual([res.status, res.headers.get('location')], [303, back]);
       assert.equal((await widgetRead(id)).status, 'completed');
@@ -119,7 +157,9 @@ describe('e-wallet flows', () => {
     });
 
     it('refuses a return page of another site (no open redirect)', async () => {
-      const err = await errorOf(await choose(await newCheckout(), { method: 'LINKAJA', returnUrl: 'https://evil.example/' }));
+      const err = await errorOf(
+        await choose(await newCheckout(), { method: 'LINKAJA', returnUrl: 'https://evil.example/' }),
+      );
       assert.equal(err.statusCode, 400);
       assert.match(err.message, /^returnUrl: /);
     });
@@ -128,21 +168,38 @@ describe('e-wallet flows', () => {
 
 describe('Mandiri VA: a bill payment', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
 
   it('carries its biller code and bill key (the account number after the code), to the widget too', async () => {
-    const { id } = (await bodyOf<Envelope<{ id: string }>>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }))).data;
+    const { id } = (
+      await bodyOf<Envelope<{ id: string }>>(
+        await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }),
+      )
+    ).data;
     const res = await p.app.request(`http://localhost/checkout/api/checkouts/${id}/deposit`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'MANDIRI_VA' }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ method: 'MANDIRI_VA' }),
     });
     const d = await dataOf<WidgetDeposit>(res);
     assert.equal(d.billerCode, '88608');
     assert.equal(`${d.billerCode}${d.billKey}`, d.accountNumber);
     assert.match(d.billKey!, /^\d{11}$/);
-    const bca = await dataOf<WidgetDeposit>(await p.app.request(`http://localhost/checkout/api/checkouts/${(await bodyOf<Envelope<{ id: string }>>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }))).data.id}/deposit`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'BCA_VA' }),
-    }));
+    const bca = await dataOf<WidgetDeposit>(
+      await p.app.request(
+        `http://localhost/checkout/api/checkouts/${(await bodyOf<Envelope<{ id: string }>>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }))).data.id}/deposit`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ method: 'BCA_VA' }),
+        },
+      ),
+    );
     assert.equal(bca.billerCode, undefined);
   });
 });

@@ -9,8 +9,12 @@ import { createTestProvider, type TestProvider } from '../support/provider';
 
 describe('payment service foundation', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
 
   it('answers unknown routes with the 404 envelope', async () => {
     const res = await p.app.request('http://localhost/nope');
@@ -20,7 +24,9 @@ describe('payment service foundation', () => {
 
   it('refuses bodies over 64 KB with a 413 envelope', async () => {
     const res = await p.app.request('http://localhost/v1/auth/login', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(70_000) }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(70_000) }),
     });
     assert.equal(res.status, 413);
     const body = await res.json();
@@ -29,7 +35,17 @@ describe('payment service foundation', () => {
   });
 
   it('writes sandbox.json credentials with every field', () => {
-    for (const key of ['baseUrl', 'checkoutUrl', 'dashboardUrl', 'email', 'password', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'] as const) {
+    for (const key of [
+      'baseUrl',
+      'checkoutUrl',
+      'dashboardUrl',
+      'email',
+      'password',
+      'clientId',
+      'clientSecret',
+      'accessToken',
+      'webhookSecret',
+    ] as const) {
       assert.ok(p.creds[key], key);
     }
     assert.match(p.creds.webhookSecret, /^whsec_/);
@@ -58,14 +74,20 @@ describe('payment service over real HTTP', () => {
       const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = request({ host: '127.0.0.1', port: provider.port, path: '/v1/a\\b' }, (res) => {
           let body = '';
-          res.on('data', (chunk) => { body += chunk; });
+          res.on('data', (chunk) => {
+            body += chunk;
+          });
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
         });
         req.on('error', reject);
         req.end();
       });
       assert.equal(status, 400);
-      assert.deepEqual(JSON.parse(body), { statusCode: 400, error: 'Bad Request', message: 'Bad request: Backslash in request path' });
+      assert.deepEqual(JSON.parse(body), {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'Bad request: Backslash in request path',
+      });
     } finally {
       await provider.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -11,13 +11,25 @@ import { addMerchant, createFiat, fiatBody, fillUniqueCodes, readDeposit, type D
 
 describe('hardening (issue 19)', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
-
-  const request = (method: string, path: string, body?: string) => p.app.request(`http://localhost${path}`, {
-    method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body,
+  before(async () => {
+    p = await createTestProvider();
   });
-  const newCheckout = async () => (await dataOf<{ id: string }>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }))).id;
+  after(async () => {
+    await p.close();
+  });
+
+  const request = (method: string, path: string, body?: string) =>
+    p.app.request(`http://localhost${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body,
+    });
+  const newCheckout = async () =>
+    (
+      await dataOf<{ id: string }>(
+        await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }),
+      )
+    ).id;
   const choose = async (id: string, paymentMethod: string) => {
     const res = await request('POST', `/checkout/${id}/deposit`, JSON.stringify({ paymentMethod }));
     return { status: res.status, body: await bodyOf<Envelope<DepositView> & { choice: string }>(res) };
@@ -43,11 +55,20 @@ describe('hardening (issue 19)', () => {
 
     it('in a JSON body string, nested or in a key', async () => {
       await refused(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ note: 'a\u0000b' })), 'note');
-      await refused(await p.signed('POST', '/v1/recipient', { name: 'x', bank: { accountName: 'a\u0000' } }), 'bank.accountName');
+      await refused(
+        await p.signed('POST', '/v1/recipient', { name: 'x', bank: { accountName: 'a\u0000' } }),
+        'bank.accountName',
+      );
       await refused(await p.bearer('POST', '/v1/deposit/fiat', '{"a\\u0000":1}'), 'body (a key)');
       const id = await newCheckout();
-      await refused(await request('POST', `/checkout/${id}/deposit`, '{"paymentMethod":"QR\\u0000IS"}'), 'paymentMethod');
-      assert.equal((await p.deps.db.selectFrom('deposits').select('id').where('deposit_id', '=', id).execute()).length, 0);
+      await refused(
+        await request('POST', `/checkout/${id}/deposit`, '{"paymentMethod":"QR\\u0000IS"}'),
+        'paymentMethod',
+      );
+      assert.equal(
+        (await p.deps.db.selectFrom('deposits').select('id').where('deposit_id', '=', id).execute()).length,
+        0,
+      );
     });
   });
 
@@ -64,7 +85,14 @@ describe('hardening (issue 19)', () => {
 
       // A racing request priced for BCA_VA whose lock comes after the switch: nothing changes, the details stand.
       const racing = await switchDepositMethod(p.deps, id, {
-        depositType: 'fiat', request: { inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' },
+        depositType: 'fiat',
+        request: {
+          inputCurrency: 'IDR',
+          inputAmount: 150000,
+          outputCurrency: 'IDR',
+          balanceType: 'fiat',
+          paymentMethod: 'BCA_VA',
+        },
       });
       assert.equal(racing.switched, false);
       assert.equal(racing.view.version, 2);
@@ -101,7 +129,10 @@ describe('hardening (issue 19)', () => {
       const refused = await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ paymentMethod: 'BCA_TRANSFER' }));
       const error = await errorOf(refused);
       assert.equal(error.statusCode, 409);
-      assert.match(error.message, /^paymentMethod: every unique code of BCA_TRANSFER is held by a pending transfer; choose another method$/);
+      assert.match(
+        error.message,
+        /^paymentMethod: every unique code of BCA_TRANSFER is held by a pending transfer; choose another method$/,
+      );
       const id = await newCheckout();
       const chosen = await choose(id, 'BCA_TRANSFER');
       assert.equal(chosen.status, 409);
@@ -109,7 +140,12 @@ describe('hardening (issue 19)', () => {
       assert.equal((await choose(id, 'BCA_VA')).status, 201, 'another method still works');
 
       const other = await addMerchant(p);
-      const theirs = await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ paymentMethod: 'BCA_TRANSFER' }), other.token);
+      const theirs = await p.bearer(
+        'POST',
+        '/v1/deposit/fiat',
+        fiatBody({ paymentMethod: 'BCA_TRANSFER' }),
+        other.token,
+      );
       assert.equal(theirs.status, 201, await theirs.clone().text());
     });
   });

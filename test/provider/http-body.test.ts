@@ -7,14 +7,36 @@ import { after, before, describe, it } from 'node:test';
 import { signHeaders, startTestSandbox, type TestSandbox } from '../support/provider';
 
 /** One HTTP/1.1 request over a socket of its own; `chunked` sends the body without Content-Length. */
-function send(base: string, method: string, path: string, headers: Record<string, string>, body: string, options: { chunked?: boolean } = {}) {
-  return new Promise<{ status: number; json: { statusCode: number; error?: string; message: string; data?: { status: string } } }>((resolve, reject) => {
+function send(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { chunked?: boolean } = {},
+) {
+  return new Promise<{
+    status: number;
+    json: { statusCode: number; error?: string; message: string; data?: { status: string } };
+  }>((resolve, reject) => {
     const url = new URL(path, base);
-    const req = request({ host: url.hostname, port: url.port, method, path, agent: false, headers: options.chunked ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        agent: false,
+        headers: options.chunked ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
+      },
+    );
     req.on('error', reject);
     if (options.chunked) {
       // Written in parts, so the limit is met while reading, not from a header.
@@ -35,19 +57,33 @@ describe('request bodies over HTTP (read off the Node stream)', () => {
     base = s.sandbox.url;
     bearer = { authorization: `Bearer ${s.sandbox.credentials.accessToken}`, 'content-type': 'application/json' };
   });
-  after(async () => { await s.stop(); });
+  after(async () => {
+    await s.stop();
+  });
 
   const createDeposit = async () => {
-    const res = await send(base, 'POST', '/v1/deposit/fiat', bearer, JSON.stringify({
-      inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA',
-    }));
+    const res = await send(
+      base,
+      'POST',
+      '/v1/deposit/fiat',
+      bearer,
+      JSON.stringify({
+        inputCurrency: 'IDR',
+        inputAmount: 150000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'BCA_VA',
+      }),
+    );
     assert.equal(res.status, 201, JSON.stringify(res.json));
     return (res.json.data as unknown as { depositId: string }).depositId;
   };
 
   it('a JSON body reaches the route, with a token, in one piece or in chunks', async () => {
     const id = await createDeposit();
-    const res = await send(base, 'PATCH', `/v1/deposit/${id}`, bearer, JSON.stringify({ status: 'completed' }), { chunked: true });
+    const res = await send(base, 'PATCH', `/v1/deposit/${id}`, bearer, JSON.stringify({ status: 'completed' }), {
+      chunked: true,
+    });
     assert.deepEqual([res.status, res.json.data?.status], [200, 'completed']);
   });
 
@@ -55,20 +91,30 @@ describe('request bodies over HTTP (read off the Node stream)', () => {
     const id = await createDeposit();
     const body = JSON.stringify({ status: 'completed' });
     const { clientId, clientSecret } = s.sandbox.credentials;
-    const headers = { ...signHeaders(clientId, clientSecret, 'PATCH', `/v1/deposit/${id}`, body, new Date().toISOString()), 'content-type': 'application/json' };
+    const headers = {
+      ...signHeaders(clientId, clientSecret, 'PATCH', `/v1/deposit/${id}`, body, new Date().toISOString()),
+      'content-type': 'application/json',
+    };
     const first = await send(base, 'PATCH', `/v1/deposit/${id}`, headers, body);
     assert.deepEqual([first.status, first.json.data?.status], [200, 'completed']);
     const again = await send(base, 'PATCH', `/v1/deposit/${id}`, headers, body);
     assert.deepEqual([again.status, again.json.message], [401, 'Replay: this signed request was already accepted']);
     const tampered = await send(base, 'PATCH', `/v1/deposit/${id}`, headers, body.replace('completed', 'expired'));
-    assert.deepEqual([tampered.status, tampered.json.message], [401, 'Bad signature: X-Signature does not match the request']);
+    assert.deepEqual(
+      [tampered.status, tampered.json.message],
+      [401, 'Bad signature: X-Signature does not match the request'],
+    );
   });
 
   it('over 64 KB: 413 in the envelope, with Content-Length and without', async () => {
     const big = JSON.stringify({ pad: 'x'.repeat(70_000) });
     for (const chunked of [false, true]) {
       const res = await send(base, 'POST', '/v1/auth/login', { 'content-type': 'application/json' }, big, { chunked });
-      assert.deepEqual([res.status, res.json.statusCode, res.json.error], [413, 413, 'Payload Too Large'], `chunked: ${chunked}`);
+      assert.deepEqual(
+        [res.status, res.json.statusCode, res.json.error],
+        [413, 413, 'Payload Too Large'],
+        `chunked: ${chunked}`,
+      );
     }
   });
 
@@ -84,10 +130,20 @@ describe('request bodies over HTTP (read off the Node stream)', () => {
   it('a body cut off before its end leaves the service answering', async () => {
     const url = new URL(base);
     await new Promise<void>((resolve) => {
-      const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/v1/auth/login', agent: false, headers: { 'content-type': 'application/json', 'content-length': 1000 } });
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/v1/auth/login',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': 1000 },
+      });
       req.on('error', () => resolve());
       req.write('{"email": "a');
-      setTimeout(() => { req.destroy(); resolve(); }, 50);
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
     });
     const id = await createDeposit();
     assert.ok(id);

@@ -11,19 +11,32 @@ import { addMerchant, fiatBody, listDeposits, readDeposit, type DepositView } fr
 
 describe('Idempotency-Key', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
 
   let n = 0;
   const key = () => `key-${Date.now()}-${(n += 1)}`;
-  const bearerWithKey = (path: string, body: unknown, idempotencyKey: string, token = p.creds.accessToken) => p.app.request(`http://localhost${path}`, {
-    method: 'POST', body: JSON.stringify(body),
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey },
-  });
+  const bearerWithKey = (path: string, body: unknown, idempotencyKey: string, token = p.creds.accessToken) =>
+    p.app.request(`http://localhost${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': idempotencyKey,
+      },
+    });
   // Each signed call its own timestamp: the same signature twice would be refused as a replay before any key is read.
   let tick = 0;
   const signedWithKey = (path: string, body: unknown, idempotencyKey: string) =>
-    p.signed('POST', path, body, { headers: { 'Idempotency-Key': idempotencyKey }, timestamp: new Date(Date.now() + p.clock.offsetMs + (tick += 1)).toISOString() });
+    p.signed('POST', path, body, {
+      headers: { 'Idempotency-Key': idempotencyKey },
+      timestamp: new Date(Date.now() + p.clock.offsetMs + (tick += 1)).toISOString(),
+    });
   const total = async () => (await listDeposits(p, '?limit=1')).totalDocs;
 
   it('a fiat create sent twice with one key: one deposit, the first answer again, marked replayed', async () => {
@@ -50,7 +63,10 @@ describe('Idempotency-Key', () => {
     const first = await bearerWithKey('/v1/deposit/crypto', crypto, k);
     assert.equal(first.status, 201);
     const again = await bearerWithKey('/v1/deposit/crypto', crypto, k);
-    assert.deepEqual([again.status, again.headers.get('idempotent-replayed'), await again.text()], [201, 'true', await first.text()]);
+    assert.deepEqual(
+      [again.status, again.headers.get('idempotent-replayed'), await again.text()],
+      [201, 'true', await first.text()],
+    );
 
     const checkoutKey = key();
     const order = { inputCurrency: 'IDR', inputAmount: 150000 };
@@ -58,11 +74,18 @@ describe('Idempotency-Key', () => {
     const checkoutText = await checkout.text();
     assert.equal(checkout.status, 200, checkoutText);
     const replayed = await signedWithKey('/v1/checkout', order, checkoutKey);
-    assert.deepEqual([replayed.status, replayed.headers.get('idempotent-replayed'), await replayed.text()], [200, 'true', checkoutText]);
+    assert.deepEqual(
+      [replayed.status, replayed.headers.get('idempotent-replayed'), await replayed.text()],
+      [200, 'true', checkoutText],
+    );
   });
 
   it('a sandbox payment sent twice with one key is recorded once', async () => {
-    const deposit = (await bodyOf<Envelope<DepositView>>(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ paymentMethod: 'BCA_TRANSFER' })))).data;
+    const deposit = (
+      await bodyOf<Envelope<DepositView>>(
+        await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ paymentMethod: 'BCA_TRANSFER' })),
+      )
+    ).data;
     const k = key();
     const first = await signedWithKey(`/v1/deposit/${deposit.depositId}/payments`, { amount: 1000 }, k);
     const firstBody = await bodyOf<Envelope<DepositView>>(first);
@@ -80,13 +103,17 @@ describe('Idempotency-Key', () => {
     assert.equal((await bearerWithKey('/v1/deposit/fiat', fiatBody(), k)).status, 201);
     const other = await bearerWithKey('/v1/deposit/fiat', fiatBody({ inputAmount: 160000 }), k);
     assert.equal(other.status, 422);
-    assert.deepEqual(await other.json(), { statusCode: 422, error: 'Unprocessable Entity', message: 'Idempotency-Key reused with another request' });
+    assert.deepEqual(await other.json(), {
+      statusCode: 422,
+      error: 'Unprocessable Entity',
+      message: 'Idempotency-Key reused with another request',
+    });
     const elsewhere = await bearerWithKey('/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 10 }, k);
     assert.equal(elsewhere.status, 422);
     assert.equal(await total(), before + 1);
   });
 
-  it('keys are per merchant: another merchant\'s same key makes its own deposit', async () => {
+  it("keys are per merchant: another merchant's same key makes its own deposit", async () => {
     const other = await addMerchant(p);
     const k = key();
     const mine = await bodyOf<Envelope<DepositView>>(await bearerWithKey('/v1/deposit/fiat', fiatBody(), k));
@@ -104,11 +131,19 @@ describe('Idempotency-Key', () => {
     assert.deepEqual([again.status, again.headers.get('idempotent-replayed')], [400, 'true']);
     for (const bad of ['', 'x'.repeat(256), 'with space', 'caf\u00e9']) {
       const res = await p.app.request('http://localhost/v1/deposit/fiat', {
-        method: 'POST', body: JSON.stringify(fiatBody()),
-        headers: { Authorization: `Bearer ${p.creds.accessToken}`, 'Content-Type': 'application/json', 'Idempotency-Key': bad },
+        method: 'POST',
+        body: JSON.stringify(fiatBody()),
+        headers: {
+          Authorization: `Bearer ${p.creds.accessToken}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': bad,
+        },
       });
       assert.equal(res.status, 400, JSON.stringify(bad));
-      assert.match((await res.json() as { message: string }).message, /^Idempotency-Key: send 1 to 255 visible ASCII characters/);
+      assert.match(
+        ((await res.json()) as { message: string }).message,
+        /^Idempotency-Key: send 1 to 255 visible ASCII characters/,
+      );
     }
   });
 
@@ -143,8 +178,17 @@ describe('Idempotency-Key', () => {
       // The first holder's late answer is not kept: the key is the new holder's.
       await store.save('m1', 'held', (first as { token: string }).token, { status: 201, body: 'late' }, times.ttlMs);
       assert.deepEqual(await store.claim('m1', 'held', 'f1', times), { state: 'in-flight' });
-      await store.save('m1', 'held', (taken as { token: string }).token, { status: 201, contentType: 'application/json', body: '{}' }, times.ttlMs);
-      assert.deepEqual(await store.claim('m1', 'held', 'f1', times), { state: 'replay', answer: { status: 201, contentType: 'application/json', body: '{}' } });
+      await store.save(
+        'm1',
+        'held',
+        (taken as { token: string }).token,
+        { status: 201, contentType: 'application/json', body: '{}' },
+        times.ttlMs,
+      );
+      assert.deepEqual(await store.claim('m1', 'held', 'f1', times), {
+        state: 'replay',
+        answer: { status: 201, contentType: 'application/json', body: '{}' },
+      });
     } finally {
       p.clock.offsetMs -= 61_000;
     }
@@ -157,8 +201,15 @@ describe('Idempotency-Key', () => {
     try {
       await databaseIdempotencyStore(p.deps).claim('m1', 'sweeper', 'f', times);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const left = await p.deps.db.selectFrom('idempotency_keys').select('idempotency_key').where('merchant_id', '=', 'm1').execute();
-      assert.deepEqual(left.map((row) => row.idempotency_key), ['sweeper']);
+      const left = await p.deps.db
+        .selectFrom('idempotency_keys')
+        .select('idempotency_key')
+        .where('merchant_id', '=', 'm1')
+        .execute();
+      assert.deepEqual(
+        left.map((row) => row.idempotency_key),
+        ['sweeper'],
+      );
     } finally {
       p.clock.offsetMs -= 2 * 24 * 3600_000;
     }

@@ -12,20 +12,37 @@ import { createFiat, type DepositView } from './deposit-helpers';
 
 describe('migration 013: the payment ledger backfilled from the rows before it', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
-
-  const request = (method: string, path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
-    method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  before(async () => {
+    p = await createTestProvider();
   });
-  const pay = async (id: string, body: unknown) => dataOf<DepositView>(await p.bearer('POST', `/v1/deposit/${id}/payments`, body));
+  after(async () => {
+    await p.close();
+  });
+
+  const request = (method: string, path: string, body?: unknown) =>
+    p.app.request(`http://localhost${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const pay = async (id: string, body: unknown) =>
+    dataOf<DepositView>(await p.bearer('POST', `/v1/deposit/${id}/payments`, body));
   const checkout = async (paymentMethod: string) => {
-    const { id } = await dataOf<{ id: string }>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }));
+    const { id } = await dataOf<{ id: string }>(
+      await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 }),
+    );
     return dataOf<DepositView>(await request('POST', `/checkout/${id}/deposit`, { paymentMethod }));
   };
-  const figures = (d: DepositView) => [d.status, d.inputCurrency, d.paidAmount, d.remainingAmount, d.overpaidAmount, d.payments.map((x) => [x.amount, x.currency])];
+  const figures = (d: DepositView) => [
+    d.status,
+    d.inputCurrency,
+    d.paidAmount,
+    d.remainingAmount,
+    d.overpaidAmount,
+    d.payments.map((x) => [x.amount, x.currency]),
+  ];
 
-  it('keeps each deposit\'s figures and values its payments in the order\'s currency', async () => {
+  it("keeps each deposit's figures and values its payments in the order's currency", async () => {
     const transfer = await createFiat(p, { paymentMethod: 'BCA_TRANSFER' });
     await pay(transfer.depositId, { amount: 100000 });
     const usdc = await checkout('USDC-POLYGON');

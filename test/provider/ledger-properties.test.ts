@@ -34,11 +34,21 @@ type Step =
 type Action = Step | { kind: 'together'; first: Step; second: Step };
 
 /** A share of what is asked: mostly a part of it, sometimes more than all of it (an overpayment). */
-const share = fc.oneof({ weight: 4, arbitrary: fc.double({ min: 0.05, max: 0.7, noNaN: true }) }, { weight: 1, arbitrary: fc.double({ min: 1, max: 1.3, noNaN: true }) });
+const share = fc.oneof(
+  { weight: 4, arbitrary: fc.double({ min: 0.05, max: 0.7, noNaN: true }) },
+  { weight: 1, arbitrary: fc.double({ min: 1, max: 1.3, noNaN: true }) },
+);
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('pay' as const), share }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'payExact' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('payOld' as const), pick: fc.nat(), share: fc.double({ min: 0.05, max: 0.6, noNaN: true }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('payOld' as const),
+      pick: fc.nat(),
+      share: fc.double({ min: 0.05, max: 0.6, noNaN: true }),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('switch' as const), method: fc.constantFrom(...METHODS) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'expire' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
@@ -47,35 +57,58 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 5, arbitrary: step },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('together' as const), first: step, second: step }) },
 );
-const scenario = fc.record({ first: fc.constantFrom(...METHODS), actions: fc.array(action, { minLength: 1, maxLength: 8 }) });
+const scenario = fc.record({
+  first: fc.constantFrom(...METHODS),
+  actions: fc.array(action, { minLength: 1, maxLength: 8 }),
+});
 
 describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
-
-  const request = (method: string, path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
-    method, headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
   });
 
+  const request = (method: string, path: string, body?: unknown) =>
+    p.app.request(`http://localhost${path}`, {
+      method,
+      headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
   /** One run's deposit and what the test knows of it: the payments it sent that were taken, and each method's last ask. */
-  interface Model { id: string; sent: Array<{ amount: string; currency: string; method: string }>; asked: Map<string, { currency: string; amount: string }>; methods: string[] }
+  interface Model {
+    id: string;
+    sent: Array<{ amount: string; currency: string; method: string }>;
+    asked: Map<string, { currency: string; amount: string }>;
+    methods: string[];
+  }
 
   const text = (n: number) => new Decimal(n).toFixed();
   const methodOf = (d: DepositView) => (d.depositType === 'crypto' ? d.inputCurrency : d.paymentFiat.bankCode!);
   /** A part of `amount`, in its currency's places (6 for these cryptos, 0 for IDR), at least one unit. */
   const part = (amount: number, share: number, currency: string) => {
     const places = isCrypto(currency) ? 6 : 0;
-    return Decimal.max(new Decimal(amount).times(share).toDecimalPlaces(places, Decimal.ROUND_DOWN), new Decimal(1).dividedBy(10 ** places)).toFixed();
+    return Decimal.max(
+      new Decimal(amount).times(share).toDecimalPlaces(places, Decimal.ROUND_DOWN),
+      new Decimal(1).dividedBy(10 ** places),
+    ).toFixed();
   };
 
   async function payment(m: Model, body: { amount: string; currency?: string; method?: string }, current: DepositView) {
     const res = await p.bearer('POST', `/v1/deposit/${m.id}/payments`, { ...body, amount: Number(body.amount) });
-    if (process.env.KASIR_PROPERTY_DEBUG) console.error("pay", res.status, JSON.stringify(body), res.status === 200 ? "" : await res.clone().text());
+    if (process.env.KASIR_PROPERTY_DEBUG)
+      console.error('pay', res.status, JSON.stringify(body), res.status === 200 ? '' : await res.clone().text());
     assert.ok(res.status === 200 || res.status === 400, `payment answered ${res.status}: ${await res.clone().text()}`);
     if (res.status !== 200) return undefined;
     const d = await dataOf<DepositView>(res);
-    m.sent.push({ amount: body.amount, currency: body.currency ?? current.inputCurrency, method: body.method ?? methodOf(current) });
+    m.sent.push({
+      amount: body.amount,
+      currency: body.currency ?? current.inputCurrency,
+      method: body.method ?? methodOf(current),
+    });
     return d;
   }
 
@@ -106,13 +139,18 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
       }
       case 'switch': {
         const res = await request('POST', `/checkout/${m.id}/deposit`, { paymentMethod: s.method });
-        if (process.env.KASIR_PROPERTY_DEBUG) console.error("switch", s.method, res.status, res.status === 200 ? "" : await res.clone().text());
-        assert.ok(res.status === 200 || res.status === 400 || res.status === 409, `switch answered ${res.status}: ${await res.clone().text()}`);
+        if (process.env.KASIR_PROPERTY_DEBUG)
+          console.error('switch', s.method, res.status, res.status === 200 ? '' : await res.clone().text());
+        assert.ok(
+          res.status === 200 || res.status === 400 || res.status === 409,
+          `switch answered ${res.status}: ${await res.clone().text()}`,
+        );
         if (res.status === 200) {
           const d = await dataOf<DepositView>(res);
           if (methodOf(d) === s.method && !m.methods.includes(s.method)) m.methods.push(s.method);
           // What the method asks as it is chosen is what it takes later as an old method.
-          if (methodOf(d) === s.method && methodOf(before) !== s.method) m.asked.set(s.method, { currency: d.inputCurrency, amount: text(d.remainingAmount) });
+          if (methodOf(d) === s.method && methodOf(before) !== s.method)
+            m.asked.set(s.method, { currency: d.inputCurrency, amount: text(d.remainingAmount) });
         }
         return false;
       }
@@ -127,22 +165,37 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
 
   async function check(m: Model, d: DepositView, exact: { before: DepositView } | undefined) {
     // Every payment as it arrived, in its own currency and method (the order of two at once is the database's).
-    const key = (x: { amount: string | number; currency: string; method: string }) => `${new Decimal(x.amount).toFixed()} ${x.currency} ${x.method}`;
+    const key = (x: { amount: string | number; currency: string; method: string }) =>
+      `${new Decimal(x.amount).toFixed()} ${x.currency} ${x.method}`;
     assert.deepEqual(d.payments.map(key).sort(), m.sent.map(key).sort());
     // paidAmount is their exact sum when all are in the deposit's currency.
     if (d.payments.every((x) => x.currency === d.inputCurrency)) {
-      assert.equal(text(d.paidAmount), d.payments.reduce((s, x) => s.plus(new Decimal(x.amount)), new Decimal(0)).toFixed());
+      assert.equal(
+        text(d.paidAmount),
+        d.payments.reduce((s, x) => s.plus(new Decimal(x.amount)), new Decimal(0)).toFixed(),
+      );
     }
     // The value arrived is the sum of the payments' values (each shown to the order currency's unit).
     assert.ok(Math.abs(d.paidValue - d.payments.reduce((s, x) => s + x.value, 0)) <= d.payments.length, 'paidValue');
-    for (const figure of [d.paidAmount, d.remainingAmount, d.overpaidAmount, d.paidValue, d.remainingValue, d.overpaidValue]) assert.ok(Number.isFinite(figure) && figure >= 0);
+    for (const figure of [
+      d.paidAmount,
+      d.remainingAmount,
+      d.overpaidAmount,
+      d.paidValue,
+      d.remainingValue,
+      d.overpaidValue,
+    ])
+      assert.ok(Number.isFinite(figure) && figure >= 0);
     assert.equal(d.orderCurrency, 'IDR');
     // Paying exactly what is asked completes: nothing overpaid, the value arrived is the order's (within one unit),
     // the order being 150,000 and a current transfer's unique code.
     if (exact) {
       const code = Number(exact.before.paymentFiat.uniqueCode ?? 0);
       assert.deepEqual([d.status, d.overpaidAmount, d.overpaidValue, d.remainingAmount], ['completed', 0, 0, 0]);
-      assert.ok(Math.abs(d.paidValue - (ORDER + code)) <= 1, `paidValue ${d.paidValue} for an order of ${ORDER + code}`);
+      assert.ok(
+        Math.abs(d.paidValue - (ORDER + code)) <= 1,
+        `paidValue ${d.paidValue} for an order of ${ORDER + code}`,
+      );
     }
     // The newest webhook of this state carries a read's figures.
     const events = (await outbox(p, m.id)).filter((e) => e.payload.data.version === d.version);
@@ -154,26 +207,48 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
     // The widget API shows the service's figures.
     const widget = await dataOf<WidgetCheckout>(await request('GET', `/checkout/api/checkouts/${m.id}`));
     const w = widget.deposit!;
-    assert.deepEqual([w.paidAmount, w.remainingAmount, w.overpaidAmount, w.status], [text(d.paidAmount), text(d.remainingAmount), text(d.overpaidAmount), d.status]);
+    assert.deepEqual(
+      [w.paidAmount, w.remainingAmount, w.overpaidAmount, w.status],
+      [text(d.paidAmount), text(d.remainingAmount), text(d.overpaidAmount), d.status],
+    );
   }
 
-  it('every payment counted once, in its own currency, whatever happens and in any order', { timeout: 600_000 }, async () => {
-    try {
-      await fc.assert(fc.asyncProperty(scenario, async ({ first, actions }) => {
-        const { id } = await dataOf<{ id: string }>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: ORDER }));
-        const created = await dataOf<DepositView>(await request('POST', `/checkout/${id}/deposit`, { paymentMethod: first }));
-        const m: Model = { id, sent: [], asked: new Map([[first, { currency: created.inputCurrency, amount: text(created.remainingAmount) }]]), methods: [first] };
-        for (const a of actions) {
-          const before = await readDeposit(p, id);
-          let exact = false;
-          if (a.kind === 'together') await Promise.all([run(m, a.first, before), run(m, a.second, before)]);
-          else exact = await run(m, a, before);
-          await check(m, await readDeposit(p, id), exact ? { before } : undefined);
-        }
-      }), { seed: SEED, numRuns: RUNS, endOnFailure: true });
-    } catch (err) {
-      console.error(`ledger properties failed: replay with KASIR_PROPERTY_SEED=${SEED}`, (err as { cause?: unknown }).cause ?? '');
-      throw err;
-    }
-  });
+  it(
+    'every payment counted once, in its own currency, whatever happens and in any order',
+    { timeout: 600_000 },
+    async () => {
+      try {
+        await fc.assert(
+          fc.asyncProperty(scenario, async ({ first, actions }) => {
+            const { id } = await dataOf<{ id: string }>(
+              await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: ORDER }),
+            );
+            const created = await dataOf<DepositView>(
+              await request('POST', `/checkout/${id}/deposit`, { paymentMethod: first }),
+            );
+            const m: Model = {
+              id,
+              sent: [],
+              asked: new Map([[first, { currency: created.inputCurrency, amount: text(created.remainingAmount) }]]),
+              methods: [first],
+            };
+            for (const a of actions) {
+              const before = await readDeposit(p, id);
+              let exact = false;
+              if (a.kind === 'together') await Promise.all([run(m, a.first, before), run(m, a.second, before)]);
+              else exact = await run(m, a, before);
+              await check(m, await readDeposit(p, id), exact ? { before } : undefined);
+            }
+          }),
+          { seed: SEED, numRuns: RUNS, endOnFailure: true },
+        );
+      } catch (err) {
+        console.error(
+          `ledger properties failed: replay with KASIR_PROPERTY_SEED=${SEED}`,
+          (err as { cause?: unknown }).cause ?? '',
+        );
+        throw err;
+      }
+    },
+  );
 });

@@ -10,27 +10,48 @@ import { signHeaders, startTestSandbox, type TestSandbox } from '../support/prov
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'server/provider/cli.ts');
 
-type Payments = { status: string; inputCurrency: string; payments: Array<{ amount: number; currency: string; method: string }> };
+type Payments = {
+  status: string;
+  inputCurrency: string;
+  payments: Array<{ amount: number; currency: string; method: string }>;
+};
 
 describe('a payment to an earlier method, from the command and startSandbox', () => {
   let running: TestSandbox;
-  before(async () => { running = await startTestSandbox('kasir-pay-method-'); });
+  before(async () => {
+    running = await startTestSandbox('kasir-pay-method-');
+  });
   after(() => running.stop());
 
   const post = async (path: string, body: unknown, signed = true) => {
     const { url, credentials } = running.sandbox;
     const text = JSON.stringify(body);
     const res = await fetch(`${url}${path}`, {
-      method: 'POST', headers: { ...(signed ? signHeaders(credentials.clientId, credentials.clientSecret, 'POST', path, text) : {}), 'Content-Type': 'application/json' }, body: text,
+      method: 'POST',
+      headers: {
+        ...(signed ? signHeaders(credentials.clientId, credentials.clientSecret, 'POST', path, text) : {}),
+        'Content-Type': 'application/json',
+      },
+      body: text,
     });
     assert.ok(res.status < 300, await res.clone().text());
     return ((await res.json()) as { data: { id: string } }).data;
   };
-  const cli = (args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
-    }, (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
+  const cli = (args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', CLI, ...args],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
+        },
+        (err, stdout, stderr) =>
+          resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
 
   it('a transfer paid in part, a switch to USDC, then rupiah to the transfer account: recorded in IDR to BCA_TRANSFER', async () => {
     const { id } = await post('/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 });
@@ -40,9 +61,15 @@ describe('a payment to an earlier method, from the command and startSandbox', ()
     const paid = await cli(['pay', id, '--amount', '30000', '--method', 'BCA_TRANSFER', '--json']);
     assert.equal(paid.status, 0, paid.stderr);
     const d = JSON.parse(paid.stdout) as Payments;
-    assert.deepEqual([d.status, d.inputCurrency, d.payments.at(-1)], ['pending', 'USDC-POLYGON', { ...d.payments.at(-1), amount: 30000, currency: 'IDR', method: 'BCA_TRANSFER' }]);
-    const more = await running.sandbox.pay(id, { amount: 1000, currency: 'IDR' }) as unknown as Payments;
+    assert.deepEqual(
+      [d.status, d.inputCurrency, d.payments.at(-1)],
+      ['pending', 'USDC-POLYGON', { ...d.payments.at(-1), amount: 30000, currency: 'IDR', method: 'BCA_TRANSFER' }],
+    );
+    const more = (await running.sandbox.pay(id, { amount: 1000, currency: 'IDR' })) as unknown as Payments;
     assert.deepEqual([more.payments.at(-1)!.currency, more.payments.at(-1)!.method], ['IDR', 'BCA_TRANSFER']);
-    await assert.rejects(running.sandbox.pay(id, { amount: 1000, method: 'BNI_VA' }), /Payment does not match the deposit/);
+    await assert.rejects(
+      running.sandbox.pay(id, { amount: 1000, method: 'BNI_VA' }),
+      /Payment does not match the deposit/,
+    );
   });
 });

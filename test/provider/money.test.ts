@@ -23,7 +23,14 @@ describe('money', () => {
   });
 
   // A crypto is priced in min(decimal, 8) places (docs/design.md 12): ETH's 18 on chain, 8 in a price.
-  const places: Array<[string, number]> = [['IDR', 0], ['USD', 2], ['USDC-POLYGON', 6], ['ETH-ETHEREUM', 8], ['POL-POLYGON', 8], ['XLM-STELLAR', 7]];
+  const places: Array<[string, number]> = [
+    ['IDR', 0],
+    ['USD', 2],
+    ['USDC-POLYGON', 6],
+    ['ETH-ETHEREUM', 8],
+    ['POL-POLYGON', 8],
+    ['XLM-STELLAR', 7],
+  ];
   for (const [code, expected] of places) {
     it(`prices ${code} in ${expected} decimal places`, () => {
       assert.equal(placesOf(code), expected);
@@ -48,25 +55,35 @@ describe('money', () => {
   });
 
   it('round-trips every JSON number: the stored text reads back as the same number (property)', () => {
-    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)), (n) => {
-      const text = toText(money(n));
-      assert.doesNotMatch(text, /e/i, 'plain notation, no exponent');
-      assert.equal(Number(text), n);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)),
+        (n) => {
+          const text = toText(money(n));
+          assert.doesNotMatch(text, /e/i, 'plain notation, no exponent');
+          assert.equal(Number(text), n);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('round-trips every decimal string exactly (property)', () => {
-    const decimal = fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 30 }))
+    const decimal = fc
+      .tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 30 }))
       .map(([units, scale]) => {
         const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0');
         const text = scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
         return units < 0n ? `-${text}` : text;
       });
-    fc.assert(fc.property(decimal, (text) => {
-      const stored = toText(money(text));
-      assert.ok(money(stored).equals(money(text)), `${text} -> ${stored}`);
-      assert.equal(toText(money(stored)), stored, 'storage text is canonical');
-      assert.doesNotMatch(stored, /e|\.\d*0$/i, 'no exponent, no trailing zeros');
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(decimal, (text) => {
+        const stored = toText(money(text));
+        assert.ok(money(stored).equals(money(text)), `${text} -> ${stored}`);
+        assert.equal(toText(money(stored)), stored, 'storage text is canonical');
+        assert.doesNotMatch(stored, /e|\.\d*0$/i, 'no exponent, no trailing zeros');
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -18,7 +18,9 @@ import { createTestProvider, signHeaders, testDatabaseEnv, type TestProvider } f
 
 describe('probes', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
   after(() => p.close());
 
   it('GET /healthz answers 200 (alive)', async () => {
@@ -39,7 +41,11 @@ describe('probes', () => {
     try {
       const res = await gone.app.request('/readyz');
       assert.equal(res.status, 503);
-      assert.deepEqual(await errorOf(res), { statusCode: 503, error: 'Service Unavailable', message: 'Not ready: the database does not answer' });
+      assert.deepEqual(await errorOf(res), {
+        statusCode: 503,
+        error: 'Service Unavailable',
+        message: 'Not ready: the database does not answer',
+      });
       assert.equal((await gone.app.request('/healthz')).status, 200);
     } finally {
       await gone.close().catch(() => {});
@@ -78,7 +84,10 @@ describe('the token signing key', () => {
       await first.db.deleteFrom('service_keys').where('name', '=', 'jwt_secret').execute();
       const racing = await Promise.all([openProvider(config), openProvider(config), openProvider(config)]);
       assert.notEqual(racing[0].jwtSecret, first.jwtSecret, 'a new key');
-      assert.deepEqual(racing.map((d) => d.jwtSecret), [racing[0].jwtSecret, racing[0].jwtSecret, racing[0].jwtSecret]);
+      assert.deepEqual(
+        racing.map((d) => d.jwtSecret),
+        [racing[0].jwtSecret, racing[0].jwtSecret, racing[0].jwtSecret],
+      );
       for (const deps of [first, ...racing]) await deps.db.destroy();
     } finally {
       await database.drop();
@@ -93,16 +102,36 @@ describe('request logs', () => {
   let app: ReturnType<typeof createProviderApp>;
   before(async () => {
     p = await createTestProvider();
-    const logger = createLogger('kasir-sandbox', { level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    const logger = createLogger('kasir-sandbox', {
+      level: 'info',
+      destination: {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      },
+    });
     app = createProviderApp({ ...p.deps, logger });
     // A login (password in the body), a signed request (signature headers), a bearer call (token), a query with an
     // email, and an unknown route: every kind of secret a request carries.
-    await app.request('/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: p.creds.email, password: p.creds.password }) });
+    await app.request('/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: p.creds.email, password: p.creds.password }),
+    });
     const target = '/v1/deposit?page=1&limit=5';
     await app.request(target, { headers: signHeaders(p.creds.clientId, p.creds.clientSecret, 'GET', target, '') });
-    await app.request('/dashboard/api/account', { headers: { authorization: `Bearer ${p.creds.accessToken}`, 'x-request-id': 'req-from-the-proxy' } });
+    await app.request('/dashboard/api/account', {
+      headers: { authorization: `Bearer ${p.creds.accessToken}`, 'x-request-id': 'req-from-the-proxy' },
+    });
     await app.request(`/sandbox/mailbox?email=${encodeURIComponent(p.creds.email)}&token=abc`);
-    logger.info({ password: 'hunter22', clientSecret: p.creds.clientSecret, account: { accountNumber: '1234567890123456', otp: '123456' } }, 'a careless caller');
+    logger.info(
+      {
+        password: 'hunter22',
+        clientSecret: p.creds.clientSecret,
+        account: { accountNumber: '1234567890123456', otp: '123456' },
+      },
+      'a careless caller',
+    );
   });
   after(() => p.close());
 
@@ -117,9 +146,15 @@ describe('request logs', () => {
       assert.equal(typeof line.ms, 'number');
       assert.equal(typeof line.status, 'number');
     }
-    assert.deepEqual(requests.map((l) => [l.method, l.path, l.status]), [
-      ['POST', '/v1/auth/login', 200], ['GET', '/v1/deposit', 200], ['GET', '/dashboard/api/account', 200], ['GET', '/sandbox/mailbox', 200],
-    ]);
+    assert.deepEqual(
+      requests.map((l) => [l.method, l.path, l.status]),
+      [
+        ['POST', '/v1/auth/login', 200],
+        ['GET', '/v1/deposit', 200],
+        ['GET', '/dashboard/api/account', 200],
+        ['GET', '/sandbox/mailbox', 200],
+      ],
+    );
   });
 
   it('takes the request id a proxy sent', () => {
@@ -128,7 +163,17 @@ describe('request logs', () => {
 
   it('never holds a password, secret, token, signature, OTP, email query or account number', () => {
     const all = lines.join('\n');
-    for (const secret of [p.creds.password, p.creds.clientSecret, p.creds.accessToken, p.creds.webhookSecret, 'hunter22', '1234567890123456', '123456', 'token=abc', 'page=1']) {
+    for (const secret of [
+      p.creds.password,
+      p.creds.clientSecret,
+      p.creds.accessToken,
+      p.creds.webhookSecret,
+      'hunter22',
+      '1234567890123456',
+      '123456',
+      'token=abc',
+      'page=1',
+    ]) {
       assert.ok(!all.includes(secret), `the log holds ${secret.slice(0, 6)}...`);
     }
     assert.ok(!/[0-9a-f]{64}/.test(all), 'no hex signature');
@@ -149,11 +194,30 @@ describe('the mail log', () => {
     const p = await createTestProvider({ sandbox });
     const lines: string[] = [];
     try {
-      const logger = createLogger('kasir-sandbox', { level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
-      const app = createProviderApp({ ...p.deps, logger, mailer: createMailer(p.deps.config, p.deps.db, p.deps.now, logger) });
-      const res = await app.request('/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: p.creds.email, password: p.creds.password }) });
+      const logger = createLogger('kasir-sandbox', {
+        level: 'info',
+        destination: {
+          write: (line: string) => {
+            lines.push(line);
+          },
+        },
+      });
+      const app = createProviderApp({
+        ...p.deps,
+        logger,
+        mailer: createMailer(p.deps.config, p.deps.db, p.deps.now, logger),
+      });
+      const res = await app.request('/v1/auth/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: p.creds.email, password: p.creds.password }),
+      });
       assert.equal(res.status, 200);
-      const mail = await p.deps.db.selectFrom('sandbox_mailbox').select('code').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      const mail = await p.deps.db
+        .selectFrom('sandbox_mailbox')
+        .select('code')
+        .orderBy('created_at', 'desc')
+        .executeTakeFirstOrThrow();
       return { log: lines.join(''), code: mail.code! };
     } finally {
       await p.close();
@@ -183,7 +247,12 @@ describe('graceful close of the listener', () => {
       events.push('slow answered');
       return c.text('done');
     });
-    const server = await listen(app.fetch, 0, { hostname: '127.0.0.1', beforeClose: () => { events.push('beforeClose'); } });
+    const server = await listen(app.fetch, 0, {
+      hostname: '127.0.0.1',
+      beforeClose: () => {
+        events.push('beforeClose');
+      },
+    });
     const url = `http://127.0.0.1:${server.port}/slow`;
     const inFlight = fetch(url).then((r) => r.text());
     await new Promise((r) => setTimeout(r, 50));
@@ -213,28 +282,48 @@ describe('kasir-sandbox on SIGTERM', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-sigterm-'));
     const database = await testDatabaseEnv();
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/provider/cli.ts'], {
-      env: { ...process.env, KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'info', ...database.env },
+      env: {
+        ...process.env,
+        KASIR_DATA_DIR: dataDir,
+        PROVIDER_PORT: '0',
+        KASIR_SCRYPT_N: '1024',
+        KASIR_LOG_LEVEL: 'info',
+        ...database.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
       let out = '';
-      child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 30_000);
         child.stdout.on('data', () => {
           const m = /sandbox on (http:\/\/\S+)/.exec(out);
-          if (m) { clearTimeout(timer); resolve(m[1]); }
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
         });
       });
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
       const missing = await fetch(`${url}/no-such-page`, { headers: { 'x-request-id': 'req-through-node' } });
       assert.equal(missing.status, 404);
-      assert.equal(missing.headers.get('x-request-id'), 'req-through-node', 'the request id is answered (set on Node\'s response)');
+      assert.equal(
+        missing.headers.get('x-request-id'),
+        'req-through-node',
+        "the request id is answered (set on Node's response)",
+      );
       assert.match((await fetch(`${url}/healthz`)).headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
-      assert.match(out, /"reqId":"req-through-node","method":"GET","path":"\/no-such-page","status":404,.*"msg":"request"/, 'JSON request lines at info');
+      assert.match(
+        out,
+        /"reqId":"req-through-node","method":"GET","path":"\/no-such-page","status":404,.*"msg":"request"/,
+        'JSON request lines at info',
+      );
       assert.doesNotMatch(out, /"path":"\/healthz"/, 'probes are logged at debug');
       assert.match(out, /SIGTERM: stopping/);
     } finally {

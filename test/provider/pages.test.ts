@@ -20,12 +20,17 @@ describe('HTML pages', () => {
     checkoutId = (await bodyOf<Envelope<{ id: string }>>(res)).data.id;
     ewalletPath = new URL((await createFiat(p, { paymentMethod: 'DANA' })).paymentFiat.checkoutUrl!).pathname;
   });
-  after(async () => { await p.close(); });
+  after(async () => {
+    await p.close();
+  });
 
   const text = async (path: string) => (await p.app.request(`http://localhost${path}`)).text();
 
   it('show the shop name as text on the hosted page, in its title and heading', async () => {
-    for (const [query, pay] of [['', 'Pay'], ['?lang=id', 'Bayar']]) {
+    for (const [query, pay] of [
+      ['', 'Pay'],
+      ['?lang=id', 'Bayar'],
+    ]) {
       const html = await text(`/checkout/${checkoutId}${query}`);
       assert.ok(html.includes(`<title>${pay} ${ESCAPED}</title>`), html);
       assert.ok(html.includes(`<h1>${ESCAPED}</h1>`), html);
@@ -40,11 +45,25 @@ describe('HTML pages', () => {
   });
 
   it('have one shell: doctype, language, charset, viewport and title', async () => {
-    const pages = [`/checkout/${checkoutId}`, `/checkout/${checkoutId}?lang=id`, '/checkout/00000000-0000-0000-0000-000000000000', ewalletPath, '/sandbox/ewallet/none', '/dashboard', '/docs'];
+    const pages = [
+      `/checkout/${checkoutId}`,
+      `/checkout/${checkoutId}?lang=id`,
+      '/checkout/00000000-0000-0000-0000-000000000000',
+      ewalletPath,
+      '/sandbox/ewallet/none',
+      '/dashboard',
+      '/docs',
+    ];
     for (const path of pages) {
       const html = await text(path);
       const lang = path.endsWith('lang=id') ? 'id' : 'en';
-      assert.match(html, new RegExp(`^<!doctype html>\\n<html lang="${lang}">\\n<head>\\n<meta charset="utf-8">\\n<meta name="viewport" content="width=device-width, initial-scale=1">\\n<title>[^<]+</title>\\n`), path);
+      assert.match(
+        html,
+        new RegExp(
+          `^<!doctype html>\\n<html lang="${lang}">\\n<head>\\n<meta charset="utf-8">\\n<meta name="viewport" content="width=device-width, initial-scale=1">\\n<title>[^<]+</title>\\n`,
+        ),
+        path,
+      );
       assert.match(html, /\n<\/head>\n<body>\n[\s\S]+\n<\/body>\n<\/html>\n$/, path);
     }
   });

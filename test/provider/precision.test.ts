@@ -18,10 +18,13 @@ import { createTestProvider, type TestProvider } from '../support/provider';
 import { addMerchant, fiatBody, readDeposit, type DepositView } from './deposit-helpers';
 
 /** Luhn: the digit sum (every second digit from the right doubled) is a multiple of 10. */
-const luhnValid = (digits: string) => [...digits].reverse().reduce((sum, ch, i) => {
-  const d = Number(ch) * (i % 2 === 1 ? 2 : 1);
-  return sum + (d > 9 ? d - 9 : d);
-}, 0) % 10 === 0;
+const luhnValid = (digits: string) =>
+  [...digits].reverse().reduce((sum, ch, i) => {
+    const d = Number(ch) * (i % 2 === 1 ? 2 : 1);
+    return sum + (d > 9 ? d - 9 : d);
+  }, 0) %
+    10 ===
+  0;
 
 /** Every number in a JSON answer, with its path. */
 function numbersIn(value: unknown, path = ''): Array<[string, unknown]> {
@@ -34,16 +37,30 @@ function numbersIn(value: unknown, path = ''): Array<[string, unknown]> {
 
 describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
-
-  const request = (method: string, path: string, body?: unknown) => p.app.request(`http://localhost${path}`, {
-    method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  before(async () => {
+    p = await createTestProvider();
   });
-  const newCheckout = async (amount = 150000) => (await dataOf<{ id: string }>(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: amount }))).id;
+  after(async () => {
+    await p.close();
+  });
+
+  const request = (method: string, path: string, body?: unknown) =>
+    p.app.request(`http://localhost${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const newCheckout = async (amount = 150000) =>
+    (
+      await dataOf<{ id: string }>(
+        await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: amount }),
+      )
+    ).id;
   const session = async (id: string) => dataOf<CheckoutSession>(await request('GET', `/checkout/${id}/session`));
-  const widgetCheckout = async (id: string) => dataOf<WidgetCheckout>(await request('GET', `/checkout/api/checkouts/${id}`));
-  const widgetChoose = async (id: string, method: string) => dataOf<WidgetDeposit>(await request('POST', `/checkout/api/checkouts/${id}/deposit`, { method }));
+  const widgetCheckout = async (id: string) =>
+    dataOf<WidgetCheckout>(await request('GET', `/checkout/api/checkouts/${id}`));
+  const widgetChoose = async (id: string, method: string) =>
+    dataOf<WidgetDeposit>(await request('POST', `/checkout/api/checkouts/${id}/deposit`, { method }));
   const estimate = async (body: Record<string, unknown>) => {
     const res = await p.bearer('POST', '/v1/deposit/convert-estimation', body);
     assert.equal(res.status, 200, await res.clone().text());
@@ -64,7 +81,10 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     it('prices ETH and POL in at most 8 places, rounded up to cover the order, the same text in the session, the widget and the deposit', async () => {
       const id = await newCheckout(150000);
       const [s, w] = [await session(id), await widgetCheckout(id)];
-      for (const [code, expected] of [['ETH-ETHEREUM', '0.00272728'], ['POL-POLYGON', '48.38709678']] as const) {
+      for (const [code, expected] of [
+        ['ETH-ETHEREUM', '0.00272728'],
+        ['POL-POLYGON', '48.38709678'],
+      ] as const) {
         const total = w.methods.find((m) => m.code === code)!.total;
         assert.equal(total, expected);
         // The JSON number carries exactly the text shown.
@@ -88,7 +108,8 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
 
     it('keeps every amount of every catalog currency within the 15 significant digits a JSON number carries', () => {
       for (const c of [...FIAT_CURRENCIES.map((f) => f.code), ...CRYPTOS.map((k) => k.id)]) {
-        const max = FIAT_CURRENCIES.find((f) => f.code === c)?.maximumAmount ?? CRYPTOS.find((k) => k.id === c)!.maximumAmount;
+        const max =
+          FIAT_CURRENCIES.find((f) => f.code === c)?.maximumAmount ?? CRYPTOS.find((k) => k.id === c)!.maximumAmount;
         const digits = money(max).toFixed(0).length + placesOf(c)!;
         assert.ok(digits <= 15, `${c}: ${max} with ${placesOf(c)} places has ${digits} digits`);
       }
@@ -101,13 +122,28 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     it('fiat deposit, outputAmount.crypto, quote with the same paymentMethod: gets the quote', async () => {
       const q = await estimate({ ...usdc, outputAmount: 9.5, paymentMethod: 'BCA_VA' });
       assert.notEqual(q.outputAmount, 9.5); // the quote prices an output above what was asked (rounding)
-      const d = await created(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ ...usdc, inputAmount: undefined, outputAmount: { crypto: 9.5 }, quoteId: q.quoteId })));
-      assert.deepEqual([d.inputAmount, d.outputAmount, d.exchangeRate, d.fee.amount], [q.inputAmount, q.outputAmount, q.exchangeRate, q.fee]);
+      const d = await created(
+        await p.bearer(
+          'POST',
+          '/v1/deposit/fiat',
+          fiatBody({ ...usdc, inputAmount: undefined, outputAmount: { crypto: 9.5 }, quoteId: q.quoteId }),
+        ),
+      );
+      assert.deepEqual(
+        [d.inputAmount, d.outputAmount, d.exchangeRate, d.fee.amount],
+        [q.inputAmount, q.outputAmount, q.exchangeRate, q.fee],
+      );
     });
 
-    it('fiat deposit, outputAmount.crypto, quote without a paymentMethod: the quoted rate, and the method\'s fee on top', async () => {
+    it("fiat deposit, outputAmount.crypto, quote without a paymentMethod: the quoted rate, and the method's fee on top", async () => {
       const q = await estimate({ ...usdc, outputAmount: 9.5 });
-      const d = await created(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ ...usdc, inputAmount: undefined, outputAmount: { crypto: 9.5 }, quoteId: q.quoteId })));
+      const d = await created(
+        await p.bearer(
+          'POST',
+          '/v1/deposit/fiat',
+          fiatBody({ ...usdc, inputAmount: undefined, outputAmount: { crypto: 9.5 }, quoteId: q.quoteId }),
+        ),
+      );
       assert.equal(d.exchangeRate, q.exchangeRate);
       assert.equal(d.fee.amount, 4000);
       assert.ok(d.outputAmount >= 9.5, String(d.outputAmount));
@@ -118,7 +154,19 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
       const base = { inputCurrency: 'IDR', outputCurrency: 'USD' };
       for (const paymentMethod of ['OVO', undefined]) {
         const q = await estimate({ ...base, outputAmount: 10.01, ...(paymentMethod ? { paymentMethod } : {}) });
-        const d = await created(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ ...base, paymentMethod: 'OVO', inputAmount: undefined, outputAmount: { fiat: 10.01 }, quoteId: q.quoteId })));
+        const d = await created(
+          await p.bearer(
+            'POST',
+            '/v1/deposit/fiat',
+            fiatBody({
+              ...base,
+              paymentMethod: 'OVO',
+              inputAmount: undefined,
+              outputAmount: { fiat: 10.01 },
+              quoteId: q.quoteId,
+            }),
+          ),
+        );
         assert.equal(d.exchangeRate, q.exchangeRate);
         assert.ok(d.outputAmount >= 10.01);
         if (paymentMethod) assert.deepEqual([d.inputAmount, d.outputAmount], [q.inputAmount, q.outputAmount]);
@@ -128,7 +176,9 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     it('fiat deposit, inputAmount, with and without a paymentMethod', async () => {
       for (const paymentMethod of ['BCA_VA', undefined]) {
         const q = await estimate({ ...usdc, inputAmount: 150000, ...(paymentMethod ? { paymentMethod } : {}) });
-        const d = await created(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ ...usdc, inputAmount: 150000, quoteId: q.quoteId })));
+        const d = await created(
+          await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ ...usdc, inputAmount: 150000, quoteId: q.quoteId })),
+        );
         assert.deepEqual([d.inputAmount, d.exchangeRate, d.fee.amount], [150000, q.exchangeRate, 4000]);
         if (paymentMethod) assert.equal(d.outputAmount, q.outputAmount);
       }
@@ -136,18 +186,50 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
 
     it('crypto deposit, from a quote by inputAmount or by outputAmount (a crypto has no paymentMethod)', async () => {
       const byInput = await estimate({ inputCurrency: 'ETH-ETHEREUM', outputCurrency: 'IDR', inputAmount: 0.01 });
-      const a = await created(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: 0.01, outputCurrency: 'IDR', quoteId: byInput.quoteId }));
-      assert.deepEqual([a.inputAmount, a.outputAmount, a.exchangeRate], [0.01, byInput.outputAmount, byInput.exchangeRate]);
+      const a = await created(
+        await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'ETH-ETHEREUM',
+          inputAmount: 0.01,
+          outputCurrency: 'IDR',
+          quoteId: byInput.quoteId,
+        }),
+      );
+      assert.deepEqual(
+        [a.inputAmount, a.outputAmount, a.exchangeRate],
+        [0.01, byInput.outputAmount, byInput.exchangeRate],
+      );
       const byOutput = await estimate({ inputCurrency: 'ETH-ETHEREUM', outputCurrency: 'IDR', outputAmount: 1000000 });
       assert.equal(byOutput.inputAmount, 0.01818181); // 8 places: the smallest whose output, rounded to IDR, reaches 1000000
-      const b = await created(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: byOutput.inputAmount, outputCurrency: 'IDR', quoteId: byOutput.quoteId }));
+      const b = await created(
+        await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'ETH-ETHEREUM',
+          inputAmount: byOutput.inputAmount,
+          outputCurrency: 'IDR',
+          quoteId: byOutput.quoteId,
+        }),
+      );
       assert.deepEqual([b.inputAmount, b.outputAmount], [byOutput.inputAmount, byOutput.outputAmount]);
-      await refused(await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'ETH-ETHEREUM', outputCurrency: 'IDR', inputAmount: 0.01, paymentMethod: 'BCA_VA' }), /^paymentMethod: BCA_VA accepts IDR only$/);
+      await refused(
+        await p.bearer('POST', '/v1/deposit/convert-estimation', {
+          inputCurrency: 'ETH-ETHEREUM',
+          outputCurrency: 'IDR',
+          inputAmount: 0.01,
+          paymentMethod: 'BCA_VA',
+        }),
+        /^paymentMethod: BCA_VA accepts IDR only$/,
+      );
     });
 
     it('still refuses a deposit that asks for another amount than the quote', async () => {
       const q = await estimate({ ...usdc, outputAmount: 9.5, paymentMethod: 'BCA_VA' });
-      await refused(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ ...usdc, inputAmount: undefined, outputAmount: { crypto: 9.6 }, quoteId: q.quoteId })), /^Quote does not match the deposit$/);
+      await refused(
+        await p.bearer(
+          'POST',
+          '/v1/deposit/fiat',
+          fiatBody({ ...usdc, inputAmount: undefined, outputAmount: { crypto: 9.6 }, quoteId: q.quoteId }),
+        ),
+        /^Quote does not match the deposit$/,
+      );
     });
   });
 
@@ -155,13 +237,29 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     it('refuses a crypto amount with more places than the asset is priced in, saying it arrived changed', async () => {
       // JSON.parse turns 1.123456789012345678 into 1.1234567890123457: 22 wei more than written.
       const res = await p.app.request('http://localhost/v1/deposit/crypto', {
-        method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${p.creds.accessToken}` },
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${p.creds.accessToken}` },
         body: '{"inputCurrency":"ETH-ETHEREUM","inputAmount":1.123456789012345678,"outputCurrency":"IDR"}',
       });
-      await refused(res, /^inputAmount: ETH-ETHEREUM amounts have at most 8 decimal places \(a JSON number carries at most 15 significant digits exactly: this one arrived as 1\.1234567890123457\)$/);
-      await refused(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: 1.123456789 }), /^inputAmount: ETH-ETHEREUM amounts have at most 8 decimal places$/);
-      await refused(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 1.1234567 }), /^inputAmount: USDC-POLYGON amounts have at most 6 decimal places$/);
-      const d = await created(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: 1.12345678, outputCurrency: 'IDR' }));
+      await refused(
+        res,
+        /^inputAmount: ETH-ETHEREUM amounts have at most 8 decimal places \(a JSON number carries at most 15 significant digits exactly: this one arrived as 1\.1234567890123457\)$/,
+      );
+      await refused(
+        await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: 1.123456789 }),
+        /^inputAmount: ETH-ETHEREUM amounts have at most 8 decimal places$/,
+      );
+      await refused(
+        await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 1.1234567 }),
+        /^inputAmount: USDC-POLYGON amounts have at most 6 decimal places$/,
+      );
+      const d = await created(
+        await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'ETH-ETHEREUM',
+          inputAmount: 1.12345678,
+          outputCurrency: 'IDR',
+        }),
+      );
       assert.equal(d.inputAmount, 1.12345678);
     });
   });
@@ -169,29 +267,109 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
   describe('amounts have an upper bound (issue 19)', () => {
     for (const huge of [1.797e308, 1e300, 1e30]) {
       it(`refuses ${huge} with a 400 naming the field, wherever an amount is sent`, async () => {
-        await refused(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: huge, outputCurrency: 'IDR' }), /^inputAmount: ETH-ETHEREUM amounts are at most 500$/);
-        await refused(await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'ETH-ETHEREUM', outputCurrency: 'IDR', inputAmount: huge }), /^inputAmount: ETH-ETHEREUM amounts are at most 500$/);
-        await refused(await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'IDR', outputCurrency: 'USD', inputAmount: huge }), /^inputAmount: IDR amounts are at most 1000000000000$/);
-        await refused(await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'IDR', outputCurrency: 'USDC-POLYGON', outputAmount: huge }), /^outputAmount: USDC-POLYGON amounts are at most 1000000$/);
-        await refused(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ outputCurrency: 'USDC-POLYGON', inputAmount: undefined, outputAmount: { crypto: huge } })), /^outputAmount\.crypto: USDC-POLYGON amounts are at most 1000000$/);
-        await refused(await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ inputAmount: huge })), /^inputAmount: IDR amounts are at most 1000000000000$/);
-        await refused(await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: huge }), /^inputAmount: IDR amounts are at most 1000000000000$/);
+        await refused(
+          await p.bearer('POST', '/v1/deposit/crypto', {
+            inputCurrency: 'ETH-ETHEREUM',
+            inputAmount: huge,
+            outputCurrency: 'IDR',
+          }),
+          /^inputAmount: ETH-ETHEREUM amounts are at most 500$/,
+        );
+        await refused(
+          await p.bearer('POST', '/v1/deposit/convert-estimation', {
+            inputCurrency: 'ETH-ETHEREUM',
+            outputCurrency: 'IDR',
+            inputAmount: huge,
+          }),
+          /^inputAmount: ETH-ETHEREUM amounts are at most 500$/,
+        );
+        await refused(
+          await p.bearer('POST', '/v1/deposit/convert-estimation', {
+            inputCurrency: 'IDR',
+            outputCurrency: 'USD',
+            inputAmount: huge,
+          }),
+          /^inputAmount: IDR amounts are at most 1000000000000$/,
+        );
+        await refused(
+          await p.bearer('POST', '/v1/deposit/convert-estimation', {
+            inputCurrency: 'IDR',
+            outputCurrency: 'USDC-POLYGON',
+            outputAmount: huge,
+          }),
+          /^outputAmount: USDC-POLYGON amounts are at most 1000000$/,
+        );
+        await refused(
+          await p.bearer(
+            'POST',
+            '/v1/deposit/fiat',
+            fiatBody({ outputCurrency: 'USDC-POLYGON', inputAmount: undefined, outputAmount: { crypto: huge } }),
+          ),
+          /^outputAmount\.crypto: USDC-POLYGON amounts are at most 1000000$/,
+        );
+        await refused(
+          await p.bearer('POST', '/v1/deposit/fiat', fiatBody({ inputAmount: huge })),
+          /^inputAmount: IDR amounts are at most 1000000000000$/,
+        );
+        await refused(
+          await p.signed('POST', '/v1/checkout', { inputCurrency: 'IDR', inputAmount: huge }),
+          /^inputAmount: IDR amounts are at most 1000000000000$/,
+        );
       });
     }
 
-    it('takes the maximum itself, and refuses a conversion whose result is above its currency\'s maximum', async () => {
-      const d = await created(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: 500, outputCurrency: 'IDR' }));
+    it("takes the maximum itself, and refuses a conversion whose result is above its currency's maximum", async () => {
+      const d = await created(
+        await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'ETH-ETHEREUM',
+          inputAmount: 500,
+          outputCurrency: 'IDR',
+        }),
+      );
       assert.equal(d.outputAmount, 27500000000);
-      await refused(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'ETH-ETHEREUM', inputAmount: 500.00000001, outputCurrency: 'IDR' }), /^inputAmount: ETH-ETHEREUM amounts are at most 500$/);
-      await refused(await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'IDR', outputCurrency: 'IDRX-POLYGON', inputAmount: 20000000000 }), /^inputAmount: 20000000000 IDRX-POLYGON is above the maximum of 16000000000 IDRX-POLYGON$/);
-      await refused(await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'ETH-ETHEREUM', outputCurrency: 'IDR', outputAmount: 1000000000000 }), /^outputAmount: 18181\.81818181 ETH-ETHEREUM is above the maximum of 500 ETH-ETHEREUM$/);
+      await refused(
+        await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'ETH-ETHEREUM',
+          inputAmount: 500.00000001,
+          outputCurrency: 'IDR',
+        }),
+        /^inputAmount: ETH-ETHEREUM amounts are at most 500$/,
+      );
+      await refused(
+        await p.bearer('POST', '/v1/deposit/convert-estimation', {
+          inputCurrency: 'IDR',
+          outputCurrency: 'IDRX-POLYGON',
+          inputAmount: 20000000000,
+        }),
+        /^inputAmount: 20000000000 IDRX-POLYGON is above the maximum of 16000000000 IDRX-POLYGON$/,
+      );
+      await refused(
+        await p.bearer('POST', '/v1/deposit/convert-estimation', {
+          inputCurrency: 'ETH-ETHEREUM',
+          outputCurrency: 'IDR',
+          outputAmount: 1000000000000,
+        }),
+        /^outputAmount: 18181\.81818181 ETH-ETHEREUM is above the maximum of 500 ETH-ETHEREUM$/,
+      );
     });
 
     it('answers no amount that is null or changed by a JSON number', async () => {
       const answers = [
-        await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'POL-POLYGON', inputAmount: 4999999.99999999, outputCurrency: 'IDR' }),
-        await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'XLM-STELLAR', outputCurrency: 'IDR', inputAmount: 2999999.9999999 }),
-        await p.bearer('POST', '/v1/deposit/convert-estimation', { inputCurrency: 'INR', outputCurrency: 'IDR', inputAmount: 999999999.99 }),
+        await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'POL-POLYGON',
+          inputAmount: 4999999.99999999,
+          outputCurrency: 'IDR',
+        }),
+        await p.bearer('POST', '/v1/deposit/convert-estimation', {
+          inputCurrency: 'XLM-STELLAR',
+          outputCurrency: 'IDR',
+          inputAmount: 2999999.9999999,
+        }),
+        await p.bearer('POST', '/v1/deposit/convert-estimation', {
+          inputCurrency: 'INR',
+          outputCurrency: 'IDR',
+          inputAmount: 999999999.99,
+        }),
       ];
       for (const res of answers) {
         const text = await res.text();
@@ -206,9 +384,17 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
 
   describe('payment details', () => {
     it('gives EVM payout addresses in EIP-55 checksum form, in the Deposit, the widget and its payment request', async () => {
-      assert.equal(checksumAddress('0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'), '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
-      assert.equal(checksumAddress('0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359'), '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359');
-      const d = await created(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'USDC-BASE', inputAmount: 10 }));
+      assert.equal(
+        checksumAddress('0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'),
+        '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      );
+      assert.equal(
+        checksumAddress('0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359'),
+        '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+      );
+      const d = await created(
+        await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'USDC-BASE', inputAmount: 10 }),
+      );
       const wallet = d.paymentCrypto.payoutWallet!;
       assert.equal(wallet, checksumAddress(wallet.toLowerCase()));
       assert.notEqual(wallet, wallet.toLowerCase());
@@ -217,8 +403,11 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
       assert.equal(w.address, checksumAddress(w.address!.toLowerCase()));
       assert.ok(w.paymentUri!.startsWith(`ethereum:${w.address}@1?`));
       // One stored in lowercase (before this change) is shown checksummed too.
-      await p.deps.db.updateTable('deposits').set({ payment_crypto: JSON.stringify({ payoutWallet: w.address!.toLowerCase(), network: 'ETHEREUM' }) })
-        .where('deposit_id', '=', id).execute();
+      await p.deps.db
+        .updateTable('deposits')
+        .set({ payment_crypto: JSON.stringify({ payoutWallet: w.address!.toLowerCase(), network: 'ETHEREUM' }) })
+        .where('deposit_id', '=', id)
+        .execute();
       const again = await dataOf<WidgetDeposit>(await request('GET', `/checkout/api/checkouts/${id}/deposit`));
       assert.equal(again.address, w.address);
     });
@@ -227,7 +416,13 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
       const method = findPaymentMethod('QRIS')!;
       for (let i = 0; i < 500; i++) {
         const { paymentFiat } = fiatPaymentDetails({
-          method, accountName: 'Shop', amount: '150000', recordId: 'r1', depositId: randomUUID(), merchantId: randomUUID(), baseUrl: 'http://localhost',
+          method,
+          accountName: 'Shop',
+          amount: '150000',
+          recordId: 'r1',
+          depositId: randomUUID(),
+          merchantId: randomUUID(),
+          baseUrl: 'http://localhost',
         });
         const pan = parseTlv(parseTlv(paymentFiat.qrData!).get('26')!).get('01')!;
         assert.match(pan, /^\d{19}$/);

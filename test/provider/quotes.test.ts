@@ -9,10 +9,15 @@ import { addMerchant, fiatBody, type DepositView } from './deposit-helpers';
 
 describe('convert estimation and banks', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
 
-  const estimate = (body: Record<string, unknown>, token?: string) => p.bearer('POST', '/v1/deposit/convert-estimation', body, token);
+  const estimate = (body: Record<string, unknown>, token?: string) =>
+    p.bearer('POST', '/v1/deposit/convert-estimation', body, token);
   const quote = async (body: Record<string, unknown>) => {
     const res = await estimate(body);
     assert.equal(res.status, 200, await res.clone().text());
@@ -30,7 +35,16 @@ describe('convert estimation and banks', () => {
     it('quotes a conversion for 60 s, in the shape docs/design.md 3 gives', async () => {
       const before = Date.now();
       const q = await quote(toUsdc);
-      assert.deepEqual(Object.keys(q).sort(), ['exchangeRate', 'expiredAt', 'fee', 'inputAmount', 'inputCurrency', 'outputAmount', 'outputCurrency', 'quoteId']);
+      assert.deepEqual(Object.keys(q).sort(), [
+        'exchangeRate',
+        'expiredAt',
+        'fee',
+        'inputAmount',
+        'inputCurrency',
+        'outputAmount',
+        'outputCurrency',
+        'quoteId',
+      ]);
       assert.deepEqual([q.inputCurrency, q.inputAmount, q.outputCurrency, q.fee], ['IDR', 150000, 'USDC-POLYGON', 0]);
       assert.equal(q.exchangeRate, 0.000060624431646); // 1 / 16495 to 12 significant digits
       assert.equal(q.outputAmount, 9.093665); // 150000 x rate, half-up to 6 places
@@ -41,19 +55,26 @@ describe('convert estimation and banks', () => {
     it('includes the fee of a payment method, and derives the input from an outputAmount', async () => {
       const withFee = await quote({ ...toUsdc, paymentMethod: 'BCA_VA' });
       assert.deepEqual([withFee.fee, withFee.outputAmount], [4000, 8.851167]); // (150000 - 4000) x rate
-      const derived = await quote({ inputCurrency: 'IDR', outputCurrency: 'IDR', outputAmount: 100000, paymentMethod: 'OVO' });
+      const derived = await quote({
+        inputCurrency: 'IDR',
+        outputCurrency: 'IDR',
+        outputAmount: 100000,
+        paymentMethod: 'OVO',
+      });
       assert.deepEqual([derived.inputAmount, derived.fee, derived.outputAmount], [101523, 1523, 100000]);
     });
 
     it('accepts a signed request as well as a bearer token, and nothing else', async () => {
       assert.equal((await p.signed('POST', '/v1/deposit/convert-estimation', toUsdc)).status, 200);
       const none = await p.app.request('http://localhost/v1/deposit/convert-estimation', {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(toUsdc),
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(toUsdc),
       });
       assert.equal(none.status, 401);
     });
 
-    it('refuses bad requests with a 400 naming the field, and an unknown method with the interface\'s row', async () => {
+    it("refuses bad requests with a 400 naming the field, and an unknown method with the interface's row", async () => {
       const cases: Array<[Record<string, unknown>, RegExp]> = [
         [{ ...toUsdc, outputAmount: 5 }, /^inputAmount: send exactly one of inputAmount and outputAmount$/],
         [{ inputCurrency: 'IDR', outputCurrency: 'IDR' }, /^inputAmount: send exactly one/],
@@ -61,7 +82,10 @@ describe('convert estimation and banks', () => {
         [{ ...toUsdc, outputCurrency: 'NOPE' }, /^outputCurrency: unsupported currency 'NOPE'$/],
         [{ ...toUsdc, inputAmount: 10.5 }, /^inputAmount: IDR amounts have at most 0 decimal places$/],
         [{ ...toUsdc, inputAmount: -1 }, /^inputAmount: must be positive$/],
-        [{ ...toUsdc, paymentMethod: 'QRIS', inputCurrency: 'USD', inputAmount: 10 }, /^paymentMethod: QRIS accepts IDR only$/],
+        [
+          { ...toUsdc, paymentMethod: 'QRIS', inputCurrency: 'USD', inputAmount: 10 },
+          /^paymentMethod: QRIS accepts IDR only$/,
+        ],
       ];
       for (const [body, message] of cases) {
         const res = await estimate(body);
@@ -69,7 +93,11 @@ describe('convert estimation and banks', () => {
         assert.match((await errorOf(res)).message, message, JSON.stringify(body));
       }
       const unknown = await estimate({ ...toUsdc, paymentMethod: 'X'.repeat(41) });
-      assert.deepEqual(await errorOf(unknown), { statusCode: 400, error: 'Not Found', message: 'Payment method not found' });
+      assert.deepEqual(await errorOf(unknown), {
+        statusCode: 400,
+        error: 'Not Found',
+        message: 'Payment method not found',
+      });
     });
   });
 
@@ -77,7 +105,11 @@ describe('convert estimation and banks', () => {
     it('gets exactly the quoted rate and amounts in exchangeInfo, the ones stored with the quote', async () => {
       const q = await quote({ ...toUsdc, paymentMethod: 'BCA_VA' });
       // The stored quote is what counts, not today's rate table.
-      await p.deps.db.updateTable('quotes').set({ exchange_rate: '0.00006', output_amount: '8.76' }).where('id', '=', q.quoteId).execute();
+      await p.deps.db
+        .updateTable('quotes')
+        .set({ exchange_rate: '0.00006', output_amount: '8.76' })
+        .where('id', '=', q.quoteId)
+        .execute();
       const res = await fiatWith(q.quoteId);
       assert.equal(res.status, 201);
       const d = await dataOf<DepositView>(res);
@@ -85,7 +117,7 @@ describe('convert estimation and banks', () => {
       assert.deepEqual([d.inputAmount, d.fee.amount], [150000, 4000]);
     });
 
-    it('without a method in the quote, keeps its rate and adds the deposit method\'s fee', async () => {
+    it("without a method in the quote, keeps its rate and adds the deposit method's fee", async () => {
       const q = await quote(toUsdc);
       const d = await dataOf<DepositView>(await fiatWith(q.quoteId));
       assert.equal(d.exchangeRate, q.exchangeRate);
@@ -95,9 +127,18 @@ describe('convert estimation and banks', () => {
 
     it('works for crypto deposits too', async () => {
       const q = await quote({ inputCurrency: 'USDC-POLYGON', outputCurrency: 'IDR', inputAmount: 10 });
-      const res = await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 10, outputCurrency: 'IDR', quoteId: q.quoteId });
+      const res = await p.bearer('POST', '/v1/deposit/crypto', {
+        inputCurrency: 'USDC-POLYGON',
+        inputAmount: 10,
+        outputCurrency: 'IDR',
+        quoteId: q.quoteId,
+      });
       assert.equal(res.status, 201);
-      assert.deepEqual((await dataOf<DepositView>(res)).exchangeInfo, { exchangeRate: 16495, outputCurrency: 'IDR', outputAmount: 164950 });
+      assert.deepEqual((await dataOf<DepositView>(res)).exchangeInfo, {
+        exchangeRate: 16495,
+        outputCurrency: 'IDR',
+        outputAmount: 164950,
+      });
     });
 
     it('is used once: a second deposit with it is "Quote already used"', async () => {
@@ -110,7 +151,8 @@ describe('convert estimation and banks', () => {
       const q = await quote(toUsdc);
       const answers = await Promise.all(Array.from({ length: 6 }, () => fiatWith(q.quoteId)));
       assert.deepEqual(answers.map((r) => r.status).sort(), [201, 400, 400, 400, 400, 400]);
-      for (const r of answers.filter((a) => a.status === 400)) assert.equal((await errorOf(r)).message, 'Quote already used');
+      for (const r of answers.filter((a) => a.status === 400))
+        assert.equal((await errorOf(r)).message, 'Quote already used');
     });
 
     it('after 60 s is "Quote expired"', async () => {
@@ -118,7 +160,9 @@ describe('convert estimation and banks', () => {
       p.clock.offsetMs = 61_000;
       try {
         await refusal(await fiatWith(q.quoteId), 'Quote expired');
-      } finally { p.clock.offsetMs = 0; }
+      } finally {
+        p.clock.offsetMs = 0;
+      }
     });
 
     it('an unused quote is kept a day after it expired (still "Quote expired"), then cleared by the next quote', async () => {
@@ -129,8 +173,13 @@ describe('convert estimation and banks', () => {
       try {
         await quote(toUsdc);
         await refusal(await fiatWith(q.quoteId), 'Quote not found');
-        assert.ok(await p.deps.db.selectFrom('quotes').select('id').where('id', '=', used.quoteId).executeTakeFirst(), 'a used quote stays with its deposit');
-      } finally { p.clock.offsetMs = 0; }
+        assert.ok(
+          await p.deps.db.selectFrom('quotes').select('id').where('id', '=', used.quoteId).executeTakeFirst(),
+          'a used quote stays with its deposit',
+        );
+      } finally {
+        p.clock.offsetMs = 0;
+      }
     });
 
     it('that the service never issued, or issued to another merchant, is "Quote not found"', async () => {
@@ -145,7 +194,15 @@ describe('convert estimation and banks', () => {
       await refusal(await fiatWith(q.quoteId, { inputAmount: 150001 }), 'Quote does not match the deposit');
       await refusal(await fiatWith(q.quoteId, { outputCurrency: 'USDT-POLYGON' }), 'Quote does not match the deposit');
       await refusal(await fiatWith(q.quoteId, { paymentMethod: 'BNI_VA' }), 'Quote does not match the deposit');
-      await refusal(await p.bearer('POST', '/v1/deposit/crypto', { inputCurrency: 'USDC-POLYGON', inputAmount: 9, outputCurrency: 'IDR', quoteId: q.quoteId }), 'Quote does not match the deposit');
+      await refusal(
+        await p.bearer('POST', '/v1/deposit/crypto', {
+          inputCurrency: 'USDC-POLYGON',
+          inputAmount: 9,
+          outputCurrency: 'IDR',
+          quoteId: q.quoteId,
+        }),
+        'Quote does not match the deposit',
+      );
       assert.equal((await fiatWith(q.quoteId)).status, 201);
     });
   });
@@ -170,9 +227,13 @@ describe('convert estimation and banks', () => {
       assert.equal((await p.app.request('http://localhost/v1/banks')).status, 401);
     });
 
-    it('names a recipient\'s bank from its code', async () => {
+    it("names a recipient's bank from its code", async () => {
       const recipient = (bank: Record<string, unknown>) => ({
-        name: 'Ani', email: 'ani@example.test', address: 'Jl. Sudirman 1', city: 'Jakarta', postCode: '10220',
+        name: 'Ani',
+        email: 'ani@example.test',
+        address: 'Jl. Sudirman 1',
+        city: 'Jakarta',
+        postCode: '10220',
         bank: { accountName: 'Ani', currency: 'IDR', country: 'ID', accountNumber: '0123456789', ...bank },
       });
       const bankName = async (bank: Record<string, unknown>) => {

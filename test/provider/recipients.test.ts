@@ -7,38 +7,86 @@ import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 
 const bank = {
-  accountName: 'Budi Santoso', bankName: 'Bank Central Asia', accountNumber: '0012345678', currency: 'IDR', country: 'ID',
-  accountType: 'Savings', paymentCode: 'BCA', ifsc: 'X1',
+  accountName: 'Budi Santoso',
+  bankName: 'Bank Central Asia',
+  accountNumber: '0012345678',
+  currency: 'IDR',
+  country: 'ID',
+  accountType: 'Savings',
+  paymentCode: 'BCA',
+  ifsc: 'X1',
 };
 const recipient = (over: Record<string, unknown> = {}) => ({
-  name: 'Budi Santoso', email: 'budi@example.com', address: 'Jl. Sudirman 1', city: 'Jakarta', postCode: '10220',
-  recipientType: 'Individual', reference: 'supplier-1', bank, ...over,
+  name: 'Budi Santoso',
+  email: 'budi@example.com',
+  address: 'Jl. Sudirman 1',
+  city: 'Jakarta',
+  postCode: '10220',
+  recipientType: 'Individual',
+  reference: 'supplier-1',
+  bank,
+  ...over,
 });
 
 describe('recipients (interface 4.5)', () => {
   let p: TestProvider;
   let other: { clientId: string; clientSecret: string };
-  const tick = () => { p.clock.offsetMs += 1000; };
+  const tick = () => {
+    p.clock.offsetMs += 1000;
+  };
 
   before(async () => {
     p = await createTestProvider();
     // A second merchant account, in its own organization.
     const now = new Date().toISOString();
     other = { clientId: newClientId(), clientSecret: newClientSecret() };
-    await p.deps.db.insertInto('organizations').values({ id: 'org-other', name: 'Other Store', created_at: now }).execute();
-    await p.deps.db.insertInto('users').values({
-      id: 'user-other', organization_id: 'org-other', name: 'Other', email: 'other@example.com', password_hash: 'x', policy: 'p', role: 'admin',
-      is_active: 1, country: '', country_code: '', national_id: '', legal_full_name: '', created_at: now, updated_at: now,
-    }).execute();
-    await p.deps.db.insertInto('merchants').values({
-      id: 'merchant-other', organization_id: 'org-other', user_id: 'user-other', client_id: other.clientId, client_secret: other.clientSecret,
-      webhook_url: null, webhook_secret: newWebhookSecret(), checkout_enabled: 0, created_at: now, updated_at: now,
-    }).execute();
+    await p.deps.db
+      .insertInto('organizations')
+      .values({ id: 'org-other', name: 'Other Store', created_at: now })
+      .execute();
+    await p.deps.db
+      .insertInto('users')
+      .values({
+        id: 'user-other',
+        organization_id: 'org-other',
+        name: 'Other',
+        email: 'other@example.com',
+        password_hash: 'x',
+        policy: 'p',
+        role: 'admin',
+        is_active: 1,
+        country: '',
+        country_code: '',
+        national_id: '',
+        legal_full_name: '',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await p.deps.db
+      .insertInto('merchants')
+      .values({
+        id: 'merchant-other',
+        organization_id: 'org-other',
+        user_id: 'user-other',
+        client_id: other.clientId,
+        client_secret: other.clientSecret,
+        webhook_url: null,
+        webhook_secret: newWebhookSecret(),
+        checkout_enabled: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
   });
-  after(async () => { await p.close(); });
-  const list = async (query = '', as?: { clientId: string; secret: string }) => dataOf<Page<Recipient>>(await p.signed('GET', `/v1/recipient${query}`, undefined, as));
+  after(async () => {
+    await p.close();
+  });
+  const list = async (query = '', as?: { clientId: string; secret: string }) =>
+    dataOf<Page<Recipient>>(await p.signed('GET', `/v1/recipient${query}`, undefined, as));
   const names = (page: Page<Recipient>) => page.docs.map((d) => d.name);
-  const create = async (over: Record<string, unknown> = {}) => dataOf<Recipient>(await p.signed('POST', '/v1/recipient', recipient(over)));
+  const create = async (over: Record<string, unknown> = {}) =>
+    dataOf<Recipient>(await p.signed('POST', '/v1/recipient', recipient(over)));
 
   it('creates a recipient: bank one object in, an array out, account number kept as a string', async () => {
     const res = await p.signed('POST', '/v1/recipient', recipient());
@@ -98,10 +146,22 @@ describe('recipients (interface 4.5)', () => {
       tick();
       await p.signed('POST', '/v1/recipient', recipient({ name: 'Siti Aminah', email: 'siti@toko.id' }));
       tick();
-      await p.signed('POST', '/v1/recipient', recipient({
-        name: 'Acme Corp', email: 'ap@acme.com', recipientType: 'Business',
-        bank: { accountName: 'Acme', currency: 'USD', country: 'US', accountType: 'Checking', accountNumber: '000123' },
-      }));
+      await p.signed(
+        'POST',
+        '/v1/recipient',
+        recipient({
+          name: 'Acme Corp',
+          email: 'ap@acme.com',
+          recipientType: 'Business',
+          bank: {
+            accountName: 'Acme',
+            currency: 'USD',
+            country: 'US',
+            accountType: 'Checking',
+            accountNumber: '000123',
+          },
+        }),
+      );
       for (let i = 0; i < 10; i++) {
         tick();
         await p.signed('POST', '/v1/recipient', recipient({ name: `Filler ${i}`, email: `filler${i}@example.com` }));
@@ -110,7 +170,22 @@ describe('recipients (interface 4.5)', () => {
 
     it('answers the first page in the pagination envelope, 10 by default, oldest first', async () => {
       const first = await list();
-      assert.deepEqual(Object.keys(first).sort(), ['docs', 'hasNextPage', 'hasPrevPage', 'limit', 'nextPage', 'offset', 'page', 'pagingCounter', 'prevPage', 'totalDocs', 'totalPages'].sort());
+      assert.deepEqual(
+        Object.keys(first).sort(),
+        [
+          'docs',
+          'hasNextPage',
+          'hasPrevPage',
+          'limit',
+          'nextPage',
+          'offset',
+          'page',
+          'pagingCounter',
+          'prevPage',
+          'totalDocs',
+          'totalPages',
+        ].sort(),
+      );
       assert.equal(first.totalDocs, 13);
       assert.equal(first.limit, 10);
       assert.equal(first.docs.length, 10);
@@ -145,7 +220,7 @@ describe('recipients (interface 4.5)', () => {
       assert.equal((await list('?search=%25')).totalDocs, 0, 'a % in search is a literal, not a wildcard');
     });
 
-    it('filters by the bank\'s currency and country', async () => {
+    it("filters by the bank's currency and country", async () => {
       const usd = await list('?currency=usd');
       assert.deepEqual(names(usd), ['Acme Corp']);
       assert.equal(usd.docs[0].bank[0].accountNumber, '000123');
@@ -156,8 +231,11 @@ describe('recipients (interface 4.5)', () => {
 
   it('rejects bad list queries with the envelope', async () => {
     for (const [query, message] of [
-      ['limit=101', /^limit: must be at most 100/], ['limit=0', /^limit: must be at least 1/], ['limit=abc', /^limit: must be a whole number/],
-      ['page=0', /^page: must be at least 1/], ['sort=name', /^sort: must be createdAt or updatedAt/],
+      ['limit=101', /^limit: must be at most 100/],
+      ['limit=0', /^limit: must be at least 1/],
+      ['limit=abc', /^limit: must be a whole number/],
+      ['page=0', /^page: must be at least 1/],
+      ['sort=name', /^sort: must be createdAt or updatedAt/],
     ] as const) {
       const res = await p.signed('GET', `/v1/recipient?${query}`);
       assert.equal(res.status, 400, query);
@@ -168,7 +246,10 @@ describe('recipients (interface 4.5)', () => {
   it('updates the name by ?id=; other fields are accepted but not applied', async () => {
     const created = await create({ name: 'Old Name' });
     tick();
-    const res = await p.signed('PATCH', `/v1/recipient?id=${created.id}`, { name: 'New Name', bank: { currency: 'USD' } });
+    const res = await p.signed('PATCH', `/v1/recipient?id=${created.id}`, {
+      name: 'New Name',
+      bank: { currency: 'USD' },
+    });
     assert.equal(res.status, 200);
     const updated = await dataOf<Recipient>(res);
     assert.equal(updated.name, 'New Name');
@@ -201,13 +282,30 @@ describe('recipients (interface 4.5)', () => {
     assert.equal(again.status, 404);
   });
 
-  it('keeps each organization\'s count with its creates and deletes (migration 010): totalDocs equals a COUNT, pages walk the rows in order', async () => {
-    const kept = async () => new Map((await p.deps.db.selectFrom('recipient_counts').selectAll().where('count', '!=', 0).execute())
-      .map((r) => [r.organization_id, Number(r.count)]));
-    const counted = async () => new Map((await p.deps.db.selectFrom('recipients').select('organization_id').select((eb) => eb.fn.countAll<number>().as('n'))
-      .groupBy('organization_id').execute()).map((r) => [r.organization_id, Number(r.n)]));
+  it("keeps each organization's count with its creates and deletes (migration 010): totalDocs equals a COUNT, pages walk the rows in order", async () => {
+    const kept = async () =>
+      new Map(
+        (await p.deps.db.selectFrom('recipient_counts').selectAll().where('count', '!=', 0).execute()).map((r) => [
+          r.organization_id,
+          Number(r.count),
+        ]),
+      );
+    const counted = async () =>
+      new Map(
+        (
+          await p.deps.db
+            .selectFrom('recipients')
+            .select('organization_id')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .groupBy('organization_id')
+            .execute()
+        ).map((r) => [r.organization_id, Number(r.n)]),
+      );
     const made = [];
-    for (let i = 0; i < 4; i++) { tick(); made.push(await create({ name: `Counted ${i}` })); }
+    for (let i = 0; i < 4; i++) {
+      tick();
+      made.push(await create({ name: `Counted ${i}` }));
+    }
     tick();
     const as = { clientId: other.clientId, secret: other.clientSecret };
     const theirs = await dataOf<Recipient>(await p.signed('POST', '/v1/recipient', recipient({ name: 'Theirs' }), as));
@@ -221,8 +319,22 @@ describe('recipients (interface 4.5)', () => {
     for (const sort of ['createdAt', '-createdAt', 'updatedAt', '-updatedAt']) {
       const column = sort.includes('updated') ? 'updated_at' : 'created_at';
       const direction = sort.startsWith('-') ? 'desc' : 'asc';
-      const org = (await p.deps.db.selectFrom('merchants').select('organization_id').where('client_id', '!=', other.clientId).executeTakeFirstOrThrow()).organization_id;
-      const want = (await p.deps.db.selectFrom('recipients').select('id').where('organization_id', '=', org).orderBy(column, direction).orderBy('id', direction).execute()).map((r) => r.id);
+      const org = (
+        await p.deps.db
+          .selectFrom('merchants')
+          .select('organization_id')
+          .where('client_id', '!=', other.clientId)
+          .executeTakeFirstOrThrow()
+      ).organization_id;
+      const want = (
+        await p.deps.db
+          .selectFrom('recipients')
+          .select('id')
+          .where('organization_id', '=', org)
+          .orderBy(column, direction)
+          .orderBy('id', direction)
+          .execute()
+      ).map((r) => r.id);
       const walked: string[] = [];
       for (let page = 1; ; page++) {
         const data = await list(`?limit=3&sort=${sort}&page=${page}`);
@@ -248,15 +360,22 @@ describe('recipients (interface 4.5)', () => {
     assert.equal(still.name, 'Mine Only');
   });
 
-  it("refuses to create a recipient in another organization (403 naming organizationId)", async () => {
+  it('refuses to create a recipient in another organization (403 naming organizationId)', async () => {
     const foreignOrg = await p.signed('POST', '/v1/recipient', recipient({ organizationId: 'org-other' }));
     assert.equal(foreignOrg.status, 403);
     assert.match((await errorOf(foreignOrg)).message, /^organizationId:/);
   });
 
   it('is in the OpenAPI document', async () => {
-    const doc = await bodyOf<{ paths: Record<string, Partial<Record<'get' | 'post' | 'patch' | 'delete', unknown>>> }>(await p.app.request('http://localhost/v1/openapi.json'));
-    assert.ok(doc.paths['/v1/recipient']?.get && doc.paths['/v1/recipient']?.post && doc.paths['/v1/recipient']?.patch && doc.paths['/v1/recipient']?.delete);
+    const doc = await bodyOf<{ paths: Record<string, Partial<Record<'get' | 'post' | 'patch' | 'delete', unknown>>> }>(
+      await p.app.request('http://localhost/v1/openapi.json'),
+    );
+    assert.ok(
+      doc.paths['/v1/recipient']?.get &&
+        doc.paths['/v1/recipient']?.post &&
+        doc.paths['/v1/recipient']?.patch &&
+        doc.paths['/v1/recipient']?.delete,
+    );
     assert.ok(doc.paths['/v1/recipient/{id}']?.get);
     assert.ok(doc.paths['/v1/auth/verify-login']?.post);
   });

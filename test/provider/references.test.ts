@@ -7,8 +7,12 @@ import { createTestProvider, type TestProvider } from '../support/provider';
 
 describe('reference lists (deprecated)', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
+  after(async () => {
+    await p.close();
+  });
   const get = (path: string) => p.app.request(`http://localhost${path}`);
   const cryptos = async (query = '') => dataOf<CryptoReference[]>(await get(`/v1/reference/cryptos${query}`));
 
@@ -20,14 +24,35 @@ describe('reference lists (deprecated)', () => {
     assert.equal(body.statusCode, 200);
     const find = (code: string) => body.data.find((c) => c.currency === code)!;
     const idr = find('IDR');
-    assert.deepEqual(Object.keys(idr).sort(), ['_id', 'id', 'value', 'currency', 'countryCode', 'logo', 'name', 'country', 'symbol',
-      'requireBankName', 'requireIfsc', 'requireIban', 'requireAchOrWire', 'requireAccountNumber'].sort());
-    assert.deepEqual([idr.countryCode, idr.symbol, idr.country, idr.requireAccountNumber], ['ID', 'Rp', 'Indonesia', true]);
+    assert.deepEqual(
+      Object.keys(idr).sort(),
+      [
+        '_id',
+        'id',
+        'value',
+        'currency',
+        'countryCode',
+        'logo',
+        'name',
+        'country',
+        'symbol',
+        'requireBankName',
+        'requireIfsc',
+        'requireIban',
+        'requireAchOrWire',
+        'requireAccountNumber',
+      ].sort(),
+    );
+    assert.deepEqual(
+      [idr.countryCode, idr.symbol, idr.country, idr.requireAccountNumber],
+      ['ID', 'Rp', 'Indonesia', true],
+    );
     assert.equal(find('INR').requireIfsc, true);
     assert.equal(find('EUR').requireIban, true);
     assert.equal(find('USD').requireAchOrWire, true);
     for (const c of body.data) {
-      for (const k of ['_id', 'id', 'value', 'currency', 'countryCode', 'logo', 'name', 'country', 'symbol'] as const) assert.equal(typeof c[k], 'string', k);
+      for (const k of ['_id', 'id', 'value', 'currency', 'countryCode', 'logo', 'name', 'country', 'symbol'] as const)
+        assert.equal(typeof c[k], 'string', k);
       assert.equal((await get(new URL(c.logo).pathname)).status, 200, c.logo);
     }
   });
@@ -39,7 +64,23 @@ describe('reference lists (deprecated)', () => {
     const data = await dataOf<CryptoReference[]>(res);
     assert.ok(data.length >= 8);
     for (const k of data) {
-      assert.deepEqual(Object.keys(k).sort(), ['_id', 'address', 'chainId', 'currencies', 'decimal', 'id', 'is_native', 'label', 'logo', 'name', 'priceId', 'symbol'].sort());
+      assert.deepEqual(
+        Object.keys(k).sort(),
+        [
+          '_id',
+          'address',
+          'chainId',
+          'currencies',
+          'decimal',
+          'id',
+          'is_native',
+          'label',
+          'logo',
+          'name',
+          'priceId',
+          'symbol',
+        ].sort(),
+      );
       assert.match(k.id, /^[A-Z]+-[A-Z]+$/);
       assert.ok(Number.isInteger(k.chainId) && Number.isInteger(k.decimal));
       assert.ok(Array.isArray(k.currencies) && k.currencies.length > 0);
@@ -48,7 +89,10 @@ describe('reference lists (deprecated)', () => {
       else assert.match(k.address, /^0x[0-9a-fA-F]{40}$/);
     }
     const usdcPolygon = data.find((k) => k.id === 'USDC-POLYGON')!;
-    assert.deepEqual([usdcPolygon.chainId, usdcPolygon.decimal, usdcPolygon.symbol, usdcPolygon.is_native], [137, 6, 'USDC', false]);
+    assert.deepEqual(
+      [usdcPolygon.chainId, usdcPolygon.decimal, usdcPolygon.symbol, usdcPolygon.is_native],
+      [137, 6, 'USDC', false],
+    );
     assert.ok(usdcPolygon.currencies.includes('IDR'));
     assert.equal(data.find((k) => k.id === 'XLM-STELLAR')!.decimal, 7);
   });
@@ -79,7 +123,10 @@ describe('reference lists (deprecated)', () => {
   });
 
   it('rejects bad filter values with a 400 naming the parameter', async () => {
-    for (const [q, field] of [['useSmartContract=maybe', 'useSmartContract'], ['blockchainType=SOLANA', 'blockchainType']]) {
+    for (const [q, field] of [
+      ['useSmartContract=maybe', 'useSmartContract'],
+      ['blockchainType=SOLANA', 'blockchainType'],
+    ]) {
       const res = await get(`/v1/reference/cryptos?${q}`);
       assert.equal(res.status, 400);
       assert.match((await errorOf(res)).message, new RegExp(`^${field}: `));

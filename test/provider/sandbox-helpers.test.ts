@@ -11,10 +11,13 @@ describe("startSandbox's pay, expire, webhooks and startDelivery(webhookUrl)", (
   const hooks: string[] = [];
   const receiver = createServer((req, res) => {
     let body = '';
-    req.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => {
-      hooks.push((JSON.parse(body) as { type: string }).type);
-      res.writeHead(204).end();
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (d: string) => (body += d))
+      .on('end', () => {
+        hooks.push((JSON.parse(body) as { type: string }).type);
+        res.writeHead(204).end();
+      });
   });
   before(async () => {
     running = await startTestSandbox('kasir-helpers-');
@@ -29,8 +32,15 @@ describe("startSandbox's pay, expire, webhooks and startDelivery(webhookUrl)", (
   const deposit = async () => {
     const { url, credentials } = running.sandbox;
     const res = await fetch(`${url}/v1/deposit/fiat`, {
-      method: 'POST', headers: { Authorization: `Bearer ${credentials.accessToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: 'BCA_VA' }),
+      method: 'POST',
+      headers: { Authorization: `Bearer ${credentials.accessToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        inputCurrency: 'IDR',
+        inputAmount: 150000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'BCA_VA',
+      }),
     });
     return ((await res.json()) as { data: { depositId: string } }).data.depositId;
   };
@@ -51,9 +61,18 @@ describe("startSandbox's pay, expire, webhooks and startDelivery(webhookUrl)", (
       await new Promise((r) => setTimeout(r, 50));
       attempts = await sandbox.webhooks();
     }
-    assert.deepEqual(attempts.map((a) => [a.event, a.depositId, a.status]), [['deposit.expired', older, 204], ['deposit.completed', newest, 204]]);
+    assert.deepEqual(
+      attempts.map((a) => [a.event, a.depositId, a.status]),
+      [
+        ['deposit.expired', older, 204],
+        ['deposit.completed', newest, 204],
+      ],
+    );
     assert.deepEqual(hooks.sort(), ['deposit.completed', 'deposit.expired']);
-    assert.deepEqual((await sandbox.webhooks({ depositId: newest })).map((a) => a.event), ['deposit.completed']);
+    assert.deepEqual(
+      (await sandbox.webhooks({ depositId: newest })).map((a) => a.event),
+      ['deposit.completed'],
+    );
 
     // Each attempt keeps the URL it went to: a webhook URL changed since does not rewrite the list.
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -66,8 +85,14 @@ describe("startSandbox's pay, expire, webhooks and startDelivery(webhookUrl)", (
     const { sandbox } = running;
     const id = await deposit();
     await sandbox.pay(id);
-    await assert.rejects(sandbox.pay(id), /400 status: deposit is completed; only a pending deposit can move to completed/);
+    await assert.rejects(
+      sandbox.pay(id),
+      /400 status: deposit is completed; only a pending deposit can move to completed/,
+    );
     await assert.rejects(sandbox.expire('no-such-deposit'), /No deposit no-such-deposit/);
-    await assert.rejects(sandbox.startDelivery('ftp://shop.example/hook'), /Invalid webhookUrl: must be an http:\/\/ or https:\/\/ URL/);
+    await assert.rejects(
+      sandbox.startDelivery('ftp://shop.example/hook'),
+      /Invalid webhookUrl: must be an http:\/\/ or https:\/\/ URL/,
+    );
   });
 });

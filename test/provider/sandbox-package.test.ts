@@ -9,10 +9,26 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { SandboxConfigError, startSandbox, type RunningSandbox, type SandboxCredentials, type SandboxOptions } from '../../server/provider/index';
+import {
+  SandboxConfigError,
+  startSandbox,
+  type RunningSandbox,
+  type SandboxCredentials,
+  type SandboxOptions,
+} from '../../server/provider/index';
 import { signHeaders, testDatabaseEnv } from '../support/provider';
 
-const SANDBOX_JSON_KEYS = ['baseUrl', 'checkoutUrl', 'dashboardUrl', 'email', 'password', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
+const SANDBOX_JSON_KEYS = [
+  'baseUrl',
+  'checkoutUrl',
+  'dashboardUrl',
+  'email',
+  'password',
+  'clientId',
+  'clientSecret',
+  'accessToken',
+  'webhookSecret',
+];
 const PACKAGE_DIR = resolve(import.meta.dirname, '../../server/provider');
 const BIN = join(PACKAGE_DIR, 'dist/provider/cli.js');
 const ENTRY = join(PACKAGE_DIR, 'dist/provider/index.js');
@@ -21,7 +37,13 @@ const FAST = { scryptN: 2 ** 10, sweepIntervalMs: 60_000 } satisfies SandboxOpti
 const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
 /** A fetch signed with the sandbox merchant's client secret (docs/design.md section 3). */
-async function signed(sandbox: { url: string; credentials: SandboxCredentials }, method: string, path: string, body?: unknown, timestamp?: string) {
+async function signed(
+  sandbox: { url: string; credentials: SandboxCredentials },
+  method: string,
+  path: string,
+  body?: unknown,
+  timestamp?: string,
+) {
   const raw = body === undefined ? '' : JSON.stringify(body);
   const headers = {
     ...signHeaders(sandbox.credentials.clientId, sandbox.credentials.clientSecret, method, path, raw, timestamp),
@@ -39,11 +61,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const isListening = (port: number) => new Promise<boolean>((done) => {
-  const socket = connect(port, '127.0.0.1');
-  socket.once('connect', () => { socket.destroy(); done(true); });
-  socket.once('error', () => done(false));
-});
+const isListening = (port: number) =>
+  new Promise<boolean>((done) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
 
 /** A webhook receiver on 127.0.0.1. */
 async function startReceiver() {
@@ -60,7 +86,11 @@ async function startReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received,
-    close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -83,7 +113,14 @@ describe('startSandbox (@kasir/sandbox entry)', () => {
     database = await testDatabaseEnv();
     receiver = await startReceiver();
     // env: {} keeps the runner's own environment out; the options say everything.
-    sandbox = await startSandbox({ port: 0, dataDir, databaseUrl: database.env.DATABASE_URL, webhookUrl: receiver.url, env: {}, ...FAST });
+    sandbox = await startSandbox({
+      port: 0,
+      dataDir,
+      databaseUrl: database.env.DATABASE_URL,
+      webhookUrl: receiver.url,
+      env: {},
+      ...FAST,
+    });
   });
   after(async () => {
     await sandbox?.stop();
@@ -113,7 +150,9 @@ describe('startSandbox (@kasir/sandbox entry)', () => {
     const checkout = ((await res.json()) as { data: { id: string; url: string } }).data;
     assert.equal(checkout.url, `${sandbox.credentials.checkoutUrl}/${checkout.id}`);
     res = await fetch(`${sandbox.url}/checkout/${checkout.id}/deposit`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paymentMethod: 'BCA_VA' }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ paymentMethod: 'BCA_VA' }),
     });
     assert.equal(res.status, 201);
     res = await signed(sandbox, 'PATCH', `/v1/deposit/${checkout.id}`, { status: 'completed' });
@@ -124,7 +163,10 @@ describe('startSandbox (@kasir/sandbox entry)', () => {
     // The webhookUrl option is where the seeded merchant's webhooks go, signed with the webhookSecret of sandbox.json.
     await waitFor(() => receiver.received.length > 0, 'the deposit.completed webhook');
     const [hook] = receiver.received;
-    const event = new Webhook(sandbox.credentials.webhookSecret).verify(hook.body, hook.headers as Record<string, string>) as { type: string; depositId: string };
+    const event = new Webhook(sandbox.credentials.webhookSecret).verify(
+      hook.body,
+      hook.headers as Record<string, string>,
+    ) as { type: string; depositId: string };
     assert.equal(event.type, 'deposit.completed');
     assert.equal(event.depositId, checkout.id);
 
@@ -167,7 +209,9 @@ describe('startSandbox on the same data dir again', () => {
         assert.equal(dashboardUrl, `${second.url}/dashboard`);
         assert.deepEqual(JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')), second.credentials);
         // The token and the client secret of the first start work on the second.
-        const res = await fetch(`${second.url}/v1/deposit/payment-method?currency=IDR`, { headers: { Authorization: `Bearer ${earlier.accessToken}` } });
+        const res = await fetch(`${second.url}/v1/deposit/payment-method?currency=IDR`, {
+          headers: { Authorization: `Bearer ${earlier.accessToken}` },
+        });
         assert.equal(res.status, 200);
         assert.equal((await signed({ url: second.url, credentials: earlier }, 'GET', '/v1/deposit')).status, 200);
       } finally {
@@ -190,7 +234,9 @@ describe('startSandbox on the same data dir again', () => {
       const b = await startSandbox({ port: 0, dataDir, databaseUrl: second.env.DATABASE_URL, env: {}, ...FAST });
       try {
         assert.notEqual(b.credentials.clientId, a.credentials.clientId, 'a new merchant account');
-        const res = await fetch(`${b.url}/v1/deposit/payment-method?currency=IDR`, { headers: { Authorization: `Bearer ${b.credentials.accessToken}` } });
+        const res = await fetch(`${b.url}/v1/deposit/payment-method?currency=IDR`, {
+          headers: { Authorization: `Bearer ${b.credentials.accessToken}` },
+        });
         assert.equal(res.status, 200);
       } finally {
         await b.stop();
@@ -202,11 +248,13 @@ describe('startSandbox on the same data dir again', () => {
     }
   });
 
-  it('takes unset options from the environment it is given (the bin\'s variables)', async () => {
+  it("takes unset options from the environment it is given (the bin's variables)", async () => {
     const dataDir = tempDir('kasir-sandbox-env-');
     const database = await testDatabaseEnv();
     try {
-      const sandbox = await startSandbox({ env: { PROVIDER_PORT: '0', KASIR_DATA_DIR: dataDir, KASIR_SCRYPT_N: '1024', ...database.env } });
+      const sandbox = await startSandbox({
+        env: { PROVIDER_PORT: '0', KASIR_DATA_DIR: dataDir, KASIR_SCRYPT_N: '1024', ...database.env },
+      });
       try {
         assert.equal(sandbox.dataDir, dataDir);
         assert.ok(existsSync(join(dataDir, 'sandbox.json')));
@@ -225,7 +273,14 @@ describe('startSandbox on the same data dir again', () => {
     const database = await testDatabaseEnv();
     const later = new Date(Date.now() + 3 * 3600_000);
     try {
-      const sandbox = await startSandbox({ port: 0, dataDir, databaseUrl: database.env.DATABASE_URL, env: {}, now: () => later, ...FAST });
+      const sandbox = await startSandbox({
+        port: 0,
+        dataDir,
+        databaseUrl: database.env.DATABASE_URL,
+        env: {},
+        now: () => later,
+        ...FAST,
+      });
       try {
         // A signature stamped with the real time is 3 h away from the sandbox's clock; one stamped with its clock passes.
         const stale = await signed(sandbox, 'GET', '/v1/deposit');
@@ -244,7 +299,9 @@ describe('startSandbox on the same data dir again', () => {
 
 describe('startSandbox with a bad option', () => {
   let dataDir: string;
-  before(() => { dataDir = tempDir('kasir-sandbox-bad-'); });
+  before(() => {
+    dataDir = tempDir('kasir-sandbox-bad-');
+  });
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
@@ -252,37 +309,71 @@ describe('startSandbox with a bad option', () => {
     ['port 65536', { port: 65536 }, /^Invalid port: .*got 65536/],
     ['port 1.5', { port: 1.5 }, /^Invalid port: /],
     ['port "4010" (a string)', { port: '4010' }, /^Invalid port: /],
-    ['databaseUrl mysql://', { databaseUrl: 'mysql://localhost/kasir' }, /^Invalid databaseUrl: must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    [
+      'databaseUrl mysql://',
+      { databaseUrl: 'mysql://localhost/kasir' },
+      /^Invalid databaseUrl: must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    ],
     ['databaseUrl a file path', { databaseUrl: './kasir.sqlite' }, /^Invalid databaseUrl: /],
-    ['webhookUrl ftp://', { webhookUrl: 'ftp://shop.example/hooks' }, /^Invalid webhookUrl: must be an http:\/\/ or https:\/\/ URL/],
+    [
+      'webhookUrl ftp://',
+      { webhookUrl: 'ftp://shop.example/hooks' },
+      /^Invalid webhookUrl: must be an http:\/\/ or https:\/\/ URL/,
+    ],
     ['webhookUrl not a URL', { webhookUrl: 'shop.example/hooks' }, /^Invalid webhookUrl: /],
     ['baseUrl not http', { baseUrl: 'localhost:4010' }, /^Invalid baseUrl: /],
     ['host empty', { host: '' }, /^Invalid host: /],
     ['scryptN not a power of two', { scryptN: 1000 }, /^Invalid scryptN: must be a power of two/],
     ['expirySeconds.qris 0', { expirySeconds: { qris: 0 } }, /^Invalid expirySeconds\.qris: /],
-    ['expirySeconds with an unknown kind', { expirySeconds: { cash: 60 } }, /^Invalid expirySeconds: unknown kind "cash"/],
+    [
+      'expirySeconds with an unknown kind',
+      { expirySeconds: { cash: 60 } },
+      /^Invalid expirySeconds: unknown kind "cash"/,
+    ],
     ['sweepIntervalMs 0', { sweepIntervalMs: 0 }, /^Invalid sweepIntervalMs: /],
     ['smtpUrl http://', { smtpUrl: 'http://mail.example' }, /^Invalid smtpUrl: /],
     ['sandbox "yes"', { sandbox: 'yes' }, /^Invalid sandbox: must be true or false/],
     ['now not a function', { now: new Date() }, /^Invalid now: /],
     ['an unknown option', { prot: 4010 }, /^Invalid options: unknown option "prot"/],
-    ['a misspelled option, with the nearest known name', { webhookURL: 'http://localhost:3000/h' }, /^Invalid options: unknown option "webhookURL" \(did you mean webhookUrl\?\)$/],
-    ['every problem at once', { port: -1, host: '', prot: 1, env: { KASIR_SANDBOX: 'yes' } },
-      /^Invalid port: .*got -1; Invalid host: .*got ""; Invalid options: unknown option "prot" \(did you mean port\?\); Invalid KASIR_SANDBOX: must be true or false; got "yes"$/],
-    ['PROVIDER_PORT=abc in env', { port: undefined, env: { PROVIDER_PORT: 'abc' } }, /^Invalid PROVIDER_PORT: .*got "abc"/],
+    [
+      'a misspelled option, with the nearest known name',
+      { webhookURL: 'http://localhost:3000/h' },
+      /^Invalid options: unknown option "webhookURL" \(did you mean webhookUrl\?\)$/,
+    ],
+    [
+      'every problem at once',
+      { port: -1, host: '', prot: 1, env: { KASIR_SANDBOX: 'yes' } },
+      /^Invalid port: .*got -1; Invalid host: .*got ""; Invalid options: unknown option "prot" \(did you mean port\?\); Invalid KASIR_SANDBOX: must be true or false; got "yes"$/,
+    ],
+    [
+      'PROVIDER_PORT=abc in env',
+      { port: undefined, env: { PROVIDER_PORT: 'abc' } },
+      /^Invalid PROVIDER_PORT: .*got "abc"/,
+    ],
     ['DATABASE_URL=mysql:// in env', { env: { DATABASE_URL: 'mysql://localhost/kasir' } }, /^Invalid DATABASE_URL: /],
     ['KASIR_WEBHOOK_URL=ftp:// in env', { env: { KASIR_WEBHOOK_URL: 'ftp://x' } }, /^Invalid KASIR_WEBHOOK_URL: /],
-    ['KASIR_EXPIRY_QRIS_SECONDS=soon in env', { env: { KASIR_EXPIRY_QRIS_SECONDS: 'soon' } }, /^Invalid KASIR_EXPIRY_QRIS_SECONDS: /],
-    ['KASIR_SANDBOX_RATES not JSON in env', { env: { KASIR_SANDBOX_RATES: '{USD: 1}' } }, /^Invalid KASIR_SANDBOX_RATES: /],
+    [
+      'KASIR_EXPIRY_QRIS_SECONDS=soon in env',
+      { env: { KASIR_EXPIRY_QRIS_SECONDS: 'soon' } },
+      /^Invalid KASIR_EXPIRY_QRIS_SECONDS: /,
+    ],
+    [
+      'KASIR_SANDBOX_RATES not JSON in env',
+      { env: { KASIR_SANDBOX_RATES: '{USD: 1}' } },
+      /^Invalid KASIR_SANDBOX_RATES: /,
+    ],
   ];
   for (const [name, options, message] of cases) {
     it(`throws naming it: ${name}`, async () => {
-      await assert.rejects(startSandbox({ port: 0, dataDir, env: {}, ...FAST, ...options } as SandboxOptions), (err: Error) => {
-        assert.ok(err instanceof SandboxConfigError, `a SandboxConfigError, got ${err}`);
-        assert.match(err.message, message);
-        assert.doesNotMatch(err.message, /\n/, 'one line');
-        return true;
-      });
+      await assert.rejects(
+        startSandbox({ port: 0, dataDir, env: {}, ...FAST, ...options } as SandboxOptions),
+        (err: Error) => {
+          assert.ok(err instanceof SandboxConfigError, `a SandboxConfigError, got ${err}`);
+          assert.match(err.message, message);
+          assert.doesNotMatch(err.message, /\n/, 'one line');
+          return true;
+        },
+      );
     });
   }
 
@@ -294,15 +385,27 @@ describe('startSandbox with a bad option', () => {
   it('throws naming dataDir when it cannot be created or written', async () => {
     const file = join(dataDir, 'a-file');
     writeFileSync(file, 'not a directory');
-    await assert.rejects(startSandbox({ port: 0, dataDir: join(file, 'data'), env: {}, ...FAST }), /^SandboxConfigError: Invalid dataDir: cannot create or write the directory .*a-file\/data/);
-    await assert.rejects(startSandbox({ port: 0, dataDir: file, env: {}, ...FAST }), /^SandboxConfigError: Invalid dataDir: /);
-    await assert.rejects(startSandbox({ port: 0, env: { KASIR_DATA_DIR: join(file, 'data') }, ...FAST }), /Invalid KASIR_DATA_DIR: /);
+    await assert.rejects(
+      startSandbox({ port: 0, dataDir: join(file, 'data'), env: {}, ...FAST }),
+      /^SandboxConfigError: Invalid dataDir: cannot create or write the directory .*a-file\/data/,
+    );
+    await assert.rejects(
+      startSandbox({ port: 0, dataDir: file, env: {}, ...FAST }),
+      /^SandboxConfigError: Invalid dataDir: /,
+    );
+    await assert.rejects(
+      startSandbox({ port: 0, env: { KASIR_DATA_DIR: join(file, 'data') }, ...FAST }),
+      /Invalid KASIR_DATA_DIR: /,
+    );
   });
 
   it('throws before anything listens or is written', async () => {
     const port = await freePort();
     const dir = join(dataDir, 'untouched');
-    await assert.rejects(startSandbox({ port, dataDir: dir, databaseUrl: 'mysql://localhost/kasir', env: {} }), /databaseUrl/);
+    await assert.rejects(
+      startSandbox({ port, dataDir: dir, databaseUrl: 'mysql://localhost/kasir', env: {} }),
+      /databaseUrl/,
+    );
     await assert.rejects(startSandbox({ port, dataDir: dir, webhookUrl: 'nope', env: {} }), /webhookUrl/);
     assert.equal(await isListening(port), false);
     assert.equal(existsSync(dir), false, 'not even the data directory');
@@ -312,7 +415,10 @@ describe('startSandbox with a bad option', () => {
     const busy = await startSandbox({ port: 0, dataDir, env: {}, ...FAST });
     const dir = tempDir('kasir-sandbox-busy-');
     try {
-      await assert.rejects(startSandbox({ port: busy.port, host: '0.0.0.0', dataDir: dir, env: {}, ...FAST }), /already in use/);
+      await assert.rejects(
+        startSandbox({ port: busy.port, host: '0.0.0.0', dataDir: dir, env: {}, ...FAST }),
+        /already in use/,
+      );
     } finally {
       await busy.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -321,22 +427,54 @@ describe('startSandbox with a bad option', () => {
 });
 
 /** Runs a command to its end (or until `until` sees its output), with a deadline. */
-function run(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; until?: (stdout: string) => boolean; timeoutMs?: number } = {}) {
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; kill(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> }>((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: options.cwd, env: { PATH: process.env.PATH, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(
+  args: string[],
+  options: {
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    until?: (stdout: string) => boolean;
+    timeoutMs?: number;
+  } = {},
+) {
+  return new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+    kill(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  }>((done, fail) => {
+    const child = spawn(process.execPath, args, {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveExit) => {
       child.once('exit', (code) => resolveExit({ code, stdout, stderr }));
     });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); fail(new Error(`${args.join(' ')} timed out; stdout: ${stdout}; stderr: ${stderr}`)); }, options.timeoutMs ?? 20_000);
-    const kill = (signal: NodeJS.Signals = 'SIGTERM') => { child.kill(signal); return exited; };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`${args.join(' ')} timed out; stdout: ${stdout}; stderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    const kill = (signal: NodeJS.Signals = 'SIGTERM') => {
+      child.kill(signal);
+      return exited;
+    };
     child.stdout.on('data', (c: Buffer) => {
       stdout += c;
-      if (options.until?.(stdout)) { clearTimeout(timer); done({ code: null, signal: null, stdout, stderr, kill }); }
+      if (options.until?.(stdout)) {
+        clearTimeout(timer);
+        done({ code: null, signal: null, stdout, stderr, kill });
+      }
     });
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
-    child.once('exit', (code, signal) => { clearTimeout(timer); done({ code, signal, stdout, stderr, kill }); });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, stdout, stderr, kill });
+    });
   });
 }
 
@@ -385,7 +523,12 @@ describe('kasir-sandbox (the compiled bin)', () => {
     }
   });
 
-  for (const [variable, value] of [['PROVIDER_PORT', 'abc'], ['DATABASE_URL', 'mysql://localhost/kasir'], ['KASIR_WEBHOOK_URL', 'not-a-url'], ['KASIR_SCRYPT_N', '1000']]) {
+  for (const [variable, value] of [
+    ['PROVIDER_PORT', 'abc'],
+    ['DATABASE_URL', 'mysql://localhost/kasir'],
+    ['KASIR_WEBHOOK_URL', 'not-a-url'],
+    ['KASIR_SCRYPT_N', '1000'],
+  ]) {
     it(`exits 1 with one line naming ${variable} when it is ${value}`, async () => {
       const dataDir = tempDir('kasir-sandbox-binbad-');
       try {
@@ -407,13 +550,21 @@ describe('kasir-sandbox (the compiled bin)', () => {
     const result = await run([BIN, '--help']);
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^Usage: kasir-sandbox/);
-    for (const variable of ['PROVIDER_PORT', 'KASIR_DATA_DIR', 'DATABASE_URL', 'KASIR_WEBHOOK_URL']) assert.ok(result.stdout.includes(variable), variable);
+    for (const variable of ['PROVIDER_PORT', 'KASIR_DATA_DIR', 'DATABASE_URL', 'KASIR_WEBHOOK_URL'])
+      assert.ok(result.stdout.includes(variable), variable);
   });
 
   it('importing the package entry starts nothing and writes nothing', async () => {
     const cwd = tempDir('kasir-sandbox-import-');
     try {
-      const result = await run(['--input-type=module', '-e', `const m = await import(${JSON.stringify(ENTRY)}); console.log(Object.keys(m).sort().join(','))`], { cwd, env: { PROVIDER_PORT: 'abc' } });
+      const result = await run(
+        [
+          '--input-type=module',
+          '-e',
+          `const m = await import(${JSON.stringify(ENTRY)}); console.log(Object.keys(m).sort().join(','))`,
+        ],
+        { cwd, env: { PROVIDER_PORT: 'abc' } },
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout.trim(), 'SandboxConfigError,startSandbox');
       assert.deepEqual(readdirSync(cwd), []);

@@ -20,9 +20,12 @@ describe('signed requests (S endpoints)', () => {
     p = await createTestProvider();
     depositId = (await createFiat(p)).depositId;
   });
-  after(async () => { await p.close(); });
+  after(async () => {
+    await p.close();
+  });
 
-  const get = (target: string, headers: Record<string, string>) => p.app.request(`http://localhost${target}`, { headers });
+  const get = (target: string, headers: Record<string, string>) =>
+    p.app.request(`http://localhost${target}`, { headers });
   /** The seeded merchant's headers for a GET of `target`, signed with `secret` at `timestamp` (the service's now). */
   const signedGet = (target: string, secret = p.creds.clientSecret, timestamp = p.deps.now().toISOString()) =>
     signHeaders(p.creds.clientId, secret, 'GET', target, '', timestamp);
@@ -37,10 +40,14 @@ describe('signed requests (S endpoints)', () => {
   describe('names the signature headers that are missing', () => {
     const rows: Array<[string, () => Record<string, string>, RegExp]> = [
       ['none is sent', () => ({}), /Missing signature headers: X-Client-ID, X-Timestamp, X-Signature/],
-      ['only X-Signature is left out', () => {
-        const h = signHeaders(p.creds.clientId, p.creds.clientSecret, 'GET', '/v1/deposit', '');
-        return { 'X-Client-ID': h['X-Client-ID'], 'X-Timestamp': h['X-Timestamp'] };
-      }, /Missing signature headers: X-Signature/],
+      [
+        'only X-Signature is left out',
+        () => {
+          const h = signHeaders(p.creds.clientId, p.creds.clientSecret, 'GET', '/v1/deposit', '');
+          return { 'X-Client-ID': h['X-Client-ID'], 'X-Timestamp': h['X-Timestamp'] };
+        },
+        /Missing signature headers: X-Signature/,
+      ],
     ];
     for (const [missing, headers, message] of rows) {
       it(`when ${missing}`, async () => {
@@ -50,7 +57,14 @@ describe('signed requests (S endpoints)', () => {
   });
 
   it('refuses an unknown client', async () => {
-    const h = signHeaders('kasir_test_nobody', p.creds.clientSecret, 'GET', '/v1/deposit', '', p.deps.now().toISOString());
+    const h = signHeaders(
+      'kasir_test_nobody',
+      p.creds.clientSecret,
+      'GET',
+      '/v1/deposit',
+      '',
+      p.deps.now().toISOString(),
+    );
     await expect401(await get('/v1/deposit', h), /Unknown client/);
   });
 
@@ -92,16 +106,28 @@ describe('signed requests (S endpoints)', () => {
 
   it('refuses a signed POST whose body was changed', async () => {
     const body = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000 });
-    const headers = signHeaders(p.creds.clientId, p.creds.clientSecret, 'POST', '/v1/checkout', body, p.deps.now().toISOString());
+    const headers = signHeaders(
+      p.creds.clientId,
+      p.creds.clientSecret,
+      'POST',
+      '/v1/checkout',
+      body,
+      p.deps.now().toISOString(),
+    );
     const res = await p.app.request('http://localhost/v1/checkout', {
-      method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: body.replace('150000', '1500'),
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: body.replace('150000', '1500'),
     });
     await expect401(res, /Bad signature/);
   });
 
   it('accepts a signed non-GET request once and refuses its replay', async () => {
     const body = JSON.stringify({ inputCurrency: 'IDR', inputAmount: 150000 });
-    const headers = { ...signHeaders(p.creds.clientId, p.creds.clientSecret, 'POST', '/v1/checkout', body, p.deps.now().toISOString()), 'Content-Type': 'application/json' };
+    const headers = {
+      ...signHeaders(p.creds.clientId, p.creds.clientSecret, 'POST', '/v1/checkout', body, p.deps.now().toISOString()),
+      'Content-Type': 'application/json',
+    };
     const first = await p.app.request('http://localhost/v1/checkout', { method: 'POST', headers, body });
     assert.equal(first.status, 200);
     await expect401(await p.app.request('http://localhost/v1/checkout', { method: 'POST', headers, body }), /Replay/);
@@ -116,18 +142,30 @@ describe('signed requests (S endpoints)', () => {
   it('takes a rotated secret once the brief credential cache lapses', async () => {
     const target = `/v1/deposit/${depositId}`;
     assert.equal((await get(target, signedGet(target))).status, 200);
-    await p.deps.db.updateTable('merchants').set({ client_secret: 'sk_test_rotated' }).where('client_id', '=', p.creds.clientId).execute();
+    await p.deps.db
+      .updateTable('merchants')
+      .set({ client_secret: 'sk_test_rotated' })
+      .where('client_id', '=', p.creds.clientId)
+      .execute();
     await new Promise((r) => setTimeout(r, 5100));
     await expect401(await get(target, signedGet(target)), /Bad signature/);
     assert.equal((await get(target, signedGet(target, 'sk_test_rotated'))).status, 200);
-    await p.deps.db.updateTable('merchants').set({ client_secret: p.creds.clientSecret }).where('client_id', '=', p.creds.clientId).execute();
+    await p.deps.db
+      .updateTable('merchants')
+      .set({ client_secret: p.creds.clientSecret })
+      .where('client_id', '=', p.creds.clientId)
+      .execute();
   });
 
-  it('keeps credentials by the service\'s clock: moved past the cache time, a rotated secret is taken at once', async () => {
+  it("keeps credentials by the service's clock: moved past the cache time, a rotated secret is taken at once", async () => {
     const target = `/v1/deposit/${depositId}`;
     forgetCredentials(p.deps);
     assert.equal((await get(target, signedGet(target))).status, 200);
-    await p.deps.db.updateTable('merchants').set({ client_secret: 'sk_test_rotated' }).where('client_id', '=', p.creds.clientId).execute();
+    await p.deps.db
+      .updateTable('merchants')
+      .set({ client_secret: 'sk_test_rotated' })
+      .where('client_id', '=', p.creds.clientId)
+      .execute();
     try {
       assert.equal((await get(target, signedGet(target))).status, 200, 'still the cached secret');
       p.clock.offsetMs += 5100;
@@ -135,14 +173,22 @@ describe('signed requests (S endpoints)', () => {
       assert.equal((await get(target, signedGet(target, 'sk_test_rotated'))).status, 200);
     } finally {
       p.clock.offsetMs -= 5100;
-      await p.deps.db.updateTable('merchants').set({ client_secret: p.creds.clientSecret }).where('client_id', '=', p.creds.clientId).execute();
+      await p.deps.db
+        .updateTable('merchants')
+        .set({ client_secret: p.creds.clientSecret })
+        .where('client_id', '=', p.creds.clientId)
+        .execute();
       forgetCredentials(p.deps);
     }
   });
 
   describe('bearer endpoints (A)', () => {
     const post = (headers: Record<string, string>) =>
-      p.app.request('http://localhost/v1/deposit/fiat', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
+      p.app.request('http://localhost/v1/deposit/fiat', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: '{}',
+      });
 
     const rows: Array<[string, Record<string, string>, RegExp]> = [
       ['no Authorization header', {}, /Missing Authorization header/],

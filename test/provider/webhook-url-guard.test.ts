@@ -36,11 +36,13 @@ describe('address classes', () => {
 });
 
 /** A resolver from a fixed table; a name it does not know fails as DNS does. */
-const resolverOf = (table: Record<string, string[]>): HostResolver => async (hostname) => {
-  const addresses = table[hostname];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const resolverOf =
+  (table: Record<string, string[]>): HostResolver =>
+  async (hostname) => {
+    const addresses = table[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 describe('saving a webhook URL outside sandbox mode', () => {
   let p: TestProvider;
@@ -63,14 +65,26 @@ describe('saving a webhook URL outside sandbox mode', () => {
   });
 
   const refused: Array<[string, string, RegExp]> = [
-    ['a DNS name resolving to 127.0.0.1', 'http://rebind.example/hook', /rebind\.example resolves to 127\.0\.0\.1, a loopback address/],
-    ['a name with one private address among public ones', 'https://mixed.example/hook', /10\.0\.0\.7, a private address/],
+    [
+      'a DNS name resolving to 127.0.0.1',
+      'http://rebind.example/hook',
+      /rebind\.example resolves to 127\.0\.0\.1, a loopback address/,
+    ],
+    [
+      'a name with one private address among public ones',
+      'https://mixed.example/hook',
+      /10\.0\.0\.7, a private address/,
+    ],
     ['the AWS IPv6 metadata address by name', 'http://metadata.example/', /fd00:ec2::254, a uniqueLocal address/],
     ['the metadata address 169.254.169.254', 'http://169.254.169.254/latest/meta-data', /linkLocal/],
     ['localhost', 'http://localhost:3000/api/webhooks/kasir', /localhost/],
     ['an IPv6 loopback literal', 'http://[::1]:8080/hook', /::1, a loopback address/],
     ['a CGNAT address', 'http://100.64.1.1/hook', /carrierGradeNat/],
-    ['a name that does not resolve', 'https://nowhere.example/hook', /nowhere\.example cannot be resolved \(ENOTFOUND\)/],
+    [
+      'a name that does not resolve',
+      'https://nowhere.example/hook',
+      /nowhere\.example cannot be resolved \(ENOTFOUND\)/,
+    ],
   ];
   for (const [what, url, message] of refused) {
     it(`refuses ${what} with a 400 in the envelope`, async () => {
@@ -86,26 +100,42 @@ describe('saving a webhook URL outside sandbox mode', () => {
   }
 
   it('keeps the last accepted URL after a refusal', async () => {
-    const row = await p.deps.db.selectFrom('merchants').select('webhook_url').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow();
+    const row = await p.deps.db
+      .selectFrom('merchants')
+      .select('webhook_url')
+      .where('client_id', '=', p.creds.clientId)
+      .executeTakeFirstOrThrow();
     assert.equal(row.webhook_url, 'https://hooks.shop.example/kasir');
   });
 });
 
 describe('saving a webhook URL in sandbox mode', () => {
   let p: TestProvider;
-  before(async () => { p = await createTestProvider(); });
+  before(async () => {
+    p = await createTestProvider();
+  });
   after(() => p.close());
 
   it('accepts localhost (the demo shop receives there)', async () => {
-    const res = await p.bearer('PUT', '/dashboard/api/webhook-url', { webhookUrl: 'http://localhost:3000/api/webhooks/kasir' });
+    const res = await p.bearer('PUT', '/dashboard/api/webhook-url', {
+      webhookUrl: 'http://localhost:3000/api/webhooks/kasir',
+    });
     assert.equal(res.status, 200);
   });
 
   // Issue 19 item 9: a sandbox lets anyone sign up; its webhooks may reach loopback, never the network around it.
   const refused: Array<[string, string, RegExp]> = [
-    ['the metadata address 169.254.169.254', 'http://169.254.169.254/latest/meta-data', /169\.254\.169\.254, a linkLocal address; webhooks only go to public addresses or, in sandbox mode, loopback ones/],
+    [
+      'the metadata address 169.254.169.254',
+      'http://169.254.169.254/latest/meta-data',
+      /169\.254\.169\.254, a linkLocal address; webhooks only go to public addresses or, in sandbox mode, loopback ones/,
+    ],
     ['an IPv6 link-local address', 'http://[fe80::1]/hook', /fe80::1, a linkLocal address/],
-    ['a name resolving to the AWS IPv6 metadata address', 'http://metadata.example/', /fd00:ec2::254, a uniqueLocal address/],
+    [
+      'a name resolving to the AWS IPv6 metadata address',
+      'http://metadata.example/',
+      /fd00:ec2::254, a uniqueLocal address/,
+    ],
     ['a private address', 'http://10.0.0.7/hook', /10\.0\.0\.7, a private address/],
   ];
   for (const [what, url, message] of refused) {
@@ -146,15 +176,34 @@ describe('sending in sandbox mode', () => {
   });
 
   async function attemptTo(url: string) {
-    const merchant = await p.deps.db.selectFrom('merchants').select('id').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow();
+    const merchant = await p.deps.db
+      .selectFrom('merchants')
+      .select('id')
+      .where('client_id', '=', p.creds.clientId)
+      .executeTakeFirstOrThrow();
     await p.deps.db.updateTable('merchants').set({ webhook_url: url }).where('id', '=', merchant.id).execute();
-    const id = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
-      type: 'deposit.completed', merchantId: merchant.id, depositId: crypto.randomUUID(), reference: null, status: 'completed', data: {},
-    }, p.deps.now()));
+    const id = await p.deps.db.transaction().execute((trx) =>
+      enqueueDepositWebhook(
+        trx,
+        {
+          type: 'deposit.completed',
+          merchantId: merchant.id,
+          depositId: crypto.randomUUID(),
+          reference: null,
+          status: 'completed',
+          data: {},
+        },
+        p.deps.now(),
+      ),
+    );
     const stop = startWebhookDispatcher(p.deps, { pollIntervalMs: 20, scheduleMs: [60_000], timeoutMs: 1000 });
     try {
       for (let i = 0; i < 200; i++) {
-        const attempt = await p.deps.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).executeTakeFirst();
+        const attempt = await p.deps.db
+          .selectFrom('webhook_attempts')
+          .selectAll()
+          .where('delivery_id', '=', id)
+          .executeTakeFirst();
         if (attempt) return attempt;
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -214,15 +263,34 @@ describe('sending outside sandbox mode', () => {
 
   /** Sends one webhook to `url` (stored as is, as a URL saved before the host was re-pointed) and returns its attempt. */
   async function attemptTo(url: string) {
-    const merchant = await p.deps.db.selectFrom('merchants').select('id').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow();
+    const merchant = await p.deps.db
+      .selectFrom('merchants')
+      .select('id')
+      .where('client_id', '=', p.creds.clientId)
+      .executeTakeFirstOrThrow();
     await p.deps.db.updateTable('merchants').set({ webhook_url: url }).where('id', '=', merchant.id).execute();
-    const id = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
-      type: 'deposit.completed', merchantId: merchant.id, depositId: crypto.randomUUID(), reference: null, status: 'completed', data: {},
-    }, p.deps.now()));
+    const id = await p.deps.db.transaction().execute((trx) =>
+      enqueueDepositWebhook(
+        trx,
+        {
+          type: 'deposit.completed',
+          merchantId: merchant.id,
+          depositId: crypto.randomUUID(),
+          reference: null,
+          status: 'completed',
+          data: {},
+        },
+        p.deps.now(),
+      ),
+    );
     const stop = startWebhookDispatcher(p.deps, { pollIntervalMs: 20, scheduleMs: [60_000], timeoutMs: 1000 });
     try {
       for (let i = 0; i < 200; i++) {
-        const attempt = await p.deps.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).executeTakeFirst();
+        const attempt = await p.deps.db
+          .selectFrom('webhook_attempts')
+          .selectAll()
+          .where('delivery_id', '=', id)
+          .executeTakeFirst();
         if (attempt) return attempt;
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -232,7 +300,7 @@ describe('sending outside sandbox mode', () => {
     }
   }
 
-  it('refuses a host re-pointed at the service\'s machine after the URL was saved (DNS rebinding): no request is made', async () => {
+  it("refuses a host re-pointed at the service's machine after the URL was saved (DNS rebinding): no request is made", async () => {
     // The name was public when saved; at send time it resolves to the loopback address the receiver listens on.
     p.deps.resolveHost = resolverOf({ 'hooks.shop.example': ['127.0.0.1'] });
     const attempt = await attemptTo(`http://hooks.shop.example:${port}/hook`);

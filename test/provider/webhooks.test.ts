@@ -3,18 +3,31 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { signWebhook, verifyWebhook, webhookHeaders, WebhookVerificationError } from '../../server/common/standard-webhooks';
+import {
+  signWebhook,
+  verifyWebhook,
+  webhookHeaders,
+  WebhookVerificationError,
+} from '../../server/common/standard-webhooks';
 import type { recentDeliveries } from '../../server/provider/dashboard/service';
 import { openDatabase } from '../../server/provider/db/database';
 import type { DepositView } from '../../server/provider/deposits/view';
 import type { RunningSandbox } from '../../server/provider/main';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
-import { RETRY_SCHEDULE_MS, startWebhookDispatcher, WebhookDispatcher, type DispatcherOptions } from '../../server/provider/webhooks/dispatcher';
+import {
+  RETRY_SCHEDULE_MS,
+  startWebhookDispatcher,
+  WebhookDispatcher,
+  type DispatcherOptions,
+} from '../../server/provider/webhooks/dispatcher';
 import { enqueueDepositWebhook, type DepositWebhookPayload } from '../../server/provider/webhooks/outbox';
 import { bodyOf, type Envelope } from '../support/envelope';
 import { createTestProvider, startTestSandbox, type TestProvider, type TestSandbox } from '../support/provider';
 
-interface Received { headers: IncomingHttpHeaders; body: string }
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 /** A delivery's headers as the verifiers take them (node:http gives each header as one string here). */
 const headersOf = (r: Received) => r.headers as Record<string, string>;
@@ -39,7 +52,11 @@ async function startReceiver(script: Array<number | 'hang'> = [200]) {
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
     received,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -62,7 +79,13 @@ describe('webhook dispatcher', () => {
 
   before(async () => {
     p = await createTestProvider();
-    merchantId = (await p.deps.db.selectFrom('merchants').select('id').where('client_id', '=', p.creds.clientId).executeTakeFirstOrThrow()).id;
+    merchantId = (
+      await p.deps.db
+        .selectFrom('merchants')
+        .select('id')
+        .where('client_id', '=', p.creds.clientId)
+        .executeTakeFirstOrThrow()
+    ).id;
   });
   after(async () => {
     for (const stop of stops) await stop();
@@ -70,17 +93,32 @@ describe('webhook dispatcher', () => {
   });
 
   /** Each scenario sees only its own deliveries: what earlier ones left pending is marked failed. */
-  const forgetPending = () => p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('status', '=', 'pending').execute();
-  const setUrl = (url: string | null) => p.deps.db.updateTable('merchants').set({ webhook_url: url }).where('id', '=', merchantId).execute();
+  const forgetPending = () =>
+    p.deps.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('status', '=', 'pending').execute();
+  const setUrl = (url: string | null) =>
+    p.deps.db.updateTable('merchants').set({ webhook_url: url }).where('id', '=', merchantId).execute();
   const enqueue = async (depositId = crypto.randomUUID()) => {
-    const id = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
-      type: 'deposit.completed', merchantId, depositId, reference: 'order-42', status: 'completed', data: { depositId, status: 'completed' },
-    }, p.deps.now()));
+    const id = await p.deps.db.transaction().execute((trx) =>
+      enqueueDepositWebhook(
+        trx,
+        {
+          type: 'deposit.completed',
+          merchantId,
+          depositId,
+          reference: 'order-42',
+          status: 'completed',
+          data: { depositId, status: 'completed' },
+        },
+        p.deps.now(),
+      ),
+    );
     p.deps.changes.announce(depositId); // as the deposit code does once its change committed
     return id;
   };
-  const delivery = (id: string) => p.deps.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const attempts = (id: string) => p.deps.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('id').execute();
+  const delivery = (id: string) =>
+    p.deps.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const attempts = (id: string) =>
+    p.deps.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('id').execute();
   const start = (options: DispatcherOptions = fast, deps = p.deps) => {
     const stop = startWebhookDispatcher(deps, options);
     stops.push(stop);
@@ -170,12 +208,18 @@ describe('webhook dispatcher', () => {
 
     it('is sent the delivery three times, with the same webhook-id each time, and never again', () => {
       assert.equal(receiver.received.length, 3);
-      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id, id, id]);
+      assert.deepEqual(
+        receiver.received.map((r) => r.headers['webhook-id']),
+        [id, id, id],
+      );
     });
 
     it('has each attempt recorded with its answer, and exactly one success', async () => {
       const a = await attempts(id);
-      assert.deepEqual(a.map((x) => x.response_status), [500, 503, 200]);
+      assert.deepEqual(
+        a.map((x) => x.response_status),
+        [500, 503, 200],
+      );
       assert.equal(a.filter((x) => x.error === null).length, 1, 'exactly one success recorded');
       assert.equal(a[0].error, 'Receiver answered HTTP 500');
       const d = await delivery(id);
@@ -222,9 +266,15 @@ describe('webhook dispatcher', () => {
         await db.destroy();
       }
       assert.equal(receiver.received.length, 2);
-      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id, id]);
+      assert.deepEqual(
+        receiver.received.map((r) => r.headers['webhook-id']),
+        [id, id],
+      );
       const a = await attempts(id);
-      assert.deepEqual(a.map((x) => x.response_status), [500, 200]);
+      assert.deepEqual(
+        a.map((x) => x.response_status),
+        [500, 200],
+      );
     });
   });
 
@@ -237,10 +287,19 @@ describe('webhook dispatcher', () => {
     const a = start({ ...fast, batchSize: 5 });
     const b = start({ ...fast, batchSize: 5 }, { ...p.deps, db });
     try {
-      await waitFor(async () => {
-        const done = await p.deps.db.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where('status', '=', 'succeeded').execute();
-        return done.length === ids.length;
-      }, 10_000, 'all deliveries');
+      await waitFor(
+        async () => {
+          const done = await p.deps.db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('id', 'in', ids)
+            .where('status', '=', 'succeeded')
+            .execute();
+          return done.length === ids.length;
+        },
+        10_000,
+        'all deliveries',
+      );
       await sleep(100);
     } finally {
       await a();
@@ -249,7 +308,8 @@ describe('webhook dispatcher', () => {
       await receiver.close();
     }
     const counts = new Map<string, number>();
-    for (const r of receiver.received) counts.set(String(r.headers['webhook-id']), (counts.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+    for (const r of receiver.received)
+      counts.set(String(r.headers['webhook-id']), (counts.get(String(r.headers['webhook-id'])) ?? 0) + 1);
     assert.equal(receiver.received.length, ids.length);
     for (const id of ids) assert.equal(counts.get(id), 1, id);
   });
@@ -281,20 +341,57 @@ describe('webhook dispatcher', () => {
       await forgetPending();
       const now = new Date().toISOString();
       await p.deps.db.insertInto('organizations').values({ id: 'org-slow', name: 'Slow', created_at: now }).execute();
-      await p.deps.db.insertInto('users').values({
-        id: 'user-slow', organization_id: 'org-slow', name: 'Slow', email: 'slow@example.com', password_hash: 'x', policy: 'p', role: 'admin',
-        is_active: 1, country: '', country_code: '', national_id: '', legal_full_name: '', created_at: now, updated_at: now,
-      }).execute();
+      await p.deps.db
+        .insertInto('users')
+        .values({
+          id: 'user-slow',
+          organization_id: 'org-slow',
+          name: 'Slow',
+          email: 'slow@example.com',
+          password_hash: 'x',
+          policy: 'p',
+          role: 'admin',
+          is_active: 1,
+          country: '',
+          country_code: '',
+          national_id: '',
+          legal_full_name: '',
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       hang = await startReceiver(['hang']);
       quick = await startReceiver([200]);
-      await p.deps.db.insertInto('merchants').values({
-        id: 'merchant-slow', organization_id: 'org-slow', user_id: 'user-slow', client_id: 'kasir_test_slow', client_secret: 'sk',
-        webhook_url: hang.url, webhook_secret: newWebhookSecret(), checkout_enabled: 0, created_at: now, updated_at: now,
-      }).execute();
+      await p.deps.db
+        .insertInto('merchants')
+        .values({
+          id: 'merchant-slow',
+          organization_id: 'org-slow',
+          user_id: 'user-slow',
+          client_id: 'kasir_test_slow',
+          client_secret: 'sk',
+          webhook_url: hang.url,
+          webhook_secret: newWebhookSecret(),
+          checkout_enabled: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       await setUrl(quick.url);
-      slowId = await p.deps.db.transaction().execute((trx) => enqueueDepositWebhook(trx, {
-        type: 'deposit.completed', merchantId: 'merchant-slow', depositId: 'd-slow', reference: null, status: 'completed', data: {},
-      }, p.deps.now()));
+      slowId = await p.deps.db.transaction().execute((trx) =>
+        enqueueDepositWebhook(
+          trx,
+          {
+            type: 'deposit.completed',
+            merchantId: 'merchant-slow',
+            depositId: 'd-slow',
+            reference: null,
+            status: 'completed',
+            data: {},
+          },
+          p.deps.now(),
+        ),
+      );
       stop = start({ pollIntervalMs: 10, scheduleMs: [60_000], timeoutMs: 3000 });
     });
     after(async () => {
@@ -308,7 +405,7 @@ describe('webhook dispatcher', () => {
       await waitFor(() => hang.received.length === 1, 2000, 'the slow receiver to be called');
       const t0 = Date.now();
       const id = await enqueue();
-      await waitFor(async () => (await delivery(id)).status === 'succeeded', 1500, 'the other merchant\'s delivery');
+      await waitFor(async () => (await delivery(id)).status === 'succeeded', 1500, "the other merchant's delivery");
       assert.ok(Date.now() - t0 < 1500);
       assert.equal((await attempts(slowId)).length, 0, 'the slow attempt is still in flight');
     });
@@ -348,7 +445,10 @@ describe('webhook dispatcher', () => {
     });
 
     it('delivers exactly once', () => {
-      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id]);
+      assert.deepEqual(
+        receiver.received.map((r) => r.headers['webhook-id']),
+        [id],
+      );
     });
   });
 
@@ -357,7 +457,13 @@ describe('webhook dispatcher', () => {
     const receiver = await startReceiver([200]);
     await setUrl(receiver.url);
     let release!: () => void;
-    const stop = start({ pollIntervalMs: 20, timeoutMs: 2000, startAfter: new Promise<void>((resolve) => { release = resolve; }) });
+    const stop = start({
+      pollIntervalMs: 20,
+      timeoutMs: 2000,
+      startAfter: new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    });
     try {
       const id = await enqueue();
       await sleep(200);
@@ -382,14 +488,30 @@ describe('webhook dispatcher', () => {
       open++;
       most = Math.max(most, open);
       req.resume();
-      setTimeout(() => { open--; answered++; res.writeHead(204).end(); }, 50);
+      setTimeout(() => {
+        open--;
+        answered++;
+        res.writeHead(204).end();
+      }, 50);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     await setUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
     const ids = await Promise.all(Array.from({ length: 12 }, () => enqueue()));
     const stop = start({ ...fast, perEndpoint: 3 });
     try {
-      await waitFor(async () => (await p.deps.db.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where('status', '=', 'succeeded').execute()).length === 12, 5000, 'all deliveries');
+      await waitFor(
+        async () =>
+          (
+            await p.deps.db
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('id', 'in', ids)
+              .where('status', '=', 'succeeded')
+              .execute()
+          ).length === 12,
+        5000,
+        'all deliveries',
+      );
     } finally {
       await stop();
       server.closeAllConnections();
@@ -415,7 +537,11 @@ describe('webhook dispatcher', () => {
       leaseEnds = claimed.lease;
       const stop = start({ pollIntervalMs: 50, timeoutMs: 2000 });
       try {
-        await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'the delivery by another dispatcher');
+        await waitFor(
+          async () => (await delivery(id)).status === 'succeeded',
+          5000,
+          'the delivery by another dispatcher',
+        );
         deliveredAt = Date.now();
         await sleep(200);
       } finally {
@@ -429,7 +555,10 @@ describe('webhook dispatcher', () => {
     });
 
     it('is delivered by another dispatcher, once, as its first attempt', async () => {
-      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [id]);
+      assert.deepEqual(
+        receiver.received.map((r) => r.headers['webhook-id']),
+        [id],
+      );
       assert.equal((await delivery(id)).attempt_count, 1);
     });
   });
@@ -484,7 +613,10 @@ describe('standard-webhooks helper', () => {
 
   it('matches the reference vector of the Standard Webhooks specification', () => {
     // Test vector from the standard-webhooks specification repository.
-    assert.equal(signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body), 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    assert.equal(
+      signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body),
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
   });
 
   it('makes headers the standardwebhooks package verifies', () => {
@@ -506,7 +638,10 @@ describe('standard-webhooks helper', () => {
     });
 
     it('given as a Buffer with a Headers object', () => {
-      assert.deepEqual(verifyWebhook(secret, new Headers({ ...headers }), Buffer.from(body), { now: clock }), JSON.parse(body));
+      assert.deepEqual(
+        verifyWebhook(secret, new Headers({ ...headers }), Buffer.from(body), { now: clock }),
+        JSON.parse(body),
+      );
     });
 
     /** What verifying answers: 'accepted', or the reason of the WebhookVerificationError. */
@@ -523,17 +658,42 @@ describe('standard-webhooks helper', () => {
     const rows: Array<[string, () => unknown, string]> = [
       ['a changed body', () => verifyWebhook(secret, headers, body + ' ', { now: clock }), 'bad_signature'],
       ['another secret', () => verifyWebhook(newWebhookSecret(), headers, body, { now: clock }), 'bad_signature'],
-      ['another webhook-id', () => verifyWebhook(secret, { ...headers, 'webhook-id': 'msg_2' }, body, { now: clock }), 'bad_signature'],
-      ['missing headers', () => verifyWebhook(secret, { 'webhook-id': 'msg_1' }, body, { now: clock }), 'missing_headers'],
-      ['a timestamp that is not whole seconds', () => verifyWebhook(secret, { ...headers, 'webhook-timestamp': '1e9' }, body, { now: clock }), 'bad_timestamp'],
+      [
+        'another webhook-id',
+        () => verifyWebhook(secret, { ...headers, 'webhook-id': 'msg_2' }, body, { now: clock }),
+        'bad_signature',
+      ],
+      [
+        'missing headers',
+        () => verifyWebhook(secret, { 'webhook-id': 'msg_1' }, body, { now: clock }),
+        'missing_headers',
+      ],
+      [
+        'a timestamp that is not whole seconds',
+        () => verifyWebhook(secret, { ...headers, 'webhook-timestamp': '1e9' }, body, { now: clock }),
+        'bad_timestamp',
+      ],
       ['a message 301 seconds late', () => verifyWebhook(secret, headers, body, { now: at(301_000) }), 'too_old'],
       ['a message 301 seconds early', () => verifyWebhook(secret, headers, body, { now: at(-301_000) }), 'too_new'],
       ['a message 299 seconds late', () => verifyWebhook(secret, headers, body, { now: at(299_000) }), 'accepted'],
-      ['a message 3 seconds late under a 2-second tolerance', () => verifyWebhook(secret, headers, body, { now: at(3_000), toleranceSeconds: 2 }), 'too_old'],
+      [
+        'a message 3 seconds late under a 2-second tolerance',
+        () => verifyWebhook(secret, headers, body, { now: at(3_000), toleranceSeconds: 2 }),
+        'too_old',
+      ],
       ['an empty secret', () => verifyWebhook('whsec_', headers, body, { now: clock }), 'bad_secret'],
       // Several signatures (key rotation): any v1 match is enough; other versions are ignored.
-      ['several signatures, one of them a right v1 (key rotation)',
-        () => verifyWebhook(secret, { ...headers, 'webhook-signature': `v1a,xyz v1,AAAA ${headers['webhook-signature']}` }, body, { now: clock }), 'accepted'],
+      [
+        'several signatures, one of them a right v1 (key rotation)',
+        () =>
+          verifyWebhook(
+            secret,
+            { ...headers, 'webhook-signature': `v1a,xyz v1,AAAA ${headers['webhook-signature']}` },
+            body,
+            { now: clock },
+          ),
+        'accepted',
+      ],
     ];
     for (const [what, verify, expected] of rows) {
       it(`answers ${expected} for ${what}`, () => {
@@ -546,7 +706,10 @@ describe('standard-webhooks helper', () => {
     const lenient = 'whsec_abc';
     assert.throws(() => new Webhook(lenient), /padding/);
     const key = Buffer.from(lenient.slice('whsec_'.length), 'base64');
-    assert.equal(signWebhook(lenient, 'msg_1', 1614265330, body), new Webhook(key, { format: 'raw' }).sign('msg_1', new Date(1_614_265_330_000), body));
+    assert.equal(
+      signWebhook(lenient, 'msg_1', 1614265330, body),
+      new Webhook(key, { format: 'raw' }).sign('msg_1', new Date(1_614_265_330_000), body),
+    );
   });
 
   it('verifies a body given as a plain Uint8Array view, as a receiver reads it from a stream', () => {
@@ -565,7 +728,11 @@ describe('webhooks end to end (running service, background dispatcher): a sandbo
   /** A bearer call to the running service; the `data` of its answer, which must be a success. */
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(provider.url + path, {
-      method, headers: { Authorization: `Bearer ${provider.credentials.accessToken}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      method,
+      headers: {
+        Authorization: `Bearer ${provider.credentials.accessToken}`,
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     const json = await bodyOf<Envelope<T>>(res);
@@ -580,7 +747,12 @@ describe('webhooks end to end (running service, background dispatcher): a sandbo
     await call('PUT', '/dashboard/api/webhook-url', { webhookUrl: receiver.url });
     const [method] = await call<Array<{ bankCode: string }>>('GET', '/v1/deposit/payment-method?currency=IDR');
     deposit = await call<DepositView>('POST', '/v1/deposit/fiat', {
-      inputCurrency: 'IDR', inputAmount: 150000, outputCurrency: 'IDR', balanceType: 'fiat', paymentMethod: method.bankCode, reference: 'order-e2e',
+      inputCurrency: 'IDR',
+      inputAmount: 150000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: method.bankCode,
+      reference: 'order-e2e',
     });
     await call('PATCH', `/v1/deposit/${deposit.depositId}`, { status: 'completed' });
   });
@@ -602,7 +774,11 @@ describe('webhooks end to end (running service, background dispatcher): a sandbo
 
   it("is listed among the dashboard's deliveries, recorded as succeeded", async () => {
     const deliveries = await call<Delivery[]>('GET', '/dashboard/api/webhooks');
-    await waitFor(async () => (await call<Delivery[]>('GET', '/dashboard/api/webhooks'))[0].status === 'succeeded', 3000, 'recorded success');
+    await waitFor(
+      async () => (await call<Delivery[]>('GET', '/dashboard/api/webhooks'))[0].status === 'succeeded',
+      3000,
+      'recorded success',
+    );
     assert.equal(deliveries[0].depositId, deposit.depositId);
   });
 });

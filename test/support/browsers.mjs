@@ -31,9 +31,13 @@ export const allBrowsers = /** @type {const} */ (['chromium', 'firefox', 'webkit
 export function wantedBrowsers(fallback = allBrowsers) {
   const raw = process.env.KASIR_BROWSERS?.trim();
   if (!raw) return [...fallback];
-  const names = raw.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = names.filter((n) => !allBrowsers.includes(n));
-  if (unknown.length) throw new Error(`KASIR_BROWSERS names ${unknown.join(', ')}: the browsers are ${allBrowsers.join(', ')}`);
+  if (unknown.length)
+    throw new Error(`KASIR_BROWSERS names ${unknown.join(', ')}: the browsers are ${allBrowsers.join(', ')}`);
   return names;
 }
 
@@ -108,7 +112,9 @@ async function startXvfb() {
 export async function startWebKitDriver() {
   const missing = missingFor('webkit');
   if (missing.length) {
-    throw new Error(`WebKit needs ${missing.map((m) => `${m.path} (Debian's ${m.pkg})`).join(', ')}: apt-get install ${[...new Set(missing.map((m) => m.pkg))].join(' ')}`);
+    throw new Error(
+      `WebKit needs ${missing.map((m) => `${m.path} (Debian's ${m.pkg})`).join(', ')}: apt-get install ${[...new Set(missing.map((m) => m.pkg))].join(' ')}`,
+    );
   }
   const xvfb = process.env.DISPLAY ? undefined : await startXvfb();
   const port = await sparePort();

@@ -15,9 +15,13 @@ export function ensureBrowsers(browsers) {
   const packages = [...new Set(missing.map((m) => m.pkg))];
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (isRoot && existsSync('/usr/bin/apt-get')) {
-    console.log(`[tests] installing Debian's ${packages.join(' ')} with apt-get (${missing.map((m) => m.path).join(', ')} missing) ...`);
+    console.log(
+      `[tests] installing Debian's ${packages.join(' ')} with apt-get (${missing.map((m) => m.path).join(', ')} missing) ...`,
+    );
     try {
-      execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages.join(' ')}`, { stdio: 'inherit' });
+      execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages.join(' ')}`, {
+        stdio: 'inherit',
+      });
     } catch {
       // the message below says what is still missing
     }

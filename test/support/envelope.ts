@@ -5,7 +5,11 @@ import type { ErrorBody } from '../../server/common/errors';
 export type { ErrorBody } from '../../server/common/errors';
 
 /** The success envelope of the interface and the widget API: `{statusCode, message, data}`. */
-export interface Envelope<T> { statusCode: number; message: string; data: T }
+export interface Envelope<T> {
+  statusCode: number;
+  message: string;
+  data: T;
+}
 
 /** The JSON body of an answer, as the type the test expects (the assertions then check it is). */
 export async function bodyOf<T>(res: Response): Promise<T> {
@@ -29,7 +33,11 @@ export function errorOf(res: Response): Promise<ErrorBody> {
 export function assertEnvelope(status: number, text: string, what = ''): void {
   const where = what ? `${what}: ` : '';
   let json: Record<string, unknown>;
-  try { json = JSON.parse(text); } catch { assert.fail(`${where}not JSON: ${status} ${text.slice(0, 200)}`); }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    assert.fail(`${where}not JSON: ${status} ${text.slice(0, 200)}`);
+  }
   assert.equal(json.statusCode ?? json.status, status, `${where}body code matches HTTP status: ${text}`);
   assert.equal(typeof json.message, 'string', `${where}${text}`);
   if (status >= 400) {

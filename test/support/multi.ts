@@ -18,7 +18,13 @@ const MERCHANT_CLI = 'dist/server/merchant.js';
 export const SERVICE_READY = /sandbox on (http:\/\/\S+)/;
 const MERCHANT_READY = /"url":"(http:[^"]+)"/;
 
-export interface Proc { child: ChildProcess; url: string; dataDir: string; output: string[]; alive: boolean }
+export interface Proc {
+  child: ChildProcess;
+  url: string;
+  dataDir: string;
+  output: string[];
+  alive: boolean;
+}
 
 type Balancer = Awaited<ReturnType<typeof balancer>>;
 
@@ -42,10 +48,18 @@ export interface Copies {
  * `serviceEnv` and `merchantEnv` add to (or override) the environment each copy gets. Needs KASIR_TEST_DATABASE_URL,
  * KASIR_TEST_REDIS_URL (npm run test:multi) and a build.
  */
-export async function startCopies(options: { prefix: string; serviceEnv?: NodeJS.ProcessEnv; merchantEnv?: NodeJS.ProcessEnv }): Promise<Copies> {
+export async function startCopies(options: {
+  prefix: string;
+  serviceEnv?: NodeJS.ProcessEnv;
+  merchantEnv?: NodeJS.ProcessEnv;
+}): Promise<Copies> {
   const redisUrl = process.env.KASIR_TEST_REDIS_URL;
-  assert.ok(testDatabaseUrl && redisUrl, 'KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL: run through npm run test:multi');
-  for (const cli of [SERVICE_CLI, MERCHANT_CLI]) assert.ok(existsSync(cli), `${cli} is missing: build first (npm run build)`);
+  assert.ok(
+    testDatabaseUrl && redisUrl,
+    'KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL: run through npm run test:multi',
+  );
+  for (const cli of [SERVICE_CLI, MERCHANT_CLI])
+    assert.ok(existsSync(cli), `${cli} is missing: build first (npm run build)`);
   const services: Proc[] = [];
   const merchants: Proc[] = [];
   const started: Partial<Copies> = { services, merchants };
@@ -56,21 +70,38 @@ export async function startCopies(options: { prefix: string; serviceEnv?: NodeJS
     await started.database?.drop();
   };
   try {
-    const database = started.database = await createTestDatabase();
-    const serviceBalancer = started.serviceBalancer = await balancer(() => services);
-    const merchantBalancer = started.merchantBalancer = await balancer(() => merchants);
+    const database = (started.database = await createTestDatabase());
+    const serviceBalancer = (started.serviceBalancer = await balancer(() => services));
+    const merchantBalancer = (started.merchantBalancer = await balancer(() => merchants));
     const serviceEnv = {
-      DATABASE_URL: database.url, PROVIDER_PORT: '0', KASIR_WEBHOOK_URL: `${merchantBalancer.url}/api/webhooks/kasir`,
-      KASIR_SCRYPT_N: '1024', KASIR_LOG_LEVEL: 'warn', PORT: '', ...options.serviceEnv,
+      DATABASE_URL: database.url,
+      PROVIDER_PORT: '0',
+      KASIR_WEBHOOK_URL: `${merchantBalancer.url}/api/webhooks/kasir`,
+      KASIR_SCRYPT_N: '1024',
+      KASIR_LOG_LEVEL: 'warn',
+      PORT: '',
+      ...options.serviceEnv,
     };
     services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
     services.push(await startProc(SERVICE_CLI, serviceEnv, SERVICE_READY));
-    const credentials = JSON.parse(readFileSync(join(services[0]!.dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials;
+    const credentials = JSON.parse(
+      readFileSync(join(services[0]!.dataDir, 'sandbox.json'), 'utf8'),
+    ) as SandboxCredentials;
     const merchantEnv = {
-      KASIR_BASE_URL: serviceBalancer.url, KASIR_CHECKOUT_URL: `${serviceBalancer.url}/checkout`, KASIR_CLIENT_ID: credentials.clientId,
-      KASIR_CLIENT_SECRET: credentials.clientSecret, KASIR_ACCESS_TOKEN: credentials.accessToken, KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
-      KASIR_SANDBOX: 'true', REDIS_URL: redisUrl, KASIR_REDIS_PREFIX: `${options.prefix}-${randomUUID()}:`, PORT: '0', HOST: '127.0.0.1',
-      KASIR_LOG_LEVEL: 'info', KASIR_CHECKOUT_RATE_LIMIT: '10000', ...options.merchantEnv,
+      KASIR_BASE_URL: serviceBalancer.url,
+      KASIR_CHECKOUT_URL: `${serviceBalancer.url}/checkout`,
+      KASIR_CLIENT_ID: credentials.clientId,
+      KASIR_CLIENT_SECRET: credentials.clientSecret,
+      KASIR_ACCESS_TOKEN: credentials.accessToken,
+      KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
+      KASIR_SANDBOX: 'true',
+      REDIS_URL: redisUrl,
+      KASIR_REDIS_PREFIX: `${options.prefix}-${randomUUID()}:`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      KASIR_LOG_LEVEL: 'info',
+      KASIR_CHECKOUT_RATE_LIMIT: '10000',
+      ...options.merchantEnv,
     };
     merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
     merchants.push(await startProc(MERCHANT_CLI, merchantEnv, MERCHANT_READY));
@@ -84,7 +115,10 @@ export async function startCopies(options: { prefix: string; serviceEnv?: NodeJS
 export async function startProc(cli: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-multi-'));
   const output: string[] = [];
-  const child = spawn(process.execPath, [cli], { env: { ...process.env, KASIR_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli], {
+    env: { ...process.env, KASIR_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (c: Buffer) => output.push(c.toString()));
   child.stderr!.on('data', (c: Buffer) => output.push(c.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -99,7 +133,9 @@ export async function startProc(cli: string, env: NodeJS.ProcessEnv, ready: RegE
     });
   });
   const proc: Proc = { child, url, dataDir, output, alive: true };
-  child.once('exit', () => { proc.alive = false; });
+  child.once('exit', () => {
+    proc.alive = false;
+  });
   return proc;
 }
 
@@ -122,16 +158,21 @@ async function balancer(targets: () => Proc[]) {
       const live = targets().filter((t) => t.alive);
       const attempt = (tries: number) => {
         if (tries >= live.length) {
-          res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: 502, error: 'Bad Gateway', message: 'no live target' }));
+          res
+            .writeHead(502, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ statusCode: 502, error: 'Bad Gateway', message: 'no live target' }));
           return;
         }
-        const target = new URL(live[(next++) % live.length]!.url);
+        const target = new URL(live[next++ % live.length]!.url);
         const headers: IncomingHttpHeaders = { ...req.headers, host: target.host };
-        const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on('error', () => res.destroy());
-        });
+        const forwarded = request(
+          { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            answer.on('error', () => res.destroy());
+          },
+        );
         forwarded.on('error', () => {
           if (res.headersSent) res.destroy();
           else attempt(tries + 1);
@@ -144,7 +185,11 @@ async function balancer(targets: () => Proc[]) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

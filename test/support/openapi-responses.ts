@@ -5,16 +5,27 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-interface MediaType { schema?: unknown }
-interface ResponseObject { content?: Record<string, MediaType> }
-interface Operation { responses?: Record<string, ResponseObject> }
+interface MediaType {
+  schema?: unknown;
+}
+interface ResponseObject {
+  content?: Record<string, MediaType>;
+}
+interface Operation {
+  responses?: Record<string, ResponseObject>;
+}
 /** The parts of the document the check reads. */
 export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
   components?: unknown;
 }
 
-interface Route { method: string; pattern: RegExp; template: string; operation: Operation }
+interface Route {
+  method: string;
+  pattern: RegExp;
+  template: string;
+  operation: Operation;
+}
 
 /** The JSON Pointer token of a key ("/" and "~" escaped). */
 const token = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -30,10 +41,15 @@ export class ResponseChecker {
     addFormats(this.ajv);
     // The whole document under one id: the schemas' "#/components/schemas/X" references resolve inside it.
     this.ajv.addSchema({ ...doc, $id: DOC_ID }, DOC_ID);
-    this.routes = Object.entries(doc.paths).flatMap(([template, item]) => Object.entries(item).map(([method, operation]) => ({
-      method: method.toUpperCase(), template, operation,
-      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    })))
+    this.routes = Object.entries(doc.paths)
+      .flatMap(([template, item]) =>
+        Object.entries(item).map(([method, operation]) => ({
+          method: method.toUpperCase(),
+          template,
+          operation,
+          pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        })),
+      )
       // A literal segment wins over a parameter (/v1/deposit/fiat before /v1/deposit/{depositId}), as the router's order does.
       .sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
   }
@@ -51,7 +67,18 @@ export class ResponseChecker {
       const schema = JSON.stringify(route.operation.responses?.[status]?.content?.[type]?.schema);
       validate = this.bySchema.get(schema);
       if (!validate) {
-        const pointer = ['paths', route.template, route.method.toLowerCase(), 'responses', status, 'content', type, 'schema'].map(token).join('/');
+        const pointer = [
+          'paths',
+          route.template,
+          route.method.toLowerCase(),
+          'responses',
+          status,
+          'content',
+          type,
+          'schema',
+        ]
+          .map(token)
+          .join('/');
         validate = this.ajv.compile({ $ref: `${DOC_ID}#/${pointer}` });
         this.bySchema.set(schema, validate);
       }
@@ -80,7 +107,8 @@ export class ResponseChecker {
     const content = responses[key].content;
     if (!content) return body === '' ? undefined : `${where}: a body where the document has none ${sample}`;
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
-    if (!(type in content)) return `${where}: Content-Type ${contentType} not documented (documented: ${Object.keys(content).join(', ')})`;
+    if (!(type in content))
+      return `${where}: Content-Type ${contentType} not documented (documented: ${Object.keys(content).join(', ')})`;
     if (type !== 'application/json') return undefined;
     let value: unknown;
     try {
@@ -90,7 +118,10 @@ export class ResponseChecker {
     }
     const validate = this.validator(route, key, type);
     if (validate(value)) return undefined;
-    const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} (${e.schemaPath})`).join('; ');
+    const errors = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message} (${e.schemaPath})`)
+      .join('; ');
     return `${where}: body does not match the document: ${errors} ${sample}`;
   }
 }

@@ -21,7 +21,12 @@ export interface TestProvider {
   /** Moves the service's clock (expiry, timestamp windows). */
   clock: { offsetMs: number };
   /** A request signed with the seeded merchant's client secret. */
-  signed(method: string, target: string, body?: unknown, init?: { headers?: Record<string, string>; timestamp?: string; secret?: string; clientId?: string }): Promise<Response>;
+  signed(
+    method: string,
+    target: string,
+    body?: unknown,
+    init?: { headers?: Record<string, string>; timestamp?: string; secret?: string; clientId?: string },
+  ): Promise<Response>;
   /** A request with the seeded merchant's bearer token. */
   bearer(method: string, target: string, body?: unknown, token?: string): Promise<Response>;
   /**
@@ -82,7 +87,10 @@ export interface TestSandbox {
 export async function startTestSandbox(prefix = 'kasir-sandbox-'): Promise<TestSandbox> {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
   const database = await testDatabaseEnv();
-  const sandbox = await startSandbox({ env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env }, scryptN: 2 ** 10 });
+  const sandbox = await startSandbox({
+    env: { KASIR_DATA_DIR: dataDir, PROVIDER_PORT: '0', ...database.env },
+    scryptN: 2 ** 10,
+  });
   return {
     sandbox,
     async stop() {
@@ -102,14 +110,21 @@ let checker: Promise<ResponseChecker> | undefined;
  */
 function checkResponses(app: TestProvider['app'], undocumented: string[]) {
   const request = app.request;
-  checker ??= (async () => new ResponseChecker(await (await request('http://localhost/v1/openapi.json')).json() as OpenApiDocument))();
+  checker ??= (async () =>
+    new ResponseChecker((await (await request('http://localhost/v1/openapi.json')).json()) as OpenApiDocument))();
   app.request = async (input, init, env, executionCtx) => {
     const response = await request(input, init, env, executionCtx);
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     const path = new URL(input instanceof Request ? input.url : String(input), 'http://localhost').pathname;
     const check = await checker!;
     if (check.covers(method, path)) {
-      const problem = check.check(method, path, response.status, response.headers.get('content-type'), await response.clone().text());
+      const problem = check.check(
+        method,
+        path,
+        response.status,
+        response.headers.get('content-type'),
+        await response.clone().text(),
+      );
       if (problem) undocumented.push(problem);
     }
     return response;
@@ -132,11 +147,22 @@ export async function createTestProvider(overrides: SandboxOptions = {}): Promis
 
   const toRaw = (body: unknown) => (body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body));
   return {
-    app, deps, creds, clock, undocumented,
+    app,
+    deps,
+    creds,
+    clock,
+    undocumented,
     async signed(method, target, body, init = {}) {
       const raw = toRaw(body);
       const headers = {
-        ...signHeaders(init.clientId ?? creds.clientId, init.secret ?? creds.clientSecret, method, target, raw, init.timestamp ?? deps.now().toISOString()),
+        ...signHeaders(
+          init.clientId ?? creds.clientId,
+          init.secret ?? creds.clientSecret,
+          method,
+          target,
+          raw,
+          init.timestamp ?? deps.now().toISOString(),
+        ),
         ...(raw ? { 'Content-Type': 'application/json' } : {}),
         ...init.headers,
       };
@@ -157,8 +183,11 @@ export async function createTestProvider(overrides: SandboxOptions = {}): Promis
       if (undocumented.length) {
         // One line per fault, with its first request: a fault is usually met by many requests.
         const faults = new Map<string, string>();
-        for (const problem of undocumented) if (!faults.has(problem.split(' (e.g. ')[0])) faults.set(problem.split(' (e.g. ')[0], problem);
-        throw new Error(`${undocumented.length} answer(s) the OpenAPI document does not describe:\n${[...faults.values()].join('\n')}`);
+        for (const problem of undocumented)
+          if (!faults.has(problem.split(' (e.g. ')[0])) faults.set(problem.split(' (e.g. ')[0], problem);
+        throw new Error(
+          `${undocumented.length} answer(s) the OpenAPI document does not describe:\n${[...faults.values()].join('\n')}`,
+        );
       }
     },
   };

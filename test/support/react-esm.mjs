@@ -8,8 +8,11 @@ export function reactAsEsm({ entries = ['react', 'react/jsx-runtime', 'react-dom
   let shared;
   // The named exports, read in a child process: React's development build touches the console of whoever loads it.
   const names = (entry) =>
-    JSON.parse(execFileSync(process.execPath, ['-p', `JSON.stringify(Object.keys(require(${JSON.stringify(entry)})))`], { encoding: 'utf8' }))
-      .filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
+    JSON.parse(
+      execFileSync(process.execPath, ['-p', `JSON.stringify(Object.keys(require(${JSON.stringify(entry)})))`], {
+        encoding: 'utf8',
+      }),
+    ).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
   return {
     name: 'react-as-esm',
     resolveImport({ source }) {
@@ -19,7 +22,10 @@ export function reactAsEsm({ entries = ['react', 'react/jsx-runtime', 'react-dom
       if (!path.startsWith(prefix)) return;
       if (path === `${prefix}shared.js`) {
         shared ??= build({
-          stdin: { contents: entries.map((e, i) => `export * as m${i} from '${e}';`).join('\n'), resolveDir: process.cwd() },
+          stdin: {
+            contents: entries.map((e, i) => `export * as m${i} from '${e}';`).join('\n'),
+            resolveDir: process.cwd(),
+          },
           bundle: true,
           format: 'esm',
           write: false,

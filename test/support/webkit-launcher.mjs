@@ -12,7 +12,12 @@ export class WebKitLauncher {
 
   async initialize(config, testFiles) {
     this.#driver = await startWebKitDriver();
-    this.#launcher = webdriverLauncher({ capabilities: webkitCapabilities(), hostname: '127.0.0.1', port: this.#driver.port, logLevel: 'error' });
+    this.#launcher = webdriverLauncher({
+      capabilities: webkitCapabilities(),
+      hostname: '127.0.0.1',
+      port: this.#driver.port,
+      logLevel: 'error',
+    });
     await this.#launcher.initialize(config, testFiles);
   }
 

@@ -35,11 +35,19 @@ for (const browser of browsers) {
   });
   const code = await new Promise((resolve) => child.once('close', (exitCode, signal) => resolve(exitCode ?? signal)));
   const last = [...tail.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').matchAll(counts)].at(-1);
-  results.push({ browser, code, seconds: Math.round((Date.now() - started) / 1000), passed: last?.[1] ?? '?', failed: last?.[2] ?? '?' });
+  results.push({
+    browser,
+    code,
+    seconds: Math.round((Date.now() - started) / 1000),
+    passed: last?.[1] ?? '?',
+    failed: last?.[2] ?? '?',
+  });
 }
 
 console.log('\n[tests] widget suites, by browser:');
 for (const r of results) {
-  console.log(`[tests]   ${r.browser.padEnd(8)} ${String(r.seconds).padStart(4)} s  ${r.passed} passed, ${r.failed} failed${r.code === 0 ? '' : `  (exit ${r.code})`}`);
+  console.log(
+    `[tests]   ${r.browser.padEnd(8)} ${String(r.seconds).padStart(4)} s  ${r.passed} passed, ${r.failed} failed${r.code === 0 ? '' : `  (exit ${r.code})`}`,
+  );
 }
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);

@@ -5,14 +5,23 @@ import { FakeApi } from './fake-api';
 import { FakeClock, settle } from './fake-clock';
 
 const shown = (el: KasirCheckout) => el.shadowRoot!.querySelector('[part=countdown] strong')!.textContent!.trim();
-const spoken = (el: KasirCheckout) => el.shadowRoot!.querySelector('[part=countdown] [aria-live=polite]')!.textContent!.trim();
+const spoken = (el: KasirCheckout) =>
+  el.shadowRoot!.querySelector('[part=countdown] [aria-live=polite]')!.textContent!.trim();
 
 describe('<kasir-checkout> countdown', () => {
   let api: FakeApi;
   let clock: FakeClock;
   // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
   // fake clock's settle() covers a choice.
-  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js'), import('../../widget/locales/en.js'), import('../../widget/locales/id.js')]));
+  before(() =>
+    Promise.all([
+      import('../../widget/views/va.js'),
+      import('../../widget/views/qris.js'),
+      import('../../widget/views/ewallet.js'),
+      import('../../widget/locales/en.js'),
+      import('../../widget/locales/id.js'),
+    ]),
+  );
   beforeEach(() => {
     sessionStorage.clear();
     localStorage.clear();
@@ -25,7 +34,9 @@ describe('<kasir-checkout> countdown', () => {
 
   async function pending(options: ConstructorParameters<typeof FakeApi>[0], code = 'QRIS', locale = 'en') {
     api = new FakeApi(options).install();
-    const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" amount="150000" locale=${locale}></kasir-checkout>`);
+    const el = await fixture<KasirCheckout>(
+      html`<kasir-checkout endpoint="/api" amount="150000" locale=${locale}></kasir-checkout>`,
+    );
     await settle();
     el.shadowRoot!.querySelector<HTMLButtonElement>(`[data-method="${code}"]`)!.click();
     await settle();
@@ -120,7 +131,9 @@ describe('<kasir-checkout> countdown', () => {
 
   it('shows expired when the window to choose a method runs out', async () => {
     api = new FakeApi().install();
-    const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>`);
+    const el = await fixture<KasirCheckout>(
+      html`<kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>`,
+    );
     await settle();
     expect(el.state).to.equal('choosing');
     expect(shown(el)).to.equal('15:00');

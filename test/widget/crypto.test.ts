@@ -20,7 +20,12 @@ describe('<kasir-checkout> crypto', () => {
     expect(text(groups.at(-1)!.querySelector('h3'))).to.equal('Crypto');
     const buttons = [...el.shadowRoot!.querySelectorAll<HTMLElement>('[part="method"]')];
     // By asset (as first listed), then network: USDC once, with its networks under it.
-    expect(buttons.slice(-4).map((b) => b.dataset.method)).to.deep.equal(['ETH-ETHEREUM', 'USDC-POLYGON', 'USDC-STELLAR', 'XLM-STELLAR']);
+    expect(buttons.slice(-4).map((b) => b.dataset.method)).to.deep.equal([
+      'ETH-ETHEREUM',
+      'USDC-POLYGON',
+      'USDC-STELLAR',
+      'XLM-STELLAR',
+    ]);
     const usdc = method(el, 'USDC-POLYGON').closest('.asset')!;
     expect(text(usdc.firstElementChild)).to.equal('USDC');
     expect([...usdc.querySelectorAll('[part="method"] .name')].map(text)).to.deep.equal(['Polygon', 'Stellar']);
@@ -28,7 +33,9 @@ describe('<kasir-checkout> crypto', () => {
     // 18 decimals, digit for digit: a float would give 0.004646153846153847 -> 0.0046461538461538465 or round it.
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.total'))).to.equal('0.004646153846153847 ETH');
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.fee'))).to.equal('Fee 0.000000000000000001 ETH');
-    expect(text(method(el, 'USDC-POLYGON'))).to.contain('Polygon').and.contain('9.292308 USDC');
+    expect(text(method(el, 'USDC-POLYGON')))
+      .to.contain('Polygon')
+      .and.contain('9.292308 USDC');
     expect(text(method(el, 'XLM-STELLAR').querySelector('.total'))).to.equal('1,234.5678901 XLM');
     expect(text(method(el, 'USDC-STELLAR').querySelector('.total'))).to.equal('9.2923077 USDC');
     await expect(el).to.be.accessible();
@@ -42,17 +49,43 @@ describe('<kasir-checkout> crypto', () => {
     expect(text(method(el, 'ETH-ETHEREUM').querySelector('.total'))).to.equal('0,004646153846153847 ETH');
     await choose(el, 'XLM-STELLAR');
     expect(text(part(el, 'amount'))).to.equal('1.234,5678901 XLM');
-    expect(text(part(el, 'network'))).to.equal('Jaringan: Stellar Kirim XLM hanya melalui jaringan Stellar. Pembayaran melalui jaringan lain akan hilang.');
+    expect(text(part(el, 'network'))).to.equal(
+      'Jaringan: Stellar Kirim XLM hanya melalui jaringan Stellar. Pembayaran melalui jaringan lain akan hilang.',
+    );
     expect(text(part(el, 'rate')!.querySelector('span'))).to.equal('Kurs');
     expect(text(part(el, 'rate')!.querySelector('strong'))).to.equal('1 XLM = 122,3 IDR');
     expect(text(part(el, 'change-method'))).to.equal('Ganti metode pembayaran');
   });
 
   const kinds = [
-    { code: 'ETH-ETHEREUM', kind: 'EVM native coin', network: 'Ethereum', amount: '0.004646153846153847 ETH', rate: '1 ETH = 32,500,000 IDR' },
-    { code: 'USDC-POLYGON', kind: 'EVM token', network: 'Polygon', amount: '9.292308 USDC', rate: '1 USDC = 16,250 IDR' },
-    { code: 'XLM-STELLAR', kind: 'Stellar native', network: 'Stellar', amount: '1,234.5678901 XLM', rate: '1 XLM = 122.3 IDR' },
-    { code: 'USDC-STELLAR', kind: 'Stellar issued asset', network: 'Stellar', amount: '9.2923077 USDC', rate: '1 USDC = 16,250 IDR' },
+    {
+      code: 'ETH-ETHEREUM',
+      kind: 'EVM native coin',
+      network: 'Ethereum',
+      amount: '0.004646153846153847 ETH',
+      rate: '1 ETH = 32,500,000 IDR',
+    },
+    {
+      code: 'USDC-POLYGON',
+      kind: 'EVM token',
+      network: 'Polygon',
+      amount: '9.292308 USDC',
+      rate: '1 USDC = 16,250 IDR',
+    },
+    {
+      code: 'XLM-STELLAR',
+      kind: 'Stellar native',
+      network: 'Stellar',
+      amount: '1,234.5678901 XLM',
+      rate: '1 XLM = 122.3 IDR',
+    },
+    {
+      code: 'USDC-STELLAR',
+      kind: 'Stellar issued asset',
+      network: 'Stellar',
+      amount: '9.2923077 USDC',
+      rate: '1 USDC = 16,250 IDR',
+    },
   ];
   for (const { code, kind, network, amount, rate } of kinds) {
     it(`pays in ${code} (${kind}): network and warning, address and exact amount with copy, a QR of the payment request, the rate`, async () => {
@@ -117,16 +150,19 @@ describe('<kasir-checkout> crypto', () => {
   it('shows the rate of a converted fiat payment too (a virtual account), digit for digit', async () => {
     const el = await mount();
     await choose(el, 'BCA_VA');
-    expect(!part(el, 'rate'), 'no rate for a payment in the order\'s currency').to.be.true;
+    expect(!part(el, 'rate'), "no rate for a payment in the order's currency").to.be.true;
     const deposit = api.only.deposit!;
-    Object.assign(deposit, { exchangeRate: { from: 'USD', to: 'IDR', rate: '16250.125' }, updatedAt: new Date(Date.parse(deposit.updatedAt) + 1).toISOString() });
+    Object.assign(deposit, {
+      exchangeRate: { from: 'USD', to: 'IDR', rate: '16250.125' },
+      updatedAt: new Date(Date.parse(deposit.updatedAt) + 1).toISOString(),
+    });
     await checked(el); // a click while the first check is in flight does nothing
     part(el, 'check-now')!.click();
     await waitUntil(() => part(el, 'rate'), 'the rate row');
     expect(text(part(el, 'rate')!.querySelector('strong'))).to.equal('1 USD = 16,250.125 IDR');
   });
 
-    it('shows the address and amount without a QR code when the backend sends no payment request', async () => {
+  it('shows the address and amount without a QR code when the backend sends no payment request', async () => {
     const el = await mount();
     await reached(el, 'choosing');
     // As a merchant backend does whose service does not say the token's chain: address, no paymentUri.
@@ -151,12 +187,14 @@ describe('<kasir-checkout> crypto', () => {
     }
   });
 
-    it('a QR that is not the payment request fails the decoding check', async () => {
+  it('a QR that is not the payment request fails the decoding check', async () => {
     // The check above can fail: another request's code does not read as this one.
     const el = await mount();
     await choose(el, 'USDC-POLYGON');
     expect(await readQr(el)).to.not.equal(CRYPTO.find((c) => c.code === 'ETH-ETHEREUM')!.paymentUri);
-    expect(await readQr(el)).to.match(new RegExp(`^ethereum:0x[0-9a-fA-F]{40}@137/transfer\\?address=${WALLET.evm}&uint256=9292308$`));
+    expect(await readQr(el)).to.match(
+      new RegExp(`^ethereum:0x[0-9a-fA-F]{40}@137/transfer\\?address=${WALLET.evm}&uint256=9292308$`),
+    );
   });
 
   it('resumes a crypto deposit after a reload, with its view', async () => {
@@ -184,7 +222,9 @@ describe('<kasir-checkout> crypto', () => {
       for (const node of el.shadowRoot!.querySelectorAll<HTMLElement>('.card *')) {
         if (node.closest('.sr') || node.tagName === 'path' || node.tagName === 'rect') continue;
         const r = node.getBoundingClientRect();
-        expect(r.right, `${phase}: ${node.tagName}.${node.className} ${node.textContent?.slice(0, 30)}`).to.be.at.most(card.right + 0.5);
+        expect(r.right, `${phase}: ${node.tagName}.${node.className} ${node.textContent?.slice(0, 30)}`).to.be.at.most(
+          card.right + 0.5,
+        );
       }
     };
     await reached(el, 'choosing');
@@ -192,7 +232,10 @@ describe('<kasir-checkout> crypto', () => {
     for (const code of ['ETH-ETHEREUM', 'XLM-STELLAR']) {
       await choose(el, code);
       await fits(code);
-      expect(part(el, 'qr')!.querySelector('svg')!.getBoundingClientRect().width, 'the code stays large enough to scan').to.be.at.least(180);
+      expect(
+        part(el, 'qr')!.querySelector('svg')!.getBoundingClientRect().width,
+        'the code stays large enough to scan',
+      ).to.be.at.least(180);
       part(el, 'change-method')!.click();
       await reached(el, 'choosing');
       await fits(`switching from ${code}`);
@@ -278,7 +321,10 @@ describe('<kasir-checkout> switching method', () => {
   });
 
   // Service copies stamp updatedAt by their own clocks: only the deposit's version orders its changes (WIDGET-API.md).
-  for (const [clockSays, shift] of [['the same', 0], ['a later', 60_000]] as const) {
+  for (const [clockSays, shift] of [
+    ['the same', 0],
+    ['a later', 60_000],
+  ] as const) {
     it(`a read of an older version answered after a newer one does not replace it, though it says ${clockSays} updatedAt`, async () => {
       const el = await mount();
       await choose(el, 'BCA_VA');
@@ -332,10 +378,12 @@ describe('<kasir-checkout> switching method', () => {
     expect(el.shadowRoot!.querySelectorAll('[part="method"]')).to.have.length(0);
   });
 
-  it('offers no change-method once the checkout\'s window to choose closed (the server would refuse the switch)', async () => {
+  it("offers no change-method once the checkout's window to choose closed (the server would refuse the switch)", async () => {
     const checkout = api.newCheckout();
     checkout.expiresAt = new Date(api.now + 1500).toISOString();
-    const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" checkout-id=${checkout.id} locale="en"></kasir-checkout>`);
+    const el = await fixture<KasirCheckout>(
+      html`<kasir-checkout endpoint="/api" checkout-id=${checkout.id} locale="en"></kasir-checkout>`,
+    );
     await choose(el, 'BCA_VA');
     expect(!!part(el, 'change-method'), 'while the window is open').to.be.true;
     // The countdown renders each second: the button goes once the window has closed.
@@ -344,7 +392,7 @@ describe('<kasir-checkout> switching method', () => {
     expect(text(part(el, 'va-number'))).to.equal('8808 1234 5678 9012');
   });
 
-    it('has no change-method once the deposit expired', async () => {
+  it('has no change-method once the deposit expired', async () => {
     const el = document.createElement('kasir-checkout');
     Object.assign(el, { endpoint: '/api', amount: '150000', locale: 'en', pollInterval: 100 });
     await fixture(el);
@@ -374,7 +422,12 @@ describe('<kasir-checkout> switching method', () => {
         'The checkout is closed: the payment method can no longer be changed Back to payment methods',
     );
     expect(errors).to.deep.equal([
-      { kind: 'refused', message: 'The checkout is closed: the payment method can no longer be changed', status: 400, url: `/api/checkouts/${api.only.id}/deposit` },
+      {
+        kind: 'refused',
+        message: 'The checkout is closed: the payment method can no longer be changed',
+        status: 400,
+        url: `/api/checkouts/${api.only.id}/deposit`,
+      },
     ]);
     expect(text(el.shadowRoot!.activeElement), 'focus on the error').to.equal('Something went wrong');
     await expect(el).to.be.accessible();
@@ -399,7 +452,11 @@ describe('<kasir-checkout> refused choices', () => {
   const cases = [
     { code: 'USDC-STELLAR', why: 'a crypto the service does not list', message: 'Crypto not found' },
     { code: 'OVO', why: 'a method not offered for the currency', message: 'Payment method not found' },
-    { code: 'XLM-STELLAR', why: 'an amount outside the minimum or maximum', message: 'XLM-STELLAR: the amount is below the minimum of 5 XLM' },
+    {
+      code: 'XLM-STELLAR',
+      why: 'an amount outside the minimum or maximum',
+      message: 'XLM-STELLAR: the amount is below the minimum of 5 XLM',
+    },
     { code: 'USDC-POLYGON', why: 'an expired quote', message: 'Quote expired' },
   ];
   for (const { code, why, message } of cases) {
@@ -410,7 +467,9 @@ describe('<kasir-checkout> refused choices', () => {
       method(el, code).click();
       await reached(el, 'error');
       await el.updateComplete;
-      expect(text(part(el, 'result'))).to.contain('This payment method cannot be used for this payment.').and.contain(message);
+      expect(text(part(el, 'result')))
+        .to.contain('This payment method cannot be used for this payment.')
+        .and.contain(message);
       const back = part(el, 'result')!.querySelector('button')!;
       expect(text(back)).to.equal('Back to payment methods');
       back.click();
@@ -431,7 +490,9 @@ describe('<kasir-checkout> refused choices', () => {
     method(el, 'QRIS').click();
     await reached(el, 'error');
     await el.updateComplete;
-    expect(text(part(el, 'result'))).to.contain('Metode pembayaran ini tidak dapat digunakan').and.contain('Kembali ke metode pembayaran');
+    expect(text(part(el, 'result')))
+      .to.contain('Metode pembayaran ini tidak dapat digunakan')
+      .and.contain('Kembali ke metode pembayaran');
   });
 
   it('a refused switch from a crypto deposit keeps the crypto deposit', async () => {

@@ -79,7 +79,9 @@ describe('<kasir-checkout> in any browser', () => {
   describe('the modal keeps focus in its dialog (real key presses)', () => {
     /** The controls Tab reaches, in order: enabled and shown. */
     const controls = (el: KasirCheckout) =>
-      [...el.shadowRoot!.querySelectorAll<HTMLElement>('dialog button:not([disabled]), dialog a[href]')].filter((c) => c.getClientRects().length);
+      [...el.shadowRoot!.querySelectorAll<HTMLElement>('dialog button:not([disabled]), dialog a[href]')].filter(
+        (c) => c.getClientRects().length,
+      );
     const focused = (el: KasirCheckout) => el.shadowRoot!.activeElement;
 
     it('Tab from the last control moves to the first, Shift+Tab from the first to the last', async () => {

@@ -19,7 +19,10 @@ export const QR_DATA =
   '5802ID5910KASIR DEMO6007JAKARTA61051219062200518ORD-2026-000000016304A1B2';
 
 /** The shop's wallets, where crypto payments go (fakes of the right shape). */
-export const WALLET = { evm: '0x8ba1f109551bD432803012645Ac136ddd64DBA72', stellar: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG' };
+export const WALLET = {
+  evm: '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+  stellar: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG',
+};
 const USDC_POLYGON = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 const USDC_STELLAR_ISSUER = 'GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN';
 
@@ -47,20 +50,96 @@ export const CRYPTO: Array<Method & { address: string; paymentUri: string }> = [
   },
 ];
 
-function crypto(symbol: string, token: string, network: string, networkName: string, decimals: number, total: string, rate: string): Method {
+function crypto(
+  symbol: string,
+  token: string,
+  network: string,
+  networkName: string,
+  decimals: number,
+  total: string,
+  rate: string,
+): Method {
   const code = `${symbol}-${network}`;
   const fee = `0.${'0'.repeat(decimals - 1)}1`;
   // Named as the payment service names them: the token and its network ("USD Coin (Polygon)").
-  return { kind: 'crypto', code, name: `${token} (${networkName})`, image: LOGO, currency: code, fee, total, available: true, symbol, network, networkName, decimals, exchangeRate: { from: code, to: 'IDR', rate } };
+  return {
+    kind: 'crypto',
+    code,
+    name: `${token} (${networkName})`,
+    image: LOGO,
+    currency: code,
+    fee,
+    total,
+    available: true,
+    symbol,
+    network,
+    networkName,
+    decimals,
+    exchangeRate: { from: code, to: 'IDR', rate },
+  };
 }
 
 const METHODS: Method[] = [
-  { kind: 'va', code: 'BCA_VA', name: 'Bank Central Asia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
-  { kind: 'va', code: 'BNI_VA', name: 'Bank Negara Indonesia Virtual Account', image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true },
-  { kind: 'bank', code: 'BCA_TRANSFER', name: 'BCA Bank Transfer', image: LOGO, currency: 'IDR', fee: '0', total: '150000', available: true },
-  { kind: 'qris', code: 'QRIS', name: 'QRIS', image: LOGO, currency: 'IDR', fee: '1050', total: '151050', available: true },
-  { kind: 'ewallet', code: 'OVO', name: 'OVO', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: true },
-  { kind: 'ewallet', code: 'DANA', name: 'DANA', image: LOGO, currency: 'IDR', fee: '2250', total: '152250', available: false },
+  {
+    kind: 'va',
+    code: 'BCA_VA',
+    name: 'Bank Central Asia Virtual Account',
+    image: LOGO,
+    currency: 'IDR',
+    fee: '4000',
+    total: '154000',
+    available: true,
+  },
+  {
+    kind: 'va',
+    code: 'BNI_VA',
+    name: 'Bank Negara Indonesia Virtual Account',
+    image: LOGO,
+    currency: 'IDR',
+    fee: '4000',
+    total: '154000',
+    available: true,
+  },
+  {
+    kind: 'bank',
+    code: 'BCA_TRANSFER',
+    name: 'BCA Bank Transfer',
+    image: LOGO,
+    currency: 'IDR',
+    fee: '0',
+    total: '150000',
+    available: true,
+  },
+  {
+    kind: 'qris',
+    code: 'QRIS',
+    name: 'QRIS',
+    image: LOGO,
+    currency: 'IDR',
+    fee: '1050',
+    total: '151050',
+    available: true,
+  },
+  {
+    kind: 'ewallet',
+    code: 'OVO',
+    name: 'OVO',
+    image: LOGO,
+    currency: 'IDR',
+    fee: '2250',
+    total: '152250',
+    available: true,
+  },
+  {
+    kind: 'ewallet',
+    code: 'DANA',
+    name: 'DANA',
+    image: LOGO,
+    currency: 'IDR',
+    fee: '2250',
+    total: '152250',
+    available: false,
+  },
   ...CRYPTO.map(({ address: _, paymentUri: __, ...method }) => method),
 ];
 
@@ -170,7 +249,10 @@ export class FakeApi {
     const paid = units(d.paidAmount, dp) + received;
     const late = d.status !== 'pending';
     const rate = d.exchangeRate && d.method.kind === 'crypto' ? d.exchangeRate.rate : '1';
-    this.paidValue.set(id, (this.paidValue.get(id) ?? 0n) + (received * units(rate, places(rate))) / 10n ** BigInt(dp + places(rate)));
+    this.paidValue.set(
+      id,
+      (this.paidValue.get(id) ?? 0n) + (received * units(rate, places(rate))) / 10n ** BigInt(dp + places(rate)),
+    );
     const rest = decimal(max(due - paid, 0n), dp);
     const now = new Date(this.now).toISOString();
     c.deposit = {
@@ -181,13 +263,19 @@ export class FakeApi {
       overpaidAmount: decimal(max(paid - due, 0n), dp),
       paidLate: d.paidLate || late,
       ...(d.paymentUri
-        ? { paymentUri: d.paymentUri.replace(/(value=|uint256=)\d+/, `$1${units(rest, dp)}`).replace(/([?&]amount=)[\d.]+/, `$1${rest}`) }
+        ? {
+            paymentUri: d.paymentUri
+              .replace(/(value=|uint256=)\d+/, `$1${units(rest, dp)}`)
+              .replace(/([?&]amount=)[\d.]+/, `$1${rest}`),
+          }
         : {}),
       updatedAt: now,
       serverTime: now,
       version: d.version + 1,
     };
-    FakeEventSource.instances.filter((s) => s.url.includes(id)).forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
+    FakeEventSource.instances
+      .filter((s) => s.url.includes(id))
+      .forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
     return c.deposit;
   }
 
@@ -211,8 +299,16 @@ export class FakeApi {
   /** The backend's side of a payment (as the sandbox's pay and expire calls would do). */
   settle(id: string, status: 'completed' | 'expired') {
     const c = this.checkouts.get(id)!;
-    c.deposit = { ...c.deposit!, status, updatedAt: new Date(this.now).toISOString(), serverTime: new Date(this.now).toISOString(), version: c.deposit!.version + 1 };
-    FakeEventSource.instances.filter((s) => s.url.includes(id)).forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
+    c.deposit = {
+      ...c.deposit!,
+      status,
+      updatedAt: new Date(this.now).toISOString(),
+      serverTime: new Date(this.now).toISOString(),
+      version: c.deposit!.version + 1,
+    };
+    FakeEventSource.instances
+      .filter((s) => s.url.includes(id))
+      .forEach((s) => s.emit('deposit', this.fresh(c.deposit!)));
     return c.deposit;
   }
 
@@ -233,13 +329,18 @@ export class FakeApi {
     this.calls.push({ method, path, body, headers, at: Date.now() });
     if (this.failWith !== null) {
       if (this.failWith === 0) throw new TypeError('Failed to fetch');
-      if (this.failRaw !== null) return new FakeResponse(this.failRaw, { status: this.failWith, headers: { 'content-type': 'text/html' } });
+      if (this.failRaw !== null)
+        return new FakeResponse(this.failRaw, { status: this.failWith, headers: { 'content-type': 'text/html' } });
       return this.json(this.failWith, { statusCode: this.failWith, error: 'Server Error', message: this.failMessage });
     }
     let m: RegExpMatchArray | null;
     if (method === 'POST' && path === '/checkouts') {
       if (body.currency && !this.currencies.includes(body.currency.toUpperCase())) {
-        return this.json(400, { statusCode: 400, error: 'Bad Request', message: `currency: this shop accepts ${this.currencies.join(', ')}` });
+        return this.json(400, {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: `currency: this shop accepts ${this.currencies.join(', ')}`,
+        });
       }
       // The currency's decimal places are the server's to say (as the merchant backend's words): rupiah has none.
       const code = String(body.currency ?? 'IDR').toUpperCase();
@@ -254,23 +355,34 @@ export class FakeApi {
         const message = `amount: ${code} amounts have ${dp ? `at most ${dp} decimal places` : 'no decimal places'}`;
         return this.json(400, { statusCode: 400, error: 'Bad Request', message });
       }
-      return this.json(201, { statusCode: 201, message: 'Created', data: this.newCheckout(body.amount, body.currency) });
+      return this.json(201, {
+        statusCode: 201,
+        message: 'Created',
+        data: this.newCheckout(body.amount, body.currency),
+      });
     }
     if ((m = path.match(/^\/checkouts\/([^/]+)(\/deposit)?$/))) {
       const c = this.checkouts.get(decodeURIComponent(m[1]));
       if (!c) return this.json(404, { statusCode: 404, error: 'Not Found', message: 'Checkout not found' });
-      if (!m[2]) return this.json(200, { statusCode: 200, message: 'OK', data: { ...this.fresh(c), methods: this.methodsOf(c) } });
+      if (!m[2])
+        return this.json(200, {
+          statusCode: 200,
+          message: 'OK',
+          data: { ...this.fresh(c), methods: this.methodsOf(c) },
+        });
       if (method === 'POST') {
         const choice = this.methodsOf(c).find((x) => x.code === body.method);
         const refused = (message: string) => this.json(400, { statusCode: 400, error: 'Bad Request', message });
         if (!choice) return refused('Payment method not found');
         if (this.refuse[choice.code]) return refused(this.refuse[choice.code]);
         if (!choice.available) return refused(`${choice.code}: the amount is outside the method's minimum or maximum`);
-        if (c.deposit?.method.code === choice.code) return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) });
+        if (c.deposit?.method.code === choice.code)
+          return this.json(200, { statusCode: 200, message: 'OK', data: this.fresh(c.deposit) });
         if (c.deposit) {
           // A switch: the same deposit, new details, while it is pending and the checkout open.
           if (c.deposit.status !== 'pending') return refused('The deposit is no longer pending');
-          if (Date.parse(c.expiresAt) <= this.now) return refused('The checkout is closed: the payment method can no longer be changed');
+          if (Date.parse(c.expiresAt) <= this.now)
+            return refused('The checkout is closed: the payment method can no longer be changed');
           const before = Date.parse(c.deposit.updatedAt);
           // The new method's window runs from the switch (WIDGET-API.md).
           const version = c.deposit.version + 1;
@@ -278,7 +390,10 @@ export class FakeApi {
           const paid = this.paidValue.get(c.id) ?? 0n;
           const switched = this.deposit(c, choice);
           if (paid && choice.kind !== 'crypto') {
-            Object.assign(switched, { amount: (units(switched.amount, 0) + paid).toString(), paidAmount: paid.toString() });
+            Object.assign(switched, {
+              amount: (units(switched.amount, 0) + paid).toString(),
+              paidAmount: paid.toString(),
+            });
           }
           c.deposit = switched;
           c.deposit.updatedAt = new Date(Math.max(this.now, before + 1)).toISOString();
@@ -318,13 +433,23 @@ export class FakeApi {
       paidLate: false,
       ...(m.kind === 'va' ? { accountNumber: '8808123456789012', accountName: 'KASIR DEMO STORE' } : {}),
       // A transfer's amount carries a unique code, told apart from other pending transfers to the same account.
-      ...(m.kind === 'bank' ? { accountNumber: '0123456789', accountName: 'PT KASIR DEMO', amount: '150123', uniqueCode: '123' } : {}),
+      ...(m.kind === 'bank'
+        ? { accountNumber: '0123456789', accountName: 'PT KASIR DEMO', amount: '150123', uniqueCode: '123' }
+        : {}),
       ...(m.kind === 'qris' ? { qrData: QR_DATA } : {}),
-      ...(m.kind === 'ewallet' ? { checkoutUrl: this.options.checkoutUrl ?? 'https://wallet.example/approve/123' } : {}),
+      ...(m.kind === 'ewallet'
+        ? { checkoutUrl: this.options.checkoutUrl ?? 'https://wallet.example/approve/123' }
+        : {}),
       ...(m.kind === 'crypto'
-        ? (({ symbol, network, networkName, decimals, exchangeRate, address, paymentUri }) => ({ symbol, network, networkName, decimals, exchangeRate, address, paymentUri }))(
-            CRYPTO.find((x) => x.code === m.code)!,
-          )
+        ? (({ symbol, network, networkName, decimals, exchangeRate, address, paymentUri }) => ({
+            symbol,
+            network,
+            networkName,
+            decimals,
+            exchangeRate,
+            address,
+            paymentUri,
+          }))(CRYPTO.find((x) => x.code === m.code)!)
         : {}),
       // A crypto transfer gets an hour, as the payment service gives it.
       expiresAt: new Date(this.now + (this.options.lifetime ?? (m.kind === 'crypto' ? 60 : 30) * 60_000)).toISOString(),
@@ -335,7 +460,10 @@ export class FakeApi {
   }
 
   private json(status: number, body: unknown, headers: Record<string, string> = {}) {
-    return new FakeResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+    return new FakeResponse(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
   }
 }
 

@@ -29,10 +29,11 @@ export function pageWork<T>(work: Promise<T>): Promise<T> {
  */
 export const settle = async (rounds = 4) => {
   const deadline = real.now() + 5000;
-  for (let quiet = 0; quiet < rounds; ) {
+  for (let quiet = 0; quiet < rounds;) {
     await yieldTask();
     quiet = working.size ? 0 : quiet + 1;
-    if (working.size && real.now() > deadline) throw new Error(`the page never settled: ${working.size} fake requests still unanswered after 5 s`);
+    if (working.size && real.now() > deadline)
+      throw new Error(`the page never settled: ${working.size} fake requests still unanswered after 5 s`);
   }
 };
 
@@ -62,7 +63,12 @@ export class FakeClock {
   }
 
   uninstall() {
-    Object.assign(window, { setTimeout: real.setTimeout, clearTimeout: real.clearTimeout, setInterval: real.setInterval, clearInterval: real.clearInterval });
+    Object.assign(window, {
+      setTimeout: real.setTimeout,
+      clearTimeout: real.clearTimeout,
+      setInterval: real.setInterval,
+      clearInterval: real.clearInterval,
+    });
     Date.now = real.now;
   }
 

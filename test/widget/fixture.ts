@@ -25,7 +25,13 @@ export function withFakeApi(use: (api: FakeApi) => void, options?: FakeOptions) 
 /** `<kasir-checkout>` on the page, with `attrs` over endpoint="/api" amount="150000" currency="IDR" locale="en" (null: left out). */
 export async function mount(attrs: Record<string, string | null> = {}): Promise<KasirCheckout> {
   const el = document.createElement('kasir-checkout');
-  for (const [name, value] of Object.entries({ endpoint: '/api', amount: '150000', currency: 'IDR', locale: 'en', ...attrs })) {
+  for (const [name, value] of Object.entries({
+    endpoint: '/api',
+    amount: '150000',
+    currency: 'IDR',
+    locale: 'en',
+    ...attrs,
+  })) {
     if (value !== null) el.setAttribute(name, value);
   }
   await fixture(el);
@@ -33,18 +39,26 @@ export async function mount(attrs: Record<string, string | null> = {}): Promise<
 }
 
 export const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-export const parts = (el: KasirCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-export const method = (el: KasirCheckout, code: string) => el.shadowRoot!.querySelector<HTMLButtonElement>(`[part="method"][data-method="${code}"]`)!;
+export const parts = (el: KasirCheckout, name: string) => [
+  ...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`),
+];
+export const method = (el: KasirCheckout, code: string) =>
+  el.shadowRoot!.querySelector<HTMLButtonElement>(`[part="method"][data-method="${code}"]`)!;
 /** A node's text as read: whitespace (no-break spaces too) collapsed. */
 export const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
-export const reached = (el: KasirCheckout, state: string, timeout = 3000) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout });
+export const reached = (el: KasirCheckout, state: string, timeout = 3000) =>
+  waitUntil(() => el.state === state, `never reached ${state}`, { timeout });
 
 /**
  * Waits until no status check is in flight: the element checks at once on a pending screen, and "check now" is
  * disabled meanwhile (and gone once the payment is over).
  */
 export const checked = (el: KasirCheckout, timeout = 3000) =>
-  waitUntil(() => !part(el, 'check-now') || part(el, 'check-now')!.matches(':enabled'), 'the status check in flight never ended', { timeout });
+  waitUntil(
+    () => !part(el, 'check-now') || part(el, 'check-now')!.matches(':enabled'),
+    'the status check in flight never ended',
+    { timeout },
+  );
 
 /** Chooses a method once the list offers it, and waits for its pending screen. */
 export async function choose(el: KasirCheckout, code: string) {
@@ -60,7 +74,11 @@ let jsQR: typeof jsQRType | undefined;
 export async function loadJsQr() {
   if (jsQR) return jsQR;
   await new Promise((resolve, reject) => {
-    const script = Object.assign(document.createElement('script'), { src: '/node_modules/jsqr/dist/jsQR.js', onload: resolve, onerror: reject });
+    const script = Object.assign(document.createElement('script'), {
+      src: '/node_modules/jsqr/dist/jsQR.js',
+      onload: resolve,
+      onerror: reject,
+    });
     document.head.append(script);
   });
   return (jsQR = (window as unknown as { jsQR: typeof jsQRType }).jsQR);

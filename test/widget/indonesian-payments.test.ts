@@ -13,10 +13,20 @@ import { choose, mount, part, reached, readQr, recordClipboard, text, withFakeAp
 const LOGO = 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
 const BANKS = [
   { code: 'BCA_VA', name: 'BCA Virtual Account', app: 'BCA mobile', menu: 'm-Transfer > BCA Virtual Account' },
-  { code: 'BNI_VA', name: 'BNI Virtual Account', app: 'BNI Mobile Banking', menu: 'Transfer > Virtual Account Billing' },
+  {
+    code: 'BNI_VA',
+    name: 'BNI Virtual Account',
+    app: 'BNI Mobile Banking',
+    menu: 'Transfer > Virtual Account Billing',
+  },
   { code: 'BRI_VA', name: 'BRI Virtual Account', app: 'BRImo', menu: 'Pembayaran > BRIVA' },
   { code: 'MANDIRI_VA', name: 'Mandiri Virtual Account', app: "Livin' by Mandiri", menu: 'Bayar > Multipayment' },
-  { code: 'PERMATA_VA', name: 'Permata Virtual Account', app: 'PermataMobile X', menu: 'Bayar Tagihan > Virtual Account' },
+  {
+    code: 'PERMATA_VA',
+    name: 'Permata Virtual Account',
+    app: 'PermataMobile X',
+    menu: 'Bayar Tagihan > Virtual Account',
+  },
   { code: 'CIMB_VA', name: 'CIMB Virtual Account', app: 'OCTO Mobile', menu: 'Transfer > Virtual Account' },
   { code: 'BSI_VA', name: 'BSI Virtual Account', app: 'BSI Mobile', menu: 'Bayar > Institusi' },
 ];
@@ -24,7 +34,10 @@ const WALLET_PAGE = 'https://sandbox.example/sandbox/ewallet/';
 const MEMO = '4820193748201';
 const STELLAR_URI = `web+stellar:pay?destination=${WALLET.stellar}&amount=1234.5678901&memo=${MEMO}&memo_type=MEMO_ID`;
 
-type Internals = { fetch(url: string, init?: RequestInit): Promise<Response>; deposit(c: Checkout, m: Method): Deposit };
+type Internals = {
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+  deposit(c: Checkout, m: Method): Deposit;
+};
 
 /** The fake widget API with the sandbox's VA banks, the wallets' flows (push window `windowMs`) and a Stellar memo. */
 function extend(api: FakeApi, windowMs = 60_000) {
@@ -32,17 +45,44 @@ function extend(api: FakeApi, windowMs = 60_000) {
   const newCheckout = api.newCheckout.bind(api);
   api.newCheckout = (...args) => {
     const c = newCheckout(...args);
-    const va = BANKS.map((b): Method => ({ kind: 'va', code: b.code, name: b.name, image: LOGO, currency: 'IDR', fee: '4000', total: '154000', available: true }));
-    const wallet = (code: string, name: string, flow: Method['flow']): Method => ({ kind: 'ewallet', code, name, image: LOGO, currency: 'IDR', fee: '0', total: '150000', available: true, flow });
-    c.methods = [...va, wallet('OVO', 'OVO', 'push'), wallet('GOPAY', 'GoPay', 'qr-or-app'), wallet('DANA', 'DANA', 'redirect'), ...c.methods.filter((m) => m.kind === 'crypto')];
+    const va = BANKS.map((b): Method => ({
+      kind: 'va',
+      code: b.code,
+      name: b.name,
+      image: LOGO,
+      currency: 'IDR',
+      fee: '4000',
+      total: '154000',
+      available: true,
+    }));
+    const wallet = (code: string, name: string, flow: Method['flow']): Method => ({
+      kind: 'ewallet',
+      code,
+      name,
+      image: LOGO,
+      currency: 'IDR',
+      fee: '0',
+      total: '150000',
+      available: true,
+      flow,
+    });
+    c.methods = [
+      ...va,
+      wallet('OVO', 'OVO', 'push'),
+      wallet('GOPAY', 'GoPay', 'qr-or-app'),
+      wallet('DANA', 'DANA', 'redirect'),
+      ...c.methods.filter((m) => m.kind === 'crypto'),
+    ];
     return c;
   };
   const deposit = internals.deposit.bind(api);
   internals.deposit = (c, m) => {
     const d = deposit(c, m);
     const page = `${WALLET_PAGE}${c.id}`;
-    if (m.code === 'MANDIRI_VA') return { ...d, accountNumber: '8860812345678901', billerCode: '88608', billKey: '12345678901' };
-    if (m.kind === 'ewallet') return { ...d, flow: m.flow, checkoutUrl: page, ...(m.flow === 'qr-or-app' ? { qrData: `${page}?via=qr` } : {}) };
+    if (m.code === 'MANDIRI_VA')
+      return { ...d, accountNumber: '8860812345678901', billerCode: '88608', billKey: '12345678901' };
+    if (m.kind === 'ewallet')
+      return { ...d, flow: m.flow, checkoutUrl: page, ...(m.flow === 'qr-or-app' ? { qrData: `${page}?via=qr` } : {}) };
     if (m.code === 'XLM-STELLAR') return { ...d, memo: MEMO, memoType: 'id', paymentUri: STELLAR_URI };
     return d;
   };
@@ -55,14 +95,29 @@ function extend(api: FakeApi, windowMs = 60_000) {
     // The push wallet chosen again: a new request to the phone (the number given, else the one before).
     if (init.method === 'POST' && d && body.method === 'OVO' && d.method.code === 'OVO') {
       if (body.phone !== undefined && !/^(\+62|0)8\d{8,11}$/.test(body.phone.replace(/[\s-]/g, ''))) {
-        return new Response(JSON.stringify({ statusCode: 400, error: 'Bad Request', message: 'phone: an Indonesian mobile number' }), { status: 400 });
+        return new Response(
+          JSON.stringify({ statusCode: 400, error: 'Bad Request', message: 'phone: an Indonesian mobile number' }),
+          { status: 400 },
+        );
       }
       const { failure: _, ...rest } = d;
       const phone = body.phone ? `${body.phone.replace(/[\s-]/g, '').slice(0, 4)}****${body.phone.slice(-4)}` : d.phone;
-      c.deposit = { ...rest, phone, walletExpiresAt: new Date(api.now + windowMs).toISOString(), updatedAt: now, version: d.version + 1 };
+      c.deposit = {
+        ...rest,
+        phone,
+        walletExpiresAt: new Date(api.now + windowMs).toISOString(),
+        updatedAt: now,
+        version: d.version + 1,
+      };
     }
     // A read past the window: the service records the timeout.
-    if ((init.method ?? 'GET') === 'GET' && d?.walletExpiresAt && Date.parse(d.walletExpiresAt) <= api.now && d.status === 'pending') fail(api, 'timeout');
+    if (
+      (init.method ?? 'GET') === 'GET' &&
+      d?.walletExpiresAt &&
+      Date.parse(d.walletExpiresAt) <= api.now &&
+      d.status === 'pending'
+    )
+      fail(api, 'timeout');
     return fetch(url, init);
   };
 }
@@ -108,7 +163,9 @@ for (const width of [390, 1000]) {
         if (bank.code === 'MANDIRI_VA') {
           expect(text(part(el, 'biller-code'))).to.equal('88608');
           expect(text(part(el, 'bill-key'))).to.equal('12345678901');
-          expect(text(instructions.querySelector('[data-channel="atm"]'))).to.contain('company code 88608').and.contain('bill key 12345678901');
+          expect(text(instructions.querySelector('[data-channel="atm"]')))
+            .to.contain('company code 88608')
+            .and.contain('bill key 12345678901');
         } else {
           expect(mobile).to.contain('8808123456789012');
         }
@@ -119,7 +176,9 @@ for (const width of [390, 1000]) {
     it('the VA steps in Indonesian', async () => {
       const el = await mount({ locale: 'id', 'poll-interval': '60000' });
       await choose(el, 'MANDIRI_VA');
-      expect(text(part(el, 'instructions')!.querySelector('[data-channel="atm"]'))).to.contain('Masukkan kode perusahaan 88608, lalu kode bayar 12345678901.');
+      expect(text(part(el, 'instructions')!.querySelector('[data-channel="atm"]'))).to.contain(
+        'Masukkan kode perusahaan 88608, lalu kode bayar 12345678901.',
+      );
       await expect(el).to.be.accessible();
     });
 
@@ -145,7 +204,9 @@ for (const width of [390, 1000]) {
       (part(el, 'phone') as HTMLInputElement).value = '12345';
       (part(el, 'phone') as HTMLInputElement).form!.requestSubmit();
       await waitUntil(() => el.shadowRoot!.querySelector('form [role="alert"]'));
-      expect(text(el.shadowRoot!.querySelector('form [role="alert"]'))).to.contain('phone: an Indonesian mobile number');
+      expect(text(el.shadowRoot!.querySelector('form [role="alert"]'))).to.contain(
+        'phone: an Indonesian mobile number',
+      );
     });
 
     it('OVO: declined -> part="failure" with the reason -> try again -> approved', async () => {
@@ -155,7 +216,9 @@ for (const width of [390, 1000]) {
       fail(api, 'declined');
       await checkNow(el);
       await waitUntil(() => part(el, 'failure'));
-      expect(text(part(el, 'failure'))).to.contain('Payment failed').and.contain('The payment was declined in OVO.');
+      expect(text(part(el, 'failure')))
+        .to.contain('Payment failed')
+        .and.contain('The payment was declined in OVO.');
       expect(el.state).to.equal('pending');
       await expect(el).to.be.accessible();
       const [tryAgain, another] = part(el, 'failure')!.querySelectorAll('button');
@@ -183,7 +246,11 @@ for (const width of [390, 1000]) {
     it('GoPay: one payment, a QR on a wide screen and the app link on a phone (touch, narrow)', async () => {
       const coarse = width < 500;
       const matchMedia = window.matchMedia;
-      if (coarse) window.matchMedia = (query: string) => ({ ...matchMedia.call(window, query), matches: query.includes('coarse') || matchMedia.call(window, query).matches });
+      if (coarse)
+        window.matchMedia = (query: string) => ({
+          ...matchMedia.call(window, query),
+          matches: query.includes('coarse') || matchMedia.call(window, query).matches,
+        });
       try {
         const el = await mount({ 'poll-interval': '60000' });
         await choose(el, 'GOPAY');
@@ -226,7 +293,9 @@ for (const width of [390, 1000]) {
         const el = await mount({ 'poll-interval': '60000' });
         await choose(el, 'XLM-STELLAR');
         expect(text(part(el, 'memo'))).to.equal(MEMO);
-        expect(text(part(el, 'memo')!.closest('div'))).to.contain('MEMO_ID').and.contain('without it the payment cannot be matched');
+        expect(text(part(el, 'memo')!.closest('div')))
+          .to.contain('MEMO_ID')
+          .and.contain('without it the payment cannot be matched');
         expect(await readQr(el)).to.equal(STELLAR_URI);
         const copy = part(el, 'memo')!.parentElement!.querySelector('button')!;
         copy.click();
@@ -280,4 +349,3 @@ describe('<kasir-checkout> new views are accessible in Indonesian at 320 px and 
   }
   after(() => setViewport({ width: 800, height: 600 }));
 });
-

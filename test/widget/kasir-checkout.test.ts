@@ -5,7 +5,8 @@ import { FakeApi, QR_DATA } from './fake-api';
 import { checked, choose, mount, part, parts, pressKeys, reached, text, withFakeApi } from './fixture';
 
 /** Where the element remembers its checkout: the order, this page, and its place among the page's elements. */
-const key = (amount: string, index = 0) => `kasir-checkout:/api|${amount}|IDR|${location.pathname}${location.search}|${index}`;
+const key = (amount: string, index = 0) =>
+  `kasir-checkout:/api|${amount}|IDR|${location.pathname}${location.search}|${index}`;
 
 describe('<kasir-checkout>', () => {
   let api: FakeApi;
@@ -22,12 +23,30 @@ describe('<kasir-checkout>', () => {
     // Grouped by kind (docs/design.md 12); more than 6 methods: each group of several is a closed disclosure.
     const groups = parts(el, 'method-group');
     expect(groups.map((g) => g.dataset.kind)).to.deep.equal(['va', 'bank', 'qris', 'ewallet', 'crypto']);
-    expect(groups.map((g) => text(g.querySelector('h3')))).to.deep.equal(['Virtual account', '', '', 'E-wallet', 'Crypto']);
+    expect(groups.map((g) => text(g.querySelector('h3')))).to.deep.equal([
+      'Virtual account',
+      '',
+      '',
+      'E-wallet',
+      'Crypto',
+    ]);
     const methods = parts(el, 'method');
     expect(methods.map((m) => m.dataset.method)).to.deep.equal([
-      'BCA_VA', 'BNI_VA', 'BCA_TRANSFER', 'QRIS', 'OVO', 'DANA', 'ETH-ETHEREUM', 'USDC-POLYGON', 'USDC-STELLAR', 'XLM-STELLAR',
+      'BCA_VA',
+      'BNI_VA',
+      'BCA_TRANSFER',
+      'QRIS',
+      'OVO',
+      'DANA',
+      'ETH-ETHEREUM',
+      'USDC-POLYGON',
+      'USDC-STELLAR',
+      'XLM-STELLAR',
     ]);
-    expect(text(methods[0])).to.contain('Bank Central Asia Virtual Account').and.contain('Fee Rp 4,000').and.contain('Rp 154,000');
+    expect(text(methods[0]))
+      .to.contain('Bank Central Asia Virtual Account')
+      .and.contain('Fee Rp 4,000')
+      .and.contain('Rp 154,000');
     expect(methods[0].querySelector('img')).to.exist;
     expect(text(methods[2])).to.contain('No fee').and.contain('Rp 150,000');
     expect((methods[5] as HTMLButtonElement).disabled, 'unavailable method').to.be.true;
@@ -49,7 +68,9 @@ describe('<kasir-checkout>', () => {
     expect(text(part(el, 'va-number'))).to.equal('8808 1234 5678 9012');
     expect(text(part(el, 'amount'))).to.equal('Rp 154,000');
     // The bank's own steps per channel (docs/indonesian-payments.md).
-    expect([...parts(el, 'instructions')[0].querySelectorAll<HTMLElement>('[data-channel]')].map((c) => c.dataset.channel)).to.deep.equal(['atm', 'mobile', 'internet']);
+    expect(
+      [...parts(el, 'instructions')[0].querySelectorAll<HTMLElement>('[data-channel]')].map((c) => c.dataset.channel),
+    ).to.deep.equal(['atm', 'mobile', 'internet']);
     expect(part(el, 'check-now')).to.exist;
     expect(text(part(el, 'countdown'))).to.match(/Pay within\s*(29:59|30:00)/);
 
@@ -81,7 +102,9 @@ describe('<kasir-checkout>', () => {
     expect(text(part(el, 'amount'))).to.equal('Rp 150,123');
     const steps = [...part(el, 'instructions')!.querySelectorAll('li')].map(text);
     expect(steps[1]).to.contain('from any bank').and.not.contain('virtual account');
-    expect(steps[2]).to.equal('Transfer exactly this amount: the last digits (123) identify your payment. This page updates by itself.');
+    expect(steps[2]).to.equal(
+      'Transfer exactly this amount: the last digits (123) identify your payment. This page updates by itself.',
+    );
     const copied: string[] = [];
     const original = navigator.clipboard.writeText;
     navigator.clipboard.writeText = async (value: string) => void copied.push(value);
@@ -190,7 +213,10 @@ describe('<kasir-checkout>', () => {
     expect((await completed).detail.deposit.status).to.equal('completed');
     await el.updateComplete;
     expect(el.getAttribute('state')).to.equal('completed');
-    expect(text(part(el, 'result'))).to.contain('Payment received').and.contain('Rp 154,000').and.contain('Bank Central Asia Virtual Account');
+    expect(text(part(el, 'result')))
+      .to.contain('Payment received')
+      .and.contain('Rp 154,000')
+      .and.contain('Bank Central Asia Virtual Account');
     expect(part(el, 'check-now')).to.not.exist;
     await el.updateComplete;
     expect(text(el.shadowRoot!.querySelector('[role=status]')), 'announced politely').to.equal('Payment received');
@@ -245,7 +271,12 @@ describe('<kasir-checkout>', () => {
       { status: 502, raw: 'Bad Gateway', says: 'Payments are not available right now.', action: 'Try again' },
       { status: 503, raw: 'Service Unavailable', says: 'Payments are not available right now.', action: 'Try again' },
       { status: 429, raw: 'Too Many Requests', says: 'Too many attempts.', action: 'Try again' },
-      { status: 400, raw: 'inputAmount: no payment method accepts this amount', says: 'This amount cannot be paid online.', action: null },
+      {
+        status: 400,
+        raw: 'inputAmount: no payment method accepts this amount',
+        says: 'This amount cannot be paid online.',
+        action: null,
+      },
       // No route to create a checkout: the endpoint is wrong (the page's setup), not an ended payment link.
       { status: 404, raw: 'Cannot POST /checkouts', says: 'This payment is not set up correctly.', action: null },
     ];
@@ -284,13 +315,21 @@ describe('<kasir-checkout>', () => {
       });
     }
 
-    it('says what is missing to the shop\'s developers when amount and checkout-id are both missing, with no button', async () => {
+    it("says what is missing to the shop's developers when amount and checkout-id are both missing, with no button", async () => {
       const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" locale="en"></kasir-checkout>`);
       await reached(el, 'error');
       await el.updateComplete;
-      expect(text(part(el, 'result'))).to.equal('Something went wrong This payment is not set up correctly. Please contact the shop.');
+      expect(text(part(el, 'result'))).to.equal(
+        'Something went wrong This payment is not set up correctly. Please contact the shop.',
+      );
       expect(details).to.deep.equal([
-        { kind: 'config', message: 'kasir-checkout: the amount attribute is missing: set amount (and currency), order-id or checkout-id', status: undefined, url: undefined },
+        {
+          kind: 'config',
+          message:
+            'kasir-checkout: the amount attribute is missing: set amount (and currency), order-id or checkout-id',
+          status: undefined,
+          url: undefined,
+        },
       ]);
       expect(api.calls).to.deep.equal([]);
     });
@@ -299,9 +338,13 @@ describe('<kasir-checkout>', () => {
       const el = await mount({ 'checkout-id': 'chk_unknown', amount: '', locale: 'id' });
       await reached(el, 'error');
       await el.updateComplete;
-      expect(text(part(el, 'result'))).to.equal('Terjadi kesalahan Tautan pembayaran ini tidak dikenal atau sudah berakhir.');
+      expect(text(part(el, 'result'))).to.equal(
+        'Terjadi kesalahan Tautan pembayaran ini tidak dikenal atau sudah berakhir.',
+      );
       expect(buttons(el)).to.deep.equal([]);
-      expect(details).to.deep.equal([{ kind: 'refused', message: 'Checkout not found', status: 404, url: '/api/checkouts/chk_unknown' }]);
+      expect(details).to.deep.equal([
+        { kind: 'refused', message: 'Checkout not found', status: 404, url: '/api/checkouts/chk_unknown' },
+      ]);
     });
 
     it('speaks Indonesian for every kind of failure', async () => {
@@ -311,7 +354,11 @@ describe('<kasir-checkout>', () => {
       await el.updateComplete;
       expect(text(part(el, 'result'))).to.contain('Terlalu banyak percobaan');
       expect(buttons(el)).to.deep.equal(['Coba lagi']);
-      for (const [status, says] of [[503, 'Pembayaran sedang tidak tersedia'], [400, 'Jumlah ini tidak dapat dibayar'], [404, 'belum diatur dengan benar']] as const) {
+      for (const [status, says] of [
+        [503, 'Pembayaran sedang tidak tersedia'],
+        [400, 'Jumlah ini tidak dapat dibayar'],
+        [404, 'belum diatur dengan benar'],
+      ] as const) {
         api.failWith = status;
         el.amount = `${status}000`;
         await waitUntil(() => text(part(el, 'result')).includes(says), `${status}: ${says}`, { timeout: 3000 });
@@ -332,7 +379,9 @@ describe('<kasir-checkout>', () => {
         await reached(el, 'error');
         await el.updateComplete;
         expect(text(part(el, 'result'))).to.equal(`Something went wrong ${says} Start a new payment`);
-        expect(details).to.deep.equal([{ kind: 'refused', message: raw, status, url: `/api/checkouts/${old}/deposit` }]);
+        expect(details).to.deep.equal([
+          { kind: 'refused', message: raw, status, url: `/api/checkouts/${old}/deposit` },
+        ]);
         api.failWith = null;
         part(el, 'result')!.querySelector('button')!.click();
         await reached(el, 'choosing');
@@ -365,13 +414,23 @@ describe('<kasir-checkout>', () => {
     api.failWith = null;
     el.shadowRoot!.querySelector<HTMLButtonElement>('[part=result] button')!.click();
     await reached(el, 'pending');
-    expect(api.requests('POST', '/deposit').map((c) => (c.body as { method: string }).method)).to.deep.equal(['BCA_VA', 'BCA_VA']);
+    expect(api.requests('POST', '/deposit').map((c) => (c.body as { method: string }).method)).to.deep.equal([
+      'BCA_VA',
+      'BCA_VA',
+    ]);
   });
 
   it('fires its events in order, bubbling and composed, over a whole payment', async () => {
     const seen: string[] = [];
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
-    for (const type of ['kasir-ready', 'kasir-method-selected', 'kasir-pending', 'kasir-completed', 'kasir-expired', 'kasir-error'] as const) {
+    for (const type of [
+      'kasir-ready',
+      'kasir-method-selected',
+      'kasir-pending',
+      'kasir-completed',
+      'kasir-expired',
+      'kasir-error',
+    ] as const) {
       host.addEventListener(type, (e) => {
         expect(e.bubbles && e.composed, type).to.be.true;
         seen.push(type);
@@ -435,7 +494,8 @@ describe('<kasir-checkout>', () => {
       // A single-page shop puts a new element up for the next order, at the same price.
       const seen: string[] = [];
       const next = document.createElement('kasir-checkout');
-      for (const type of ['kasir-completed', 'kasir-expired', 'kasir-pending'] as const) next.addEventListener(type, () => seen.push(type));
+      for (const type of ['kasir-completed', 'kasir-expired', 'kasir-pending'] as const)
+        next.addEventListener(type, () => seen.push(type));
       Object.assign(next, { endpoint: '/api', amount: '150000', currency: 'IDR', locale: 'en' });
       document.body.append(next);
       try {
@@ -453,7 +513,8 @@ describe('<kasir-checkout>', () => {
   }
 
   it('gives two elements for the same amount on one page a checkout each, and each resumes its own', async () => {
-    const page = () => fixture<HTMLDivElement>(html`<div>
+    const page = () =>
+      fixture<HTMLDivElement>(html`<div>
       <kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>
       <kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>
     </div>`);
@@ -496,7 +557,9 @@ describe('<kasir-checkout>', () => {
     }
     const again = await mount();
     await reached(again, 'choosing');
-    expect(api.requests('POST', '/checkouts'), 'back on the first order page, its checkout is resumed').to.have.length(2);
+    expect(api.requests('POST', '/checkouts'), 'back on the first order page, its checkout is resumed').to.have.length(
+      2,
+    );
     expect(api.requests('GET', `/checkouts/${one}`)).to.have.length(1);
   });
 
@@ -508,7 +571,10 @@ describe('<kasir-checkout>', () => {
     await reached(el, 'choosing');
     await el.updateComplete;
     expect(text(part(el, 'amount'))).to.equal('Rp 99,000');
-    expect(api.requests('POST', '/checkouts').map((c) => (c.body as { amount: string }).amount)).to.deep.equal(['150000', '99000']);
+    expect(api.requests('POST', '/checkouts').map((c) => (c.body as { amount: string }).amount)).to.deep.equal([
+      '150000',
+      '99000',
+    ]);
     await aTimeout(50);
     expect(text(part(el, 'amount'))).to.equal('Rp 99,000');
   });
@@ -527,7 +593,9 @@ describe('<kasir-checkout>', () => {
     await reached(el, 'choosing');
     expect(text(el.shadowRoot!.querySelector('h2'))).to.equal('Pilih cara bayar');
     expect(text(part(el, 'amount'))).to.equal('Rp 150.000');
-    expect(text(part(el, 'method'))).to.contain('Biaya Rp 4.000').and.contain('Rp 154.000');
+    expect(text(part(el, 'method')))
+      .to.contain('Biaya Rp 4.000')
+      .and.contain('Rp 154.000');
     expect(el.shadowRoot!.querySelector('.card')!.getAttribute('lang')).to.equal('id');
     await expect(el).to.be.accessible();
     part(el, 'method')!.click();
@@ -615,7 +683,14 @@ describe('<kasir-checkout>', () => {
       stops.push(text(el.shadowRoot!.activeElement));
     }
     // The bank's channels' steps (docs/indonesian-payments.md) open and close by keyboard too.
-    expect(stops).to.deep.equal(['Copy account number', 'Copy amount', 'ATM', 'BNI Mobile Banking (mobile banking)', 'BNI Internet Banking (internet banking)', 'Check payment status']);
+    expect(stops).to.deep.equal([
+      'Copy account number',
+      'Copy amount',
+      'ATM',
+      'BNI Mobile Banking (mobile banking)',
+      'BNI Internet Banking (internet banking)',
+      'Check payment status',
+    ]);
   });
 
   it('is themed by --kasir-* custom properties', async () => {
@@ -641,7 +716,9 @@ describe('<kasir-checkout>', () => {
       for (const node of el.shadowRoot!.querySelectorAll<HTMLElement>('.card *')) {
         if (node.closest('.sr') || node.tagName === 'path' || node.tagName === 'rect') continue;
         const r = node.getBoundingClientRect();
-        expect(r.right, `${phase}: ${node.tagName}.${node.className} ${node.textContent?.slice(0, 30)}`).to.be.at.most(card.getBoundingClientRect().right + 0.5);
+        expect(r.right, `${phase}: ${node.tagName}.${node.className} ${node.textContent?.slice(0, 30)}`).to.be.at.most(
+          card.getBoundingClientRect().right + 0.5,
+        );
       }
     };
     await reached(el, 'choosing');

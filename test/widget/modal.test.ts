@@ -93,7 +93,9 @@ describe('<kasir-checkout modal>', () => {
   });
 
   it('without modal, open() and close() do nothing and the checkout shows in place', async () => {
-    const el = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>`);
+    const el = await fixture<KasirCheckout>(
+      html`<kasir-checkout endpoint="/api" amount="150000" locale="en"></kasir-checkout>`,
+    );
     await reached(el, 'choosing', 4000);
     await el.open();
     el.close();

@@ -28,11 +28,16 @@ describe('<kasir-checkout>: errors named for the shop', () => {
     expect(details[0].status).to.equal(403);
     expect(details[0].message).to.contain(location.origin).and.contain('KASIR_ALLOWED_ORIGINS');
     // The shopper reads the truth (the page is not set up), not that the service cannot be reached.
-    expect(text(part(el, 'result'))).to.contain('This payment is not set up correctly').and.not.contain('could not reach');
+    expect(text(part(el, 'result')))
+      .to.contain('This payment is not set up correctly')
+      .and.not.contain('could not reach');
     expect(part(el, 'result')!.querySelectorAll('button')).to.have.length(0);
   });
 
-  for (const [amount, separator, plain] of [['150,000', '","', '150000'], ['1.500.000', '"."', '1500000']]) {
+  for (const [amount, separator, plain] of [
+    ['150,000', '","', '150000'],
+    ['1.500.000', '"."', '1500000'],
+  ]) {
     it(`amount="${amount}" in rupiah: refused before any request, naming ${separator} as a thousands separator`, async () => {
       const el = await mount({ amount });
       await reached(el, 'error');

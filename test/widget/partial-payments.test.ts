@@ -4,10 +4,23 @@ import { expect, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { KasirErrorDetail, KasirOpenExternalEvent } from '../../widget/events';
 import { CRYPTO, FakeApi } from './fake-api';
-import { checked, choose, loadJsQr, method, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
+import {
+  checked,
+  choose,
+  loadJsQr,
+  method,
+  mount,
+  part,
+  reached,
+  readQr,
+  recordClipboard,
+  text,
+  withFakeApi,
+} from './fixture';
 
 /** part="paid": each row's label and amount. */
-const paidText = (el: KasirCheckout) => [...(part(el, 'paid')?.querySelectorAll('span, strong') ?? [])].map(text).join(' ');
+const paidText = (el: KasirCheckout) =>
+  [...(part(el, 'paid')?.querySelectorAll('span, strong') ?? [])].map(text).join(' ');
 const notice = (el: KasirCheckout) => text(el.shadowRoot!.querySelector('[role=status]'));
 
 /** Waits until the element shows the deposit as the fake now has it (the next poll). */
@@ -24,7 +37,8 @@ function recordFailures() {
   const warnings: string[] = [];
   const details: KasirErrorDetail[] = [];
   const warn = console.warn;
-  console.warn = (...args: unknown[]) => void warnings.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+  console.warn = (...args: unknown[]) =>
+    void warnings.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
   const record = (e: Event) => details.push((e as CustomEvent<KasirErrorDetail>).detail);
   document.addEventListener('kasir-error', record);
   return {
@@ -52,7 +66,10 @@ describe('<kasir-checkout> payments not as planned (docs/design.md 10)', () => {
     expect(el.state).to.equal('pending');
     expect(paidText(el)).to.equal('Received 5.575385 USDC Still due 3.716923 USDC');
     expect(text(el.shadowRoot!.querySelector('dd [part=amount]'))).to.equal('3.716923 USDC');
-    await waitUntil(() => notice(el) === 'Received 5.575385 USDC. Still due: 3.716923 USDC.', `announced: ${notice(el)}`);
+    await waitUntil(
+      () => notice(el) === 'Received 5.575385 USDC. Still due: 3.716923 USDC.',
+      `announced: ${notice(el)}`,
+    );
     const clip = recordClipboard();
     try {
       el.shadowRoot!.querySelectorAll<HTMLButtonElement>('.copy')[1].click();
@@ -98,7 +115,11 @@ describe('<kasir-checkout> payments not as planned (docs/design.md 10)', () => {
   it('a bank transfer overpaid: part="result" says by how much, in en and id, announced', async () => {
     for (const [locale, says, heard] of [
       ['en', 'You paid Rp 10,000 more than was due.', 'Payment received. You paid Rp 10,000 more than was due.'],
-      ['id', 'Anda membayar Rp 10.000 lebih dari tagihan.', 'Pembayaran diterima. Anda membayar Rp 10.000 lebih dari tagihan.'],
+      [
+        'id',
+        'Anda membayar Rp 10.000 lebih dari tagihan.',
+        'Pembayaran diterima. Anda membayar Rp 10.000 lebih dari tagihan.',
+      ],
     ]) {
       sessionStorage.clear();
       const el = await mount({ locale });
@@ -143,7 +164,9 @@ describe('<kasir-checkout> payments not as planned (docs/design.md 10)', () => {
     await check(el);
     await reached(el, 'expired');
     await waitUntil(() => text(part(el, 'result')).includes('toko akan mengembalikannya'), text(part(el, 'result')));
-    expect(text(part(el, 'result'))).to.contain('Rp 50.000 telah diterima').and.not.contain('Tidak ada dana');
+    expect(text(part(el, 'result')))
+      .to.contain('Rp 50.000 telah diterima')
+      .and.not.contain('Tidak ada dana');
   });
 
   it('pays the rest another way: change-method lists the methods priced for the rest, and the virtual account completes the checkout once', async () => {
@@ -154,7 +177,10 @@ describe('<kasir-checkout> payments not as planned (docs/design.md 10)', () => {
     await waitUntil(() => part(el, 'paid'));
     part(el, 'change-method')!.click();
     await reached(el, 'choosing');
-    await waitUntil(() => text(method(el, 'BCA_VA').querySelector('.total')) === 'Rp 63,400', text(method(el, 'BCA_VA')));
+    await waitUntil(
+      () => text(method(el, 'BCA_VA').querySelector('.total')) === 'Rp 63,400',
+      text(method(el, 'BCA_VA')),
+    );
     const completions: unknown[] = [];
     el.addEventListener('kasir-completed', (e) => completions.push(e.detail));
     await choose(el, 'BCA_VA');
@@ -172,7 +198,10 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (docs/design.md 
   let api: FakeApi;
   const ua = Object.getOwnPropertyDescriptor(Navigator.prototype, 'userAgent')!;
   const asPhone = () =>
-    Object.defineProperty(navigator, 'userAgent', { configurable: true, get: () => 'Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36' });
+    Object.defineProperty(navigator, 'userAgent', {
+      configurable: true,
+      get: () => 'Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36',
+    });
   withFakeApi((a) => (api = a), { totals: { 'ETH-ETHEREUM': '0.00272730' } });
   afterEach(() => {
     delete (navigator as { userAgent?: string }).userAgent;
@@ -295,7 +324,9 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (docs/design.md 
     const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d')!;
     ctx.drawImage(bitmap, 0, 0);
     const jsQR = await loadJsQr();
-    expect(jsQR(ctx.getImageData(0, 0, bitmap.width, bitmap.height).data, bitmap.width, bitmap.height)?.data).to.equal(api.only.deposit!.qrData);
+    expect(jsQR(ctx.getImageData(0, 0, bitmap.width, bitmap.height).data, bitmap.width, bitmap.height)?.data).to.equal(
+      api.only.deposit!.qrData,
+    );
   });
 });
 
@@ -338,7 +369,14 @@ describe('<kasir-checkout> failures the shop sees (docs/design.md 11)', () => {
       expect(seen.details.map((d) => d.kind)).to.deep.equal(['config']);
       expect(seen.details[0].message).to.contain(`invalid amount "${amount}"`);
       // The server's words: "150.000" in rupiah names its thousands separator (server/merchant/separators.ts).
-      if (plain) expect(seen.details[0].message).to.contain(amount === '150.000' ? '"." as a thousands separator' : currency === 'IDR' ? 'IDR amounts have no decimal places' : 'USD amounts have at most 2 decimal places');
+      if (plain)
+        expect(seen.details[0].message).to.contain(
+          amount === '150.000'
+            ? '"." as a thousands separator'
+            : currency === 'IDR'
+              ? 'IDR amounts have no decimal places'
+              : 'USD amounts have at most 2 decimal places',
+        );
       expect(seen.warnings[0]).to.contain(`invalid amount "${amount}"`);
       expect(api.calls.map((c) => `${c.method} ${c.path}`)).to.deep.equal(plain ? ['POST /checkouts'] : []);
     });
@@ -349,9 +387,14 @@ describe('<kasir-checkout> failures the shop sees (docs/design.md 11)', () => {
     await reached(el, 'error');
     await el.updateComplete;
     expect(shopperReads(el)).to.equal(SETUP);
-    expect(seen.details).to.deep.equal([{ kind: 'config', message: 'currency: this shop accepts IDR, USD', status: 400, url: `/api/checkouts` }]);
+    expect(seen.details).to.deep.equal([
+      { kind: 'config', message: 'currency: this shop accepts IDR, USD', status: 400, url: `/api/checkouts` },
+    ]);
     expect(seen.warnings).to.have.length(1);
-    expect(seen.warnings[0]).to.contain('currency: this shop accepts IDR, USD').and.contain('400').and.contain('/api/checkouts');
+    expect(seen.warnings[0])
+      .to.contain('currency: this shop accepts IDR, USD')
+      .and.contain('400')
+      .and.contain('/api/checkouts');
   });
 
   it('a wrong endpoint (a page that is not the widget API) names the URL', async () => {
@@ -382,7 +425,9 @@ describe('<kasir-checkout> failures the shop sees (docs/design.md 11)', () => {
       expect(seen.details).to.have.length(1);
       expect(seen.details[0]).to.include({ kind, status: status || undefined, url: `/api/checkouts` });
       expect(seen.warnings).to.have.length(1);
-      expect(seen.warnings[0]).to.contain(`/api/checkouts`).and.contain(status ? String(status) : '"kind":"network"');
+      expect(seen.warnings[0])
+        .to.contain(`/api/checkouts`)
+        .and.contain(status ? String(status) : '"kind":"network"');
     });
   }
 
@@ -430,8 +475,11 @@ describe('<kasir-checkout> what arrived, as it arrived, after a switch (issue 28
     await choose(el, 'USDC-POLYGON');
     const d = api.only.deposit!;
     Object.assign(d, {
-      paidAmount: '6.060606', remainingAmount: '3.030303', received: [{ amount: '100000', currency: 'IDR' }],
-      version: d.version + 1, updatedAt: new Date(Date.parse(d.updatedAt) + 1).toISOString(),
+      paidAmount: '6.060606',
+      remainingAmount: '3.030303',
+      received: [{ amount: '100000', currency: 'IDR' }],
+      version: d.version + 1,
+      updatedAt: new Date(Date.parse(d.updatedAt) + 1).toISOString(),
     });
     await check(el);
     await waitUntil(() => part(el, 'paid'), 'no part="paid"');
@@ -448,7 +496,10 @@ describe('<kasir-checkout> what arrived, as it arrived, after a switch (issue 28
     const el = await mount({ locale: 'id' });
     await paidByTransferThenUsdc(el);
     expect(paidText(el)).to.equal('Diterima Rp 100.000 Sisa tagihan 3,030303 USDC');
-    await waitUntil(() => notice(el) === 'Diterima Rp 100.000. Sisa tagihan: 3,030303 USDC.', `announced: ${notice(el)}`);
+    await waitUntil(
+      () => notice(el) === 'Diterima Rp 100.000. Sisa tagihan: 3,030303 USDC.',
+      `announced: ${notice(el)}`,
+    );
   });
 
   it('sums each currency on its own, in the order it arrived ("Rp 100,000 + 1.5 USDC")', async () => {
@@ -456,8 +507,14 @@ describe('<kasir-checkout> what arrived, as it arrived, after a switch (issue 28
     await paidByTransferThenUsdc(el);
     const d = api.only.deposit!;
     Object.assign(d, {
-      paidAmount: '7.560606', remainingAmount: '1.530303', received: [{ amount: '100000', currency: 'IDR' }, { amount: '1.5', currency: 'USDC-POLYGON', symbol: 'USDC' }],
-      version: d.version + 1, updatedAt: new Date(Date.parse(d.updatedAt) + 1).toISOString(),
+      paidAmount: '7.560606',
+      remainingAmount: '1.530303',
+      received: [
+        { amount: '100000', currency: 'IDR' },
+        { amount: '1.5', currency: 'USDC-POLYGON', symbol: 'USDC' },
+      ],
+      version: d.version + 1,
+      updatedAt: new Date(Date.parse(d.updatedAt) + 1).toISOString(),
     });
     await check(el);
     await waitUntil(() => paidText(el) === 'Received Rp 100,000 + 1.5 USDC Still due 1.530303 USDC', paidText(el));

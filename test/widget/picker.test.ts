@@ -7,13 +7,22 @@ import type { Checkout } from '../../widget/types';
 import { FakeApi } from './fake-api';
 import { checked, method, mount as mountElement, parts, pressKeys, reached, text, withFakeApi } from './fixture';
 
-const group = (el: KasirCheckout, kind: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part="method-group"][data-kind="${kind}"]`)!;
+const group = (el: KasirCheckout, kind: string) =>
+  el.shadowRoot!.querySelector<HTMLElement>(`[part="method-group"][data-kind="${kind}"]`)!;
 /** Shown: laid out (a closed group's methods are in the DOM, hidden). */
 const shown = (node: Element) => (node as HTMLElement).offsetParent !== null;
 
 /** The element at `width` px (its max width lifted), once it shows the method list. */
-async function mount({ width = 480, checkoutId = '', ...attrs }: { amount?: string; checkoutId?: string; locale?: string; width?: number } = {}) {
-  const el = await mountElement({ ...attrs, 'checkout-id': checkoutId, style: `width: ${width}px; --kasir-max-width: none` });
+async function mount({
+  width = 480,
+  checkoutId = '',
+  ...attrs
+}: { amount?: string; checkoutId?: string; locale?: string; width?: number } = {}) {
+  const el = await mountElement({
+    ...attrs,
+    'checkout-id': checkoutId,
+    style: `width: ${width}px; --kasir-max-width: none`,
+  });
   await reached(el, 'choosing');
   await el.updateComplete;
   return el;
@@ -32,7 +41,13 @@ describe('<kasir-checkout> method list', () => {
 
   it('groups by kind in the order va, bank, qris, ewallet, crypto; with more than 6 methods the groups start closed', async () => {
     const el = await mount();
-    expect(parts(el, 'method-group').map((g) => g.dataset.kind)).to.deep.equal(['va', 'bank', 'qris', 'ewallet', 'crypto']);
+    expect(parts(el, 'method-group').map((g) => g.dataset.kind)).to.deep.equal([
+      'va',
+      'bank',
+      'qris',
+      'ewallet',
+      'crypto',
+    ]);
     // Every method is in the DOM as part="method", in its kind's group.
     expect(parts(el, 'method')).to.have.length(10);
     for (const m of parts(el, 'method')) expect(m.closest('[part="method-group"]'), m.dataset.method).to.exist;
@@ -76,7 +91,12 @@ describe('<kasir-checkout> method list', () => {
       if (!active) break;
       if (active.dataset.method) reachedByTab.add(active.dataset.method);
       const kind = active.closest<HTMLElement>('[part="method-group"]')?.dataset.kind;
-      if (active.classList.contains('kind') && kind && kinds.includes(kind) && active.getAttribute('aria-expanded') === 'false') {
+      if (
+        active.classList.contains('kind') &&
+        kind &&
+        kinds.includes(kind) &&
+        active.getAttribute('aria-expanded') === 'false'
+      ) {
         await pressKeys(kind === 'ewallet' ? 'Space' : 'Enter');
         await el.updateComplete;
         kinds.splice(kinds.indexOf(kind), 1);
@@ -85,12 +105,20 @@ describe('<kasir-checkout> method list', () => {
       await pressKeys('Tab');
     }
     // DANA is unavailable (disabled): every other method was reached.
-    const available = parts(el, 'method').filter((m) => !(m as HTMLButtonElement).disabled).map((m) => m.dataset.method!);
+    const available = parts(el, 'method')
+      .filter((m) => !(m as HTMLButtonElement).disabled)
+      .map((m) => m.dataset.method!);
     expect([...reachedByTab].sort()).to.deep.equal(available.sort());
   });
 
   it('with 6 methods or fewer, shows them all, grouped, without disclosures', async () => {
-    const id = checkoutWith(api, (c) => (c.methods = c.methods.filter((m) => ['BCA_VA', 'BNI_VA', 'QRIS', 'OVO', 'ETH-ETHEREUM', 'USDC-POLYGON'].includes(m.code))));
+    const id = checkoutWith(
+      api,
+      (c) =>
+        (c.methods = c.methods.filter((m) =>
+          ['BCA_VA', 'BNI_VA', 'QRIS', 'OVO', 'ETH-ETHEREUM', 'USDC-POLYGON'].includes(m.code),
+        )),
+    );
     const el = await mount({ checkoutId: id });
     expect(parts(el, 'method-group').map((g) => g.dataset.kind)).to.deep.equal(['va', 'qris', 'ewallet', 'crypto']);
     expect(el.shadowRoot!.querySelectorAll('[aria-expanded]')).to.have.length(0);
@@ -112,11 +140,15 @@ describe('<kasir-checkout> method list', () => {
     expect(text(first)).to.contain('Last used');
     // Not listed twice: its group holds the others.
     expect(el.shadowRoot!.querySelectorAll('[data-method="BNI_VA"]')).to.have.length(1);
-    expect([...group(el, 'va').querySelectorAll<HTMLElement>('[part="method"]')].map((m) => m.dataset.method)).to.deep.equal(['BCA_VA']);
+    expect(
+      [...group(el, 'va').querySelectorAll<HTMLElement>('[part="method"]')].map((m) => m.dataset.method),
+    ).to.deep.equal(['BCA_VA']);
     el.remove();
 
     // Another shop (another endpoint origin) has its own.
-    const other = await fixture<KasirCheckout>(html`<kasir-checkout endpoint="http://127.0.0.1:1/api" amount="150000" locale="en"></kasir-checkout>`);
+    const other = await fixture<KasirCheckout>(
+      html`<kasir-checkout endpoint="http://127.0.0.1:1/api" amount="150000" locale="en"></kasir-checkout>`,
+    );
     await reached(other, 'choosing');
     await other.updateComplete;
     expect(parts(other, 'method')[0].dataset.method).to.equal('BCA_VA');
@@ -140,7 +172,13 @@ describe('<kasir-checkout> method list', () => {
   });
 
   it('says "No fee" once when no method costs more, not on every row', async () => {
-    const id = checkoutWith(api, (c) => (c.methods = c.methods.map((m) => (m.kind === 'crypto' ? { ...m, fee: '0' } : { ...m, fee: '0', total: c.amount }))));
+    const id = checkoutWith(
+      api,
+      (c) =>
+        (c.methods = c.methods.map((m) =>
+          m.kind === 'crypto' ? { ...m, fee: '0' } : { ...m, fee: '0', total: c.amount },
+        )),
+    );
     const el = await mount({ checkoutId: id });
     expect(text(el.shadowRoot!.querySelector('.row'))).to.contain('No fee');
     const fiat = parts(el, 'method').filter((m) => !m.dataset.method!.includes('-'));
@@ -150,7 +188,9 @@ describe('<kasir-checkout> method list', () => {
     expect(text(method(el, 'USDC-POLYGON').querySelector('.total'))).to.equal('9.292308 USDC');
     // With fees, each row says its own.
     const fees = await mount({ amount: '151000' });
-    expect(text(method(fees, 'BCA_VA'))).to.contain('Fee Rp 4,000').and.contain('Rp 154,000');
+    expect(text(method(fees, 'BCA_VA')))
+      .to.contain('Fee Rp 4,000')
+      .and.contain('Rp 154,000');
     expect(text(method(fees, 'BCA_TRANSFER'))).to.contain('No fee');
   });
 
@@ -174,7 +214,8 @@ describe('<kasir-checkout> method list', () => {
         await el.updateComplete;
         await expect(el).to.be.accessible();
         // Nothing wider than the element.
-        for (const node of el.shadowRoot!.querySelectorAll('*')) expect(node.scrollWidth, node.outerHTML.slice(0, 60)).to.be.at.most(width);
+        for (const node of el.shadowRoot!.querySelectorAll('*'))
+          expect(node.scrollWidth, node.outerHTML.slice(0, 60)).to.be.at.most(width);
       });
     }
   }
@@ -188,7 +229,13 @@ describe('<kasir-checkout> strings and locale', () => {
 
   it("replaces any text by key: the element's, a pending screen's, a failure's", async () => {
     const el = await mount();
-    el.strings = { choose: 'Pick a way to pay', va: 'Bank account', checkNow: 'Did it arrive?', vaSteps: ['One', 'Two'], refused: 'Not this one.' };
+    el.strings = {
+      choose: 'Pick a way to pay',
+      va: 'Bank account',
+      checkNow: 'Did it arrive?',
+      vaSteps: ['One', 'Two'],
+      refused: 'Not this one.',
+    };
     await el.updateComplete;
     expect(text(el.shadowRoot!.querySelector('h2'))).to.equal('Pick a way to pay');
     expect(text(group(el, 'va').querySelector('h3'))).to.equal('Bank account');
@@ -217,7 +264,8 @@ describe('<kasir-checkout> strings and locale', () => {
       return text(el.shadowRoot!.querySelector('h2'));
     };
     const language = Object.getOwnPropertyDescriptor(Navigator.prototype, 'language')!;
-    const browser = (value: string) => Object.defineProperty(navigator, 'language', { configurable: true, get: () => value });
+    const browser = (value: string) =>
+      Object.defineProperty(navigator, 'language', { configurable: true, get: () => value });
     try {
       document.documentElement.lang = 'id';
       browser('en-US');

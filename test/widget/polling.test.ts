@@ -14,7 +14,15 @@ describe('<kasir-checkout> following the payment', () => {
 
   // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
   // fake clock's settle() covers a choice.
-  before(() => Promise.all([import('../../widget/views/va.js'), import('../../widget/views/qris.js'), import('../../widget/views/ewallet.js'), import('../../widget/locales/en.js'), import('../../widget/locales/id.js')]));
+  before(() =>
+    Promise.all([
+      import('../../widget/views/va.js'),
+      import('../../widget/views/qris.js'),
+      import('../../widget/views/ewallet.js'),
+      import('../../widget/locales/en.js'),
+      import('../../widget/locales/id.js'),
+    ]),
+  );
   before(() => {
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => hidden });
   });
@@ -32,7 +40,11 @@ describe('<kasir-checkout> following the payment', () => {
     api.uninstall();
   });
 
-  async function pendingWith(code: string, options: ConstructorParameters<typeof FakeApi>[0] = {}, pollInterval?: number | string) {
+  async function pendingWith(
+    code: string,
+    options: ConstructorParameters<typeof FakeApi>[0] = {},
+    pollInterval?: number | string,
+  ) {
     api = new FakeApi(options).install();
     const el = await fixture<KasirCheckout>(
       html`<kasir-checkout endpoint="/api" amount="150000" locale="en" poll-interval=${pollInterval ?? 3000}></kasir-checkout>`,
@@ -66,7 +78,14 @@ describe('<kasir-checkout> following the payment', () => {
     expect(gaps(polls(api).map((c) => c.at))).to.deep.equal(Array(10).fill(1000));
   });
 
-  for (const [value, gap] of [['-1', 3000], ['0', 3000], ['soon', 3000], ['10', 1000], ['999', 1000], ['1500', 1500]] as const) {
+  for (const [value, gap] of [
+    ['-1', 3000],
+    ['0', 3000],
+    ['soon', 3000],
+    ['10', 1000],
+    ['999', 1000],
+    ['1500', 1500],
+  ] as const) {
     it(`takes poll-interval="${value}" as ${gap} ms: never below a second, the default when not a positive number`, async () => {
       await pendingWith('QRIS', {}, value);
       await clock.tick(9000);
@@ -220,7 +239,9 @@ describe('<kasir-checkout> following the payment', () => {
     await clock.tick(6000); // still not back
     await settle();
     expect(waiting()).to.equal('Connection lost. Retrying…');
-    expect(errors, 'reported once, as a lost connection').to.deep.equal([{ kind: 'network', message: 'reconnecting', status: undefined, url: undefined }]);
+    expect(errors, 'reported once, as a lost connection').to.deep.equal([
+      { kind: 'network', message: 'reconnecting', status: undefined, url: undefined },
+    ]);
     source.open();
     await settle();
     expect(waiting()).to.equal('Waiting for your payment…');

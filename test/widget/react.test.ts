@@ -22,7 +22,8 @@ import {
 import type { FakeApi } from './fake-api';
 import { withFakeApi } from './fixture';
 
-const reached = (el: KasirCheckoutElement, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
+const reached = (el: KasirCheckoutElement, state: string) =>
+  waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 const part = (el: Element, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`)!;
 
 describe('@kasir/checkout/react', () => {
@@ -55,9 +56,12 @@ describe('@kasir/checkout/react', () => {
     expect(el.checkoutId).to.equal(checkout.id);
     expect(el.locale).to.equal('id');
     expect(el.pollInterval).to.equal(5000);
-    expect(el.hasAttribute('checkoutid') || el.hasAttribute('pollinterval'), 'no stray lower-cased attributes').to.be.false;
+    expect(el.hasAttribute('checkoutid') || el.hasAttribute('pollinterval'), 'no stray lower-cased attributes').to.be
+      .false;
     await reached(el, 'choosing');
-    expect(api.requests('POST', '/checkouts'), 'the server-created checkout is used, none is created').to.deep.equal([]);
+    expect(api.requests('POST', '/checkouts'), 'the server-created checkout is used, none is created').to.deep.equal(
+      [],
+    );
     expect(api.requests('GET', `/checkouts/${checkout.id}`)).to.have.length(1);
     expect(part(el, 'amount').textContent).to.contain('250.000');
   });
@@ -92,8 +96,18 @@ describe('@kasir/checkout/react', () => {
     part(el, 'check-now').click();
     await reached(el, 'completed');
     await waitUntil(() => seen.length === 4, 'four events');
-    expect(seen.map((e) => e.constructor)).to.deep.equal([KasirReadyEvent, KasirMethodSelectedEvent, KasirPendingEvent, KasirCompletedEvent]);
-    const [ready, selected, pending, completed] = seen as [KasirReadyEvent, KasirMethodSelectedEvent, KasirPendingEvent, KasirCompletedEvent];
+    expect(seen.map((e) => e.constructor)).to.deep.equal([
+      KasirReadyEvent,
+      KasirMethodSelectedEvent,
+      KasirPendingEvent,
+      KasirCompletedEvent,
+    ]);
+    const [ready, selected, pending, completed] = seen as [
+      KasirReadyEvent,
+      KasirMethodSelectedEvent,
+      KasirPendingEvent,
+      KasirCompletedEvent,
+    ];
     expect(ready.detail.checkout.id).to.equal(checkout.id);
     expect(selected.detail.method.code).to.equal('BCA_VA');
     expect(pending.detail.deposit.status).to.equal('pending');
@@ -130,10 +144,20 @@ describe('@kasir/checkout/react', () => {
   it('follows new props on re-render: properties change, the newest callback is the one called', async () => {
     const checkout = api.newCheckout();
     const calls: string[] = [];
-    const el = render({ endpoint: '/api', checkoutId: checkout.id, locale: 'en', onKasirMethodSelected: () => calls.push('first') });
+    const el = render({
+      endpoint: '/api',
+      checkoutId: checkout.id,
+      locale: 'en',
+      onKasirMethodSelected: () => calls.push('first'),
+    });
     await reached(el, 'choosing');
     expect(el.shadowRoot!.querySelector('.card')!.getAttribute('lang')).to.equal('en');
-    const again = render({ endpoint: '/api', checkoutId: checkout.id, locale: 'id', onKasirMethodSelected: () => calls.push('second') });
+    const again = render({
+      endpoint: '/api',
+      checkoutId: checkout.id,
+      locale: 'id',
+      onKasirMethodSelected: () => calls.push('second'),
+    });
     expect(again, 'the same element, not a new one').to.equal(el);
     expect(el.locale).to.equal('id');
     await el.updateComplete;
@@ -147,7 +171,15 @@ describe('@kasir/checkout/react', () => {
   it('modal: nothing until ref.open(), a dialog; Escape closes it and calls onKasirClose; the payment goes on; strings apply', async () => {
     const ref = React.createRef<KasirCheckoutElement>();
     const closes: KasirCloseEvent[] = [];
-    const el = render({ endpoint: '/api', amount: '150000', locale: 'en', modal: true, strings: { choose: 'Pay for your coffee' }, ref, onKasirClose: (e) => closes.push(e) });
+    const el = render({
+      endpoint: '/api',
+      amount: '150000',
+      locale: 'en',
+      modal: true,
+      strings: { choose: 'Pay for your coffee' },
+      ref,
+      onKasirClose: (e) => closes.push(e),
+    });
     expect(el.modal).to.be.true;
     await el.updateComplete;
     expect(api.calls).to.have.length(0);
@@ -172,7 +204,15 @@ describe('@kasir/checkout/react', () => {
 
   it('passes id, className, style and aria attributes to the element, and ref gives the element', async () => {
     const ref = React.createRef<KasirCheckoutElement>();
-    const el = render({ endpoint: '/api', amount: '150000', id: 'pay', className: 'checkout wide', style: { maxWidth: '20rem' }, 'aria-label': 'Payment', ref });
+    const el = render({
+      endpoint: '/api',
+      amount: '150000',
+      id: 'pay',
+      className: 'checkout wide',
+      style: { maxWidth: '20rem' },
+      'aria-label': 'Payment',
+      ref,
+    });
     expect(ref.current).to.equal(el);
     expect(el.id).to.equal('pay');
     expect(el.getAttribute('class')).to.equal('checkout wide');
@@ -187,7 +227,16 @@ describe('@kasir/checkout/react', () => {
  * (the types went loose) or an unmarked line becomes one.
  */
 export function typeProofs() {
-  const ok: KasirCheckoutProps = { endpoint: '/api', checkoutId: 'chk_1', amount: '150000', currency: 'IDR', locale: 'id', pollInterval: 3000, modal: true, strings: { choose: 'Pay' } };
+  const ok: KasirCheckoutProps = {
+    endpoint: '/api',
+    checkoutId: 'chk_1',
+    amount: '150000',
+    currency: 'IDR',
+    locale: 'id',
+    pollInterval: 3000,
+    modal: true,
+    strings: { choose: 'Pay' },
+  };
   const elements = [
     // @ts-expect-error endpoint is required
     React.createElement(KasirCheckout, { checkoutId: 'chk_1' }),
@@ -199,27 +248,46 @@ export function typeProofs() {
     React.createElement(KasirCheckout, { endpoint: '/api', locale: 'fr' }),
     // @ts-expect-error endpoint is a string
     React.createElement(KasirCheckout, { endpoint: new URL('https://shop.example/api') }),
-    // @ts-expect-error the callback gets a KasirCompletedEvent, not an error event
-    React.createElement(KasirCheckout, { endpoint: '/api', onKasirCompleted: (e: KasirErrorEvent) => e.detail.message }),
+    React.createElement(KasirCheckout, {
+      endpoint: '/api',
+      // @ts-expect-error the callback gets a KasirCompletedEvent, not an error event
+      onKasirCompleted: (e: KasirErrorEvent) => e.detail.message,
+    }),
     // @ts-expect-error the close callback gets a KasirCloseEvent
     React.createElement(KasirCheckout, { endpoint: '/api', onKasirClose: (e: KasirPendingEvent) => e.detail.deposit }),
     // @ts-expect-error modal is a boolean
     React.createElement(KasirCheckout, { endpoint: '/api', modal: 'yes' }),
     // @ts-expect-error not a prop of the element
     React.createElement(KasirCheckout, { endpoint: '/api', ammount: '150000' }),
-    React.createElement(KasirCheckout, { ...ok, onKasirCompleted: (e) => e.detail.deposit.amount, onKasirExpired: (e) => e.detail.deposit?.id }),
+    React.createElement(KasirCheckout, {
+      ...ok,
+      onKasirCompleted: (e) => e.detail.deposit.amount,
+      onKasirExpired: (e) => e.detail.deposit?.id,
+    }),
   ];
   // @ts-expect-error a Deposit has no such field
   const misread: KasirCheckoutProps = { endpoint: '/api', onKasirPending: (e) => e.detail.deposit.receipt };
   // The raw tag in React's JSX, typed by importing @kasir/checkout/react (React 19 sets properties and onkasir-* listeners).
   type Tag = React.JSX.IntrinsicElements['kasir-checkout'];
-  const tag: Tag = { endpoint: '/api', 'checkout-id': 'chk_1', 'poll-interval': 5000, 'onkasir-completed': (e) => e.detail.deposit.amount };
+  const tag: Tag = {
+    endpoint: '/api',
+    'checkout-id': 'chk_1',
+    'poll-interval': 5000,
+    'onkasir-completed': (e) => e.detail.deposit.amount,
+  };
   // @ts-expect-error endpoint is required on the raw tag too
   const untagged: Tag = { 'checkout-id': 'chk_1' };
   // @ts-expect-error poll-interval is a number
   const slow: Tag = { endpoint: '/api', 'poll-interval': 'slow' };
   // Every option an attribute under its kebab-case name, every event a listener by its own name (both derived, props.ts).
-  const full: Tag = { endpoint: '/api', 'order-id': 'ord_1', modal: true, locale: 'en', 'onkasir-open-external': (e) => e.detail.url, 'onkasir-close': (e) => e.detail.state };
+  const full: Tag = {
+    endpoint: '/api',
+    'order-id': 'ord_1',
+    modal: true,
+    locale: 'en',
+    'onkasir-open-external': (e) => e.detail.url,
+    'onkasir-close': (e) => e.detail.state,
+  };
   // @ts-expect-error the close listener gets a KasirCloseEvent
   const misheard: Tag = { endpoint: '/api', 'onkasir-close': (e: KasirPendingEvent) => e.detail.deposit };
   // @ts-expect-error an option's attribute is kebab-case

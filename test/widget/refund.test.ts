@@ -11,7 +11,10 @@ import { choose, mount, part, reached, text, withFakeApi } from './fixture';
 
 const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const STELLAR = 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG';
-const BANKS = [{ code: 'BCA', name: 'Bank Central Asia' }, { code: 'BNI', name: 'Bank Negara Indonesia' }];
+const BANKS = [
+  { code: 'BCA', name: 'Bank Central Asia' },
+  { code: 'BNI', name: 'Bank Negara Indonesia' },
+];
 
 interface Claims {
   posts: Array<{ id: string; body: Record<string, string> }>;
@@ -28,7 +31,8 @@ interface Claims {
 function refundRoutes(api: FakeApi): Claims {
   const claims: Claims = { posts: [], gets: 0, claimed: new Set(), ask: ['email', 'address', 'city', 'postCode'] };
   const inner = window.fetch;
-  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
   window.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const match = new URL(String(input), location.href).pathname.match(/\/checkouts\/([^/]+)\/refund-claim$/);
     if (!match) return inner(input, init);
@@ -37,9 +41,18 @@ function refundRoutes(api: FakeApi): Claims {
     const owed = d.status === 'expired' ? d.paidAmount : d.status === 'completed' ? d.overpaidAmount : '0';
     const crypto = d.method.kind === 'crypto';
     const offer: RefundClaim = {
-      accepted: true, amount: owed, currency: d.currency, claimed: claims.claimed.has(id), kind: crypto ? 'crypto' : 'bank',
+      accepted: true,
+      amount: owed,
+      currency: d.currency,
+      claimed: claims.claimed.has(id),
+      kind: crypto ? 'crypto' : 'bank',
       ...(crypto
-        ? { symbol: d.symbol, network: d.network, networkName: d.networkName, chain: d.network === 'STELLAR' ? 'STELLAR' : 'EVM' }
+        ? {
+            symbol: d.symbol,
+            network: d.network,
+            networkName: d.networkName,
+            chain: d.network === 'STELLAR' ? 'STELLAR' : 'EVM',
+          }
         : { banks: BANKS, ask: claims.ask as never }),
     };
     if ((init?.method ?? 'GET') === 'GET') {
@@ -49,8 +62,14 @@ function refundRoutes(api: FakeApi): Claims {
     }
     const body = JSON.parse(String(init!.body));
     claims.posts.push({ id, body });
-    if (claims.refuse) return json(claims.refuse.status, { statusCode: claims.refuse.status, error: 'Bad Request', message: claims.refuse.message });
-    if (claims.claimed.has(id)) return json(409, { statusCode: 409, error: 'Conflict', message: 'A refund was already requested' });
+    if (claims.refuse)
+      return json(claims.refuse.status, {
+        statusCode: claims.refuse.status,
+        error: 'Bad Request',
+        message: claims.refuse.message,
+      });
+    if (claims.claimed.has(id))
+      return json(409, { statusCode: 409, error: 'Conflict', message: 'A refund was already requested' });
     claims.claimed.add(id);
     return json(201, { statusCode: 201, message: 'Refund details received', data: { ...offer, claimed: true } });
   }) as typeof fetch;
@@ -58,10 +77,13 @@ function refundRoutes(api: FakeApi): Claims {
 }
 
 const root = (el: KasirCheckout) => el.shadowRoot!;
-const field = (el: KasirCheckout, name: string) => root(el).querySelector<HTMLInputElement | HTMLSelectElement>(`[part="refund"] [name="${name}"]`);
+const field = (el: KasirCheckout, name: string) =>
+  root(el).querySelector<HTMLInputElement | HTMLSelectElement>(`[part="refund"] [name="${name}"]`);
 const errorOf = (el: KasirCheckout, name: string) => {
   const input = field(el, name)!;
-  return input.getAttribute('aria-invalid') === 'true' ? text(root(el).getElementById(input.getAttribute('aria-describedby')!)) : '';
+  return input.getAttribute('aria-invalid') === 'true'
+    ? text(root(el).getElementById(input.getAttribute('aria-describedby')!))
+    : '';
 };
 const fillIn = (el: KasirCheckout, values: Record<string, string>) => {
   for (const [name, value] of Object.entries(values)) field(el, name)!.value = value;
@@ -101,31 +123,69 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     const el = await expiredWithMoney(api);
     await waitUntil(() => part(el, 'refund'), 'no refund form');
     expect(part(el, 'result')!.contains(part(el, 'refund'))).to.equal(true);
-    expect(text(part(el, 'refund')!.querySelector('p'))).to.equal('The shop owes you Rp 50,000. Tell it which bank account to send it to.');
-    expect([...(field(el, 'bankCode') as HTMLSelectElement).options].map((o) => o.value)).to.deep.equal(['', 'BCA', 'BNI']);
-    expect([...root(el).querySelectorAll('[part="refund"] input')].map((i) => i.getAttribute('name'))).to.deep.equal(['accountNumber', 'accountName', 'email', 'address', 'city', 'postCode']);
+    expect(text(part(el, 'refund')!.querySelector('p'))).to.equal(
+      'The shop owes you Rp 50,000. Tell it which bank account to send it to.',
+    );
+    expect([...(field(el, 'bankCode') as HTMLSelectElement).options].map((o) => o.value)).to.deep.equal([
+      '',
+      'BCA',
+      'BNI',
+    ]);
+    expect([...root(el).querySelectorAll('[part="refund"] input')].map((i) => i.getAttribute('name'))).to.deep.equal([
+      'accountNumber',
+      'accountName',
+      'email',
+      'address',
+      'city',
+      'postCode',
+    ]);
     await expect(el).to.be.accessible();
 
     await send(el);
     expect(claims.posts).to.have.length(0);
-    for (const name of ['bankCode', 'accountNumber', 'accountName', 'email', 'address', 'city', 'postCode']) expect(errorOf(el, name), name).to.equal('Required.');
+    for (const name of ['bankCode', 'accountNumber', 'accountName', 'email', 'address', 'city', 'postCode'])
+      expect(errorOf(el, name), name).to.equal('Required.');
     expect(root(el).activeElement).to.equal(field(el, 'bankCode'));
     await expect(el).to.be.accessible();
 
-    fillIn(el, { bankCode: 'BCA', accountNumber: '12', accountName: 'Siti Rahma', email: 'siti', address: 'Jl. Merdeka 1', city: 'Bandung', postCode: '40111' });
+    fillIn(el, {
+      bankCode: 'BCA',
+      accountNumber: '12',
+      accountName: 'Siti Rahma',
+      email: 'siti',
+      address: 'Jl. Merdeka 1',
+      city: 'Bandung',
+      postCode: '40111',
+    });
     await send(el);
-    expect([errorOf(el, 'accountNumber'), errorOf(el, 'email'), errorOf(el, 'bankCode')]).to.deep.equal(['Enter 5 to 34 digits or letters.', 'Enter an email address, e.g. name@example.com.', '']);
+    expect([errorOf(el, 'accountNumber'), errorOf(el, 'email'), errorOf(el, 'bankCode')]).to.deep.equal([
+      'Enter 5 to 34 digits or letters.',
+      'Enter an email address, e.g. name@example.com.',
+      '',
+    ]);
     expect(root(el).activeElement).to.equal(field(el, 'accountNumber'));
     expect(claims.posts).to.have.length(0);
 
     fillIn(el, { accountNumber: '0123 4567 89', email: 'siti@example.com' });
     await send(el);
     await waitUntil(() => !part(el, 'refund'), 'the form stays');
-    expect(claims.posts).to.deep.equal([{
-      id: api.only.id,
-      body: { bankCode: 'BCA', accountNumber: '0123 4567 89', accountName: 'Siti Rahma', email: 'siti@example.com', address: 'Jl. Merdeka 1', city: 'Bandung', postCode: '40111' },
-    }]);
-    expect(text(part(el, 'result'))).to.contain('Thank you. The shop has your refund details and will send you Rp 50,000.');
+    expect(claims.posts).to.deep.equal([
+      {
+        id: api.only.id,
+        body: {
+          bankCode: 'BCA',
+          accountNumber: '0123 4567 89',
+          accountName: 'Siti Rahma',
+          email: 'siti@example.com',
+          address: 'Jl. Merdeka 1',
+          city: 'Bandung',
+          postCode: '40111',
+        },
+      },
+    ]);
+    expect(text(part(el, 'result'))).to.contain(
+      'Thank you. The shop has your refund details and will send you Rp 50,000.',
+    );
     expect(root(el).querySelector('[part="result"] [role="status"]')).to.not.equal(null);
     await expect(el).to.be.accessible();
   });
@@ -135,8 +195,14 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     const el = await expiredWithMoney(api, 'id');
     await waitUntil(() => part(el, 'refund'));
     expect(text(part(el, 'refund')!.querySelector('h3'))).to.equal('Ke mana dana Anda dikembalikan?');
-    expect(text(part(el, 'refund')!.querySelector('p'))).to.equal('Toko akan mengembalikan Rp 50.000 kepada Anda. Beri tahu rekening bank tujuannya.');
-    expect([...root(el).querySelectorAll('[part="refund"] input')].map((i) => i.getAttribute('name'))).to.deep.equal(['accountNumber', 'accountName', 'email']);
+    expect(text(part(el, 'refund')!.querySelector('p'))).to.equal(
+      'Toko akan mengembalikan Rp 50.000 kepada Anda. Beri tahu rekening bank tujuannya.',
+    );
+    expect([...root(el).querySelectorAll('[part="refund"] input')].map((i) => i.getAttribute('name'))).to.deep.equal([
+      'accountNumber',
+      'accountName',
+      'email',
+    ]);
     await expect(el).to.be.accessible();
     await send(el);
     expect(errorOf(el, 'accountName')).to.equal('Wajib diisi.');
@@ -147,14 +213,21 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     await send(el);
     await waitUntil(() => errorOf(el, 'bankCode'));
     expect(errorOf(el, 'bankCode')).to.equal('choose one of the banks listed for IDR');
-    claims.refuse = { status: 503, message: 'The shop could not take the refund details just now; please try again in a moment' };
+    claims.refuse = {
+      status: 503,
+      message: 'The shop could not take the refund details just now; please try again in a moment',
+    };
     await send(el);
     await waitUntil(() => root(el).querySelector('[part="refund"] [role="alert"]'));
-    expect(text(root(el).querySelector('[part="refund"] [role="alert"]'))).to.equal('Data pengembalian dana tidak dapat dikirim. Silakan coba lagi.');
+    expect(text(root(el).querySelector('[part="refund"] [role="alert"]'))).to.equal(
+      'Data pengembalian dana tidak dapat dikirim. Silakan coba lagi.',
+    );
     claims.refuse = undefined;
     await send(el);
     await waitUntil(() => !part(el, 'refund'));
-    expect(text(part(el, 'result'))).to.contain('Toko telah menerima data pengembalian dana Anda dan akan mengirimkan Rp 50.000.');
+    expect(text(part(el, 'result'))).to.contain(
+      'Toko telah menerima data pengembalian dana Anda dan akan mengirimkan Rp 50.000.',
+    );
   });
 
   it('crypto on an EVM network: an overpayment is owed; the address is checked (EIP-55) before it is sent', async () => {
@@ -164,7 +237,9 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     await check(el);
     await reached(el, 'completed');
     await waitUntil(() => part(el, 'refund'), 'no refund form');
-    expect(text(part(el, 'refund')!.querySelector('p'))).to.equal('The shop owes you 1 USDC. Give an address on Polygon to send it to.');
+    expect(text(part(el, 'refund')!.querySelector('p'))).to.equal(
+      'The shop owes you 1 USDC. Give an address on Polygon to send it to.',
+    );
     expect(text(part(el, 'refund')!.querySelector('label'))).to.equal('Your USDC address on Polygon');
     expect(field(el, 'memo')).to.equal(null);
     await expect(el).to.be.accessible();
@@ -229,7 +304,10 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     claims.answer = undefined;
     claims.claimed.add(api.only.id);
     const claimed = await mount({ 'checkout-id': api.only.id });
-    await waitUntil(() => text(part(claimed, 'result')).includes('The shop has your refund details'), text(part(claimed, 'result')));
+    await waitUntil(
+      () => text(part(claimed, 'result')).includes('The shop has your refund details'),
+      text(part(claimed, 'result')),
+    );
     expect(part(claimed, 'refund')).to.equal(null);
     claimed.remove();
     // Paid exactly: nothing owed, nothing asked.

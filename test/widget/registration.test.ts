@@ -6,7 +6,8 @@ import { KasirCheckout } from '../../widget/index';
 import { FakeApi } from './fake-api';
 
 const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
-const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
+const reached = (el: KasirCheckout, state: string) =>
+  waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 
 describe('<kasir-checkout> registration', () => {
   let warnings: string[];
@@ -27,7 +28,9 @@ describe('<kasir-checkout> registration', () => {
 
   it('a second copy of the module (another version) does not throw: the first registration stays, with a warning', async () => {
     // The same source under another URL is another module instance: another KasirCheckout class, as a second copy is.
-    const copy: typeof import('../../widget/kasir-checkout') = await import(`../../widget/kasir-checkout.ts?copy=${Math.random()}`);
+    const copy: typeof import('../../widget/kasir-checkout') = await import(
+      `../../widget/kasir-checkout.ts?copy=${Math.random()}`
+    );
     expect(copy.KasirCheckout).to.be.a('function').and.not.equal(KasirCheckout);
     expect(customElements.get('kasir-checkout')).to.equal(KasirCheckout);
     expect(ours()).to.have.length(1);
@@ -74,7 +77,13 @@ describe('<kasir-checkout> with attributes it cannot use', () => {
     api.uninstall();
   });
 
-  async function mount(attrs: { endpoint?: string; amount?: string; currency?: string; checkoutId?: string; locale?: string }) {
+  async function mount(attrs: {
+    endpoint?: string;
+    amount?: string;
+    currency?: string;
+    checkoutId?: string;
+    locale?: string;
+  }) {
     const el = document.createElement('kasir-checkout');
     for (const [name, value] of Object.entries({ locale: 'en', ...attrs })) {
       if (value !== undefined) el.setAttribute(name === 'checkoutId' ? 'checkout-id' : name, value);
@@ -94,7 +103,10 @@ describe('<kasir-checkout> with attributes it cannot use', () => {
     { attrs: { endpoint: '/api', amount: '150000', currency: '' }, says: 'invalid currency ""' },
     { attrs: { endpoint: 'shop api', amount: '150000' }, says: 'invalid endpoint "shop api"' },
     { attrs: { endpoint: 'javascript:alert(1)', amount: '150000' }, says: 'invalid endpoint "javascript:alert(1)"' },
-    { attrs: { endpoint: 'ftp://shop.example/api', checkoutId: 'chk_1' }, says: 'invalid endpoint "ftp://shop.example/api"' },
+    {
+      attrs: { endpoint: 'ftp://shop.example/api', checkoutId: 'chk_1' },
+      says: 'invalid endpoint "ftp://shop.example/api"',
+    },
   ];
   for (const { attrs, says } of cases) {
     it(`${JSON.stringify(attrs)}: the error state, a message for the shopper, "${says}" for the developers, no request`, async () => {
@@ -103,11 +115,15 @@ describe('<kasir-checkout> with attributes it cannot use', () => {
       await el.updateComplete;
       expect(el.getAttribute('state')).to.equal('error');
       expect(result(el)!.getAttribute('role')).to.equal('alert');
-      expect(text(result(el))).to.equal('Something went wrong This payment is not set up correctly. Please contact the shop.');
+      expect(text(result(el))).to.equal(
+        'Something went wrong This payment is not set up correctly. Please contact the shop.',
+      );
       expect(result(el)!.querySelectorAll('button'), 'nothing to retry').to.have.length(0);
       expect(errors).to.have.length(1);
       expect(errors[0]).to.include({ kind: 'config', status: undefined, url: undefined });
-      expect(errors[0].message).to.match(new RegExp(`^kasir-checkout: ${says.replace(/[()[\]{}.*+?^$|\\]/g, '\\$&')}: `));
+      expect(errors[0].message).to.match(
+        new RegExp(`^kasir-checkout: ${says.replace(/[()[\]{}.*+?^$|\\]/g, '\\$&')}: `),
+      );
       expect(api.calls).to.deep.equal([]);
     });
   }
@@ -116,7 +132,9 @@ describe('<kasir-checkout> with attributes it cannot use', () => {
     const el = await mount({ endpoint: '/api', amount: 'seratus', locale: 'id' });
     await reached(el, 'error');
     await el.updateComplete;
-    expect(text(result(el))).to.equal('Terjadi kesalahan Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.');
+    expect(text(result(el))).to.equal(
+      'Terjadi kesalahan Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.',
+    );
   });
 
   it('recovers when the attribute is corrected', async () => {
@@ -124,7 +142,9 @@ describe('<kasir-checkout> with attributes it cannot use', () => {
     await reached(el, 'error');
     el.amount = '150000';
     await reached(el, 'choosing');
-    expect(api.requests('POST', '/checkouts').map((c) => c.body)).to.deep.equal([{ amount: '150000', currency: 'IDR' }]);
+    expect(api.requests('POST', '/checkouts').map((c) => c.body)).to.deep.equal([
+      { amount: '150000', currency: 'IDR' },
+    ]);
   });
 
   for (const attrs of [
@@ -136,7 +156,9 @@ describe('<kasir-checkout> with attributes it cannot use', () => {
       const el = await mount(attrs);
       await reached(el, 'choosing');
       expect(errors).to.deep.equal([]);
-      expect(api.requests('POST', '/checkouts').map((c) => c.body)).to.deep.equal([{ amount: attrs.amount, currency: attrs.currency ?? 'IDR' }]);
+      expect(api.requests('POST', '/checkouts').map((c) => c.body)).to.deep.equal([
+        { amount: attrs.amount, currency: attrs.currency ?? 'IDR' },
+      ]);
     });
   }
 

@@ -10,7 +10,8 @@ import { withFakeApi } from './fixture';
 /** Vue's ES module build for browsers (the bare 'vue' entry is for bundlers). */
 const VUE = '/node_modules/vue/dist/vue.runtime.esm-browser.js';
 
-const reached = (el: KasirCheckout, state: string) => waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
+const reached = (el: KasirCheckout, state: string) =>
+  waitUntil(() => el.state === state, `never reached ${state}`, { timeout: 3000 });
 const part = (el: KasirCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`)!;
 
 describe('<kasir-checkout> in Vue 3', () => {

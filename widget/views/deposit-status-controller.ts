@@ -140,7 +140,10 @@ export class DepositStatusController implements ReactiveController {
     source.onerror = () => {
       clearTimeout(trouble);
       if (source.readyState !== EventSource.CLOSED) {
-        trouble = setTimeout(() => source === this.__source && this.__options.onTrouble?.({ kind: 'network', message: 'reconnecting' }), RECONNECT_GRACE_MS);
+        trouble = setTimeout(
+          () => source === this.__source && this.__options.onTrouble?.({ kind: 'network', message: 'reconnecting' }),
+          RECONNECT_GRACE_MS,
+        );
         return;
       }
       // The stream is gone for good (an error status, a wrong content type): poll instead.
@@ -157,7 +160,9 @@ export class DepositStatusController implements ReactiveController {
     if (!this.__running || this.__detached || this.__source || document.hidden) return;
     const base = this.__options.interval?.() || 3000;
     this.__delay =
-      Date.now() - this.__startedAt < FAST_PHASE ? base : Math.min(Math.max(base, MAX_INTERVAL), Math.max(this.__delay, base) * 1.5);
+      Date.now() - this.__startedAt < FAST_PHASE
+        ? base
+        : Math.min(Math.max(base, MAX_INTERVAL), Math.max(this.__delay, base) * 1.5);
     this.__timer = setTimeout(() => this.checkNow(), this.__delay);
   }
 

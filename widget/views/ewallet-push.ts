@@ -7,7 +7,6 @@ import { fill } from '../i18n.js';
 import { chooseAgain, secondsLeft, type WalletView } from './wallet-kit.js';
 import { failurePanel, shownFailure } from './failure.js';
 
-
 export const pushStyles = css`
   form {
     display: grid;
@@ -37,7 +36,11 @@ const words = {
     sending: 'Sending…',
     approveIn: 'Open {0} on {1} and approve the payment.',
     windowLeft: 'Time left to approve',
-    pushSteps: ['Enter the phone number of your {0} account.', 'Open the notification in {0} and approve the payment.', 'This page updates by itself.'],
+    pushSteps: [
+      'Enter the phone number of your {0} account.',
+      'Open the notification in {0} and approve the payment.',
+      'This page updates by itself.',
+    ],
   },
   id: {
     phoneLabel: 'Nomor HP {0} Anda',
@@ -46,7 +49,11 @@ const words = {
     sending: 'Mengirim…',
     approveIn: 'Buka {0} di {1} dan setujui pembayaran.',
     windowLeft: 'Sisa waktu untuk menyetujui',
-    pushSteps: ['Masukkan nomor HP akun {0} Anda.', 'Buka notifikasi di {0} dan setujui pembayaran.', 'Halaman ini diperbarui otomatis.'],
+    pushSteps: [
+      'Masukkan nomor HP akun {0} Anda.',
+      'Buka notifikasi di {0} dan setujui pembayaran.',
+      'Halaman ini diperbarui otomatis.',
+    ],
   },
 };
 

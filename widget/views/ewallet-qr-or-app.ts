@@ -7,7 +7,6 @@ import { opening, phone } from './external.js';
 import { dismissFailure, failurePanel, shownFailure } from './failure.js';
 import type { WalletView } from './wallet-kit.js';
 
-
 /** The code's figure (qr-figure.ts's style, here so the e-wallet chunk carries no encoder). */
 export const walletQrStyles = css`
   [part='qr'] {
@@ -32,14 +31,30 @@ const words = {
   en: {
     walletQr: '{0} payment code for {1}',
     openApp: 'Open {0}',
-    scanSteps: ['Open {0} on your phone and tap Pay or Scan.', 'Scan this code and confirm the payment.', 'This page updates by itself.'],
-    appSteps: ['Tap the button to open {0}.', 'Confirm the payment in the app, then come back here.', 'This page updates by itself.'],
+    scanSteps: [
+      'Open {0} on your phone and tap Pay or Scan.',
+      'Scan this code and confirm the payment.',
+      'This page updates by itself.',
+    ],
+    appSteps: [
+      'Tap the button to open {0}.',
+      'Confirm the payment in the app, then come back here.',
+      'This page updates by itself.',
+    ],
   },
   id: {
     walletQr: 'Kode pembayaran {0} untuk {1}',
     openApp: 'Buka {0}',
-    scanSteps: ['Buka {0} di ponsel Anda lalu ketuk Bayar atau Scan.', 'Pindai kode ini dan konfirmasi pembayaran.', 'Halaman ini diperbarui otomatis.'],
-    appSteps: ['Ketuk tombol untuk membuka {0}.', 'Konfirmasi pembayaran di aplikasi, lalu kembali ke sini.', 'Halaman ini diperbarui otomatis.'],
+    scanSteps: [
+      'Buka {0} di ponsel Anda lalu ketuk Bayar atau Scan.',
+      'Pindai kode ini dan konfirmasi pembayaran.',
+      'Halaman ini diperbarui otomatis.',
+    ],
+    appSteps: [
+      'Ketuk tombol untuk membuka {0}.',
+      'Konfirmasi pembayaran di aplikasi, lalu kembali ke sini.',
+      'Halaman ini diperbarui otomatis.',
+    ],
   },
 };
 
@@ -55,7 +70,10 @@ export const qrOrAppView: WalletView = (k) => {
   }
   if (!figure) {
     // Loaded once; a failed load shows the app link's steps meanwhile, and the next render asks again.
-    import('./wallet-qr.js').then((m) => ((figure = m.qrFigure), k.update()), () => {});
+    import('./wallet-qr.js').then(
+      (m) => ((figure = m.qrFigure), k.update()),
+      () => {},
+    );
     return html`<p class="loading"><span class="spin" aria-hidden="true"></span></p> ${steps(t.scanSteps)}`;
   }
   return html`${figure(d.qrData, fill(t.walletQr, d.method.name, amount))} ${steps(t.scanSteps)}`;

@@ -11,11 +11,17 @@ import { dismissFailure, failurePanel, shownFailure } from './failure.js';
 const words = {
   en: {
     continueTo: 'Continue to {0}',
-    redirectSteps: ['Continue to {0} and approve the payment.', '{0} brings you back here, where the payment is confirmed.'],
+    redirectSteps: [
+      'Continue to {0} and approve the payment.',
+      '{0} brings you back here, where the payment is confirmed.',
+    ],
   },
   id: {
     continueTo: 'Lanjutkan ke {0}',
-    redirectSteps: ['Lanjutkan ke {0} dan setujui pembayaran.', '{0} mengembalikan Anda ke halaman ini, tempat pembayaran dikonfirmasi.'],
+    redirectSteps: [
+      'Lanjutkan ke {0} dan setujui pembayaran.',
+      '{0} mengembalikan Anda ke halaman ini, tempat pembayaran dikonfirmasi.',
+    ],
   },
 };
 

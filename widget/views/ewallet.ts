@@ -50,7 +50,8 @@ const ewallet: View = (k) => {
   const { d, amount, steps } = k;
   const t = k.text(words);
   const flow = d.flow && FLOWS[d.flow];
-  if (flow) return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>${rateRow(k)}${flow(k as WalletKit)}`;
+  if (flow)
+    return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>${rateRow(k)}${flow(k as WalletKit)}`;
   return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     ${rateRow(k)}
     <a part="open-app" class="button primary" href=${d.checkoutUrl} target="_blank" rel="noopener noreferrer" @click=${opening(d.checkoutUrl!, 'app')}
@@ -59,4 +60,3 @@ const ewallet: View = (k) => {
     ${steps(t.walletSteps)}`;
 };
 export default screen(ewallet);
-

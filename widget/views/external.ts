@@ -6,7 +6,8 @@ import type { Deposit } from '../types.js';
 import { allowedLink } from './links.js';
 
 /** A phone: a touch screen is the main pointer, or a phone's or tablet's browser says so. */
-export const phone = () => matchMedia('(pointer: coarse)').matches || /Mobi|Android|iP(hone|ad|od)/.test(navigator.userAgent);
+export const phone = () =>
+  matchMedia('(pointer: coarse)').matches || /Mobi|Android|iP(hone|ad|od)/.test(navigator.userAgent);
 
 /** A link's click handler: fires `kasir-open-external` from the link (composed: the shop hears it on the element) and keeps the link from opening when a listener cancels it. */
 export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
@@ -14,4 +15,5 @@ export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
 };
 
 /** The deposit carries a link (an e-wallet's page, a wallet payment request) of a scheme the element does not open. */
-export const unsafe = (d: Deposit) => [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes));
+export const unsafe = (d: Deposit) =>
+  [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes));

@@ -6,7 +6,6 @@ import { fill } from '../i18n.js';
 import type { PaymentFailure } from '../types.js';
 import type { WalletKit } from './wallet-kit.js';
 
-
 export const failureStyles = css`
   [part='failure'] {
     border-left: 4px solid var(--kasir-danger, #b42318);

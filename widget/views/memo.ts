@@ -6,7 +6,6 @@ import { fill } from '../i18n.js';
 import { copyButton } from './copy.js';
 import type { ViewKit } from './view.js';
 
-
 export const memoStyles = css`
   [part='memo'] {
     font-family: ui-monospace, Menlo, Consolas, monospace;
@@ -20,8 +19,17 @@ export const memoStyles = css`
 `;
 
 const words = {
-  en: { memo: 'Memo ({0})', memoNeeded: 'Add this memo to the payment: without it the payment cannot be matched to your order.', theMemo: 'memo' },
-  id: { memo: 'Memo ({0})', memoNeeded: 'Tambahkan memo ini pada pembayaran: tanpa memo, pembayaran tidak dapat dicocokkan dengan pesanan Anda.', theMemo: 'memo' },
+  en: {
+    memo: 'Memo ({0})',
+    memoNeeded: 'Add this memo to the payment: without it the payment cannot be matched to your order.',
+    theMemo: 'memo',
+  },
+  id: {
+    memo: 'Memo ({0})',
+    memoNeeded:
+      'Tambahkan memo ini pada pembayaran: tanpa memo, pembayaran tidak dapat dicocokkan dengan pesanan Anda.',
+    theMemo: 'memo',
+  },
 };
 
 /** The memo's row of the crypto view's list, when the deposit has one. */

@@ -57,11 +57,17 @@ export interface PaidKit {
 const received = ({ d, money, moneyIn }: PaidKit) => {
   const list = d.received ?? [];
   if (!moneyIn || !list.length || list.every((r) => r.currency === d.currency)) return money(d.paidAmount);
-  return list.map((r) => (r.currency === d.currency ? money(r.amount) : moneyIn(r.amount, r.currency, r.symbol))).join(' + ');
+  return list
+    .map((r) => (r.currency === d.currency ? money(r.amount) : moneyIn(r.amount, r.currency, r.symbol)))
+    .join(' + ');
 };
 
 const filled = (k: PaidKit, key: keyof (typeof words)['en']) =>
-  k.text(words)[key].replace(/\{(\d)\}/g, (_, i) => (i === '0' ? received(k) : k.money([k.d.paidAmount, k.d.remainingAmount, k.d.overpaidAmount][+i])));
+  k
+    .text(words)
+    [key].replace(/\{(\d)\}/g, (_, i) =>
+      i === '0' ? received(k) : k.money([k.d.paidAmount, k.d.remainingAmount, k.d.overpaidAmount][+i]),
+    );
 
 /** Pending after a partial payment: what arrived and what is still due; nothing before any payment. */
 const row = (k: PaidKit) => {
@@ -94,7 +100,11 @@ const note = (k: PaidKit) => {
  */
 const said = (k: PaidKit) => {
   const { d } = k;
-  if (d.status !== 'pending') import('./refund.js').then((m) => m.offer(k), () => {});
+  if (d.status !== 'pending')
+    import('./refund.js').then(
+      (m) => m.offer(k),
+      () => {},
+    );
   return d.status === 'pending' ? filled(k, 'partial') : `${k.text(words)[d.status]} ${note(k)}`;
 };
 

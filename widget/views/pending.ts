@@ -10,8 +10,18 @@ import type { Screen, View } from './view.js';
 export { DepositStatusController } from './deposit-status-controller.js';
 
 const words = {
-  en: { waiting: 'Waiting for your payment…', checkNow: 'Check payment status', checking: 'Checking…', change: 'Change payment method' },
-  id: { waiting: 'Menunggu pembayaran Anda…', checkNow: 'Cek status pembayaran', checking: 'Memeriksa…', change: 'Ganti metode pembayaran' },
+  en: {
+    waiting: 'Waiting for your payment…',
+    checkNow: 'Check payment status',
+    checking: 'Checking…',
+    change: 'Change payment method',
+  },
+  id: {
+    waiting: 'Menunggu pembayaran Anda…',
+    checkNow: 'Cek status pembayaran',
+    checking: 'Memeriksa…',
+    change: 'Ganti metode pembayaran',
+  },
 };
 
 /** The frame's styles; each view adds its own to them. */
@@ -28,13 +38,16 @@ export const frameStyles = css`
 `;
 
 /** The pending screen of a kind: `view` in the frame. */
-export const screen = (view: View): Screen => (k) => {
-  const { d, t } = k;
-  const w = k.text(words);
-  const steps = (list: string[]) => html`<ol part="instructions">${list.map((s) => html`<li>${fill(s, d.method.name)}</li>`)}</ol>`;
-  return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
+export const screen =
+  (view: View): Screen =>
+  (k) => {
+    const { d, t } = k;
+    const w = k.text(words);
+    const steps = (list: string[]) =>
+      html`<ol part="instructions">${list.map((s) => html`<li>${fill(s, d.method.name)}</li>`)}</ol>`;
+    return html`<h2 tabindex="-1"><img src=${d.method.image} alt="" width="48" height="32" />${d.method.name}</h2>
     ${k.paid} ${view({ ...k, steps })} ${k.timer}
     <p class="loading waiting"><span class="spin" aria-hidden="true"></span>${k.offline ? t.offline : w.waiting}</p>
     <button part="check-now" class="secondary" ?disabled=${k.busy} @click=${k.check}>${k.busy ? w.checking : w.checkNow}</button>
     ${k.change ? html`<button part="change-method" class="secondary" @click=${k.change}>${w.change}</button>` : nothing}`;
-};
+  };

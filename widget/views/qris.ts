@@ -37,7 +37,10 @@ const words = {
 
 /** Saves the code as a PNG, with the code for it loaded now (a failed load leaves the button to be pressed again). */
 const savePng = (id: string, d: string, size: number) =>
-  import('./qris-download.js').then((m) => m.download(id, d, size, QUIET), () => {});
+  import('./qris-download.js').then(
+    (m) => m.download(id, d, size, QUIET),
+    () => {},
+  );
 
 const qris: View = (k) => {
   const { d: deposit, amount, steps } = k;

@@ -68,7 +68,6 @@ type Words = (typeof words)['en'];
 type Offer = Extract<RefundClaim, { accepted: true }>;
 type Field = 'bankCode' | 'accountNumber' | 'accountName' | RefundField | 'address' | 'memo';
 
-
 const STYLES = `
 [part='refund']{display:grid;gap:.75rem;text-align:start;border-top:1px solid var(--b);padding-top:1rem;margin-top:.25rem}
 [part='refund'] h3{font-size:1rem;color:inherit}
@@ -174,7 +173,11 @@ export class RefundForm implements ReactiveController {
     const amount = kit.money(offer.amount);
     if (this.sent) return html`<p class="sent" role="status">${fill(t.refundSent, amount)}</p>`;
     const crypto = offer.kind === 'crypto';
-    const field = (name: Field, label: string, attrs: { type?: string; autocomplete?: string; inputmode?: string; mono?: boolean } = {}) => {
+    const field = (
+      name: Field,
+      label: string,
+      attrs: { type?: string; autocomplete?: string; inputmode?: string; mono?: boolean } = {},
+    ) => {
       const error = this.errors[name];
       return html`<label
         >${label}
@@ -200,10 +203,11 @@ export class RefundForm implements ReactiveController {
     return html`<form part="refund" novalidate aria-labelledby="refund-title" @submit=${(e: SubmitEvent) => this.submit(e, t)}>
       <h3 id="refund-title">${t.refundTitle}</h3>
       <p>${crypto ? fill(t.refundCryptoIntro, amount, offer.networkName || offer.network || '') : fill(t.refundBankIntro, amount)}</p>
-      ${crypto
-        ? html`${field('address', fill(t.refundWallet, offer.symbol || '', offer.networkName || offer.network || ''), { mono: true })}
+      ${
+        crypto
+          ? html`${field('address', fill(t.refundWallet, offer.symbol || '', offer.networkName || offer.network || ''), { mono: true })}
           ${offer.chain === 'STELLAR' ? field('memo', t.refundMemo) : nothing}`
-        : html`<label
+          : html`<label
               >${t.refundBank}
               <select name="bankCode" aria-invalid=${bankError ? 'true' : 'false'} aria-describedby=${bankError ? 'refund-bankCode-error' : nothing}>
                 <option value="">${t.refundChooseBank}</option>
@@ -212,7 +216,8 @@ export class RefundForm implements ReactiveController {
               ${bankError ? html`<span class="error" id="refund-bankCode-error">${bankError}</span>` : nothing}</label
             >
             ${field('accountNumber', t.refundAccountNumber, { inputmode: 'numeric' })} ${field('accountName', t.refundAccountName, { autocomplete: 'name' })}
-            ${(offer.ask || []).map((name) => field(name, labels[name][0], { autocomplete: labels[name][1], type: labels[name][2] }))}`}
+            ${(offer.ask || []).map((name) => field(name, labels[name][0], { autocomplete: labels[name][1], type: labels[name][2] }))}`
+      }
       ${this.failure ? html`<p class="error" role="alert">${this.failure}</p>` : nothing}
       <button class="primary" ?disabled=${this.sending}>${this.sending ? t.refundSending : t.refundSend}</button>
     </form>`;
@@ -241,7 +246,8 @@ export class RefundForm implements ReactiveController {
         answers[name] = value(name);
         if (!answers[name]) errors[name] = t.refundRequired;
       }
-      if (answers.accountNumber && !/^[0-9A-Za-z]{5,34}$/.test(answers.accountNumber.replace(/[\s-]/g, ''))) errors.accountNumber = t.refundBadAccount;
+      if (answers.accountNumber && !/^[0-9A-Za-z]{5,34}$/.test(answers.accountNumber.replace(/[\s-]/g, '')))
+        errors.accountNumber = t.refundBadAccount;
       if (answers.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(answers.email)) errors.email = t.refundBadEmail;
       body = answers as RefundClaimBody;
     }

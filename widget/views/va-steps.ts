@@ -5,7 +5,6 @@
 import { html, css } from 'lit';
 import type { ViewKit } from './view.js';
 
-
 export const bankStepStyles = css`
   [part='instructions'] details {
     border-top: 1px solid var(--b);
@@ -24,16 +23,64 @@ type Channel = 'atm' | 'mobile' | 'internet';
 const CHANNELS: Channel[] = ['atm', 'mobile', 'internet'];
 
 /** A bank's app, its internet banking, and the menu path to a VA payment on each channel. */
-interface BankMenus { app: string; web: string; atm: string; mobile: string; internet: string }
+interface BankMenus {
+  app: string;
+  web: string;
+  atm: string;
+  mobile: string;
+  internet: string;
+}
 
 const BANKS: Record<string, BankMenus> = {
-  BCA_VA: { app: 'BCA mobile', web: 'KlikBCA', atm: 'Transaksi Lainnya > Transfer > ke Rek BCA Virtual Account', mobile: 'm-Transfer > BCA Virtual Account', internet: 'Transfer Dana > Transfer ke BCA Virtual Account' },
-  BNI_VA: { app: 'BNI Mobile Banking', web: 'BNI Internet Banking', atm: 'Menu Lain > Transfer > Virtual Account Billing', mobile: 'Transfer > Virtual Account Billing', internet: 'Transfer > Virtual Account Billing' },
-  BRI_VA: { app: 'BRImo', web: 'Internet Banking BRI', atm: 'Transaksi Lain > Pembayaran > Lainnya > BRIVA', mobile: 'Pembayaran > BRIVA', internet: 'Pembayaran > BRIVA' },
-  MANDIRI_VA: { app: "Livin' by Mandiri", web: 'Mandiri Internet Banking', atm: 'Bayar/Beli > Lainnya > Multi Payment', mobile: 'Bayar > Multipayment', internet: 'Bayar > Multi Payment' },
-  PERMATA_VA: { app: 'PermataMobile X', web: 'PermataNet', atm: 'Transaksi Lainnya > Pembayaran > Pembayaran Lainnya > Virtual Account', mobile: 'Bayar Tagihan > Virtual Account', internet: 'Pembayaran > Pembayaran Tagihan > Virtual Account' },
-  CIMB_VA: { app: 'OCTO Mobile', web: 'OCTO Clicks', atm: 'Transfer > Rekening CIMB Niaga Lain/Virtual Account', mobile: 'Transfer > Virtual Account', internet: 'Bayar Tagihan > Virtual Account' },
-  BSI_VA: { app: 'BSI Mobile', web: 'BSI Net', atm: 'Pembayaran/Pembelian > Institusi', mobile: 'Bayar > Institusi', internet: 'Pembayaran > Institusi' },
+  BCA_VA: {
+    app: 'BCA mobile',
+    web: 'KlikBCA',
+    atm: 'Transaksi Lainnya > Transfer > ke Rek BCA Virtual Account',
+    mobile: 'm-Transfer > BCA Virtual Account',
+    internet: 'Transfer Dana > Transfer ke BCA Virtual Account',
+  },
+  BNI_VA: {
+    app: 'BNI Mobile Banking',
+    web: 'BNI Internet Banking',
+    atm: 'Menu Lain > Transfer > Virtual Account Billing',
+    mobile: 'Transfer > Virtual Account Billing',
+    internet: 'Transfer > Virtual Account Billing',
+  },
+  BRI_VA: {
+    app: 'BRImo',
+    web: 'Internet Banking BRI',
+    atm: 'Transaksi Lain > Pembayaran > Lainnya > BRIVA',
+    mobile: 'Pembayaran > BRIVA',
+    internet: 'Pembayaran > BRIVA',
+  },
+  MANDIRI_VA: {
+    app: "Livin' by Mandiri",
+    web: 'Mandiri Internet Banking',
+    atm: 'Bayar/Beli > Lainnya > Multi Payment',
+    mobile: 'Bayar > Multipayment',
+    internet: 'Bayar > Multi Payment',
+  },
+  PERMATA_VA: {
+    app: 'PermataMobile X',
+    web: 'PermataNet',
+    atm: 'Transaksi Lainnya > Pembayaran > Pembayaran Lainnya > Virtual Account',
+    mobile: 'Bayar Tagihan > Virtual Account',
+    internet: 'Pembayaran > Pembayaran Tagihan > Virtual Account',
+  },
+  CIMB_VA: {
+    app: 'OCTO Mobile',
+    web: 'OCTO Clicks',
+    atm: 'Transfer > Rekening CIMB Niaga Lain/Virtual Account',
+    mobile: 'Transfer > Virtual Account',
+    internet: 'Bayar Tagihan > Virtual Account',
+  },
+  BSI_VA: {
+    app: 'BSI Mobile',
+    web: 'BSI Net',
+    atm: 'Pembayaran/Pembelian > Institusi',
+    mobile: 'Bayar > Institusi',
+    internet: 'Pembayaran > Institusi',
+  },
 };
 
 const words = {
@@ -41,9 +88,24 @@ const words = {
     atmTitle: 'ATM',
     mobileTitle: '{app} (mobile banking)',
     internetTitle: '{web} (internet banking)',
-    atmSteps: ['Insert your card and enter your PIN.', 'Choose {menu}.', 'Enter the virtual account number {va}.', 'Check the amount and the name, then confirm.'],
-    mobileSteps: ['Open {app} and log in.', 'Choose {menu}.', 'Enter the virtual account number {va}.', 'Check the amount and the name, then confirm with your PIN.'],
-    internetSteps: ['Log in to {web}.', 'Choose {menu}.', 'Enter the virtual account number {va}.', 'Check the amount and the name, then confirm with your token or OTP.'],
+    atmSteps: [
+      'Insert your card and enter your PIN.',
+      'Choose {menu}.',
+      'Enter the virtual account number {va}.',
+      'Check the amount and the name, then confirm.',
+    ],
+    mobileSteps: [
+      'Open {app} and log in.',
+      'Choose {menu}.',
+      'Enter the virtual account number {va}.',
+      'Check the amount and the name, then confirm with your PIN.',
+    ],
+    internetSteps: [
+      'Log in to {web}.',
+      'Choose {menu}.',
+      'Enter the virtual account number {va}.',
+      'Check the amount and the name, then confirm with your token or OTP.',
+    ],
     billAtmStep: 'Enter the company code {biller}, then the bill key {key}.',
     billAppStep: 'Choose the biller with code {biller} and enter the bill key {key}.',
     billerCode: 'Company code (biller)',
@@ -53,9 +115,24 @@ const words = {
     atmTitle: 'ATM',
     mobileTitle: '{app} (m-banking)',
     internetTitle: '{web} (internet banking)',
-    atmSteps: ['Masukkan kartu dan PIN Anda.', 'Pilih {menu}.', 'Masukkan nomor virtual account {va}.', 'Periksa jumlah dan nama, lalu konfirmasi.'],
-    mobileSteps: ['Buka {app} dan masuk.', 'Pilih {menu}.', 'Masukkan nomor virtual account {va}.', 'Periksa jumlah dan nama, lalu konfirmasi dengan PIN.'],
-    internetSteps: ['Masuk ke {web}.', 'Pilih {menu}.', 'Masukkan nomor virtual account {va}.', 'Periksa jumlah dan nama, lalu konfirmasi dengan token atau OTP.'],
+    atmSteps: [
+      'Masukkan kartu dan PIN Anda.',
+      'Pilih {menu}.',
+      'Masukkan nomor virtual account {va}.',
+      'Periksa jumlah dan nama, lalu konfirmasi.',
+    ],
+    mobileSteps: [
+      'Buka {app} dan masuk.',
+      'Pilih {menu}.',
+      'Masukkan nomor virtual account {va}.',
+      'Periksa jumlah dan nama, lalu konfirmasi dengan PIN.',
+    ],
+    internetSteps: [
+      'Masuk ke {web}.',
+      'Pilih {menu}.',
+      'Masukkan nomor virtual account {va}.',
+      'Periksa jumlah dan nama, lalu konfirmasi dengan token atau OTP.',
+    ],
     billAtmStep: 'Masukkan kode perusahaan {biller}, lalu kode bayar {key}.',
     billAppStep: 'Pilih penyedia jasa dengan kode {biller} dan masukkan kode bayar {key}.',
     billerCode: 'Kode perusahaan (biller)',
@@ -72,8 +149,14 @@ export function bankSteps(k: ViewKit) {
   const menus = BANKS[d.method.code];
   if (!menus) return undefined;
   const t = k.text(words);
-  const vars: Record<string, string> = { ...menus, va: d.accountNumber ?? '', biller: d.billerCode ?? '', key: d.billKey ?? '' };
-  const put = (text: string, menu: string) => text.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'menu' ? menu : vars[name] ?? ''));
+  const vars: Record<string, string> = {
+    ...menus,
+    va: d.accountNumber ?? '',
+    biller: d.billerCode ?? '',
+    key: d.billKey ?? '',
+  };
+  const put = (text: string, menu: string) =>
+    text.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'menu' ? menu : (vars[name] ?? '')));
   return html`<div part="instructions">
     ${CHANNELS.map((channel) => {
       const list = [...t[`${channel}Steps`]];

@@ -37,7 +37,8 @@ const words = {
       'Transfer exactly the amount shown. This page updates by itself.',
     ],
     bankStep: 'Transfer to the account above, from any bank.',
-    uniqueStep: 'Transfer exactly this amount: the last digits ({1}) identify your payment. This page updates by itself.',
+    uniqueStep:
+      'Transfer exactly this amount: the last digits ({1}) identify your payment. This page updates by itself.',
   },
   id: {
     vaNumber: 'Nomor rekening',
@@ -51,7 +52,8 @@ const words = {
       'Transfer tepat sesuai jumlah. Halaman ini diperbarui otomatis.',
     ],
     bankStep: 'Transfer ke rekening di atas, dari bank mana pun.',
-    uniqueStep: 'Transfer tepat sejumlah ini: digit terakhirnya ({1}) menandai pembayaran Anda. Halaman ini diperbarui otomatis.',
+    uniqueStep:
+      'Transfer tepat sejumlah ini: digit terakhirnya ({1}) menandai pembayaran Anda. Halaman ini diperbarui otomatis.',
   },
 };
 
@@ -87,11 +89,14 @@ const va: View = (k) => {
         <dd><strong part="amount">${amount}</strong>${copyButton(k, k.due, t.theAmount, 'dd [part=amount]')}</dd>
       </div>
     </dl>
-    ${rateRow(k)} ${(d.method.kind === 'va' && t.vaSteps === words[k.loc].vaSteps && bankSteps(k)) || steps(
-      d.method.kind === 'bank'
-        ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
-          [t.vaSteps[0], t.bankStep, d.uniqueCode ? fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]
-        : t.vaSteps,
-    )}`;
+    ${rateRow(k)} ${
+      (d.method.kind === 'va' && t.vaSteps === words[k.loc].vaSteps && bankSteps(k)) ||
+      steps(
+        d.method.kind === 'bank'
+          ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
+            [t.vaSteps[0], t.bankStep, d.uniqueCode ? fill(t.uniqueStep, d.method.name, d.uniqueCode) : t.vaSteps[2]]
+          : t.vaSteps,
+      )
+    }`;
 };
 export default screen(va);

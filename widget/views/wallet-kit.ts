@@ -13,15 +13,22 @@ export type WalletView = (k: WalletKit) => TemplateResult;
  * Chooses the deposit's method again with what its flow takes (`phone` sends a push; `returnUrl` says where to come
  * back), then reads the deposit at once. Answers the service's refusal in its words, or undefined.
  */
-export async function chooseAgain(k: WalletKit, body: { phone?: string; returnUrl?: string }): Promise<string | undefined> {
+export async function chooseAgain(
+  k: WalletKit,
+  body: { phone?: string; returnUrl?: string },
+): Promise<string | undefined> {
   const host = (k.root as ShadowRoot).host as HTMLElement & { endpoint: string };
   try {
-    const res = await fetch(`${host.endpoint.replace(/\/+$/, '')}/checkouts/${encodeURIComponent(k.d.checkoutId)}/deposit`, {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json' },
-      body: JSON.stringify({ method: k.d.method.code, ...body }),
-    });
-    if (!res.ok) return ((await res.json().catch(() => null)) as { message?: string } | null)?.message || res.statusText;
+    const res = await fetch(
+      `${host.endpoint.replace(/\/+$/, '')}/checkouts/${encodeURIComponent(k.d.checkoutId)}/deposit`,
+      {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify({ method: k.d.method.code, ...body }),
+      },
+    );
+    if (!res.ok)
+      return ((await res.json().catch(() => null)) as { message?: string } | null)?.message || res.statusText;
   } catch {
     return '';
   }

@@ -2,9 +2,34 @@ import { randomUUID } from 'node:crypto';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import { defaultRequestSigner, type RequestSigner } from './signing.js';
 import type {
-  Bank, BanksQuery, Checkout, CheckoutSession, ConvertEstimationBody, Quote, CreateCheckoutBody, CreateCryptoDepositBody, CreateFiatDepositBody, CryptoReference,
-  CryptosQuery, CurrencyReference, Deposit, DepositStatus, Envelope, ListDepositsQuery, ListRecipientsQuery, LoginBody, MethodChoice, Page,
-  PaymentMethod, PaymentMethodsQuery, Recipient, RecipientBody, RecipientPatch, RegisterBody, VerificationAnswer, VerifyLoginAnswer,
+  Bank,
+  BanksQuery,
+  Checkout,
+  CheckoutSession,
+  ConvertEstimationBody,
+  Quote,
+  CreateCheckoutBody,
+  CreateCryptoDepositBody,
+  CreateFiatDepositBody,
+  CryptoReference,
+  CryptosQuery,
+  CurrencyReference,
+  Deposit,
+  DepositStatus,
+  Envelope,
+  ListDepositsQuery,
+  ListRecipientsQuery,
+  LoginBody,
+  MethodChoice,
+  Page,
+  PaymentMethod,
+  PaymentMethodsQuery,
+  Recipient,
+  RecipientBody,
+  RecipientPatch,
+  RegisterBody,
+  VerificationAnswer,
+  VerifyLoginAnswer,
   VerifyLoginBody,
 } from './types.js';
 
@@ -78,7 +103,11 @@ export class PaymentServiceClient {
     if (this.resolved) return this.resolved;
     const options = typeof this.source === 'function' ? this.source() : this.source;
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
-    return (this.resolved = { ...options, baseUrl, checkoutUrl: (options.checkoutUrl ?? `${baseUrl}/checkout`).replace(/\/+$/, '') });
+    return (this.resolved = {
+      ...options,
+      baseUrl,
+      checkoutUrl: (options.checkoutUrl ?? `${baseUrl}/checkout`).replace(/\/+$/, ''),
+    });
   }
   get baseUrl(): string {
     return this.options.baseUrl;
@@ -111,10 +140,18 @@ export class PaymentServiceClient {
     return this.data<Deposit>('GET', `/v1/deposit/${enc(depositIdOrReference)}`, { auth: 'S', signal: init.signal });
   }
   createFiatDeposit(body: CreateFiatDepositBody, call: IdempotentCall = {}) {
-    return this.data<Deposit>('POST', '/v1/deposit/fiat', { auth: 'A', body, idempotencyKey: call.idempotencyKey ?? randomUUID() });
+    return this.data<Deposit>('POST', '/v1/deposit/fiat', {
+      auth: 'A',
+      body,
+      idempotencyKey: call.idempotencyKey ?? randomUUID(),
+    });
   }
   createCryptoDeposit(body: CreateCryptoDepositBody, call: IdempotentCall = {}) {
-    return this.data<Deposit>('POST', '/v1/deposit/crypto', { auth: 'A', body, idempotencyKey: call.idempotencyKey ?? randomUUID() });
+    return this.data<Deposit>('POST', '/v1/deposit/crypto', {
+      auth: 'A',
+      body,
+      idempotencyKey: call.idempotencyKey ?? randomUUID(),
+    });
   }
   /** PATCH /v1/deposit/:depositId/cancel: answers only statusCode and message. */
   cancelDeposit(depositId: string) {
@@ -127,7 +164,9 @@ export class PaymentServiceClient {
   /** POST /v1/deposit/:depositId/payments (sandbox only; A or S; docs/design.md 10): a payment arrives, by default of what is still due. */
   sandboxPay(depositId: string, amount?: number | string, auth: 'A' | 'S' = 'A', call: IdempotentCall = {}) {
     return this.data<Deposit>('POST', `/v1/deposit/${enc(depositId)}/payments`, {
-      auth, body: amount === undefined ? {} : { amount }, idempotencyKey: call.idempotencyKey ?? randomUUID(),
+      auth,
+      body: amount === undefined ? {} : { amount },
+      idempotencyKey: call.idempotencyKey ?? randomUUID(),
     });
   }
   listPaymentMethods(query: PaymentMethodsQuery = {}) {
@@ -154,7 +193,11 @@ export class PaymentServiceClient {
   // ---- 4.4 Checkout ----
 
   createCheckout(body: CreateCheckoutBody, call: IdempotentCall = {}) {
-    return this.data<Checkout>('POST', '/v1/checkout', { auth: 'S', body, idempotencyKey: call.idempotencyKey ?? randomUUID() });
+    return this.data<Checkout>('POST', '/v1/checkout', {
+      auth: 'S',
+      body,
+      idempotencyKey: call.idempotencyKey ?? randomUUID(),
+    });
   }
 
   // ---- 4.5 Recipients (S) ----
@@ -179,16 +222,28 @@ export class PaymentServiceClient {
   // ---- The hosted checkout's session API (public, keyed by the unguessable checkout id) ----
 
   getCheckoutSession(checkoutId: string, init: { signal?: AbortSignal } = {}) {
-    return this.data<CheckoutSession>('GET', `/${enc(checkoutId)}/session`, { auth: 'none', checkout: true, signal: init.signal });
+    return this.data<CheckoutSession>('GET', `/${enc(checkoutId)}/session`, {
+      auth: 'none',
+      checkout: true,
+      signal: init.signal,
+    });
   }
   /** Chooses the payment method: creates the deposit whose depositId is the checkout id. */
   async createCheckoutDeposit(checkoutId: string, paymentMethod: string) {
     return (await this.chooseCheckoutMethod(checkoutId, paymentMethod)).deposit;
   }
   /** The same, with what the choice did as the service says it (`choice`): created, unchanged or switched. */
-  async chooseCheckoutMethod(checkoutId: string, paymentMethod: string, wallet: { mobileNumber?: string; returnUrl?: string } = {}): Promise<{ deposit: Deposit; choice: MethodChoice }> {
+  async chooseCheckoutMethod(
+    checkoutId: string,
+    paymentMethod: string,
+    wallet: { mobileNumber?: string; returnUrl?: string } = {},
+  ): Promise<{ deposit: Deposit; choice: MethodChoice }> {
     // An e-wallet's flow may need the shopper's number (push) or where to come back (redirect): docs/indonesian-payments.md.
-    const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, { auth: 'none', checkout: true, body: { paymentMethod, ...wallet } });
+    const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, {
+      auth: 'none',
+      checkout: true,
+      body: { paymentMethod, ...wallet },
+    });
     const { choice } = answer as Envelope<Deposit> & { choice?: MethodChoice };
     // A service without the field (older): 201 is a creation; a 200 cannot be told apart, so it claims no switch.
     return { deposit: answer.data as Deposit, choice: choice ?? (answer.statusCode === 201 ? 'created' : 'unchanged') };
@@ -212,13 +267,19 @@ export class PaymentServiceClient {
         // answer can only come from another copy of this backend sharing the credentials: retry once, with a new
         // timestamp. The answer has no field that tells a replay from refused credentials (which a retry refuses
         // again, at the cost of one call), so any 401 on a signed write is retried: no guessing from its message.
-        if (err instanceof PaymentServiceError && err.statusCode === 401 && options.auth === 'S' && method.toUpperCase() !== 'GET') {
+        if (
+          err instanceof PaymentServiceError &&
+          err.statusCode === 401 &&
+          options.auth === 'S' &&
+          method.toUpperCase() !== 'GET'
+        ) {
           return await this.sendRetried<T>(method, path, options);
         }
         throw err;
       }
     } catch (err) {
-      if (err instanceof PaymentServiceError || err instanceof PaymentServiceUnavailableError) this.options.onFailure?.(err);
+      if (err instanceof PaymentServiceError || err instanceof PaymentServiceUnavailableError)
+        this.options.onFailure?.(err);
       throw err;
     }
   }
@@ -229,14 +290,17 @@ export class PaymentServiceClient {
    * same request is still in progress (409 with Retry-After). A caller's abort is never retried.
    */
   private async sendRetried<T>(method: string, path: string, options: CallOptions): Promise<Envelope<T>> {
-    const retries = options.idempotencyKey === undefined ? 0 : this.options.retries ?? 2;
+    const retries = options.idempotencyKey === undefined ? 0 : (this.options.retries ?? 2);
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.send<T>(method, path, options);
       } catch (err) {
-        const mendable = err instanceof PaymentServiceUnavailableError || (err instanceof PaymentServiceError && err.inProgress);
+        const mendable =
+          err instanceof PaymentServiceUnavailableError || (err instanceof PaymentServiceError && err.inProgress);
         if (!mendable || attempt >= retries || options.signal?.aborted) throw err;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]));
+        await new Promise((resolve) =>
+          setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]),
+        );
       }
     }
   }
@@ -253,9 +317,13 @@ export class PaymentServiceClient {
     if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
     if (options.auth === 'S') {
       const { clientId, clientSecret } = this.options;
-      if (!clientId || !clientSecret) throw new Error('The payment-service client has no clientId/clientSecret for a signed call');
+      if (!clientId || !clientSecret)
+        throw new Error('The payment-service client has no clientId/clientSecret for a signed call');
       const sign = this.options.signRequest ?? defaultRequestSigner;
-      Object.assign(headers, await sign({ method, path: target, body: raw, timestamp: this.timestamp(), clientId, clientSecret }));
+      Object.assign(
+        headers,
+        await sign({ method, path: target, body: raw, timestamp: this.timestamp(), clientId, clientSecret }),
+      );
     } else if (options.auth === 'A') {
       if (!this.options.accessToken) throw new Error('The payment-service client has no accessToken for a bearer call');
       headers.Authorization = `Bearer ${this.options.accessToken}`;
@@ -269,7 +337,12 @@ export class PaymentServiceClient {
     } catch (err) {
       const why = err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
       const code = (err instanceof Error && (err.cause as NodeJS.ErrnoException | undefined)?.code) || undefined;
-      throw new PaymentServiceUnavailableError(`The payment service at ${url.origin} ${why}${code ? ` (${code})` : ''} on ${call}`, call, { cause: err }, url.origin);
+      throw new PaymentServiceUnavailableError(
+        `The payment service at ${url.origin} ${why}${code ? ` (${code})` : ''} on ${call}`,
+        call,
+        { cause: err },
+        url.origin,
+      );
     }
     const text = await res.text().catch(() => '');
     let body: Envelope<T>;
@@ -277,15 +350,41 @@ export class PaymentServiceClient {
       body = JSON.parse(text) as Envelope<T>;
       if (!body || typeof body !== 'object') throw new Error('not an object');
     } catch {
-      if (!res.ok) throw new PaymentServiceError(res.status, res.statusText || 'Error', `HTTP ${res.status} without an envelope`, res.status, call, options.auth);
-      throw new PaymentServiceUnavailableError(`The payment service at ${url.origin} answered something other than JSON on ${call}`, call, undefined, url.origin);
+      if (!res.ok)
+        throw new PaymentServiceError(
+          res.status,
+          res.statusText || 'Error',
+          `HTTP ${res.status} without an envelope`,
+          res.status,
+          call,
+          options.auth,
+        );
+      throw new PaymentServiceUnavailableError(
+        `The payment service at ${url.origin} answered something other than JSON on ${call}`,
+        call,
+        undefined,
+        url.origin,
+      );
     }
-    const statusCode = typeof body.statusCode === 'number' ? body.statusCode : typeof body.status === 'number' ? body.status : res.status;
+    const statusCode =
+      typeof body.statusCode === 'number'
+        ? body.statusCode
+        : typeof body.status === 'number'
+          ? body.status
+          : res.status;
     if (statusCode >= 400 || !res.ok || body.error !== undefined) {
       const code = statusCode >= 400 ? statusCode : res.status >= 400 ? res.status : 400;
-      const error = new PaymentServiceError(code, body.error ?? 'Error', body.message ?? 'Request failed', res.status, call, options.auth);
+      const error = new PaymentServiceError(
+        code,
+        body.error ?? 'Error',
+        body.message ?? 'Request failed',
+        res.status,
+        call,
+        options.auth,
+      );
       // The service's answer that a request with this Idempotency-Key is still in progress: a 409 with Retry-After.
-      if (options.idempotencyKey !== undefined && res.status === 409 && res.headers.has('retry-after')) error.inProgress = true;
+      if (options.idempotencyKey !== undefined && res.status === 409 && res.headers.has('retry-after'))
+        error.inProgress = true;
       throw error;
     }
     return { ...body, statusCode };

@@ -26,7 +26,11 @@ export class PaymentServiceError extends Error {
   /** The shop's settings a refusal of its credentials points at (none for other failures). */
   get settingsToCheck(): readonly string[] {
     if (!this.isAuth) return [];
-    return this.auth === 'S' ? ['KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET'] : this.auth === 'A' ? ['KASIR_ACCESS_TOKEN'] : [];
+    return this.auth === 'S'
+      ? ['KASIR_CLIENT_ID', 'KASIR_CLIENT_SECRET']
+      : this.auth === 'A'
+        ? ['KASIR_ACCESS_TOKEN']
+        : [];
   }
 
   get isAuth() {

@@ -9,7 +9,11 @@ type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /** The `data` of an operation's JSON answer with the given status. */
 type DataOf<Path extends keyof paths, M extends Method, Status extends number = 200> =
-  NonNullable<paths[Path][M]> extends { responses: { [S in Status]: { content: { 'application/json': { data: infer D } } } } } ? D : never;
+  NonNullable<paths[Path][M]> extends {
+    responses: { [S in Status]: { content: { 'application/json': { data: infer D } } } };
+  }
+    ? D
+    : never;
 
 /** An operation's query parameters. */
 type QueryOf<Path extends keyof paths, M extends Method = 'get'> =

@@ -50,15 +50,31 @@ async function sandboxPassword(deps: ProviderDeps, userId: string, fromFile: str
   return db.transaction().execute(async (trx) => {
     const now = deps.now().toISOString();
     const candidate = fromFile ?? randomBytes(16).toString('hex'); // hex: never a leading '-', which a command line would read as an option
-    const inserted = await trx.insertInto('service_keys').values({ name: 'sandbox_password', value: candidate, created_at: now })
+    const inserted = await trx
+      .insertInto('service_keys')
+      .values({ name: 'sandbox_password', value: candidate, created_at: now })
       .onConflict((oc) => oc.column('name').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
-      return (await trx.selectFrom('service_keys').select('value').where('name', '=', 'sandbox_password').executeTakeFirstOrThrow()).value;
+      return (
+        await trx
+          .selectFrom('service_keys')
+          .select('value')
+          .where('name', '=', 'sandbox_password')
+          .executeTakeFirstOrThrow()
+      ).value;
     }
-    const user = await trx.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirstOrThrow();
+    const user = await trx
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     if (!fromFile || !(await verifyPassword(fromFile, user.password_hash))) {
-      await trx.updateTable('users').set({ password_hash: await hashPassword(candidate, config.scryptN), updated_at: now }).where('id', '=', userId).execute();
+      await trx
+        .updateTable('users')
+        .set({ password_hash: await hashPassword(candidate, config.scryptN), updated_at: now })
+        .where('id', '=', userId)
+        .execute();
     }
     return candidate;
   });
@@ -88,13 +104,36 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     const userId = newRecordId();
     try {
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto('organizations').values({ id: orgId, name: 'Kasir Sandbox Store', created_at: now }).execute();
-        await trx.insertInto('users').values({
-          id: userId, organization_id: orgId, name: 'Sandbox Merchant', email: SANDBOX_EMAIL, password_hash: passwordHash,
-          policy: 'merchant-admin', role: 'admin', is_active: 1, country: 'Indonesia', country_code: 'ID', national_id: '',
-          legal_full_name: 'Sandbox Merchant', created_at: now, updated_at: now,
-        }).execute();
-        await insertMerchant(trx, { organizationId: orgId, userId, webhookUrl: config.webhookUrl, checkoutEnabled: true, now });
+        await trx
+          .insertInto('organizations')
+          .values({ id: orgId, name: 'Kasir Sandbox Store', created_at: now })
+          .execute();
+        await trx
+          .insertInto('users')
+          .values({
+            id: userId,
+            organization_id: orgId,
+            name: 'Sandbox Merchant',
+            email: SANDBOX_EMAIL,
+            password_hash: passwordHash,
+            policy: 'merchant-admin',
+            role: 'admin',
+            is_active: 1,
+            country: 'Indonesia',
+            country_code: 'ID',
+            national_id: '',
+            legal_full_name: 'Sandbox Merchant',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        await insertMerchant(trx, {
+          organizationId: orgId,
+          userId,
+          webhookUrl: config.webhookUrl,
+          checkoutEnabled: true,
+          now,
+        });
       });
     } catch (err) {
       // Another copy on the same PostgreSQL database seeded it a moment ago: use that one.
@@ -125,7 +164,9 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     // Secrets are read back from the database: the dashboard may have rotated them since the last start.
     clientId: merchant.client_id,
     clientSecret: merchant.client_secret,
-    accessToken: (await stillValid(deps, previous.accessToken, merchant.user_id)) ?? (await issueAccessToken(deps, merchant.user_id, true)),
+    accessToken:
+      (await stillValid(deps, previous.accessToken, merchant.user_id)) ??
+      (await issueAccessToken(deps, merchant.user_id, true)),
     webhookSecret: merchant.webhook_secret,
   };
   writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });

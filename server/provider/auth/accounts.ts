@@ -53,11 +53,25 @@ export async function register(deps: ProviderDeps, input: RegisterInput): Promis
   try {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('organizations').values({ id: orgId, name: input.fullName, created_at: iso }).execute();
-      await trx.insertInto('users').values({
-        id: userId, organization_id: orgId, name: input.fullName, email, password_hash: passwordHash, policy: 'merchant-admin',
-        role: 'admin', is_active: 0, country: input.country ?? '', country_code: input.countryCode ?? '', national_id: input.nationalID ?? '',
-        legal_full_name: input.fullName, created_at: iso, updated_at: iso,
-      }).execute();
+      await trx
+        .insertInto('users')
+        .values({
+          id: userId,
+          organization_id: orgId,
+          name: input.fullName,
+          email,
+          password_hash: passwordHash,
+          policy: 'merchant-admin',
+          role: 'admin',
+          is_active: 0,
+          country: input.country ?? '',
+          country_code: input.countryCode ?? '',
+          national_id: input.nationalID ?? '',
+          legal_full_name: input.fullName,
+          created_at: iso,
+          updated_at: iso,
+        })
+        .execute();
       await insertMerchant(trx, { organizationId: orgId, userId, webhookUrl: null, checkoutEnabled: false, now: iso });
     });
   } catch (err) {
@@ -77,7 +91,11 @@ export async function register(deps: ProviderDeps, input: RegisterInput): Promis
 export async function login(deps: ProviderDeps, emailInput: string, password: string): Promise<string> {
   const { db } = deps;
   const email = normalizeEmail(emailInput);
-  const user = await db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select(['id', 'password_hash'])
+    .where('email', '=', email)
+    .executeTakeFirst();
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash(deps)));
   if (!user || !ok) throw new ApiError(401, LOGIN_FAILED);
   const { verificationToken, otp } = await issueVerification(db, user.id, 'login', deps.now());
@@ -87,8 +105,12 @@ export async function login(deps: ProviderDeps, emailInput: string, password: st
 
 /** Email of the user a verificationToken belongs to (for the per-email rate limit), if the token exists. */
 export async function emailOfToken(db: Db, tokenHash: string): Promise<string | undefined> {
-  const row = await db.selectFrom('verification_tokens').innerJoin('users', 'users.id', 'verification_tokens.user_id')
-    .select('users.email').where('verification_tokens.token_hash', '=', tokenHash).executeTakeFirst();
+  const row = await db
+    .selectFrom('verification_tokens')
+    .innerJoin('users', 'users.id', 'verification_tokens.user_id')
+    .select('users.email')
+    .where('verification_tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
   return row?.email;
 }
 
@@ -98,14 +120,21 @@ export async function verifyLogin(deps: ProviderDeps, verificationToken: string,
   const outcome = await verifyOtp(deps.db, verificationToken, otp, now);
   if (!outcome.ok) {
     if (outcome.reason === 'wrong-otp') {
-      throw new ApiError(401, outcome.attemptsLeft > 0
-        ? `Invalid OTP: ${outcome.attemptsLeft} attempt${outcome.attemptsLeft === 1 ? '' : 's'} left`
-        : 'Invalid OTP: too many attempts, log in again for a new code');
+      throw new ApiError(
+        401,
+        outcome.attemptsLeft > 0
+          ? `Invalid OTP: ${outcome.attemptsLeft} attempt${outcome.attemptsLeft === 1 ? '' : 's'} left`
+          : 'Invalid OTP: too many attempts, log in again for a new code',
+      );
     }
     throw new ApiError(401, 'Invalid or expired verification token: log in again for a new code');
   }
-  await deps.db.updateTable('users').set({ is_active: 1, updated_at: now.toISOString() })
-    .where('id', '=', outcome.userId).where('is_active', '=', 0).execute();
+  await deps.db
+    .updateTable('users')
+    .set({ is_active: 1, updated_at: now.toISOString() })
+    .where('id', '=', outcome.userId)
+    .where('is_active', '=', 0)
+    .execute();
   return outcome.userId;
 }
 

@@ -42,7 +42,13 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
 }
 
 /** Adds one hit to a counter and returns the count in the current window and when it ends. */
-async function hit(db: Db, scope: string, subject: string, windowMs: number, nowMs: number): Promise<{ count: number; resetAt: number }> {
+async function hit(
+  db: Db,
+  scope: string,
+  subject: string,
+  windowMs: number,
+  nowMs: number,
+): Promise<{ count: number; resetAt: number }> {
   const windowStart = Math.floor(nowMs / windowMs) * windowMs;
   const resetAt = windowStart + windowMs;
   // Hashed, so the table holds no email addresses or client addresses.
@@ -65,11 +71,20 @@ export class RateLimitError extends ApiError {
 
 /** Counts one attempt at `scope` against the email (when known) and the address; throws a 429 over either limit. */
 export async function enforceAuthRateLimit(
-  db: Db, limits: AuthRateLimits, scope: string, subjects: { email?: string; address: string }, nowMs: number,
+  db: Db,
+  limits: AuthRateLimits,
+  scope: string,
+  subjects: { email?: string; address: string },
+  nowMs: number,
 ): Promise<void> {
   const windowMs = limits.windowSeconds * 1000;
-  const checks = [hit(db, `${scope}:address`, subjects.address, windowMs, nowMs).then((r) => ({ ...r, limit: limits.perAddress }))];
-  if (subjects.email) checks.push(hit(db, `${scope}:email`, subjects.email, windowMs, nowMs).then((r) => ({ ...r, limit: limits.perEmail })));
+  const checks = [
+    hit(db, `${scope}:address`, subjects.address, windowMs, nowMs).then((r) => ({ ...r, limit: limits.perAddress })),
+  ];
+  if (subjects.email)
+    checks.push(
+      hit(db, `${scope}:email`, subjects.email, windowMs, nowMs).then((r) => ({ ...r, limit: limits.perEmail })),
+    );
   const results = await Promise.all(checks);
   const over = results.filter((r) => r.count > r.limit);
   if (over.length) {

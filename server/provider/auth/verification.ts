@@ -21,15 +21,33 @@ export interface IssuedVerification {
 }
 
 /** Creates a verificationToken bound to one fresh OTP, valid for 10 minutes. Only hashes are stored. */
-export async function issueVerification(db: Db, userId: string, purpose: 'register' | 'login', now: Date): Promise<IssuedVerification> {
+export async function issueVerification(
+  db: Db,
+  userId: string,
+  purpose: 'register' | 'login',
+  now: Date,
+): Promise<IssuedVerification> {
   const verificationToken = randomToken(32);
   const otp = newOtp();
-  await db.insertInto('verification_tokens').values({
-    token_hash: sha256(verificationToken), user_id: userId, purpose, otp_hash: otpDigest(verificationToken, otp),
-    expires_at: now.getTime() + VERIFICATION_TTL_MS, failed_attempts: 0, consumed_at: null, created_at: now.toISOString(),
-  }).execute();
+  await db
+    .insertInto('verification_tokens')
+    .values({
+      token_hash: sha256(verificationToken),
+      user_id: userId,
+      purpose,
+      otp_hash: otpDigest(verificationToken, otp),
+      expires_at: now.getTime() + VERIFICATION_TTL_MS,
+      failed_attempts: 0,
+      consumed_at: null,
+      created_at: now.toISOString(),
+    })
+    .execute();
   // Expired rows are of no use to anyone; drop them now and then.
-  if (Math.random() < 0.02) await db.deleteFrom('verification_tokens').where('expires_at', '<', now.getTime() - VERIFICATION_TTL_MS).execute();
+  if (Math.random() < 0.02)
+    await db
+      .deleteFrom('verification_tokens')
+      .where('expires_at', '<', now.getTime() - VERIFICATION_TTL_MS)
+      .execute();
   return { verificationToken, otp };
 }
 
@@ -47,7 +65,11 @@ export type VerifyOutcome =
  */
 export async function verifyOtp(db: Db, verificationToken: string, otp: string, now: Date): Promise<VerifyOutcome> {
   const tokenHash = sha256(verificationToken);
-  const row = await db.selectFrom('verification_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  const row = await db
+    .selectFrom('verification_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
   const nowMs = now.getTime();
   if (!row || row.consumed_at !== null || Number(row.expires_at) <= nowMs || row.failed_attempts >= MAX_OTP_ATTEMPTS) {
     return { ok: false, reason: 'invalid' };
@@ -64,8 +86,12 @@ export async function verifyOtp(db: Db, verificationToken: string, otp: string, 
       .executeTakeFirst();
     const failed = updated?.failed_attempts ?? MAX_OTP_ATTEMPTS;
     if (failed >= MAX_OTP_ATTEMPTS) {
-      await db.updateTable('verification_tokens').set({ consumed_at: now.toISOString() })
-        .where('token_hash', '=', tokenHash).where('consumed_at', 'is', null).execute();
+      await db
+        .updateTable('verification_tokens')
+        .set({ consumed_at: now.toISOString() })
+        .where('token_hash', '=', tokenHash)
+        .where('consumed_at', 'is', null)
+        .execute();
     }
     return { ok: false, reason: 'wrong-otp', attemptsLeft: Math.max(0, MAX_OTP_ATTEMPTS - failed) };
   }

@@ -6,7 +6,12 @@ export interface BankDef {
   country: string;
 }
 
-const bank = (bankCode: string, bankName: string, currency: string, country: string): BankDef => ({ bankCode, bankName, currency, country });
+const bank = (bankCode: string, bankName: string, currency: string, country: string): BankDef => ({
+  bankCode,
+  bankName,
+  currency,
+  country,
+});
 
 export const BANKS: readonly BankDef[] = [
   bank('BCA', 'Bank Central Asia', 'IDR', 'ID'),

@@ -2,7 +2,11 @@
 import { CRYPTOS } from './cryptos.js';
 import { FIAT_CURRENCIES } from './currencies.js';
 
-interface Badge { label: string; bg: string; fg: string }
+interface Badge {
+  label: string;
+  bg: string;
+  fg: string;
+}
 
 /** The brands' own badges; every other currency and crypto gets a plain one (below). */
 const BRANDS: Readonly<Record<string, Badge>> = {
@@ -28,7 +32,9 @@ const BRANDS: Readonly<Record<string, Badge>> = {
 };
 const BADGES: Readonly<Record<string, Badge>> = {
   ...Object.fromEntries(CRYPTOS.map((c) => [c.logo, { label: c.symbol, bg: '#374151', fg: '#FFFFFF' }])),
-  ...Object.fromEntries(FIAT_CURRENCIES.map((c) => [`${c.code.toLowerCase()}.svg`, { label: c.code, bg: '#F3F4F6', fg: '#111827' }])),
+  ...Object.fromEntries(
+    FIAT_CURRENCIES.map((c) => [`${c.code.toLowerCase()}.svg`, { label: c.code, bg: '#F3F4F6', fg: '#111827' }]),
+  ),
   ...BRANDS,
 };
 
@@ -36,10 +42,12 @@ const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 function render({ label, bg, fg }: Badge): string {
   const size = label.length > 6 ? 11 : label.length > 4 ? 14 : 17;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="48" viewBox="0 0 96 48" role="img" aria-label="${escape(label)}">`
-    + `<rect x="0.5" y="0.5" width="95" height="47" rx="8" fill="${bg}" stroke="#D1D5DB"/>`
-    + `<text x="48" y="30" text-anchor="middle" font-family="Arial, Helvetica, sans-serif" font-weight="700" font-size="${size}" fill="${fg}">${escape(label)}</text>`
-    + `</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="48" viewBox="0 0 96 48" role="img" aria-label="${escape(label)}">` +
+    `<rect x="0.5" y="0.5" width="95" height="47" rx="8" fill="${bg}" stroke="#D1D5DB"/>` +
+    `<text x="48" y="30" text-anchor="middle" font-family="Arial, Helvetica, sans-serif" font-weight="700" font-size="${size}" fill="${fg}">${escape(label)}</text>` +
+    `</svg>`
+  );
 }
 
 const SVGS: ReadonlyMap<string, string> = new Map(Object.entries(BADGES).map(([file, badge]) => [file, render(badge)]));

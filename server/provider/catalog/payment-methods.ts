@@ -27,22 +27,65 @@ export interface PaymentMethodDef {
   collectionAccount?: { accountNumber: string; accountName: string };
 }
 
-const va = (code: string, bankName: string, short: string, vaPrefix: string, maximumAmount: string, feeFlat = '4000'): PaymentMethodDef => ({
-  code, kind: 'va', depositPaymentType: 'va', bankName, name: `${short} Virtual Account`, currency: 'IDR',
-  minimumAmount: '10000', maximumAmount, feeFlat, feePercentage: '0', logo: `${short.toLowerCase()}.svg`, vaPrefix,
+const va = (
+  code: string,
+  bankName: string,
+  short: string,
+  vaPrefix: string,
+  maximumAmount: string,
+  feeFlat = '4000',
+): PaymentMethodDef => ({
+  code,
+  kind: 'va',
+  depositPaymentType: 'va',
+  bankName,
+  name: `${short} Virtual Account`,
+  currency: 'IDR',
+  minimumAmount: '10000',
+  maximumAmount,
+  feeFlat,
+  feePercentage: '0',
+  logo: `${short.toLowerCase()}.svg`,
+  vaPrefix,
 });
 
-const ewallet = (code: string, bankName: string, feePercentage: string, maximumAmount: string, logo: string, flow: EwalletFlow): PaymentMethodDef => ({
-  code, kind: 'ewallet', depositPaymentType: 'ewallet', bankName, name: bankName, currency: 'IDR',
-  minimumAmount: '1000', maximumAmount, feeFlat: '0', feePercentage, logo, flow,
+const ewallet = (
+  code: string,
+  bankName: string,
+  feePercentage: string,
+  maximumAmount: string,
+  logo: string,
+  flow: EwalletFlow,
+): PaymentMethodDef => ({
+  code,
+  kind: 'ewallet',
+  depositPaymentType: 'ewallet',
+  bankName,
+  name: bankName,
+  currency: 'IDR',
+  minimumAmount: '1000',
+  maximumAmount,
+  feeFlat: '0',
+  feePercentage,
+  logo,
+  flow,
 });
 
 /** The service's collection account name on bank transfers. */
 const COLLECTION_ACCOUNT_NAME = 'PT Kasir Sandbox Indonesia';
 
 const transfer = (code: string, bankName: string, short: string, accountNumber: string): PaymentMethodDef => ({
-  code, kind: 'bank', depositPaymentType: 'bank_transfer', bankName, name: `${short} Bank Transfer`, currency: 'IDR',
-  minimumAmount: '10000', maximumAmount: '100000000', feeFlat: '0', feePercentage: '0', logo: `${short.toLowerCase()}.svg`,
+  code,
+  kind: 'bank',
+  depositPaymentType: 'bank_transfer',
+  bankName,
+  name: `${short} Bank Transfer`,
+  currency: 'IDR',
+  minimumAmount: '10000',
+  maximumAmount: '100000000',
+  feeFlat: '0',
+  feePercentage: '0',
+  logo: `${short.toLowerCase()}.svg`,
   collectionAccount: { accountNumber, accountName: COLLECTION_ACCOUNT_NAME },
 });
 
@@ -55,8 +98,17 @@ export const PAYMENT_METHODS: readonly PaymentMethodDef[] = [
   va('CIMB_VA', 'Bank CIMB Niaga', 'CIMB', '5919', '50000000'),
   va('BSI_VA', 'Bank Syariah Indonesia', 'BSI', '9347', '50000000'),
   {
-    code: 'QRIS', kind: 'qris', depositPaymentType: 'qris', bankName: 'QRIS', name: 'QRIS', currency: 'IDR',
-    minimumAmount: '1500', maximumAmount: '10000000', feeFlat: '0', feePercentage: '0.7', logo: 'qris.svg',
+    code: 'QRIS',
+    kind: 'qris',
+    depositPaymentType: 'qris',
+    bankName: 'QRIS',
+    name: 'QRIS',
+    currency: 'IDR',
+    minimumAmount: '1500',
+    maximumAmount: '10000000',
+    feeFlat: '0',
+    feePercentage: '0.7',
+    logo: 'qris.svg',
   },
   ewallet('OVO', 'OVO', '1.5', '10000000', 'ovo.svg', 'push'),
   ewallet('DANA', 'DANA', '1.5', '10000000', 'dana.svg', 'redirect'),

@@ -6,8 +6,21 @@
 export type RateTable = Readonly<Record<string, string>>;
 
 export const DEFAULT_PRICES_IDR: RateTable = Object.freeze({
-  IDR: '1', USD: '16500', SGD: '12300', EUR: '17800', MYR: '3700', PHP: '285', INR: '190',
-  'USDT-ETHEREUM': '16480', 'USDC-ETHEREUM': '16495', 'ETH-ETHEREUM': '55000000',
-  'USDC-POLYGON': '16495', 'USDT-POLYGON': '16480', 'IDRX-POLYGON': '1', 'POL-POLYGON': '3100',
-  'USDC-BASE': '16495', 'USDC-STELLAR': '16495', 'XLM-STELLAR': '4950',
+  IDR: '1',
+  USD: '16500',
+  SGD: '12300',
+  EUR: '17800',
+  MYR: '3700',
+  PHP: '285',
+  INR: '190',
+  'USDT-ETHEREUM': '16480',
+  'USDC-ETHEREUM': '16495',
+  'ETH-ETHEREUM': '55000000',
+  'USDC-POLYGON': '16495',
+  'USDT-POLYGON': '16480',
+  'IDRX-POLYGON': '1',
+  'POL-POLYGON': '3100',
+  'USDC-BASE': '16495',
+  'USDC-STELLAR': '16495',
+  'XLM-STELLAR': '4950',
 });

@@ -23,14 +23,22 @@ const PAGE_CSS_HASH = createHash('sha256').update(PAGE_CSS).digest('base64');
 
 /** Strict CSP for the hosted page: scripts only from this origin, no inline script, the page style by hash. */
 const CHECKOUT_CSP = [
-  "default-src 'none'", "script-src 'self'", `style-src 'self' 'sha256-${PAGE_CSS_HASH}'`, "img-src 'self' data:", "connect-src 'self'",
-  "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' 'sha256-${PAGE_CSS_HASH}'`,
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /** The hosted page in the shell: the style, the widget's module, `content` and the footer in <main>. */
 function hostedPage(title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>, lang: 'en' | 'id' = 'en') {
   return htmlPage({
-    title, lang,
+    title,
+    lang,
     head: html`<link rel="icon" href="data:,">
 <style>${raw(PAGE_CSS)}</style>
 <script type="module" src="/checkout/kasir-checkout.js"></script>`,
@@ -86,13 +94,22 @@ export function hostedPageRoutes(deps: ProviderDeps) {
     return c.body(SANDBOX_PANEL_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
   });
   router.get(`/checkout/${WIDGET_FILE_PARAM}`, async (c) => {
-    const served = await serveWidget(c, process.env.KASIR_WIDGET_FILE || WIDGET_ENTRY_FILE, c.req.param('file'), 'The checkout widget is not built yet: run npm run build');
+    const served = await serveWidget(
+      c,
+      process.env.KASIR_WIDGET_FILE || WIDGET_ENTRY_FILE,
+      c.req.param('file'),
+      'The checkout widget is not built yet: run npm run build',
+    );
     return served ?? onNotFound(c); // no chunk of that name: an unknown path, as anywhere else
   });
 
   // The hosted page speaks the shopper's language: ?lang=, else Accept-Language, else English.
   const detectLanguage = languageDetector({
-    supportedLanguages: ['en', 'id'], fallbackLanguage: 'en', order: ['querystring', 'header'], lookupQueryString: 'lang', caches: false,
+    supportedLanguages: ['en', 'id'],
+    fallbackLanguage: 'en',
+    order: ['querystring', 'header'],
+    lookupQueryString: 'lang',
+    caches: false,
   });
   router.get('/checkout/:id', detectLanguage, async (c) => {
     const lang = c.get('language') === 'id' ? 'id' : 'en';
@@ -102,15 +119,35 @@ export function hostedPageRoutes(deps: ProviderDeps) {
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
     if (!checkout) {
-      return c.html(lang === 'id'
-        ? hostedPage('Checkout tidak ditemukan', html`<h1>Checkout tidak ditemukan</h1><p>Tautan pembayaran ini tidak ada. Minta tautan baru ke toko.</p>`, lang)
-        : hostedPage('Checkout not found', html`<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>`, lang), 404);
+      return c.html(
+        lang === 'id'
+          ? hostedPage(
+              'Checkout tidak ditemukan',
+              html`<h1>Checkout tidak ditemukan</h1><p>Tautan pembayaran ini tidak ada. Minta tautan baru ke toko.</p>`,
+              lang,
+            )
+          : hostedPage(
+              'Checkout not found',
+              html`<h1>Checkout not found</h1><p>This payment link does not exist. Ask the shop for a new one.</p>`,
+              lang,
+            ),
+        404,
+      );
     }
     const name = (await organizationNameOf(deps.db, checkout.merchant_id)) ?? 'Checkout';
-    return c.html(hostedPage(lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
-      html`<h1>${name}</h1>
-<kasir-checkout endpoint="/checkout/api" checkout-id="${checkout.id}" locale="${lang}"></kasir-checkout>${deps.config.sandbox ? html`
-${sandboxPanel(checkout.id, lang)}` : ''}`, lang));
+    return c.html(
+      hostedPage(
+        lang === 'id' ? `Bayar ${name}` : `Pay ${name}`,
+        html`<h1>${name}</h1>
+<kasir-checkout endpoint="/checkout/api" checkout-id="${checkout.id}" locale="${lang}"></kasir-checkout>${
+          deps.config.sandbox
+            ? html`
+${sandboxPanel(checkout.id, lang)}`
+            : ''
+        }`,
+        lang,
+      ),
+    );
   });
 
   return router;

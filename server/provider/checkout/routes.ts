@@ -16,19 +16,33 @@ export function checkoutRoutes(deps: ProviderDeps) {
   const signed = signatureAuth(deps);
 
   const checkoutEnabled = createMiddleware<ProviderEnv>(async (c, next) => {
-    if (!(await checkoutEnabledFor(deps.db, c.get('merchant').merchantId))) throw new ApiError(400, 'Checkout is not enabled', 'Bad Request');
+    if (!(await checkoutEnabledFor(deps.db, c.get('merchant').merchantId)))
+      throw new ApiError(400, 'Checkout is not enabled', 'Bad Request');
     await next();
   });
 
-  router.openapi(operation({
-    method: 'post', path: '/v1/checkout', operationId: 'createCheckout', tags: ['Checkout'], summary: 'Create a hosted checkout link (valid 15 minutes)',
-    security: SIGNED, middleware: [signed, checkoutEnabled, idempotentWrites(deps)] as const, request: { body: body(CheckoutRequestSchema) },
-    parameters: [IDEMPOTENCY_PARAMETER],
-    responses: { 200: json(envelope(z.object({ id: z.string(), url: z.string() })), 'The checkout'), ...errorResponses(400, 401), ...IDEMPOTENCY_RESPONSES },
-  }), async (c) => {
-    const checkout = await createCheckout(deps, c.get('merchant'), c.req.valid('json'));
-    return c.json({ statusCode: 200, message: 'Checkout created successfully', data: checkout }, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'post',
+      path: '/v1/checkout',
+      operationId: 'createCheckout',
+      tags: ['Checkout'],
+      summary: 'Create a hosted checkout link (valid 15 minutes)',
+      security: SIGNED,
+      middleware: [signed, checkoutEnabled, idempotentWrites(deps)] as const,
+      request: { body: body(CheckoutRequestSchema) },
+      parameters: [IDEMPOTENCY_PARAMETER],
+      responses: {
+        200: json(envelope(z.object({ id: z.string(), url: z.string() })), 'The checkout'),
+        ...errorResponses(400, 401),
+        ...IDEMPOTENCY_RESPONSES,
+      },
+    }),
+    async (c) => {
+      const checkout = await createCheckout(deps, c.get('merchant'), c.req.valid('json'));
+      return c.json({ statusCode: 200, message: 'Checkout created successfully', data: checkout }, 200);
+    },
+  );
 
   return router;
 }

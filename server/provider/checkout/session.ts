@@ -9,45 +9,90 @@ import type { ProviderDeps } from '../deps.js';
 import { body, envelope, errorResponses, json, operation, PUBLIC, TIMESTAMP } from '../openapi/operation.js';
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).
-const checkoutIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }) });
+const checkoutIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'id', in: 'path' } }),
+});
 
-const SessionCryptoSchema = z.object({
-  symbol: z.string(), network: z.string(), networkName: z.string(),
-  decimals: z.number().int().openapi({ description: "The token's decimal places (the reference list's `decimal`)" }),
-  blockchainType: z.enum(['EVM', 'STELLAR']),
-  chainId: z.number().int(),
-  address: z.string().openapi({ description: 'Token contract (EVM) or issuer (Stellar); empty for a native coin' }),
-}).openapi('SessionCrypto', { description: 'What a wallet payment request (docs/design.md 8) needs besides the deposit: the asset on its network' });
+const SessionCryptoSchema = z
+  .object({
+    symbol: z.string(),
+    network: z.string(),
+    networkName: z.string(),
+    decimals: z.number().int().openapi({ description: "The token's decimal places (the reference list's `decimal`)" }),
+    blockchainType: z.enum(['EVM', 'STELLAR']),
+    chainId: z.number().int(),
+    address: z.string().openapi({ description: 'Token contract (EVM) or issuer (Stellar); empty for a native coin' }),
+  })
+  .openapi('SessionCrypto', {
+    description: 'What a wallet payment request (docs/design.md 8) needs besides the deposit: the asset on its network',
+  });
 
 const SessionMethodSchema = z.object({
-  depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet, bank_transfer, or crypto (then bankCode is the crypto id)' }),
-  bankName: z.string(), bankCode: z.string(), name: z.string(), currency: z.string(), minimumAmount: z.number(),
-  maximumAmount: z.number(), image: z.string(), feeFlat: z.number(), feePercentage: z.number(),
-  paymentAmount: z.number().openapi({ description: 'What the payer sends; for a crypto the exact token amount, rounded up in its decimals so that its conversion covers the order' }),
-  fee: z.number(), shopperFee: z.number(), outputAmount: z.number(), available: z.boolean(),
+  depositPaymentType: z
+    .string()
+    .openapi({ description: 'va, qris, ewallet, bank_transfer, or crypto (then bankCode is the crypto id)' }),
+  bankName: z.string(),
+  bankCode: z.string(),
+  name: z.string(),
+  currency: z.string(),
+  minimumAmount: z.number(),
+  maximumAmount: z.number(),
+  image: z.string(),
+  feeFlat: z.number(),
+  feePercentage: z.number(),
+  paymentAmount: z.number().openapi({
+    description:
+      'What the payer sends; for a crypto the exact token amount, rounded up in its decimals so that its conversion covers the order',
+  }),
+  fee: z.number(),
+  shopperFee: z.number(),
+  outputAmount: z.number(),
+  available: z.boolean(),
   crypto: SessionCryptoSchema.optional(),
   exchangeRate: ExchangeRateSchema.optional(),
-  flow: z.enum(['push', 'qr-or-app', 'redirect']).optional().openapi({ description: 'E-wallet: how the wallet takes the payment (docs/indonesian-payments.md)' }),
+  flow: z
+    .enum(['push', 'qr-or-app', 'redirect'])
+    .optional()
+    .openapi({ description: 'E-wallet: how the wallet takes the payment (docs/indonesian-payments.md)' }),
 });
-const SessionSchema = z.object({
-  id: z.string(), inputCurrency: z.string(), inputAmount: z.number().nullable(), outputCurrency: z.string(), outputAmount: z.number().nullable(),
-  orderAmount: z.string().openapi({
-    description: "What the order costs in inputCurrency, as an exact decimal string (the hosted widget API's Checkout.amount): "
-      + 'inputAmount, or for a checkout created with outputAmount the input that converts to it before fees',
-    example: '98880',
-  }),
-  feesPaidBy: z.enum(['merchant', 'shopper']), expiresAt: TIMESTAMP, expired: z.boolean(),
-  methods: z.array(SessionMethodSchema).openapi({ description: 'The fiat methods, then the cryptos that pair with inputCurrency' }),
-  // A union, not .nullable(): that is written allOf[Deposit, {type: [object, null]}], which refuses null.
-  deposit: z.union([DepositSchema, z.null()]).openapi({ description: 'The deposit once a method is chosen; null before' }),
-}).openapi('CheckoutSession');
+const SessionSchema = z
+  .object({
+    id: z.string(),
+    inputCurrency: z.string(),
+    inputAmount: z.number().nullable(),
+    outputCurrency: z.string(),
+    outputAmount: z.number().nullable(),
+    orderAmount: z.string().openapi({
+      description:
+        "What the order costs in inputCurrency, as an exact decimal string (the hosted widget API's Checkout.amount): " +
+        'inputAmount, or for a checkout created with outputAmount the input that converts to it before fees',
+      example: '98880',
+    }),
+    feesPaidBy: z.enum(['merchant', 'shopper']),
+    expiresAt: TIMESTAMP,
+    expired: z.boolean(),
+    methods: z
+      .array(SessionMethodSchema)
+      .openapi({ description: 'The fiat methods, then the cryptos that pair with inputCurrency' }),
+    // A union, not .nullable(): that is written allOf[Deposit, {type: [object, null]}], which refuses null.
+    deposit: z
+      .union([DepositSchema, z.null()])
+      .openapi({ description: 'The deposit once a method is chosen; null before' }),
+  })
+  .openapi('CheckoutSession');
 
 /** The answer to a choice: the deposit, and what the choice did (a field, so no caller reads it from the message). */
-const ChoiceSchema = envelope(DepositSchema).extend({
-  choice: z.enum(['created', 'unchanged', 'switched']).openapi({
-    description: 'created: the deposit is new (201); unchanged: it had this method already, nothing changed; switched: it was switched to this method',
-  }),
-}).openapi('MethodChoice');
+const ChoiceSchema = envelope(DepositSchema)
+  .extend({
+    choice: z.enum(['created', 'unchanged', 'switched']).openapi({
+      description:
+        'created: the deposit is new (201); unchanged: it had this method already, nothing changed; switched: it was switched to this method',
+    }),
+  })
+  .openapi('MethodChoice');
 
 /** The `data` of GET /checkout/{id}/session. */
 export type CheckoutSession = z.infer<typeof SessionSchema>;
@@ -57,38 +102,60 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const base = () => deps.config.baseUrl;
 
-  router.openapi(operation({
-    method: 'get', path: '/checkout/{id}/session', operationId: 'readCheckoutSession', tags: ['Hosted checkout'], security: PUBLIC, summary: 'Checkout session: methods and payable amounts',
-    request: { params: checkoutIdParam },
-    responses: { 200: json(envelope(SessionSchema), 'The session'), ...errorResponses(404) },
-  }), async (c) => {
-    const checkout = await requireCheckout(deps, c.req.valid('param').id);
-    const deposit = await checkoutDeposit(deps, checkout);
-    const data = checkoutSession(base(), checkout, deposit, deps.now(), deps.config.rates);
-    return c.json({ statusCode: 200, message: 'Checkout session retrieved successfully', data }, 200);
-  });
-
-  router.openapi(operation({
-    method: 'post', path: '/checkout/{id}/deposit', operationId: 'chooseCheckoutMethod', tags: ['Hosted checkout'], security: PUBLIC, summary: 'Choose a payment method: creates the deposit (depositId = checkout id)',
-    description: 'paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one '
-      + 'while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer '
-      + 'payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: '
-      + '400. A bank transfer when every unique code of the shop is held by a pending transfer: 409 (choose another method).',
-    // No length limit on paymentMethod: an unknown code of any length is the interface's "Payment method not found".
-    request: { params: checkoutIdParam, body: body(z.object({ paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }), ...WALLET_FIELDS })) },
-    responses: {
-      200: json(ChoiceSchema, 'The deposit chosen before, or switched to this method'), 201: json(ChoiceSchema, 'The new deposit'),
-      ...errorResponses(400, 404, 409),
+  router.openapi(
+    operation({
+      method: 'get',
+      path: '/checkout/{id}/session',
+      operationId: 'readCheckoutSession',
+      tags: ['Hosted checkout'],
+      security: PUBLIC,
+      summary: 'Checkout session: methods and payable amounts',
+      request: { params: checkoutIdParam },
+      responses: { 200: json(envelope(SessionSchema), 'The session'), ...errorResponses(404) },
+    }),
+    async (c) => {
+      const checkout = await requireCheckout(deps, c.req.valid('param').id);
+      const deposit = await checkoutDeposit(deps, checkout);
+      const data = checkoutSession(base(), checkout, deposit, deps.now(), deps.config.rates);
+      return c.json({ statusCode: 200, message: 'Checkout session retrieved successfully', data }, 200);
     },
-  }), async (c) => {
-    const checkout = await requireCheckout(deps, c.req.valid('param').id);
-    const { paymentMethod, mobileNumber, returnUrl } = c.req.valid('json');
-    const { view, choice } = await chooseMethod(deps, checkout, paymentMethod, { mobileNumber, returnUrl });
-    if (choice === 'switched') return c.json({ statusCode: 200, message: 'Payment method changed', choice, data: view }, 200);
-    return choice === 'created'
-      ? c.json({ statusCode: 201, message: 'Deposit created successfully', choice, data: view }, 201)
-      : c.json({ statusCode: 200, message: 'Deposit payment method set', choice, data: view }, 200);
-  });
+  );
+
+  router.openapi(
+    operation({
+      method: 'post',
+      path: '/checkout/{id}/deposit',
+      operationId: 'chooseCheckoutMethod',
+      tags: ['Hosted checkout'],
+      security: PUBLIC,
+      summary: 'Choose a payment method: creates the deposit (depositId = checkout id)',
+      description:
+        'paymentMethod is a bankCode or a crypto id of the session. The same method again answers the same deposit (200); another one ' +
+        'while the deposit is pending and the checkout open switches it (200: same depositId, new payment details, the old ones no longer ' +
+        'payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: ' +
+        '400. A bank transfer when every unique code of the shop is held by a pending transfer: 409 (choose another method).',
+      // No length limit on paymentMethod: an unknown code of any length is the interface's "Payment method not found".
+      request: {
+        params: checkoutIdParam,
+        body: body(z.object({ paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }), ...WALLET_FIELDS })),
+      },
+      responses: {
+        200: json(ChoiceSchema, 'The deposit chosen before, or switched to this method'),
+        201: json(ChoiceSchema, 'The new deposit'),
+        ...errorResponses(400, 404, 409),
+      },
+    }),
+    async (c) => {
+      const checkout = await requireCheckout(deps, c.req.valid('param').id);
+      const { paymentMethod, mobileNumber, returnUrl } = c.req.valid('json');
+      const { view, choice } = await chooseMethod(deps, checkout, paymentMethod, { mobileNumber, returnUrl });
+      if (choice === 'switched')
+        return c.json({ statusCode: 200, message: 'Payment method changed', choice, data: view }, 200);
+      return choice === 'created'
+        ? c.json({ statusCode: 201, message: 'Deposit created successfully', choice, data: view }, 201)
+        : c.json({ statusCode: 200, message: 'Deposit payment method set', choice, data: view }, 200);
+    },
+  );
 
   return router;
 }

@@ -22,7 +22,10 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
   const viewOf = async (checkout: CheckoutRow) =>
     widgetDeposit(base(), checkout, (await depositOf(checkout)).view, checkoutAmount(checkout, deps.config.rates));
 
-  const wording = { notFound: { status: 404 as const }, notPending: (status: string) => `Deposit is ${status}: only a pending deposit can change` };
+  const wording = {
+    notFound: { status: 404 as const },
+    notPending: (status: string) => `Deposit is ${status}: only a pending deposit can change`,
+  };
   const move = async (id: string, kind: Exclude<TransitionKind, 'expired'>) => {
     const checkout = await requireCheckout(deps, id);
     await depositOf(checkout);
@@ -52,7 +55,10 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     async readDeposit(id) {
       const checkout = await requireCheckout(deps, id);
       const { row, view } = await depositOf(checkout);
-      return { deposit: widgetDeposit(base(), checkout, view, checkoutAmount(checkout, deps.config.rates)), etag: depositEtag(row) };
+      return {
+        deposit: widgetDeposit(base(), checkout, view, checkoutAmount(checkout, deps.config.rates)),
+        etag: depositEtag(row),
+      };
     },
     cancel: (id) => move(id, 'cancelled'),
     // Outside sandbox mode the routes exist and refuse, as the service's own sandbox endpoint does.
@@ -72,7 +78,10 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     c.header('Cache-Control', 'no-store');
     await next();
   });
-  app.route('/', widgetApiRoutes(backend, () => deps.now().getTime()));
+  app.route(
+    '/',
+    widgetApiRoutes(backend, () => deps.now().getTime()),
+  );
   // Refund claims are the shop's to take (its backend runs onRefundRequested; docs/refunds.md): this page takes none,
   // so its element keeps saying that the shop will refund and offers no form.
   app.get('/checkouts/:id/refund-claim', async (c) => {

@@ -3,7 +3,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
 import { ErrorSchema, json, stringError, TIMESTAMP } from '../openapi/operation.js';
-import { accountOf, rotateClientSecret, rotateWebhookSecret, secretsOf, updateMerchant } from '../accounts/merchants.js';
+import {
+  accountOf,
+  rotateClientSecret,
+  rotateWebhookSecret,
+  secretsOf,
+  updateMerchant,
+} from '../accounts/merchants.js';
 import { forgetCredentials } from '../auth/credentials.js';
 import { recentAttempts, recentDeliveries } from './service.js';
 import { listDeposits } from '../deposits/service.js';
@@ -19,28 +25,54 @@ const asset = (name: string) => readFileSync(new URL(`../dashboard/assets/${name
 
 /** No inline script or style anywhere: the page works under this policy. */
 const DASHBOARD_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:",
-  "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
-const WebhookUrl = z.string(stringError).trim().max(2048, 'must be at most 2048 characters')
+const WebhookUrl = z
+  .string(stringError)
+  .trim()
+  .max(2048, 'must be at most 2048 characters')
   .refine((value) => {
     try {
       const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.hostname !== '';
+      return (
+        (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.hostname !== ''
+      );
     } catch {
       return false;
     }
   }, 'must be an http:// or https:// URL without credentials');
 
-const ok = <T extends z.ZodType>(data: T, description: string) => json(z.object({ statusCode: z.number(), message: z.string(), data }), description);
+const ok = <T extends z.ZodType>(data: T, description: string) =>
+  json(z.object({ statusCode: z.number(), message: z.string(), data }), description);
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 401: json(ErrorSchema, 'Missing or invalid bearer token') };
 const ClientSecret = z.object({ clientSecret: z.string() });
 const WebhookSecret = z.object({ webhookSecret: z.string() });
 const Delivery = z.object({
-  id: z.string(), eventType: z.string(), depositId: z.string(), status: z.enum(['pending', 'succeeded', 'failed']), attemptCount: z.number(),
-  nextAttemptAt: TIMESTAMP.nullable(), createdAt: TIMESTAMP, succeededAt: TIMESTAMP.nullable(), resendOf: z.string().nullable(),
-  attempts: z.array(z.object({ attemptedAt: TIMESTAMP, responseStatus: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })),
+  id: z.string(),
+  eventType: z.string(),
+  depositId: z.string(),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+  attemptCount: z.number(),
+  nextAttemptAt: TIMESTAMP.nullable(),
+  createdAt: TIMESTAMP,
+  succeededAt: TIMESTAMP.nullable(),
+  resendOf: z.string().nullable(),
+  attempts: z.array(
+    z.object({
+      attemptedAt: TIMESTAMP,
+      responseStatus: z.number().nullable(),
+      error: z.string().nullable(),
+      durationMs: z.number(),
+    }),
+  ),
 });
 const security = [{ Bearer: [] }];
 const common = { tags: ['Dashboard'], security, hide: true as const };
@@ -80,152 +112,328 @@ export function dashboardRoutes(deps: ProviderDeps) {
     c.header('Cache-Control', 'no-store');
   });
 
-  router.openapi(createRoute({
-    ...common, method: 'get', path: '/dashboard/api/account', summary: 'The signed-in merchant account',
-    responses: {
-      200: ok(z.object({ clientId: z.string(), email: z.string(), name: z.string(), orgName: z.string(), webhookUrl: z.string().nullable(), checkoutEnabled: z.boolean(), underpaymentTolerance: z.number() }), 'Account'),
-      ...errors,
-    },
-  }), async (c) => c.json({ statusCode: 200, message: 'Account', data: await accountOf(deps.db, c.get('merchant').merchantId) }, 200));
-
-  router.openapi(createRoute({
-    ...common, method: 'post', path: '/dashboard/api/client-secret/reveal', summary: 'Reveal the client secret',
-    responses: { 200: ok(ClientSecret, 'Client secret'), ...errors },
-  }), async (c) => {
-    const { client_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
-    return c.json({ statusCode: 200, message: 'Client secret', data: { clientSecret: client_secret } }, 200);
-  });
-
-  router.openapi(createRoute({
-    ...common, method: 'post', path: '/dashboard/api/client-secret/rotate', summary: 'Replace the client secret (the old one stops working at once)',
-    responses: { 200: ok(ClientSecret, 'New client secret'), ...errors },
-  }), async (c) => {
-    const clientSecret = await rotateClientSecret(deps.db, c.get('merchant').merchantId, deps.now());
-    forgetCredentials(deps);
-    return c.json({ statusCode: 200, message: 'Client secret rotated', data: { clientSecret } }, 200);
-  });
-
-  router.openapi(createRoute({
-    ...common, method: 'post', path: '/dashboard/api/webhook-secret/reveal', summary: 'Reveal the webhook signing secret',
-    responses: { 200: ok(WebhookSecret, 'Webhook secret'), ...errors },
-  }), async (c) => {
-    const { webhook_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
-    return c.json({ statusCode: 200, message: 'Webhook secret', data: { webhookSecret: webhook_secret } }, 200);
-  });
-
-  router.openapi(createRoute({
-    ...common, method: 'post', path: '/dashboard/api/webhook-secret/rotate', summary: 'Replace the webhook signing secret',
-    responses: { 200: ok(WebhookSecret, 'New webhook secret'), ...errors },
-  }), async (c) => {
-    const webhookSecret = await rotateWebhookSecret(deps.db, c.get('merchant').merchantId, deps.now());
-    return c.json({ statusCode: 200, message: 'Webhook secret rotated', data: { webhookSecret } }, 200);
-  });
-
-  router.openapi(createRoute({
-    ...common, method: 'put', path: '/dashboard/api/webhook-url', summary: 'Set (or clear, with null) the webhook URL',
-    description: 'The URL must resolve to public addresses only (no private, link-local, unique-local, CGNAT or metadata address; loopback in sandbox mode only): 400 otherwise.',
-    request: { body: { content: { 'application/json': { schema: z.object({ webhookUrl: WebhookUrl.nullable() }) } }, required: true } },
-    responses: { 200: ok(z.object({ webhookUrl: z.string().nullable() }), 'Saved'), ...errors },
-  }), async (c) => {
-    const { webhookUrl } = c.req.valid('json');
-    const value = webhookUrl === null || webhookUrl === '' ? null : webhookUrl;
-    // Never the service's own network; loopback in sandbox mode only (checked again at every send, against DNS rebinding).
-    if (value) await assertPublicWebhookUrl(value, { resolve: deps.resolveHost ?? systemResolver, allowLoopback: deps.config.sandbox });
-    await updateMerchant(deps.db, c.get('merchant').merchantId, { webhook_url: value }, deps.now());
-    return c.json({ statusCode: 200, message: 'Webhook URL saved', data: { webhookUrl: value } }, 200);
-  });
-
-  router.openapi(createRoute({
-    ...common, method: 'put', path: '/dashboard/api/checkout', summary: 'Switch hosted checkout on or off',
-    request: { body: { content: { 'application/json': { schema: z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }) } }, required: true } },
-    responses: { 200: ok(z.object({ checkoutEnabled: z.boolean() }), 'Saved'), ...errors },
-  }), async (c) => {
-    const { enabled } = c.req.valid('json');
-    await updateMerchant(deps.db, c.get('merchant').merchantId, { checkout_enabled: enabled ? 1 : 0 }, deps.now());
-    return c.json({ statusCode: 200, message: enabled ? 'Checkout enabled' : 'Checkout disabled', data: { checkoutEnabled: enabled } }, 200);
-  });
-
-  router.openapi(createRoute({
-    ...common, method: 'put', path: '/dashboard/api/underpayment-tolerance', summary: 'Set the underpayment tolerance (docs/design.md 10)',
-    description: 'A percentage of the amount due, 0 to 100 with at most 2 decimal places: a payment short by no more than it completes the deposit.',
-    request: {
-      body: {
-        content: { 'application/json': { schema: z.object({ underpaymentTolerance: z.number({ error: 'must be a number' }).min(0, { error: 'must be from 0 to 100' }).max(100, { error: 'must be from 0 to 100' }).multipleOf(0.01, { error: 'has at most 2 decimal places' }) }) } },
-        required: true,
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/dashboard/api/account',
+      summary: 'The signed-in merchant account',
+      responses: {
+        200: ok(
+          z.object({
+            clientId: z.string(),
+            email: z.string(),
+            name: z.string(),
+            orgName: z.string(),
+            webhookUrl: z.string().nullable(),
+            checkoutEnabled: z.boolean(),
+            underpaymentTolerance: z.number(),
+          }),
+          'Account',
+        ),
+        ...errors,
       },
+    }),
+    async (c) =>
+      c.json(
+        { statusCode: 200, message: 'Account', data: await accountOf(deps.db, c.get('merchant').merchantId) },
+        200,
+      ),
+  );
+
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/dashboard/api/client-secret/reveal',
+      summary: 'Reveal the client secret',
+      responses: { 200: ok(ClientSecret, 'Client secret'), ...errors },
+    }),
+    async (c) => {
+      const { client_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
+      return c.json({ statusCode: 200, message: 'Client secret', data: { clientSecret: client_secret } }, 200);
     },
-    responses: { 200: ok(z.object({ underpaymentTolerance: z.number() }), 'Saved'), ...errors },
-  }), async (c) => {
-    const { underpaymentTolerance } = c.req.valid('json');
-    await updateMerchant(deps.db, c.get('merchant').merchantId, { underpayment_tolerance: String(underpaymentTolerance) }, deps.now());
-    return c.json({ statusCode: 200, message: 'Underpayment tolerance saved', data: { underpaymentTolerance } }, 200);
-  });
+  );
 
-  const Limit = z.string(stringError).regex(/^\d{1,3}$/, 'must be a whole number').transform(Number)
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/dashboard/api/client-secret/rotate',
+      summary: 'Replace the client secret (the old one stops working at once)',
+      responses: { 200: ok(ClientSecret, 'New client secret'), ...errors },
+    }),
+    async (c) => {
+      const clientSecret = await rotateClientSecret(deps.db, c.get('merchant').merchantId, deps.now());
+      forgetCredentials(deps);
+      return c.json({ statusCode: 200, message: 'Client secret rotated', data: { clientSecret } }, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/dashboard/api/webhook-secret/reveal',
+      summary: 'Reveal the webhook signing secret',
+      responses: { 200: ok(WebhookSecret, 'Webhook secret'), ...errors },
+    }),
+    async (c) => {
+      const { webhook_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
+      return c.json({ statusCode: 200, message: 'Webhook secret', data: { webhookSecret: webhook_secret } }, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/dashboard/api/webhook-secret/rotate',
+      summary: 'Replace the webhook signing secret',
+      responses: { 200: ok(WebhookSecret, 'New webhook secret'), ...errors },
+    }),
+    async (c) => {
+      const webhookSecret = await rotateWebhookSecret(deps.db, c.get('merchant').merchantId, deps.now());
+      return c.json({ statusCode: 200, message: 'Webhook secret rotated', data: { webhookSecret } }, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'put',
+      path: '/dashboard/api/webhook-url',
+      summary: 'Set (or clear, with null) the webhook URL',
+      description:
+        'The URL must resolve to public addresses only (no private, link-local, unique-local, CGNAT or metadata address; loopback in sandbox mode only): 400 otherwise.',
+      request: {
+        body: {
+          content: { 'application/json': { schema: z.object({ webhookUrl: WebhookUrl.nullable() }) } },
+          required: true,
+        },
+      },
+      responses: { 200: ok(z.object({ webhookUrl: z.string().nullable() }), 'Saved'), ...errors },
+    }),
+    async (c) => {
+      const { webhookUrl } = c.req.valid('json');
+      const value = webhookUrl === null || webhookUrl === '' ? null : webhookUrl;
+      // Never the service's own network; loopback in sandbox mode only (checked again at every send, against DNS rebinding).
+      if (value)
+        await assertPublicWebhookUrl(value, {
+          resolve: deps.resolveHost ?? systemResolver,
+          allowLoopback: deps.config.sandbox,
+        });
+      await updateMerchant(deps.db, c.get('merchant').merchantId, { webhook_url: value }, deps.now());
+      return c.json({ statusCode: 200, message: 'Webhook URL saved', data: { webhookUrl: value } }, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'put',
+      path: '/dashboard/api/checkout',
+      summary: 'Switch hosted checkout on or off',
+      request: {
+        body: {
+          content: { 'application/json': { schema: z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }) } },
+          required: true,
+        },
+      },
+      responses: { 200: ok(z.object({ checkoutEnabled: z.boolean() }), 'Saved'), ...errors },
+    }),
+    async (c) => {
+      const { enabled } = c.req.valid('json');
+      await updateMerchant(deps.db, c.get('merchant').merchantId, { checkout_enabled: enabled ? 1 : 0 }, deps.now());
+      return c.json(
+        {
+          statusCode: 200,
+          message: enabled ? 'Checkout enabled' : 'Checkout disabled',
+          data: { checkoutEnabled: enabled },
+        },
+        200,
+      );
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'put',
+      path: '/dashboard/api/underpayment-tolerance',
+      summary: 'Set the underpayment tolerance (docs/design.md 10)',
+      description:
+        'A percentage of the amount due, 0 to 100 with at most 2 decimal places: a payment short by no more than it completes the deposit.',
+      request: {
+        body: {
+          content: {
+            'application/json': {
+              schema: z.object({
+                underpaymentTolerance: z
+                  .number({ error: 'must be a number' })
+                  .min(0, { error: 'must be from 0 to 100' })
+                  .max(100, { error: 'must be from 0 to 100' })
+                  .multipleOf(0.01, { error: 'has at most 2 decimal places' }),
+              }),
+            },
+          },
+          required: true,
+        },
+      },
+      responses: { 200: ok(z.object({ underpaymentTolerance: z.number() }), 'Saved'), ...errors },
+    }),
+    async (c) => {
+      const { underpaymentTolerance } = c.req.valid('json');
+      await updateMerchant(
+        deps.db,
+        c.get('merchant').merchantId,
+        { underpayment_tolerance: String(underpaymentTolerance) },
+        deps.now(),
+      );
+      return c.json({ statusCode: 200, message: 'Underpayment tolerance saved', data: { underpaymentTolerance } }, 200);
+    },
+  );
+
+  const Limit = z
+    .string(stringError)
+    .regex(/^\d{1,3}$/, 'must be a whole number')
+    .transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100'));
-  router.openapi(createRoute({
-    ...common, method: 'get', path: '/dashboard/api/webhooks', summary: 'Recent webhook deliveries with their attempts',
-    request: { query: z.object({ limit: Limit.optional() }) },
-    responses: { 200: ok(z.array(Delivery), 'Deliveries, newest first'), ...errors },
-  }), async (c) => {
-    const data = await recentDeliveries(deps.db, c.get('merchant').merchantId, c.req.valid('query').limit ?? 20);
-    return c.json({ statusCode: 200, message: 'Webhook deliveries', data }, 200);
-  });
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/dashboard/api/webhooks',
+      summary: 'Recent webhook deliveries with their attempts',
+      request: { query: z.object({ limit: Limit.optional() }) },
+      responses: { 200: ok(z.array(Delivery), 'Deliveries, newest first'), ...errors },
+    }),
+    async (c) => {
+      const data = await recentDeliveries(deps.db, c.get('merchant').merchantId, c.req.valid('query').limit ?? 20);
+      return c.json({ statusCode: 200, message: 'Webhook deliveries', data }, 200);
+    },
+  );
 
-  router.openapi(createRoute({
-    ...common, method: 'post', path: '/dashboard/api/webhooks/{id}/resend', summary: 'Send a delivery again (a new message with the same payload)',
-    request: { params: z.object({ id: z.string(stringError).min(1).max(64, 'must be at most 64 characters') }) },
-    responses: { 200: ok(z.object({ id: z.string(), resendOf: z.string() }), 'Queued'), 404: json(ErrorSchema, 'No such delivery'), ...errors },
-  }), async (c) => {
-    const original = c.req.valid('param').id;
-    const id = await resendDelivery(deps, c.get('merchant').merchantId, original);
-    if (!id) throw new ApiError(404, 'Webhook delivery not found');
-    return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: original } }, 200);
-  });
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/dashboard/api/webhooks/{id}/resend',
+      summary: 'Send a delivery again (a new message with the same payload)',
+      request: { params: z.object({ id: z.string(stringError).min(1).max(64, 'must be at most 64 characters') }) },
+      responses: {
+        200: ok(z.object({ id: z.string(), resendOf: z.string() }), 'Queued'),
+        404: json(ErrorSchema, 'No such delivery'),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const original = c.req.valid('param').id;
+      const id = await resendDelivery(deps, c.get('merchant').merchantId, original);
+      if (!id) throw new ApiError(404, 'Webhook delivery not found');
+      return c.json({ statusCode: 200, message: 'Queued to be sent again', data: { id, resendOf: original } }, 200);
+    },
+  );
 
   // ---- Deposits with their webhook attempts; in sandbox mode, pay or expire one (docs/design.md section 11) ----
   const DepositRow = z.object({
-    depositId: z.string(), createdAt: TIMESTAMP, method: z.string(), amount: z.number(), currency: z.string(),
+    depositId: z.string(),
+    createdAt: TIMESTAMP,
+    method: z.string(),
+    amount: z.number(),
+    currency: z.string(),
     status: z.enum(['pending', 'expired', 'completed']),
-    attempts: z.array(z.object({ time: TIMESTAMP, event: z.string(), status: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })),
+    attempts: z.array(
+      z.object({
+        time: TIMESTAMP,
+        event: z.string(),
+        status: z.number().nullable(),
+        error: z.string().nullable(),
+        durationMs: z.number(),
+      }),
+    ),
   });
-  router.openapi(createRoute({
-    ...common, method: 'get', path: '/dashboard/api/deposits', summary: 'Recent deposits, newest first, each with its webhook attempts (newest first)',
-    request: { query: z.object({ limit: Limit.optional() }) },
-    responses: { 200: ok(z.object({ sandbox: z.boolean(), deposits: z.array(DepositRow) }), 'Deposits'), ...errors },
-  }), async (c) => {
-    const { merchantId } = c.get('merchant');
-    const page = await listDeposits(deps, merchantId, { limit: c.req.valid('query').limit ?? 20, page: 1, sort: '-createdAt' });
-    const attempts = await recentAttempts(deps.db, merchantId, { limit: 1000, depositIds: page.docs.map((d) => d.depositId) });
-    const deposits = page.docs.map((d) => ({
-      depositId: d.depositId, createdAt: d.createdAt, method: d.paymentFiat.bankName ?? d.paymentCrypto.network ?? d.depositType,
-      amount: d.inputAmount, currency: d.inputCurrency, status: d.status,
-      attempts: attempts.filter((a) => a.depositId === d.depositId)
-        .map((a) => ({ time: a.time, event: a.event, status: a.status, error: a.error, durationMs: a.durationMs })),
-    }));
-    return c.json({ statusCode: 200, message: 'Deposits', data: { sandbox: deps.config.sandbox, deposits } }, 200);
-  });
-
-  for (const [action, kind, done] of [['pay', 'sandbox-completed', 'completed'], ['expire', 'sandbox-expired', 'expired']] as const) {
-    router.openapi(createRoute({
-      ...common, method: 'post', path: `/dashboard/api/deposits/{depositId}/${action}`,
-      summary: action === 'pay' ? 'Sandbox: pay a pending deposit (what is due)' : 'Sandbox: expire a pending deposit',
-      request: { params: z.object({ depositId: z.string(stringError).min(1).max(128, 'must be at most 128 characters') }) },
-      responses: {
-        200: ok(z.object({ depositId: z.string(), status: z.enum(['pending', 'expired', 'completed']) }), 'Done'),
-        403: json(ErrorSchema, 'Not in sandbox mode'), 404: json(ErrorSchema, 'No such deposit'), ...errors,
-      },
-    }), async (c) => {
-      if (!deps.config.sandbox) throw new ApiError(403, `Paying or expiring a deposit from the dashboard is available in sandbox mode only`);
-      const { depositId } = c.req.valid('param');
+  router.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/dashboard/api/deposits',
+      summary: 'Recent deposits, newest first, each with its webhook attempts (newest first)',
+      request: { query: z.object({ limit: Limit.optional() }) },
+      responses: { 200: ok(z.object({ sandbox: z.boolean(), deposits: z.array(DepositRow) }), 'Deposits'), ...errors },
+    }),
+    async (c) => {
       const { merchantId } = c.get('merchant');
-      const wording = { notFound: { status: 404 as const }, notPending: (current: string) => `Deposit is ${current}; only a pending deposit can become ${done}` };
-      // Paying is a payment of what is due (docs/design.md 10), as the sandbox status update is.
-      const view = kind === 'sandbox-completed'
-        ? await paymentOrAnswer(deps, depositId, { merchantId, pendingOnly: true, completedDescription: 'Completed from the dashboard' }, wording)
-        : await transitionOrAnswer(deps, depositId, kind, wording, merchantId);
-      return c.json({ statusCode: 200, message: `Deposit ${done}`, data: { depositId: view.depositId, status: view.status } }, 200);
-    });
+      const page = await listDeposits(deps, merchantId, {
+        limit: c.req.valid('query').limit ?? 20,
+        page: 1,
+        sort: '-createdAt',
+      });
+      const attempts = await recentAttempts(deps.db, merchantId, {
+        limit: 1000,
+        depositIds: page.docs.map((d) => d.depositId),
+      });
+      const deposits = page.docs.map((d) => ({
+        depositId: d.depositId,
+        createdAt: d.createdAt,
+        method: d.paymentFiat.bankName ?? d.paymentCrypto.network ?? d.depositType,
+        amount: d.inputAmount,
+        currency: d.inputCurrency,
+        status: d.status,
+        attempts: attempts
+          .filter((a) => a.depositId === d.depositId)
+          .map((a) => ({ time: a.time, event: a.event, status: a.status, error: a.error, durationMs: a.durationMs })),
+      }));
+      return c.json({ statusCode: 200, message: 'Deposits', data: { sandbox: deps.config.sandbox, deposits } }, 200);
+    },
+  );
+
+  for (const [action, kind, done] of [
+    ['pay', 'sandbox-completed', 'completed'],
+    ['expire', 'sandbox-expired', 'expired'],
+  ] as const) {
+    router.openapi(
+      createRoute({
+        ...common,
+        method: 'post',
+        path: `/dashboard/api/deposits/{depositId}/${action}`,
+        summary:
+          action === 'pay' ? 'Sandbox: pay a pending deposit (what is due)' : 'Sandbox: expire a pending deposit',
+        request: {
+          params: z.object({ depositId: z.string(stringError).min(1).max(128, 'must be at most 128 characters') }),
+        },
+        responses: {
+          200: ok(z.object({ depositId: z.string(), status: z.enum(['pending', 'expired', 'completed']) }), 'Done'),
+          403: json(ErrorSchema, 'Not in sandbox mode'),
+          404: json(ErrorSchema, 'No such deposit'),
+          ...errors,
+        },
+      }),
+      async (c) => {
+        if (!deps.config.sandbox)
+          throw new ApiError(403, `Paying or expiring a deposit from the dashboard is available in sandbox mode only`);
+        const { depositId } = c.req.valid('param');
+        const { merchantId } = c.get('merchant');
+        const wording = {
+          notFound: { status: 404 as const },
+          notPending: (current: string) => `Deposit is ${current}; only a pending deposit can become ${done}`,
+        };
+        // Paying is a payment of what is due (docs/design.md 10), as the sandbox status update is.
+        const view =
+          kind === 'sandbox-completed'
+            ? await paymentOrAnswer(
+                deps,
+                depositId,
+                { merchantId, pendingOnly: true, completedDescription: 'Completed from the dashboard' },
+                wording,
+              )
+            : await transitionOrAnswer(deps, depositId, kind, wording, merchantId);
+        return c.json(
+          { statusCode: 200, message: `Deposit ${done}`, data: { depositId: view.depositId, status: view.status } },
+          200,
+        );
+      },
+    );
   }
 
   return router;

@@ -14,9 +14,13 @@ const LOCK_DATABASE = 'sandbox-lock.sqlite';
 /** The holder's pid, for people and for the refusal's message only: never read to decide anything. */
 const PID_FILE = 'sandbox.lock';
 
-const inUse = (dataDir: string, pid: number | undefined) => Object.assign(new Error(
-  `The data dir ${dataDir} is in use by another sandbox (pid ${pid ?? 'unknown'}); stop it, or give this one another KASIR_DATA_DIR`,
-), { code: 'KASIR_DATA_DIR_IN_USE' });
+const inUse = (dataDir: string, pid: number | undefined) =>
+  Object.assign(
+    new Error(
+      `The data dir ${dataDir} is in use by another sandbox (pid ${pid ?? 'unknown'}); stop it, or give this one another KASIR_DATA_DIR`,
+    ),
+    { code: 'KASIR_DATA_DIR_IN_USE' },
+  );
 
 const isBusy = (err: unknown) => /^SQLITE_(BUSY|LOCKED)/.test((err as { code?: string }).code ?? '');
 
@@ -37,7 +41,9 @@ export function lockDataDir(dataDir: string): () => void {
     let pid: number | undefined;
     try {
       pid = Number(readFileSync(pidFile, 'utf8').trim()) || undefined;
-    } catch { /* the holder has not written it yet */ }
+    } catch {
+      /* the holder has not written it yet */
+    }
     throw inUse(dataDir, pid);
   }
   writeFileSync(pidFile, `${process.pid}\n`);
@@ -47,7 +53,9 @@ export function lockDataDir(dataDir: string): () => void {
     released = true;
     try {
       if (Number(readFileSync(pidFile, 'utf8').trim()) === process.pid) unlinkSync(pidFile);
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
     db.close(); // ends the transaction and lets go of the lock
   };
 }

@@ -37,7 +37,9 @@ function parseInt8(value: string): number | string {
 
 const pgTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8_OID && format !== 'binary'
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 function isPostgresUrl(url: string | undefined): url is string {
@@ -59,7 +61,9 @@ function createPostgresDialect(connectionString: string, poolSize: number): Dial
 function createDialect(options: DatabaseOptions): Dialect {
   if (options.databaseUrl) {
     if (!isPostgresUrl(options.databaseUrl)) {
-      throw new Error('DATABASE_URL must be a postgres:// or postgresql:// URL; unset it to use the embedded SQLite file.');
+      throw new Error(
+        'DATABASE_URL must be a postgres:// or postgresql:// URL; unset it to use the embedded SQLite file.',
+      );
     }
     return createPostgresDialect(options.databaseUrl, options.poolSize ?? 10);
   }

@@ -14,6 +14,9 @@ export function engineOf(db: Kysely<any>): Engine {
  * `SELECT ... FOR UPDATE` on PostgreSQL, where transactions run in parallel and a read that a write depends
  * on must lock its rows. SQLite has no row locks (and no such syntax): its write transactions never overlap.
  */
-export function forUpdate<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+export function forUpdate<DB, TB extends keyof DB, O>(
+  db: Kysely<any>,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
   return engineOf(db) === 'postgres' ? query.forUpdate() : query;
 }

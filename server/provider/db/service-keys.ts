@@ -9,7 +9,9 @@ import type { Db } from './database.js';
  * NOTHING), and every copy then reads the same value.
  */
 async function sharedValue(db: Db, name: string, generate: () => string, now: Date): Promise<string> {
-  await db.insertInto('service_keys').values({ name, value: generate(), created_at: now.toISOString() })
+  await db
+    .insertInto('service_keys')
+    .values({ name, value: generate(), created_at: now.toISOString() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
   const row = await db.selectFrom('service_keys').select('value').where('name', '=', name).executeTakeFirstOrThrow();
@@ -22,5 +24,10 @@ async function sharedValue(db: Db, name: string, generate: () => string, now: Da
  */
 export function loadJwtSecret(db: Db, dataDir: string, now: Date): Promise<string> {
   const file = join(dataDir, 'jwt-secret');
-  return sharedValue(db, 'jwt_secret', () => (existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(48).toString('base64url')), now);
+  return sharedValue(
+    db,
+    'jwt_secret',
+    () => (existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(48).toString('base64url')),
+    now,
+  );
 }

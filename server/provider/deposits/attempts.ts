@@ -29,7 +29,11 @@ export interface AttemptRequest {
  * Records a failed attempt on a pending deposit and answers the updated Deposit. Throws DepositNotFound, or
  * DepositNotPending (a deposit pending past its expiredAt is expired first).
  */
-export async function recordFailedAttempt(deps: ProviderDeps, depositId: string, request: AttemptRequest): Promise<DepositView> {
+export async function recordFailedAttempt(
+  deps: ProviderDeps,
+  depositId: string,
+  request: AttemptRequest,
+): Promise<DepositView> {
   try {
     for (;;) {
       const outcome = await deps.db.transaction().execute(async (trx) => {
@@ -48,24 +52,49 @@ export async function recordFailedAttempt(deps: ProviderDeps, depositId: string,
   }
 }
 
-async function applyFailure(trx: Transaction<Database>, row: DepositRow, request: AttemptRequest, now: Date): Promise<DepositView> {
+async function applyFailure(
+  trx: Transaction<Database>,
+  row: DepositRow,
+  request: AttemptRequest,
+  now: Date,
+): Promise<DepositView> {
   const history = await activitiesOf(trx, row.id);
   const payments = await paymentsOf(trx, row.id);
   const paymentFiat = paymentFiatOf(row);
   const at = now.toISOString();
-  if (request.pushOverdue && !(paymentFiat.pushExpiresAt && paymentFiat.pushExpiresAt <= at)) return toDepositView(row, history, payments, { detail: true });
+  if (request.pushOverdue && !(paymentFiat.pushExpiresAt && paymentFiat.pushExpiresAt <= at))
+    return toDepositView(row, history, payments, { detail: true });
   // A failure ends the push awaiting approval, if any: "try again" sends a new one.
   const { pushExpiresAt: _ended, ...rest } = paymentFiat;
   const entry: ActivityRow = {
-    id: newRecordId(), deposit_row_id: row.id, seq: seqAfter(history), activity: FAILED_ACTIVITY, status: 'pending',
-    description: failureDescription(request.reason), updated_at: at,
+    id: newRecordId(),
+    deposit_row_id: row.id,
+    seq: seqAfter(history),
+    activity: FAILED_ACTIVITY,
+    status: 'pending',
+    description: failureDescription(request.reason),
+    updated_at: at,
   };
-  const updated = await trx.updateTable('deposits').set(versioned({ updated_at: at, payment_fiat: JSON.stringify(rest) })).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await trx
+    .updateTable('deposits')
+    .set(versioned({ updated_at: at, payment_fiat: JSON.stringify(rest) }))
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await insertActivities(trx, [entry]);
   const view = toDepositView(updated, [...history, entry], payments, { detail: true });
-  await enqueueDepositWebhook(trx, {
-    type: 'deposit.payment_failed', merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: 'pending', data: view,
-  }, now);
+  await enqueueDepositWebhook(
+    trx,
+    {
+      type: 'deposit.payment_failed',
+      merchantId: row.merchant_id,
+      depositId: row.deposit_id,
+      reference: row.reference,
+      status: 'pending',
+      data: view,
+    },
+    now,
+  );
   return view;
 }
 
@@ -76,7 +105,10 @@ function isPushOverdue(row: Pick<DepositRow, 'status' | 'payment_fiat'>, now: Da
 }
 
 /** Times out the deposit's push if it is overdue (a failed attempt: timeout). True when it was (by this call or another). */
-export async function timeOutPushIfOverdue(deps: ProviderDeps, row: Pick<DepositRow, 'deposit_id' | 'status' | 'payment_fiat'>): Promise<boolean> {
+export async function timeOutPushIfOverdue(
+  deps: ProviderDeps,
+  row: Pick<DepositRow, 'deposit_id' | 'status' | 'payment_fiat'>,
+): Promise<boolean> {
   if (!isPushOverdue(row, deps.now())) return false;
   await recordFailedAttempt(deps, row.deposit_id, { reason: 'timeout', pushOverdue: true }).catch((err) => {
     if (!(err instanceof DepositNotPending)) throw err;
@@ -89,13 +121,18 @@ export async function timeOutPushIfOverdue(deps: ProviderDeps, row: Pick<Deposit
  * or the one before, with a new window, and a history entry; no webhook. A push still awaiting approval is left as it
  * is. Throws DepositNotFound or DepositNotPending.
  */
-export async function sendPushAgain(deps: ProviderDeps, depositId: string, mobileNumber?: string): Promise<DepositView> {
+export async function sendPushAgain(
+  deps: ProviderDeps,
+  depositId: string,
+  mobileNumber?: string,
+): Promise<DepositView> {
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const row = await depositByDepositId(trx, depositId, undefined, { lock: true });
       if (!row) throw new DepositNotFound();
       const now = deps.now();
-      if (row.status !== 'pending' || isOverdue(row, now)) throw new DepositNotPending(row.status === 'pending' ? 'expired' : row.status);
+      if (row.status !== 'pending' || isOverdue(row, now))
+        throw new DepositNotPending(row.status === 'pending' ? 'expired' : row.status);
       const history = await activitiesOf(trx, row.id);
       const payments = await paymentsOf(trx, row.id);
       const paymentFiat = paymentFiatOf(row);
@@ -103,14 +140,28 @@ export async function sendPushAgain(deps: ProviderDeps, depositId: string, mobil
         return toDepositView(row, history, payments, { detail: true });
       }
       const number = mobileNumber ?? paymentFiat.mobileNumber;
-      if (!number) throw new ApiError(400, "phone: the wallet sends the payment request to the shopper's phone: give their mobile number");
+      if (!number)
+        throw new ApiError(
+          400,
+          "phone: the wallet sends the payment request to the shopper's phone: give their mobile number",
+        );
       const at = now.toISOString();
       const next = { ...paymentFiat, mobileNumber: number, pushExpiresAt: pushWindowFrom(now) };
       const entry: ActivityRow = {
-        id: newRecordId(), deposit_row_id: row.id, seq: seqAfter(history), activity: 'Payment Requested', status: 'pending',
-        description: 'Payment request sent to the wallet app', updated_at: at,
+        id: newRecordId(),
+        deposit_row_id: row.id,
+        seq: seqAfter(history),
+        activity: 'Payment Requested',
+        status: 'pending',
+        description: 'Payment request sent to the wallet app',
+        updated_at: at,
       };
-      const updated = await trx.updateTable('deposits').set(versioned({ updated_at: at, payment_fiat: JSON.stringify(next) })).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+      const updated = await trx
+        .updateTable('deposits')
+        .set(versioned({ updated_at: at, payment_fiat: JSON.stringify(next) }))
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       await insertActivities(trx, [entry]);
       return toDepositView(updated, [...history, entry], payments, { detail: true });
     });
@@ -128,9 +179,14 @@ export async function setReturnUrl(deps: ProviderDeps, depositId: string, url: s
       const paymentFiat = paymentFiatOf(row);
       const history = await activitiesOf(trx, row.id);
       const payments = await paymentsOf(trx, row.id);
-      if (row.status !== 'pending' || paymentFiat.flow !== 'redirect' || paymentFiat.returnUrl === url) return toDepositView(row, history, payments, { detail: true });
-      const updated = await trx.updateTable('deposits').set({ payment_fiat: JSON.stringify({ ...paymentFiat, returnUrl: url }) })
-        .where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+      if (row.status !== 'pending' || paymentFiat.flow !== 'redirect' || paymentFiat.returnUrl === url)
+        return toDepositView(row, history, payments, { detail: true });
+      const updated = await trx
+        .updateTable('deposits')
+        .set({ payment_fiat: JSON.stringify({ ...paymentFiat, returnUrl: url }) })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return toDepositView(updated, history, payments, { detail: true });
     });
   } finally {

@@ -61,10 +61,13 @@ export class DepositChangeFeed {
     };
     const reconnect = () => {
       if (stopped || retry) return;
-      retry = setTimeout(() => {
-        retry = undefined;
-        void connect();
-      }, RECONNECT_MS[Math.min(failures++, RECONNECT_MS.length - 1)]);
+      retry = setTimeout(
+        () => {
+          retry = undefined;
+          void connect();
+        },
+        RECONNECT_MS[Math.min(failures++, RECONNECT_MS.length - 1)],
+      );
     };
     void connect();
     this.stopListening = async () => {

@@ -1,6 +1,14 @@
 // Hosted checkout: a priced, 15-minute link whose deposit (depositId = checkout id) the shopper creates.
 import type { Decimal } from 'decimal.js';
-import { CRYPTOS, findCrypto, findFiat, findPaymentMethod, PAYMENT_METHODS, placesOf, type RateTable } from '../catalog/index.js';
+import {
+  CRYPTOS,
+  findCrypto,
+  findFiat,
+  findPaymentMethod,
+  PAYMENT_METHODS,
+  placesOf,
+  type RateTable,
+} from '../catalog/index.js';
 import type { CheckoutRow } from '../db/deposit-tables.js';
 import { ApiError } from '../../common/errors.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
@@ -12,7 +20,14 @@ import { checkoutStillDue } from './payments.js';
 import { merchantOwner } from '../accounts/merchants.js';
 import { checkoutById, insertCheckout } from './repository.js';
 import {
-  createCryptoDeposit, createFiatDeposit, DepositIdTaken, DepositNotPending, quoteMethod, readDepositById, switchDepositMethod, type FiatQuote,
+  createCryptoDeposit,
+  createFiatDeposit,
+  DepositIdTaken,
+  DepositNotPending,
+  quoteMethod,
+  readDepositById,
+  switchDepositMethod,
+  type FiatQuote,
   type SwitchRequest,
 } from './service.js';
 import type { MethodChoice, WalletChoice } from '../../common/widget-api.js';
@@ -22,7 +37,6 @@ import { feesPolicy, type FeesPaidByOption, type FeesPolicy } from '../../common
 import type { DepositRow, DepositView } from './view.js';
 
 const CHECKOUT_VALIDITY_SECONDS = 15 * 60;
-
 
 export type { CheckoutRow } from '../db/deposit-tables.js';
 
@@ -46,7 +60,8 @@ export interface MethodOffer {
   available: boolean;
 }
 
-type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'> & Partial<Pick<CheckoutRow, 'fees_paid_by'>>;
+type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'> &
+  Partial<Pick<CheckoutRow, 'fees_paid_by'>>;
 
 /**
  * Who bears each kind's fee on a checkout (docs/indonesian-payments.md): as stored, or for a checkout made without one
@@ -70,21 +85,31 @@ export function offersFor(checkout: CheckoutAmounts, rates: RateTable): MethodOf
   return methods.map((method) => {
     const shopperBears = policy[method.kind] === 'shopper';
     // The order in the input currency, from the quote that charges the fee to the merchant.
-    const merchantQuote = checkout.input_amount !== null
-      ? quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) }, rates)
-      : undefined;
+    const merchantQuote =
+      checkout.input_amount !== null
+        ? quoteMethod(method, checkout.output_currency, { input: money(checkout.input_amount) }, rates)
+        : undefined;
     const rate = merchantQuote?.rate ?? rateOf(rates, checkout.input_currency, checkout.output_currency);
     // No rate: quoteMethod throws the 400 naming outputCurrency.
     if (!rate) quoteMethod(method, checkout.output_currency, { input: money(1) }, rates);
-    const amount = checkout.input_amount !== null ? money(checkout.input_amount) : ceilTo(money(checkout.output_amount!).dividedBy(rate!), inPlaces);
+    const amount =
+      checkout.input_amount !== null
+        ? money(checkout.input_amount)
+        : ceilTo(money(checkout.output_amount!).dividedBy(rate!), inPlaces);
     if (!shopperBears) {
       const quote = merchantQuote ?? quoteMethod(method, checkout.output_currency, { input: amount }, rates);
       return { quote, amount, shopperFee: money(0), available: quote.withinLimits };
     }
-    const output = checkout.output_amount !== null ? money(checkout.output_amount) : outputOf(amount, money(0), rate!, outPlaces);
+    const output =
+      checkout.output_amount !== null ? money(checkout.output_amount) : outputOf(amount, money(0), rate!, outPlaces);
     const quote = quoteMethod(method, checkout.output_currency, { output }, rates);
     const shopperFee = quote.inputAmount.minus(amount);
-    return { quote, amount, shopperFee: shopperFee.isNegative() ? money(0) : shopperFee, available: quote.withinLimits };
+    return {
+      quote,
+      amount,
+      shopperFee: shopperFee.isNegative() ? money(0) : shopperFee,
+      available: quote.withinLimits,
+    };
   });
 }
 
@@ -93,13 +118,17 @@ export function offersFor(checkout: CheckoutAmounts, rates: RateTable): MethodOf
  * currency, each with the token amount whose conversion covers the order (its outputAmount, or its inputAmount
  * converted to the output currency: crypto deposits carry no fee).
  */
-export function cryptoOffersFor(checkout: Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>, rates: RateTable): CryptoCoveringQuote[] {
+export function cryptoOffersFor(
+  checkout: Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>,
+  rates: RateTable,
+): CryptoCoveringQuote[] {
   const outPlaces = placesOf(checkout.output_currency);
   const toOutput = rateOf(rates, checkout.input_currency, checkout.output_currency);
   if (outPlaces === undefined || !toOutput) return [];
-  const target = checkout.output_amount !== null
-    ? money(checkout.output_amount)
-    : outputOf(money(checkout.input_amount!), money(0), toOutput, outPlaces);
+  const target =
+    checkout.output_amount !== null
+      ? money(checkout.output_amount)
+      : outputOf(money(checkout.input_amount!), money(0), toOutput, outPlaces);
   if (target.lessThanOrEqualTo(0)) return [];
   return CRYPTOS.filter((c) => c.currencies.includes(checkout.input_currency))
     .map((c) => quoteCryptoCovering(c, checkout.output_currency, target, rates))
@@ -107,18 +136,28 @@ export function cryptoOffersFor(checkout: Pick<CheckoutRow, 'input_currency' | '
 }
 
 /** POST /v1/checkout: validates, prices and stores a checkout; returns {id, url}. */
-export async function createCheckout(deps: ProviderDeps, merchant: AuthenticatedMerchant, req: CheckoutRequest): Promise<{ id: string; url: string }> {
+export async function createCheckout(
+  deps: ProviderDeps,
+  merchant: AuthenticatedMerchant,
+  req: CheckoutRequest,
+): Promise<{ id: string; url: string }> {
   const hasIn = req.inputAmount !== undefined;
-  if (hasIn === (req.outputAmount !== undefined)) throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
+  if (hasIn === (req.outputAmount !== undefined))
+    throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
   const fiat = findFiat(req.inputCurrency);
   if (!fiat || !PAYMENT_METHODS.some((m) => m.currency === fiat.code)) {
     throw bad(`inputCurrency: checkout accepts ${[...new Set(PAYMENT_METHODS.map((m) => m.currency))].join(', ')}`);
   }
   const outputCurrency = req.outputCurrency ?? req.inputCurrency;
   const outPlaces = placesOf(outputCurrency);
-  if (outPlaces === undefined || !rateOf(deps.config.rates, req.inputCurrency, outputCurrency)) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
+  if (outPlaces === undefined || !rateOf(deps.config.rates, req.inputCurrency, outputCurrency))
+    throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
   const field = hasIn ? 'inputAmount' : 'outputAmount';
-  const amount = requestAmount((hasIn ? req.inputAmount : req.outputAmount)!, field, hasIn ? fiat.code : outputCurrency);
+  const amount = requestAmount(
+    (hasIn ? req.inputAmount : req.outputAmount)!,
+    field,
+    hasIn ? fiat.code : outputCurrency,
+  );
   let policy: FeesPolicy;
   try {
     policy = feesPolicy(req.feesPaidBy, hasIn ? 'merchant' : 'shopper');
@@ -126,25 +165,35 @@ export async function createCheckout(deps: ProviderDeps, merchant: Authenticated
     throw bad(`feesPaidBy.qris: ${(err as Error).message}`);
   }
   const draft = {
-    input_currency: fiat.code, output_currency: outputCurrency,
-    input_amount: hasIn ? toText(amount) : null, output_amount: hasIn ? null : toText(amount),
+    input_currency: fiat.code,
+    output_currency: outputCurrency,
+    input_amount: hasIn ? toText(amount) : null,
+    output_amount: hasIn ? null : toText(amount),
     fees_paid_by: JSON.stringify(policy),
   };
   // Throws a 400 naming outputCurrency when the pair is not allowed.
   const offers = offersFor(draft, deps.config.rates);
   if (!offers.some((o) => o.available)) {
     const inputs = offers.map((o) => o.quote.inputAmount);
-    const highest = offers.reduce((max, o) => (money(o.quote.method.maximumAmount).greaterThan(max) ? money(o.quote.method.maximumAmount) : max), money(0));
+    const highest = offers.reduce(
+      (max, o) => (money(o.quote.method.maximumAmount).greaterThan(max) ? money(o.quote.method.maximumAmount) : max),
+      money(0),
+    );
     if (inputs.every((i) => i.greaterThan(highest))) {
-      throw bad(`${field}: ${toText(amount)} is above the maximum of ${toText(highest)} ${fiat.code} of every payment method`);
+      throw bad(
+        `${field}: ${toText(amount)} is above the maximum of ${toText(highest)} ${fiat.code} of every payment method`,
+      );
     }
     throw bad(`${field}: no payment method accepts this amount`);
   }
   const now = deps.now();
   const id = newUuid();
   await insertCheckout(deps.db, {
-    id, merchant_id: merchant.merchantId, ...draft,
-    expires_at: new Date(now.getTime() + CHECKOUT_VALIDITY_SECONDS * 1000).toISOString(), created_at: now.toISOString(),
+    id,
+    merchant_id: merchant.merchantId,
+    ...draft,
+    expires_at: new Date(now.getTime() + CHECKOUT_VALIDITY_SECONDS * 1000).toISOString(),
+    created_at: now.toISOString(),
   });
   return { id, url: `${deps.config.baseUrl}/checkout/${id}` };
 }
@@ -160,7 +209,10 @@ export async function requireCheckout(deps: ProviderDeps, id: string): Promise<C
   return checkout;
 }
 
-export async function checkoutDeposit(deps: ProviderDeps, checkout: CheckoutRow): Promise<{ row: DepositRow; view: DepositView } | undefined> {
+export async function checkoutDeposit(
+  deps: ProviderDeps,
+  checkout: CheckoutRow,
+): Promise<{ row: DepositRow; view: DepositView } | undefined> {
   const found = await readDepositById(deps, checkout.id);
   return found && found.row.checkout_id === checkout.id ? found : undefined;
 }
@@ -171,7 +223,12 @@ export async function checkoutDeposit(deps: ProviderDeps, checkout: CheckoutRow)
  * it (same depositId, new details); after completion, expiry or the checkout's 15 minutes nothing can be chosen.
  * `choice` says which of the three happened.
  */
-export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, code: string, wallet: WalletChoice = {}): Promise<{ view: DepositView; choice: MethodChoice }> {
+export async function chooseMethod(
+  deps: ProviderDeps,
+  checkout: CheckoutRow,
+  code: string,
+  wallet: WalletChoice = {},
+): Promise<{ view: DepositView; choice: MethodChoice }> {
   // Look the code up first: an unknown one of any length is the interface's row.
   const method = findPaymentMethod(code);
   const crypto = method ? undefined : findCrypto(code);
@@ -181,7 +238,8 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
     // A push wallet chosen again is its "try again": a new request to the phone once none awaits (docs/indonesian-payments.md).
     if (method?.flow === 'push' && found.row.status === 'pending') {
       try {
-        const number = wallet.mobileNumber === undefined ? undefined : mobileNumber(wallet.mobileNumber, 'mobileNumber');
+        const number =
+          wallet.mobileNumber === undefined ? undefined : mobileNumber(wallet.mobileNumber, 'mobileNumber');
         return { view: await sendPushAgain(deps, checkout.id, number), choice: 'unchanged' };
       } catch (err) {
         if (!(err instanceof DepositNotPending)) throw err;
@@ -189,12 +247,17 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
     }
     // A redirect wallet chosen again with the page to come back to (the element, before it leaves for the wallet).
     if (method?.flow === 'redirect' && wallet.returnUrl !== undefined && found.row.status === 'pending') {
-      return { view: await setReturnUrl(deps, checkout.id, returnUrl(wallet.returnUrl, 'returnUrl')), choice: 'unchanged' };
+      return {
+        view: await setReturnUrl(deps, checkout.id, returnUrl(wallet.returnUrl, 'returnUrl')),
+        choice: 'unchanged',
+      };
     }
     return { view: found.view, choice: 'unchanged' };
   }
-  if (found && found.row.status !== 'pending') throw bad(`paymentMethod: the deposit is ${found.row.status}; no payment method can be chosen any more`);
-  if (checkout.expires_at <= deps.now().toISOString()) throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
+  if (found && found.row.status !== 'pending')
+    throw bad(`paymentMethod: the deposit is ${found.row.status}; no payment method can be chosen any more`);
+  if (checkout.expires_at <= deps.now().toISOString())
+    throw bad('Checkout has expired: no payment method can be chosen after 15 minutes');
 
   const owner = await merchantOwner(deps.db, checkout.merchant_id);
   if (found) {
@@ -203,20 +266,34 @@ export async function chooseMethod(deps: ProviderDeps, checkout: CheckoutRow, co
       // a payment committing while the shopper chooses is counted before the new method is asked for the rest.
       const { view, switched } = await switchDepositMethod(deps, checkout.id, {
         code,
-        price: (bound, _row, rest) => methodRequest(bound, { ...checkout, ...checkoutStillDue(checkout, { status: 'pending', ...rest }) }, owner.merchantId, code, wallet),
+        price: (bound, _row, rest) =>
+          methodRequest(
+            bound,
+            { ...checkout, ...checkoutStillDue(checkout, { status: 'pending', ...rest }) },
+            owner.merchantId,
+            code,
+            wallet,
+          ),
       });
       return { view, choice: switched ? 'switched' : 'unchanged' };
     } catch (err) {
-      if (err instanceof DepositNotPending) throw bad(`paymentMethod: the deposit is ${err.status}; no payment method can be chosen any more`);
+      if (err instanceof DepositNotPending)
+        throw bad(`paymentMethod: the deposit is ${err.status}; no payment method can be chosen any more`);
       throw err;
     }
   }
   const { next, value } = await methodRequest(deps, checkout, owner.merchantId, code, wallet);
-  const options = { depositId: checkout.id, checkoutId: checkout.id, exchangeInfo: true, order: { currency: checkout.input_currency, value } };
+  const options = {
+    depositId: checkout.id,
+    checkoutId: checkout.id,
+    exchangeInfo: true,
+    order: { currency: checkout.input_currency, value },
+  };
   try {
-    const view = next.depositType === 'fiat'
-      ? await createFiatDeposit(deps, owner, next.request, options)
-      : await createCryptoDeposit(deps, owner, next.request, options);
+    const view =
+      next.depositType === 'fiat'
+        ? await createFiatDeposit(deps, owner, next.request, options)
+        : await createCryptoDeposit(deps, owner, next.request, options);
     return { view, choice: 'created' };
   } catch (err) {
     // Two choices at once: the database let one win; the other answers as a repeated choice, or switches.
@@ -232,34 +309,75 @@ const chosenCode = (row: DepositRow) => row.method_code ?? row.input_currency;
  * The deposit request a chosen method makes for this checkout, priced as the session lists it. A crypto is priced
  * from a quote held for the deposit (convert estimation, docs/design.md 3), which the deposit then claims.
  */
-async function methodRequest(deps: ProviderDeps, checkout: CheckoutRow, merchantId: string, code: string, wallet: WalletChoice = {}): Promise<{ next: SwitchRequest; value?: string }> {
+async function methodRequest(
+  deps: ProviderDeps,
+  checkout: CheckoutRow,
+  merchantId: string,
+  code: string,
+  wallet: WalletChoice = {},
+): Promise<{ next: SwitchRequest; value?: string }> {
   const note = `Checkout ${checkout.id}`;
   const crypto = findCrypto(code);
   if (crypto) {
     const offer = cryptoOffersFor(checkout, deps.config.rates).find((o) => o.crypto.id === code);
     if (!offer) throw bad(`paymentMethod: ${code} does not pair with ${checkout.input_currency}`);
-    if (!offer.withinLimits) throw bad(`paymentMethod: ${toText(offer.inputAmount)} ${code} is above the maximum of ${crypto.maximumAmount} ${code}`);
+    if (!offer.withinLimits)
+      throw bad(
+        `paymentMethod: ${toText(offer.inputAmount)} ${code} is above the maximum of ${crypto.maximumAmount} ${code}`,
+      );
     const inputAmount = toNumber(offer.inputAmount);
-    const quote = await createQuote(deps, merchantId, { inputCurrency: crypto.id, outputCurrency: checkout.output_currency, inputAmount });
-    const next: SwitchRequest = { depositType: 'crypto', request: { inputCurrency: crypto.id, inputAmount, outputCurrency: checkout.output_currency, note, quoteId: quote.quoteId } };
+    const quote = await createQuote(deps, merchantId, {
+      inputCurrency: crypto.id,
+      outputCurrency: checkout.output_currency,
+      inputAmount,
+    });
+    const next: SwitchRequest = {
+      depositType: 'crypto',
+      request: {
+        inputCurrency: crypto.id,
+        inputAmount,
+        outputCurrency: checkout.output_currency,
+        note,
+        quoteId: quote.quoteId,
+      },
+    };
     // What the crypto's price covers, in the checkout's currency: its amount, or what its outputAmount costs before fees.
-    return { next, value: checkout.input_amount ?? toText(ceilTo(money(checkout.output_amount!).dividedBy(rateOf(deps.config.rates, checkout.input_currency, checkout.output_currency)!), placesOf(checkout.input_currency) ?? 2)) };
+    return {
+      next,
+      value:
+        checkout.input_amount ??
+        toText(
+          ceilTo(
+            money(checkout.output_amount!).dividedBy(
+              rateOf(deps.config.rates, checkout.input_currency, checkout.output_currency)!,
+            ),
+            placesOf(checkout.input_currency) ?? 2,
+          ),
+        ),
+    };
   }
   const method = findPaymentMethod(code)!;
   const offer = offersFor(checkout, deps.config.rates).find((o) => o.quote.method.code === code);
   if (!offer) throw bad(`paymentMethod: ${code} does not accept ${checkout.input_currency}`);
   if (!offer.available) {
     const amount = `${toText(offer.quote.inputAmount)} ${checkout.input_currency}`;
-    throw bad(offer.quote.inputAmount.greaterThan(method.maximumAmount)
-      ? `paymentMethod: ${amount} is above the maximum of ${method.maximumAmount} ${method.currency} for ${code}`
-      : `paymentMethod: ${code} does not accept ${amount} (minimum ${method.minimumAmount}, maximum ${method.maximumAmount})`);
+    throw bad(
+      offer.quote.inputAmount.greaterThan(method.maximumAmount)
+        ? `paymentMethod: ${amount} is above the maximum of ${method.maximumAmount} ${method.currency} for ${code}`
+        : `paymentMethod: ${code} does not accept ${amount} (minimum ${method.minimumAmount}, maximum ${method.maximumAmount})`,
+    );
   }
   return {
     next: {
       depositType: 'fiat',
       request: {
-        inputCurrency: checkout.input_currency, inputAmount: toNumber(offer.quote.inputAmount), outputCurrency: checkout.output_currency,
-        balanceType: 'fiat', paymentMethod: code, note, ...wallet,
+        inputCurrency: checkout.input_currency,
+        inputAmount: toNumber(offer.quote.inputAmount),
+        outputCurrency: checkout.output_currency,
+        balanceType: 'fiat',
+        paymentMethod: code,
+        note,
+        ...wallet,
       },
     },
   };

@@ -4,5 +4,7 @@
 export class DepositIdTaken extends Error {}
 export class DepositNotFound extends Error {}
 export class DepositNotPending extends Error {
-  constructor(readonly status: string) { super(`Deposit is ${status}`); }
+  constructor(readonly status: string) {
+    super(`Deposit is ${status}`);
+  }
 }

@@ -9,17 +9,34 @@ import type { ProviderDeps } from '../deps.js';
 import { newRecordId } from '../db/ids.js';
 import { enqueueDepositWebhooks } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
-import { activitiesOf, depositByRowId, depositStateOf, insertActivity, paymentsOf, releaseUniqueCode, seqAfter, updatePendingDeposit } from './repository.js';
+import {
+  activitiesOf,
+  depositByRowId,
+  depositStateOf,
+  insertActivity,
+  paymentsOf,
+  releaseUniqueCode,
+  seqAfter,
+  updatePendingDeposit,
+} from './repository.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 
 // A payment (completed, partial, late) is recorded by payments.ts, in the same way.
 export type TransitionKind = 'sandbox-expired' | 'cancelled' | 'declined' | 'expired';
 
 const TRANSITIONS: Record<TransitionKind, { to: 'expired'; activity: string; description: string }> = {
-  'sandbox-expired': { to: 'expired', activity: 'Deposit Expired', description: 'Expired by the sandbox status update' },
+  'sandbox-expired': {
+    to: 'expired',
+    activity: 'Deposit Expired',
+    description: 'Expired by the sandbox status update',
+  },
   cancelled: { to: 'expired', activity: 'Deposit Cancelled', description: 'Cancelled by the client' },
   declined: { to: 'expired', activity: 'Payment Declined', description: 'The payer declined the e-wallet payment' },
-  expired: { to: 'expired', activity: 'Deposit Expired', description: 'No payment was received before the deposit expired' },
+  expired: {
+    to: 'expired',
+    activity: 'Deposit Expired',
+    description: 'No payment was received before the deposit expired',
+  },
 };
 
 /** Pending past its expiredAt at `now`: no read shows it so, and it is expired before anything else touches it. */
@@ -28,31 +45,66 @@ export function isOverdue(row: Pick<DepositRow, 'status' | 'expired_at'>, now: D
 }
 
 /** Whether the deposit holds a bank-transfer unique code, freed when it finishes (only a transfer holds one). */
-export const holdsUniqueCode = (row: Pick<DepositRow, 'method_code'>): boolean => !!findPaymentMethod(row.method_code ?? '')?.collectionAccount;
+export const holdsUniqueCode = (row: Pick<DepositRow, 'method_code'>): boolean =>
+  !!findPaymentMethod(row.method_code ?? '')?.collectionAccount;
 
 /** The history entry a transition adds after `history` (the deposit's entries so far). */
-export function transitionEntry(row: Pick<DepositRow, 'id'>, history: readonly ActivityRow[], kind: TransitionKind, at: string): ActivityRow {
+export function transitionEntry(
+  row: Pick<DepositRow, 'id'>,
+  history: readonly ActivityRow[],
+  kind: TransitionKind,
+  at: string,
+): ActivityRow {
   const t = TRANSITIONS[kind];
   return {
-    id: newRecordId(), deposit_row_id: row.id, seq: seqAfter(history), activity: t.activity, status: t.to, description: t.description, updated_at: at,
+    id: newRecordId(),
+    deposit_row_id: row.id,
+    seq: seqAfter(history),
+    activity: t.activity,
+    status: t.to,
+    description: t.description,
+    updated_at: at,
   };
 }
 
 /** The deposit.expired webhooks of deposits moved on, in the caller's transaction (one statement); `view` is each one's Deposit. */
-export async function enqueueExpiredWebhooks(trx: Transaction<Database>, expiries: ReadonlyArray<{ row: DepositRow; view: DepositView }>, now: Date): Promise<void> {
-  await enqueueDepositWebhooks(trx, expiries.map(({ row, view }) => ({
-    type: 'deposit.expired' as const, merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: 'expired' as const, data: view,
-  })), now);
+export async function enqueueExpiredWebhooks(
+  trx: Transaction<Database>,
+  expiries: ReadonlyArray<{ row: DepositRow; view: DepositView }>,
+  now: Date,
+): Promise<void> {
+  await enqueueDepositWebhooks(
+    trx,
+    expiries.map(({ row, view }) => ({
+      type: 'deposit.expired' as const,
+      merchantId: row.merchant_id,
+      depositId: row.deposit_id,
+      reference: row.reference,
+      status: 'expired' as const,
+      data: view,
+    })),
+    now,
+  );
 }
 
 /**
  * Moves a pending deposit (read in this transaction) on: the new status, its history entry and its webhook. An
  * expiry applies only once expiredAt has passed. Throws DepositNotPending when the deposit is not (or no longer) so.
  */
-async function applyTransition(trx: Transaction<Database>, row: DepositRow, kind: TransitionKind, now: Date): Promise<DepositView> {
+async function applyTransition(
+  trx: Transaction<Database>,
+  row: DepositRow,
+  kind: TransitionKind,
+  now: Date,
+): Promise<DepositView> {
   const t = TRANSITIONS[kind];
   const at = now.toISOString();
-  const updated = await updatePendingDeposit(trx, row.id, { status: t.to, updated_at: at }, kind === 'expired' ? at : undefined);
+  const updated = await updatePendingDeposit(
+    trx,
+    row.id,
+    { status: t.to, updated_at: at },
+    kind === 'expired' ? at : undefined,
+  );
   if (!updated) throw new DepositNotPending(row.status);
   // A finished bank transfer's unique code is free for the next transfer to its account.
   if (holdsUniqueCode(row)) await releaseUniqueCode(trx, row.id);
@@ -75,7 +127,10 @@ export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promis
  * longer be paid or switched and is shown as it now stands. True when it was overdue (expired by this call, or by a
  * concurrent one): the caller reads it again.
  */
-export async function expireFirstIfOverdue(deps: ProviderDeps, row: Pick<DepositRow, 'id' | 'status' | 'expired_at'>): Promise<boolean> {
+export async function expireFirstIfOverdue(
+  deps: ProviderDeps,
+  row: Pick<DepositRow, 'id' | 'status' | 'expired_at'>,
+): Promise<boolean> {
   if (!isOverdue(row, deps.now())) return false;
   await expireIfOverdue(deps, row.id);
   return true;
@@ -116,7 +171,12 @@ async function expireRowsIfOverdue(deps: ProviderDeps, rowIds: string[]): Promis
  * A deposit past its expiredAt is expired first, so it can no longer be paid. Throws DepositNotFound or
  * DepositNotPending.
  */
-export async function transitionDeposit(deps: ProviderDeps, depositId: string, kind: Exclude<TransitionKind, 'expired'>, merchantId?: string): Promise<DepositView> {
+export async function transitionDeposit(
+  deps: ProviderDeps,
+  depositId: string,
+  kind: Exclude<TransitionKind, 'expired'>,
+  merchantId?: string,
+): Promise<DepositView> {
   const found = await depositStateOf(deps.db, depositId, merchantId);
   if (!found) throw new DepositNotFound();
   await expireFirstIfOverdue(deps, found);

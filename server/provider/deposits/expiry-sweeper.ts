@@ -8,7 +8,13 @@ import { openDatabase, type Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import type { ProviderDeps } from '../deps.js';
 import { enqueueExpiredWebhooks, holdsUniqueCode, isOverdue, transitionEntry } from './expire.js';
-import { activitiesByDeposit, insertActivities, overduePendingIds, paymentsByDeposit, versioned } from './repository.js';
+import {
+  activitiesByDeposit,
+  insertActivities,
+  overduePendingIds,
+  paymentsByDeposit,
+  versioned,
+} from './repository.js';
 import { toDepositView, type DepositRow } from './view.js';
 
 /**
@@ -47,18 +53,30 @@ async function expireBatch(deps: ProviderDeps, size: number): Promise<{ picked: 
   const moved = await db.transaction().execute(async (trx) => {
     const columns = ['id', 'status', 'expired_at'] as const;
     const held = ids
-      // By record id alone: a status or expiry condition here makes SQLite's planner scan the status index (every
-      // pending due row) instead of looking the ids up, a batch costing as much as the whole backlog.
-      ? await trx.selectFrom('deposits').select(columns).where('id', 'in', ids).execute()
-      : await trx.selectFrom('deposits').select(columns).where('status', '=', 'pending').where('expired_at', '<=', pickedAt)
-        .orderBy('expired_at').limit(size).forUpdate().skipLocked().execute();
+      ? // By record id alone: a status or expiry condition here makes SQLite's planner scan the status index (every
+        // pending due row) instead of looking the ids up, a batch costing as much as the whole backlog.
+        await trx.selectFrom('deposits').select(columns).where('id', 'in', ids).execute()
+      : await trx
+          .selectFrom('deposits')
+          .select(columns)
+          .where('status', '=', 'pending')
+          .where('expired_at', '<=', pickedAt)
+          .orderBy('expired_at')
+          .limit(size)
+          .forUpdate()
+          .skipLocked()
+          .execute();
     picked = held.length;
     const now = deps.now(); // once the locks are held: times follow commit order
     // Still pending and due, and staying so: the rows are locked (PostgreSQL) or no other write runs meanwhile (SQLite).
     const due = held.filter((row) => isOverdue(row, now)).map((row) => row.id);
     if (!due.length) return [];
-    const rows = await trx.updateTable('deposits').set(versioned({ status: 'expired', updated_at: now.toISOString() }))
-      .where('id', 'in', due).returningAll().execute();
+    const rows = await trx
+      .updateTable('deposits')
+      .set(versioned({ status: 'expired', updated_at: now.toISOString() }))
+      .where('id', 'in', due)
+      .returningAll()
+      .execute();
     await writeExpiries(trx, rows, now);
     return rows;
   });
@@ -73,11 +91,20 @@ async function writeExpiries(trx: Transaction<Database>, rows: DepositRow[], now
   const transfers = rows.filter(holdsUniqueCode).map((r) => r.id);
   if (transfers.length) await trx.deleteFrom('bank_transfer_codes').where('deposit_row_id', 'in', transfers).execute();
   const [histories, payments] = [await activitiesByDeposit(trx, rowIds), await paymentsByDeposit(trx, rowIds)];
-  const entries = new Map(rows.map((row) => [row.id, transitionEntry(row, histories.get(row.id) ?? [], 'expired', at)]));
+  const entries = new Map(
+    rows.map((row) => [row.id, transitionEntry(row, histories.get(row.id) ?? [], 'expired', at)]),
+  );
   await insertActivities(trx, [...entries.values()]);
-  await enqueueExpiredWebhooks(trx, rows.map((row) => ({
-    row, view: toDepositView(row, [...(histories.get(row.id) ?? []), entries.get(row.id)!], payments.get(row.id) ?? [], { detail: true }),
-  })), now);
+  await enqueueExpiredWebhooks(
+    trx,
+    rows.map((row) => ({
+      row,
+      view: toDepositView(row, [...(histories.get(row.id) ?? []), entries.get(row.id)!], payments.get(row.id) ?? [], {
+        detail: true,
+      }),
+    })),
+    now,
+  );
 }
 
 /** PostgreSQL's answer when it broke a deadlock by ending this transaction: the batch is left for the next sweep. */
@@ -119,13 +146,17 @@ export async function sweepOverdue(deps: ProviderDeps, stop: () => boolean = () 
 export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {
   const log = deps.logger.child({ component: 'expiry' });
   const { databaseUrl } = deps.config;
-  const ownDb = databaseUrl && engineOf(deps.db) === 'postgres'
-    ? openDatabase({ dataDir: deps.config.dataDir, databaseUrl, poolSize: LANES }).catch((err: unknown) => {
-      // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
-      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'expiry sweeper: no pool of its own; sharing the service pool');
-      return undefined;
-    })
-    : undefined;
+  const ownDb =
+    databaseUrl && engineOf(deps.db) === 'postgres'
+      ? openDatabase({ dataDir: deps.config.dataDir, databaseUrl, poolSize: LANES }).catch((err: unknown) => {
+          // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
+          log.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'expiry sweeper: no pool of its own; sharing the service pool',
+          );
+          return undefined;
+        })
+      : undefined;
   let running: Promise<unknown> | undefined;
   let stopped = false;
   const tick = () => {
@@ -135,7 +166,9 @@ export function startExpirySweeper(deps: ProviderDeps): () => Promise<void> {
       return sweepOverdue(db ? { ...deps, db } : deps, () => stopped);
     })()
       .catch((err) => log.error({ err }, 'expiry sweep failed'))
-      .finally(() => { running = undefined; });
+      .finally(() => {
+        running = undefined;
+      });
   };
   const timer = setInterval(tick, deps.config.sweepIntervalMs);
   timer.unref();

@@ -14,12 +14,15 @@ const DESCRIPTIONS: Record<FailureReason, string> = {
 };
 /** The history entry's description of a failed attempt for `reason`. */
 export const failureDescription = (reason: FailureReason) => DESCRIPTIONS[reason];
-const REASON_OF = new Map(Object.entries(DESCRIPTIONS).map(([reason, description]) => [description, reason as FailureReason]));
+const REASON_OF = new Map(
+  Object.entries(DESCRIPTIONS).map(([reason, description]) => [description, reason as FailureReason]),
+);
 
 /** A deposit's last failed attempt, while nothing happened to it since (history sorted by seq). */
-export function lastFailureOf(history: ReadonlyArray<Pick<ActivityRow, 'activity' | 'description' | 'updated_at'>>): { reason: FailureReason; failedAt: string } | undefined {
+export function lastFailureOf(
+  history: ReadonlyArray<Pick<ActivityRow, 'activity' | 'description' | 'updated_at'>>,
+): { reason: FailureReason; failedAt: string } | undefined {
   const last = history.at(-1);
   const reason = last?.activity === FAILED_ACTIVITY ? REASON_OF.get(last.description) : undefined;
   return reason && { reason, failedAt: last!.updated_at };
 }
-

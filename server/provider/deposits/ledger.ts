@@ -11,10 +11,18 @@ import { ceilTo, money, type Money } from '../money.js';
 /** The places a payment's value is kept to: far below any currency's unit, so that sums stay exact to the unit. */
 const VALUE_PLACES = 20;
 
-export type LedgerRow = Pick<DepositRow, 'status' | 'input_currency' | 'order_currency' | 'order_value' | 'price_amount' | 'price_value'>;
+export type LedgerRow = Pick<
+  DepositRow,
+  'status' | 'input_currency' | 'order_currency' | 'order_value' | 'price_amount' | 'price_value'
+>;
 
 /** A method's price: it asked `amount` (in `currency`) for `value` of the order. */
-export interface Price { method: string; currency: string; amount: Money; value: Money }
+export interface Price {
+  method: string;
+  currency: string;
+  amount: Money;
+  value: Money;
+}
 
 export interface Ledger {
   /** In the deposit's inputCurrency: what arrived (same-currency payments exactly), what is still due, what arrived beyond the order. */
@@ -37,12 +45,18 @@ const placesFor = (currency: string) => placesOf(currency) ?? 8;
 // Rounding to a currency's places, after dropping what a conversion leaves far below its unit (1e-20 of a value
 // carried through a price must neither round a figure up nor down by a whole unit).
 const settled = (x: Decimal, places: number) => x.toDecimalPlaces(places + 8, Decimal.ROUND_HALF_UP);
-const down = (x: Decimal, places: number): Money => money(settled(x, places).toDecimalPlaces(places, Decimal.ROUND_DOWN));
+const down = (x: Decimal, places: number): Money =>
+  money(settled(x, places).toDecimalPlaces(places, Decimal.ROUND_DOWN));
 const up = (x: Decimal, places: number): Money => ceilTo(settled(x, places), places);
 
 /** The current method's price of a deposit. */
 export function currentPrice(row: LedgerRow & Pick<DepositRow, 'method_code'>): Price {
-  return { method: row.method_code ?? row.input_currency, currency: row.input_currency, amount: money(row.price_amount), value: money(row.price_value) };
+  return {
+    method: row.method_code ?? row.input_currency,
+    currency: row.input_currency,
+    amount: money(row.price_amount),
+    value: money(row.price_value),
+  };
 }
 
 export function priceOfRow(row: PriceRow): Price {
@@ -61,7 +75,10 @@ export function uniqueCodeValue(row: Pick<DepositRow, 'payment_fiat' | 'input_cu
 }
 
 /** What the order lacks before the current method's own extras (its unique code): what a new method is priced for. */
-export function restOf(row: Pick<DepositRow, 'payment_fiat' | 'input_currency' | 'order_currency'>, ledger: Ledger): Money {
+export function restOf(
+  row: Pick<DepositRow, 'payment_fiat' | 'input_currency' | 'order_currency'>,
+  ledger: Ledger,
+): Money {
   return ledger.lacking.minus(uniqueCodeValue(row));
 }
 
@@ -76,14 +93,20 @@ function amountFor(price: Pick<Price, 'amount' | 'value'>, value: Decimal): Mone
  * What a payment is worth toward the order: in the order's currency its amount (a bank transfer's unique code does not
  * shrink it); in another, its amount at the price its method had.
  */
-export function valueOf(orderCurrency: string, price: Pick<Price, 'currency' | 'amount' | 'value'>, amount: Money): Money {
+export function valueOf(
+  orderCurrency: string,
+  price: Pick<Price, 'currency' | 'amount' | 'value'>,
+  amount: Money,
+): Money {
   if (price.currency === orderCurrency || price.amount.isZero()) return money(amount);
   return amount.times(price.value).dividedBy(price.amount).toDecimalPlaces(VALUE_PLACES, Decimal.ROUND_HALF_UP);
 }
 
 /** What a method asks for what the order still lacks: its price of it, rounded up to its currency's precision. */
 export function askedFor(price: Price, lacking: Money): Money {
-  return lacking.isPositive() && !lacking.isZero() ? up(amountFor(price, lacking), placesFor(price.currency)) : money(0);
+  return lacking.isPositive() && !lacking.isZero()
+    ? up(amountFor(price, lacking), placesFor(price.currency))
+    : money(0);
 }
 
 /**
@@ -91,7 +114,10 @@ export function askedFor(price: Price, lacking: Money): Money {
  * shortfall included). Paid in the current currency is the exact sum of the payments in it, plus the current price of
  * what the others are worth; what is still due is rounded up, what was paid and overpaid down.
  */
-export function ledgerOf(row: LedgerRow & Pick<DepositRow, 'method_code'>, payments: readonly Pick<PaymentRow, 'amount' | 'currency' | 'value'>[]): Ledger {
+export function ledgerOf(
+  row: LedgerRow & Pick<DepositRow, 'method_code'>,
+  payments: readonly Pick<PaymentRow, 'amount' | 'currency' | 'value'>[],
+): Ledger {
   const price = currentPrice(row);
   const places = placesFor(row.input_currency);
   const orderCurrency = row.order_currency || row.input_currency;
@@ -101,11 +127,16 @@ export function ledgerOf(row: LedgerRow & Pick<DepositRow, 'method_code'>, payme
   let otherValue = money(0);
   for (const p of payments) {
     arrived = arrived.plus(p.value);
-    if (p.currency === row.input_currency) same = same.plus(p.amount); else otherValue = otherValue.plus(p.value);
+    if (p.currency === row.input_currency) same = same.plus(p.amount);
+    else otherValue = otherValue.plus(p.value);
   }
   // Cut (towards 0) to far below the order currency's unit: a hair a conversion leaves is no debt, and what is asked
   // for it, rounded up, covers it without counting that hair as paid beyond the order.
-  const lacking = money(money(row.order_value).minus(arrived).toDecimalPlaces(orderPlaces + 8, Decimal.ROUND_DOWN));
+  const lacking = money(
+    money(row.order_value)
+      .minus(arrived)
+      .toDecimalPlaces(orderPlaces + 8, Decimal.ROUND_DOWN),
+  );
   const done = row.status === 'completed';
   const beyond = lacking.isNegative() ? lacking.negated() : money(0);
   return {

@@ -4,7 +4,13 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { CryptoDef, PaymentMethodDef } from '../catalog/index.js';
 import { checksumAddress } from './evm-address.js';
 import { PUSH_WINDOW_SECONDS } from '../../common/ewallet.js';
-import { paymentFiatOf, type DepositRow, type PayerInfoView, type PaymentCryptoView, type PaymentFiatView } from './view.js';
+import {
+  paymentFiatOf,
+  type DepositRow,
+  type PayerInfoView,
+  type PaymentCryptoView,
+  type PaymentFiatView,
+} from './view.js';
 
 interface FiatPaymentOptions {
   method: PaymentMethodDef;
@@ -36,7 +42,10 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
   if (method.kind === 'va') {
     const vaNumber = newVaNumber(method.vaPrefix!);
     // Mandiri's VA is paid as a bill (Multipayment): its biller (company) code is the prefix, the bill key the rest.
-    const bill = method.code === 'MANDIRI_VA' ? { billerCode: method.vaPrefix!, billKey: vaNumber.slice(method.vaPrefix!.length) } : {};
+    const bill =
+      method.code === 'MANDIRI_VA'
+        ? { billerCode: method.vaPrefix!, billKey: vaNumber.slice(method.vaPrefix!.length) }
+        : {};
     return { paymentFiat: { ...base, accountNumber: vaNumber, ...bill }, vaNumber };
   }
   if (method.kind === 'bank') {
@@ -44,7 +53,13 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
     return { paymentFiat: { ...base, accountName: collectionName, accountNumber }, vaNumber: null };
   }
   if (method.kind === 'qris') {
-    const qrData = qrisPayload({ merchantName: accountName, merchantCity: 'JAKARTA', amount: o.amount, billNumber: o.recordId, merchantId: qrisMerchantId(o.merchantId) });
+    const qrData = qrisPayload({
+      merchantName: accountName,
+      merchantCity: 'JAKARTA',
+      amount: o.amount,
+      billNumber: o.recordId,
+      merchantId: qrisMerchantId(o.merchantId),
+    });
     return { paymentFiat: { ...base, qrData }, vaNumber: null };
   }
   return { paymentFiat: { ...base, ...ewalletDetails(o) }, vaNumber: null };
@@ -59,7 +74,11 @@ function ewalletDetails(o: FiatPaymentOptions): PaymentFiatView {
   const checkoutUrl = `${o.baseUrl}/sandbox/ewallet/${o.depositId}`;
   switch (o.method.flow) {
     case 'push':
-      return { checkoutUrl, flow: 'push', ...(o.mobileNumber ? { mobileNumber: o.mobileNumber, pushExpiresAt: pushWindowFrom(o.now ?? new Date()) } : {}) };
+      return {
+        checkoutUrl,
+        flow: 'push',
+        ...(o.mobileNumber ? { mobileNumber: o.mobileNumber, pushExpiresAt: pushWindowFrom(o.now ?? new Date()) } : {}),
+      };
     case 'qr-or-app':
       // The QR a wallet app scans on another device, and the link that opens the app on this one: the same payment.
       return { checkoutUrl, flow: 'qr-or-app', qrData: `${checkoutUrl}?via=qr` };
@@ -80,7 +99,12 @@ export const pushWindowFrom = (now: Date): string => new Date(now.getTime() + PU
  */
 export function cryptoPaymentDetails(crypto: CryptoDef, merchantId: string): PaymentCryptoView {
   if (crypto.blockchainType === 'EVM') return { payoutWallet: newEvmAddress(), network: crypto.network };
-  return { payoutWallet: merchantStellarAccount(merchantId), network: crypto.network, memo: newMemoId(), memoType: 'id' };
+  return {
+    payoutWallet: merchantStellarAccount(merchantId),
+    network: crypto.network,
+    memo: newMemoId(),
+    memoType: 'id',
+  };
 }
 
 /** A MEMO_ID: a random unsigned integer of 10 to 16 digits (well within 64 bits), never with a leading zero. */
@@ -118,7 +142,9 @@ function merchantPan(merchantId: string): string {
 }
 
 /** The payer a deposit completed in the sandbox shows: a made-up transaction code and account of the method's bank. */
-export function sandboxPayerInfo(row: Pick<DepositRow, 'payment_fiat' | 'deposit_type' | 'input_currency' | 'method_code' | 'merchant_id'>): PayerInfoView {
+export function sandboxPayerInfo(
+  row: Pick<DepositRow, 'payment_fiat' | 'deposit_type' | 'input_currency' | 'method_code' | 'merchant_id'>,
+): PayerInfoView {
   const fiat = paymentFiatOf(row);
   const digits = (n: number) => Array.from({ length: n }, () => randomInt(0, 10)).join('');
   return {
@@ -169,7 +195,11 @@ const tlv = (tag: string, value: string) => {
 };
 
 /** Keeps characters EMVCo allows in names (ANS), trimmed to `max`. */
-const ans = (s: string, max: number) => s.replace(/[^\x20-\x7e]/g, '').slice(0, max).trim() || 'KASIR';
+const ans = (s: string, max: number) =>
+  s
+    .replace(/[^\x20-\x7e]/g, '')
+    .slice(0, max)
+    .trim() || 'KASIR';
 
 interface QrisOptions {
   merchantName: string;
@@ -187,20 +217,27 @@ interface QrisOptions {
  * 62 additional data with the bill number, 63 CRC-16/CCITT-FALSE over everything before it including "6304".
  */
 function qrisPayload(o: QrisOptions): string {
-  const body = [
-    tlv('00', '01'),
-    tlv('01', '12'),
-    tlv('26', tlv('00', 'ID.CO.KASIR.WWW') + tlv('01', merchantPan(o.merchantId)) + tlv('02', o.merchantId) + tlv('03', 'UMI')),
-    tlv('51', tlv('00', 'ID.CO.QRIS.WWW') + tlv('02', `ID10${o.merchantId}`) + tlv('03', 'UMI')),
-    tlv('52', '5999'),
-    tlv('53', '360'),
-    tlv('54', o.amount),
-    tlv('58', 'ID'),
-    tlv('59', ans(o.merchantName, 25)),
-    tlv('60', ans(o.merchantCity, 15)),
-    tlv('61', '12190'),
-    tlv('62', tlv('01', o.billNumber.slice(0, 25)) + tlv('07', 'KASIR01')),
-  ].join('') + '6304';
+  const body =
+    [
+      tlv('00', '01'),
+      tlv('01', '12'),
+      tlv(
+        '26',
+        tlv('00', 'ID.CO.KASIR.WWW') +
+          tlv('01', merchantPan(o.merchantId)) +
+          tlv('02', o.merchantId) +
+          tlv('03', 'UMI'),
+      ),
+      tlv('51', tlv('00', 'ID.CO.QRIS.WWW') + tlv('02', `ID10${o.merchantId}`) + tlv('03', 'UMI')),
+      tlv('52', '5999'),
+      tlv('53', '360'),
+      tlv('54', o.amount),
+      tlv('58', 'ID'),
+      tlv('59', ans(o.merchantName, 25)),
+      tlv('60', ans(o.merchantCity, 15)),
+      tlv('61', '12190'),
+      tlv('62', tlv('01', o.billNumber.slice(0, 25)) + tlv('07', 'KASIR01')),
+    ].join('') + '6304';
   return body + crc16CcittFalse(body).toString(16).toUpperCase().padStart(4, '0');
 }
 
@@ -211,7 +248,8 @@ export function parseTlv(payload: string): Map<string, string> {
   while (i < payload.length) {
     const tag = payload.slice(i, i + 2);
     const len = Number(payload.slice(i + 2, i + 4));
-    if (!/^\d{2}$/.test(tag) || !Number.isInteger(len) || i + 4 + len > payload.length) throw new Error(`bad TLV at ${i}`);
+    if (!/^\d{2}$/.test(tag) || !Number.isInteger(len) || i + 4 + len > payload.length)
+      throw new Error(`bad TLV at ${i}`);
     out.set(tag, payload.slice(i + 4, i + 4 + len));
     i += 4 + len;
   }

@@ -9,12 +9,29 @@ import type { NewDeposit } from '../db/deposit-tables.js';
 import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
 import { money, toText } from '../money.js';
 import { cryptoPaymentDetails, fiatPaymentDetails } from './payment-details.js';
-import { feeOf, outputOf, priceCryptoDeposit, priceFiatDeposit, type CryptoPricingRequest, type FiatPricingRequest } from './pricing.js';
+import {
+  feeOf,
+  outputOf,
+  priceCryptoDeposit,
+  priceFiatDeposit,
+  type CryptoPricingRequest,
+  type FiatPricingRequest,
+} from './pricing.js';
 import { claimQuote, usableQuote } from './quotes.js';
-import { freeUniqueCode, insertUniqueCode, organizationName, releaseUniqueCode, uniqueViolation } from './repository.js';
+import {
+  freeUniqueCode,
+  insertUniqueCode,
+  organizationName,
+  releaseUniqueCode,
+  uniqueViolation,
+} from './repository.js';
 
 /** Who a deposit belongs to. */
-export interface DepositOwner { merchantId: string; userId: string; organizationId: string }
+export interface DepositOwner {
+  merchantId: string;
+  userId: string;
+  organizationId: string;
+}
 
 export function ownerOf(merchant: AuthenticatedMerchant): DepositOwner {
   return { merchantId: merchant.merchantId, userId: merchant.userId, organizationId: merchant.organizationId };
@@ -40,7 +57,9 @@ export interface CryptoDepositRequest extends CryptoPricingRequest {
 }
 
 export interface CreateOptions {
-  depositId?: string; checkoutId?: string; exchangeInfo?: boolean;
+  depositId?: string;
+  checkoutId?: string;
+  exchangeInfo?: boolean;
   /** A checkout deposit's order (docs/money.md): its currency, and in another currency than the method's, what the method's price covers. */
   order?: { currency: string; value?: string };
 }
@@ -50,22 +69,52 @@ export interface CreateOptions {
  * says otherwise; a price in the order's currency is worth its amount (a unique code or fee included), another covers
  * `value`. `arrived` is what the order had already received (a switch), so the order is worth that plus this price.
  */
-export function ledgerColumns(columns: Pick<NewDeposit, 'input_currency' | 'input_amount'>, order: CreateOptions['order'], arrived = '0') {
+export function ledgerColumns(
+  columns: Pick<NewDeposit, 'input_currency' | 'input_amount'>,
+  order: CreateOptions['order'],
+  arrived = '0',
+) {
   const orderCurrency = order?.currency ?? columns.input_currency;
-  const value = orderCurrency === columns.input_currency || order?.value === undefined ? columns.input_amount : order.value;
-  return { order_currency: orderCurrency, order_value: toText(money(arrived).plus(value)), price_amount: columns.input_amount, price_value: value };
+  const value =
+    orderCurrency === columns.input_currency || order?.value === undefined ? columns.input_amount : order.value;
+  return {
+    order_currency: orderCurrency,
+    order_value: toText(money(arrived).plus(value)),
+    price_amount: columns.input_amount,
+    price_value: value,
+  };
 }
 
 /** The columns that say how a deposit is paid and priced: what a creation writes and a method switch replaces. */
-type PaymentColumns = Pick<NewDeposit,
-  | 'deposit_type' | 'method_code' | 'input_currency' | 'input_amount' | 'output_currency' | 'output_amount' | 'exchange_rate' | 'fee_amount'
-  | 'fee_percentage' | 'fee_currency' | 'payment_fiat' | 'payment_crypto' | 'va_number' | 'balance_type' | 'quote_id' | 'show_exchange_info'
-  | 'expired_at'>;
+type PaymentColumns = Pick<
+  NewDeposit,
+  | 'deposit_type'
+  | 'method_code'
+  | 'input_currency'
+  | 'input_amount'
+  | 'output_currency'
+  | 'output_amount'
+  | 'exchange_rate'
+  | 'fee_amount'
+  | 'fee_percentage'
+  | 'fee_currency'
+  | 'payment_fiat'
+  | 'payment_crypto'
+  | 'va_number'
+  | 'balance_type'
+  | 'quote_id'
+  | 'show_exchange_info'
+  | 'expired_at'
+>;
 
 /** A priced deposit, ready to be written: its payment details are drawn per attempt, inside the attempt's transaction. */
 export interface PaymentPlan {
   /** The columns of one attempt (a fresh VA number or unique code each time); `code` is a bank transfer's unique code. */
-  draw(trx: Transaction<Database>, recordId: string, now: Date): Promise<{ columns: PaymentColumns; code?: { account: string; code: number } }>;
+  draw(
+    trx: Transaction<Database>,
+    recordId: string,
+    now: Date,
+  ): Promise<{ columns: PaymentColumns; code?: { account: string; code: number } }>;
   /** The method it pays with: a fiat method's bankCode, or the crypto id. */
   code: string;
   quoteId?: string;
@@ -78,7 +127,10 @@ const MAX_DRAWS = 8;
  * Runs a write of drawn payment details in one transaction, and again (drawing afresh) when a concurrent write took
  * the VA number or unique code it drew, at most MAX_DRAWS times more; any other error is the caller's.
  */
-export async function withFreshDraws<T>(deps: ProviderDeps, write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+export async function withFreshDraws<T>(
+  deps: ProviderDeps,
+  write: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await deps.db.transaction().execute(write);
@@ -91,9 +143,22 @@ export async function withFreshDraws<T>(deps: ProviderDeps, write: (trx: Transac
 }
 
 /** What else a write of payment details holds in its transaction: the unique code's row and the quote's claim. */
-export async function writePaymentExtras(trx: Transaction<Database>, merchantId: string, rowId: string, plan: PaymentPlan, code: { account: string; code: number } | undefined, now: Date) {
+export async function writePaymentExtras(
+  trx: Transaction<Database>,
+  merchantId: string,
+  rowId: string,
+  plan: PaymentPlan,
+  code: { account: string; code: number } | undefined,
+  now: Date,
+) {
   await releaseUniqueCode(trx, rowId);
-  if (code) await insertUniqueCode(trx, { deposit_row_id: rowId, merchant_id: merchantId, account_number: code.account, unique_code: code.code });
+  if (code)
+    await insertUniqueCode(trx, {
+      deposit_row_id: rowId,
+      merchant_id: merchantId,
+      account_number: code.account,
+      unique_code: code.code,
+    });
   if (plan.quoteId) await claimQuote(trx, merchantId, plan.quoteId, rowId, now);
 }
 
@@ -115,7 +180,13 @@ function expiresAt(deps: ProviderDeps, now: Date, kind: keyof ProviderDeps['conf
 }
 
 /** Prices a fiat deposit (from its quote when it names one) and plans its payment details. */
-export async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: FiatDepositRequest, depositId: string, options: CreateOptions): Promise<PaymentPlan> {
+export async function fiatPlan(
+  deps: ProviderDeps,
+  owner: DepositOwner,
+  req: FiatDepositRequest,
+  depositId: string,
+  options: CreateOptions,
+): Promise<PaymentPlan> {
   const held = req.quoteId === undefined ? undefined : await usableQuote(deps, owner.merchantId, req.quoteId);
   const quote = priceFiatDeposit(req, deps.config.rates, held);
   const { method } = quote;
@@ -129,22 +200,46 @@ export async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: Fia
     code: method.code,
     async draw(trx, recordId, now) {
       // A bank transfer's amount is raised by its unique code (in the currency's smallest unit), and priced on that.
-      const code = account ? { account, code: await freeUniqueCode(trx, owner.merchantId, account, method.code) } : undefined;
-      const inputAmount = code ? quote.inputAmount.plus(money(code.code).dividedBy(money(10).pow(inPlaces))) : quote.inputAmount;
+      const code = account
+        ? { account, code: await freeUniqueCode(trx, owner.merchantId, account, method.code) }
+        : undefined;
+      const inputAmount = code
+        ? quote.inputAmount.plus(money(code.code).dividedBy(money(10).pow(inPlaces)))
+        : quote.inputAmount;
       const fee = code ? feeOf(inputAmount, money(method.feeFlat), money(method.feePercentage), inPlaces) : quote.fee;
       const outputAmount = code ? outputOf(inputAmount, fee, quote.rate, outPlaces) : quote.outputAmount;
       const { paymentFiat, vaNumber } = fiatPaymentDetails({
-        method, accountName, amount: toText(inputAmount), recordId, depositId, merchantId: owner.merchantId, baseUrl: deps.config.baseUrl, ...wallet, now,
+        method,
+        accountName,
+        amount: toText(inputAmount),
+        recordId,
+        depositId,
+        merchantId: owner.merchantId,
+        baseUrl: deps.config.baseUrl,
+        ...wallet,
+        now,
       });
       if (code) paymentFiat.uniqueCode = String(code.code);
       return {
         code,
         columns: {
-          deposit_type: 'fiat', method_code: method.code, input_currency: req.inputCurrency, input_amount: toText(inputAmount),
-          output_currency: req.outputCurrency, output_amount: toText(outputAmount), exchange_rate: toText(quote.rate), fee_amount: toText(fee),
-          fee_percentage: method.feePercentage, fee_currency: method.currency, payment_fiat: JSON.stringify(paymentFiat), payment_crypto: '{}',
-          va_number: vaNumber, balance_type: req.balanceType, quote_id: req.quoteId ?? null,
-          show_exchange_info: options.exchangeInfo || req.outputCurrency !== req.inputCurrency ? 1 : 0, expired_at: expiresAt(deps, now, method.kind),
+          deposit_type: 'fiat',
+          method_code: method.code,
+          input_currency: req.inputCurrency,
+          input_amount: toText(inputAmount),
+          output_currency: req.outputCurrency,
+          output_amount: toText(outputAmount),
+          exchange_rate: toText(quote.rate),
+          fee_amount: toText(fee),
+          fee_percentage: method.feePercentage,
+          fee_currency: method.currency,
+          payment_fiat: JSON.stringify(paymentFiat),
+          payment_crypto: '{}',
+          va_number: vaNumber,
+          balance_type: req.balanceType,
+          quote_id: req.quoteId ?? null,
+          show_exchange_info: options.exchangeInfo || req.outputCurrency !== req.inputCurrency ? 1 : 0,
+          expired_at: expiresAt(deps, now, method.kind),
         },
       };
     },
@@ -152,15 +247,25 @@ export async function fiatPlan(deps: ProviderDeps, owner: DepositOwner, req: Fia
 }
 
 /** What an e-wallet's flow needs of the request: a push its shopper's number, a redirect where to come back (both checked). */
-function walletRequest(method: PaymentMethodDef, req: FiatDepositRequest): { mobileNumber?: string; returnUrl?: string } {
+function walletRequest(
+  method: PaymentMethodDef,
+  req: FiatDepositRequest,
+): { mobileNumber?: string; returnUrl?: string } {
   // Without a number a push wallet's deposit waits for one: choosing it again with the number sends the request.
-  if (method.flow === 'push') return req.mobileNumber === undefined ? {} : { mobileNumber: mobileNumber(req.mobileNumber, 'mobileNumber') };
-  if (method.flow === 'redirect' && req.returnUrl !== undefined) return { returnUrl: returnUrl(req.returnUrl, 'returnUrl') };
+  if (method.flow === 'push')
+    return req.mobileNumber === undefined ? {} : { mobileNumber: mobileNumber(req.mobileNumber, 'mobileNumber') };
+  if (method.flow === 'redirect' && req.returnUrl !== undefined)
+    return { returnUrl: returnUrl(req.returnUrl, 'returnUrl') };
   return {};
 }
 
 /** Prices a crypto deposit (from its quote when it names one) and plans its payout wallet. */
-export async function cryptoPlan(deps: ProviderDeps, owner: DepositOwner, req: CryptoDepositRequest, options: CreateOptions): Promise<PaymentPlan> {
+export async function cryptoPlan(
+  deps: ProviderDeps,
+  owner: DepositOwner,
+  req: CryptoDepositRequest,
+  options: CreateOptions,
+): Promise<PaymentPlan> {
   const held = req.quoteId === undefined ? undefined : await usableQuote(deps, owner.merchantId, req.quoteId);
   const quote = priceCryptoDeposit(req, deps.config.rates, held);
   const { crypto, outputCurrency } = quote;
@@ -170,10 +275,22 @@ export async function cryptoPlan(deps: ProviderDeps, owner: DepositOwner, req: C
     async draw(_trx, _recordId, now) {
       return {
         columns: {
-          deposit_type: 'crypto', method_code: null, input_currency: crypto.id, input_amount: toText(quote.inputAmount), output_currency: outputCurrency,
-          output_amount: toText(quote.outputAmount), exchange_rate: toText(quote.rate), fee_amount: toText(quote.fee), fee_percentage: '0',
-          fee_currency: crypto.id, payment_fiat: '{}', payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto, owner.merchantId)), va_number: null,
-          balance_type: 'crypto', quote_id: req.quoteId ?? null, show_exchange_info: options.exchangeInfo || outputCurrency !== crypto.id ? 1 : 0,
+          deposit_type: 'crypto',
+          method_code: null,
+          input_currency: crypto.id,
+          input_amount: toText(quote.inputAmount),
+          output_currency: outputCurrency,
+          output_amount: toText(quote.outputAmount),
+          exchange_rate: toText(quote.rate),
+          fee_amount: toText(quote.fee),
+          fee_percentage: '0',
+          fee_currency: crypto.id,
+          payment_fiat: '{}',
+          payment_crypto: JSON.stringify(cryptoPaymentDetails(crypto, owner.merchantId)),
+          va_number: null,
+          balance_type: 'crypto',
+          quote_id: req.quoteId ?? null,
+          show_exchange_info: options.exchangeInfo || outputCurrency !== crypto.id ? 1 : 0,
           expired_at: expiresAt(deps, now, 'crypto'),
         },
       };

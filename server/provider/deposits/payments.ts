@@ -14,7 +14,17 @@ import { newRecordId } from '../db/ids.js';
 import { ceilTo, money, toText, type Money } from '../money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
-import { activitiesOf, depositByDepositId, earlierPricesOf, insertActivities, insertPayment, paymentsOf, releaseUniqueCode, seqAfter, versioned } from './repository.js';
+import {
+  activitiesOf,
+  depositByDepositId,
+  earlierPricesOf,
+  insertActivities,
+  insertPayment,
+  paymentsOf,
+  releaseUniqueCode,
+  seqAfter,
+  versioned,
+} from './repository.js';
 import { askedFor, currentPrice, ledgerOf, priceOfRow, valueOf, type Price } from './ledger.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireIfOverdue, holdsUniqueCode, isOverdue } from './expire.js';
@@ -38,7 +48,11 @@ export interface PaymentRequest {
   completedDescription?: string;
 }
 
-interface HistoryEntry { activity: string; status: string; description: string }
+interface HistoryEntry {
+  activity: string;
+  status: string;
+  description: string;
+}
 
 /**
  * Records a payment for a deposit (docs/design.md 10) and answers the updated Deposit. Pending: completed once what
@@ -47,7 +61,11 @@ interface HistoryEntry { activity: string; status: string; description: string }
  * the status stays expired; a deposit pending past its expiredAt is expired first. Fixed-amount methods take exactly
  * what is due. Throws DepositNotFound, DepositNotPending (completed, or not pending with `pendingOnly`) or a 400 ApiError.
  */
-export async function recordPayment(deps: ProviderDeps, depositId: string, request: PaymentRequest = {}): Promise<DepositView> {
+export async function recordPayment(
+  deps: ProviderDeps,
+  depositId: string,
+  request: PaymentRequest = {},
+): Promise<DepositView> {
   try {
     for (;;) {
       // The row read once, locked, in the payment's own transaction (no read before it: a completion is one transaction
@@ -68,8 +86,14 @@ export async function recordPayment(deps: ProviderDeps, depositId: string, reque
   }
 }
 
-async function applyPayment(trx: Transaction<Database>, row: DepositRow, request: PaymentRequest, now: Date): Promise<DepositView> {
-  if (row.status === 'completed' || (request.pendingOnly && row.status !== 'pending')) throw new DepositNotPending(row.status);
+async function applyPayment(
+  trx: Transaction<Database>,
+  row: DepositRow,
+  request: PaymentRequest,
+  now: Date,
+): Promise<DepositView> {
+  if (row.status === 'completed' || (request.pendingOnly && row.status !== 'pending'))
+    throw new DepositNotPending(row.status);
   // The deposit's payments and history read once, under the lock: the figures, the new rows' sequence numbers and the
   // webhook's view come from them.
   const payments = await paymentsOf(trx, row.id);
@@ -86,8 +110,15 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
   const late = row.status === 'expired';
   const history = await activitiesOf(trx, row.id);
   const payment: PaymentRow = {
-    id: newRecordId(), deposit_row_id: row.id, seq: payments.length + 1, amount: toText(amount), currency: price.currency,
-    method: price.method, late: late ? 1 : 0, received_at: at, value: toText(valueOf(before.orderCurrency, price, amount)),
+    id: newRecordId(),
+    deposit_row_id: row.id,
+    seq: payments.length + 1,
+    amount: toText(amount),
+    currency: price.currency,
+    method: price.method,
+    late: late ? 1 : 0,
+    received_at: at,
+    value: toText(valueOf(before.orderCurrency, price, amount)),
   };
   await insertPayment(trx, payment);
   const after = ledgerOf(row, [...payments, payment]);
@@ -98,13 +129,26 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
   let type: DepositEventType;
   if (late) {
     changes = { ...changes, paid_late: 1 };
-    entries = [{ activity: 'Payment Received After Expiry', status: 'expired', description: 'Payment received after expiry' }];
+    entries = [
+      { activity: 'Payment Received After Expiry', status: 'expired', description: 'Payment received after expiry' },
+    ];
     type = 'deposit.paid_late';
-  } else if (!after.lacking.isPositive() || after.lacking.isZero() || after.lacking.lessThanOrEqualTo(order.times(await underpaymentTolerance(trx, row.merchant_id)).dividedBy(100))) {
+  } else if (
+    !after.lacking.isPositive() ||
+    after.lacking.isZero() ||
+    after.lacking.lessThanOrEqualTo(order.times(await underpaymentTolerance(trx, row.merchant_id)).dividedBy(100))
+  ) {
     // The tolerance (0 to 100 %) is read only for a shortfall: what covers the order completes whatever it is.
     changes = { ...changes, status: 'completed', is_reconciled: 1, payer_info: JSON.stringify(sandboxPayerInfo(row)) };
-    entries = [{ activity: 'Payment Received', status: 'completed', description: request.completedDescription ?? 'Payment received' }];
-    if (after.overpaid.isPositive() && !after.overpaid.isZero()) entries.push({ activity: 'Overpaid', status: 'completed', description: 'Overpaid' });
+    entries = [
+      {
+        activity: 'Payment Received',
+        status: 'completed',
+        description: request.completedDescription ?? 'Payment received',
+      },
+    ];
+    if (after.overpaid.isPositive() && !after.overpaid.isZero())
+      entries.push({ activity: 'Overpaid', status: 'completed', description: 'Overpaid' });
     type = 'deposit.completed';
     // A finished bank transfer's unique code is free for the next transfer to its account.
     if (holdsUniqueCode(row)) await releaseUniqueCode(trx, row.id);
@@ -112,14 +156,34 @@ async function applyPayment(trx: Transaction<Database>, row: DepositRow, request
     entries = [{ activity: 'Partial Payment Received', status: 'pending', description: 'Partial payment received' }];
     type = 'deposit.partially_paid';
   }
-  const updated = await trx.updateTable('deposits').set(versioned(changes)).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await trx
+    .updateTable('deposits')
+    .set(versioned(changes))
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   let seq = seqAfter(history);
-  const added: ActivityRow[] = entries.map((entry) => ({ id: newRecordId(), deposit_row_id: row.id, seq: seq++, ...entry, updated_at: at }));
+  const added: ActivityRow[] = entries.map((entry) => ({
+    id: newRecordId(),
+    deposit_row_id: row.id,
+    seq: seq++,
+    ...entry,
+    updated_at: at,
+  }));
   await insertActivities(trx, added);
   const view = toDepositView(updated, [...history, ...added], [...payments, payment], { detail: true });
-  await enqueueDepositWebhook(trx, {
-    type, merchantId: row.merchant_id, depositId: row.deposit_id, reference: row.reference, status: updated.status, data: view,
-  }, now);
+  await enqueueDepositWebhook(
+    trx,
+    {
+      type,
+      merchantId: row.merchant_id,
+      depositId: row.deposit_id,
+      reference: row.reference,
+      status: updated.status,
+      data: view,
+    },
+    now,
+  );
   return view;
 }
 
@@ -130,13 +194,19 @@ const mismatch = () => new ApiError(400, 'Payment does not match the deposit');
  * currency) the deposit had before a switch is money still arriving to details it was shown, valued at that method's
  * price; one it never had: 400 "Payment does not match the deposit". Earlier prices are read only for such a payment.
  */
-async function priceOfPayment(trx: Transaction<Database>, row: DepositRow, request: Pick<PaymentRequest, 'currency' | 'method'>): Promise<Price> {
+async function priceOfPayment(
+  trx: Transaction<Database>,
+  row: DepositRow,
+  request: Pick<PaymentRequest, 'currency' | 'method'>,
+): Promise<Price> {
   const current = currentPrice(row);
   const { method, currency } = request;
-  if ((method === undefined || method === current.method) && (currency === undefined || currency === current.currency)) return current;
+  if ((method === undefined || method === current.method) && (currency === undefined || currency === current.currency))
+    return current;
   if (method === current.method) throw mismatch();
   const earlier = (await earlierPricesOf(trx, row.id)).map(priceOfRow);
-  const found = method === undefined ? earlier.find((p) => p.currency === currency) : earlier.find((p) => p.method === method);
+  const found =
+    method === undefined ? earlier.find((p) => p.currency === currency) : earlier.find((p) => p.method === method);
   if (!found || (currency !== undefined && found.currency !== currency)) throw mismatch();
   return found;
 }
@@ -147,14 +217,20 @@ async function priceOfPayment(trx: Transaction<Database>, row: DepositRow, reque
  */
 function checkAmount(currency: string, amount: Money, asked: Money, fixed: boolean): void {
   if (!amount.isFinite() || !amount.isPositive() || amount.isZero()) {
-    throw new ApiError(400, asked.isZero() ? 'amount: nothing is due on this deposit; send the amount that arrived' : 'amount: must be positive');
+    throw new ApiError(
+      400,
+      asked.isZero()
+        ? 'amount: nothing is due on this deposit; send the amount that arrived'
+        : 'amount: must be positive',
+    );
   }
   const places = placesOf(currency);
   if (places !== undefined && amount.decimalPlaces() > places) {
     throw new ApiError(400, `amount: ${currency} amounts have at most ${places} decimal places`);
   }
   const maximum = maximumOf(currency);
-  if (maximum !== undefined && amount.greaterThan(maximum)) throw new ApiError(400, `amount: ${currency} amounts are at most ${maximum}`);
+  if (maximum !== undefined && amount.greaterThan(maximum))
+    throw new ApiError(400, `amount: ${currency} amounts are at most ${maximum}`);
   if (fixed && !amount.equals(asked)) throw new ApiError(400, 'Amount must equal the amount due');
 }
 
@@ -167,8 +243,14 @@ type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 
  * What a checkout still asks for: the checkout itself, or, pending once money arrived, the value the order still
  * lacks in the checkout's currency (docs/money.md), which the method list and the switch price each method for.
  */
-export function checkoutStillDue<T extends CheckoutAmounts>(checkout: T, deposit: { status: string; paid: boolean; lacking: Money } | undefined): T {
+export function checkoutStillDue<T extends CheckoutAmounts>(
+  checkout: T,
+  deposit: { status: string; paid: boolean; lacking: Money } | undefined,
+): T {
   if (!deposit || deposit.status !== 'pending' || !deposit.paid) return checkout;
-  const rest = ceilTo(deposit.lacking.isPositive() ? deposit.lacking : money(0), placesOf(checkout.input_currency) ?? 2);
+  const rest = ceilTo(
+    deposit.lacking.isPositive() ? deposit.lacking : money(0),
+    placesOf(checkout.input_currency) ?? 2,
+  );
   return { ...checkout, input_amount: toText(rest), output_amount: null };
 }

@@ -5,7 +5,17 @@
 //   with outputAmount asked for: inputAmount is the smallest amount whose output after fee reaches it
 import type { Decimal } from 'decimal.js';
 import { ApiError } from '../../common/errors.js';
-import { findCrypto, findFiat, findPaymentMethod, isCrypto, maximumOf, placesOf, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
+import {
+  findCrypto,
+  findFiat,
+  findPaymentMethod,
+  isCrypto,
+  maximumOf,
+  placesOf,
+  type CryptoDef,
+  type PaymentMethodDef,
+  type RateTable,
+} from '../catalog/index.js';
 import { ceilTo, Money, money, roundTo, toText } from '../money.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -51,10 +61,16 @@ export function deriveInputAmount(o: DeriveOptions): Money {
   const scale = new Money(10).pow(o.inPlaces);
   const reaches = (units: Decimal) => {
     const amount = units.dividedBy(scale);
-    return outputOf(amount, feeOf(amount, o.feeFlat, o.feePercentage, o.inPlaces), o.rate, o.outPlaces).greaterThanOrEqualTo(o.target);
+    return outputOf(
+      amount,
+      feeOf(amount, o.feeFlat, o.feePercentage, o.inPlaces),
+      o.rate,
+      o.outPlaces,
+    ).greaterThanOrEqualTo(o.target);
   };
   const keep = new Money(1).minus(o.feePercentage.dividedBy(100));
-  if (keep.lessThanOrEqualTo(0) || o.rate.lessThanOrEqualTo(0)) throw new RangeError('fee percentage must be below 100 and rate positive');
+  if (keep.lessThanOrEqualTo(0) || o.rate.lessThanOrEqualTo(0))
+    throw new RangeError('fee percentage must be below 100 and rate positive');
   // Estimate, then widen until the bracket [lo, hi] holds the answer.
   const estimate = new Money(o.target).dividedBy(o.rate).plus(o.feeFlat).dividedBy(keep).times(scale).ceil();
   let hi = Money.max(estimate, 1);
@@ -65,7 +81,8 @@ export function deriveInputAmount(o: DeriveOptions): Money {
   if (lo.isZero() && reaches(lo)) return lo;
   while (hi.minus(lo).greaterThan(1)) {
     const mid = lo.plus(hi).dividedBy(2).floor();
-    if (reaches(mid)) hi = mid; else lo = mid;
+    if (reaches(mid)) hi = mid;
+    else lo = mid;
   }
   return hi.dividedBy(scale);
 }
@@ -90,7 +107,10 @@ export function requestAmount(value: number, field: string, currency: string): M
   if (!amount.isFinite() || amount.lessThanOrEqualTo(0)) throw bad(`${field}: must be positive`);
   const places = placesOf(currency)!;
   if (amount.decimalPlaces() > places) {
-    const changed = amount.precision() > EXACT_NUMBER_DIGITS ? ` (a JSON number carries at most 15 significant digits exactly: this one arrived as ${String(value)})` : '';
+    const changed =
+      amount.precision() > EXACT_NUMBER_DIGITS
+        ? ` (a JSON number carries at most 15 significant digits exactly: this one arrived as ${String(value)})`
+        : '';
     throw bad(`${field}: ${currency} amounts have at most ${places} decimal places${changed}`);
   }
   const maximum = maximumOf(currency)!;
@@ -101,15 +121,21 @@ export function requestAmount(value: number, field: string, currency: string): M
 /** A computed amount (derived or converted) within its currency's maximum; else a 400 naming the field it came from. */
 function checkMaximum(amount: Decimal, currency: string, field: string): void {
   const maximum = maximumOf(currency)!;
-  if (amount.greaterThan(maximum)) throw bad(`${field}: ${toText(amount)} ${currency} is above the maximum of ${maximum} ${currency}`);
+  if (amount.greaterThan(maximum))
+    throw bad(`${field}: ${toText(amount)} ${currency} is above the maximum of ${maximum} ${currency}`);
 }
 
 /** Output currency of a conversion: a known fiat or crypto with a rate, pairing with the input. */
-function resolveOutput(rates: RateTable, inputCurrency: string, outputCurrency: string): { rate: Money; places: number } {
+function resolveOutput(
+  rates: RateTable,
+  inputCurrency: string,
+  outputCurrency: string,
+): { rate: Money; places: number } {
   const places = placesOf(outputCurrency);
   const rate = rateOf(rates, inputCurrency, outputCurrency);
   if (places === undefined || !rate) throw bad(`outputCurrency: unsupported currency '${outputCurrency}'`);
-  const pair = (crypto: CryptoDef | undefined, fiat: string) => !crypto || !findFiat(fiat) || crypto.currencies.includes(fiat);
+  const pair = (crypto: CryptoDef | undefined, fiat: string) =>
+    !crypto || !findFiat(fiat) || crypto.currencies.includes(fiat);
   if (!pair(findCrypto(outputCurrency), inputCurrency) || !pair(findCrypto(inputCurrency), outputCurrency)) {
     throw bad(`outputCurrency: ${outputCurrency} does not pair with ${inputCurrency}`);
   }
@@ -130,17 +156,26 @@ export interface FiatQuote {
  * Prices a fiat method for a given input amount or wanted output amount (fees, rounding, conversion). Throws a 400
  * naming outputCurrency when the pair has no rate or is not allowed.
  */
-export function quoteMethod(method: PaymentMethodDef, outputCurrency: string, amount: { input: Decimal } | { output: Decimal }, rates: RateTable): FiatQuote {
+export function quoteMethod(
+  method: PaymentMethodDef,
+  outputCurrency: string,
+  amount: { input: Decimal } | { output: Decimal },
+  rates: RateTable,
+): FiatQuote {
   const inPlaces = placesOf(method.currency)!;
   const { rate, places: outPlaces } = resolveOutput(rates, method.currency, outputCurrency);
   const feeFlat = money(method.feeFlat);
   const feePercentage = money(method.feePercentage);
-  const inputAmount = 'input' in amount
-    ? money(amount.input)
-    : deriveInputAmount({ target: amount.output, feeFlat, feePercentage, rate, inPlaces, outPlaces });
+  const inputAmount =
+    'input' in amount
+      ? money(amount.input)
+      : deriveInputAmount({ target: amount.output, feeFlat, feePercentage, rate, inPlaces, outPlaces });
   const fee = feeOf(inputAmount, feeFlat, feePercentage, inPlaces);
   const outputAmount = outputOf(inputAmount, fee, rate, outPlaces);
-  const withinLimits = inputAmount.greaterThanOrEqualTo(method.minimumAmount) && inputAmount.lessThanOrEqualTo(method.maximumAmount) && outputAmount.greaterThan(0);
+  const withinLimits =
+    inputAmount.greaterThanOrEqualTo(method.minimumAmount) &&
+    inputAmount.lessThanOrEqualTo(method.maximumAmount) &&
+    outputAmount.greaterThan(0);
   return { method, inputAmount, fee, rate, outputAmount, withinLimits };
 }
 
@@ -180,7 +215,8 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable, held
   if (!method) throw new ApiError(400, 'Payment method not found', 'Not Found');
   if (!findFiat(req.inputCurrency)) throw bad(`inputCurrency: unsupported currency '${req.inputCurrency}'`);
   if (req.inputCurrency !== method.currency) throw bad(`inputCurrency: ${method.code} accepts ${method.currency} only`);
-  if ((req.inputAmount === undefined) === (req.outputAmount === undefined)) throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
+  if ((req.inputAmount === undefined) === (req.outputAmount === undefined))
+    throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
   resolveOutput(rates, req.inputCurrency, req.outputCurrency);
 
   let quote: FiatQuote;
@@ -193,29 +229,39 @@ export function priceFiatDeposit(req: FiatPricingRequest, rates: RateTable, held
   } else {
     field = 'outputAmount';
     const { fiat, crypto } = req.outputAmount!;
-    if ((fiat === undefined) === (crypto === undefined)) throw bad('outputAmount: send exactly one of outputAmount.fiat and outputAmount.crypto');
+    if ((fiat === undefined) === (crypto === undefined))
+      throw bad('outputAmount: send exactly one of outputAmount.fiat and outputAmount.crypto');
     const outIsCrypto = isCrypto(req.outputCurrency);
-    if (outIsCrypto && fiat !== undefined) throw bad(`outputAmount.fiat: outputCurrency ${req.outputCurrency} is a crypto; send outputAmount.crypto`);
-    if (!outIsCrypto && crypto !== undefined) throw bad(`outputAmount.crypto: outputCurrency ${req.outputCurrency} is fiat; send outputAmount.fiat`);
+    if (outIsCrypto && fiat !== undefined)
+      throw bad(`outputAmount.fiat: outputCurrency ${req.outputCurrency} is a crypto; send outputAmount.crypto`);
+    if (!outIsCrypto && crypto !== undefined)
+      throw bad(`outputAmount.crypto: outputCurrency ${req.outputCurrency} is fiat; send outputAmount.fiat`);
     const outputField = fiat !== undefined ? 'outputAmount.fiat' : 'outputAmount.crypto';
     sent = requestAmount((fiat ?? crypto)!, outputField, req.outputCurrency);
     quote = quoteMethod(method, req.outputCurrency, { output: sent }, rates);
   }
   if (held) {
-    const matches = held.inputCurrency === req.inputCurrency && held.outputCurrency === req.outputCurrency
-      && (held.paymentMethod === null || held.paymentMethod === method.code)
-      && (field === 'inputAmount' ? sent.equals(held.inputAmount) : askedOutput(held, sent));
+    const matches =
+      held.inputCurrency === req.inputCurrency &&
+      held.outputCurrency === req.outputCurrency &&
+      (held.paymentMethod === null || held.paymentMethod === method.code) &&
+      (field === 'inputAmount' ? sent.equals(held.inputAmount) : askedOutput(held, sent));
     if (!matches) throw bad(QUOTE_MISMATCH);
     quote = fromHeldQuote(method, held, field === 'outputAmount' ? sent : undefined);
   }
   const { inputAmount } = quote;
   if (inputAmount.lessThan(method.minimumAmount)) {
-    throw bad(`${field}: ${toText(inputAmount)} ${method.currency} is below the minimum of ${method.minimumAmount} ${method.currency} for ${method.code}`);
+    throw bad(
+      `${field}: ${toText(inputAmount)} ${method.currency} is below the minimum of ${method.minimumAmount} ${method.currency} for ${method.code}`,
+    );
   }
   if (inputAmount.greaterThan(method.maximumAmount)) {
-    throw bad(`${field}: ${toText(inputAmount)} ${method.currency} is above the maximum of ${method.maximumAmount} ${method.currency} for ${method.code}`);
+    throw bad(
+      `${field}: ${toText(inputAmount)} ${method.currency} is above the maximum of ${method.maximumAmount} ${method.currency} for ${method.code}`,
+    );
   }
-  if (quote.outputAmount.lessThanOrEqualTo(0)) throw bad(`${field}: the amount does not cover the fee of ${toText(quote.fee)} ${method.currency}`);
+  if (quote.outputAmount.lessThanOrEqualTo(0))
+    throw bad(`${field}: the amount does not cover the fee of ${toText(quote.fee)} ${method.currency}`);
   checkMaximum(quote.outputAmount, req.outputCurrency, field);
   return quote;
 }
@@ -229,8 +275,12 @@ function askedOutput(held: HeldQuote, target: Decimal): boolean {
   if (target.equals(held.outputAmount)) return true;
   const method = held.paymentMethod === null ? undefined : findPaymentMethod(held.paymentMethod);
   const derived = deriveInputAmount({
-    target, feeFlat: money(method?.feeFlat ?? 0), feePercentage: money(method?.feePercentage ?? 0), rate: money(held.rate),
-    inPlaces: placesOf(held.inputCurrency)!, outPlaces: placesOf(held.outputCurrency)!,
+    target,
+    feeFlat: money(method?.feeFlat ?? 0),
+    feePercentage: money(method?.feePercentage ?? 0),
+    rate: money(held.rate),
+    inPlaces: placesOf(held.inputCurrency)!,
+    outPlaces: placesOf(held.outputCurrency)!,
   });
   return derived.equals(held.inputAmount);
 }
@@ -247,10 +297,16 @@ function fromHeldQuote(method: PaymentMethodDef, held: HeldQuote, target?: Decim
   const feePercentage = money(method.feePercentage);
   const inPlaces = placesOf(method.currency)!;
   const outPlaces = placesOf(held.outputCurrency)!;
-  const inputAmount = withFee || !target ? money(held.inputAmount) : deriveInputAmount({ target, feeFlat, feePercentage, rate, inPlaces, outPlaces });
+  const inputAmount =
+    withFee || !target
+      ? money(held.inputAmount)
+      : deriveInputAmount({ target, feeFlat, feePercentage, rate, inPlaces, outPlaces });
   const fee = withFee ? money(held.fee) : feeOf(inputAmount, feeFlat, feePercentage, inPlaces);
   const outputAmount = withFee ? money(held.outputAmount) : outputOf(inputAmount, fee, rate, outPlaces);
-  const withinLimits = inputAmount.greaterThanOrEqualTo(method.minimumAmount) && inputAmount.lessThanOrEqualTo(method.maximumAmount) && outputAmount.greaterThan(0);
+  const withinLimits =
+    inputAmount.greaterThanOrEqualTo(method.minimumAmount) &&
+    inputAmount.lessThanOrEqualTo(method.maximumAmount) &&
+    outputAmount.greaterThan(0);
   return { method, inputAmount, fee, rate, outputAmount, withinLimits };
 }
 
@@ -281,7 +337,13 @@ export function priceCryptoDeposit(req: CryptoPricingRequest, rates: RateTable, 
   const outputCurrency = req.outputCurrency ?? crypto.id;
   const inputAmount = requestAmount(req.inputAmount, 'inputAmount', crypto.id);
   const { rate: current, places } = resolveOutput(rates, crypto.id, outputCurrency);
-  if (held && (held.inputCurrency !== crypto.id || held.outputCurrency !== outputCurrency || !inputAmount.equals(held.inputAmount) || held.paymentMethod !== null)) {
+  if (
+    held &&
+    (held.inputCurrency !== crypto.id ||
+      held.outputCurrency !== outputCurrency ||
+      !inputAmount.equals(held.inputAmount) ||
+      held.paymentMethod !== null)
+  ) {
     throw bad(QUOTE_MISMATCH);
   }
   const rate = held ? money(held.rate) : current;
@@ -311,7 +373,12 @@ export interface CryptoCoveringQuote {
  * exact conversion into `outputCurrency` reaches `target` (crypto deposits carry no fee). Undefined when the crypto
  * has no rate to the output currency or does not pair with it.
  */
-export function quoteCryptoCovering(crypto: CryptoDef, outputCurrency: string, target: Decimal, rates: RateTable): CryptoCoveringQuote | undefined {
+export function quoteCryptoCovering(
+  crypto: CryptoDef,
+  outputCurrency: string,
+  target: Decimal,
+  rates: RateTable,
+): CryptoCoveringQuote | undefined {
   let rate: Money;
   let outPlaces: number;
   try {
@@ -322,7 +389,14 @@ export function quoteCryptoCovering(crypto: CryptoDef, outputCurrency: string, t
   // Up, so that the exact conversion (not only its rounded outputAmount) reaches the target.
   const inputAmount = ceilTo(target.dividedBy(rate), placesOf(crypto.id)!);
   const outputAmount = outputOf(inputAmount, money(0), rate, outPlaces);
-  return { crypto, inputAmount, rate, outputAmount, withinLimits: inputAmount.lessThanOrEqualTo(crypto.maximumAmount) && outputAmount.lessThanOrEqualTo(maximumOf(outputCurrency)!) };
+  return {
+    crypto,
+    inputAmount,
+    rate,
+    outputAmount,
+    withinLimits:
+      inputAmount.lessThanOrEqualTo(crypto.maximumAmount) && outputAmount.lessThanOrEqualTo(maximumOf(outputCurrency)!),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -355,8 +429,10 @@ export function estimateConversion(req: ConversionRequest, rates: RateTable): Co
   if (req.paymentMethod !== undefined && !method) throw new ApiError(400, 'Payment method not found', 'Not Found');
   const inPlaces = placesOf(req.inputCurrency);
   if (inPlaces === undefined) throw bad(`inputCurrency: unsupported currency '${req.inputCurrency}'`);
-  if (method && method.currency !== req.inputCurrency) throw bad(`paymentMethod: ${method.code} accepts ${method.currency} only`);
-  if ((req.inputAmount === undefined) === (req.outputAmount === undefined)) throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
+  if (method && method.currency !== req.inputCurrency)
+    throw bad(`paymentMethod: ${method.code} accepts ${method.currency} only`);
+  if ((req.inputAmount === undefined) === (req.outputAmount === undefined))
+    throw bad('inputAmount: send exactly one of inputAmount and outputAmount');
   const { rate, places: outPlaces } = resolveOutput(rates, req.inputCurrency, req.outputCurrency);
   const feeFlat = money(method?.feeFlat ?? 0);
   const feePercentage = money(method?.feePercentage ?? 0);
@@ -371,7 +447,18 @@ export function estimateConversion(req: ConversionRequest, rates: RateTable): Co
   }
   const fee = feeOf(inputAmount, feeFlat, feePercentage, inPlaces);
   const outputAmount = outputOf(inputAmount, fee, rate, outPlaces);
-  if (outputAmount.lessThanOrEqualTo(0)) throw bad(`inputAmount: too small to convert into ${req.outputCurrency}${method ? ` after the fee of ${toText(fee)} ${method.currency}` : ''}`);
+  if (outputAmount.lessThanOrEqualTo(0))
+    throw bad(
+      `inputAmount: too small to convert into ${req.outputCurrency}${method ? ` after the fee of ${toText(fee)} ${method.currency}` : ''}`,
+    );
   checkMaximum(outputAmount, req.outputCurrency, field);
-  return { inputCurrency: req.inputCurrency, inputAmount, outputCurrency: req.outputCurrency, outputAmount, rate, fee, paymentMethod: method?.code ?? null };
+  return {
+    inputCurrency: req.inputCurrency,
+    inputAmount,
+    outputCurrency: req.outputCurrency,
+    outputAmount,
+    rate,
+    fee,
+    paymentMethod: method?.code ?? null,
+  };
 }

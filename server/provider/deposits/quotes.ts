@@ -30,18 +30,35 @@ export async function createQuote(deps: ProviderDeps, merchantId: string, req: C
   const estimate = estimateConversion(req, deps.config.rates);
   const now = deps.now();
   const row: QuoteRow = {
-    id: newUuid(), merchant_id: merchantId, input_currency: estimate.inputCurrency, input_amount: toText(estimate.inputAmount),
-    output_currency: estimate.outputCurrency, output_amount: toText(estimate.outputAmount), exchange_rate: toText(estimate.rate),
-    fee: toText(estimate.fee), payment_method: estimate.paymentMethod,
-    expires_at: new Date(now.getTime() + QUOTE_VALIDITY_SECONDS * 1000).toISOString(), used_by: null, created_at: now.toISOString(),
+    id: newUuid(),
+    merchant_id: merchantId,
+    input_currency: estimate.inputCurrency,
+    input_amount: toText(estimate.inputAmount),
+    output_currency: estimate.outputCurrency,
+    output_amount: toText(estimate.outputAmount),
+    exchange_rate: toText(estimate.rate),
+    fee: toText(estimate.fee),
+    payment_method: estimate.paymentMethod,
+    expires_at: new Date(now.getTime() + QUOTE_VALIDITY_SECONDS * 1000).toISOString(),
+    used_by: null,
+    created_at: now.toISOString(),
   };
   await deps.db.insertInto('quotes').values(row).execute();
   // Each new quote clears the unused ones long expired, so the table holds about a day of quotes, not all of them.
-  await deps.db.deleteFrom('quotes').where('used_by', 'is', null)
-    .where('expires_at', '<', new Date(now.getTime() - EXPIRED_QUOTE_RETENTION_MS).toISOString()).execute();
+  await deps.db
+    .deleteFrom('quotes')
+    .where('used_by', 'is', null)
+    .where('expires_at', '<', new Date(now.getTime() - EXPIRED_QUOTE_RETENTION_MS).toISOString())
+    .execute();
   return {
-    quoteId: row.id, inputCurrency: row.input_currency, inputAmount: toNumber(row.input_amount), outputCurrency: row.output_currency,
-    outputAmount: toNumber(row.output_amount), exchangeRate: toNumber(row.exchange_rate), fee: toNumber(row.fee), expiredAt: row.expires_at,
+    quoteId: row.id,
+    inputCurrency: row.input_currency,
+    inputAmount: toNumber(row.input_amount),
+    outputCurrency: row.output_currency,
+    outputAmount: toNumber(row.output_amount),
+    exchangeRate: toNumber(row.exchange_rate),
+    fee: toNumber(row.fee),
+    expiredAt: row.expires_at,
   };
 }
 
@@ -54,7 +71,12 @@ function refusal(row: QuoteRow | undefined, now: string): ApiError | undefined {
 }
 
 function quoteOf(db: Kysely<Database>, merchantId: string, quoteId: string): Promise<QuoteRow | undefined> {
-  return db.selectFrom('quotes').selectAll().where('id', '=', quoteId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return db
+    .selectFrom('quotes')
+    .selectAll()
+    .where('id', '=', quoteId)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
 }
 
 /** A merchant's quote that a deposit may still use (another merchant's is not found), to price the deposit from. */
@@ -63,8 +85,13 @@ export async function usableQuote(deps: ProviderDeps, merchantId: string, quoteI
   const refused = refusal(row, deps.now().toISOString());
   if (refused) throw refused;
   return {
-    inputCurrency: row!.input_currency, inputAmount: row!.input_amount, outputCurrency: row!.output_currency, outputAmount: row!.output_amount,
-    rate: row!.exchange_rate, fee: row!.fee, paymentMethod: row!.payment_method,
+    inputCurrency: row!.input_currency,
+    inputAmount: row!.input_amount,
+    outputCurrency: row!.output_currency,
+    outputAmount: row!.output_amount,
+    rate: row!.exchange_rate,
+    fee: row!.fee,
+    paymentMethod: row!.payment_method,
   };
 }
 
@@ -72,10 +99,21 @@ export async function usableQuote(deps: ProviderDeps, merchantId: string, quoteI
  * Marks the quote used by a deposit, inside the deposit's transaction: one conditional update, so of two deposits
  * racing for one quote exactly one claims it. Throws the refusal when it is used, expired or gone by now.
  */
-export async function claimQuote(trx: Kysely<Database>, merchantId: string, quoteId: string, depositRowId: string, now: Date): Promise<void> {
+export async function claimQuote(
+  trx: Kysely<Database>,
+  merchantId: string,
+  quoteId: string,
+  depositRowId: string,
+  now: Date,
+): Promise<void> {
   const at = now.toISOString();
-  const claimed = await trx.updateTable('quotes').set({ used_by: depositRowId })
-    .where('id', '=', quoteId).where('merchant_id', '=', merchantId).where('used_by', 'is', null).where('expires_at', '>', at)
+  const claimed = await trx
+    .updateTable('quotes')
+    .set({ used_by: depositRowId })
+    .where('id', '=', quoteId)
+    .where('merchant_id', '=', merchantId)
+    .where('used_by', 'is', null)
+    .where('expires_at', '>', at)
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) === 1) return;
   throw refusal(await quoteOf(trx, merchantId, quoteId), at) ?? new ApiError(400, 'Quote already used');

@@ -8,7 +8,11 @@ import type { DepositView } from './view.js';
 const READ_CACHE_MS = 1000;
 const MAX_ENTRIES = 10_000;
 
-interface ViewEntry { merchantId: string; view: DepositView; storedAt: number }
+interface ViewEntry {
+  merchantId: string;
+  view: DepositView;
+  storedAt: number;
+}
 
 /**
  * Deposit views of the hot read path (GET /v1/deposit/:id, polled by merchant backends), by depositId: an LRU of
@@ -24,7 +28,12 @@ class DepositViewCache {
 
   constructor(clock: () => Date) {
     // ttlResolution 0: the clock is asked on every get (tests move it).
-    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: READ_CACHE_MS, ttlResolution: 0, perf: { now: () => clock().getTime() } });
+    this.entries = new LRUCache({
+      max: MAX_ENTRIES,
+      ttl: READ_CACHE_MS,
+      ttlResolution: 0,
+      perf: { now: () => clock().getTime() },
+    });
   }
 
   /** Take this before reading the database; hand it to store(). */
@@ -38,7 +47,11 @@ class DepositViewCache {
     // A clock moved back (tests) or a pending view past its expiredAt is not served.
     // Nor one whose wallet push is past its window (it times out on the next read).
     const pushEnds = entry.view.paymentFiat.pushExpiresAt;
-    if (now.getTime() < entry.storedAt || (entry.view.status === 'pending' && (now.toISOString() >= entry.view.expiredAt || (!!pushEnds && now.toISOString() >= pushEnds)))) {
+    if (
+      now.getTime() < entry.storedAt ||
+      (entry.view.status === 'pending' &&
+        (now.toISOString() >= entry.view.expiredAt || (!!pushEnds && now.toISOString() >= pushEnds)))
+    ) {
       this.entries.delete(depositId);
       return undefined;
     }

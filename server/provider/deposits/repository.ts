@@ -5,7 +5,17 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { forUpdate } from '../db/engine.js';
 import { randomInt } from 'node:crypto';
-import type { ActivityRow, CheckoutRow, DepositRow, DepositUpdate, NewActivity, NewCheckout, NewDeposit, PaymentRow, PriceRow } from '../db/deposit-tables.js';
+import type {
+  ActivityRow,
+  CheckoutRow,
+  DepositRow,
+  DepositUpdate,
+  NewActivity,
+  NewCheckout,
+  NewDeposit,
+  PaymentRow,
+  PriceRow,
+} from '../db/deposit-tables.js';
 import { ApiError } from '../../common/errors.js';
 
 /** The database or a transaction of it (a Transaction is a Kysely). */
@@ -36,26 +46,50 @@ export function uniqueViolation(err: unknown): 'reference' | 'va_number' | 'depo
  * (`FOR UPDATE`: a concurrent transition waits, then reads the state the first one left); SQLite's write
  * transactions never overlap and need no lock.
  */
-export function depositByRowId(db: Queryable, id: string, options: { lock?: boolean } = {}): Promise<DepositRow | undefined> {
+export function depositByRowId(
+  db: Queryable,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<DepositRow | undefined> {
   const query = db.selectFrom('deposits').selectAll().where('id', '=', id);
   return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 /** A deposit by its depositId, of one merchant when merchantId is given; `lock` as for depositByRowId. */
-export function depositByDepositId(db: Queryable, depositId: string, merchantId?: string, options: { lock?: boolean } = {}): Promise<DepositRow | undefined> {
+export function depositByDepositId(
+  db: Queryable,
+  depositId: string,
+  merchantId?: string,
+  options: { lock?: boolean } = {},
+): Promise<DepositRow | undefined> {
   let query = db.selectFrom('deposits').selectAll().where('deposit_id', '=', depositId);
   if (merchantId) query = query.where('merchant_id', '=', merchantId);
   return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 /** A merchant's deposit by its depositId, else by its reference. */
-export async function depositByIdOrReference(db: Queryable, merchantId: string, idOrReference: string): Promise<DepositRow | undefined> {
-  return (await depositByDepositId(db, idOrReference, merchantId))
-    ?? (await db.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantId).where('reference', '=', idOrReference).executeTakeFirst());
+export async function depositByIdOrReference(
+  db: Queryable,
+  merchantId: string,
+  idOrReference: string,
+): Promise<DepositRow | undefined> {
+  return (
+    (await depositByDepositId(db, idOrReference, merchantId)) ??
+    (await db
+      .selectFrom('deposits')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('reference', '=', idOrReference)
+      .executeTakeFirst())
+  );
 }
 
 /** Just what a transition checks first: the record id, status and expiry of a deposit by depositId. */
-export function depositStateOf(db: Queryable, depositId: string, merchantId?: string): Promise<Pick<DepositRow, 'id' | 'status' | 'expired_at'> | undefined> {
+export function depositStateOf(
+  db: Queryable,
+  depositId: string,
+  merchantId?: string,
+): Promise<Pick<DepositRow, 'id' | 'status' | 'expired_at'> | undefined> {
   let query = db.selectFrom('deposits').select(['id', 'status', 'expired_at']).where('deposit_id', '=', depositId);
   if (merchantId) query = query.where('merchant_id', '=', merchantId);
   return query.executeTakeFirst();
@@ -65,7 +99,12 @@ export function depositStateOf(db: Queryable, depositId: string, merchantId?: st
  * Applies `changes` to a deposit only while it is pending (and, with `dueBy`, only once its expiredAt is at or
  * before that time). Returns the updated row, or undefined when the deposit was not in that state.
  */
-export function updatePendingDeposit(db: Queryable, id: string, changes: DepositUpdate, dueBy?: string): Promise<DepositRow | undefined> {
+export function updatePendingDeposit(
+  db: Queryable,
+  id: string,
+  changes: DepositUpdate,
+  dueBy?: string,
+): Promise<DepositRow | undefined> {
   let query = db.updateTable('deposits').set(versioned(changes)).where('id', '=', id).where('status', '=', 'pending');
   if (dueBy !== undefined) query = query.where('expired_at', '<=', dueBy);
   return query.returningAll().executeTakeFirst();
@@ -80,7 +119,12 @@ export function versioned(changes: DepositUpdate) {
 }
 
 /** Record ids of pending deposits whose expiredAt is at or before `now` (of one merchant, or all), at most `max`. */
-export async function overduePendingIds(db: Queryable, now: string, max: number, merchantId?: string): Promise<string[]> {
+export async function overduePendingIds(
+  db: Queryable,
+  now: string,
+  max: number,
+  merchantId?: string,
+): Promise<string[]> {
   let query = db.selectFrom('deposits').select('id').where('status', '=', 'pending').where('expired_at', '<=', now);
   if (merchantId) query = query.where('merchant_id', '=', merchantId);
   return (await query.limit(max).execute()).map((r) => r.id);
@@ -104,8 +148,15 @@ export function sortColumn(sort: DepositSort): 'created_at' | 'updated_at' {
 }
 
 /** How many of a merchant's deposits match a filter: a sum over the counts table (migration 009), never a count of rows. */
-export async function countDeposits(db: Queryable, merchantId: string, filter: Pick<DepositPageQuery, 'status' | 'depositType'>): Promise<number> {
-  let query = db.selectFrom('deposit_counts').select((eb) => eb.fn.sum<number>('count').as('total')).where('merchant_id', '=', merchantId);
+export async function countDeposits(
+  db: Queryable,
+  merchantId: string,
+  filter: Pick<DepositPageQuery, 'status' | 'depositType'>,
+): Promise<number> {
+  let query = db
+    .selectFrom('deposit_counts')
+    .select((eb) => eb.fn.sum<number>('count').as('total'))
+    .where('merchant_id', '=', merchantId);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.depositType) query = query.where('deposit_type', '=', filter.depositType);
   return Number((await query.executeTakeFirst())?.total ?? 0);
@@ -123,7 +174,10 @@ export async function pageIdsOfDeposits(db: Queryable, merchantId: string, query
   if (query.status) ids = ids.where('status', '=', query.status);
   if (query.depositType) ids = ids.where('deposit_type', '=', query.depositType);
   const { after } = query;
-  if (after) ids = ids.where((eb) => eb(eb.refTuple(column, 'id'), direction === 'asc' ? '>' : '<', eb.tuple(after.value, after.id)));
+  if (after)
+    ids = ids.where((eb) =>
+      eb(eb.refTuple(column, 'id'), direction === 'asc' ? '>' : '<', eb.tuple(after.value, after.id)),
+    );
   ids = ids.orderBy(column, direction).orderBy('id', direction).limit(query.limit);
   if (!after) ids = ids.offset((query.page - 1) * query.limit);
   return (await ids.execute()).map((r) => r.id);
@@ -132,7 +186,9 @@ export async function pageIdsOfDeposits(db: Queryable, merchantId: string, query
 /** Deposits by record id, in the order of `ids`. */
 export async function depositsByRowIds(db: Queryable, ids: string[]): Promise<DepositRow[]> {
   if (!ids.length) return [];
-  const byId = new Map((await db.selectFrom('deposits').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]));
+  const byId = new Map(
+    (await db.selectFrom('deposits').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]),
+  );
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -144,7 +200,10 @@ const MAX_UNIQUE_CODE = 999;
 /** Answered when a merchant's pool of unique codes for one account is full: the shopper can still pay another way. */
 class UniqueCodesExhausted extends ApiError {
   constructor(methodCode: string) {
-    super(409, `paymentMethod: every unique code of ${methodCode} is held by a pending transfer; choose another method`);
+    super(
+      409,
+      `paymentMethod: every unique code of ${methodCode} is held by a pending transfer; choose another method`,
+    );
   }
 }
 
@@ -153,9 +212,22 @@ class UniqueCodesExhausted extends ApiError {
  * free ones. Each merchant has its own pool, so one shop's pending transfers never exhaust another's. A concurrent
  * transfer may draw the same: the table's unique constraint refuses the second insert, which draws again.
  */
-export async function freeUniqueCode(db: Queryable, merchantId: string, accountNumber: string, methodCode: string): Promise<number> {
-  const taken = new Set((await db.selectFrom('bank_transfer_codes').select('unique_code')
-    .where('merchant_id', '=', merchantId).where('account_number', '=', accountNumber).execute()).map((r) => Number(r.unique_code)));
+export async function freeUniqueCode(
+  db: Queryable,
+  merchantId: string,
+  accountNumber: string,
+  methodCode: string,
+): Promise<number> {
+  const taken = new Set(
+    (
+      await db
+        .selectFrom('bank_transfer_codes')
+        .select('unique_code')
+        .where('merchant_id', '=', merchantId)
+        .where('account_number', '=', accountNumber)
+        .execute()
+    ).map((r) => Number(r.unique_code)),
+  );
   const free = MAX_UNIQUE_CODE - taken.size;
   if (free <= 0) throw new UniqueCodesExhausted(methodCode);
   let skip = randomInt(free);
@@ -165,7 +237,10 @@ export async function freeUniqueCode(db: Queryable, merchantId: string, accountN
   }
 }
 
-export async function insertUniqueCode(db: Queryable, row: { deposit_row_id: string; merchant_id: string; account_number: string; unique_code: number }): Promise<void> {
+export async function insertUniqueCode(
+  db: Queryable,
+  row: { deposit_row_id: string; merchant_id: string; account_number: string; unique_code: number },
+): Promise<void> {
   await db.insertInto('bank_transfer_codes').values(row).execute();
 }
 
@@ -193,7 +268,11 @@ export function seqAfter(history: readonly Pick<ActivityRow, 'seq'>[]): number {
 
 /** The sequence number the next history entry of a deposit takes (1 for the first). */
 export async function nextActivitySeq(db: Queryable, depositRowId: string): Promise<number> {
-  const last = await db.selectFrom('deposit_activities').select((eb) => eb.fn.max('seq').as('seq')).where('deposit_row_id', '=', depositRowId).executeTakeFirst();
+  const last = await db
+    .selectFrom('deposit_activities')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('deposit_row_id', '=', depositRowId)
+    .executeTakeFirst();
   return Number(last?.seq ?? 0) + 1;
 }
 
@@ -205,10 +284,15 @@ export function activitiesOf(db: Queryable, depositRowId: string): Promise<Activ
 export async function activitiesByDeposit(db: Queryable, depositRowIds: string[]): Promise<Map<string, ActivityRow[]>> {
   const byRow = new Map<string, ActivityRow[]>();
   if (!depositRowIds.length) return byRow;
-  const activities = await db.selectFrom('deposit_activities').selectAll().where('deposit_row_id', 'in', depositRowIds).execute();
+  const activities = await db
+    .selectFrom('deposit_activities')
+    .selectAll()
+    .where('deposit_row_id', 'in', depositRowIds)
+    .execute();
   for (const a of activities) {
     const list = byRow.get(a.deposit_row_id);
-    if (list) list.push(a); else byRow.set(a.deposit_row_id, [a]);
+    if (list) list.push(a);
+    else byRow.set(a.deposit_row_id, [a]);
   }
   return byRow;
 }
@@ -221,29 +305,53 @@ export async function insertPayment(db: Queryable, payment: PaymentRow): Promise
 }
 
 export function paymentsOf(db: Queryable, depositRowId: string): Promise<PaymentRow[]> {
-  return db.selectFrom('deposit_payments').selectAll().where('deposit_row_id', '=', depositRowId).orderBy('seq').execute();
+  return db
+    .selectFrom('deposit_payments')
+    .selectAll()
+    .where('deposit_row_id', '=', depositRowId)
+    .orderBy('seq')
+    .execute();
 }
 
 /** The payments of several deposits, by deposit record id (one query). */
 export async function paymentsByDeposit(db: Queryable, depositRowIds: string[]): Promise<Map<string, PaymentRow[]>> {
   const byRow = new Map<string, PaymentRow[]>();
   if (!depositRowIds.length) return byRow;
-  for (const p of await db.selectFrom('deposit_payments').selectAll().where('deposit_row_id', 'in', depositRowIds).execute()) {
+  for (const p of await db
+    .selectFrom('deposit_payments')
+    .selectAll()
+    .where('deposit_row_id', 'in', depositRowIds)
+    .execute()) {
     const list = byRow.get(p.deposit_row_id);
-    if (list) list.push(p); else byRow.set(p.deposit_row_id, [p]);
+    if (list) list.push(p);
+    else byRow.set(p.deposit_row_id, [p]);
   }
   return byRow;
 }
 
 /** The prices a deposit's methods had before its switches (migration 013), latest first. */
 export function earlierPricesOf(db: Queryable, depositRowId: string): Promise<PriceRow[]> {
-  return db.selectFrom('deposit_prices').selectAll().where('deposit_row_id', '=', depositRowId).orderBy('priced_at', 'desc').execute();
+  return db
+    .selectFrom('deposit_prices')
+    .selectAll()
+    .where('deposit_row_id', '=', depositRowId)
+    .orderBy('priced_at', 'desc')
+    .execute();
 }
 
 /** Keeps the price a method had as the deposit leaves it (a switch): the latest price of each method. */
 export async function keepEarlierPrice(db: Queryable, price: PriceRow): Promise<void> {
-  await db.insertInto('deposit_prices').values(price)
-    .onConflict((oc) => oc.columns(['deposit_row_id', 'method']).doUpdateSet({ currency: price.currency, amount: price.amount, value: price.value, priced_at: price.priced_at }))
+  await db
+    .insertInto('deposit_prices')
+    .values(price)
+    .onConflict((oc) =>
+      oc.columns(['deposit_row_id', 'method']).doUpdateSet({
+        currency: price.currency,
+        amount: price.amount,
+        value: price.value,
+        priced_at: price.priced_at,
+      }),
+    )
     .execute();
 }
 
@@ -252,7 +360,8 @@ export async function keepEarlierPrice(db: Queryable, price: PriceRow): Promise<
 
 /** The name of an organization (a merchant's accountName), if it exists. */
 export async function organizationName(db: Queryable, organizationId: string): Promise<string | undefined> {
-  return (await db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirst())?.name;
+  return (await db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirst())
+    ?.name;
 }
 
 export async function insertCheckout(db: Queryable, checkout: NewCheckout): Promise<void> {

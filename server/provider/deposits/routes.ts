@@ -5,8 +5,18 @@ import { logoUrl } from '../catalog/logos.js';
 import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from './service.js';
 import { createQuote } from './quotes.js';
 import {
-  ConvertEstimationSchema, CryptoDepositSchema, DepositSchema, depositWebhookSchema, FiatDepositSchema, ListQuerySchema, MessageSchema,
-  PaymentMethodSchema, QuoteSchema, SandboxAttemptSchema, SandboxPaymentSchema, SandboxStatusSchema,
+  ConvertEstimationSchema,
+  CryptoDepositSchema,
+  DepositSchema,
+  depositWebhookSchema,
+  FiatDepositSchema,
+  ListQuerySchema,
+  MessageSchema,
+  PaymentMethodSchema,
+  QuoteSchema,
+  SandboxAttemptSchema,
+  SandboxPaymentSchema,
+  SandboxStatusSchema,
 } from './schemas.js';
 import type { DepositView } from './view.js';
 import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
@@ -16,20 +26,44 @@ import type { ProviderDeps } from '../deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
-import { BEARER, body, envelope, errorResponses, json, operation, pagination, PUBLIC, SIGNED } from '../openapi/operation.js';
+import {
+  BEARER,
+  body,
+  envelope,
+  errorResponses,
+  json,
+  operation,
+  pagination,
+  PUBLIC,
+  SIGNED,
+} from '../openapi/operation.js';
 import { signatureAuth } from '../http/signature.js';
 import { toNumber } from '../money.js';
 
 type DepositAnswer = { statusCode: 200; message: string; data: DepositView };
 
 // No length limit: a depositId of any length that is no deposit's answers the route's not-found row.
-const depositIdParam = z.object({ depositId: z.string().min(1).openapi({ param: { name: 'depositId', in: 'path' } }) });
+const depositIdParam = z.object({
+  depositId: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'depositId', in: 'path' } }),
+});
 /**
  * The sandbox status update shares its path with the read (GET /v1/deposit/{depositIdOrReference}), and OpenAPI gives
  * one path one parameter name; the update looks up the depositId only.
  */
 const sharedDepositIdParam = z.object({
-  depositIdOrReference: z.string().min(1).openapi({ param: { name: 'depositIdOrReference', in: 'path', description: 'The depositId (this operation takes no reference)' } }),
+  depositIdOrReference: z
+    .string()
+    .min(1)
+    .openapi({
+      param: {
+        name: 'depositIdOrReference',
+        in: 'path',
+        description: 'The depositId (this operation takes no reference)',
+      },
+    }),
 });
 
 /** Interface 4.2: deposits (list, read, create fiat and crypto, cancel, sandbox status update) and payment methods. */
@@ -41,164 +75,324 @@ export function depositsRoutes(deps: ProviderDeps) {
   const idempotent = idempotentWrites(deps);
   // Serialised answers of cached views: a polled deposit is stringified once per cache lifetime, not per read.
   const serialized = new WeakMap<DepositView, JsonText<DepositAnswer>>();
-  const sandboxOnly = (what: string) => createMiddleware<ProviderEnv>(async (_c, next) => {
-    if (!deps.config.sandbox) throw new ApiError(403, `${what} is available in sandbox mode only`);
-    await next();
-  });
-
-  router.openapi(operation({
-    method: 'get', path: '/v1/deposit', operationId: 'listDeposits', tags: ['Deposits'], summary: 'List deposits', security: SIGNED, middleware: [signed] as const,
-    request: { query: ListQuerySchema },
-    responses: {
-      200: json(envelope(pagination(DepositSchema).extend({
-        nextCursor: z.string().nullable().optional().openapi({ description: 'Only when the request sent cursor: send it as cursor for the next page (null on the last)' }),
-      })), 'A page of deposits'),
-      ...errorResponses(400, 401),
-    },
-  }), async (c) => {
-    const q = c.req.valid('query');
-    const page = await listDeposits(deps, c.get('merchant').merchantId, {
-      limit: q.limit ?? 10, page: q.page ?? 1, sort: q.sort ?? 'createdAt', status: q.status, depositType: q.depositType, cursor: q.cursor,
+  const sandboxOnly = (what: string) =>
+    createMiddleware<ProviderEnv>(async (_c, next) => {
+      if (!deps.config.sandbox) throw new ApiError(403, `${what} is available in sandbox mode only`);
+      await next();
     });
-    return c.json({ statusCode: 200, message: 'Deposits retrieved successfully', data: page }, 200);
-  });
+
+  router.openapi(
+    operation({
+      method: 'get',
+      path: '/v1/deposit',
+      operationId: 'listDeposits',
+      tags: ['Deposits'],
+      summary: 'List deposits',
+      security: SIGNED,
+      middleware: [signed] as const,
+      request: { query: ListQuerySchema },
+      responses: {
+        200: json(
+          envelope(
+            pagination(DepositSchema).extend({
+              nextCursor: z.string().nullable().optional().openapi({
+                description:
+                  'Only when the request sent cursor: send it as cursor for the next page (null on the last)',
+              }),
+            }),
+          ),
+          'A page of deposits',
+        ),
+        ...errorResponses(400, 401),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const page = await listDeposits(deps, c.get('merchant').merchantId, {
+        limit: q.limit ?? 10,
+        page: q.page ?? 1,
+        sort: q.sort ?? 'createdAt',
+        status: q.status,
+        depositType: q.depositType,
+        cursor: q.cursor,
+      });
+      return c.json({ statusCode: 200, message: 'Deposits retrieved successfully', data: page }, 200);
+    },
+  );
 
   // Registered before /v1/deposit/{depositIdOrReference} so that "payment-method" is not taken for an id.
-  router.openapi(operation({
-    method: 'get', path: '/v1/deposit/payment-method', operationId: 'listPaymentMethods', tags: ['Deposits'], summary: 'Fiat payment methods', security: BEARER, middleware: [bearer] as const,
-    request: { query: z.object({ currency: z.string().min(1).max(16).optional().openapi({ example: 'IDR' }) }) },
-    responses: { 200: json(envelope(z.array(PaymentMethodSchema)), 'Payment methods'), ...errorResponses(400, 401) },
-  }), (c) => {
-    const { currency } = c.req.valid('query');
-    const base = deps.config.baseUrl;
-    const methods = PAYMENT_METHODS.filter((m) => !currency || m.currency === currency.toUpperCase()).map((m) => ({
-      depositPaymentType: m.depositPaymentType, bankName: m.bankName, bankCode: m.code, currency: m.currency,
-      minimumAmount: toNumber(m.minimumAmount), maximumAmount: toNumber(m.maximumAmount), image: logoUrl(base, m.logo),
-      feeFlat: toNumber(m.feeFlat), feePercentage: toNumber(m.feePercentage),
-    }));
-    return c.json({ statusCode: 200, message: 'Payment methods retrieved successfully', data: methods }, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'get',
+      path: '/v1/deposit/payment-method',
+      operationId: 'listPaymentMethods',
+      tags: ['Deposits'],
+      summary: 'Fiat payment methods',
+      security: BEARER,
+      middleware: [bearer] as const,
+      request: { query: z.object({ currency: z.string().min(1).max(16).optional().openapi({ example: 'IDR' }) }) },
+      responses: { 200: json(envelope(z.array(PaymentMethodSchema)), 'Payment methods'), ...errorResponses(400, 401) },
+    }),
+    (c) => {
+      const { currency } = c.req.valid('query');
+      const base = deps.config.baseUrl;
+      const methods = PAYMENT_METHODS.filter((m) => !currency || m.currency === currency.toUpperCase()).map((m) => ({
+        depositPaymentType: m.depositPaymentType,
+        bankName: m.bankName,
+        bankCode: m.code,
+        currency: m.currency,
+        minimumAmount: toNumber(m.minimumAmount),
+        maximumAmount: toNumber(m.maximumAmount),
+        image: logoUrl(base, m.logo),
+        feeFlat: toNumber(m.feeFlat),
+        feePercentage: toNumber(m.feePercentage),
+      }));
+      return c.json({ statusCode: 200, message: 'Payment methods retrieved successfully', data: methods }, 200);
+    },
+  );
 
   // Registered before /v1/deposit/{depositIdOrReference} for the same reason (a POST, but one table of paths).
-  router.openapi(operation({
-    method: 'post', path: '/v1/deposit/convert-estimation', operationId: 'estimateConversion', tags: ['Deposits'], summary: 'Estimate a conversion and hold it as a quote (60 s)',
-    description: 'Send exactly one of inputAmount and outputAmount; with paymentMethod (a bankCode) its fee is included. A fiat or crypto deposit '
-      + 'created with the quoteId, the same currencies and the same amount gets exactly the quoted rate and amounts (a quote without '
-      + "paymentMethod pins the rate; the deposit's method then adds its fee). A quote is used once. Errors: 400 Quote not found, "
-      + 'Quote expired, Quote already used, Quote does not match the deposit.',
-    security: [...BEARER, ...SIGNED], middleware: [either] as const, request: { body: body(ConvertEstimationSchema) },
-    responses: { 200: json(envelope(QuoteSchema), 'The quote'), ...errorResponses(400, 401) },
-  }), async (c) => {
-    const quote = await createQuote(deps, c.get('merchant').merchantId, c.req.valid('json'));
-    return c.json({ statusCode: 200, message: 'Conversion estimated successfully', data: quote }, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'post',
+      path: '/v1/deposit/convert-estimation',
+      operationId: 'estimateConversion',
+      tags: ['Deposits'],
+      summary: 'Estimate a conversion and hold it as a quote (60 s)',
+      description:
+        'Send exactly one of inputAmount and outputAmount; with paymentMethod (a bankCode) its fee is included. A fiat or crypto deposit ' +
+        'created with the quoteId, the same currencies and the same amount gets exactly the quoted rate and amounts (a quote without ' +
+        "paymentMethod pins the rate; the deposit's method then adds its fee). A quote is used once. Errors: 400 Quote not found, " +
+        'Quote expired, Quote already used, Quote does not match the deposit.',
+      security: [...BEARER, ...SIGNED],
+      middleware: [either] as const,
+      request: { body: body(ConvertEstimationSchema) },
+      responses: { 200: json(envelope(QuoteSchema), 'The quote'), ...errorResponses(400, 401) },
+    }),
+    async (c) => {
+      const quote = await createQuote(deps, c.get('merchant').merchantId, c.req.valid('json'));
+      return c.json({ statusCode: 200, message: 'Conversion estimated successfully', data: quote }, 200);
+    },
+  );
 
-  router.openapi(operation({
-    method: 'get', path: '/v1/deposit/{depositIdOrReference}', operationId: 'readDeposit', tags: ['Deposits'], summary: 'Read a deposit by depositId or reference',
-    security: SIGNED, middleware: [signed] as const,
-    // The path parameter is documented here but checked in the handler: the generic validator reads the
-    // Content-Type header, and on this hottest route that alone costs a tenth of the request.
-    parameters: [{ name: 'depositIdOrReference', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, description: 'The depositId, or the reference the deposit was created with' }],
-    responses: { 200: json(envelope(DepositSchema), 'The deposit'), ...errorResponses(401, 404) },
-  }), async (c) => {
-    const idOrReference = c.req.param('depositIdOrReference');
-    // No id or reference is longer than 128 characters: a longer one is simply not found (the interface's row).
-    const view = idOrReference.length > 128 ? undefined : await readDeposit(deps, c.get('merchant').merchantId, idOrReference);
-    if (!view) throw new ApiError(404, 'Deposit not found');
-    let text = serialized.get(view);
-    if (!text) {
-      text = jsonText<DepositAnswer>({ statusCode: 200, message: 'Deposit retrieved successfully', data: view });
-      serialized.set(view, text);
-    }
-    return sendJsonText(c, text, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'get',
+      path: '/v1/deposit/{depositIdOrReference}',
+      operationId: 'readDeposit',
+      tags: ['Deposits'],
+      summary: 'Read a deposit by depositId or reference',
+      security: SIGNED,
+      middleware: [signed] as const,
+      // The path parameter is documented here but checked in the handler: the generic validator reads the
+      // Content-Type header, and on this hottest route that alone costs a tenth of the request.
+      parameters: [
+        {
+          name: 'depositIdOrReference',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', minLength: 1 },
+          description: 'The depositId, or the reference the deposit was created with',
+        },
+      ],
+      responses: { 200: json(envelope(DepositSchema), 'The deposit'), ...errorResponses(401, 404) },
+    }),
+    async (c) => {
+      const idOrReference = c.req.param('depositIdOrReference');
+      // No id or reference is longer than 128 characters: a longer one is simply not found (the interface's row).
+      const view =
+        idOrReference.length > 128 ? undefined : await readDeposit(deps, c.get('merchant').merchantId, idOrReference);
+      if (!view) throw new ApiError(404, 'Deposit not found');
+      let text = serialized.get(view);
+      if (!text) {
+        text = jsonText<DepositAnswer>({ statusCode: 200, message: 'Deposit retrieved successfully', data: view });
+        serialized.set(view, text);
+      }
+      return sendJsonText(c, text, 200);
+    },
+  );
 
-  router.openapi(operation({
-    method: 'post', path: '/v1/deposit/fiat', operationId: 'createFiatDeposit', tags: ['Deposits'], summary: 'Create a fiat deposit', security: BEARER, middleware: [bearer, idempotent] as const,
-    request: { body: body(FiatDepositSchema) }, parameters: [IDEMPOTENCY_PARAMETER],
-    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401), ...IDEMPOTENCY_RESPONSES },
-  }), async (c) => {
-    const view = await createFiatDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
-    return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
-  });
+  router.openapi(
+    operation({
+      method: 'post',
+      path: '/v1/deposit/fiat',
+      operationId: 'createFiatDeposit',
+      tags: ['Deposits'],
+      summary: 'Create a fiat deposit',
+      security: BEARER,
+      middleware: [bearer, idempotent] as const,
+      request: { body: body(FiatDepositSchema) },
+      parameters: [IDEMPOTENCY_PARAMETER],
+      responses: {
+        201: json(envelope(DepositSchema), 'The pending deposit'),
+        ...errorResponses(400, 401),
+        ...IDEMPOTENCY_RESPONSES,
+      },
+    }),
+    async (c) => {
+      const view = await createFiatDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
+      return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
+    },
+  );
 
-  router.openapi(operation({
-    method: 'post', path: '/v1/deposit/crypto', operationId: 'createCryptoDeposit', tags: ['Deposits'], summary: 'Create a crypto deposit', security: BEARER, middleware: [bearer, idempotent] as const,
-    request: { body: body(CryptoDepositSchema) }, parameters: [IDEMPOTENCY_PARAMETER],
-    responses: { 201: json(envelope(DepositSchema), 'The pending deposit'), ...errorResponses(400, 401), ...IDEMPOTENCY_RESPONSES },
-  }), async (c) => {
-    const view = await createCryptoDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
-    return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
-  });
+  router.openapi(
+    operation({
+      method: 'post',
+      path: '/v1/deposit/crypto',
+      operationId: 'createCryptoDeposit',
+      tags: ['Deposits'],
+      summary: 'Create a crypto deposit',
+      security: BEARER,
+      middleware: [bearer, idempotent] as const,
+      request: { body: body(CryptoDepositSchema) },
+      parameters: [IDEMPOTENCY_PARAMETER],
+      responses: {
+        201: json(envelope(DepositSchema), 'The pending deposit'),
+        ...errorResponses(400, 401),
+        ...IDEMPOTENCY_RESPONSES,
+      },
+    }),
+    async (c) => {
+      const view = await createCryptoDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
+      return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
+    },
+  );
 
-  router.openapi(operation({
-    method: 'patch', path: '/v1/deposit/{depositId}/cancel', operationId: 'cancelDeposit', tags: ['Deposits'], summary: 'Cancel a pending deposit (it becomes expired)',
-    security: BEARER, middleware: [bearer] as const, request: { params: depositIdParam },
-    responses: { 200: json(MessageSchema, 'Cancelled'), ...errorResponses(400, 401, 404) },
-  }), async (c) => {
-    await transitionOrAnswer(deps, c.req.valid('param').depositId, 'cancelled', {
-      notFound: { status: 404 }, notPending: (status) => `Deposit is ${status}: only pending deposits can be cancelled`,
-    }, c.get('merchant').merchantId);
-    return c.json({ statusCode: 200, message: 'Deposit cancelled successfully' }, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'patch',
+      path: '/v1/deposit/{depositId}/cancel',
+      operationId: 'cancelDeposit',
+      tags: ['Deposits'],
+      summary: 'Cancel a pending deposit (it becomes expired)',
+      security: BEARER,
+      middleware: [bearer] as const,
+      request: { params: depositIdParam },
+      responses: { 200: json(MessageSchema, 'Cancelled'), ...errorResponses(400, 401, 404) },
+    }),
+    async (c) => {
+      await transitionOrAnswer(
+        deps,
+        c.req.valid('param').depositId,
+        'cancelled',
+        {
+          notFound: { status: 404 },
+          notPending: (status) => `Deposit is ${status}: only pending deposits can be cancelled`,
+        },
+        c.get('merchant').merchantId,
+      );
+      return c.json({ statusCode: 200, message: 'Deposit cancelled successfully' }, 200);
+    },
+  );
 
-  router.openapi(operation({
-    method: 'patch', path: '/v1/deposit/{depositIdOrReference}', operationId: 'setSandboxDepositStatus', tags: ['Deposits'], summary: 'Sandbox: set a deposit status',
-    description: 'Sandbox only. Moves a pending deposit to completed (a payment of exactly what is still due) or expired and sends the deposit webhook.',
-    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The deposit status update')] as const,
-    request: { params: sharedDepositIdParam, body: body(SandboxStatusSchema) },
-    responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
-  }), async (c) => {
-    const { status } = c.req.valid('json');
-    const { depositIdOrReference: depositId } = c.req.valid('param');
-    const merchantId = c.get('merchant').merchantId;
-    const wording = {
-      notFound: { status: 400 as const, label: 'Bad Request' }, notPending: (current: string) => `status: deposit is ${current}; only a pending deposit can move to ${status}`,
-    };
-    const view = status === 'completed'
-      ? await paymentOrAnswer(deps, depositId, { merchantId, pendingOnly: true, completedDescription: 'Completed by the sandbox status update' }, wording)
-      : await transitionOrAnswer(deps, depositId, 'sandbox-expired', wording, merchantId);
-    return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: view }, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'patch',
+      path: '/v1/deposit/{depositIdOrReference}',
+      operationId: 'setSandboxDepositStatus',
+      tags: ['Deposits'],
+      summary: 'Sandbox: set a deposit status',
+      description:
+        'Sandbox only. Moves a pending deposit to completed (a payment of exactly what is still due) or expired and sends the deposit webhook.',
+      security: [...BEARER, ...SIGNED],
+      middleware: [either, sandboxOnly('The deposit status update')] as const,
+      request: { params: sharedDepositIdParam, body: body(SandboxStatusSchema) },
+      responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403) },
+    }),
+    async (c) => {
+      const { status } = c.req.valid('json');
+      const { depositIdOrReference: depositId } = c.req.valid('param');
+      const merchantId = c.get('merchant').merchantId;
+      const wording = {
+        notFound: { status: 400 as const, label: 'Bad Request' },
+        notPending: (current: string) => `status: deposit is ${current}; only a pending deposit can move to ${status}`,
+      };
+      const view =
+        status === 'completed'
+          ? await paymentOrAnswer(
+              deps,
+              depositId,
+              { merchantId, pendingOnly: true, completedDescription: 'Completed by the sandbox status update' },
+              wording,
+            )
+          : await transitionOrAnswer(deps, depositId, 'sandbox-expired', wording, merchantId);
+      return c.json({ statusCode: 200, message: 'Deposit updated successfully', data: view }, 200);
+    },
+  );
 
-  router.openapi(operation({
-    method: 'post', path: '/v1/deposit/{depositId}/payments', operationId: 'recordSandboxPayment', tags: ['Deposits'], summary: 'Sandbox: a payment arrives',
-    description: "Sandbox only (docs/money.md). A payment of `amount` in `currency` arrives to `method` (default: the deposit's current method and "
-      + 'inputCurrency, and what that method asks for the rest). A method the deposit had before a switch is money still arriving to its old '
-      + 'details: recorded as it arrived, worth what that method was priced at; a method or currency the deposit never had: 400 Payment does '
-      + "not match the deposit; an amount above its currency's maximum: 400 naming amount. "
-      + 'Pending: it completes the deposit once what arrived is worth the order less the underpayment tolerance (history "Overpaid" beyond '
-      + 'it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). '
-      + 'Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook '
-      + 'deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount they ask (400 Amount must equal the amount due): '
-      + 'the current one what the order still lacks, an old one the amount it was shown with; bank transfer and crypto take any. '
-      + 'A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.',
-    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The sandbox payment'), idempotent] as const,
-    request: { params: depositIdParam, body: { ...body(SandboxPaymentSchema), required: false } }, parameters: [IDEMPOTENCY_PARAMETER],
-    responses: { 200: json(envelope(DepositSchema), 'The updated deposit'), ...errorResponses(400, 401, 403), ...IDEMPOTENCY_RESPONSES },
-  }), async (c) => {
-    const { amount, currency, method } = c.req.valid('json') ?? {};
-    const view = await paymentOrAnswer(deps, c.req.valid('param').depositId, { amount, currency, method, merchantId: c.get('merchant').merchantId }, {
-      notFound: { status: 400, label: 'Bad Request' }, notPending: (current) => `Deposit is ${current}: it takes no more payments`,
-    });
-    return c.json({ statusCode: 200, message: 'Payment recorded successfully', data: view }, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'post',
+      path: '/v1/deposit/{depositId}/payments',
+      operationId: 'recordSandboxPayment',
+      tags: ['Deposits'],
+      summary: 'Sandbox: a payment arrives',
+      description:
+        "Sandbox only (docs/money.md). A payment of `amount` in `currency` arrives to `method` (default: the deposit's current method and " +
+        'inputCurrency, and what that method asks for the rest). A method the deposit had before a switch is money still arriving to its old ' +
+        'details: recorded as it arrived, worth what that method was priced at; a method or currency the deposit never had: 400 Payment does ' +
+        "not match the deposit; an amount above its currency's maximum: 400 naming amount. " +
+        'Pending: it completes the deposit once what arrived is worth the order less the underpayment tolerance (history "Overpaid" beyond ' +
+        'it; webhook deposit.completed), else it is a partial payment (history "Partial payment received"; webhook deposit.partially_paid). ' +
+        'Expired or cancelled: recorded with late: true, the status stays expired (history "Payment received after expiry"; webhook ' +
+        'deposit.paid_late). Virtual account, QRIS and e-wallet take only the exact amount they ask (400 Amount must equal the amount due): ' +
+        'the current one what the order still lacks, an old one the amount it was shown with; bank transfer and crypto take any. ' +
+        'A completed deposit takes no payment (400). Unknown id: 400 Deposit not found.',
+      security: [...BEARER, ...SIGNED],
+      middleware: [either, sandboxOnly('The sandbox payment'), idempotent] as const,
+      request: { params: depositIdParam, body: { ...body(SandboxPaymentSchema), required: false } },
+      parameters: [IDEMPOTENCY_PARAMETER],
+      responses: {
+        200: json(envelope(DepositSchema), 'The updated deposit'),
+        ...errorResponses(400, 401, 403),
+        ...IDEMPOTENCY_RESPONSES,
+      },
+    }),
+    async (c) => {
+      const { amount, currency, method } = c.req.valid('json') ?? {};
+      const view = await paymentOrAnswer(
+        deps,
+        c.req.valid('param').depositId,
+        { amount, currency, method, merchantId: c.get('merchant').merchantId },
+        {
+          notFound: { status: 400, label: 'Bad Request' },
+          notPending: (current) => `Deposit is ${current}: it takes no more payments`,
+        },
+      );
+      return c.json({ statusCode: 200, message: 'Payment recorded successfully', data: view }, 200);
+    },
+  );
 
-  router.openapi(operation({
-    method: 'post', path: '/v1/deposit/{depositId}/attempts', operationId: 'recordSandboxFailedAttempt', tags: ['Deposits'], summary: 'Sandbox: an attempt to pay fails',
-    description: 'Sandbox only (docs/indonesian-payments.md). An attempt to pay a pending deposit fails: declined, insufficient_balance, or '
-      + 'timeout (a wallet push not approved in time). The deposit stays pending; history "Payment failed" with the reason; lastFailure on '
-      + 'the Deposit; webhook deposit.payment_failed. A deposit that is not pending: 400. Unknown id: 400 Deposit not found.',
-    security: [...BEARER, ...SIGNED], middleware: [either, sandboxOnly('The sandbox failed attempt')] as const,
-    request: { params: depositIdParam, body: body(SandboxAttemptSchema) },
-    responses: { 200: json(envelope(DepositSchema), 'The deposit, still pending'), ...errorResponses(400, 401, 403) },
-  }), async (c) => {
-    const { outcome } = c.req.valid('json');
-    const view = await attemptOrAnswer(deps, c.req.valid('param').depositId, { reason: outcome, merchantId: c.get('merchant').merchantId }, {
-      notFound: { status: 400, label: 'Bad Request' }, notPending: (current) => `Deposit is ${current}: only a pending deposit can be attempted`,
-    });
-    return c.json({ statusCode: 200, message: 'Failed attempt recorded', data: view }, 200);
-  });
+  router.openapi(
+    operation({
+      method: 'post',
+      path: '/v1/deposit/{depositId}/attempts',
+      operationId: 'recordSandboxFailedAttempt',
+      tags: ['Deposits'],
+      summary: 'Sandbox: an attempt to pay fails',
+      description:
+        'Sandbox only (docs/indonesian-payments.md). An attempt to pay a pending deposit fails: declined, insufficient_balance, or ' +
+        'timeout (a wallet push not approved in time). The deposit stays pending; history "Payment failed" with the reason; lastFailure on ' +
+        'the Deposit; webhook deposit.payment_failed. A deposit that is not pending: 400. Unknown id: 400 Deposit not found.',
+      security: [...BEARER, ...SIGNED],
+      middleware: [either, sandboxOnly('The sandbox failed attempt')] as const,
+      request: { params: depositIdParam, body: body(SandboxAttemptSchema) },
+      responses: { 200: json(envelope(DepositSchema), 'The deposit, still pending'), ...errorResponses(400, 401, 403) },
+    }),
+    async (c) => {
+      const { outcome } = c.req.valid('json');
+      const view = await attemptOrAnswer(
+        deps,
+        c.req.valid('param').depositId,
+        { reason: outcome, merchantId: c.get('merchant').merchantId },
+        {
+          notFound: { status: 400, label: 'Bad Request' },
+          notPending: (current) => `Deposit is ${current}: only a pending deposit can be attempted`,
+        },
+      );
+      return c.json({ statusCode: 200, message: 'Failed attempt recorded', data: view }, 200);
+    },
+  );
 
   return router;
 }
@@ -211,22 +405,43 @@ export function registerDepositWebhooks(registry: OpenAPIHono['openAPIRegistry']
   const headers = z.object({
     'webhook-id': z.string().openapi({ description: 'Unique per message (the same on every retry): dedupe on it' }),
     'webhook-timestamp': z.string().openapi({ description: 'Unix seconds' }),
-    'webhook-signature': z.string().openapi({ description: 'v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks)' }),
+    'webhook-signature': z.string().openapi({
+      description: 'v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks)',
+    }),
   });
   for (const [type, when] of [
-    ['deposit.completed', 'A deposit was paid (what arrived reaches the amount due less the underpayment tolerance; overpaidAmount says by how much more).'],
-    ['deposit.expired', 'A deposit expired, was cancelled, or was expired by the sandbox status update; paidAmount above 0 is owed back.'],
-    ['deposit.partially_paid', 'Less than was due arrived while the deposit is pending (docs/design.md 10); it stays pending, remainingAmount says what is still due.'],
-    ['deposit.paid_late', 'A payment arrived after the deposit expired or was cancelled (docs/design.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.'],
-    ['deposit.payment_failed', 'An attempt to pay failed (declined, insufficient balance, or a wallet push not approved in time): the deposit stays pending, data.lastFailure says why; the shopper may try again or choose another method.'],
+    [
+      'deposit.completed',
+      'A deposit was paid (what arrived reaches the amount due less the underpayment tolerance; overpaidAmount says by how much more).',
+    ],
+    [
+      'deposit.expired',
+      'A deposit expired, was cancelled, or was expired by the sandbox status update; paidAmount above 0 is owed back.',
+    ],
+    [
+      'deposit.partially_paid',
+      'Less than was due arrived while the deposit is pending (docs/design.md 10); it stays pending, remainingAmount says what is still due.',
+    ],
+    [
+      'deposit.paid_late',
+      'A payment arrived after the deposit expired or was cancelled (docs/design.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.',
+    ],
+    [
+      'deposit.payment_failed',
+      'An attempt to pay failed (declined, insufficient balance, or a wallet push not approved in time): the deposit stays pending, data.lastFailure says why; the shopper may try again or choose another method.',
+    ],
   ] as const) {
     registry.registerWebhook({
       // deposit.paid_late -> depositPaidLate
       operationId: type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase()),
-      method: 'post', path: type, tags: ['Webhooks'], summary: when,
+      method: 'post',
+      path: type,
+      tags: ['Webhooks'],
+      summary: when,
       security: PUBLIC, // signed with the webhook secret: the webhook-* headers below
-      description: 'Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. '
-        + 'A method switch in checkout sends none.',
+      description:
+        'Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. ' +
+        'A method switch in checkout sends none.',
       request: { headers, body: body(depositWebhookSchema(type)) },
       responses: { 200: { description: 'Any 2xx acknowledges the delivery' } },
     });

@@ -24,7 +24,8 @@ form{display:inline}button{font:inherit;border:0;border-radius:8px;padding:10px 
 .approve{background:#059669;color:#fff}.decline{background:#e5e7eb;color:#111827}.badge{display:inline-block;padding:4px 10px;border-radius:999px;background:#eef2ff}`;
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
 /** The pages' policy; a redirect wallet's forms may also lead back to the shop's page (`back`: its origin). */
-const csp = (back = '') => `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'${back && ` ${back}`}; base-uri 'none'; frame-ancestors 'none'`;
+const csp = (back = '') =>
+  `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; form-action 'self'${back && ` ${back}`}; base-uri 'none'; frame-ancestors 'none'`;
 
 function formatIdr(amount: string, currency: string): string {
   const [int, frac] = money(amount).toFixed().split('.');
@@ -33,13 +34,26 @@ function formatIdr(amount: string, currency: string): string {
 }
 
 /** A page of the e-wallet simulator in the shell: its style and `content` in <main>. */
-function simulatorPage(c: Context, status: 200 | 403 | 404, title: string, content: HtmlEscapedString | Promise<HtmlEscapedString>, back?: string) {
+function simulatorPage(
+  c: Context,
+  status: 200 | 403 | 404,
+  title: string,
+  content: HtmlEscapedString | Promise<HtmlEscapedString>,
+  back?: string,
+) {
   c.header('Content-Security-Policy', csp(back));
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'no-referrer');
-  return c.html(htmlPage({ title, head: html`<style>${raw(CSS)}</style>`, body: html`<main>
+  return c.html(
+    htmlPage({
+      title,
+      head: html`<style>${raw(CSS)}</style>`,
+      body: html`<main>
 ${content}
-</main>` }), status);
+</main>`,
+    }),
+    status,
+  );
 }
 
 const NOT_AVAILABLE = html`<h1>Not available</h1><p>The e-wallet simulator exists in sandbox mode only.</p>`;
@@ -72,8 +86,13 @@ export function sandboxRoutes(deps: ProviderDeps) {
     const limit = queryInteger(c.req.query('limit'), 'limit', 1, 1000) ?? 20;
     const after = queryInteger(c.req.query('after'), 'after', 0, Number.MAX_SAFE_INTEGER);
     const depositId = c.req.query('depositId');
-    if (depositId !== undefined && (depositId.length === 0 || depositId.length > 128)) throw new ApiError(400, 'depositId: must be 1 to 128 characters');
-    const data = await recentAttempts(deps.db, c.get('merchant').merchantId, { limit, after, depositIds: depositId === undefined ? undefined : [depositId] });
+    if (depositId !== undefined && (depositId.length === 0 || depositId.length > 128))
+      throw new ApiError(400, 'depositId: must be 1 to 128 characters');
+    const data = await recentAttempts(deps.db, c.get('merchant').merchantId, {
+      limit,
+      after,
+      depositIds: depositId === undefined ? undefined : [depositId],
+    });
     return c.json({ statusCode: 200, message: 'Webhook attempts', data }, 200);
   });
 
@@ -101,23 +120,48 @@ export function sandboxRoutes(deps: ProviderDeps) {
     const head = html`<img src="${logoUrl('', method.logo)}" alt="${method.name}">
 <h1>${method.name} payment to ${orgName ?? 'the merchant'}</h1>
 <div class="amount">${formatIdr(row.status === 'pending' ? toText(money(found.view.remainingAmount)) : row.input_amount, row.input_currency)}</div>`;
-    if (row.status === 'completed') return simulatorPage(c, 200, 'Payment approved', html`${head}<p class="badge" data-status="completed">Payment approved</p>${back}`);
-    if (row.status === 'expired') return simulatorPage(c, 200, 'Payment closed', html`${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`);
+    if (row.status === 'completed')
+      return simulatorPage(
+        c,
+        200,
+        'Payment approved',
+        html`${head}<p class="badge" data-status="completed">Payment approved</p>${back}`,
+      );
+    if (row.status === 'expired')
+      return simulatorPage(
+        c,
+        200,
+        'Payment closed',
+        html`${head}<p class="badge" data-status="expired">This payment is no longer pending.</p>${back}`,
+      );
     const wallet = paymentFiatOf(row);
     if (wallet.flow === 'push' && !(wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString())) {
-      return simulatorPage(c, 200, 'No payment request', html`${head}<p class="badge" data-status="no-request">No payment request awaits approval: send a new one from the checkout.</p>${back}`);
+      return simulatorPage(
+        c,
+        200,
+        'No payment request',
+        html`${head}<p class="badge" data-status="no-request">No payment request awaits approval: send a new one from the checkout.</p>${back}`,
+      );
     }
-    const flowNote = wallet.flow === 'push'
-      ? html`<p class="muted" data-flow="push">A payment request sent to ${wallet.mobileNumber ?? 'the phone'}: approve it before ${wallet.pushExpiresAt}.</p>`
-      : wallet.flow === 'redirect' && wallet.returnUrl ? html`<p class="muted" data-flow="redirect">You go back to the shop after approving or declining.</p>` : '';
-    return simulatorPage(c, 200, `Approve ${method.name} payment`, html`${head}${flowNote}
+    const flowNote =
+      wallet.flow === 'push'
+        ? html`<p class="muted" data-flow="push">A payment request sent to ${wallet.mobileNumber ?? 'the phone'}: approve it before ${wallet.pushExpiresAt}.</p>`
+        : wallet.flow === 'redirect' && wallet.returnUrl
+          ? html`<p class="muted" data-flow="redirect">You go back to the shop after approving or declining.</p>`
+          : '';
+    return simulatorPage(
+      c,
+      200,
+      `Approve ${method.name} payment`,
+      html`${head}${flowNote}
 <p class="muted">Sandbox e-wallet: approve to pay, decline to refuse. Expires ${row.expired_at}.</p>
 ${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attempt failed: ${found.view.lastFailure.reason.replace('_', ' ')}</p>` : ''}
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/approve"><button class="approve" type="submit">Approve</button></form>
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/decline"><button class="decline" type="submit">Decline</button></form>
 <form method="post" action="/sandbox/ewallet/${row.deposit_id}/insufficient-balance"><button class="decline" type="submit">Insufficient balance</button></form>`,
       // The form's answer sends a redirect wallet's shopper back to the shop: its origin is a form target too.
-      wallet.flow === 'redirect' && wallet.returnUrl ? new URL(wallet.returnUrl).origin : undefined);
+      wallet.flow === 'redirect' && wallet.returnUrl ? new URL(wallet.returnUrl).origin : undefined,
+    );
   });
 
   const decide = (kind: 'paid' | FailureReason) => async (c: Context) => {
@@ -129,7 +173,8 @@ ${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attem
     }
     const wallet = paymentFiatOf(found.row);
     // A push is approved or declined while it awaits (docs/indonesian-payments.md); after its window the checkout sends another.
-    const awaits = wallet.flow !== 'push' || (!!wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString());
+    const awaits =
+      wallet.flow !== 'push' || (!!wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString());
     try {
       // Approving pays exactly what is due (docs/design.md 10). Declining is a failed attempt: the deposit stays pending,
       // the shopper may try again (docs/indonesian-payments.md).

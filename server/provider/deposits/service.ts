@@ -5,8 +5,17 @@ import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../deps.js';
 import { paginate, type Page } from '../openapi/pagination.js';
 import {
-  activitiesByDeposit, activitiesOf, countDeposits, depositByDepositId, depositByIdOrReference, depositsByRowIds, pageIdsOfDeposits, paymentsByDeposit, paymentsOf,
-  sortColumn, type DepositPageQuery,
+  activitiesByDeposit,
+  activitiesOf,
+  countDeposits,
+  depositByDepositId,
+  depositByIdOrReference,
+  depositsByRowIds,
+  pageIdsOfDeposits,
+  paymentsByDeposit,
+  paymentsOf,
+  sortColumn,
+  type DepositPageQuery,
 } from './repository.js';
 import { expireFirstIfOverdue, expireIfOverdue, isOverdue } from './expire.js';
 import { timeOutPushIfOverdue } from './attempts.js';
@@ -21,7 +30,11 @@ export { ownerOf } from './payment-plan.js';
 export { switchDepositMethod, type SwitchRequest } from './switch-method.js';
 
 /** A row as it stands after a read: expired first (with its history entry and webhook) when it is pending past expiredAt. */
-async function current(deps: ProviderDeps, row: DepositRow, reread: () => Promise<DepositRow | undefined>): Promise<DepositRow> {
+async function current(
+  deps: ProviderDeps,
+  row: DepositRow,
+  reread: () => Promise<DepositRow | undefined>,
+): Promise<DepositRow> {
   // Pending past expiredAt: expired first; a wallet's push past its window: timed out first (docs/indonesian-payments.md).
   if (!(await expireFirstIfOverdue(deps, row)) && !(await timeOutPushIfOverdue(deps, row))) return row;
   return (await reread()) ?? row;
@@ -32,7 +45,11 @@ async function detailOf(deps: ProviderDeps, row: DepositRow): Promise<DepositVie
 }
 
 /** Reads one deposit of a merchant by depositId, else by reference. Never shows pending past expiredAt. */
-export async function readDeposit(deps: ProviderDeps, merchantId: string, idOrReference: string): Promise<DepositView | undefined> {
+export async function readDeposit(
+  deps: ProviderDeps,
+  merchantId: string,
+  idOrReference: string,
+): Promise<DepositView | undefined> {
   const cache = deps.caches.depositViews;
   const hit = cache.get(idOrReference, merchantId, deps.now());
   if (hit) return hit;
@@ -46,7 +63,10 @@ export async function readDeposit(deps: ProviderDeps, merchantId: string, idOrRe
 }
 
 /** Reads a deposit by depositId for the public checkout pages (no merchant scope: the id is the key). */
-export async function readDepositById(deps: ProviderDeps, depositId: string): Promise<{ row: DepositRow; view: DepositView } | undefined> {
+export async function readDepositById(
+  deps: ProviderDeps,
+  depositId: string,
+): Promise<{ row: DepositRow; view: DepositView } | undefined> {
   const find = () => depositByDepositId(deps.db, depositId);
   const found = await find();
   if (!found) return undefined;
@@ -63,7 +83,14 @@ const FIRST_PAGE = 'start';
 /** A list query as the route takes it: `cursor` (`start`, then a page's nextCursor) instead of `page` seeks, at any depth. */
 export type ListQuery = Omit<DepositPageQuery, 'after'> & { cursor?: string };
 
-interface CursorState { sort: DepositPageQuery['sort']; status?: string; depositType?: string; page: number; value: string; id: string }
+interface CursorState {
+  sort: DepositPageQuery['sort'];
+  status?: string;
+  depositType?: string;
+  page: number;
+  value: string;
+  id: string;
+}
 
 /** A cursor is opaque to clients: base64url JSON of the query it continues and the last row it showed. */
 function encodeCursor(state: CursorState): string {
@@ -72,12 +99,25 @@ function encodeCursor(state: CursorState): string {
 
 function decodeCursor(cursor: string, query: ListQuery): CursorState {
   let state: Partial<CursorState> | undefined;
-  try { state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorState>; } catch { state = undefined; }
-  if (!state || typeof state.value !== 'string' || typeof state.id !== 'string' || !Number.isSafeInteger(state.page) || (state.page ?? 0) < 1) {
+  try {
+    state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorState>;
+  } catch {
+    state = undefined;
+  }
+  if (
+    !state ||
+    typeof state.value !== 'string' ||
+    typeof state.id !== 'string' ||
+    !Number.isSafeInteger(state.page) ||
+    (state.page ?? 0) < 1
+  ) {
     throw new ApiError(400, 'cursor: not a cursor this service gave; use the nextCursor of a page');
   }
   if (state.sort !== query.sort || state.status !== query.status || state.depositType !== query.depositType) {
-    throw new ApiError(400, 'cursor: it continues another query; send the same sort, status and depositType as the page it came from');
+    throw new ApiError(
+      400,
+      'cursor: it continues another query; send the same sort, status and depositType as the page it came from',
+    );
   }
   return state as CursorState;
 }
@@ -90,8 +130,13 @@ function decodeCursor(cursor: string, query: ListQuery): CursorState {
  * a pending deposit past its expiredAt.
  */
 export async function listDeposits(deps: ProviderDeps, merchantId: string, query: ListQuery): Promise<DepositPage> {
-  const cursor = query.cursor === undefined || query.cursor === FIRST_PAGE ? undefined : decodeCursor(query.cursor, query);
-  const pageQuery: DepositPageQuery = { ...query, page: cursor ? cursor.page + 1 : query.cursor === FIRST_PAGE ? 1 : query.page, after: cursor && { value: cursor.value, id: cursor.id } };
+  const cursor =
+    query.cursor === undefined || query.cursor === FIRST_PAGE ? undefined : decodeCursor(query.cursor, query);
+  const pageQuery: DepositPageQuery = {
+    ...query,
+    page: cursor ? cursor.page + 1 : query.cursor === FIRST_PAGE ? 1 : query.page,
+    after: cursor && { value: cursor.value, id: cursor.id },
+  };
   let rows: DepositRow[] = [];
   for (let read = 0; read < 2; read++) {
     rows = await depositsByRowIds(deps.db, await pageIdsOfDeposits(deps.db, merchantId, pageQuery));
@@ -99,17 +144,33 @@ export async function listDeposits(deps: ProviderDeps, merchantId: string, query
     if (!overdue.length) break;
     for (const r of overdue) await expireIfOverdue(deps, r.id);
     if (read === 0 && query.status) continue;
-    rows = await depositsByRowIds(deps.db, rows.map((r) => r.id));
+    rows = await depositsByRowIds(
+      deps.db,
+      rows.map((r) => r.id),
+    );
     break;
   }
   const total = await countDeposits(deps.db, merchantId, query);
   const ids = rows.map((r) => r.id);
   const [history, payments] = await Promise.all([activitiesByDeposit(deps.db, ids), paymentsByDeposit(deps.db, ids)]);
-  const page = paginate(rows.map((r) => toDepositView(r, history.get(r.id) ?? [], payments.get(r.id) ?? [])), total, pageQuery.page, query.limit);
+  const page = paginate(
+    rows.map((r) => toDepositView(r, history.get(r.id) ?? [], payments.get(r.id) ?? [])),
+    total,
+    pageQuery.page,
+    query.limit,
+  );
   if (query.cursor === undefined) return page;
   const last = rows.at(-1);
-  const nextCursor = page.hasNextPage && last && rows.length === query.limit
-    ? encodeCursor({ sort: query.sort, status: query.status, depositType: query.depositType, page: pageQuery.page, value: last[sortColumn(query.sort)], id: last.id })
-    : null;
+  const nextCursor =
+    page.hasNextPage && last && rows.length === query.limit
+      ? encodeCursor({
+          sort: query.sort,
+          status: query.status,
+          depositType: query.depositType,
+          page: pageQuery.page,
+          value: last[sortColumn(query.sort)],
+          id: last.id,
+        })
+      : null;
   return { ...page, nextCursor };
 }

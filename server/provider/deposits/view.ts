@@ -9,10 +9,21 @@ import type { EwalletFlow } from '../../common/ewallet.js';
 
 export type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 
-interface ActivityView { activity: string; status: string; description: string; updatedAt: string; _id: string }
+interface ActivityView {
+  activity: string;
+  status: string;
+  description: string;
+  updatedAt: string;
+  _id: string;
+}
 
 export interface PaymentFiatView {
-  bankName?: string; bankCode?: string; accountName?: string; accountNumber?: string; qrData?: string; checkoutUrl?: string;
+  bankName?: string;
+  bankCode?: string;
+  accountName?: string;
+  accountNumber?: string;
+  qrData?: string;
+  checkoutUrl?: string;
   /** Bank transfer: the unique code (smallest currency unit) the amount was raised by. */
   uniqueCode?: string;
   /** E-wallet: how the wallet takes the payment (docs/indonesian-payments.md). */
@@ -28,12 +39,20 @@ export interface PaymentFiatView {
 }
 
 export interface PaymentCryptoView {
-  payoutWallet?: string; network?: string;
+  payoutWallet?: string;
+  network?: string;
   /** Stellar: the memo that tells this deposit apart on the merchant's one account, and its type (docs/indonesian-payments.md). */
-  memo?: string; memoType?: 'id' | 'text';
+  memo?: string;
+  memoType?: 'id' | 'text';
 }
 
-export interface PayerInfoView { transactionCode: string; name: string; bankName: string; accountNumber: string; mid: string }
+export interface PayerInfoView {
+  transactionCode: string;
+  name: string;
+  bankName: string;
+  accountNumber: string;
+  mid: string;
+}
 
 /** The paymentFiat a row stores as JSON ({} for crypto). */
 export function paymentFiatOf(row: Pick<DepositRow, 'payment_fiat'>): PaymentFiatView {
@@ -50,7 +69,14 @@ function paymentCryptoOf(row: Pick<DepositRow, 'payment_crypto'>): PaymentCrypto
  * One payment that arrived for a deposit (docs/money.md): as it arrived (amount, currency, the method it was paid to),
  * and what it is worth toward the order, in the order's currency.
  */
-interface PaymentView { amount: number; currency: string; method: string; value: number; receivedAt: string; late: boolean }
+interface PaymentView {
+  amount: number;
+  currency: string;
+  method: string;
+  value: number;
+  receivedAt: string;
+  late: boolean;
+}
 
 /** A payment's value as shown: to its order currency's places (kept to 20 places in the ledger). */
 const toDecimalPlaces = (value: string, currency: string) => money(value).toDecimalPlaces(placesOf(currency) ?? 8);
@@ -99,7 +125,12 @@ export interface DepositView {
  * Builds the interface's Deposit from a row, its activity rows and its payments. `detail` adds isReconciled, and
  * payerInfo when there is a payer to show (interface 2.2: "when available", i.e. once paid); list items carry neither.
  */
-export function toDepositView(row: DepositRow, activities: ActivityRow[], payments: PaymentRow[], options: { detail?: boolean } = {}): DepositView {
+export function toDepositView(
+  row: DepositRow,
+  activities: ActivityRow[],
+  payments: PaymentRow[],
+  options: { detail?: boolean } = {},
+): DepositView {
   const amounts = ledgerOf(row, payments);
   const view: DepositView = {
     id: row.id,
@@ -117,7 +148,13 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
     status: row.status,
     activityHistory: [...activities]
       .sort((a, b) => a.seq - b.seq)
-      .map((a) => ({ activity: a.activity, status: a.status, description: a.description, updatedAt: a.updated_at, _id: a.id })),
+      .map((a) => ({
+        activity: a.activity,
+        status: a.status,
+        description: a.description,
+        updatedAt: a.updated_at,
+        _id: a.id,
+      })),
     reference: row.reference ?? '',
     note: row.note,
     bankNote: row.bank_note,
@@ -131,8 +168,12 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
     payments: [...payments]
       .sort((a, b) => a.seq - b.seq)
       .map((p) => ({
-        amount: toNumber(p.amount), currency: p.currency, method: p.method, value: toNumber(toDecimalPlaces(p.value, amounts.orderCurrency)),
-        receivedAt: p.received_at, late: p.late === 1,
+        amount: toNumber(p.amount),
+        currency: p.currency,
+        method: p.method,
+        value: toNumber(toDecimalPlaces(p.value, amounts.orderCurrency)),
+        receivedAt: p.received_at,
+        late: p.late === 1,
       })),
     expiredAt: row.expired_at,
     createdAt: row.created_at,
@@ -142,7 +183,11 @@ export function toDepositView(row: DepositRow, activities: ActivityRow[], paymen
   const failure = lastFailureOf([...activities].sort((a, b) => a.seq - b.seq));
   if (failure) view.lastFailure = failure;
   if (row.show_exchange_info) {
-    view.exchangeInfo = { exchangeRate: view.exchangeRate, outputCurrency: view.outputCurrency, outputAmount: view.outputAmount };
+    view.exchangeInfo = {
+      exchangeRate: view.exchangeRate,
+      outputCurrency: view.outputCurrency,
+      outputAmount: view.outputAmount,
+    };
   }
   if (options.detail) {
     view.isReconciled = row.is_reconciled === 1;

@@ -2,8 +2,19 @@
 // session (what GET /checkout/{id}/session answers) and the Deposit (view.ts), then the projection the merchant
 // backend applies to the same shapes over HTTP (server/common/widget-projection.ts).
 import { etagOf } from '../../common/etag.js';
-import { toWidgetCheckout, toWidgetDeposit, type FeesPaidBy, type WidgetDepositRecord } from '../../common/widget-projection.js';
-import { findCrypto, findPaymentMethod, type CryptoDef, type PaymentMethodDef, type RateTable } from '../catalog/index.js';
+import {
+  toWidgetCheckout,
+  toWidgetDeposit,
+  type FeesPaidBy,
+  type WidgetDepositRecord,
+} from '../../common/widget-projection.js';
+import {
+  findCrypto,
+  findPaymentMethod,
+  type CryptoDef,
+  type PaymentMethodDef,
+  type RateTable,
+} from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
 import { money, toNumber, toText } from '../money.js';
 import { passesFees } from '../../common/fee-policy.js';
@@ -17,7 +28,8 @@ export type { Checkout as WidgetCheckout } from '@kasir/checkout';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 
 // The checkout passes fees on when any kind's fee is the shopper's (a QRIS total is the order amount all the same).
-const feesPaidBy = (checkout: CheckoutRow): FeesPaidBy => (passesFees(checkoutFeesPolicy(checkout)) ? 'shopper' : 'merchant');
+const feesPaidBy = (checkout: CheckoutRow): FeesPaidBy =>
+  passesFees(checkoutFeesPolicy(checkout)) ? 'shopper' : 'merchant';
 
 /** What the order costs in the checkout's (input) currency. */
 export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string {
@@ -28,19 +40,39 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
 
 /** A fiat method of the catalog as the session describes it (interface 2.3 and its display name), before its price. */
 const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
-  depositPaymentType: method.depositPaymentType, bankName: method.bankName, bankCode: method.code, name: method.name,
-  currency: method.currency, minimumAmount: toNumber(method.minimumAmount), maximumAmount: toNumber(method.maximumAmount),
-  image: logoUrl(baseUrl, method.logo), feeFlat: toNumber(method.feeFlat), feePercentage: toNumber(method.feePercentage),
+  depositPaymentType: method.depositPaymentType,
+  bankName: method.bankName,
+  bankCode: method.code,
+  name: method.name,
+  currency: method.currency,
+  minimumAmount: toNumber(method.minimumAmount),
+  maximumAmount: toNumber(method.maximumAmount),
+  image: logoUrl(baseUrl, method.logo),
+  feeFlat: toNumber(method.feeFlat),
+  feePercentage: toNumber(method.feePercentage),
   ...(method.flow ? { flow: method.flow } : {}),
 });
 
 /** A crypto of the catalog as the session describes it (docs/design.md 8: what its wallet payment request needs), before its price. */
 const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
-  depositPaymentType: 'crypto', bankName: crypto.name, bankCode: crypto.id, name: `${crypto.name} (${crypto.networkName})`, currency: crypto.id,
-  minimumAmount: 0, maximumAmount: toNumber(crypto.maximumAmount), image: logoUrl(baseUrl, crypto.logo), feeFlat: 0, feePercentage: 0,
+  depositPaymentType: 'crypto',
+  bankName: crypto.name,
+  bankCode: crypto.id,
+  name: `${crypto.name} (${crypto.networkName})`,
+  currency: crypto.id,
+  minimumAmount: 0,
+  maximumAmount: toNumber(crypto.maximumAmount),
+  image: logoUrl(baseUrl, crypto.logo),
+  feeFlat: 0,
+  feePercentage: 0,
   crypto: {
-    symbol: crypto.symbol, network: crypto.network, networkName: crypto.networkName, decimals: crypto.decimal,
-    blockchainType: crypto.blockchainType, chainId: crypto.chainId, address: crypto.address,
+    symbol: crypto.symbol,
+    network: crypto.network,
+    networkName: crypto.networkName,
+    decimals: crypto.decimal,
+    blockchainType: crypto.blockchainType,
+    chainId: crypto.chainId,
+    address: crypto.address,
   },
 });
 
@@ -49,18 +81,36 @@ const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
  * currency, each with what paying with it costs; pending after a partial payment, priced for what is still due
  * (docs/design.md 10).
  */
-export function checkoutSession(baseUrl: string, checkout: CheckoutRow, deposit: { row: DepositRow; view: DepositView } | undefined, now: Date, rates: RateTable) {
-  const due = checkoutStillDue(checkout, deposit && {
-    status: deposit.view.status, paid: deposit.view.payments.length > 0, lacking: money(deposit.view.remainingValue).minus(uniqueCodeValue(deposit.row)),
-  });
+export function checkoutSession(
+  baseUrl: string,
+  checkout: CheckoutRow,
+  deposit: { row: DepositRow; view: DepositView } | undefined,
+  now: Date,
+  rates: RateTable,
+) {
+  const due = checkoutStillDue(
+    checkout,
+    deposit && {
+      status: deposit.view.status,
+      paid: deposit.view.payments.length > 0,
+      lacking: money(deposit.view.remainingValue).minus(uniqueCodeValue(deposit.row)),
+    },
+  );
   const fiat = offersFor(due, rates).map(({ quote, shopperFee, available }) => ({
     ...fiatMethod(baseUrl, quote.method),
-    paymentAmount: toNumber(quote.inputAmount), fee: toNumber(quote.fee), shopperFee: toNumber(shopperFee),
-    outputAmount: toNumber(quote.outputAmount), available,
+    paymentAmount: toNumber(quote.inputAmount),
+    fee: toNumber(quote.fee),
+    shopperFee: toNumber(shopperFee),
+    outputAmount: toNumber(quote.outputAmount),
+    available,
   }));
   const crypto = cryptoOffersFor(due, rates).map(({ crypto, inputAmount, rate, outputAmount, withinLimits }) => ({
     ...cryptoMethod(baseUrl, crypto),
-    paymentAmount: toNumber(inputAmount), fee: 0, shopperFee: 0, outputAmount: toNumber(outputAmount), available: withinLimits,
+    paymentAmount: toNumber(inputAmount),
+    fee: 0,
+    shopperFee: 0,
+    outputAmount: toNumber(outputAmount),
+    available: withinLimits,
     exchangeRate: { from: crypto.id, to: checkout.output_currency, rate: toText(rate) },
   }));
   return {
@@ -89,11 +139,22 @@ function depositMethod(baseUrl: string, view: DepositView) {
 }
 
 /** The checkout's deposit as the widget shows it; `orderAmount` is checkoutAmount(), the shopper's fee is on top of it. */
-export function widgetDeposit(baseUrl: string, checkout: CheckoutRow, view: DepositView, orderAmount: string): WidgetDepositRecord {
+export function widgetDeposit(
+  baseUrl: string,
+  checkout: CheckoutRow,
+  view: DepositView,
+  orderAmount: string,
+): WidgetDepositRecord {
   return toWidgetDeposit(view, { feesPaidBy: feesPaidBy(checkout), method: depositMethod(baseUrl, view), orderAmount });
 }
 
-export function widgetCheckout(baseUrl: string, checkout: CheckoutRow, deposit: { row: DepositRow; view: DepositView } | undefined, now: Date, rates: RateTable): WidgetCheckout {
+export function widgetCheckout(
+  baseUrl: string,
+  checkout: CheckoutRow,
+  deposit: { row: DepositRow; view: DepositView } | undefined,
+  now: Date,
+  rates: RateTable,
+): WidgetCheckout {
   const session = checkoutSession(baseUrl, checkout, deposit, now, rates);
   const view = session.deposit && widgetDeposit(baseUrl, checkout, session.deposit, session.orderAmount);
   return toWidgetCheckout(session, { events: false, now, deposit: view });

@@ -15,7 +15,10 @@ export function bearerAuth(deps: ProviderDeps) {
 }
 
 /** The merchant account of an `Authorization: Bearer <accessToken>` header; a 401 saying what is wrong otherwise. */
-export async function authenticateBearer(deps: ProviderDeps, header: string | undefined): Promise<AuthenticatedMerchant> {
+export async function authenticateBearer(
+  deps: ProviderDeps,
+  header: string | undefined,
+): Promise<AuthenticatedMerchant> {
   if (!header) throw new ApiError(401, 'Missing Authorization header: send Authorization: Bearer <accessToken>');
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) throw new ApiError(401, 'Authorization header must be: Bearer <accessToken>');
@@ -23,7 +26,10 @@ export async function authenticateBearer(deps: ProviderDeps, header: string | un
 }
 
 /** A or S: a bearer token when an Authorization header is present, otherwise the signature headers. */
-export function bearerOrSignature(deps: ProviderDeps, signature: ReturnType<typeof import('./signature.js').signatureAuth>) {
+export function bearerOrSignature(
+  deps: ProviderDeps,
+  signature: ReturnType<typeof import('./signature.js').signatureAuth>,
+) {
   return createMiddleware<ProviderEnv>(async (c, next) => {
     if (c.req.header('authorization')) {
       c.set('merchant', await authenticateBearer(deps, c.req.header('authorization')));

@@ -12,7 +12,12 @@ import { isBodiless } from './request-target.js';
  * validators): the same code under @hono/node-server and under app.request(). A body cut off before its end is a 400.
  */
 export function limitedBody(maxBytes: number): MiddlewareHandler {
-  const limit = bodyLimit({ maxSize: maxBytes, onError: () => { throw new ApiError(413, `Request body is larger than ${maxBytes / 1024} KB`); } });
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ApiError(413, `Request body is larger than ${maxBytes / 1024} KB`);
+    },
+  });
   const readOnce = async (c: Context, next: Next): Promise<void> => {
     try {
       await c.req.arrayBuffer();

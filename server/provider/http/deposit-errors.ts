@@ -2,7 +2,14 @@
 // asked: the interface words them differently per endpoint (a 400 "Deposit not found" on the sandbox update, a 404
 // elsewhere), so the wording is the caller's and the mapping is here, once.
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DepositNotFound, DepositNotPending, recordPayment, transitionDeposit, type PaymentRequest, type TransitionKind } from '../deposits/service.js';
+import {
+  DepositNotFound,
+  DepositNotPending,
+  recordPayment,
+  transitionDeposit,
+  type PaymentRequest,
+  type TransitionKind,
+} from '../deposits/service.js';
 import type { DepositView } from '../deposits/view.js';
 import { recordFailedAttempt, type AttemptRequest } from '../deposits/attempts.js';
 import type { ProviderDeps } from '../deps.js';
@@ -17,18 +24,32 @@ export interface TransitionWording {
 
 /** transitionDeposit, with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
 export function transitionOrAnswer(
-  deps: ProviderDeps, depositId: string, kind: Exclude<TransitionKind, 'expired'>, wording: TransitionWording, merchantId?: string,
+  deps: ProviderDeps,
+  depositId: string,
+  kind: Exclude<TransitionKind, 'expired'>,
+  wording: TransitionWording,
+  merchantId?: string,
 ): Promise<DepositView> {
   return answering(wording, () => transitionDeposit(deps, depositId, kind, merchantId));
 }
 
 /** recordPayment (docs/design.md 10), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
-export function paymentOrAnswer(deps: ProviderDeps, depositId: string, request: PaymentRequest, wording: TransitionWording): Promise<DepositView> {
+export function paymentOrAnswer(
+  deps: ProviderDeps,
+  depositId: string,
+  request: PaymentRequest,
+  wording: TransitionWording,
+): Promise<DepositView> {
   return answering(wording, () => recordPayment(deps, depositId, request));
 }
 
 /** recordFailedAttempt (docs/indonesian-payments.md), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
-export function attemptOrAnswer(deps: ProviderDeps, depositId: string, request: AttemptRequest, wording: TransitionWording): Promise<DepositView> {
+export function attemptOrAnswer(
+  deps: ProviderDeps,
+  depositId: string,
+  request: AttemptRequest,
+  wording: TransitionWording,
+): Promise<DepositView> {
   return answering(wording, () => recordFailedAttempt(deps, depositId, request));
 }
 
@@ -36,7 +57,8 @@ async function answering(wording: TransitionWording, work: () => Promise<Deposit
   try {
     return await work();
   } catch (err) {
-    if (err instanceof DepositNotFound) throw new ApiError(wording.notFound.status, 'Deposit not found', wording.notFound.label);
+    if (err instanceof DepositNotFound)
+      throw new ApiError(wording.notFound.status, 'Deposit not found', wording.notFound.label);
     if (err instanceof DepositNotPending) throw new ApiError(400, wording.notPending(err.status));
     throw err;
   }

@@ -15,7 +15,9 @@ export function healthRoutes(deps: ProviderDeps) {
     try {
       await Promise.race([
         sql`select 1`.execute(deps.db),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS); }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
+        }),
       ]);
     } catch (err) {
       deps.logger.warn({ err: (err as Error).message }, 'readiness check: the database does not answer');

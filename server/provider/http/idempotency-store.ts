@@ -13,20 +13,39 @@ export function databaseIdempotencyStore(deps: Pick<ProviderDeps, 'db' | 'now'>)
   const sweep = (now: number) => {
     if (now - lastSweep < SWEEP_EVERY_MS) return;
     lastSweep = now;
-    db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute().catch(() => { lastSweep = 0; });
+    db.deleteFrom('idempotency_keys')
+      .where('expires_at', '<=', now)
+      .execute()
+      .catch(() => {
+        lastSweep = 0;
+      });
   };
-  const row = (scope: string, key: string) => db.selectFrom('idempotency_keys').selectAll()
-    .where('merchant_id', '=', scope).where('idempotency_key', '=', key).executeTakeFirst();
+  const row = (scope: string, key: string) =>
+    db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('merchant_id', '=', scope)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
 
   return {
     async claim(scope, key, fingerprint, { leaseMs, ttlMs }): Promise<IdempotencyClaim> {
       const now = deps.now().getTime();
       sweep(now);
       const token = randomUUID();
-      const fresh = { fingerprint, token, locked_until: now + leaseMs, response_status: null, response_type: null, response_body: null, expires_at: now + ttlMs };
+      const fresh = {
+        fingerprint,
+        token,
+        locked_until: now + leaseMs,
+        response_status: null,
+        response_type: null,
+        response_body: null,
+        expires_at: now + ttlMs,
+      };
       // A few rounds at most: each lost race means another request took or answered the key meanwhile.
       for (let round = 0; round < 5; round += 1) {
-        const inserted = await db.insertInto('idempotency_keys')
+        const inserted = await db
+          .insertInto('idempotency_keys')
           .values({ merchant_id: scope, idempotency_key: key, created_at: new Date(now).toISOString(), ...fresh })
           .onConflict((oc) => oc.columns(['merchant_id', 'idempotency_key']).doNothing())
           .executeTakeFirst();
@@ -37,14 +56,25 @@ export function databaseIdempotencyStore(deps: Pick<ProviderDeps, 'db' | 'now'>)
         if (!expired) {
           if (held.fingerprint !== fingerprint) return { state: 'mismatch' };
           if (held.response_status !== null) {
-            return { state: 'replay', answer: { status: held.response_status, contentType: held.response_type ?? undefined, body: held.response_body ?? '' } };
+            return {
+              state: 'replay',
+              answer: {
+                status: held.response_status,
+                contentType: held.response_type ?? undefined,
+                body: held.response_body ?? '',
+              },
+            };
           }
           if (Number(held.locked_until) > now) return { state: 'in-flight' };
         }
         // Forgotten (past its lifetime), or held by a request that never finished (its copy died): taken over, unless
         // another request took it first (then the next round sees what that one did).
-        const taken = await db.updateTable('idempotency_keys').set(fresh)
-          .where('merchant_id', '=', scope).where('idempotency_key', '=', key).where('token', '=', held.token)
+        const taken = await db
+          .updateTable('idempotency_keys')
+          .set(fresh)
+          .where('merchant_id', '=', scope)
+          .where('idempotency_key', '=', key)
+          .where('token', '=', held.token)
           .executeTakeFirst();
         if (Number(taken.numUpdatedRows)) return { state: 'claimed', token };
       }
@@ -52,15 +82,27 @@ export function databaseIdempotencyStore(deps: Pick<ProviderDeps, 'db' | 'now'>)
     },
 
     async save(scope, key, token, answer: IdempotentAnswer, ttlMs) {
-      await db.updateTable('idempotency_keys')
-        .set({ response_status: answer.status, response_type: answer.contentType ?? null, response_body: answer.body, locked_until: 0, expires_at: deps.now().getTime() + ttlMs })
-        .where('merchant_id', '=', scope).where('idempotency_key', '=', key).where('token', '=', token)
+      await db
+        .updateTable('idempotency_keys')
+        .set({
+          response_status: answer.status,
+          response_type: answer.contentType ?? null,
+          response_body: answer.body,
+          locked_until: 0,
+          expires_at: deps.now().getTime() + ttlMs,
+        })
+        .where('merchant_id', '=', scope)
+        .where('idempotency_key', '=', key)
+        .where('token', '=', token)
         .execute();
     },
 
     async release(scope, key, token) {
-      await db.deleteFrom('idempotency_keys')
-        .where('merchant_id', '=', scope).where('idempotency_key', '=', key).where('token', '=', token)
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('merchant_id', '=', scope)
+        .where('idempotency_key', '=', key)
+        .where('token', '=', token)
         .execute();
     },
   };

@@ -12,7 +12,11 @@ export const jsonText = <T>(value: T): JsonText<T> => JSON.stringify(value) as J
  * Answers JSON serialised earlier (a hot read's cached answer) with the type `c.json(value, status)` would have, so
  * the route's response schema still checks the value that was serialised.
  */
-export function sendJsonText<T, S extends ContentfulStatusCode>(c: Context, text: JsonText<T>, status: S): Response & TypedResponse<JSONParsed<T>, S, 'json'> {
+export function sendJsonText<T, S extends ContentfulStatusCode>(
+  c: Context,
+  text: JsonText<T>,
+  status: S,
+): Response & TypedResponse<JSONParsed<T>, S, 'json'> {
   // The one assertion: `text` is JSON.stringify of a T (JsonText), which is what c.json's own type records.
   const response: Response = c.body(text, status, { 'Content-Type': 'application/json' });
   return response as Response & TypedResponse<JSONParsed<T>, S, 'json'>;

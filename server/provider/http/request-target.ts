@@ -18,7 +18,8 @@ export function requestTarget(c: Context): string {
  * `c.req.raw.headers` there builds a full WHATWG Headers object, which dominates the cost of a hot read.
  */
 export function rawHeader(c: Context, name: string): string | undefined {
-  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)
+    ?.incoming;
   if (!incoming?.headers) return c.req.header(name);
   const value = incoming.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
@@ -26,5 +27,9 @@ export function rawHeader(c: Context, name: string): string | undefined {
 
 /** A GET or HEAD without Content-Length or Transfer-Encoding: no body to read, limit or hash. */
 export function isBodiless(c: Context): boolean {
-  return (c.req.method === 'GET' || c.req.method === 'HEAD') && !rawHeader(c, 'content-length') && !rawHeader(c, 'transfer-encoding');
+  return (
+    (c.req.method === 'GET' || c.req.method === 'HEAD') &&
+    !rawHeader(c, 'content-length') &&
+    !rawHeader(c, 'transfer-encoding')
+  );
 }

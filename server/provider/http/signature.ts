@@ -28,7 +28,9 @@ export function signatureAuth(deps: ProviderDeps, options: SignatureOptions = {}
     const timestamp = rawHeader(c, 'x-timestamp');
     const signature = rawHeader(c, 'x-signature');
     if (!clientId || !timestamp || !signature) {
-      const missing = [!clientId && 'X-Client-ID', !timestamp && 'X-Timestamp', !signature && 'X-Signature'].filter(Boolean);
+      const missing = [!clientId && 'X-Client-ID', !timestamp && 'X-Timestamp', !signature && 'X-Signature'].filter(
+        Boolean,
+      );
       throw unauthorized(`Missing signature headers: ${missing.join(', ')}`);
     }
 
@@ -36,20 +38,25 @@ export function signatureAuth(deps: ProviderDeps, options: SignatureOptions = {}
       throw unauthorized('X-Timestamp must be ISO 8601 UTC with milliseconds, e.g. 2026-11-22T01:02:03.456Z');
     }
     const skew = Math.abs(deps.now().getTime() - Date.parse(timestamp)) / 1000;
-    if (skew > tolerance) throw unauthorized(`Stale timestamp: X-Timestamp is more than ${tolerance} seconds from the server clock`);
+    if (skew > tolerance)
+      throw unauthorized(`Stale timestamp: X-Timestamp is more than ${tolerance} seconds from the server clock`);
 
     const credential = await credentialOf(deps, clientId);
     if (!credential) throw unauthorized('Unknown client: X-Client-ID is not registered');
 
     const body = isBodiless(c) ? EMPTY_BODY : new Uint8Array(await c.req.arrayBuffer());
     const expected = signRequest(credential.secret, c.req.method, requestTarget(c), body, timestamp);
-    if (!signatureMatches(signature, expected)) throw unauthorized('Bad signature: X-Signature does not match the request');
+    if (!signatureMatches(signature, expected))
+      throw unauthorized('Bad signature: X-Signature does not match the request');
 
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       const nowMs = deps.now().getTime();
       const inserted = await deps.db
         .insertInto('signature_nonces')
-        .values({ signature: `${credential.merchant.clientId}:${expected}`, expires_at: Date.parse(timestamp) + tolerance * 1000 })
+        .values({
+          signature: `${credential.merchant.clientId}:${expected}`,
+          expires_at: Date.parse(timestamp) + tolerance * 1000,
+        })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (!inserted.numInsertedOrUpdatedRows) throw unauthorized('Replay: this signed request was already accepted');

@@ -35,28 +35,48 @@ function maskEmail(email: string): string {
 function mailboxMailer(db: Db, now: () => Date, logger: Logger, sandbox: boolean): Mailer {
   return {
     async send(mail) {
-      await db.insertInto('sandbox_mailbox').values({
-        id: newRecordId(), to_email: mail.to.toLowerCase(), subject: mail.subject, body: mail.text, code: mail.code ?? null,
-        created_at: now().toISOString(),
-      }).execute();
+      await db
+        .insertInto('sandbox_mailbox')
+        .values({
+          id: newRecordId(),
+          to_email: mail.to.toLowerCase(),
+          subject: mail.subject,
+          body: mail.text,
+          code: mail.code ?? null,
+          created_at: now().toISOString(),
+        })
+        .execute();
       // The sandbox mailbox keeps a day of mail.
       if (Math.random() < 0.01) {
-        await db.deleteFrom('sandbox_mailbox').where('created_at', '<', new Date(now().getTime() - 24 * 3600_000).toISOString()).execute();
+        await db
+          .deleteFrom('sandbox_mailbox')
+          .where('created_at', '<', new Date(now().getTime() - 24 * 3600_000).toISOString())
+          .execute();
       }
       if (sandbox) logger.info({ to: mail.to, subject: mail.subject }, 'sandbox mailbox');
-      else logger.warn({ to: maskEmail(mail.to) }, 'mail kept in the sandbox mailbox, not sent: set SMTP_URL to send it');
+      else
+        logger.warn({ to: maskEmail(mail.to) }, 'mail kept in the sandbox mailbox, not sent: set SMTP_URL to send it');
     },
   };
 }
 
 /** SMTP through nodemailer. Sends in the background so a request never waits on (or reveals) the mail server. */
-function smtpMailer(smtpUrl: string, logger: Logger, transporter: Transporter = nodemailer.createTransport(smtpUrl)): Mailer {
+function smtpMailer(
+  smtpUrl: string,
+  logger: Logger,
+  transporter: Transporter = nodemailer.createTransport(smtpUrl),
+): Mailer {
   return {
     async send(mail) {
-      transporter.sendMail({ from: FROM, to: mail.to, subject: mail.subject, text: mail.text }).catch((err: unknown) => {
-        // Neither the subject (it may hold a code) nor the full address.
-        logger.error({ to: maskEmail(mail.to), err: err instanceof Error ? err.message : 'error' }, 'could not send mail');
-      });
+      transporter
+        .sendMail({ from: FROM, to: mail.to, subject: mail.subject, text: mail.text })
+        .catch((err: unknown) => {
+          // Neither the subject (it may hold a code) nor the full address.
+          logger.error(
+            { to: maskEmail(mail.to), err: err instanceof Error ? err.message : 'error' },
+            'could not send mail',
+          );
+        });
     },
   };
 }

@@ -16,14 +16,19 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const TIMESTAMP = z.string().openapi({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });
 
 /** The error envelope (interface section 7). */
-export const ErrorSchema = z.object({
-  statusCode: z.number().int(),
-  error: z.string(),
-  message: z.string(),
-}).openapi('Error');
+export const ErrorSchema = z
+  .object({
+    statusCode: z.number().int(),
+    error: z.string(),
+    message: z.string(),
+  })
+  .openapi('Error');
 
 /** An application/json response entry of a createRoute() `responses` map. */
-export const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 
 type ErrorResponse = ReturnType<typeof json<typeof ErrorSchema>>;
 
@@ -32,20 +37,35 @@ export const errorResponses = <C extends ContentfulStatusCode>(...codes: C[]) =>
   Object.fromEntries(codes.map((code) => [code, json(ErrorSchema, `Error (${code})`)])) as { [K in C]: ErrorResponse };
 
 /** The success envelope around `data`. */
-export const envelope = <T extends z.ZodType>(data: T) => z.object({ statusCode: z.number().int(), message: z.string(), data });
+export const envelope = <T extends z.ZodType>(data: T) =>
+  z.object({ statusCode: z.number().int(), message: z.string(), data });
 
 /** The pagination envelope of interface 2.8 around a list of `item`. */
-export const pagination = <T extends z.ZodType>(item: T) => z.object({
-  docs: z.array(item), totalDocs: z.number().int(), offset: z.number().int(), limit: z.number().int(), totalPages: z.number().int(),
-  page: z.number().int(), pagingCounter: z.number().int(), hasPrevPage: z.boolean(), hasNextPage: z.boolean(),
-  prevPage: z.number().int().nullable(), nextPage: z.number().int().nullable(),
-});
+export const pagination = <T extends z.ZodType>(item: T) =>
+  z.object({
+    docs: z.array(item),
+    totalDocs: z.number().int(),
+    offset: z.number().int(),
+    limit: z.number().int(),
+    totalPages: z.number().int(),
+    page: z.number().int(),
+    pagingCounter: z.number().int(),
+    hasPrevPage: z.boolean(),
+    hasNextPage: z.boolean(),
+    prevPage: z.number().int().nullable(),
+    nextPage: z.number().int().nullable(),
+  });
 
 /** A required application/json request body. */
-export const body = <T extends z.ZodType>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
+export const body = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+});
 
 /** zod error option for a string field: "is required" when absent, "must be a string" otherwise. */
-export const stringError = { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string') };
+export const stringError = {
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string'),
+};
 
 /**
  * createRoute for every documented operation: it must name its operationId and its security (PUBLIC when none), and it
@@ -53,15 +73,22 @@ export const stringError = { error: (issue: { input?: unknown }) => (issue.input
  * before any route: common/nul-guard.ts) and, with a request body, 413 (over the body limit, app.ts) and 415 (not
  * application/json). The route's own entries win.
  */
-export const operation = <P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; operationId: string; security: Array<Record<string, string[]>> }>(config: R) =>
+export const operation = <
+  P extends string,
+  R extends Omit<RouteConfig, 'path'> & { path: P; operationId: string; security: Array<Record<string, string[]>> },
+>(
+  config: R,
+) =>
   createRoute({
     ...config,
     responses: {
       400: json(ErrorSchema, 'Bad request: a field fails its schema, or a NUL byte in a parameter, header or body'),
-      ...(config.request?.body ? {
-        413: json(ErrorSchema, `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`),
-        415: json(ErrorSchema, 'The request body is not application/json'),
-      } : {}),
+      ...(config.request?.body
+        ? {
+            413: json(ErrorSchema, `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`),
+            415: json(ErrorSchema, 'The request body is not application/json'),
+          }
+        : {}),
       ...config.responses,
     },
   });

@@ -18,7 +18,16 @@ export function paginate<T>(docs: T[], totalDocs: number, page: number, limit: n
   const hasPrevPage = page > 1;
   const hasNextPage = page < totalPages;
   return {
-    docs, totalDocs, offset: (page - 1) * limit, limit, totalPages, page, pagingCounter: (page - 1) * limit + 1,
-    hasPrevPage, hasNextPage, prevPage: hasPrevPage ? page - 1 : null, nextPage: hasNextPage ? page + 1 : null,
+    docs,
+    totalDocs,
+    offset: (page - 1) * limit,
+    limit,
+    totalPages,
+    page,
+    pagingCounter: (page - 1) * limit + 1,
+    hasPrevPage,
+    hasNextPage,
+    prevPage: hasPrevPage ? page - 1 : null,
+    nextPage: hasNextPage ? page + 1 : null,
   };
 }

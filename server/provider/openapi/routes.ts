@@ -23,7 +23,8 @@ details{border:1px solid #d5dae3;border-radius:8px;margin:.5rem 0;padding:.25rem
 td,th{text-align:left;vertical-align:top;border-top:1px solid #eef0f4;padding:.25rem .5rem}ul.f{margin:.25rem 0;padding-left:1.25rem}
 .t{color:#5b6475}.req{color:#b42318}nav a{margin-right:1rem}`;
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const refName = (ref: string) => ref.split('/').at(-1) ?? ref;
 const anchor = (text: string) => text.replace(/[^A-Za-z0-9_-]+/g, '-');
@@ -46,9 +47,13 @@ function fields(schema: Json | undefined, depth = 0): Markup {
   const object = schema.type === 'array' && schema.items?.properties ? schema.items : schema;
   if (!object.properties || depth > MAX_DEPTH) return html`<span class="t">${typeOf(schema)}</span>`;
   const required = new Set<string>(object.required ?? []);
-  return html`${schema !== object ? html`<span class="t">array of</span>` : ''}<ul class="f">${Object.entries(object.properties as Record<string, Json>).map(([name, field]) => html`<li>
+  return html`${schema !== object ? html`<span class="t">array of</span>` : ''}<ul class="f">${Object.entries(
+    object.properties as Record<string, Json>,
+  ).map(
+    ([name, field]) => html`<li>
 <code>${name}</code> <span class="t">${typeOf(field)}</span>${required.has(name) ? html` <span class="req">required</span>` : ''}${field.description ? html`: ${field.description}` : ''}
-${field.properties || field.items?.properties ? fields(field, depth + 1) : ''}</li>`)}</ul>`;
+${field.properties || field.items?.properties ? fields(field, depth + 1) : ''}</li>`,
+  )}</ul>`;
 }
 
 /** A JSON body's fields; a body that is one named schema is spelled out too (with a link to its entry). */
@@ -62,15 +67,27 @@ function body(content: Json | undefined, schemas: Json): Markup {
 function operation(path: string, method: string, op: Json, schemes: Json, schemas: Json): Markup {
   const security = (op.security ?? []) as Json[];
   const auth = security.length
-    ? security.map((s) => Object.keys(s).map((k) => schemes[k]?.name ?? k).join(' + ')).join(', or ')
+    ? security
+        .map((s) =>
+          Object.keys(s)
+            .map((k) => schemes[k]?.name ?? k)
+            .join(' + '),
+        )
+        .join(', or ')
     : 'none';
   const parameters = (op.parameters ?? []) as Json[];
   return html`<details id="op-${anchor(op.operationId ?? `${method}-${path}`)}">
 <summary><span class="m ${method}">${method}</span> <code class="${op.deprecated ? 'dep' : ''}">${path}</code> ${op.summary ?? ''}${op.deprecated && !/deprecated/i.test(op.summary ?? '') ? ' (deprecated)' : ''}</summary>
 ${op.description ? html`<p>${op.description}</p>` : ''}
 <p><strong>Authentication:</strong> ${auth}</p>
-${parameters.length ? html`<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>About</th></tr>${parameters.map((p) => html`<tr>
-<td><code>${p.name}</code>${p.required ? html` <span class="req">required</span>` : ''}</td><td>${p.in}</td><td>${typeOf(p.schema)}</td><td>${p.description ?? p.schema?.description ?? ''}</td></tr>`)}</table>` : ''}
+${
+  parameters.length
+    ? html`<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>About</th></tr>${parameters.map(
+        (p) => html`<tr>
+<td><code>${p.name}</code>${p.required ? html` <span class="req">required</span>` : ''}</td><td>${p.in}</td><td>${typeOf(p.schema)}</td><td>${p.description ?? p.schema?.description ?? ''}</td></tr>`,
+      )}</table>`
+    : ''
+}
 ${op.requestBody ? html`<p><strong>Body</strong> (JSON)${op.requestBody.required ? '' : ', optional'}:</p>${body(op.requestBody.content, schemas)}` : ''}
 <p><strong>Answers</strong></p>
 <table>${Object.entries((op.responses ?? {}) as Record<string, Json>).map(([status, response]) => html`<tr><td><code>${status}</code></td><td>${response.description ?? ''}${body(response.content, schemas)}</td></tr>`)}</table>
@@ -87,7 +104,10 @@ function referencePage(doc: Json): Markup {
       const op = item[method] as Json | undefined;
       if (!op) continue;
       const tag = (op.tags?.[0] as string | undefined) ?? 'Other';
-      groups.set(tag, [...(groups.get(tag) ?? []), operation(path.replace(/\{(\w+)\}/g, ':$1'), method, op, schemes, schemas)]);
+      groups.set(tag, [
+        ...(groups.get(tag) ?? []),
+        operation(path.replace(/\{(\w+)\}/g, ':$1'), method, op, schemes, schemas),
+      ]);
     }
   }
   const webhooks = Object.entries((doc.webhooks ?? {}) as Record<string, Json>);
@@ -100,8 +120,17 @@ function referencePage(doc: Json): Markup {
 <h2>Signed requests and tokens</h2>
 <table>${Object.entries(schemes).map(([name, s]) => html`<tr><td><code>${s.name ?? name}</code></td><td>${s.type === 'http' ? `${s.scheme} ${s.bearerFormat ?? ''}` : `header`}</td><td>${s.description ?? ''}</td></tr>`)}</table>
 ${[...groups].map(([tag, ops]) => html`<h2 id="tag-${anchor(tag)}">${tag}</h2>${ops}`)}
-${webhooks.length ? html`<h2 id="webhooks">Webhooks</h2>${webhooks.map(([name, item]) => html`<details id="webhook-${anchor(name)}"><summary><span class="m post">post</span> <code>${name}</code> ${item.post?.summary ?? ''}</summary>
-${item.post?.description ? html`<p>${item.post.description}</p>` : ''}${body(item.post?.requestBody?.content, schemas)}</details>`)}` : ''}
+${
+  webhooks.length
+    ? html`<h2 id="webhooks">Webhooks</h2>${webhooks.map(
+        ([
+          name,
+          item,
+        ]) => html`<details id="webhook-${anchor(name)}"><summary><span class="m post">post</span> <code>${name}</code> ${item.post?.summary ?? ''}</summary>
+${item.post?.description ? html`<p>${item.post.description}</p>` : ''}${body(item.post?.requestBody?.content, schemas)}</details>`,
+      )}`
+    : ''
+}
 <h2 id="schemas">Schemas</h2>
 ${Object.entries(schemas).map(([name, schema]: [string, Json]) => html`<details id="schema-${anchor(name)}"><summary><code>${name}</code></summary>${schema.description ? html`<p>${schema.description}</p>` : ''}${fields(schema)}</details>`)}`,
   });

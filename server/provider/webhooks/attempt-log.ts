@@ -36,16 +36,20 @@ function refusalHint(status: number | null, error: string | null, sandbox: boole
     return `nothing listens there: start the receiver, or set the webhook URL (${sandbox ? 'KASIR_WEBHOOK_URL, or ' : ''}the dashboard)`;
   }
   if (status !== 401 && status !== 403) return undefined;
-  return `the receiver refused the signature: it must use this ${sandbox ? 'sandbox' : 'service'}'s webhook secret `
-    + `(KASIR_WEBHOOK_SECRET${sandbox ? '; `kasir-sandbox env` prints it' : ''})`;
+  return (
+    `the receiver refused the signature: it must use this ${sandbox ? 'sandbox' : 'service'}'s webhook secret ` +
+    `(KASIR_WEBHOOK_SECRET${sandbox ? '; `kasir-sandbox env` prints it' : ''})`
+  );
 }
 
 /** Logs one attempt: info when the receiver took it, warn otherwise. */
 export function logAttempt(log: Logger, line: AttemptLine, sandbox: boolean): void {
-  const outcome = line.error === null ? `${line.status}` : line.status !== null ? `${line.status}` : `failed: ${line.error}`;
+  const outcome =
+    line.error === null ? `${line.status}` : line.status !== null ? `${line.status}` : `failed: ${line.error}`;
   const hint = refusalHint(line.status, line.error, sandbox);
-  const msg = `webhook ${line.event} ${line.depositId} -> ${loggableUrl(line.url)} ${outcome} in ${line.ms} ms`
-    + `${line.attempt > 1 ? ` (attempt ${line.attempt})` : ''}${hint ? `: ${hint}` : ''}`;
+  const msg =
+    `webhook ${line.event} ${line.depositId} -> ${loggableUrl(line.url)} ${outcome} in ${line.ms} ms` +
+    `${line.attempt > 1 ? ` (attempt ${line.attempt})` : ''}${hint ? `: ${hint}` : ''}`;
   const fields = { ...line, url: loggableUrl(line.url), ...(hint ? { hint } : {}) };
   if (line.error === null) log.info(fields, msg);
   else log.warn(fields, msg);

@@ -12,7 +12,15 @@ import { systemResolver } from './url-guard.js';
 
 /** docs/design.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
 export const RETRY_SCHEDULE_MS: readonly number[] = [
-  5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 14 * 3600_000, 20 * 3600_000, 24 * 3600_000,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3600_000,
+  5 * 3600_000,
+  10 * 3600_000,
+  14 * 3600_000,
+  20 * 3600_000,
+  24 * 3600_000,
 ];
 
 export interface DispatcherOptions {
@@ -66,7 +74,10 @@ interface ClaimedDelivery {
   lease: number;
 }
 
-interface Target { url: string | null; secret: string }
+interface Target {
+  url: string | null;
+  secret: string;
+}
 
 /** What one attempt came to, to be recorded. */
 interface Outcome {
@@ -86,16 +97,39 @@ interface Outcome {
  * up after the last) only while the claim is still this attempt's: one that outlived its lease may have been taken
  * over, and that one decides.
  */
-async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[], schedule: readonly number[]): Promise<void> {
+async function writeOutcomes(
+  trx: Transaction<Database>,
+  outcomes: Outcome[],
+  schedule: readonly number[],
+): Promise<void> {
   if (outcomes.length === 0) return;
-  await trx.insertInto('webhook_attempts').values(outcomes.map((o) => ({
-    delivery_id: o.row.id, attempted_at: o.attemptedAt, response_status: o.responseStatus, error: o.error, duration_ms: o.durationMs, url: o.url,
-  }))).execute();
+  await trx
+    .insertInto('webhook_attempts')
+    .values(
+      outcomes.map((o) => ({
+        delivery_id: o.row.id,
+        attempted_at: o.attemptedAt,
+        response_status: o.responseStatus,
+        error: o.error,
+        duration_ms: o.durationMs,
+        url: o.url,
+      })),
+    )
+    .execute();
   const succeeded = outcomes.filter((o) => o.error === null);
   if (succeeded.length > 0) {
-    await trx.updateTable('webhook_deliveries')
-      .set((eb) => ({ status: 'succeeded', attempt_count: eb('attempt_count', '+', 1), succeeded_at: succeeded[0].finishedAt.toISOString() }))
-      .where('id', 'in', succeeded.map((o) => o.row.id))
+    await trx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'succeeded',
+        attempt_count: eb('attempt_count', '+', 1),
+        succeeded_at: succeeded[0].finishedAt.toISOString(),
+      }))
+      .where(
+        'id',
+        'in',
+        succeeded.map((o) => o.row.id),
+      )
       // `status || ''`: a condition no index can serve, so the ids' primary key is used. With a plain status = 'pending'
       // SQLite's planner walks the (status, next_attempt_at) index over every pending row instead: 7.6 ms a write with
       // 10,000 due, one write costing as much as the backlog (PostgreSQL takes the primary key either way).
@@ -106,10 +140,13 @@ async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[], sc
     if (o.error === null) continue;
     const attempt = o.row.attemptCount + 1;
     const retryDelay = schedule[attempt - 1];
-    await trx.updateTable('webhook_deliveries')
-      .set(retryDelay === undefined
-        ? { status: 'failed', attempt_count: attempt }
-        : { attempt_count: attempt, next_attempt_at: Date.now() + retryDelay })
+    await trx
+      .updateTable('webhook_deliveries')
+      .set(
+        retryDelay === undefined
+          ? { status: 'failed', attempt_count: attempt }
+          : { attempt_count: attempt, next_attempt_at: Date.now() + retryDelay },
+      )
       .where('id', '=', o.row.id)
       .where('status', '=', 'pending')
       .where('next_attempt_at', '=', o.row.lease)
@@ -140,9 +177,20 @@ function endpointOf(url: string | null): string {
 }
 
 /** A claim asked of the next write: up to `max` due rows, with their merchants' targets. */
-interface ClaimRequest { max: number; resolve: (claim: Claim) => void; reject: (err: unknown) => void }
-interface Claim { rows: ClaimedDelivery[]; targets: Map<string, Target> }
-interface PendingOutcome { outcome: Outcome; done: () => void; failed: (err: unknown) => void }
+interface ClaimRequest {
+  max: number;
+  resolve: (claim: Claim) => void;
+  reject: (err: unknown) => void;
+}
+interface Claim {
+  rows: ClaimedDelivery[];
+  targets: Map<string, Target>;
+}
+interface PendingOutcome {
+  outcome: Outcome;
+  done: () => void;
+  failed: (err: unknown) => void;
+}
 
 /**
  * One webhook dispatcher. All state is in the database (webhook_deliveries, webhook_attempts), so any
@@ -179,7 +227,10 @@ export class WebhookDispatcher {
   private lastWriteAt = 0;
   private readonly db: Db;
 
-  constructor(private readonly deps: ProviderDeps, private readonly options: DispatcherOptions = {}) {
+  constructor(
+    private readonly deps: ProviderDeps,
+    private readonly options: DispatcherOptions = {},
+  ) {
     this.db = options.db ?? deps.db;
     this.attemptLog = deps.logger.child({ component: 'webhooks' }, { level: deps.config.deliveryLogLevel });
     this.schedule = options.scheduleMs ?? RETRY_SCHEDULE_MS;
@@ -260,7 +311,11 @@ export class WebhookDispatcher {
     this.claimRequest = undefined;
     try {
       const claim = await this.db.transaction().execute(async (trx) => {
-        await writeOutcomes(trx, outcomes.map((o) => o.outcome), this.schedule);
+        await writeOutcomes(
+          trx,
+          outcomes.map((o) => o.outcome),
+          this.schedule,
+        );
         return request ? this.claimIn(trx, request.max) : undefined;
       });
       for (const o of outcomes) o.done();
@@ -289,7 +344,9 @@ export class WebhookDispatcher {
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: lease })
       .where('id', 'in', (eb) => {
-        const due = eb.selectFrom('webhook_deliveries').select('id')
+        const due = eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', now)
           .orderBy('next_attempt_at')
@@ -299,9 +356,17 @@ export class WebhookDispatcher {
     // SQLite runs the statement alone, so the rows picked are still due; repeating the conditions there would make it
     // scan every due row (its planner then prefers that index over the ids), one claim costing as much as the backlog.
     if (postgres) claim = claim.where('status', '=', 'pending').where('next_attempt_at', '<=', now);
-    const claimed = await claim.returning(['id', 'merchant_id', 'event_type', 'deposit_id', 'payload', 'attempt_count']).execute();
+    const claimed = await claim
+      .returning(['id', 'merchant_id', 'event_type', 'deposit_id', 'payload', 'attempt_count'])
+      .execute();
     const rows = claimed.map((r) => ({
-      id: r.id, merchantId: r.merchant_id, eventType: r.event_type, depositId: r.deposit_id, payload: r.payload, attemptCount: r.attempt_count, lease,
+      id: r.id,
+      merchantId: r.merchant_id,
+      eventType: r.event_type,
+      depositId: r.deposit_id,
+      payload: r.payload,
+      attemptCount: r.attempt_count,
+      lease,
     }));
     const ids = [...new Set(rows.map((r) => r.merchantId))];
     return { rows, targets: await webhookTargets(trx, ids) };
@@ -314,8 +379,12 @@ export class WebhookDispatcher {
   async renewLease(row: ClaimedDelivery): Promise<boolean> {
     if (Date.now() + this.timeoutMs < row.lease - 1_000) return true;
     const lease = Date.now() + this.leaseMs;
-    const result = await this.db.updateTable('webhook_deliveries').set({ next_attempt_at: lease })
-      .where('id', '=', row.id).where('status', '=', 'pending').where('next_attempt_at', '=', row.lease)
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: lease })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '=', row.lease)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
     row.lease = lease;
@@ -324,8 +393,13 @@ export class WebhookDispatcher {
 
   /** Gives a claimed row back unsent, due at once (for the next pass or another dispatcher). */
   async release(row: ClaimedDelivery): Promise<void> {
-    await this.db.updateTable('webhook_deliveries').set({ next_attempt_at: Date.now() })
-      .where('id', '=', row.id).where('status', '=', 'pending').where('next_attempt_at', '=', row.lease).execute();
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: Date.now() })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '=', row.lease)
+      .execute();
   }
 
   /** Aborts attempts in flight; their rows are released for the next dispatcher. */
@@ -351,8 +425,12 @@ export class WebhookDispatcher {
     } else {
       try {
         const headers = webhookHeaders(target.secret, id, row.payload, started);
-        responseStatus = await this.sender.post(target.url, { 'content-type': 'application/json', 'user-agent': 'kasir-webhooks/1.0', ...headers }, row.payload,
-          AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopController.signal]));
+        responseStatus = await this.sender.post(
+          target.url,
+          { 'content-type': 'application/json', 'user-agent': 'kasir-webhooks/1.0', ...headers },
+          row.payload,
+          AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopController.signal]),
+        );
         if (responseStatus < 200 || responseStatus > 299) error = `Receiver answered HTTP ${responseStatus}`;
       } catch (err) {
         if (this.stopController.signal.aborted) {
@@ -366,17 +444,36 @@ export class WebhookDispatcher {
     const durationMs = Math.round(performance.now() - t0);
     const ok = error === null;
     const url = target?.url ? loggableUrl(target.url) : null;
-    await this.record({ row, url, attemptedAt: started.toISOString(), responseStatus, error, durationMs, finishedAt: this.deps.now() });
-    logAttempt(this.attemptLog, {
-      event: row.eventType, depositId: row.depositId, url: target?.url ?? null, status: responseStatus, error, ms: durationMs,
-      attempt: row.attemptCount + 1, deliveryId: id,
-    }, this.deps.config.sandbox);
+    await this.record({
+      row,
+      url,
+      attemptedAt: started.toISOString(),
+      responseStatus,
+      error,
+      durationMs,
+      finishedAt: this.deps.now(),
+    });
+    logAttempt(
+      this.attemptLog,
+      {
+        event: row.eventType,
+        depositId: row.depositId,
+        url: target?.url ?? null,
+        status: responseStatus,
+        error,
+        ms: durationMs,
+        attempt: row.attemptCount + 1,
+        deliveryId: id,
+      },
+      this.deps.config.sandbox,
+    );
     this.options.onAttempt?.({ deliveryId: id, attempt: row.attemptCount + 1, ok, responseStatus, error, durationMs });
   }
 
   /** When the next pending row falls due (epoch ms), if any. */
   async nextDueAt(): Promise<number | undefined> {
-    const row = await this.db.selectFrom('webhook_deliveries')
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.min('next_attempt_at').as('next'))
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -395,14 +492,18 @@ const MIN_SLEEP_MS = 10;
  * Returns the stop function: it stops claiming, lets the attempts in flight finish for up to `graceMs` (default 0),
  * then aborts the rest (their rows are given back, due at once) and waits for them.
  */
-export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOptions = {}): (graceMs?: number) => Promise<void> {
+export function startWebhookDispatcher(
+  deps: ProviderDeps,
+  options: DispatcherOptions = {},
+): (graceMs?: number) => Promise<void> {
   // On PostgreSQL the dispatcher has a pool of its own (two connections): its writes never queue for a connection
   // behind the requests (a stream of completions holds every connection of the service's pool), so deliveries keep
   // up with completions however many requests wait.
   const { databaseUrl } = deps.config;
-  const ownDb = !options.db && databaseUrl && engineOf(deps.db) === 'postgres'
-    ? openDatabase({ dataDir: deps.config.dataDir, databaseUrl, poolSize: 2 })
-    : undefined;
+  const ownDb =
+    !options.db && databaseUrl && engineOf(deps.db) === 'postgres'
+      ? openDatabase({ dataDir: deps.config.dataDir, databaseUrl, poolSize: 2 })
+      : undefined;
   let dispatcher = new WebhookDispatcher(deps, options);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const { batchSize, perEndpoint } = dispatcher;
@@ -422,13 +523,14 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
   const deliver = (row: ClaimedDelivery, target: Target | undefined): Promise<void> => {
     const endpoint = endpointOf(target?.url ?? null);
     let limit = endpoints.get(endpoint);
-    if (!limit) endpoints.set(endpoint, limit = pLimit(perEndpoint));
+    if (!limit) endpoints.set(endpoint, (limit = pLimit(perEndpoint)));
     const turn = limit;
     return turn(async () => {
       if (stopped) await dispatcher.release(row);
       else if (await dispatcher.renewLease(row)) await dispatcher.attempt(row, target);
     }).finally(() => {
-      if (turn.activeCount === 0 && turn.pendingCount === 0 && endpoints.get(endpoint) === turn) endpoints.delete(endpoint);
+      if (turn.activeCount === 0 && turn.pendingCount === 0 && endpoints.get(endpoint) === turn)
+        endpoints.delete(endpoint);
     });
   };
 
@@ -473,7 +575,8 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
     const next = await dispatcher.nextDueAt();
     if (stopped || again) return;
     // A row due now that the claim did not get is being claimed by another copy (SKIP LOCKED): look again shortly.
-    const delay = next === undefined ? pollIntervalMs : Math.max(MIN_SLEEP_MS, Math.min(pollIntervalMs, next - Date.now()));
+    const delay =
+      next === undefined ? pollIntervalMs : Math.max(MIN_SLEEP_MS, Math.min(pollIntervalMs, next - Date.now()));
     clearTimeout(timer);
     timer = setTimeout(wake, delay);
   };
@@ -502,12 +605,18 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
   const unsubscribe = deps.changes.on(() => wake());
   if (options.startAfter || ownDb) {
     held = true;
-    const ownReady = ownDb?.then((db) => {
-      dispatcher = new WebhookDispatcher(deps, { ...options, db });
-    }, (err: unknown) => {
-      // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
-      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook dispatcher: no pool of its own; sharing the service pool');
-    });
+    const ownReady = ownDb?.then(
+      (db) => {
+        dispatcher = new WebhookDispatcher(deps, { ...options, db });
+      },
+      (err: unknown) => {
+        // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
+        log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'webhook dispatcher: no pool of its own; sharing the service pool',
+        );
+      },
+    );
     void Promise.all([options.startAfter, ownReady]).then(() => {
       held = false;
       wake();
@@ -517,19 +626,28 @@ export function startWebhookDispatcher(deps: ProviderDeps, options: DispatcherOp
   }
 
   let stopping: Promise<void> | undefined;
-  return (graceMs = 0) => (stopping ??= (async () => {
-    stopped = true;
-    clearTimeout(timer);
-    unsubscribe();
-    await passing;
-    if (graceMs > 0 && inFlight.size > 0) {
-      let grace: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(inFlight), new Promise((resolve) => { grace = setTimeout(resolve, graceMs); })]);
-      clearTimeout(grace);
-    }
-    dispatcher.abort();
-    await Promise.all(inFlight);
-    dispatcher.close();
-    await ownDb?.then((db) => db.destroy(), () => {});
-  })());
+  return (graceMs = 0) =>
+    (stopping ??= (async () => {
+      stopped = true;
+      clearTimeout(timer);
+      unsubscribe();
+      await passing;
+      if (graceMs > 0 && inFlight.size > 0) {
+        let grace: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(inFlight),
+          new Promise((resolve) => {
+            grace = setTimeout(resolve, graceMs);
+          }),
+        ]);
+        clearTimeout(grace);
+      }
+      dispatcher.abort();
+      await Promise.all(inFlight);
+      dispatcher.close();
+      await ownDb?.then(
+        (db) => db.destroy(),
+        () => {},
+      );
+    })());
 }

@@ -11,7 +11,9 @@ export type DepositEventType = keyof typeof DEPOSIT_WEBHOOKS;
  * The body of a deposit webhook: its schema in the OpenAPI document (deposits/schemas.ts); `data` is the Deposit, as
  * the caller gives it.
  */
-export type DepositWebhookPayload<Data = unknown> = Omit<z.infer<ReturnType<typeof depositWebhookSchema>>, 'data'> & { data: Data };
+export type DepositWebhookPayload<Data = unknown> = Omit<z.infer<ReturnType<typeof depositWebhookSchema>>, 'data'> & {
+  data: Data;
+};
 
 /** Minimal view of a deposit the outbox needs; `data` is the full Deposit as the interface shows it. */
 interface DepositEvent {
@@ -29,12 +31,20 @@ interface DepositEvent {
  * the caller after its commit, NOTIFYed by PostgreSQL to every copy) and deliver it within milliseconds (and again
  * after a restart, until a 2xx is recorded).
  */
-export async function enqueueDepositWebhook(trx: Transaction<Database>, event: DepositEvent, now: Date): Promise<string> {
+export async function enqueueDepositWebhook(
+  trx: Transaction<Database>,
+  event: DepositEvent,
+  now: Date,
+): Promise<string> {
   return (await enqueueDepositWebhooks(trx, [event], now))[0];
 }
 
 /** Several webhooks at once (enqueueDepositWebhook's), in one statement: a batch of expiries' one round trip. */
-export async function enqueueDepositWebhooks(trx: Transaction<Database>, events: readonly DepositEvent[], now: Date): Promise<string[]> {
+export async function enqueueDepositWebhooks(
+  trx: Transaction<Database>,
+  events: readonly DepositEvent[],
+  now: Date,
+): Promise<string[]> {
   const timestamp = now.toISOString();
   const rows = events.map((event) => {
     const payload: DepositWebhookPayload = {

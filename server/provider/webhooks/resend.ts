@@ -7,7 +7,11 @@ import { randomToken } from '../db/ids.js';
  * Returns the new delivery id, or undefined when the delivery is not the merchant's. The deposit's change feed wakes
  * the dispatchers (this copy's here; PostgreSQL NOTIFYs every copy at commit).
  */
-export async function resendDelivery(deps: ProviderDeps, merchantId: string, deliveryId: string): Promise<string | undefined> {
+export async function resendDelivery(
+  deps: ProviderDeps,
+  merchantId: string,
+  deliveryId: string,
+): Promise<string | undefined> {
   const now = deps.now();
   const resent = await deps.db.transaction().execute(async (trx) => {
     const original = await trx
@@ -18,11 +22,25 @@ export async function resendDelivery(deps: ProviderDeps, merchantId: string, del
       .executeTakeFirst();
     if (!original) return undefined;
     const id = `msg_${randomToken(18)}`;
-    await trx.insertInto('webhook_deliveries').values({
-      id, merchant_id: merchantId, event_type: original.event_type, deposit_id: original.deposit_id, payload: original.payload,
-      status: 'pending', attempt_count: 0, next_attempt_at: now.getTime(), created_at: now.toISOString(), succeeded_at: null,
-    }).execute();
-    await trx.insertInto('webhook_resends').values({ delivery_id: id, original_delivery_id: original.id, created_at: now.toISOString() }).execute();
+    await trx
+      .insertInto('webhook_deliveries')
+      .values({
+        id,
+        merchant_id: merchantId,
+        event_type: original.event_type,
+        deposit_id: original.deposit_id,
+        payload: original.payload,
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: now.getTime(),
+        created_at: now.toISOString(),
+        succeeded_at: null,
+      })
+      .execute();
+    await trx
+      .insertInto('webhook_resends')
+      .values({ delivery_id: id, original_delivery_id: original.id, created_at: now.toISOString() })
+      .execute();
     return { id, depositId: original.deposit_id };
   });
   if (resent) deps.changes.announce(resent.depositId);

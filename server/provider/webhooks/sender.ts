@@ -20,7 +20,12 @@ export class WebhookSender {
   private readonly lookup: LookupFunction;
 
   constructor(private readonly options: SenderOptions) {
-    const agent = { keepAlive: true, maxSockets: options.maxSocketsPerEndpoint, maxFreeSockets: options.maxSocketsPerEndpoint, scheduling: 'lifo' as const };
+    const agent = {
+      keepAlive: true,
+      maxSockets: options.maxSocketsPerEndpoint,
+      maxFreeSockets: options.maxSocketsPerEndpoint,
+      scheduling: 'lifo' as const,
+    };
     this.http = new HttpAgent(agent);
     this.https = new HttpsAgent(agent);
     this.lookup = publicOnlyLookup(options.addresses);
@@ -30,21 +35,26 @@ export class WebhookSender {
   async post(url: string, headers: OutgoingHttpHeaders, body: string, signal: AbortSignal): Promise<number> {
     const target = new URL(url);
     const secure = target.protocol === 'https:';
-    if (!secure && target.protocol !== 'http:') throw new BlockedAddressError(`${target.protocol} URLs cannot receive webhooks`);
+    if (!secure && target.protocol !== 'http:')
+      throw new BlockedAddressError(`${target.protocol} URLs cannot receive webhooks`);
     // An IP literal is connected to without a lookup: check it here (a name is checked by the lookup, at connect).
     if (isIP(target.hostname.replace(/^\[|\]$/g, ''))) await publicAddresses(target.hostname, this.options.addresses);
     return new Promise<number>((resolve, reject) => {
-      const req = (secure ? httpsRequest : httpRequest)(target, {
-        method: 'POST',
-        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-        agent: secure ? this.https : this.http,
-        lookup: this.lookup,
-        signal,
-      }, (res) => {
-        res.resume();
-        res.on('error', () => {});
-        resolve(res.statusCode ?? 0);
-      });
+      const req = (secure ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+          agent: secure ? this.https : this.http,
+          lookup: this.lookup,
+          signal,
+        },
+        (res) => {
+          res.resume();
+          res.on('error', () => {});
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

@@ -18,7 +18,10 @@ export const systemResolver: HostResolver = (hostname) => systemLookup(hostname,
 export class BlockedAddressError extends Error {
   override name = 'BlockedAddressError';
   /** True when the host did not resolve (rather than resolving to a refused address). */
-  constructor(message: string, readonly unresolved = false) {
+  constructor(
+    message: string,
+    readonly unresolved = false,
+  ) {
     super(message);
   }
 }
@@ -43,7 +46,10 @@ export interface AddressPolicy {
  * The addresses of `hostname` (an IP literal is its own), every one of them public (or loopback, when the policy
  * allows it); else BlockedAddressError.
  */
-export async function publicAddresses(hostname: string, { resolve, allowLoopback }: AddressPolicy): Promise<LookupAddress[]> {
+export async function publicAddresses(
+  hostname: string,
+  { resolve, allowLoopback }: AddressPolicy,
+): Promise<LookupAddress[]> {
   const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   let addresses: LookupAddress[];
   if (ipaddr.isValid(host)) {
@@ -52,14 +58,19 @@ export async function publicAddresses(hostname: string, { resolve, allowLoopback
     try {
       addresses = await resolve(host);
     } catch (err) {
-      throw new BlockedAddressError(`${host} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? 'DNS error'})`, true);
+      throw new BlockedAddressError(
+        `${host} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? 'DNS error'})`,
+        true,
+      );
     }
   }
   if (addresses.length === 0) throw new BlockedAddressError(`${host} does not resolve to any address`, true);
   for (const { address } of addresses) {
     const range = nonPublicRange(address);
     if (range && !(allowLoopback && range === 'loopback')) {
-      throw new BlockedAddressError(`${host} resolves to ${address}, a ${range} address; webhooks only go to public addresses${allowLoopback ? ' or, in sandbox mode, loopback ones' : ''}`);
+      throw new BlockedAddressError(
+        `${host} resolves to ${address}, a ${range} address; webhooks only go to public addresses${allowLoopback ? ' or, in sandbox mode, loopback ones' : ''}`,
+      );
     }
   }
   return addresses;
@@ -85,15 +96,22 @@ export async function assertPublicWebhookUrl(url: string, policy: AddressPolicy)
  */
 export function publicOnlyLookup(policy: AddressPolicy): LookupFunction {
   return (hostname, options, callback) => {
-    publicAddresses(hostname, policy).then((found) => {
-      const addresses = options.family ? found.filter((a) => a.family === options.family) : found;
-      if (addresses.length === 0) {
-        callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
-      } else if (options.all) {
-        callback(null, addresses);
-      } else {
-        callback(null, addresses[0].address, addresses[0].family);
-      }
-    }, (err: Error) => callback(err, '', 0));
+    publicAddresses(hostname, policy).then(
+      (found) => {
+        const addresses = options.family ? found.filter((a) => a.family === options.family) : found;
+        if (addresses.length === 0) {
+          callback(
+            Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
+        } else if (options.all) {
+          callback(null, addresses);
+        } else {
+          callback(null, addresses[0].address, addresses[0].family);
+        }
+      },
+      (err: Error) => callback(err, '', 0),
+    );
   };
 }

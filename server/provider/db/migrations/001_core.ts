@@ -2,13 +2,15 @@ import type { Kysely } from 'kysely';
 import { engineOf } from '../engine.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('organizations')
+  await db.schema
+    .createTable('organizations')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('users')
+  await db.schema
+    .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -25,7 +27,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('merchants')
+  await db.schema
+    .createTable('merchants')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('organization_id', 'text', (c) => c.notNull().unique().references('organizations.id'))
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
@@ -38,12 +41,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('signature_nonces')
+  await db.schema
+    .createTable('signature_nonces')
     .addColumn('signature', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('webhook_deliveries')
+  await db.schema
+    .createTable('webhook_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('event_type', 'text', (c) => c.notNull())
@@ -55,12 +60,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('succeeded_at', 'text')
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_merchant').on('webhook_deliveries').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_merchant')
+    .on('webhook_deliveries')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
 
   // SQLite: integer primary key autoincrement; PostgreSQL has no autoincrement keyword: an identity column.
-  await db.schema.createTable('webhook_attempts')
-    .addColumn('id', 'integer', (c) => (engineOf(db) === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
+  await db.schema
+    .createTable('webhook_attempts')
+    .addColumn('id', 'integer', (c) =>
+      engineOf(db) === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id'))
     .addColumn('attempted_at', 'text', (c) => c.notNull())
     .addColumn('response_status', 'integer')
@@ -71,7 +87,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['webhook_attempts', 'webhook_deliveries', 'signature_nonces', 'merchants', 'users', 'organizations']) {
+  for (const t of [
+    'webhook_attempts',
+    'webhook_deliveries',
+    'signature_nonces',
+    'merchants',
+    'users',
+    'organizations',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

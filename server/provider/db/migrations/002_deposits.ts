@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('deposits')
+  await db.schema
+    .createTable('deposits')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('deposit_id', 'text', (c) => c.notNull())
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
@@ -37,11 +38,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('deposits_merchant_reference_unique', ['merchant_id', 'reference'])
     .addUniqueConstraint('deposits_va_number_unique', ['va_number'])
     .execute();
-  await db.schema.createIndex('deposits_merchant_created').on('deposits').columns(['merchant_id', 'created_at']).execute();
-  await db.schema.createIndex('deposits_merchant_updated').on('deposits').columns(['merchant_id', 'updated_at']).execute();
+  await db.schema
+    .createIndex('deposits_merchant_created')
+    .on('deposits')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('deposits_merchant_updated')
+    .on('deposits')
+    .columns(['merchant_id', 'updated_at'])
+    .execute();
   await db.schema.createIndex('deposits_status_expiry').on('deposits').columns(['status', 'expired_at']).execute();
 
-  await db.schema.createTable('deposit_activities')
+  await db.schema
+    .createTable('deposit_activities')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('deposit_row_id', 'text', (c) => c.notNull().references('deposits.id'))
     .addColumn('seq', 'integer', (c) => c.notNull())
@@ -52,7 +62,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('deposit_activities_seq_unique', ['deposit_row_id', 'seq'])
     .execute();
 
-  await db.schema.createTable('checkouts')
+  await db.schema
+    .createTable('checkouts')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('input_currency', 'text', (c) => c.notNull())
@@ -63,7 +74,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addCheckConstraint('checkouts_one_amount', sql`(input_amount is null) <> (output_amount is null)`)
     .execute();
-  await db.schema.createIndex('checkouts_merchant_created').on('checkouts').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('checkouts_merchant_created')
+    .on('checkouts')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

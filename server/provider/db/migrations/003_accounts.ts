@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('verification_tokens')
+  await db.schema
+    .createTable('verification_tokens')
     .addColumn('token_hash', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
     .addColumn('purpose', 'text', (c) => c.notNull())
@@ -13,7 +14,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('verification_tokens_expiry').on('verification_tokens').column('expires_at').execute();
 
-  await db.schema.createTable('sandbox_mailbox')
+  await db.schema
+    .createTable('sandbox_mailbox')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('to_email', 'text', (c) => c.notNull())
     .addColumn('subject', 'text', (c) => c.notNull())
@@ -23,14 +25,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('sandbox_mailbox_to').on('sandbox_mailbox').columns(['to_email', 'created_at']).execute();
 
-  await db.schema.createTable('rate_limits')
+  await db.schema
+    .createTable('rate_limits')
     .addColumn('key', 'text', (c) => c.primaryKey())
     .addColumn('count', 'integer', (c) => c.notNull())
     .addColumn('reset_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('rate_limits_reset').on('rate_limits').column('reset_at').execute();
 
-  await db.schema.createTable('recipients')
+  await db.schema
+    .createTable('recipients')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id'))
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
@@ -44,9 +48,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('recipients_org_created').on('recipients').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('recipients_org_created')
+    .on('recipients')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 
-  await db.schema.createTable('recipient_banks')
+  await db.schema
+    .createTable('recipient_banks')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('recipient_id', 'text', (c) => c.notNull().references('recipients.id').onDelete('cascade'))
     .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
@@ -64,7 +73,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('recipient_banks_recipient').on('recipient_banks').column('recipient_id').execute();
 
-  await db.schema.createTable('webhook_resends')
+  await db.schema
+    .createTable('webhook_resends')
     .addColumn('delivery_id', 'text', (c) => c.primaryKey().references('webhook_deliveries.id'))
     .addColumn('original_delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id'))
     .addColumn('created_at', 'text', (c) => c.notNull())
@@ -72,7 +82,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['webhook_resends', 'recipient_banks', 'recipients', 'rate_limits', 'sandbox_mailbox', 'verification_tokens']) {
+  for (const t of [
+    'webhook_resends',
+    'recipient_banks',
+    'recipients',
+    'rate_limits',
+    'sandbox_mailbox',
+    'verification_tokens',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

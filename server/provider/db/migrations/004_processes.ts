@@ -6,7 +6,8 @@ export const OUTBOX_CHANNEL = 'kasir_webhook_enqueued';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Values every copy of the service must share: the access-token signing key, the seeded sandbox password.
-  await db.schema.createTable('service_keys')
+  await db.schema
+    .createTable('service_keys')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Convert-estimation quotes (docs/design.md 3): held 60 s, claimed once by the deposit that uses them.
-  await db.schema.createTable('quotes')
+  await db.schema
+    .createTable('quotes')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('input_currency', 'text', (c) => c.notNull())
@@ -20,7 +21,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // The unique codes of pending bank transfers: one code per collection account at a time (the constraint makes
   // concurrent creates draw different codes); a row lives while its deposit is pending.
-  await db.schema.createTable('bank_transfer_codes')
+  await db.schema
+    .createTable('bank_transfer_codes')
     .addColumn('deposit_row_id', 'text', (c) => c.primaryKey().references('deposits.id'))
     .addColumn('account_number', 'text', (c) => c.notNull())
     .addColumn('unique_code', 'integer', (c) => c.notNull())

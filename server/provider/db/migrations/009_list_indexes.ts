@@ -16,14 +16,19 @@ function indexName(filter: readonly string[], sort: string): string {
 export async function up(db: Kysely<any>): Promise<void> {
   for (const filter of FILTERS) {
     for (const sort of SORTS) {
-      await db.schema.createIndex(indexName(filter, sort)).on('deposits').columns(['merchant_id', ...filter, sort, 'id']).execute();
+      await db.schema
+        .createIndex(indexName(filter, sort))
+        .on('deposits')
+        .columns(['merchant_id', ...filter, sort, 'id'])
+        .execute();
     }
   }
   // The lists' first indexes make these two redundant.
   await db.schema.dropIndex('deposits_merchant_created').execute();
   await db.schema.dropIndex('deposits_merchant_updated').execute();
 
-  await db.schema.createTable('deposit_counts')
+  await db.schema
+    .createTable('deposit_counts')
     .addColumn('merchant_id', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('deposit_type', 'text', (c) => c.notNull())
@@ -31,7 +36,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('deposit_counts_pk', ['merchant_id', 'status', 'deposit_type'])
     .execute();
   await sql`insert into deposit_counts (merchant_id, status, deposit_type, count)
-    select merchant_id, status, deposit_type, count(*) from deposits group by merchant_id, status, deposit_type`.execute(db);
+    select merchant_id, status, deposit_type, count(*) from deposits group by merchant_id, status, deposit_type`.execute(
+    db,
+  );
 
   if (engineOf(db) === 'postgres') {
     // Both changes of one update in one statement, in key order: two transactions that move counts in opposite
@@ -55,7 +62,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     return;
   }
   // SQLite's write transactions never overlap: the order of the two changes does not matter.
-  const add = (row: 'new' | 'old', by: 1 | -1) => sql.raw(`insert into deposit_counts (merchant_id, status, deposit_type, count)
+  const add = (row: 'new' | 'old', by: 1 | -1) =>
+    sql.raw(`insert into deposit_counts (merchant_id, status, deposit_type, count)
     values (${row}.merchant_id, ${row}.status, ${row}.deposit_type, ${by})
     on conflict (merchant_id, status, deposit_type) do update set count = count + ${by};`);
   await sql`create trigger deposits_counts_insert after insert on deposits begin ${add('new', 1)} end`.execute(db);
@@ -74,6 +82,14 @@ export async function down(db: Kysely<any>): Promise<void> {
   }
   await db.schema.dropTable('deposit_counts').execute();
   for (const filter of FILTERS) for (const sort of SORTS) await db.schema.dropIndex(indexName(filter, sort)).execute();
-  await db.schema.createIndex('deposits_merchant_created').on('deposits').columns(['merchant_id', 'created_at']).execute();
-  await db.schema.createIndex('deposits_merchant_updated').on('deposits').columns(['merchant_id', 'updated_at']).execute();
+  await db.schema
+    .createIndex('deposits_merchant_created')
+    .on('deposits')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('deposits_merchant_updated')
+    .on('deposits')
+    .columns(['merchant_id', 'updated_at'])
+    .execute();
 }

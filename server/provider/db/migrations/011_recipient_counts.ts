@@ -7,17 +7,29 @@ import { engineOf } from '../engine.js';
 // - an index per sort, leading with the organization and ending with the record id (the tie-break), so a page's ids
 //   are a seek into one index, never a sort or a read of other organizations' rows.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('recipients_list_created_at').on('recipients').columns(['organization_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('recipients_list_updated_at').on('recipients').columns(['organization_id', 'updated_at', 'id']).execute();
+  await db.schema
+    .createIndex('recipients_list_created_at')
+    .on('recipients')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('recipients_list_updated_at')
+    .on('recipients')
+    .columns(['organization_id', 'updated_at', 'id'])
+    .execute();
   await db.schema.dropIndex('recipients_org_created').execute(); // the first list index makes it redundant
 
-  await db.schema.createTable('recipient_counts')
+  await db.schema
+    .createTable('recipient_counts')
     .addColumn('organization_id', 'text', (c) => c.primaryKey())
     .addColumn('count', 'bigint', (c) => c.notNull())
     .execute();
-  await sql`insert into recipient_counts (organization_id, count) select organization_id, count(*) from recipients group by organization_id`.execute(db);
+  await sql`insert into recipient_counts (organization_id, count) select organization_id, count(*) from recipients group by organization_id`.execute(
+    db,
+  );
 
-  const add = (row: 'new' | 'old', by: 1 | -1) => sql.raw(`insert into recipient_counts (organization_id, count) values (${row}.organization_id, ${by})
+  const add = (row: 'new' | 'old', by: 1 | -1) =>
+    sql.raw(`insert into recipient_counts (organization_id, count) values (${row}.organization_id, ${by})
     on conflict (organization_id) do update set count = recipient_counts.count + ${by};`);
   if (engineOf(db) === 'postgres') {
     await sql`create function recipient_counts_apply() returns trigger language plpgsql as $$
@@ -25,7 +37,9 @@ export async function up(db: Kysely<any>): Promise<void> {
         if tg_op = 'INSERT' then ${add('new', 1)} else ${add('old', -1)} end if;
         return null;
       end $$`.execute(db);
-    await sql`create trigger recipients_counts after insert or delete on recipients for each row execute function recipient_counts_apply()`.execute(db);
+    await sql`create trigger recipients_counts after insert or delete on recipients for each row execute function recipient_counts_apply()`.execute(
+      db,
+    );
     return;
   }
   await sql`create trigger recipients_counts_insert after insert on recipients begin ${add('new', 1)} end`.execute(db);
@@ -42,5 +56,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('recipient_counts').execute();
   await db.schema.dropIndex('recipients_list_created_at').execute();
   await db.schema.dropIndex('recipients_list_updated_at').execute();
-  await db.schema.createIndex('recipients_org_created').on('recipients').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('recipients_org_created')
+    .on('recipients')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 }

@@ -8,7 +8,11 @@ import { engineOf } from '../engine.js';
 // read from the statement's transition tables. PostgreSQL allows transition tables only on a trigger of one event and
 // no column list: three triggers, the update one firing on every update and writing nothing when no count moved.
 // SQLite has no statement triggers and runs one write at a time: its row triggers stay.
-const EVENTS = { insert: 'new table as new_rows', delete: 'old table as old_rows', update: 'old table as old_rows new table as new_rows' } as const;
+const EVENTS = {
+  insert: 'new table as new_rows',
+  delete: 'old table as old_rows',
+  update: 'old table as old_rows new table as new_rows',
+} as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (engineOf(db) !== 'postgres') return;
@@ -18,17 +22,27 @@ export async function up(db: Kysely<any>): Promise<void> {
     const changes = [
       event !== 'delete' ? 'select merchant_id, status, deposit_type, 1 as c from new_rows' : undefined,
       event !== 'insert' ? 'select merchant_id, status, deposit_type, -1 as c from old_rows' : undefined,
-    ].filter(Boolean).join(' union all ');
-    await sql.raw(`create function deposit_counts_${event}() returns trigger language plpgsql as $$
+    ]
+      .filter(Boolean)
+      .join(' union all ');
+    await sql
+      .raw(
+        `create function deposit_counts_${event}() returns trigger language plpgsql as $$
       begin
         insert into deposit_counts (merchant_id, status, deposit_type, count)
           select merchant_id, status, deposit_type, sum(c) from (${changes}) changes
           group by merchant_id, status, deposit_type having sum(c) <> 0 order by merchant_id, status, deposit_type
           on conflict (merchant_id, status, deposit_type) do update set count = deposit_counts.count + excluded.count;
         return null;
-      end $$`).execute(db);
-    await sql.raw(`create trigger deposits_counts_${event} after ${event} on deposits referencing ${referencing}
-      for each statement execute function deposit_counts_${event}()`).execute(db);
+      end $$`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create trigger deposits_counts_${event} after ${event} on deposits referencing ${referencing}
+      for each statement execute function deposit_counts_${event}()`,
+      )
+      .execute(db);
   }
 }
 

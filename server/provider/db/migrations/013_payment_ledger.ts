@@ -15,12 +15,28 @@ import { sql, type Kysely } from 'kysely';
 const PRECISION = Decimal.clone({ precision: 60 });
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('deposits').addColumn('order_currency', 'text', (c) => c.notNull().defaultTo('')).execute();
-  await db.schema.alterTable('deposits').addColumn('order_value', 'text', (c) => c.notNull().defaultTo('0')).execute();
-  await db.schema.alterTable('deposits').addColumn('price_amount', 'text', (c) => c.notNull().defaultTo('0')).execute();
-  await db.schema.alterTable('deposits').addColumn('price_value', 'text', (c) => c.notNull().defaultTo('0')).execute();
-  await db.schema.alterTable('deposit_payments').addColumn('value', 'text', (c) => c.notNull().defaultTo('0')).execute();
-  await db.schema.createTable('deposit_prices')
+  await db.schema
+    .alterTable('deposits')
+    .addColumn('order_currency', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
+  await db.schema
+    .alterTable('deposits')
+    .addColumn('order_value', 'text', (c) => c.notNull().defaultTo('0'))
+    .execute();
+  await db.schema
+    .alterTable('deposits')
+    .addColumn('price_amount', 'text', (c) => c.notNull().defaultTo('0'))
+    .execute();
+  await db.schema
+    .alterTable('deposits')
+    .addColumn('price_value', 'text', (c) => c.notNull().defaultTo('0'))
+    .execute();
+  await db.schema
+    .alterTable('deposit_payments')
+    .addColumn('value', 'text', (c) => c.notNull().defaultTo('0'))
+    .execute();
+  await db.schema
+    .createTable('deposit_prices')
     .addColumn('deposit_row_id', 'text', (c) => c.notNull().references('deposits.id'))
     .addColumn('method', 'text', (c) => c.notNull())
     .addColumn('currency', 'text', (c) => c.notNull())
@@ -30,23 +46,50 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('deposit_prices_pkey', ['deposit_row_id', 'method'])
     .execute();
 
-  await sql`update deposits set order_currency = input_currency, order_value = input_amount, price_amount = input_amount, price_value = input_amount`.execute(db);
+  await sql`update deposits set order_currency = input_currency, order_value = input_amount, price_amount = input_amount, price_value = input_amount`.execute(
+    db,
+  );
   await sql`update deposit_payments set value = amount`.execute(db);
 
-  const crossed = await db.selectFrom('deposits').innerJoin('checkouts', 'checkouts.id', 'deposits.checkout_id')
-    .select(['deposits.id', 'deposits.input_amount', 'deposits.output_amount', 'checkouts.input_currency as checkout_currency',
-      'checkouts.input_amount as checkout_input', 'checkouts.output_currency as checkout_output_currency'])
-    .whereRef('deposits.input_currency', '<>', 'checkouts.input_currency').execute();
+  const crossed = await db
+    .selectFrom('deposits')
+    .innerJoin('checkouts', 'checkouts.id', 'deposits.checkout_id')
+    .select([
+      'deposits.id',
+      'deposits.input_amount',
+      'deposits.output_amount',
+      'checkouts.input_currency as checkout_currency',
+      'checkouts.input_amount as checkout_input',
+      'checkouts.output_currency as checkout_output_currency',
+    ])
+    .whereRef('deposits.input_currency', '<>', 'checkouts.input_currency')
+    .execute();
   for (const d of crossed) {
     const value = d.checkout_input ?? (d.checkout_output_currency === d.checkout_currency ? d.output_amount : null);
     if (value === null) continue;
-    await db.updateTable('deposits').set({ order_currency: d.checkout_currency, order_value: value, price_value: value }).where('id', '=', d.id).execute();
+    await db
+      .updateTable('deposits')
+      .set({ order_currency: d.checkout_currency, order_value: value, price_value: value })
+      .where('id', '=', d.id)
+      .execute();
   }
 
-  const paid = await db.selectFrom('deposits').innerJoin('deposit_payments', 'deposit_payments.deposit_row_id', 'deposits.id')
-    .select(['deposits.id', 'deposits.input_currency', 'deposits.order_currency', 'deposits.paid_amount', 'deposits.price_amount', 'deposits.price_value',
-      'deposit_payments.id as payment_id', 'deposit_payments.amount', 'deposit_payments.currency'])
-    .whereRef('deposit_payments.currency', '<>', 'deposits.order_currency').execute();
+  const paid = await db
+    .selectFrom('deposits')
+    .innerJoin('deposit_payments', 'deposit_payments.deposit_row_id', 'deposits.id')
+    .select([
+      'deposits.id',
+      'deposits.input_currency',
+      'deposits.order_currency',
+      'deposits.paid_amount',
+      'deposits.price_amount',
+      'deposits.price_value',
+      'deposit_payments.id as payment_id',
+      'deposit_payments.amount',
+      'deposit_payments.currency',
+    ])
+    .whereRef('deposit_payments.currency', '<>', 'deposits.order_currency')
+    .execute();
   const byDeposit = new Map<string, typeof paid>();
   for (const p of paid) byDeposit.set(p.id, [...(byDeposit.get(p.id) ?? []), p]);
   for (const payments of byDeposit.values()) {
@@ -54,12 +97,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     const ratio = new PRECISION(amount).isZero() ? new PRECISION(1) : new PRECISION(value).dividedBy(amount);
     const inCurrent = payments.filter((p) => p.currency === current);
     const older = payments.filter((p) => p.currency !== current);
-    for (const p of inCurrent) await db.updateTable('deposit_payments').set({ value: new PRECISION(p.amount).times(ratio).toDecimalPlaces(20).toFixed() }).where('id', '=', p.payment_id).execute();
-    const carried = Decimal.max(0, new PRECISION(paidAmount).minus(inCurrent.reduce((s, p) => s.plus(p.amount), new PRECISION(0))));
+    for (const p of inCurrent)
+      await db
+        .updateTable('deposit_payments')
+        .set({ value: new PRECISION(p.amount).times(ratio).toDecimalPlaces(20).toFixed() })
+        .where('id', '=', p.payment_id)
+        .execute();
+    const carried = Decimal.max(
+      0,
+      new PRECISION(paidAmount).minus(inCurrent.reduce((s, p) => s.plus(p.amount), new PRECISION(0))),
+    );
     const total = older.reduce((s, p) => s.plus(p.amount), new PRECISION(0));
     for (const p of older) {
       const share = total.isZero() ? new PRECISION(0) : carried.times(p.amount).dividedBy(total).times(ratio);
-      await db.updateTable('deposit_payments').set({ value: share.toDecimalPlaces(20).toFixed() }).where('id', '=', p.payment_id).execute();
+      await db
+        .updateTable('deposit_payments')
+        .set({ value: share.toDecimalPlaces(20).toFixed() })
+        .where('id', '=', p.payment_id)
+        .execute();
     }
   }
 }
@@ -67,5 +122,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('deposit_prices').execute();
   await db.schema.alterTable('deposit_payments').dropColumn('value').execute();
-  for (const column of ['price_value', 'price_amount', 'order_value', 'order_currency']) await db.schema.alterTable('deposits').dropColumn(column).execute();
+  for (const column of ['price_value', 'price_amount', 'order_value', 'order_currency'])
+    await db.schema.alterTable('deposits').dropColumn(column).execute();
 }

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 // holds it while that request runs (token, lease) and the answer kept for replay. Shared by every copy through the
 // database; rows past expires_at are swept (server/provider/http/idempotency-store.ts).
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('idempotency_keys')
+  await db.schema
+    .createTable('idempotency_keys')
     .addColumn('merchant_id', 'text', (c) => c.notNull())
     .addColumn('idempotency_key', 'text', (c) => c.notNull())
     .addColumn('fingerprint', 'text', (c) => c.notNull())

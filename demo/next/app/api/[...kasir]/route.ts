@@ -8,18 +8,21 @@ let app: Hono | undefined;
 
 /** Made on the first request, so `next build` needs none of the payment service's secrets in its environment. */
 function kasir(): Hono {
-  app ??= new Hono().route('/api', createKasirApi({
-    baseUrl: process.env.KASIR_BASE_URL ?? '',
-    clientId: process.env.KASIR_CLIENT_ID ?? '',
-    clientSecret: process.env.KASIR_CLIENT_SECRET ?? '',
-    accessToken: process.env.KASIR_ACCESS_TOKEN ?? '',
-    webhookSecret: process.env.KASIR_WEBHOOK_SECRET ?? '',
-    sandbox: process.env.KASIR_SANDBOX === 'true',
-    onDepositCompleted: async ({ checkoutId, orderId }) => {
-      // Mark the order paid in the shop's database here: this runs once per deposit.
-      console.log(`[next shop] checkout ${checkoutId}${orderId ? ` (order ${orderId})` : ''} paid`);
-    },
-  }));
+  app ??= new Hono().route(
+    '/api',
+    createKasirApi({
+      baseUrl: process.env.KASIR_BASE_URL ?? '',
+      clientId: process.env.KASIR_CLIENT_ID ?? '',
+      clientSecret: process.env.KASIR_CLIENT_SECRET ?? '',
+      accessToken: process.env.KASIR_ACCESS_TOKEN ?? '',
+      webhookSecret: process.env.KASIR_WEBHOOK_SECRET ?? '',
+      sandbox: process.env.KASIR_SANDBOX === 'true',
+      onDepositCompleted: async ({ checkoutId, orderId }) => {
+        // Mark the order paid in the shop's database here: this runs once per deposit.
+        console.log(`[next shop] checkout ${checkoutId}${orderId ? ` (order ${orderId})` : ''} paid`);
+      },
+    }),
+  );
   return app;
 }
 
