@@ -3,12 +3,11 @@
 // Tab and Shift+Tab inside its dialog by itself (Firefox lets Tab leave a <dialog> in a shadow root); and the element
 // opens only links of allowed schemes (a hostile backend's `javascript:` payment request is refused).
 import { expect, oneEvent } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
 import type { KasirErrorDetail } from '../../widget/events';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { Deposit } from '../../widget/types';
 import { FakeApi } from './fake-api';
-import { choose, method, mount, part, reached, withFakeApi } from './fixture';
+import { choose, method, mount, part, pressKeys, reached, withFakeApi } from './fixture';
 
 /** The kasir-error details and console warnings while `run` goes. */
 async function failuresOf(run: () => Promise<KasirCheckout>) {
@@ -95,17 +94,15 @@ describe('<kasir-checkout> in any browser', () => {
       expect(first.getAttribute('part')).to.equal('close');
 
       last.focus();
-      await sendKeys({ press: 'Tab' });
+      await pressKeys('Tab');
       expect(focused(el), 'Tab from the last control').to.equal(first);
 
-      await sendKeys({ down: 'Shift' });
-      await sendKeys({ press: 'Tab' });
-      await sendKeys({ up: 'Shift' });
+      await pressKeys('Shift+Tab');
       expect(focused(el), 'Shift+Tab from the first control').to.equal(last);
 
       // In between, Tab goes on in the page's order.
       first.focus();
-      await sendKeys({ press: 'Tab' });
+      await pressKeys('Tab');
       expect(focused(el)).to.equal(list[1]);
     });
 
@@ -115,7 +112,7 @@ describe('<kasir-checkout> in any browser', () => {
       await choose(el, 'BCA_VA');
       const list = controls(el);
       list.at(-1)!.focus();
-      await sendKeys({ press: 'Tab' });
+      await pressKeys('Tab');
       expect(focused(el)).to.equal(list[0]);
     });
   });

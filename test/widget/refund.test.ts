@@ -7,7 +7,7 @@ import { expect, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { Deposit, RefundClaim } from '../../widget/types';
 import { FakeApi } from './fake-api';
-import { choose, mount, part, reached, text, withFakeApi } from './fixture';
+import { checked, choose, mount, part, reached, text, withFakeApi } from './fixture';
 
 const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const STELLAR = 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG';
@@ -96,8 +96,10 @@ const send = async (el: KasirCheckout) => {
 
 /** Waits until the element shows the deposit as the fake now has it (the next read). */
 async function check(el: KasirCheckout) {
+  await checked(el); // a click while a check is in flight does nothing ("check now" is disabled)
   part(el, 'check-now')?.click();
-  await new Promise((r) => setTimeout(r, 50));
+  await el.updateComplete;
+  await checked(el);
   await el.updateComplete;
 }
 
