@@ -128,7 +128,10 @@ it('private members are shortened by the build with the checked-in name cache: n
     props: { props: Record<string, string> };
   };
   assert.ok(Object.keys(cache.props.props).includes('$__deposit'), "the element's state is in the cache");
-  for (const [file, { code }] of Object.entries(build.files)) assert.doesNotMatch(code, /[.{,]__[a-zA-Z]/, file);
+  // (`.__proto__` in a dependency's message, @noble/hashes' in the refund chunk, is no member of ours.)
+  for (const [file, { code }] of Object.entries(build.files)) {
+    assert.doesNotMatch(code.replaceAll('.__proto__', ''), /[.{,]__[a-zA-Z]/, file);
+  }
 });
 
 it('is production code: no Lit dev mode, no eval; the entry registers the element', () => {

@@ -24,8 +24,8 @@ export const FLOW_BUDGET_BYTES: Record<ViewName, number> = {
   va: WIDGET_BUDGET_BYTES,
   qris: WIDGET_BUDGET_BYTES,
   // The wallets' own flows (docs/indonesian-payments.md: a push's number entry and window, a QR or the app link, a
-  // redirect, a failed attempt's panel) are a QR payment's size; a QR's encoder loads apart.
-  ewallet: WIDGET_BUDGET_BYTES,
+  // redirect, a failed attempt's panel) in one chunk; a QR's encoder loads apart, only on a wide screen.
+  ewallet: 18 * 1024,
   crypto: 19 * 1024,
 };
 
