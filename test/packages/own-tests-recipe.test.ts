@@ -1,7 +1,7 @@
-// The root README's "Your own tests, against the sandbox" recipe, verbatim (docs/design.md section 11, issue 20 item 4): its
-// ```js block is taken out of README.md as it stands, written as a shop's test file into a new project that installs
+// docs/testing.md's "Your own tests, against the sandbox" recipe, verbatim (docs/design.md section 11, issue 20 item 4): its
+// ```js block is taken out of docs/testing.md as it stands, written as a shop's test file into a new project that installs
 // the packed tarballs (npm pack --workspaces) and the dependencies its install line names, and run with node --test.
-// A README edit that breaks the recipe breaks this test.
+// A docs edit that breaks the recipe breaks this test.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -11,14 +11,14 @@ import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SECTION = '### Your own tests, against the sandbox';
+const SECTION = '## Your own tests, against the sandbox';
 
 /** The section's first block of the given language, and its install line's packages. */
 async function recipe(): Promise<{ code: string; packages: string[] }> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const readme = await readFile(join(ROOT, 'docs', 'testing.md'), 'utf8');
   const at = readme.indexOf(SECTION);
-  assert.ok(at >= 0, `README.md has no "${SECTION}" section`);
-  const section = readme.slice(at, readme.indexOf('\n### ', at + SECTION.length));
+  assert.ok(at >= 0, `docs/testing.md has no "${SECTION}" section`);
+  const section = readme.slice(at, readme.indexOf('\n## ', at + SECTION.length));
   const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
   const install = /```sh\nnpm install --save-dev ([^\n]+)\n```/.exec(section)?.[1];
   assert.ok(code && install, 'the section has no ```sh install line or no ```js block');

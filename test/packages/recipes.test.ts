@@ -201,9 +201,11 @@ async function payThrough(
   );
   try {
     const url = `http://127.0.0.1:${port}/api`;
+    const orderId = `ORD-${recipe}-${Date.now()}`;
     const created = await waitFor(`${recipe} to answer POST /api/checkouts`, 60_000, async () => {
       if (server.out.code !== null) throw new Error(`the server exited: ${server.out.text.slice(-2000)}`);
-      return post(`${url}/checkouts`, { amount: '150000', currency: 'IDR' }).catch(() => undefined);
+      // As the element with order-id does: the recipe's priceOrder prices the order on the server.
+      return post(`${url}/checkouts`, { orderId }).catch(() => undefined);
     });
     assert.equal(created.status, 201, `${created.text}\n${server.out.text.slice(-2000)}`);
     const id = created.json.data!.id;
@@ -212,9 +214,9 @@ async function payThrough(
     const paid = await post(`${url}/sandbox/checkouts/${id}/pay`);
     assert.ok(paid.status < 300, paid.text);
     await waitFor(
-      `the ${recipe} recipe's onDepositCompleted ("order paid: ${id}"); its output: ${server.out.text.slice(-1500)}`,
+      `the ${recipe} recipe's onDepositCompleted ("order paid: ${orderId}"); its output: ${server.out.text.slice(-1500)}`,
       20_000,
-      () => server.out.text.includes(`order paid: ${id}`),
+      () => server.out.text.includes(`order paid: ${orderId}`),
     );
     return { ms: performance.now() - t, output: server.out.text };
   } finally {
@@ -277,11 +279,11 @@ describe('the README shows each recipe file as the test runs it', () => {
   for (const [recipe, files] of Object.entries(SHOWN)) {
     for (const file of files) {
       it(`${recipe}: ${file}`, async () => {
-        const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+        const readme = await readFile(join(ROOT, 'docs', 'install.md'), 'utf8');
         const text = (await readFile(join(RECIPES, recipe, file), 'utf8')).trim();
         assert.ok(
           readme.includes(text),
-          `README.md does not show test/packages/fixtures/recipes/${recipe}/${file} verbatim`,
+          `docs/install.md does not show test/packages/fixtures/recipes/${recipe}/${file} verbatim`,
         );
       });
     }
