@@ -138,6 +138,8 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
       allowedOrigins: 'https://a.example',
       feesPaidBy: 'shopper',
       sandbox: 'true',
+      allowClientAmounts: 'true',
+      returnUrl: 'https://shop.example/orders/1',
       currencies: 'USD',
       trustProxy: 'true',
       redisUrl: 'redis://127.0.0.1:1',
