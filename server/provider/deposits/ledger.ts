@@ -138,7 +138,9 @@ export function ledgerOf(
       .toDecimalPlaces(orderPlaces + 8, Decimal.ROUND_DOWN),
   );
   const done = row.status === 'completed';
-  const beyond = lacking.isNegative() ? lacking.negated() : money(0);
+  // What arrived beyond the order, from the uncut difference: the cut above is for a hair of a debt, and cutting an
+  // excess too would shave its last unit (1 USDC over showed as 0.999999).
+  const beyond = lacking.isNegative() ? arrived.minus(money(row.order_value)) : money(0);
   return {
     paid: same.plus(down(amountFor(price, otherValue), places)),
     remaining: done ? money(0) : askedFor(price, lacking),
