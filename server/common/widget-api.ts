@@ -10,7 +10,7 @@ import { matchesEtag } from './etag.js';
 import type { WidgetDepositRecord } from './widget-projection.js';
 
 
-export interface WidgetDepositRead {
+interface WidgetDepositRead {
   deposit: WidgetDepositRecord;
   /** Validator of the deposit as a shopper sees it. */
   etag: string;
@@ -110,7 +110,7 @@ function paymentAmount(value: unknown): string | undefined {
  * The status read's 200 body: the envelope around the deposit stamped with `serverTime`. A deposit kept serialised
  * (jsonHead) is not encoded again: only serverTime is new per answer.
  */
-export function depositReadBody(read: WidgetDepositRead, serverTime: string): string {
+function depositReadBody(read: WidgetDepositRead, serverTime: string): string {
   const data = read.jsonHead === undefined ? JSON.stringify({ ...read.deposit, serverTime }) : `${read.jsonHead},"serverTime":"${serverTime}"}`;
   return `{"statusCode":200,"message":"Success","data":${data}}`;
 }

@@ -71,7 +71,7 @@ export type KasirApi = Hono & {
 const MAX_BODY_BYTES = 16 * 1024;
 
 /** Security headers of the JSON API (no document: nothing may be framed, run or embedded). */
-export const API_HEADERS: ReadonlyArray<[string, string]> = [
+const API_HEADERS: ReadonlyArray<[string, string]> = [
   ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'DENY'],
@@ -307,10 +307,10 @@ function healthRoutes(ready: () => Promise<void>, log: Logger): Hono {
 }
 
 /** What a cross-origin page may read of an answer. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;
+const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] as const;
 
 /** The configured storefront origins, plus the backend's own (the demo), however it is addressed (`host`, `url`). */
-export function isAllowedOrigin(origin: string, host: string | undefined, url: string, config: MerchantConfig): boolean {
+function isAllowedOrigin(origin: string, host: string | undefined, url: string, config: MerchantConfig): boolean {
   if (!origin) return false;
   if (config.allowedOrigins.includes(origin)) return true;
   if (!host) return false;
