@@ -750,7 +750,7 @@ describe('A shop\'s own tests: startSandbox (@kasir/sandbox) + the Node shop\'s 
   it('createKasirApi(...).fetch creates a checkout from a standard Request, with no HTTP server (a route handler)', async () => {
     const { createKasirApi } = await importFrom('node', '@kasir/merchant');
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken, webhookSecret } = sandbox.credentials;
-    const api = createKasirApi({ baseUrl, checkoutUrl, clientId, clientSecret, accessToken, webhookSecret });
+    const api = createKasirApi({ baseUrl, checkoutUrl, clientId, clientSecret, accessToken, webhookSecret, sandbox: true });
     const res: Response = await api.fetch(new Request('https://shop.example/checkouts', {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '25000', currency: 'IDR' }),
     }));
