@@ -132,7 +132,8 @@ async function payThrough(recipe: string, command: [string, string[]], cwd: stri
     const url = `http://127.0.0.1:${port}/api`;
     const created = await waitFor(`${recipe} to answer POST /api/checkouts`, 60_000, async () => {
       if (server.out.code !== null) throw new Error(`the server exited: ${server.out.text.slice(-2000)}`);
-      return post(`${url}/checkouts`, { amount: '150000', currency: 'IDR' }).catch(() => undefined);
+      // The server-priced form (docs/orders.md): the page sends the order, the recipe's priceOrder prices it.
+      return post(`${url}/checkouts`, { orderId: `ORD-${recipe.replace(/\W/g, '')}` }).catch(() => undefined);
     });
     assert.equal(created.status, 201, `${created.text}\n${server.out.text.slice(-2000)}`);
     const id = created.json.data!.id;
