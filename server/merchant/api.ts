@@ -6,6 +6,8 @@ import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
+import { ApiError } from '../common/errors.js';
+import { lruMap } from './lru.js';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
@@ -281,17 +283,31 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // gets the first answer again.
   const idempotent = idempotency({ store: shared.idempotency });
   // Ids this copy does not know as checkouts may each cost a call to the payment service: a bound per client address
-  // (only misses count: a known checkout's reads pass untouched, and a lookup that finds one is not counted).
-  const unknownLimit = limiter(
-    'unknown-checkouts',
-    60_000,
-    config.unknownCheckoutRateLimit,
-    'Too many unknown checkouts from this address; try again in a minute',
-    { skipSuccessfulRequests: true },
-  );
-  const boundUnknown = createMiddleware((c, next) =>
-    service.checkouts.peek(c.req.param('id') ?? '') === true ? next() : unknownLimit(c, next),
-  );
+  // and copy on the misses (404s) only, checked before the lookup; a known checkout's reads pass untouched, and
+  // concurrent first reads of a real checkout are never refused.
+  const misses = lruMap<{ count: number; resetAt: number }>(100_000);
+  const boundUnknown = createMiddleware(async (c, next) => {
+    if (service.checkouts.peek(c.req.param('id') ?? '') === true) return next();
+    const address = addressOf(c);
+    const t = now();
+    const entry = misses.get(address);
+    if (entry && entry.resetAt > t && entry.count >= config.unknownCheckoutRateLimit) {
+      c.header('Retry-After', String(Math.ceil((entry.resetAt - t) / 1000)));
+      return c.json(errorBody(429, 'Too many unknown checkouts from this address; try again in a minute'), 429);
+    }
+    const miss = () => {
+      const current = misses.get(address);
+      if (current && current.resetAt > t) current.count++;
+      else misses.set(address, { count: 1, resetAt: t + 60_000 });
+    };
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) miss();
+      throw err;
+    }
+    if (c.res.status === 404) miss();
+  });
   api.use('/checkouts/:id', boundUnknown);
   api.use('/checkouts/:id/*', boundUnknown);
 

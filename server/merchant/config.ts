@@ -376,7 +376,7 @@ export function checkMerchantOptions(
     allowClientAmounts: o.allowClientAmounts ?? false,
     currencies: o.currencies?.length ? [...new Set(o.currencies)] : ['IDR'],
     checkoutRateLimit: o.checkoutRateLimit ?? 60,
-    unknownCheckoutRateLimit: o.unknownCheckoutRateLimit ?? 600,
+    unknownCheckoutRateLimit: o.unknownCheckoutRateLimit ?? 60,
     transferRateLimit: o.transferRateLimit ?? 10,
     statusRefreshMs: o.statusRefreshMs ?? 2000,
     webhookToleranceSeconds: o.webhookToleranceSeconds ?? 300,

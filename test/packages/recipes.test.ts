@@ -145,9 +145,49 @@ async function post(url: string, body?: unknown) {
 /** The recipe's project: its fixture copied, then `npm install` of our tarballs and its own dependencies (timed). */
 async function install(recipe: Recipe): Promise<number> {
   const dir = join(work, recipe);
-  await cp(join(RECIPES, recipe), dir, { recursive: true });
-  dirs[recipe] = dir;
   const t = performance.now();
+  if (recipe === 'next') {
+    // A fresh app as create-next-app makes it today (its defaults: Next 16 turns on cacheComponents), then the recipe's
+    // route and its one line of next.config.
+    await runOk(
+      'npx',
+      [
+        '--yes',
+        'create-next-app@latest',
+        recipe,
+        '--yes',
+        '--js',
+        '--app',
+        '--no-src-dir',
+        '--no-eslint',
+        '--no-tailwind',
+        '--use-npm',
+        '--skip-install',
+        '--disable-git',
+      ],
+      work,
+      240_000,
+      childEnv(),
+    );
+    // Its layout and page load Google fonts at build time (no network in CI): the fixture's plain ones replace them.
+    await cp(join(RECIPES, recipe, 'app'), join(dir, 'app'), { recursive: true, force: true });
+    const config = await readFile(join(dir, 'next.config.mjs'), 'utf8');
+    const withKasir = config.replace(
+      /const nextConfig = \{/,
+      "const nextConfig = {\n  serverExternalPackages: ['@kasir/merchant'],",
+    );
+    assert.notEqual(withKasir, config, `create-next-app's next.config.mjs has another shape:\n${config}`);
+    await writeFile(join(dir, 'next.config.mjs'), withKasir);
+    await runOk(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', 'hono@^4.10.0'],
+      dir,
+      300_000,
+    );
+  } else {
+    await cp(join(RECIPES, recipe), dir, { recursive: true });
+  }
+  dirs[recipe] = dir;
   await runOk(
     'npm',
     [
