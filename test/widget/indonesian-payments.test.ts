@@ -132,7 +132,7 @@ function fail(api: FakeApi, reason: PaymentFailure['reason']) {
 
 const checkNow = async (el: KasirCheckout) => {
   part(el, 'check-now')!.click();
-  await waitUntil(() => !(part(el, 'check-now') as HTMLButtonElement | null)?.disabled);
+  await waitUntil(() => !(part(el, 'check-now') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 4000 });
   await el.updateComplete;
 };
 
@@ -154,7 +154,7 @@ async function sendPhone(el: KasirCheckout, phone: string) {
   const input = part(el, 'phone') as HTMLInputElement;
   input.value = phone;
   input.form!.requestSubmit();
-  await waitUntil(() => part(el, 'wallet-countdown'), 'no window after the number was sent');
+  await waitUntil(() => part(el, 'wallet-countdown'), 'no window after the number was sent', { timeout: 4000 });
 }
 
 for (const width of [390, 1000]) {
@@ -216,7 +216,7 @@ for (const width of [390, 1000]) {
       await choose(el, 'OVO');
       (part(el, 'phone') as HTMLInputElement).value = '12345';
       (part(el, 'phone') as HTMLInputElement).form!.requestSubmit();
-      await waitUntil(() => el.shadowRoot!.querySelector('form [role="alert"]'));
+      await waitUntil(() => el.shadowRoot!.querySelector('form [role="alert"]'), undefined, { timeout: 4000 });
       expect(text(el.shadowRoot!.querySelector('form [role="alert"]'))).to.contain(
         'phone: an Indonesian mobile number',
       );
@@ -228,7 +228,7 @@ for (const width of [390, 1000]) {
       await sendPhone(el, '081234567890');
       fail(api, 'declined');
       await checkNow(el);
-      await waitUntil(() => part(el, 'failure'));
+      await waitUntil(() => part(el, 'failure'), undefined, { timeout: 4000 });
       expect(text(part(el, 'failure')))
         .to.contain('Payment failed')
         .and.contain('The payment was declined in OVO.');
@@ -237,7 +237,9 @@ for (const width of [390, 1000]) {
       const [tryAgain, another] = part(el, 'failure')!.querySelectorAll('button');
       expect(text(another)).to.equal('Choose another method');
       tryAgain.click();
-      await waitUntil(() => part(el, 'wallet-countdown') && !part(el, 'failure'), 'no new request after "try again"');
+      await waitUntil(() => part(el, 'wallet-countdown') && !part(el, 'failure'), 'no new request after "try again"', {
+        timeout: 4000,
+      });
       expect(api.requests('POST', '/deposit').at(-1)!.body).to.deep.equal({ method: 'OVO' });
       api.settle(api.only.id, 'completed');
       await checkNow(el);
@@ -250,7 +252,7 @@ for (const width of [390, 1000]) {
       await sendPhone(el, '081234567890');
       fail(api, 'insufficient_balance');
       await checkNow(el);
-      await waitUntil(() => part(el, 'failure'));
+      await waitUntil(() => part(el, 'failure'), undefined, { timeout: 4000 });
       expect(text(part(el, 'failure'))).to.contain('Your OVO balance is not enough');
       part(el, 'failure')!.querySelectorAll('button')[1].click();
       await reached(el, 'choosing');
@@ -272,7 +274,7 @@ for (const width of [390, 1000]) {
           expect(part(el, 'qr')).to.equal(null);
           expect(part(el, 'open-app')!.getAttribute('href')).to.equal(page);
         } else {
-          await waitUntil(() => part(el, 'qr'), 'no QR on a wide screen');
+          await waitUntil(() => part(el, 'qr'), 'no QR on a wide screen', { timeout: 4000 });
           expect(await readQr(el)).to.equal(`${page}?via=qr`);
           expect(part(el, 'open-app')).to.equal(null);
         }
@@ -288,7 +290,7 @@ for (const width of [390, 1000]) {
       // The shop opens it its own way here (no navigation away from the test page).
       el.addEventListener('kasir-open-external', (e) => e.preventDefault());
       part(el, 'open-app')!.click();
-      await waitUntil(() => api.requests('POST', '/deposit').length === 2);
+      await waitUntil(() => api.requests('POST', '/deposit').length === 2, undefined, { timeout: 4000 });
       expect(api.requests('POST', '/deposit').at(-1)!.body).to.deep.equal({ method: 'DANA', returnUrl: location.href });
       await expect(el).to.be.accessible();
       // Approved at the wallet, which sends the shopper back to this page: a new element on it resumes the checkout.
@@ -312,7 +314,7 @@ for (const width of [390, 1000]) {
         expect(await readQr(el)).to.equal(STELLAR_URI);
         const copy = part(el, 'memo')!.parentElement!.querySelector('button')!;
         copy.click();
-        await waitUntil(() => clipboard.copied.length === 1);
+        await waitUntil(() => clipboard.copied.length === 1, undefined, { timeout: 4000 });
         expect(clipboard.copied).to.deep.equal([MEMO]);
         await expect(el).to.be.accessible();
       } finally {
@@ -352,7 +354,7 @@ describe('<kasir-checkout> new views are accessible in Indonesian at 320 px and 
           await expect(el).to.be.accessible();
           fail(api, 'declined');
           await checkNow(el);
-          await waitUntil(() => part(el, 'failure'));
+          await waitUntil(() => part(el, 'failure'), undefined, { timeout: 4000 });
           expect(text(part(el, 'failure'))).to.contain('Pembayaran ditolak di OVO.');
           await expect(el).to.be.accessible();
         }
