@@ -13,7 +13,7 @@ import { startCopies, type Copies, type Proc } from '../support/multi';
 
 const ROUNDS = 50;
 const CHOICES = 20;
-const METHODS = ['BCA_VA', 'BNI_VA', 'QRIS', 'OVO', 'BCA_TRANSFER', 'ETH-ETHEREUM', 'USDC-POLYGON'];
+const METHODS = ['BCA_VA', 'BNI_VA', 'QRIS', 'DANA', 'BCA_TRANSFER', 'ETH-ETHEREUM', 'USDC-POLYGON'];
 /** What the merchant's widget API says for each choice (it has no field of its own: the service's choice, passed on). */
 const MERCHANT_MESSAGES: Record<string, string> = {
   'Payment method chosen': 'created',
