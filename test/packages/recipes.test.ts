@@ -241,7 +241,7 @@ async function payThrough(
   );
   try {
     const url = `http://127.0.0.1:${port}/api`;
-    const orderId = `ORD-${recipe}-${Date.now()}`;
+    const orderId = `ORD-${recipe.replace(/\W/g, '')}-${Date.now()}`;
     const created = await waitFor(`${recipe} to answer POST /api/checkouts`, 60_000, async () => {
       if (server.out.code !== null) throw new Error(`the server exited: ${server.out.text.slice(-2000)}`);
       // As the element with order-id does: the recipe's priceOrder prices the order on the server.
