@@ -1,28 +1,11 @@
 // A qr-or-app e-wallet (GoPay, ShopeePay; docs/indonesian-payments.md): on a wide screen the QR the wallet app scans
 // (`part="qr"`), on a phone a link that opens the app (`part="open-app"`): the same payment. A failed attempt is shown
 // with "try again" (the code or link again) and "choose another method". Part of the e-wallet view's chunk.
-import { html, css } from 'lit';
+import { html } from 'lit';
 import { fill } from '../i18n.js';
 import { opening, phone } from './external.js';
 import { dismissFailure, failurePanel, shownFailure } from './failure.js';
 import type { WalletView } from './wallet-kit.js';
-
-/** The code's figure (qr-figure.ts's style, here so the e-wallet chunk carries no encoder). */
-export const walletQrStyles = css`
-  [part='qr'] {
-    justify-self: center;
-    max-width: 100%;
-    background: #fff;
-    border: 1px solid var(--b);
-    border-radius: calc(var(--r) - 4px);
-    padding: 0.25rem;
-  }
-  [part='qr'] svg {
-    display: block;
-    max-width: 100%;
-    height: auto;
-  }
-`;
 
 /** The QR encoder and figure, once loaded (wallet-qr.ts: its own chunk). */
 let figure: (typeof import('./wallet-qr.js'))['qrFigure'] | undefined;

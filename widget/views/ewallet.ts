@@ -5,7 +5,8 @@ import { fill } from '../i18n.js';
 import { opening } from './external.js';
 import { failureStyles } from './failure.js';
 import { pushStyles, pushView } from './ewallet-push.js';
-import { qrOrAppView, walletQrStyles } from './ewallet-qr-or-app.js';
+import { qrOrAppView } from './ewallet-qr-or-app.js';
+import { qrStyles } from './qr-styles.js';
 import { redirectView } from './ewallet-redirect.js';
 import type { WalletKit } from './wallet-kit.js';
 import { frameStyles, screen } from './pending.js';
@@ -18,7 +19,7 @@ export { unsafe } from './external.js';
 /** The frame's styles and the view's own. */
 export const styles = [
   frameStyles,
-  walletQrStyles,
+  qrStyles,
   failureStyles,
   pushStyles,
   css`

@@ -1,24 +1,9 @@
 // A QR code as an inline SVG in `part="qr"` (the QRIS payload, a crypto wallet's payment request): encoded once per
 // text, drawn with crisp square modules and its quiet zone. Part of the views that show a code, not of the first paint.
-import { css, html, type TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit';
 import { QUIET, qrPath } from './qr.js';
 
-/** The figure's style (the views that show a code add it to theirs). */
-export const qrStyles = css`
-  [part='qr'] {
-    justify-self: center;
-    max-width: 100%;
-    background: #fff;
-    border: 1px solid var(--b);
-    border-radius: calc(var(--r) - 4px);
-    padding: 0.25rem;
-  }
-  [part='qr'] svg {
-    display: block;
-    max-width: 100%;
-    height: auto;
-  }
-`;
+export { qrStyles } from './qr-styles.js';
 
 /** Codes drawn, by text: each is encoded once, not on every render (the countdown renders each second). */
 const drawn = new Map<string, { d: string; size: number }>();
