@@ -21,7 +21,7 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import { clock, duration, fill, locales, money, offline, type Locale, type Messages } from './i18n.js';
+import { clock, duration, fill, locales, money, offline, prepareFormats, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
@@ -361,7 +361,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
   /** The element's words in the shopper's language: one file, loaded in parallel with the checkout (locales/). */
   private __wordsLoad = new LoadController(this, {
     args: () => [this.__locale] as const,
-    task: async ([locale]) => (await locales[locale]()).default,
+    task: async ([locale]) => {
+      const words = locales[locale]();
+      prepareFormats(locale); // while the words and the checkout download
+      return (await words).default;
+    },
     onDone: (words) => (this.__words = words),
   });
 
@@ -403,6 +407,13 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private get __locale(): Locale {
     const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l!));
     return /^id/i.test(lang + '') ? 'id' : 'en';
+  }
+
+  override connectedCallback() {
+    super.connectedCallback();
+    // The words start downloading now rather than after the first render (the words load then finds them on their
+    // way): on a slow phone that render is tens of milliseconds the method list would wait for.
+    locales[this.__locale]().catch(() => {});
   }
 
   /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */

@@ -5,7 +5,7 @@
 // widget API from `npm start`'s merchant backend (dist/server/start.js). Each run is a fresh browser context (cold
 // cache, no remembered method). Measured in the page: navigation to the method list painted, the tap on QRIS to its QR
 // painted, and the layout shifts (CLS, shifts within 500 ms of an input excluded, as the metric does). Targets: method
-// list <= 1.0 s, tap to QR <= 0.5 s, CLS 0. Then the same with what a shop can add to its page to cut a round trip:
+// list <= 1.0 s (800 ms for a checkout the shop's server made), tap to QR <= 350 ms, CLS 0. Then the same with what a shop can add to its page to cut a round trip:
 // a preconnect to the API's origin, a modulepreload of the script, a checkout created by the shop's server and passed
 // in as `checkout-id`, all three, and the script and /api served from the shop's own origin. The yardstick in the same run: the plain page with no element, its first
 // contentful paint under the same throttling.
@@ -27,7 +27,8 @@ const NETWORK = {
 };
 const CPU_SLOWDOWN = 4;
 
-const TARGETS = { list: 1000, qr: 500 };
+/** The method list: 1 s for a page-priced checkout, 800 ms for one the shop's server made (docs/design.md); tap to QR. */
+const TARGETS = { list: 1000, serverList: 800, qr: 350 };
 
 /** What the shop's page adds before the element (the variants measured). */
 interface Variant {
@@ -35,6 +36,8 @@ interface Variant {
   preconnect?: boolean;
   modulepreload?: boolean;
   serverCheckout?: boolean;
+  /** The page preloads the server-made checkout's GET, as docs/orders.md shows, so it downloads beside the script. */
+  preloadCheckout?: boolean;
   bare?: boolean;
   sameOrigin?: boolean;
 }
@@ -44,6 +47,11 @@ const VARIANTS: Variant[] = [
   { label: '+ <link rel="preconnect"> to the API origin', preconnect: true },
   { label: '+ <link rel="modulepreload"> of the script', modulepreload: true },
   { label: "checkout created on the shop's server (checkout-id)", serverCheckout: true },
+  {
+    label: 'checkout-id + its preload (docs/orders.md)',
+    serverCheckout: true,
+    preloadCheckout: true,
+  },
   { label: 'all three', preconnect: true, modulepreload: true, serverCheckout: true },
   { label: "script and /api on the shop's own origin (no CORS)", sameOrigin: true },
 ];
@@ -81,6 +89,9 @@ function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
   const head = [
     variant.preconnect ? `<link rel="preconnect" href="${kasir.url}" crossorigin>` : '',
     variant.modulepreload ? `<link rel="modulepreload" href="${script}">` : '',
+    variant.preloadCheckout && checkoutId
+      ? `<link rel="preload" as="fetch" crossorigin href="${origin}/api/checkouts/${checkoutId}">`
+      : '',
     variant.bare ? '' : `<script type="module" src="${script}"></script>`,
   ].join('');
   const element = variant.bare
@@ -231,10 +242,11 @@ export async function run(): Promise<void> {
       }
       const l = median(list);
       const q = median(qr);
+      const listTarget = variant.serverCheckout ? TARGETS.serverList : TARGETS.list;
       const worstCls = cls.length ? Math.max(...cls) : Number.NaN;
       console.log(
-        `  ${variant.label.padEnd(62)} method list ${ms(l)} (${(l / baseline).toFixed(1)}x the plain page; target <= 1,000 ms: ` +
-          `${l <= TARGETS.list ? 'met' : 'NOT met'}), tap to QR ${ms(q)} (target <= 500 ms: ${q <= TARGETS.qr ? 'met' : 'NOT met'}), ` +
+        `  ${variant.label.padEnd(62)} method list ${ms(l)} (${(l / baseline).toFixed(1)}x the plain page; target <= ${listTarget.toLocaleString('en')} ms: ` +
+          `${l <= listTarget ? 'met' : 'NOT met'}), tap to QR ${ms(q)} (target <= ${TARGETS.qr} ms: ${q <= TARGETS.qr ? 'met' : 'NOT met'}), ` +
           `CLS ${Number.isFinite(worstCls) ? worstCls.toFixed(3) : 'n/a'} (worst run; target 0: ${worstCls === 0 ? 'met' : 'NOT met'})` +
           `   [list ${Math.round(Math.min(...list))}-${Math.round(Math.max(...list))}, QR ${Math.round(Math.min(...qr))}-${Math.round(Math.max(...qr))}]${cut}`,
       );
