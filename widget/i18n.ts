@@ -14,6 +14,12 @@ export const locales: Record<Locale, () => Promise<{ default: Messages }>> = {
   id: () => import('./locales/id.js'),
 };
 
+/** The element's locale of a language tag (`id-ID` is `id`), if it has one. */
+export const localeOf = (tag?: string) => {
+  const language = /^[a-z]+\b/i.exec(tag!)?.[0].toLowerCase() as Locale;
+  return locales.hasOwnProperty(language) ? language : undefined;
+};
+
 /**
  * What the element says when its words cannot be loaded (the connection is lost), in every locale: the only words
  * the first paint carries.

@@ -21,12 +21,12 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import { clock, duration, fill, locales, money, offline, type Locale, type Messages } from './i18n.js';
+import { clock, duration, fill, localeOf, locales, money, offline, type Locale, type Messages } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { Described } from './failures.js';
-import { views } from './views.js';
+import { methodKinds } from './method-kinds.js';
 import type { DepositStatusController } from './views/deposit-status-controller.js';
 import type { PaidKit } from './views/paid.js';
 import type { RefundForm } from './views/refund.js';
@@ -84,7 +84,7 @@ const loaded: Partial<Record<MethodKind, PendingModule>> = {};
  */
 const loadView = async (kind: MethodKind) => {
   try {
-    loaded[kind] = await (views[kind] || views.va)();
+    loaded[kind] = await (methodKinds[kind] || methodKinds.va).view();
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -399,10 +399,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return { ...words[this.__locale], ...this.strings };
   }
 
-  /** `locale`, else the page's language, else the browser's: the first that is English or Indonesian; else English. */
+  /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
   private get __locale(): Locale {
-    const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l!));
-    return /^id/i.test(lang + '') ? 'id' : 'en';
+    return [this.locale, document.documentElement.lang, navigator.language].map(localeOf).find(Boolean) || 'en';
   }
 
   /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */

@@ -1,5 +1,5 @@
 // The shapes between the element and the views of a pending deposit. A pending view's module (va.ts, qris.ts,
-// ewallet.ts, crypto.ts, registered in ../views.ts) is loaded when a deposit of its kind is about to be shown, and is
+// ewallet.ts, crypto.ts, each kind's in ../method-kinds.ts) is loaded when a deposit of its kind is about to be shown, and is
 // its own chunk of the script-tag build with the frame (pending.ts) inside; it imports Lit like any Lit module (the
 // entry holds it). What it gets from the element is the deposit and the element's state, in a kit.
 import type { CSSResultGroup, nothing, TemplateResult } from 'lit';
