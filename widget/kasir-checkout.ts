@@ -2,17 +2,16 @@ import {
   LitElement,
   adoptStyles,
   html,
+  type CSSResultGroup,
   nothing,
   type PropertyDeclaration,
   type PropertyDeclarations,
   type PropertyValues,
-  type TemplateResult,
 } from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import { LoadController } from './load-controller.js';
 import {
-  KasirCloseEvent,
   KasirCompletedEvent,
   KasirErrorEvent,
   type KasirErrorDetail,
@@ -54,6 +53,9 @@ type OptionDeclarations = {
         ? { type: BooleanConstructor }
         : unknown);
 };
+
+/** The styles of a modal's dialog and of a pending view, when shown. */
+type Styled = [CSSResultGroup?, CSSResultGroup?];
 
 const STORE = 'kasir-checkout:';
 
@@ -245,8 +247,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __badLink?: string;
   /** The deposit the last update showed (a new read of it is another object only when it changed). */
   private __seen?: Deposit | null;
-  /** The pending view whose styles this element's shadow root holds. */
-  private __styled?: PendingModule;
+  /** The styles of the dialog and of the pending view that this element's shadow root holds besides its own. */
+  private __styled: Styled = [];
   private __api = new WidgetApi('');
   /** The method being chosen (while the choice's task runs). */
   private __picked?: Method;
@@ -365,6 +367,17 @@ export class KasirCheckout extends LitElement implements OptionFields {
     onDone: (words) => (this.__words = words),
   });
 
+  /**
+   * With `modal`: the dialog (modal.ts), its own chunk, loaded once the element has `modal` (a checkout on the page
+   * itself needs none of it). One that fails to load is loaded again by `open()`.
+   */
+  private __dialogLoad = new LoadController(this, {
+    args: () => (this.modal ? ([] as const) : undefined),
+    task: () => import('./modal.js'),
+    onDone: (dialog) => (this.__dialog = dialog),
+  });
+  private __dialog?: typeof import('./modal.js');
+
   /** Creates the deposit for a method (one choice at a time); the deposit's own method again goes back to it. */
   private __pick(method: Method) {
     if (this.__choice.status === 'pending') return; // a double click chooses once
@@ -379,11 +392,14 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return [this.__load, this.__choice, this.__wordsLoad].find((load) => load.status === 'failed');
   }
 
-  /** Complete once the element's words in its language are in too (a change of `locale` loads another file). */
+  /**
+   * Complete once the element's words in its language are in too (a change of `locale` loads another file), and with
+   * `modal`, the dialog.
+   */
   protected override async getUpdateComplete() {
     let done = await super.getUpdateComplete();
-    if (this.__wordsLoad.status === 'pending') {
-      await this.__wordsLoad.settled;
+    if (this.__wordsLoad.status === 'pending' || this.__dialogLoad.status === 'pending') {
+      await Promise.all([this.__wordsLoad.settled, this.__dialogLoad.settled]);
       done = await super.getUpdateComplete();
     }
     return done;
@@ -408,29 +424,10 @@ export class KasirCheckout extends LitElement implements OptionFields {
   async open() {
     if (!this.modal) return;
     this.__shown = true;
+    if (this.__dialogLoad.status == 'failed') this.__dialogLoad.run(); // could not be loaded before: again
     await this.updateComplete;
     const dialog = this.renderRoot.querySelector('dialog');
     if (dialog && !dialog.open) dialog.showModal();
-  }
-
-  /**
-   * With `modal`: Tab from the dialog's last control moves to its first, Shift+Tab from the first to the last. The
-   * element keeps focus itself: Firefox lets Tab leave a modal <dialog> in a shadow root.
-   */
-  private __keepFocus(e: KeyboardEvent) {
-    if (e.key !== 'Tab') return;
-    // What Tab reaches: enabled controls that are shown (a closed group's methods are not).
-    const controls = [
-      ...this.renderRoot.querySelectorAll<HTMLElement>(
-        'a[href],button:not([disabled]),input:not([disabled]),[tabindex="0"]',
-      ),
-    ].filter((control) => control.getClientRects().length);
-    const active = (this.renderRoot as ShadowRoot).activeElement;
-    const [from, to] = e.shiftKey ? [controls[0], controls.at(-1)] : [controls.at(-1), controls[0]];
-    if (to && active === from) {
-      e.preventDefault();
-      to.focus();
-    }
   }
 
   /** With `modal`: closes the dialog; the payment goes on, and `open()` shows it again. */
@@ -539,12 +536,14 @@ export class KasirCheckout extends LitElement implements OptionFields {
         () => {},
       );
     }
-    if (view && view !== this.__styled) {
-      // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
-      this.__styled = view;
+    // The dialog's and the pending screen's styles join the element's own (as constructed stylesheets, like lit adopts
+    // those); a view's stay once the deposit is over.
+    const styled: Styled = [this.__dialog?.styles, view ? view.styles : this.__styled[1]];
+    if (styled.some((styles, i) => styles !== this.__styled[i])) {
+      this.__styled = styled;
       adoptStyles(this.renderRoot as ShadowRoot, [
         ...KasirCheckout.elementStyles,
-        ...KasirCheckout.finalizeStyles(view.styles),
+        ...KasirCheckout.finalizeStyles(styled.filter((styles) => styles) as CSSResultGroup[]),
       ]);
     }
     if (changedDeposit && d?.status === 'pending') this.__countdown.set(d.expiresAt, d.serverTime);
@@ -607,18 +606,14 @@ export class KasirCheckout extends LitElement implements OptionFields {
     }
   }
 
-  override render(): TemplateResult {
+  override render() {
     const t = this.__t;
     const card = html`<div class="card" lang=${this.__locale} aria-busy=${this.state === 'loading'}>
       ${this.__screen(t)}
       <p class="sr" role="status">${this.__notice}</p>
     </div>`;
-    // Modal: the card in a native dialog (Escape closes it; keepFocus keeps Tab inside); closed, it goes on underneath.
-    return this.modal
-      ? html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${this.__keepFocus} @close=${() => this.__emit(new KasirCloseEvent(this.state))}>
-          <button part="close" class="close" aria-label=${t.close} @click=${this.close}>×</button>${card}
-        </dialog>`
-      : card;
+    // Modal: the card in a native dialog (modal.ts); nothing until that is loaded (a closed dialog shows nothing either).
+    return this.modal ? (this.__dialog?.dialog(this, t, card) ?? nothing) : card;
   }
 
   private __screen(t: Messages) {
