@@ -53,11 +53,13 @@ const minifyTemplates = (): Plugin => ({
                   .replace(/;}/g, '}')
                   // 0.5rem: .5rem
                   .replace(/([^\w.])0\.(\d)/g, '$1.$2')
-              : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space.
+              : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space. An
+                // attribute's value that needs no quotes (HTML's unquoted value: no space, quote, =, <, >, `) loses them.
                 text
                   .replace(/\s*\n\s*([<>])|([<>])\s*\n\s*/g, '$1$2')
                   .replace(/\s*\n\s*/g, ' ')
-                  .replace(/>\s+</g, '><'),
+                  .replace(/>\s+</g, '><')
+                  .replace(/(\s[\w-]+)="([^\s"'=<>`/]+)"/g, '$1=$2'),
           ]);
         }
       }
