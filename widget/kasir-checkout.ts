@@ -20,7 +20,18 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import { clock, duration, fill, localeOf, locales, money, offline, type Locale, type Messages } from './i18n.js';
+import {
+  clock,
+  duration,
+  fill,
+  localeOf,
+  locales,
+  money,
+  offline,
+  type Locale,
+  type Messages,
+  type Words,
+} from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
@@ -226,7 +237,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __checkout: Checkout | null = null;
   private __deposit: Deposit | null = null;
   /** The element's words in the shopper's language, once loaded (locales/). */
-  private __words?: Messages;
+  private __words?: Words;
   // Unset (falsy) until first used.
   /** The checkout's window to choose a method ran out in front of the shopper. */
   private __lapsed?: boolean;
@@ -502,7 +513,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const d = this.__deposit;
     const view = d && loaded[d.method.kind];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
-    this.__badLink = d?.status === 'pending' && view?.unsafe?.(d) ? this.__t.badLink : undefined;
+    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
     const listed = this.__switching && d?.status === 'pending';
     const loading = !this.__load.status || this.__load.status === 'pending';
     this.state =
@@ -613,7 +624,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       <p class="sr" role="status">${this.__notice}</p>
     </div>`;
     // Modal: the card in a native dialog (modal.ts); nothing until that is loaded (a closed dialog shows nothing either).
-    return this.modal ? (this.__dialog?.dialog(this, t, card) ?? nothing) : card;
+    return this.modal ? (this.__dialog?.dialog(this, (words) => this.__text(words), card) ?? nothing) : card;
   }
 
   private __screen(t: Messages) {

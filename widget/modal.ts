@@ -3,8 +3,13 @@
 // checkout on the page itself downloads none of it.
 import { css, html, type TemplateResult } from 'lit';
 import { KasirCloseEvent } from './events.js';
-import type { Messages } from './i18n.js';
 import type { KasirCheckout } from './kasir-checkout.js';
+import type { ViewKit } from './views/view.js';
+
+const words = {
+  en: { dialog: 'Payment', close: 'Close' },
+  id: { dialog: 'Pembayaran', close: 'Tutup' },
+};
 
 export const styles = css`
   dialog {
@@ -46,7 +51,9 @@ const keepFocus = (root: ShadowRoot, e: KeyboardEvent) => {
 };
 
 /** The card in a native dialog (Escape closes it; Tab stays inside); closed, the payment goes on underneath. */
-export const dialog = (host: KasirCheckout, t: Messages, card: TemplateResult) =>
-  html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${(e: KeyboardEvent) => keepFocus(host.renderRoot as ShadowRoot, e)} @close=${() => host.dispatchEvent(new KasirCloseEvent(host.state))}>
+export const dialog = (host: KasirCheckout, text: ViewKit['text'], card: TemplateResult) => {
+  const t = text(words);
+  return html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${(e: KeyboardEvent) => keepFocus(host.renderRoot as ShadowRoot, e)} @close=${() => host.dispatchEvent(new KasirCloseEvent(host.state))}>
     <button part="close" class="close" aria-label=${t.close} @click=${() => host.close()}>×</button>${card}
   </dialog>`;
+};

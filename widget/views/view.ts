@@ -59,6 +59,9 @@ export interface PendingModule {
   default: Screen;
   styles: CSSResultGroup;
   DepositStatusController: typeof DepositStatusController;
-  /** A view that links out (crypto, e-wallet): the deposit's link is of a scheme the element does not open (links.ts). */
-  unsafe?(d: Deposit): boolean;
+  /**
+   * A view that links out (crypto, e-wallet): why the deposit cannot be shown, when its link is of a scheme the
+   * element does not open (links.ts), in the shopper's words (`text`).
+   */
+  unsafe?(d: Deposit, text: ViewKit['text']): string | undefined;
 }
