@@ -7,6 +7,7 @@ import {
   type PropertyDeclaration,
   type PropertyDeclarations,
   type PropertyValues,
+  type TemplateResult,
 } from 'lit';
 import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
@@ -617,7 +618,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     }
   }
 
-  override render() {
+  override render(): TemplateResult | typeof nothing {
     const t = this.__t;
     const card = html`<div class="card" lang=${this.__locale} aria-busy=${this.state === 'loading'}>
       ${this.__screen(t)}
