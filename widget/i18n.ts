@@ -4,21 +4,30 @@
 // by its key.
 
 export type Locale = 'en' | 'id';
-export type Messages = typeof import('./locales/en.js').default;
+/** A locale file's words (locales/). */
+export type Words = typeof import('./locales/en.js').default;
+/** The element's words: its locale file's and those of a lost connection (`offline`). */
+export type Messages = Words & (typeof offline)[Locale];
 /** A shop's texts by key (a list of steps is an array), replacing the element's own in every locale. */
 export type Strings = Record<string, string | string[]>;
 
 /** The element's words per locale, each its own file (and chunk): only the shopper's language is downloaded. */
-export const locales: Record<Locale, () => Promise<{ default: Messages }>> = {
+export const locales: Record<Locale, () => Promise<{ default: Words }>> = {
   en: () => import('./locales/en.js'),
   id: () => import('./locales/id.js'),
 };
 
+/** The element's locale of a language tag (`id-ID` is `id`), if it has one. */
+export const localeOf = (tag?: string) => {
+  const language = /^[a-z]+\b/i.exec(tag!)?.[0].toLowerCase() as Locale;
+  return locales.hasOwnProperty(language) ? language : undefined;
+};
+
 /**
  * What the element says when its words cannot be loaded (the connection is lost), in every locale: the only words
- * the first paint carries.
+ * the first paint carries (a locale file has the rest).
  */
-export const offline: Record<Locale, Pick<Messages, 'errorTitle' | 'noConnection' | 'retry'>> = {
+export const offline = {
   en: {
     errorTitle: 'Something went wrong',
     noConnection: 'We could not reach the payment service. Please try again in a moment.',
@@ -29,7 +38,7 @@ export const offline: Record<Locale, Pick<Messages, 'errorTitle' | 'noConnection
     noConnection: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.',
     retry: 'Coba lagi',
   },
-};
+} satisfies Record<Locale, Record<'errorTitle' | 'noConnection' | 'retry', string>>;
 
 /** Fills `{0}`, `{1}` ... in a message. */
 export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');

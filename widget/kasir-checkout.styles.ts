@@ -158,25 +158,6 @@ export const styles = css`
       font-size: 1.1rem;
     }
   }
-  dialog {
-    padding: 0;
-    border: 0;
-    background: none;
-    color: inherit;
-    width: min(30rem, 100% - 1rem);
-    container-type: inline-size;
-  }
-  dialog::backdrop {
-    background: #0008;
-  }
-  .close {
-    position: absolute;
-    right: 0.5rem;
-    top: 0.5rem;
-    border: 0;
-    font-size: 1.5rem;
-    padding: 0 0.8rem;
-  }
   .row {
     display: flex;
     flex-wrap: wrap;

@@ -2,6 +2,7 @@ import {
   LitElement,
   adoptStyles,
   html,
+  type CSSResultGroup,
   nothing,
   type PropertyDeclaration,
   type PropertyDeclarations,
@@ -12,7 +13,6 @@ import { ApiError, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import { LoadController } from './load-controller.js';
 import {
-  KasirCloseEvent,
   KasirCompletedEvent,
   KasirErrorEvent,
   type KasirErrorDetail,
@@ -21,12 +21,24 @@ import {
   KasirPendingEvent,
   KasirReadyEvent,
 } from './events.js';
-import { clock, duration, fill, locales, money, offline, prepareFormats, type Locale, type Messages } from './i18n.js';
+import {
+  clock,
+  duration,
+  fill,
+  localeOf,
+  locales,
+  money,
+  offline,
+  prepareFormats,
+  type Locale,
+  type Messages,
+  type Words,
+} from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
 import { picker } from './picker.js';
 import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './types.js';
 import type { Described } from './failures.js';
-import { views } from './views.js';
+import { methodKinds } from './method-kinds.js';
 import type { DepositStatusController } from './views/deposit-status-controller.js';
 import type { PaidKit } from './views/paid.js';
 import type { RefundForm } from './views/refund.js';
@@ -54,6 +66,9 @@ type OptionDeclarations = {
         ? { type: BooleanConstructor }
         : unknown);
 };
+
+/** The styles of a modal's dialog and of a pending view, when shown. */
+type Styled = [CSSResultGroup?, CSSResultGroup?];
 
 const STORE = 'kasir-checkout:';
 
@@ -84,7 +99,7 @@ const loaded: Partial<Record<MethodKind, PendingModule>> = {};
  */
 const loadView = async (kind: MethodKind) => {
   try {
-    loaded[kind] = await (views[kind] || views.va)();
+    loaded[kind] = await (methodKinds[kind] || methodKinds.va).view();
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -224,7 +239,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __checkout: Checkout | null = null;
   private __deposit: Deposit | null = null;
   /** The element's words in the shopper's language, once loaded (locales/). */
-  private __words?: Messages;
+  private __words?: Words;
   // Unset (falsy) until first used.
   /** The checkout's window to choose a method ran out in front of the shopper. */
   private __lapsed?: boolean;
@@ -245,8 +260,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __badLink?: string;
   /** The deposit the last update showed (a new read of it is another object only when it changed). */
   private __seen?: Deposit | null;
-  /** The pending view whose styles this element's shadow root holds. */
-  private __styled?: PendingModule;
+  /** The styles of the dialog and of the pending view that this element's shadow root holds besides its own. */
+  private __styled: Styled = [];
   private __api = new WidgetApi('');
   /** The method being chosen (while the choice's task runs). */
   private __picked?: Method;
@@ -369,6 +384,17 @@ export class KasirCheckout extends LitElement implements OptionFields {
     onDone: (words) => (this.__words = words),
   });
 
+  /**
+   * With `modal`: the dialog (modal.ts), its own chunk, loaded once the element has `modal` (a checkout on the page
+   * itself needs none of it). One that fails to load is loaded again by `open()`.
+   */
+  private __dialogLoad = new LoadController(this, {
+    args: () => (this.modal ? ([] as const) : undefined),
+    task: () => import('./modal.js'),
+    onDone: (dialog) => (this.__dialog = dialog),
+  });
+  private __dialog?: typeof import('./modal.js');
+
   /** Creates the deposit for a method (one choice at a time); the deposit's own method again goes back to it. */
   private __pick(method: Method) {
     if (this.__choice.status === 'pending') return; // a double click chooses once
@@ -383,11 +409,14 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return [this.__load, this.__choice, this.__wordsLoad].find((load) => load.status === 'failed');
   }
 
-  /** Complete once the element's words in its language are in too (a change of `locale` loads another file). */
+  /**
+   * Complete once the element's words in its language are in too (a change of `locale` loads another file), and with
+   * `modal`, the dialog.
+   */
   protected override async getUpdateComplete() {
     let done = await super.getUpdateComplete();
-    if (this.__wordsLoad.status === 'pending') {
-      await this.__wordsLoad.settled;
+    if (this.__wordsLoad.status === 'pending' || this.__dialogLoad.status === 'pending') {
+      await Promise.all([this.__wordsLoad.settled, this.__dialogLoad.settled]);
       done = await super.getUpdateComplete();
     }
     return done;
@@ -403,10 +432,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return { ...words[this.__locale], ...this.strings };
   }
 
-  /** `locale`, else the page's language, else the browser's: the first that is English or Indonesian; else English. */
+  /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
   private get __locale(): Locale {
-    const lang = [this.locale, document.documentElement.lang, navigator.language].find((l) => /^(en|id)\b/i.test(l!));
-    return /^id/i.test(lang + '') ? 'id' : 'en';
+    return [this.locale, document.documentElement.lang, navigator.language].map(localeOf).find(Boolean) || 'en';
   }
 
   override connectedCallback() {
@@ -420,29 +448,10 @@ export class KasirCheckout extends LitElement implements OptionFields {
   async open() {
     if (!this.modal) return;
     this.__shown = true;
+    if (this.__dialogLoad.status == 'failed') this.__dialogLoad.run(); // could not be loaded before: again
     await this.updateComplete;
     const dialog = this.renderRoot.querySelector('dialog');
     if (dialog && !dialog.open) dialog.showModal();
-  }
-
-  /**
-   * With `modal`: Tab from the dialog's last control moves to its first, Shift+Tab from the first to the last. The
-   * element keeps focus itself: Firefox lets Tab leave a modal <dialog> in a shadow root.
-   */
-  private __keepFocus(e: KeyboardEvent) {
-    if (e.key !== 'Tab') return;
-    // What Tab reaches: enabled controls that are shown (a closed group's methods are not).
-    const controls = [
-      ...this.renderRoot.querySelectorAll<HTMLElement>(
-        'a[href],button:not([disabled]),input:not([disabled]),[tabindex="0"]',
-      ),
-    ].filter((control) => control.getClientRects().length);
-    const active = (this.renderRoot as ShadowRoot).activeElement;
-    const [from, to] = e.shiftKey ? [controls[0], controls.at(-1)] : [controls.at(-1), controls[0]];
-    if (to && active === from) {
-      e.preventDefault();
-      to.focus();
-    }
   }
 
   /** With `modal`: closes the dialog; the payment goes on, and `open()` shows it again. */
@@ -517,7 +526,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const d = this.__deposit;
     const view = d && loaded[d.method.kind];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
-    this.__badLink = d?.status === 'pending' && view?.unsafe?.(d) ? this.__t.badLink : undefined;
+    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
     const listed = this.__switching && d?.status === 'pending';
     const loading = !this.__load.status || this.__load.status === 'pending';
     this.state =
@@ -551,12 +560,14 @@ export class KasirCheckout extends LitElement implements OptionFields {
         () => {},
       );
     }
-    if (view && view !== this.__styled) {
-      // The pending screen's styles join the element's own (as constructed stylesheets, like lit adopts those).
-      this.__styled = view;
+    // The dialog's and the pending screen's styles join the element's own (as constructed stylesheets, like lit adopts
+    // those); a view's stay once the deposit is over.
+    const styled: Styled = [this.__dialog?.styles, view ? view.styles : this.__styled[1]];
+    if (styled.some((styles, i) => styles !== this.__styled[i])) {
+      this.__styled = styled;
       adoptStyles(this.renderRoot as ShadowRoot, [
         ...KasirCheckout.elementStyles,
-        ...KasirCheckout.finalizeStyles(view.styles),
+        ...KasirCheckout.finalizeStyles(styled.filter((styles) => styles) as CSSResultGroup[]),
       ]);
     }
     if (changedDeposit && d?.status === 'pending') this.__countdown.set(d.expiresAt, d.serverTime);
@@ -619,18 +630,14 @@ export class KasirCheckout extends LitElement implements OptionFields {
     }
   }
 
-  override render(): TemplateResult {
+  override render(): TemplateResult | typeof nothing {
     const t = this.__t;
     const card = html`<div class="card" lang=${this.__locale} aria-busy=${this.state === 'loading'}>
       ${this.__screen(t)}
       <p class="sr" role="status">${this.__notice}</p>
     </div>`;
-    // Modal: the card in a native dialog (Escape closes it; keepFocus keeps Tab inside); closed, it goes on underneath.
-    return this.modal
-      ? html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${this.__keepFocus} @close=${() => this.__emit(new KasirCloseEvent(this.state))}>
-          <button part="close" class="close" aria-label=${t.close} @click=${this.close}>×</button>${card}
-        </dialog>`
-      : card;
+    // Modal: the card in a native dialog (modal.ts); nothing until that is loaded (a closed dialog shows nothing either).
+    return this.modal ? (this.__dialog?.dialog(this, (words) => this.__text(words), card) ?? nothing) : card;
   }
 
   private __screen(t: Messages) {

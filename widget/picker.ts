@@ -5,10 +5,8 @@
 // (else "No fee" once, by the order total). Part of the first paint: rendered into the element's shadow root.
 import { html, nothing } from 'lit';
 import { fill, type Messages } from './i18n.js';
+import { methodKinds } from './method-kinds.js';
 import type { Checkout, Method, MethodKind } from './types.js';
-
-/** The list's groups, in this order (crypto after the fiat methods, docs/design.md 8 and 12). */
-const KINDS: MethodKind[] = ['va', 'bank', 'qris', 'ewallet', 'crypto'];
 
 /** What the picker gets from the element. */
 export interface PickerKit {
@@ -82,7 +80,7 @@ export const picker = (k: PickerKit) => {
     </p>
     <ul class="methods">
       ${first ? html`<li>${row(first)}</li>` : nothing}
-      ${KINDS.map((kind) => {
+      ${(Object.keys(methodKinds) as MethodKind[]).map((kind) => {
         const list = all.filter((m) => m.kind === kind && m !== first);
         // A disclosure when closed groups keep the list short; else (or for one method) the methods themselves.
         const folds = many && list.length > 1;

@@ -7,7 +7,7 @@ import { defineConfig, type Plugin } from 'vite';
 // `vite build` (after `tsc -b`, see package.json) makes <kasir-checkout> for a `<script type="module">` tag in
 // dist/browser/: the entry kasir-checkout.js (Lit, as published, in production mode, and the element: everything the
 // first paint, the method list, needs), a chunk per locale of the element's words (kasir-checkout-en-<hash>.js, loaded
-// in parallel with the checkout), and a chunk per pending view (the views map, widget/views.ts), which the entry
+// in parallel with the checkout), and a chunk per pending view (the kinds' table, widget/method-kinds.ts), which the entry
 // imports (a relative import(), resolved against the entry's own URL) when a deposit of that kind is about to be
 // shown, and which imports Lit from the entry (already loaded). The entry is the package's
 // `@kasir/checkout/kasir-checkout.js`; the merchant backend serves it at /kasir-checkout.js and the sandbox's hosted
@@ -53,11 +53,13 @@ const minifyTemplates = (): Plugin => ({
                   .replace(/;}/g, '}')
                   // 0.5rem: .5rem
                   .replace(/([^\w.])0\.(\d)/g, '$1.$2')
-              : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space.
+              : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space. An
+                // attribute's value that needs no quotes (HTML's unquoted value: no space, quote, =, <, >, `) loses them.
                 text
                   .replace(/\s*\n\s*([<>])|([<>])\s*\n\s*/g, '$1$2')
                   .replace(/\s*\n\s*/g, ' ')
-                  .replace(/>\s+</g, '><'),
+                  .replace(/>\s+</g, '><')
+                  .replace(/(\s[\w-]+)="([^\s"'=<>`/]+)"/g, '$1=$2'),
           ]);
         }
       }
@@ -81,7 +83,7 @@ const registers = (): Plugin => ({
 });
 
 /**
- * Each pending view's chunk (every `import()` of the views map, widget/views.ts) gets its own copy of what the view
+ * Each pending view's chunk (every `import()` of the kinds' table, widget/method-kinds.ts) gets its own copy of what the view
  * imports (the frame, views/pending.ts, the deposit's follower, the QR encoder): the modules a view imports resolve to
  * an id per view, so no chunk is shared between views. A payment then loads one chunk, in one request, and downloads
  * less than with the frame in a chunk of its own (two gzip streams, the second without the first's dictionary). The
@@ -91,7 +93,7 @@ const registers = (): Plugin => ({
  * their own.
  */
 const chunkPerView = (): Plugin => {
-  /** The views map's modules (their ids), by view name. */
+  /** The views of the kinds' table (their ids), by view name. */
   const roots = new Map<string, string>();
   return {
     name: 'kasir-chunk-per-view',
@@ -101,8 +103,8 @@ const chunkPerView = (): Plugin => {
       if (!importer) return null;
       const plain = importer.replace(/\?.*$/, '');
       if (options.kind === 'dynamic-import') {
-        // A view of the map: its chunk's root, named after its file.
-        if (!plain.endsWith('/widget/views.ts')) return null;
+        // A view of the kinds' table: its chunk's root, named after its file.
+        if (!plain.endsWith('/widget/method-kinds.ts')) return null;
         const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
         if (resolved) roots.set(resolved.id, basename(resolved.id).replace(/\.\w+$/, ''));
         return resolved;

@@ -8,8 +8,11 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { chromiumArgs, chromiumPath } from '../support/chromium';
 
-/** The size budget: at most 17.5 KB gzipped for all the code a shopper downloads in a full QRIS payment (Lit as published). */
-export const WIDGET_BUDGET_BYTES = 17.5 * 1024;
+/**
+ * The size budget: at most 17.25 KB gzipped for all the code a shopper downloads in a full QRIS payment (Lit as
+ * published; 17,568 B today, the 17 KB issue 29 aimed at is 160 B off, see docs/benchmarks.md).
+ */
+export const WIDGET_BUDGET_BYTES = 17.25 * 1024;
 
 export interface Kasir {
   url: string;

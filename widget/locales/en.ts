@@ -1,6 +1,7 @@
 // The element's words in English: one file, its own chunk in the script-tag build, loaded with the checkout (in
 // parallel) when the shopper's language is English, so the first paint carries one language. A pending deposit's view
-// (views/) and the words of failures (failures.ts) carry their own. Keys are unique across all of them: a shop's
+// (views/), the modal dialog (modal.ts) and the words of failures (failures.ts) carry their own, and those of a lost
+// connection are i18n.ts's `offline`. Keys are unique across all of them: a shop's
 // `strings` replace any text by its key. A new locale is a file like this one, registered in i18n.ts's `locales`.
 export default {
   loading: 'Preparing your payment…',
@@ -23,14 +24,8 @@ export default {
   expiredTitle: 'Payment expired',
   expiredText: 'The time to pay ran out. Nothing was charged.',
   restart: 'Start a new payment',
-  errorTitle: 'Something went wrong',
-  noConnection: 'We could not reach the payment service. Please try again in a moment.',
-  retry: 'Try again',
   back: 'Back to payment methods',
   current: 'Your current choice',
   lastUsed: 'Last used',
   left: '{0} left to pay',
-  dialog: 'Payment',
-  close: 'Close',
-  badLink: 'This payment link cannot be opened safely.',
 };

@@ -1,5 +1,5 @@
 // The element's words in Indonesian (see en.ts).
-import type { Messages } from '../i18n.js';
+import type { Words } from '../i18n.js';
 
 export default {
   va: 'Virtual account',
@@ -22,14 +22,8 @@ export default {
   expiredTitle: 'Pembayaran kedaluwarsa',
   expiredText: 'Waktu pembayaran habis. Tidak ada dana yang ditarik.',
   restart: 'Mulai pembayaran baru',
-  errorTitle: 'Terjadi kesalahan',
-  noConnection: 'Layanan pembayaran tidak dapat dihubungi. Silakan coba lagi sebentar lagi.',
-  retry: 'Coba lagi',
   back: 'Kembali ke metode pembayaran',
   current: 'Pilihan Anda saat ini',
   lastUsed: 'Terakhir dipakai',
   left: 'Sisa waktu {0}',
-  dialog: 'Pembayaran',
-  close: 'Tutup',
-  badLink: 'Tautan pembayaran ini tidak aman untuk dibuka.',
-} satisfies Messages;
+} satisfies Words;

@@ -1,5 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { KasirErrorDetail } from '../events.js';
+import { methodKinds } from '../method-kinds.js';
 import type { Deposit } from '../types.js';
 
 export interface DepositStatusOptions {
@@ -19,8 +20,8 @@ const FAST_PHASE = 60_000;
 /** How long an event stream may take to reconnect before the shopper is told the connection is lost. */
 const RECONNECT_GRACE_MS = 5_000;
 
-/** The kinds whose payer types the amount, so a payment may still arrive after expiry. */
-const lateKind = (deposit: Deposit) => deposit.status == 'expired' && /^(bank|crypto)$/.test(deposit.method.kind);
+/** An expired deposit of a kind whose payer types the amount (method-kinds.ts): a payment may still arrive. */
+const lateKind = (deposit: Deposit) => deposit.status == 'expired' && methodKinds[deposit.method.kind]?.late;
 
 /**
  * Follows a pending deposit until it is completed or expired (a bank transfer or crypto one on past expiry): by server-sent events when the backend offers

@@ -1,5 +1,5 @@
 // The shapes between the element and the views of a pending deposit. A pending view's module (va.ts, qris.ts,
-// ewallet.ts, crypto.ts, registered in ../views.ts) is loaded when a deposit of its kind is about to be shown, and is
+// ewallet.ts, crypto.ts, each kind's in ../method-kinds.ts) is loaded when a deposit of its kind is about to be shown, and is
 // its own chunk of the script-tag build with the frame (pending.ts) inside; it imports Lit like any Lit module (the
 // entry holds it). What it gets from the element is the deposit and the element's state, in a kit.
 import type { CSSResultGroup, nothing, TemplateResult } from 'lit';
@@ -59,6 +59,9 @@ export interface PendingModule {
   default: Screen;
   styles: CSSResultGroup;
   DepositStatusController: typeof DepositStatusController;
-  /** A view that links out (crypto, e-wallet): the deposit's link is of a scheme the element does not open (links.ts). */
-  unsafe?(d: Deposit): boolean;
+  /**
+   * A view that links out (crypto, e-wallet): why the deposit cannot be shown, when its link is of a scheme the
+   * element does not open (links.ts), in the shopper's words (`text`).
+   */
+  unsafe?(d: Deposit, text: ViewKit['text']): string | undefined;
 }
