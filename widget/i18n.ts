@@ -23,6 +23,10 @@ export const localeOf = (tag?: string) => {
   return locales.hasOwnProperty(language) ? language : undefined;
 };
 
+/** The shopper's locale: the element's `locale`, else the page's `lang`, else the browser's language, else English. */
+export const shopperLocale = (attribute?: string | null): Locale =>
+  [attribute!, document.documentElement.lang, navigator.language].map(localeOf).find(Boolean) || 'en';
+
 /**
  * What the element says when its words cannot be loaded (the connection is lost), in every locale: the only words
  * the first paint carries (a locale file has the rest).

@@ -1,1 +1,2 @@
+import './early-words.js';
 export * from './kasir-checkout.js';

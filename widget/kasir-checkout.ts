@@ -25,11 +25,11 @@ import {
   clock,
   duration,
   fill,
-  localeOf,
   locales,
   money,
   offline,
   prepareFormats,
+  shopperLocale,
   type Locale,
   type Messages,
   type Words,
@@ -434,14 +434,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
 
   /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
   private get __locale(): Locale {
-    return [this.locale, document.documentElement.lang, navigator.language].map(localeOf).find(Boolean) || 'en';
-  }
-
-  override connectedCallback() {
-    super.connectedCallback();
-    // The words start downloading now rather than after the first render (the words load then finds them on their
-    // way): on a slow phone that render is tens of milliseconds the method list would wait for.
-    locales[this.__locale]().catch(() => {});
+    return shopperLocale(this.locale);
   }
 
   /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */

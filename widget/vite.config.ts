@@ -6,7 +6,7 @@ import { defineConfig, type Plugin } from 'vite';
 
 // `vite build` (after `tsc -b`, see package.json) makes <kasir-checkout> for a `<script type="module">` tag in
 // dist/browser/: the entry kasir-checkout.js (Lit, as published, in production mode, and the element: everything the
-// first paint, the method list, needs), a chunk per locale of the element's words (kasir-checkout-en-<hash>.js, loaded
+// first paint, the method list, needs), a chunk per locale of the element's words (kasir-checkout-words-en.js, loaded
 // in parallel with the checkout), and a chunk per pending view (the kinds' table, widget/method-kinds.ts), which the entry
 // imports (a relative import(), resolved against the entry's own URL) when a deposit of that kind is about to be
 // shown, and which imports Lit from the entry (already loaded). The entry is the package's
@@ -73,12 +73,15 @@ const minifyTemplates = (): Plugin => ({
   },
 });
 
-/** The element's module registers <kasir-checkout>; package.json's `sideEffects` names only dist/, so say it here. */
+/**
+ * The element's module registers <kasir-checkout> and early-words.ts starts the shopper's words downloading;
+ * package.json's `sideEffects` names only dist/, so say it here.
+ */
 const registers = (): Plugin => ({
   name: 'kasir-registers',
   apply: 'build',
   transform(code, id) {
-    if (id.endsWith('/widget/kasir-checkout.ts')) return { code, moduleSideEffects: true };
+    if (/\/widget\/(kasir-checkout|early-words)\.ts$/.test(id)) return { code, moduleSideEffects: true };
   },
 });
 
@@ -200,7 +203,12 @@ export default defineConfig({
       preserveEntrySignatures: false,
       output: {
         // kasir-checkout-<view>-<hash>.js: base36 hashes (no - or _), so the view's name is all before the last dash.
-        chunkFileNames: 'kasir-checkout-[name]-[hash].js',
+        // A locale's words keep one name, kasir-checkout-words-<locale>.js, so a page that knows its language can
+        // preload them beside the script (docs/orders.md, "First paint"); the servers revalidate them like the entry.
+        chunkFileNames: (chunk) =>
+          chunk.facadeModuleId?.includes('/widget/locales/')
+            ? 'kasir-checkout-words-[name].js'
+            : 'kasir-checkout-[name]-[hash].js',
         hashCharacters: 'base36',
       },
     },

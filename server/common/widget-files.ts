@@ -25,13 +25,19 @@ export const WIDGET_ENTRY_FILE: string | undefined = (() => {
 /** The entry's file name (and its name in a URL). */
 const WIDGET_ENTRY_NAME = 'kasir-checkout.js';
 
+/**
+ * The files whose names carry no hash of their content: the entry, and each locale's words
+ * (kasir-checkout-words-<locale>.js, a name a page may preload), revalidated on every use.
+ */
+const revalidated = (name: string) => name === WIDGET_ENTRY_NAME || name.startsWith('kasir-checkout-words-');
+
 /** A route parameter for the entry or a chunk: a bare file name, so no other path can be asked for. */
 export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
 
 /**
  * Serves `name` (the route's WIDGET_FILE_PARAM) from the widget build whose entry is the file `entry`: the entry
- * revalidated on every use (it names the chunks of its build, so it must not outlive them in a cache), a chunk
- * cached for a year (its name carries its content's hash); both with an ETag (If-None-Match answers 304), CORS open
+ * and the locales' words revalidated on every use (the entry names the chunks of its build, so it must not outlive
+ * them in a cache; the words' names carry no hash), a chunk cached for a year (its name carries its content's hash); both with an ETag (If-None-Match answers 304), CORS open
  * to any origin (a module script from another origin is a CORS request) and no sniffing. A missing entry is a 503
  * in the envelope on both servers, saying `notBuilt` (what to run); a missing chunk answers undefined, for the server
  * to answer as any unknown path.
@@ -61,7 +67,7 @@ export function widgetFileServer() {
       cache.set(path, file);
     }
     c.header('Content-Type', 'text/javascript; charset=utf-8');
-    c.header('Cache-Control', name === WIDGET_ENTRY_NAME ? 'no-cache' : 'public, max-age=31536000, immutable');
+    c.header('Cache-Control', revalidated(name) ? 'no-cache' : 'public, max-age=31536000, immutable');
     c.header('ETag', file.etag);
     c.header('Access-Control-Allow-Origin', '*');
     c.header('Cross-Origin-Resource-Policy', 'cross-origin');

@@ -36,7 +36,7 @@ interface Variant {
   preconnect?: boolean;
   modulepreload?: boolean;
   serverCheckout?: boolean;
-  /** The page preloads the server-made checkout's GET, as docs/orders.md shows, so it downloads beside the script. */
+  /** The page preloads the server-made checkout's GET and its language's words (docs/orders.md), beside the script. */
   preloadCheckout?: boolean;
   bare?: boolean;
   sameOrigin?: boolean;
@@ -48,7 +48,7 @@ const VARIANTS: Variant[] = [
   { label: '+ <link rel="modulepreload"> of the script', modulepreload: true },
   { label: "checkout created on the shop's server (checkout-id)", serverCheckout: true },
   {
-    label: 'checkout-id + its preload (docs/orders.md)',
+    label: 'checkout-id + preloads of it and the words (docs/orders.md)',
     serverCheckout: true,
     preloadCheckout: true,
   },
@@ -90,7 +90,8 @@ function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
     variant.preconnect ? `<link rel="preconnect" href="${kasir.url}" crossorigin>` : '',
     variant.modulepreload ? `<link rel="modulepreload" href="${script}">` : '',
     variant.preloadCheckout && checkoutId
-      ? `<link rel="preload" as="fetch" crossorigin href="${origin}/api/checkouts/${checkoutId}">`
+      ? `<link rel="preload" as="fetch" crossorigin href="${origin}/api/checkouts/${checkoutId}">` +
+        `<link rel="modulepreload" href="${origin}/kasir-checkout-words-en.js">`
       : '',
     variant.bare ? '' : `<script type="module" src="${script}"></script>`,
   ].join('');

@@ -59,8 +59,11 @@ export interface WidgetBuild {
   entryOnDemand: string[];
 }
 
-/** A chunk's view: `kasir-checkout-<view>-<hash>.js` (the hash is base36, no dashes). */
-export const viewOf = (file: string) => /^kasir-checkout-(.+)-[a-z0-9]+\.js$/.exec(file)?.[1];
+/** A chunk's view: `kasir-checkout-<view>-<hash>.js` (the hash is base36, no dashes); a locale's words: its locale. */
+export const viewOf = (file: string) => localeOfChunk(file) ?? /^kasir-checkout-(.+)-[a-z0-9]+\.js$/.exec(file)?.[1];
+
+/** A locale's words: kasir-checkout-words-<locale>.js, a name without a hash (a page may preload it). */
+const localeOfChunk = (file: string) => /^kasir-checkout-words-([a-z]+)\.js$/.exec(file)?.[1];
 
 /** The relative module specifiers a file imports statically (`import "./x.js"`, `from "./x.js"`) and dynamically (`import("./x.js")`). */
 export function importsOf(code: string) {

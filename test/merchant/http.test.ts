@@ -331,6 +331,7 @@ describe('merchant backend: HTTP surface', () => {
       file = join(dist, 'kasir-checkout.js');
       writeFileSync(file, 'export const kasir = 1;\n');
       writeFileSync(join(dist, 'kasir-checkout-qris-AbC_12-z.js'), 'export const qris = 1;\n');
+      writeFileSync(join(dist, 'kasir-checkout-words-id.js'), 'export default { choose: "Pilih cara bayar" };\n');
       writeFileSync(join(dist, 'secret.txt'), 'not for the web\n');
     });
     after(() => rmSync(dist, { recursive: true, force: true }));
@@ -366,6 +367,15 @@ describe('merchant backend: HTTP surface', () => {
       assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
       assert.equal(await res.text(), 'export const qris = 1;\n');
       const again = await get('/kasir-checkout-qris-AbC_12-z.js', { 'If-None-Match': res.headers.get('etag')! });
+      assert.equal(again.status, 304);
+    });
+
+    it("serves a locale's words revalidated on every use, as the entry (their name carries no hash: a page preloads it)", async () => {
+      const res = await get('/kasir-checkout-words-id.js');
+      assert.equal(res.status, 200);
+      loadableFromAnyOrigin(res);
+      assert.equal(res.headers.get('cache-control'), 'no-cache');
+      const again = await get('/kasir-checkout-words-id.js', { 'If-None-Match': res.headers.get('etag')! });
       assert.equal(again.status, 304);
     });
 
