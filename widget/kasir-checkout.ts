@@ -687,7 +687,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   }
 
   private __spinner() {
-    return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${this.__words?.loading}</p>`;
+    // Before the words arrive, a no-break space holds the line's height: the spinner does not move when they come.
+    return html`<p class="loading"><span class="spin" aria-hidden="true"></span>${this.__words?.loading ?? '\u00a0'}</p>`;
   }
 
   private __pending(t: Messages, d: Deposit) {
