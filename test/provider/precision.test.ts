@@ -11,7 +11,7 @@ import type { CheckoutSession } from '../../server/provider/checkout/session';
 import { checksumAddress } from '../../server/provider/deposits/evm-address';
 import { fiatPaymentDetails, parseTlv } from '../../server/provider/deposits/payment-details';
 import type { QuoteView } from '../../server/provider/deposits/quotes';
-import { money } from '../../server/provider/money';
+import { money } from '../../server/provider/deposits/money';
 import { toBaseUnits } from '../../server/common/payment-uri';
 import { dataOf, errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';

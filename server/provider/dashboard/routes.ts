@@ -11,13 +11,13 @@ import {
   updateMerchant,
 } from '../accounts/merchants.js';
 import { forgetCredentials } from '../auth/credentials.js';
-import { recentAttempts, recentDeliveries } from './service.js';
+import { recentAttempts, recentDeliveries } from '../webhooks/history.js';
 import { listDeposits } from '../deposits/service.js';
-import { bearerAuth } from '../http/bearer.js';
-import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
+import { bearerAuth } from '../auth/bearer.js';
+import { paymentOrAnswer, transitionOrAnswer } from '../deposits/route-answers.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { resendDelivery } from '../webhooks/resend.js';
 import { assertPublicWebhookUrl, systemResolver } from '../webhooks/url-guard.js';
 

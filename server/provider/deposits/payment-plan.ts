@@ -6,8 +6,8 @@ import { mobileNumber, returnUrl } from '../../common/ewallet.js';
 import { placesOf, type PaymentMethodDef } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
-import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
-import { money, toText } from '../money.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../instance/deps.js';
+import { money, toText } from './money.js';
 import { cryptoPaymentDetails, fiatPaymentDetails } from './payment-details.js';
 import {
   feeOf,

@@ -8,10 +8,10 @@ import { underpaymentTolerance } from '../accounts/merchants.js';
 import { findPaymentMethod, maximumOf, placesOf } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { CheckoutRow, DepositUpdate } from '../db/deposit-tables.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { ApiError } from '../../common/errors.js';
 import { newRecordId } from '../db/ids.js';
-import { ceilTo, money, toText, type Money } from '../money.js';
+import { ceilTo, money, toText, type Money } from './money.js';
 import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
 import { sandboxPayerInfo } from './payment-details.js';
 import {

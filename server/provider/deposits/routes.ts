@@ -19,10 +19,10 @@ import {
   SandboxStatusSchema,
 } from './schemas.js';
 import type { DepositView } from './view.js';
-import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
-import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
-import { attemptOrAnswer, paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
-import type { ProviderDeps } from '../deps.js';
+import { bearerAuth, bearerOrSignature } from '../auth/bearer.js';
+import { idempotentWrites } from '../http/idempotency.js';
+import { attemptOrAnswer, paymentOrAnswer, transitionOrAnswer } from './route-answers.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
@@ -31,14 +31,16 @@ import {
   body,
   envelope,
   errorResponses,
+  IDEMPOTENCY_PARAMETER,
+  IDEMPOTENCY_RESPONSES,
   json,
   operation,
   pagination,
   PUBLIC,
   SIGNED,
 } from '../openapi/operation.js';
-import { signatureAuth } from '../http/signature.js';
-import { toNumber } from '../money.js';
+import { signatureAuth } from '../auth/signature.js';
+import { toNumber } from './money.js';
 
 type DepositAnswer = { statusCode: 200; message: string; data: DepositView };
 

@@ -345,15 +345,6 @@ export const QuoteSchema = z
   })
   .openapi('Quote');
 
-export const BankSchema = z
-  .object({
-    bankCode: z.string().openapi({ example: 'BCA' }),
-    bankName: z.string().openapi({ example: 'Bank Central Asia' }),
-    currency: z.string().openapi({ example: 'IDR' }),
-    country: z.string().openapi({ example: 'ID' }),
-  })
-  .openapi('Bank');
-
 export const PaymentMethodSchema = z
   .object({
     depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet or bank_transfer' }),

@@ -16,7 +16,7 @@ import {
   type RateTable,
 } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
-import { money, toNumber, toText } from '../money.js';
+import { money, toNumber, toText } from './money.js';
 import { passesFees } from '../../common/fee-policy.js';
 import { checkoutFeesPolicy, cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
 import { checkoutStillDue } from './payments.js';

@@ -4,17 +4,17 @@ import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { findPaymentMethod } from '../catalog/index.js';
 import { organizationNameOf } from '../accounts/merchants.js';
-import { lastDeliveryOf, recentAttempts } from '../dashboard/service.js';
+import { lastDeliveryOf, recentAttempts } from '../webhooks/history.js';
 import { logoUrl } from '../catalog/logos.js';
-import { DepositNotPending, readDepositById, recordPayment } from './service.js';
-import { recordFailedAttempt, type FailureReason } from './attempts.js';
-import { paymentFiatOf } from './view.js';
-import { bearerOrSignature } from '../http/bearer.js';
+import { DepositNotPending, readDepositById, recordPayment } from '../deposits/service.js';
+import { recordFailedAttempt, type FailureReason } from '../deposits/attempts.js';
+import { paymentFiatOf } from '../deposits/view.js';
+import { bearerOrSignature } from '../auth/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
-import type { ProviderDeps } from '../deps.js';
-import { signatureAuth } from '../http/signature.js';
-import { money, toText } from '../money.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { signatureAuth } from '../auth/signature.js';
+import { money, toText } from '../deposits/money.js';
 import { resendDelivery } from '../webhooks/resend.js';
 
 const CSS = `:root{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}

@@ -5,9 +5,9 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, nearestName } from '../common/config.js';
-import type { LogLevel } from '../common/log.js';
-import { DEFAULT_PRICES_IDR, type RateTable } from './catalog/rates.js';
+import { ConfigError, nearestName } from '../../common/config.js';
+import type { LogLevel } from '../../common/log.js';
+import { DEFAULT_PRICES_IDR, type RateTable } from '../catalog/rates.js';
 
 /** Deposit validity per payment kind, in seconds. */
 export interface ExpirySeconds {
