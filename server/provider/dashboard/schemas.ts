@@ -4,7 +4,7 @@ import { stringError, TIMESTAMP } from '../openapi/operation.js';
 // The dashboard API's bodies and answers (routes.ts): a bearer-token API of the dashboard page, hidden from the
 // OpenAPI document (it is no part of the interface).
 
-export const WebhookUrl = z
+const WebhookUrl = z
   .string(stringError)
   .trim()
   .max(2048, 'must be at most 2048 characters')
