@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { createProviderApp } from '../server/provider/app';
-import { resolveProviderConfig } from '../server/provider/config';
-import { openProvider } from '../server/provider/main';
+import { createProviderApp } from '../server/provider/process/app';
+import { resolveProviderConfig } from '../server/provider/instance/config';
+import { openProvider } from '../server/provider/process/main';
 
 /** Where the generated file lives (checked in). */
 export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../server/merchant/client/openapi.ts', import.meta.url));

@@ -1,4 +1,4 @@
-// What both servers' option checks share (server/merchant/config.ts, server/provider/config.ts): the one error class
+// What both servers' option checks share (server/merchant/config.ts, server/provider/instance/config.ts): the one error class
 // a bad option or variable throws, and the nearest known name an unknown option is told with.
 
 /** A bad option or environment variable: the message names each one, every problem at once, on one line. */

@@ -27,7 +27,7 @@ export function feesPolicy(option: FeesPaidByOption | undefined, fallback: FeesP
   if (typeof option === 'object' && option.qris === 'shopper') throw new RangeError(QRIS_NEVER_SURCHARGED);
   const each = (kind: FeeKind): FeesPaidBy =>
     kind === 'qris' ? 'merchant' : ((typeof option === 'object' ? option[kind] : option) ?? fallback);
-  return { va: each('va'), bank: each('bank'), qris: 'merchant', ewallet: each('ewallet') };
+  return Object.fromEntries(FEE_KINDS.map((kind) => [kind, each(kind)])) as Record<FeeKind, FeesPaidBy>;
 }
 
 /** Whether any kind's fee is passed to the shopper (then a checkout asks for the order amount after fees). */

@@ -23,6 +23,7 @@ import { listDepositRecords, type DepositRecord, type DepositsQuery } from './re
 import {
   checkMerchantOptions,
   ConfigError,
+  hooksOf,
   merchantStateFile,
   type KasirApiOptions,
   type MerchantConfig,
@@ -197,22 +198,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       onFailure: (err) => warnings.paymentService(err),
     };
   });
-  const service = new MerchantService(
-    client,
-    config,
-    shared,
-    {
-      priceOrder: options.priceOrder,
-      onCheckoutCreated: options.onCheckoutCreated,
-      onDepositCompleted: options.onDepositCompleted,
-      onDepositExpired: options.onDepositExpired,
-      onDepositPartiallyPaid: options.onDepositPartiallyPaid,
-      onDepositPaidLate: options.onDepositPaidLate,
-      onRefundRequested: options.onRefundRequested,
-      onPaymentFailed: options.onPaymentFailed,
-    },
-    now,
-  );
+  const service = new MerchantService(client, config, shared, hooksOf(options), now);
 
   const addressOf = (c: Context) => clientAddressOf(c, config.trustProxy);
   const api = new Hono();

@@ -155,17 +155,22 @@ type ConnectionName = (typeof CONNECTION)[number];
 type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
 const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
 
-/** The hooks a shop may pass (MerchantHooks); a new hook is one more name here. */
-const HOOKS = [
-  'priceOrder',
-  'onCheckoutCreated',
-  'onDepositCompleted',
-  'onDepositExpired',
-  'onDepositPartiallyPaid',
-  'onDepositPaidLate',
-  'onPaymentFailed',
-  'onRefundRequested',
-] as const satisfies ReadonlyArray<keyof MerchantHooks>;
+/** The hooks a shop may pass: every key of MerchantHooks (this record fails to compile until a new hook has its line). */
+const HOOK_NAMES: Record<keyof MerchantHooks, true> = {
+  priceOrder: true,
+  onCheckoutCreated: true,
+  onDepositCompleted: true,
+  onDepositExpired: true,
+  onDepositPartiallyPaid: true,
+  onDepositPaidLate: true,
+  onPaymentFailed: true,
+  onRefundRequested: true,
+};
+const HOOKS = Object.keys(HOOK_NAMES) as Array<keyof MerchantHooks>;
+
+/** The hooks among a shop's options: each hook the options checked above let through, none copied by hand. */
+export const hooksOf = (options: MerchantHooks): MerchantHooks =>
+  Object.fromEntries(HOOKS.map((name) => [name, options[name]])) as MerchantHooks;
 
 /** Each option's environment variable (docs/design.md section 2), for messages about the environment. */
 const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {

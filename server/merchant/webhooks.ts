@@ -25,6 +25,18 @@ export type KasirWebhookEvent = {
 }[keyof webhooks];
 
 /**
+ * The hook each event type of the service's document runs (its types generated into client/openapi.ts): an event type
+ * the document gains fails to compile here until it has its hook, and hookOf below its dispatch.
+ */
+const EVENT_HOOKS = {
+  'deposit.completed': 'onDepositCompleted',
+  'deposit.expired': 'onDepositExpired',
+  'deposit.partially_paid': 'onDepositPartiallyPaid',
+  'deposit.paid_late': 'onDepositPaidLate',
+  'deposit.payment_failed': 'onPaymentFailed',
+} as const satisfies Record<KasirWebhookEvent['type'], HookName>;
+
+/**
  * Verifies one delivery (Standard Webhooks v1: `webhook-id`, `webhook-timestamp`, `webhook-signature`) against the
  * raw body exactly as received, and returns its parsed event. Throws WebhookVerificationError (`reason` says which
  * check failed) for missing headers, a stale or future timestamp, a bad signature or a body that is not a JSON
@@ -191,7 +203,7 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
     if (type === 'deposit.partially_paid' && payment) {
       const hook = hooks.onDepositPartiallyPaid;
       return {
-        name: 'onDepositPartiallyPaid',
+        name: EVENT_HOOKS['deposit.partially_paid'],
         key: `hook:partially_paid:${id}:${deposit.payments.length}`,
         run:
           hook &&
@@ -201,7 +213,7 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
     if (type === 'deposit.paid_late' && payment) {
       const hook = hooks.onDepositPaidLate;
       return {
-        name: 'onDepositPaidLate',
+        name: EVENT_HOOKS['deposit.paid_late'],
         key: `hook:paid_late:${id}:${deposit.payments.length}`,
         run: hook && (async () => hook({ ...(await base()), payment })),
       };
@@ -211,7 +223,7 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
       const hook = hooks.onPaymentFailed;
       // Once per attempt: each failure has its own time.
       return {
-        name: 'onPaymentFailed',
+        name: EVENT_HOOKS['deposit.payment_failed'],
         key: `hook:payment_failed:${id}:${failure.failedAt}`,
         run: hook && (async () => hook({ ...(await base()), reason: failure.reason, failedAt: failure.failedAt })),
       };
@@ -220,7 +232,7 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
     if (deposit.status === 'completed') {
       const hook = hooks.onDepositCompleted;
       return {
-        name: 'onDepositCompleted',
+        name: EVENT_HOOKS['deposit.completed'],
         key: `hook:completed:${id}`,
         run:
           hook &&
@@ -234,7 +246,11 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
     }
     if (deposit.status === 'expired') {
       const hook = hooks.onDepositExpired;
-      return { name: 'onDepositExpired', key: `hook:expired:${id}`, run: hook && (async () => hook(await base())) };
+      return {
+        name: EVENT_HOOKS['deposit.expired'],
+        key: `hook:expired:${id}`,
+        run: hook && (async () => hook(await base())),
+      };
     }
     return undefined;
   };

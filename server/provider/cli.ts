@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { DepositView } from './deposits/view.js';
-import type { RunningSandbox } from './main.js';
-import { SandboxClient, type WebhookAttempt } from './sandbox-client.js';
-import type { SandboxCredentials } from './accounts/seed.js';
+import type { RunningSandbox } from './process/main.js';
+import { SandboxClient, type WebhookAttempt } from './sandbox/client.js';
+import type { SandboxCredentials } from './sandbox/seed.js';
 
 const USAGE = `Usage: kasir-sandbox [command] [options]
 
@@ -355,7 +355,7 @@ async function start(values: ReturnType<typeof parse>['values']): Promise<void> 
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 
-  const { resolveProviderConfig, SandboxConfigError } = await import('./config.js');
+  const { resolveProviderConfig, SandboxConfigError } = await import('./instance/config.js');
   const options = {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
@@ -363,7 +363,7 @@ async function start(values: ReturnType<typeof parse>['values']): Promise<void> 
   try {
     // The environment is checked before the service's modules load, so a bad variable is reported at once.
     resolveProviderConfig(options);
-    const { startSandbox } = await import('./main.js');
+    const { startSandbox } = await import('./process/main.js');
     // The command logs at info unless KASIR_LOG_LEVEL says otherwise (startSandbox alone is silent by default).
     sandbox = await startSandbox({ ...options, logLevel: process.env.KASIR_LOG_LEVEL ? undefined : 'info' });
   } catch (err) {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { startSandbox } from '../../server/provider/main';
+import { startSandbox } from '../../server/provider/process/main';
 import { load, printRow, startBareHono } from './support';
 
 const CONNECTIONS = 1000;

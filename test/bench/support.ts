@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
-import type { SandboxCredentials } from '../../server/provider/accounts/seed';
+import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 
 export interface LoadResult {
   requestsPerSecond: number;

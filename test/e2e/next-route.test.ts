@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { startSandbox, type RunningSandbox } from '../../server/provider/main';
+import { startSandbox, type RunningSandbox } from '../../server/provider/process/main';
 import { launch, showMethod, sparePort, waitForState } from './harness';
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>next shop</title>

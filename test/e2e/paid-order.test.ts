@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createMerchantApp, startMerchant, type RunningMerchant } from '../../server/merchant/server';
-import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/main';
+import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/process/main';
 import { chooseMethod, launch, waitForState } from './harness';
 
 describe('a paid order, reloaded and on a second device (Chromium)', { timeout: 120_000 }, () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
-import { sandboxDeps } from '../../server/provider/main';
+import { sandboxDeps } from '../../server/provider/process/main';
 import { fiatBody, fillUniqueCodes } from '../provider/deposit-helpers';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 

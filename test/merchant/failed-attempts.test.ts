@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import type { FailedPayment, RunningMerchant } from '../../server/merchant/index';
-import { SandboxClient } from '../../server/provider/sandbox-client';
+import { SandboxClient } from '../../server/provider/sandbox/client';
 import {
   call,
   merchantApp,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import type { RunningSandbox } from '../../server/provider/main';
+import type { RunningSandbox } from '../../server/provider/process/main';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
 import { startTestSandbox, type TestSandbox } from '../support/provider';
 

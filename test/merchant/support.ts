@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/main';
+import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/process/main';
 import type { Checkout, Method } from '@kasir/checkout';
 import { Hono } from 'hono';
 import { createKasirApi } from '../../server/merchant/api';

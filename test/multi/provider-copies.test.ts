@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { signedRequestHeaders } from '../../server/common/request-signing';
-import type { SandboxCredentials } from '../../server/provider/accounts/seed';
+import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 import { createTestDatabase, testDatabaseUrl } from '../support/provider';
 
 const CLI = 'server/provider/dist/provider/cli.js';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import type { SandboxCredentials } from '../../server/provider/accounts/seed';
+import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 import { SERVICE_CLI, SERVICE_READY, startProc, stopAll, type Proc } from '../support/multi';
 import { createTestDatabase, testDatabaseUrl } from '../support/provider';
 

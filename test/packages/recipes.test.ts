@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startSandbox, type RunningSandbox } from '../../server/provider/main';
+import { startSandbox, type RunningSandbox } from '../../server/provider/process/main';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECIPES = fileURLToPath(new URL('./fixtures/recipes', import.meta.url));

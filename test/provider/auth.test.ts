@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { userView } from '../../server/provider/auth/accounts';
-import { authenticateBearer } from '../../server/provider/http/bearer';
+import { authenticateBearer } from '../../server/provider/auth/bearer';
 import { bodyOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 

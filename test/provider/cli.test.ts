@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createLogger, readableLine } from '../../server/common/log';
 import { logAttempt } from '../../server/provider/webhooks/attempt-log';
-import type { SandboxCredentials } from '../../server/provider/accounts/seed';
+import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 import { testDatabaseEnv } from '../support/provider';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -2,7 +2,7 @@
 // outbox of a deposit. Typed answers (bodyOf, dataOf, errorOf) are in test/support/envelope.ts.
 import type { DepositView } from '../../server/provider/deposits/view';
 import { issueAccessToken } from '../../server/provider/auth/tokens';
-import type { ProviderDeps } from '../../server/provider/deps';
+import type { ProviderDeps } from '../../server/provider/instance/deps';
 import type { Page } from '../../server/provider/openapi/pagination';
 import { newRecordId } from '../../server/provider/db/ids';
 import { newClientId, newClientSecret, newWebhookSecret } from '../../server/provider/accounts/merchants';

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startSandbox } from '../../server/provider/main';
+import { startSandbox } from '../../server/provider/process/main';
 import { createTestProvider, type TestProvider } from '../support/provider';
 
 describe('payment service foundation', () => {

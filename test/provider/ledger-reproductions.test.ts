@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 import { chooseMethod, requireCheckout } from '../../server/provider/deposits/checkout';
 import { recordPayment } from '../../server/provider/deposits/payments';
-import type { ProviderDeps } from '../../server/provider/deps';
+import type { ProviderDeps } from '../../server/provider/instance/deps';
 import { dataOf, errorOf } from '../support/envelope';
 import { createTestProvider, testDatabaseUrl, type TestProvider } from '../support/provider';
 import { createFiat, outbox, readDeposit, type DepositView } from './deposit-helpers';

@@ -1,10 +1,10 @@
-// The provider's money type (server/provider/money.ts): exact parsing, storage text, rounding. The pricing rules
+// The provider's money type (server/provider/deposits/money.ts): exact parsing, storage text, rounding. The pricing rules
 // that compute with it are tested in pricing.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { placesOf } from '../../server/provider/catalog/index';
-import { ceilTo, money, roundTo, toNumber, toText } from '../../server/provider/money';
+import { ceilTo, money, roundTo, toNumber, toText } from '../../server/provider/deposits/money';
 
 describe('money', () => {
   it('parses JSON numbers exactly as written, never through binary floating point', () => {

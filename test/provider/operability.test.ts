@@ -9,10 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { Hono } from 'hono';
 import { listen } from '../../server/common/http-server';
 import { createLogger } from '../../server/common/log';
-import { createProviderApp } from '../../server/provider/app';
-import { resolveProviderConfig } from '../../server/provider/config';
+import { createProviderApp } from '../../server/provider/process/app';
+import { resolveProviderConfig } from '../../server/provider/instance/config';
 import { createMailer } from '../../server/provider/mail/mailer';
-import { openProvider } from '../../server/provider/main';
+import { openProvider } from '../../server/provider/process/main';
 import { bodyOf, errorOf } from '../support/envelope';
 import { createTestProvider, signHeaders, testDatabaseEnv, type TestProvider } from '../support/provider';
 

@@ -9,9 +9,10 @@ import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasi
 import { CRYPTOS, FIAT_CURRENCIES, findPaymentMethod, placesOf } from '../../server/provider/catalog/index';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
 import { checksumAddress } from '../../server/provider/deposits/evm-address';
-import { fiatPaymentDetails, parseTlv } from '../../server/provider/deposits/payment-details';
+import { parseTlv } from '../../server/provider/deposits/payment-details';
+import { fiatPaymentDetails } from '../../server/provider/deposits/method-kinds';
 import type { QuoteView } from '../../server/provider/deposits/quotes';
-import { money } from '../../server/provider/money';
+import { money } from '../../server/provider/deposits/money';
 import { toBaseUnits } from '../../server/common/payment-uri';
 import { dataOf, errorOf } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';

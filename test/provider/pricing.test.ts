@@ -24,7 +24,7 @@ import {
   rateOf,
   type FiatPricingRequest,
 } from '../../server/provider/deposits/pricing';
-import { Money, money, toText, type Money as MoneyValue } from '../../server/provider/money';
+import { Money, money, toText, type Money as MoneyValue } from '../../server/provider/deposits/money';
 
 const RATES = DEFAULT_PRICES_IDR;
 

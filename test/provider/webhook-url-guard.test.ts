@@ -235,7 +235,7 @@ describe('sending in sandbox mode', () => {
 
 describe('where the sandbox listens', () => {
   it('on loopback by default; PROVIDER_HOST (or host) for all interfaces', async () => {
-    const { resolveProviderConfig } = await import('../../server/provider/config');
+    const { resolveProviderConfig } = await import('../../server/provider/instance/config');
     assert.equal(resolveProviderConfig({ env: {}, dataDir: tmpdir() }).host, '127.0.0.1');
     assert.equal(resolveProviderConfig({ env: { PROVIDER_HOST: '0.0.0.0' }, dataDir: tmpdir() }).host, '0.0.0.0');
   });

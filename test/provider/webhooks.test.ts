@@ -9,10 +9,10 @@ import {
   webhookHeaders,
   WebhookVerificationError,
 } from '../../server/common/standard-webhooks';
-import type { recentDeliveries } from '../../server/provider/dashboard/service';
+import type { recentDeliveries } from '../../server/provider/webhooks/history';
 import { openDatabase } from '../../server/provider/db/database';
 import type { DepositView } from '../../server/provider/deposits/view';
-import type { RunningSandbox } from '../../server/provider/main';
+import type { RunningSandbox } from '../../server/provider/process/main';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
 import {
   RETRY_SCHEDULE_MS,

@@ -9,7 +9,7 @@ import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SandboxCredentials } from '../../server/provider/accounts/seed';
+import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 import { createTestDatabase, testDatabaseUrl } from './provider';
 
 export const SERVICE_CLI = 'server/provider/dist/provider/cli.js';

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { signedRequestHeaders } from '../../server/common/request-signing';
-import { createProviderApp } from '../../server/provider/app';
-import { resolveProviderConfig, type SandboxOptions } from '../../server/provider/config';
-import type { ProviderDeps } from '../../server/provider/deps';
-import { openProvider, startSandbox, type RunningSandbox } from '../../server/provider/main';
-import { seedSandbox, type SandboxCredentials } from '../../server/provider/accounts/seed';
+import { createProviderApp } from '../../server/provider/process/app';
+import { resolveProviderConfig, type SandboxOptions } from '../../server/provider/instance/config';
+import type { ProviderDeps } from '../../server/provider/instance/deps';
+import { openProvider, startSandbox, type RunningSandbox } from '../../server/provider/process/main';
+import { seedSandbox, type SandboxCredentials } from '../../server/provider/sandbox/seed';
 import { ResponseChecker, type OpenApiDocument } from './openapi-responses';
 
 export interface TestProvider {

@@ -1,12 +1,12 @@
 // The `merchants` table's one owner: every read and write of a merchant account (its credentials, webhook target,
 // secrets, settings, organization name) is a named function here, so the other modules never name the table.
 // Functions that may run inside a caller's transaction take it as `db` (a Transaction is a Kysely).
-// One query elsewhere still joins merchants, to save a round trip: the webhook attempts list (dashboard/service.ts
+// One query elsewhere still joins merchants, to save a round trip: the webhook attempts list (webhooks/history.ts
 // recentAttempts, for the URL of attempts older than migration 008).
 import { randomBytes } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { Database, Db } from '../db/database.js';
-import type { AuthenticatedMerchant, Credential } from '../deps.js';
+import type { AuthenticatedMerchant, Credential } from '../instance/deps.js';
 import { newRecordId } from '../db/ids.js';
 
 type MerchantUpdate = Pick<

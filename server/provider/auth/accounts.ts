@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { ApiError } from '../../common/errors.js';
 import { insertMerchant } from '../accounts/merchants.js';
 import { newRecordId } from '../db/ids.js';

@@ -1,7 +1,7 @@
 // A merchant's signing credentials (client id -> secret and account), read by the signature check on the service's
 // hottest path (merchants polling deposits), so kept briefly in memory per instance.
 import { credentialOfClient } from '../accounts/merchants.js';
-import type { Credential, ProviderDeps } from '../deps.js';
+import type { Credential, ProviderDeps } from '../instance/deps.js';
 
 /** How long a merchant's credentials are trusted from memory: a secret rotated elsewhere takes effect within this. */
 export const CREDENTIAL_CACHE = { max: 1000, ttlMs: 5000 };

@@ -5,7 +5,7 @@ import { clientAddress, enforceAuthRateLimit, loadAuthRateLimits, RateLimitError
 import { hashVerificationToken } from './verification.js';
 import { issueAccessToken } from './tokens.js';
 import { createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi/operation.js';
 
 const Email = z

@@ -3,7 +3,7 @@
 import { sign, verify } from 'hono/jwt';
 import { ApiError } from '../../common/errors.js';
 import { merchantOfUser } from '../accounts/merchants.js';
-import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../instance/deps.js';
 
 const DAY_SECONDS = 24 * 3600;
 

@@ -1,14 +1,14 @@
 // The sandbox catalog of Indonesian fiat payment methods (interface 2.3), with realistic limits and fees.
 import type { EwalletFlow } from '../../common/ewallet.js';
+import type { FEE_KINDS } from '../../common/fee-policy.js';
 
-type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank';
+/** What each kind means to a deposit (its depositPaymentType, details, expiry, amounts) is its row of deposits/method-kinds.ts. */
+type MethodKind = (typeof FEE_KINDS)[number];
 
 export interface PaymentMethodDef {
   /** The interface's bankCode: what a client sends as paymentMethod. */
   code: string;
   kind: MethodKind;
-  /** The interface's depositPaymentType. */
-  depositPaymentType: 'va' | 'qris' | 'ewallet' | 'bank_transfer';
   bankName: string;
   /** Display name, e.g. "BCA Virtual Account". */
   name: string;
@@ -37,7 +37,6 @@ const va = (
 ): PaymentMethodDef => ({
   code,
   kind: 'va',
-  depositPaymentType: 'va',
   bankName,
   name: `${short} Virtual Account`,
   currency: 'IDR',
@@ -59,7 +58,6 @@ const ewallet = (
 ): PaymentMethodDef => ({
   code,
   kind: 'ewallet',
-  depositPaymentType: 'ewallet',
   bankName,
   name: bankName,
   currency: 'IDR',
@@ -77,7 +75,6 @@ const COLLECTION_ACCOUNT_NAME = 'PT Kasir Sandbox Indonesia';
 const transfer = (code: string, bankName: string, short: string, accountNumber: string): PaymentMethodDef => ({
   code,
   kind: 'bank',
-  depositPaymentType: 'bank_transfer',
   bankName,
   name: `${short} Bank Transfer`,
   currency: 'IDR',
@@ -100,7 +97,6 @@ export const PAYMENT_METHODS: readonly PaymentMethodDef[] = [
   {
     code: 'QRIS',
     kind: 'qris',
-    depositPaymentType: 'qris',
     bankName: 'QRIS',
     name: 'QRIS',
     currency: 'IDR',

@@ -2,12 +2,20 @@ import { z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { BANKS, CRYPTOS, FIAT_CURRENCIES } from './index.js';
 import { logoSvg, logoUrl } from './logos.js';
-import { BankSchema } from '../deposits/schemas.js';
-import { bearerOrSignature } from '../http/bearer.js';
+import { bearerOrSignature } from '../auth/bearer.js';
 import { BEARER, envelope, errorResponses, json, operation, PUBLIC, SIGNED } from '../openapi/operation.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../deps.js';
-import { signatureAuth } from '../http/signature.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { signatureAuth } from '../auth/signature.js';
+
+const BankSchema = z
+  .object({
+    bankCode: z.string().openapi({ example: 'BCA' }),
+    bankName: z.string().openapi({ example: 'Bank Central Asia' }),
+    currency: z.string().openapi({ example: 'IDR' }),
+    country: z.string().openapi({ example: 'ID' }),
+  })
+  .openapi('Bank');
 
 const CurrencySchema = z
   .object({

@@ -10,7 +10,7 @@ import { organizationNameOf } from '../accounts/merchants.js';
 import { findCheckout } from '../deposits/checkout.js';
 import { createRouter, onNotFound } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 
 const PAGE_CSS = `:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
 body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center}

@@ -4,11 +4,20 @@ import { checkoutEnabledFor } from '../accounts/merchants.js';
 import { createCheckout } from '../deposits/checkout.js';
 import { CheckoutRequestSchema } from '../deposits/schemas.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import type { ProviderEnv } from '../http/env.js';
-import { body, envelope, errorResponses, json, operation, SIGNED } from '../openapi/operation.js';
-import { signatureAuth } from '../http/signature.js';
-import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
+import {
+  body,
+  envelope,
+  errorResponses,
+  IDEMPOTENCY_PARAMETER,
+  IDEMPOTENCY_RESPONSES,
+  json,
+  operation,
+  SIGNED,
+} from '../openapi/operation.js';
+import { signatureAuth } from '../auth/signature.js';
+import { idempotentWrites } from '../http/idempotency.js';
 
 /** Interface 4.4: POST /v1/checkout creates a hosted checkout link (the page and its APIs are in ../checkout/). */
 export function checkoutRoutes(deps: ProviderDeps) {

@@ -5,7 +5,7 @@ import { checkoutDeposit, chooseMethod, requireCheckout } from '../deposits/chec
 import { DepositSchema, ExchangeRateSchema, WALLET_FIELDS } from '../deposits/schemas.js';
 import { checkoutSession } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { body, envelope, errorResponses, json, operation, PUBLIC, TIMESTAMP } from '../openapi/operation.js';
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).

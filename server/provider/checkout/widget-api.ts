@@ -6,9 +6,9 @@ import { checkoutIdParam, ok, widgetApiRoutes, type WidgetBackend } from '../../
 import { checkoutDeposit, chooseMethod, requireCheckout, type CheckoutRow } from '../deposits/checkout.js';
 import type { TransitionKind } from '../deposits/service.js';
 import { checkoutAmount, depositEtag, widgetCheckout, widgetDeposit } from '../deposits/widget-view.js';
-import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
+import { paymentOrAnswer, transitionOrAnswer } from '../deposits/route-answers.js';
 import { ApiError } from '../http/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 
 /** The hosted widget API, for mounting at /checkout/api. */
 export function hostedWidgetApi(deps: ProviderDeps): Hono {

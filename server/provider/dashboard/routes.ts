@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
-import { ErrorSchema, json, stringError, TIMESTAMP } from '../openapi/operation.js';
+import { z } from '@hono/zod-openapi';
+import { BEARER, body, envelope, ErrorSchema, json, operation } from '../openapi/operation.js';
 import {
   accountOf,
   rotateClientSecret,
@@ -10,16 +10,30 @@ import {
   secretsOf,
   updateMerchant,
 } from '../accounts/merchants.js';
+import { bearerAuth } from '../auth/bearer.js';
 import { forgetCredentials } from '../auth/credentials.js';
-import { recentAttempts, recentDeliveries } from './service.js';
 import { listDeposits } from '../deposits/service.js';
-import { bearerAuth } from '../http/bearer.js';
-import { paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
+import { paymentOrAnswer, transitionOrAnswer } from '../deposits/route-answers.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { recentAttempts, recentDeliveries } from '../webhooks/history.js';
 import { resendDelivery } from '../webhooks/resend.js';
 import { assertPublicWebhookUrl, systemResolver } from '../webhooks/url-guard.js';
+import {
+  Account,
+  CheckoutBody,
+  ClientSecret,
+  Delivery,
+  DeliveryIdParam,
+  DepositIdParam,
+  DepositOutcome,
+  DepositRow,
+  LimitQuery,
+  UnderpaymentToleranceBody,
+  WebhookSecret,
+  WebhookUrlBody,
+} from './schemas.js';
 
 const asset = (name: string) => readFileSync(new URL(`../dashboard/assets/${name}`, import.meta.url), 'utf8');
 
@@ -35,47 +49,12 @@ const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const WebhookUrl = z
-  .string(stringError)
-  .trim()
-  .max(2048, 'must be at most 2048 characters')
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (
-        (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.hostname !== ''
-      );
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL without credentials');
-
-const ok = <T extends z.ZodType>(data: T, description: string) =>
-  json(z.object({ statusCode: z.number(), message: z.string(), data }), description);
-const errors = { 400: json(ErrorSchema, 'Invalid request'), 401: json(ErrorSchema, 'Missing or invalid bearer token') };
-const ClientSecret = z.object({ clientSecret: z.string() });
-const WebhookSecret = z.object({ webhookSecret: z.string() });
-const Delivery = z.object({
-  id: z.string(),
-  eventType: z.string(),
-  depositId: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed']),
-  attemptCount: z.number(),
-  nextAttemptAt: TIMESTAMP.nullable(),
-  createdAt: TIMESTAMP,
-  succeededAt: TIMESTAMP.nullable(),
-  resendOf: z.string().nullable(),
-  attempts: z.array(
-    z.object({
-      attemptedAt: TIMESTAMP,
-      responseStatus: z.number().nullable(),
-      error: z.string().nullable(),
-      durationMs: z.number(),
-    }),
-  ),
-});
-const security = [{ Bearer: [] }];
-const common = { tags: ['Dashboard'], security, hide: true as const };
+const errors = {
+  400: json(ErrorSchema, 'Invalid request'),
+  401: json(ErrorSchema, 'Missing or invalid bearer token'),
+};
+/** Every dashboard operation: bearer-authenticated (the prefix's middleware below), hidden from the interface's document. */
+const dashboard = { tags: ['Dashboard'], security: BEARER, hide: true as const };
 
 /** The merchant dashboard ({dashboard_url}): a small page with its JS and CSS, and its bearer-token API. */
 export function dashboardRoutes(deps: ProviderDeps) {
@@ -107,30 +86,22 @@ export function dashboardRoutes(deps: ProviderDeps) {
   router.get('/dashboard/dashboard.js', serve(script, 'text/javascript; charset=utf-8'));
   router.get('/dashboard/dashboard.css', serve(style, 'text/css; charset=utf-8'));
 
+  // The API's middleware is its prefix's, not each operation's: every /dashboard/api path, known or not, asks for the
+  // token first, and no answer of it is cached.
   router.use('/dashboard/api/*', bearerAuth(deps), async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   });
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'get',
       path: '/dashboard/api/account',
+      operationId: 'readDashboardAccount',
       summary: 'The signed-in merchant account',
       responses: {
-        200: ok(
-          z.object({
-            clientId: z.string(),
-            email: z.string(),
-            name: z.string(),
-            orgName: z.string(),
-            webhookUrl: z.string().nullable(),
-            checkoutEnabled: z.boolean(),
-            underpaymentTolerance: z.number(),
-          }),
-          'Account',
-        ),
+        200: json(envelope(Account), 'Account'),
         ...errors,
       },
     }),
@@ -142,12 +113,13 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'post',
       path: '/dashboard/api/client-secret/reveal',
+      operationId: 'revealClientSecret',
       summary: 'Reveal the client secret',
-      responses: { 200: ok(ClientSecret, 'Client secret'), ...errors },
+      responses: { 200: json(envelope(ClientSecret), 'Client secret'), ...errors },
     }),
     async (c) => {
       const { client_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
@@ -156,12 +128,13 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'post',
       path: '/dashboard/api/client-secret/rotate',
+      operationId: 'rotateClientSecret',
       summary: 'Replace the client secret (the old one stops working at once)',
-      responses: { 200: ok(ClientSecret, 'New client secret'), ...errors },
+      responses: { 200: json(envelope(ClientSecret), 'New client secret'), ...errors },
     }),
     async (c) => {
       const clientSecret = await rotateClientSecret(deps.db, c.get('merchant').merchantId, deps.now());
@@ -171,12 +144,13 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'post',
       path: '/dashboard/api/webhook-secret/reveal',
+      operationId: 'revealWebhookSecret',
       summary: 'Reveal the webhook signing secret',
-      responses: { 200: ok(WebhookSecret, 'Webhook secret'), ...errors },
+      responses: { 200: json(envelope(WebhookSecret), 'Webhook secret'), ...errors },
     }),
     async (c) => {
       const { webhook_secret } = await secretsOf(deps.db, c.get('merchant').merchantId);
@@ -185,12 +159,13 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'post',
       path: '/dashboard/api/webhook-secret/rotate',
+      operationId: 'rotateWebhookSecret',
       summary: 'Replace the webhook signing secret',
-      responses: { 200: ok(WebhookSecret, 'New webhook secret'), ...errors },
+      responses: { 200: json(envelope(WebhookSecret), 'New webhook secret'), ...errors },
     }),
     async (c) => {
       const webhookSecret = await rotateWebhookSecret(deps.db, c.get('merchant').merchantId, deps.now());
@@ -199,20 +174,16 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'put',
       path: '/dashboard/api/webhook-url',
+      operationId: 'setWebhookUrl',
       summary: 'Set (or clear, with null) the webhook URL',
       description:
         'The URL must resolve to public addresses only (no private, link-local, unique-local, CGNAT or metadata address; loopback in sandbox mode only): 400 otherwise.',
-      request: {
-        body: {
-          content: { 'application/json': { schema: z.object({ webhookUrl: WebhookUrl.nullable() }) } },
-          required: true,
-        },
-      },
-      responses: { 200: ok(z.object({ webhookUrl: z.string().nullable() }), 'Saved'), ...errors },
+      request: { body: body(WebhookUrlBody) },
+      responses: { 200: json(envelope(z.object({ webhookUrl: z.string().nullable() })), 'Saved'), ...errors },
     }),
     async (c) => {
       const { webhookUrl } = c.req.valid('json');
@@ -229,18 +200,14 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'put',
       path: '/dashboard/api/checkout',
+      operationId: 'setCheckoutEnabled',
       summary: 'Switch hosted checkout on or off',
-      request: {
-        body: {
-          content: { 'application/json': { schema: z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }) } },
-          required: true,
-        },
-      },
-      responses: { 200: ok(z.object({ checkoutEnabled: z.boolean() }), 'Saved'), ...errors },
+      request: { body: body(CheckoutBody) },
+      responses: { 200: json(envelope(z.object({ checkoutEnabled: z.boolean() })), 'Saved'), ...errors },
     }),
     async (c) => {
       const { enabled } = c.req.valid('json');
@@ -257,30 +224,16 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'put',
       path: '/dashboard/api/underpayment-tolerance',
+      operationId: 'setUnderpaymentTolerance',
       summary: 'Set the underpayment tolerance (docs/design.md 10)',
       description:
         'A percentage of the amount due, 0 to 100 with at most 2 decimal places: a payment short by no more than it completes the deposit.',
-      request: {
-        body: {
-          content: {
-            'application/json': {
-              schema: z.object({
-                underpaymentTolerance: z
-                  .number({ error: 'must be a number' })
-                  .min(0, { error: 'must be from 0 to 100' })
-                  .max(100, { error: 'must be from 0 to 100' })
-                  .multipleOf(0.01, { error: 'has at most 2 decimal places' }),
-              }),
-            },
-          },
-          required: true,
-        },
-      },
-      responses: { 200: ok(z.object({ underpaymentTolerance: z.number() }), 'Saved'), ...errors },
+      request: { body: body(UnderpaymentToleranceBody) },
+      responses: { 200: json(envelope(z.object({ underpaymentTolerance: z.number() })), 'Saved'), ...errors },
     }),
     async (c) => {
       const { underpaymentTolerance } = c.req.valid('json');
@@ -294,19 +247,15 @@ export function dashboardRoutes(deps: ProviderDeps) {
     },
   );
 
-  const Limit = z
-    .string(stringError)
-    .regex(/^\d{1,3}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100'));
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'get',
       path: '/dashboard/api/webhooks',
+      operationId: 'listWebhookDeliveries',
       summary: 'Recent webhook deliveries with their attempts',
-      request: { query: z.object({ limit: Limit.optional() }) },
-      responses: { 200: ok(z.array(Delivery), 'Deliveries, newest first'), ...errors },
+      request: { query: LimitQuery },
+      responses: { 200: json(envelope(z.array(Delivery)), 'Deliveries, newest first'), ...errors },
     }),
     async (c) => {
       const data = await recentDeliveries(deps.db, c.get('merchant').merchantId, c.req.valid('query').limit ?? 20);
@@ -315,14 +264,15 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'post',
       path: '/dashboard/api/webhooks/{id}/resend',
+      operationId: 'resendWebhookDelivery',
       summary: 'Send a delivery again (a new message with the same payload)',
-      request: { params: z.object({ id: z.string(stringError).min(1).max(64, 'must be at most 64 characters') }) },
+      request: { params: DeliveryIdParam },
       responses: {
-        200: ok(z.object({ id: z.string(), resendOf: z.string() }), 'Queued'),
+        200: json(envelope(z.object({ id: z.string(), resendOf: z.string() })), 'Queued'),
         404: json(ErrorSchema, 'No such delivery'),
         ...errors,
       },
@@ -336,31 +286,18 @@ export function dashboardRoutes(deps: ProviderDeps) {
   );
 
   // ---- Deposits with their webhook attempts; in sandbox mode, pay or expire one (docs/design.md section 11) ----
-  const DepositRow = z.object({
-    depositId: z.string(),
-    createdAt: TIMESTAMP,
-    method: z.string(),
-    amount: z.number(),
-    currency: z.string(),
-    status: z.enum(['pending', 'expired', 'completed']),
-    attempts: z.array(
-      z.object({
-        time: TIMESTAMP,
-        event: z.string(),
-        status: z.number().nullable(),
-        error: z.string().nullable(),
-        durationMs: z.number(),
-      }),
-    ),
-  });
   router.openapi(
-    createRoute({
-      ...common,
+    operation({
+      ...dashboard,
       method: 'get',
       path: '/dashboard/api/deposits',
+      operationId: 'listDashboardDeposits',
       summary: 'Recent deposits, newest first, each with its webhook attempts (newest first)',
-      request: { query: z.object({ limit: Limit.optional() }) },
-      responses: { 200: ok(z.object({ sandbox: z.boolean(), deposits: z.array(DepositRow) }), 'Deposits'), ...errors },
+      request: { query: LimitQuery },
+      responses: {
+        200: json(envelope(z.object({ sandbox: z.boolean(), deposits: z.array(DepositRow) })), 'Deposits'),
+        ...errors,
+      },
     }),
     async (c) => {
       const { merchantId } = c.get('merchant');
@@ -393,17 +330,16 @@ export function dashboardRoutes(deps: ProviderDeps) {
     ['expire', 'sandbox-expired', 'expired'],
   ] as const) {
     router.openapi(
-      createRoute({
-        ...common,
+      operation({
+        ...dashboard,
         method: 'post',
         path: `/dashboard/api/deposits/{depositId}/${action}`,
+        operationId: action === 'pay' ? 'payDashboardDeposit' : 'expireDashboardDeposit',
         summary:
           action === 'pay' ? 'Sandbox: pay a pending deposit (what is due)' : 'Sandbox: expire a pending deposit',
-        request: {
-          params: z.object({ depositId: z.string(stringError).min(1).max(128, 'must be at most 128 characters') }),
-        },
+        request: { params: DepositIdParam },
         responses: {
-          200: ok(z.object({ depositId: z.string(), status: z.enum(['pending', 'expired', 'completed']) }), 'Done'),
+          200: json(envelope(DepositOutcome), 'Done'),
           403: json(ErrorSchema, 'Not in sandbox mode'),
           404: json(ErrorSchema, 'No such deposit'),
           ...errors,

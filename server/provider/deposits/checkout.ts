@@ -11,9 +11,9 @@ import {
 } from '../catalog/index.js';
 import type { CheckoutRow } from '../db/deposit-tables.js';
 import { ApiError } from '../../common/errors.js';
-import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../instance/deps.js';
 import { newUuid } from '../db/ids.js';
-import { ceilTo, money, toNumber, toText } from '../money.js';
+import { ceilTo, money, toNumber, toText } from './money.js';
 import { outputOf, quoteCryptoCovering, rateOf, requestAmount, type CryptoCoveringQuote } from './pricing.js';
 import { createQuote } from './quotes.js';
 import { checkoutStillDue } from './payments.js';

@@ -2,7 +2,7 @@
 // one transaction; no webhook (the status has not moved yet).
 import { ApiError } from '../../common/errors.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { newRecordId, newUuid } from '../db/ids.js';
 import { DepositIdTaken } from './errors.js';
 import {

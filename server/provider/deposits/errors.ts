@@ -1,4 +1,4 @@
-// What the deposit core throws for the routes to answer, each in its own words (http/deposit-errors.ts).
+// What the deposit core throws for the routes to answer, each in its own words (route-answers.ts).
 
 /** Thrown when a deposit with the requested depositId exists already (the checkout race). */
 export class DepositIdTaken extends Error {}

@@ -5,7 +5,7 @@
 import type { Transaction } from 'kysely';
 import { findPaymentMethod } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { newRecordId } from '../db/ids.js';
 import { enqueueDepositWebhooks } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';

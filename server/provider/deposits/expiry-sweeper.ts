@@ -6,7 +6,7 @@
 import type { Transaction } from 'kysely';
 import { openDatabase, type Database } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { enqueueExpiredWebhooks, holdsUniqueCode, isOverdue, transitionEntry } from './expire.js';
 import {
   activitiesByDeposit,

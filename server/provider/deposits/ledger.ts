@@ -6,7 +6,7 @@
 import { Decimal } from 'decimal.js';
 import { placesOf } from '../catalog/index.js';
 import type { DepositRow, PaymentRow, PriceRow } from '../db/deposit-tables.js';
-import { ceilTo, money, type Money } from '../money.js';
+import { ceilTo, money, type Money } from './money.js';
 
 /** The places a payment's value is kept to: far below any currency's unit, so that sums stay exact to the unit. */
 const VALUE_PLACES = 20;

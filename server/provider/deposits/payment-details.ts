@@ -12,7 +12,7 @@ import {
   type PaymentFiatView,
 } from './view.js';
 
-interface FiatPaymentOptions {
+export interface FiatPaymentOptions {
   method: PaymentMethodDef;
   /** The merchant organization's name: accountName, and the QRIS merchant name. */
   accountName: string;
@@ -32,37 +32,51 @@ interface FiatPaymentOptions {
   now?: Date;
 }
 
-/**
- * What the payer needs for a fiat method: a fresh VA number (also returned alone: the database keeps it unique), a
- * dynamic QRIS payload, the sandbox's e-wallet approval page, or the service's collection account for a bank transfer.
- */
-export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: PaymentFiatView; vaNumber: string | null } {
-  const { method, accountName } = o;
-  const base = { bankName: method.bankName, bankCode: method.code, accountName };
-  if (method.kind === 'va') {
-    const vaNumber = newVaNumber(method.vaPrefix!);
-    // Mandiri's VA is paid as a bill (Multipayment): its biller (company) code is the prefix, the bill key the rest.
-    const bill =
-      method.code === 'MANDIRI_VA'
-        ? { billerCode: method.vaPrefix!, billKey: vaNumber.slice(method.vaPrefix!.length) }
-        : {};
-    return { paymentFiat: { ...base, accountNumber: vaNumber, ...bill }, vaNumber };
-  }
-  if (method.kind === 'bank') {
-    const { accountNumber, accountName: collectionName } = method.collectionAccount!;
-    return { paymentFiat: { ...base, accountName: collectionName, accountNumber }, vaNumber: null };
-  }
-  if (method.kind === 'qris') {
-    const qrData = qrisPayload({
-      merchantName: accountName,
-      merchantCity: 'JAKARTA',
-      amount: o.amount,
-      billNumber: o.recordId,
-      merchantId: qrisMerchantId(o.merchantId),
-    });
-    return { paymentFiat: { ...base, qrData }, vaNumber: null };
-  }
-  return { paymentFiat: { ...base, ...ewalletDetails(o) }, vaNumber: null };
+/** A fiat method's details, and its VA number alone (the database keeps it unique; null for other kinds). */
+export interface FiatPaymentDetails {
+  paymentFiat: PaymentFiatView;
+  vaNumber: string | null;
+}
+
+const baseOf = ({ method, accountName }: FiatPaymentOptions) => ({
+  bankName: method.bankName,
+  bankCode: method.code,
+  accountName,
+});
+
+/** A virtual account: a fresh VA number. Each kind's builder is named in its row of METHOD_KINDS (method-kinds.ts). */
+export function vaDetails(o: FiatPaymentOptions): FiatPaymentDetails {
+  const { method } = o;
+  const vaNumber = newVaNumber(method.vaPrefix!);
+  // Mandiri's VA is paid as a bill (Multipayment): its biller (company) code is the prefix, the bill key the rest.
+  const bill =
+    method.code === 'MANDIRI_VA'
+      ? { billerCode: method.vaPrefix!, billKey: vaNumber.slice(method.vaPrefix!.length) }
+      : {};
+  return { paymentFiat: { ...baseOf(o), accountNumber: vaNumber, ...bill }, vaNumber };
+}
+
+/** A bank transfer: the service's collection account (the unique code is added by the payment plan). */
+export function bankTransferDetails(o: FiatPaymentOptions): FiatPaymentDetails {
+  const { accountNumber, accountName: collectionName } = o.method.collectionAccount!;
+  return { paymentFiat: { ...baseOf(o), accountName: collectionName, accountNumber }, vaNumber: null };
+}
+
+/** QRIS: a dynamic (EMVCo merchant-presented) payload for the amount. */
+export function qrisDetails(o: FiatPaymentOptions): FiatPaymentDetails {
+  const qrData = qrisPayload({
+    merchantName: o.accountName,
+    merchantCity: 'JAKARTA',
+    amount: o.amount,
+    billNumber: o.recordId,
+    merchantId: qrisMerchantId(o.merchantId),
+  });
+  return { paymentFiat: { ...baseOf(o), qrData }, vaNumber: null };
+}
+
+/** An e-wallet: the sandbox's approval page of the deposit, by the wallet's flow. */
+export function ewalletDetails(o: FiatPaymentOptions): FiatPaymentDetails {
+  return { paymentFiat: { ...baseOf(o), ...ewalletFlowDetails(o) }, vaNumber: null };
 }
 
 /**
@@ -70,7 +84,7 @@ export function fiatPaymentDetails(o: FiatPaymentOptions): { paymentFiat: Paymen
  * deposit: a push to the shopper's number with its window; a QR and the app link of the same payment; a redirect to
  * the wallet's page, which sends the shopper back to `returnUrl`.
  */
-function ewalletDetails(o: FiatPaymentOptions): PaymentFiatView {
+function ewalletFlowDetails(o: FiatPaymentOptions): PaymentFiatView {
   const checkoutUrl = `${o.baseUrl}/sandbox/ewallet/${o.depositId}`;
   switch (o.method.flow) {
     case 'push':

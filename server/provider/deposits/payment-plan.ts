@@ -6,9 +6,10 @@ import { mobileNumber, returnUrl } from '../../common/ewallet.js';
 import { placesOf, type PaymentMethodDef } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
-import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
-import { money, toText } from '../money.js';
-import { cryptoPaymentDetails, fiatPaymentDetails } from './payment-details.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../instance/deps.js';
+import { money, toText } from './money.js';
+import { cryptoPaymentDetails } from './payment-details.js';
+import { fiatPaymentDetails, type MethodKind } from './method-kinds.js';
 import {
   feeOf,
   outputOf,
@@ -175,7 +176,7 @@ async function accountNameOf(deps: ProviderDeps, organizationId: string): Promis
   return name;
 }
 
-function expiresAt(deps: ProviderDeps, now: Date, kind: keyof ProviderDeps['config']['expirySeconds']): string {
+function expiresAt(deps: ProviderDeps, now: Date, kind: MethodKind): string {
   return new Date(now.getTime() + deps.config.expirySeconds[kind] * 1000).toISOString();
 }
 

@@ -8,11 +8,12 @@ import { underpaymentTolerance } from '../accounts/merchants.js';
 import { findPaymentMethod, maximumOf, placesOf } from '../catalog/index.js';
 import type { Database } from '../db/database.js';
 import type { CheckoutRow, DepositUpdate } from '../db/deposit-tables.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { ApiError } from '../../common/errors.js';
 import { newRecordId } from '../db/ids.js';
-import { ceilTo, money, toText, type Money } from '../money.js';
-import { enqueueDepositWebhook, type DepositEventType } from '../webhooks/outbox.js';
+import { ceilTo, money, toText, type Money } from './money.js';
+import { enqueueDepositWebhook } from '../webhooks/outbox.js';
+import type { DepositEventType } from '../webhooks/events.js';
 import { sandboxPayerInfo } from './payment-details.js';
 import {
   activitiesOf,
@@ -28,10 +29,8 @@ import {
 import { askedFor, currentPrice, ledgerOf, priceOfRow, valueOf, type Price } from './ledger.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireIfOverdue, holdsUniqueCode, isOverdue } from './expire.js';
+import { kindOfMethod, METHOD_KINDS } from './method-kinds.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView, type PaymentRow } from './view.js';
-
-/** Methods whose payer cannot choose the amount: the bank or wallet collects exactly what is due. */
-const FIXED_AMOUNT_KINDS: ReadonlySet<string> = new Set(['va', 'qris', 'ewallet']);
 
 export interface PaymentRequest {
   /** What arrived, in the payment's currency; by default what its method asks for what the order still lacks. */
@@ -100,7 +99,8 @@ async function applyPayment(
   const before = ledgerOf(row, payments);
   const price = await priceOfPayment(trx, row, request);
   const current = price.method === currentPrice(row).method;
-  const fixed = FIXED_AMOUNT_KINDS.has(findPaymentMethod(price.method)?.kind ?? '');
+  // Whether the payer cannot choose the amount: the bank or wallet collects exactly what is due.
+  const fixed = !METHOD_KINDS[kindOfMethod(findPaymentMethod(price.method))].takesAnyAmount;
   // A fixed-amount method asks exactly: the current one what the order still lacks, an old one the price it was shown with.
   const asked = current ? before.remaining : fixed ? price.amount : askedFor(price, before.lacking);
   const amount = request.amount === undefined ? asked : money(request.amount);

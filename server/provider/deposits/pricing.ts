@@ -16,7 +16,7 @@ import {
   type PaymentMethodDef,
   type RateTable,
 } from '../catalog/index.js';
-import { ceilTo, Money, money, roundTo, toText } from '../money.js';
+import { ceilTo, Money, money, roundTo, toText } from './money.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Rates, fees, rounding

@@ -5,9 +5,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { QuoteRow } from '../db/payment-tables.js';
 import { ApiError } from '../../common/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { newUuid } from '../db/ids.js';
-import { toNumber, toText } from '../money.js';
+import { toNumber, toText } from './money.js';
 import { estimateConversion, type ConversionRequest, type HeldQuote } from './pricing.js';
 
 const QUOTE_VALIDITY_SECONDS = 60;

@@ -1,5 +1,5 @@
 // Brief in-process caches of the deposit core. Each service instance makes its own (deps.caches, built in
-// main.ts openProvider): two services in one process never share one.
+// process/main.ts openProvider): two services in one process never share one.
 import { LRUCache } from 'lru-cache';
 import type { DepositChangeFeed } from './changes.js';
 import type { DepositView } from './view.js';

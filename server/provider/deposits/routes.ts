@@ -3,6 +3,8 @@ import { createMiddleware } from 'hono/factory';
 import { PAYMENT_METHODS } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
 import { createCryptoDeposit, createFiatDeposit, listDeposits, ownerOf, readDeposit } from './service.js';
+import { METHOD_KINDS } from './method-kinds.js';
+import { DEPOSIT_WEBHOOKS, type DepositEventType } from '../webhooks/events.js';
 import { createQuote } from './quotes.js';
 import {
   ConvertEstimationSchema,
@@ -19,10 +21,10 @@ import {
   SandboxStatusSchema,
 } from './schemas.js';
 import type { DepositView } from './view.js';
-import { bearerAuth, bearerOrSignature } from '../http/bearer.js';
-import { IDEMPOTENCY_PARAMETER, IDEMPOTENCY_RESPONSES, idempotentWrites } from '../http/idempotency.js';
-import { attemptOrAnswer, paymentOrAnswer, transitionOrAnswer } from '../http/deposit-errors.js';
-import type { ProviderDeps } from '../deps.js';
+import { bearerAuth, bearerOrSignature } from '../auth/bearer.js';
+import { idempotentWrites } from '../http/idempotency.js';
+import { attemptOrAnswer, paymentOrAnswer, transitionOrAnswer } from './route-answers.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import type { ProviderEnv } from '../http/env.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
@@ -31,14 +33,16 @@ import {
   body,
   envelope,
   errorResponses,
+  IDEMPOTENCY_PARAMETER,
+  IDEMPOTENCY_RESPONSES,
   json,
   operation,
   pagination,
   PUBLIC,
   SIGNED,
 } from '../openapi/operation.js';
-import { signatureAuth } from '../http/signature.js';
-import { toNumber } from '../money.js';
+import { signatureAuth } from '../auth/signature.js';
+import { toNumber } from './money.js';
 
 type DepositAnswer = { statusCode: 200; message: string; data: DepositView };
 
@@ -137,7 +141,7 @@ export function depositsRoutes(deps: ProviderDeps) {
       const { currency } = c.req.valid('query');
       const base = deps.config.baseUrl;
       const methods = PAYMENT_METHODS.filter((m) => !currency || m.currency === currency.toUpperCase()).map((m) => ({
-        depositPaymentType: m.depositPaymentType,
+        depositPaymentType: METHOD_KINDS[m.kind].depositPaymentType,
         bankName: m.bankName,
         bankCode: m.code,
         currency: m.currency,
@@ -409,28 +413,9 @@ export function registerDepositWebhooks(registry: OpenAPIHono['openAPIRegistry']
       description: 'v1,<base64 HMAC-SHA256 with the webhook secret of "id.timestamp.body"> (Standard Webhooks)',
     }),
   });
-  for (const [type, when] of [
-    [
-      'deposit.completed',
-      'A deposit was paid (what arrived reaches the amount due less the underpayment tolerance; overpaidAmount says by how much more).',
-    ],
-    [
-      'deposit.expired',
-      'A deposit expired, was cancelled, or was expired by the sandbox status update; paidAmount above 0 is owed back.',
-    ],
-    [
-      'deposit.partially_paid',
-      'Less than was due arrived while the deposit is pending (docs/design.md 10); it stays pending, remainingAmount says what is still due.',
-    ],
-    [
-      'deposit.paid_late',
-      'A payment arrived after the deposit expired or was cancelled (docs/design.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.',
-    ],
-    [
-      'deposit.payment_failed',
-      'An attempt to pay failed (declined, insufficient balance, or a wallet push not approved in time): the deposit stays pending, data.lastFailure says why; the shopper may try again or choose another method.',
-    ],
-  ] as const) {
+  for (const [type, { when }] of Object.entries(DEPOSIT_WEBHOOKS) as Array<
+    [DepositEventType, (typeof DEPOSIT_WEBHOOKS)[DepositEventType]]
+  >) {
     registry.registerWebhook({
       // deposit.paid_late -> depositPaidLate
       operationId: type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase()),

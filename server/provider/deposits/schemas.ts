@@ -1,7 +1,10 @@
 // zod schemas shared by the deposit, checkout and reference routes: they validate requests and, through
 // @hono/zod-openapi, generate the OpenAPI document, so the two cannot drift apart.
 import { z } from '@hono/zod-openapi';
+import { FEE_KINDS } from '../../common/fee-policy.js';
 import { TIMESTAMP } from '../openapi/operation.js';
+import type { FiatKind } from './method-kinds.js';
+import { DEPOSIT_WEBHOOKS, type DepositEventType } from '../webhooks/events.js';
 
 /**
  * An amount: a positive JSON number. Its currency's rules are checked in pricing.ts (requestAmount), with a 400 naming
@@ -301,12 +304,13 @@ export const CheckoutRequestSchema = z
     feesPaidBy: z
       .union([
         FEES_PAID_BY,
-        z.strictObject({
-          va: FEES_PAID_BY.optional(),
-          bank: FEES_PAID_BY.optional(),
-          qris: FEES_PAID_BY.optional(),
-          ewallet: FEES_PAID_BY.optional(),
-        }),
+        // One optional entry per fiat kind (FEE_KINDS: va, bank, qris, ewallet).
+        z.strictObject(
+          Object.fromEntries(FEE_KINDS.map((kind) => [kind, FEES_PAID_BY.optional()])) as Record<
+            FiatKind,
+            z.ZodOptional<typeof FEES_PAID_BY>
+          >,
+        ),
       ])
       .optional()
       .openapi({
@@ -345,15 +349,6 @@ export const QuoteSchema = z
   })
   .openapi('Quote');
 
-export const BankSchema = z
-  .object({
-    bankCode: z.string().openapi({ example: 'BCA' }),
-    bankName: z.string().openapi({ example: 'Bank Central Asia' }),
-    currency: z.string().openapi({ example: 'IDR' }),
-    country: z.string().openapi({ example: 'ID' }),
-  })
-  .openapi('Bank');
-
 export const PaymentMethodSchema = z
   .object({
     depositPaymentType: z.string().openapi({ description: 'va, qris, ewallet or bank_transfer' }),
@@ -368,17 +363,8 @@ export const PaymentMethodSchema = z
   })
   .openapi('PaymentMethod');
 
-/** The deposit webhooks (docs/design.md 3 and 10), each with the status its deposit has and its schema's name. */
-export const DEPOSIT_WEBHOOKS = {
-  'deposit.completed': { status: 'completed', name: 'DepositCompletedWebhook' },
-  'deposit.expired': { status: 'expired', name: 'DepositExpiredWebhook' },
-  'deposit.partially_paid': { status: 'pending', name: 'DepositPartiallyPaidWebhook' },
-  'deposit.paid_late': { status: 'expired', name: 'DepositPaidLateWebhook' },
-  'deposit.payment_failed': { status: 'pending', name: 'DepositPaymentFailedWebhook' },
-} as const;
-
 /** The body of a deposit webhook (docs/design.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */
-export const depositWebhookSchema = (type: keyof typeof DEPOSIT_WEBHOOKS) =>
+export const depositWebhookSchema = (type: DepositEventType) =>
   z
     .object({
       type: z.literal(type),

@@ -2,7 +2,7 @@
 // never showing one pending past its expiredAt, and the deposit core's surface the routes call. Pricing is in
 // pricing.ts, the queries in repository.ts; the state changes: create.ts, switch-method.ts, expire.ts, payments.ts.
 import { ApiError } from '../../common/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { paginate, type Page } from '../openapi/pagination.js';
 import {
   activitiesByDeposit,

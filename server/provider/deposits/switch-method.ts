@@ -3,9 +3,9 @@
 // status does not change.
 import { merchantOwner } from '../accounts/merchants.js';
 import { ApiError } from '../../common/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { newRecordId } from '../db/ids.js';
-import { money, toText, type Money } from '../money.js';
+import { money, toText, type Money } from './money.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import { expireFirstIfOverdue, isOverdue } from './expire.js';
 import {

@@ -1,7 +1,7 @@
 // The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
 import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 import { placesOf } from '../catalog/index.js';
-import { money, toNumber } from '../money.js';
+import { money, toNumber } from './money.js';
 import { ledgerOf } from './ledger.js';
 import { checksumAddress } from './evm-address.js';
 import { lastFailureOf, type FailureReason } from './failure-reasons.js';

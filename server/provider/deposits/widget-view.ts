@@ -16,11 +16,12 @@ import {
   type RateTable,
 } from '../catalog/index.js';
 import { logoUrl } from '../catalog/logos.js';
-import { money, toNumber, toText } from '../money.js';
+import { money, toNumber, toText } from './money.js';
 import { passesFees } from '../../common/fee-policy.js';
 import { checkoutFeesPolicy, cryptoOffersFor, offersFor, type CheckoutRow } from './checkout.js';
 import { checkoutStillDue } from './payments.js';
 import { uniqueCodeValue } from './ledger.js';
+import { METHOD_KINDS } from './method-kinds.js';
 import type { DepositRow, DepositView } from './view.js';
 
 // The shapes are the widget's contract, declared once beside it (type-only).
@@ -40,7 +41,7 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
 
 /** A fiat method of the catalog as the session describes it (interface 2.3 and its display name), before its price. */
 const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
-  depositPaymentType: method.depositPaymentType,
+  depositPaymentType: METHOD_KINDS[method.kind].depositPaymentType,
   bankName: method.bankName,
   bankCode: method.code,
   name: method.name,
@@ -55,7 +56,7 @@ const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
 
 /** A crypto of the catalog as the session describes it (docs/design.md 8: what its wallet payment request needs), before its price. */
 const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
-  depositPaymentType: 'crypto',
+  depositPaymentType: METHOD_KINDS.crypto.depositPaymentType,
   bankName: crypto.name,
   bankCode: crypto.id,
   name: `${crypto.name} (${crypto.networkName})`,

@@ -1,4 +1,4 @@
-import type { AuthenticatedMerchant } from '../deps.js';
+import type { AuthenticatedMerchant } from '../instance/deps.js';
 
 /** Hono environment of the payment-service app: the caller, set by the auth middleware. */
 export interface ProviderEnv {

@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import { sql } from 'kysely';
 import { ApiError } from './errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 
 const READY_TIMEOUT_MS = 2_000;
 

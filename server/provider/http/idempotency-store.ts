@@ -2,7 +2,7 @@
 // of the service on one database sees the same keys. The middleware itself is server/common/idempotency.ts.
 import { randomUUID } from 'node:crypto';
 import type { IdempotencyClaim, IdempotencyStore, IdempotentAnswer } from '../../common/idempotency.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 
 /** How often a copy deletes the keys past their lifetime (each copy does; a delete of nothing costs one index probe). */
 const SWEEP_EVERY_MS = 60_000;

@@ -1,10 +1,9 @@
 // Idempotency-Key on the service's creates and sandbox payments (docs/idempotency.md): the middleware of
-// server/common/idempotency.ts over this service's database, scoped to the authenticated merchant, and what the
-// OpenAPI document says of it.
+// server/common/idempotency.ts over this service's database, scoped to the authenticated merchant (what the OpenAPI
+// document says of it: IDEMPOTENCY_PARAMETER and IDEMPOTENCY_RESPONSES in openapi/operation.ts).
 import type { MiddlewareHandler } from 'hono';
-import { IDEMPOTENCY_HEADER, idempotency } from '../../common/idempotency.js';
-import type { ProviderDeps } from '../deps.js';
-import { ErrorSchema, json } from '../openapi/operation.js';
+import { idempotency } from '../../common/idempotency.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import type { ProviderEnv } from './env.js';
 import { databaseIdempotencyStore } from './idempotency-store.js';
 
@@ -22,23 +21,3 @@ export function idempotentWrites(deps: ProviderDeps): MiddlewareHandler<Provider
   }
   return middleware;
 }
-
-/** The header parameter and the answers it adds, for an operation's `parameters` and `responses`. */
-export const IDEMPOTENCY_PARAMETER = {
-  name: IDEMPOTENCY_HEADER,
-  in: 'header' as const,
-  required: false,
-  schema: { type: 'string' as const, minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-  description:
-    'Optional; 1 to 255 visible ASCII characters, e.g. a UUID. The same key with the same request (method, path, body) within 24 h ' +
-    'gets the first answer again (same status and body, header Idempotent-Replayed: true) and changes nothing; with another request: 422. ' +
-    'While the first request with the key is still in progress: 409 with Retry-After. Keys are per merchant.',
-};
-
-export const IDEMPOTENCY_RESPONSES = {
-  409: json(
-    ErrorSchema,
-    "Conflict: the Idempotency-Key is in use by a request still in progress (retry after Retry-After), or the operation's own conflict",
-  ),
-  422: json(ErrorSchema, 'Idempotency-Key reused with another request'),
-};

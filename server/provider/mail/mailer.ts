@@ -1,7 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '../../common/log.js';
 import type { Db } from '../db/database.js';
-import type { ProviderConfig } from '../config.js';
 import { newRecordId } from '../db/ids.js';
 
 export interface OutgoingMail {
@@ -82,7 +81,12 @@ function smtpMailer(
 }
 
 /** The mailer the configuration asks for (one per service, deps.mailer): SMTP when SMTP_URL is set, else the sandbox mailbox. */
-export function createMailer(config: ProviderConfig, db: Db, now: () => Date, logger: Logger): Mailer {
+export function createMailer(
+  config: { smtpUrl?: string; sandbox: boolean },
+  db: Db,
+  now: () => Date,
+  logger: Logger,
+): Mailer {
   return config.smtpUrl ? smtpMailer(config.smtpUrl, logger) : mailboxMailer(db, now, logger, config.sandbox);
 }
 

@@ -3,13 +3,14 @@
 // domain's schema files import it (the Hono-specific answer of cached JSON text is http/json-text.ts).
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { IDEMPOTENCY_HEADER } from '../../common/idempotency.js';
 
 /** S endpoints: the three signature headers together. A endpoints: a bearer token. PUBLIC: no credentials. */
 export const SIGNED = [{ ClientId: [], Timestamp: [], Signature: [] }];
 export const BEARER = [{ Bearer: [] }];
 export const PUBLIC: Array<Record<string, string[]>> = [];
 
-/** The largest request body (app.ts answers 413 above it). */
+/** The largest request body (process/app.ts answers 413 above it). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** An ISO 8601 UTC timestamp (interface section 2: "Timestamps are ISO 8601 date-time strings"). */
@@ -70,7 +71,7 @@ export const stringError = {
 /**
  * createRoute for every documented operation: it must name its operationId and its security (PUBLIC when none), and it
  * gets the answers any operation can give besides its own: 400 (a NUL byte in a parameter, header or body, refused
- * before any route: common/nul-guard.ts) and, with a request body, 413 (over the body limit, app.ts) and 415 (not
+ * before any route: common/nul-guard.ts) and, with a request body, 413 (over the body limit, process/app.ts) and 415 (not
  * application/json). The route's own entries win.
  */
 export const operation = <
@@ -92,3 +93,23 @@ export const operation = <
       ...config.responses,
     },
   });
+
+/** The Idempotency-Key header parameter and the answers it adds (http/idempotency.ts), for an operation's `parameters` and `responses`. */
+export const IDEMPOTENCY_PARAMETER = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header' as const,
+  required: false,
+  schema: { type: 'string' as const, minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  description:
+    'Optional; 1 to 255 visible ASCII characters, e.g. a UUID. The same key with the same request (method, path, body) within 24 h ' +
+    'gets the first answer again (same status and body, header Idempotent-Replayed: true) and changes nothing; with another request: 422. ' +
+    'While the first request with the key is still in progress: 409 with Retry-After. Keys are per merchant.',
+};
+
+export const IDEMPOTENCY_RESPONSES = {
+  409: json(
+    ErrorSchema,
+    "Conflict: the Idempotency-Key is in use by a request still in progress (retry after Retry-After), or the operation's own conflict",
+  ),
+  422: json(ErrorSchema, 'Idempotency-Key reused with another request'),
+};

@@ -1,7 +1,7 @@
 import { envelope, ErrorSchema, json, operation, SIGNED } from '../openapi/operation.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../deps.js';
-import { signatureAuth } from '../http/signature.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { signatureAuth } from '../auth/signature.js';
 import {
   CreateRecipientBody,
   IdParam,

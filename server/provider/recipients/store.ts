@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import { findBank } from '../catalog/index.js';
 import type { Database, Db } from '../db/database.js';
 import type { RecipientBanksTable, RecipientsTable } from '../db/account-tables.js';
-import type { AuthenticatedMerchant } from '../deps.js';
+import type { AuthenticatedMerchant } from '../instance/deps.js';
 import { newRecordId } from '../db/ids.js';
 import { paginate, type Page } from '../openapi/pagination.js';
 import type { CreateRecipientInput, ListRecipientsQuery, Recipient, UpdateRecipientInput } from './schemas.js';

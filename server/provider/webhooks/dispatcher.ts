@@ -5,7 +5,7 @@ import { webhookTargets } from '../accounts/merchants.js';
 import { webhookHeaders } from '../../common/standard-webhooks.js';
 import { openDatabase, type Database, type Db } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { logAttempt, loggableUrl } from './attempt-log.js';
 import { WebhookSender } from './sender.js';
 import { systemResolver } from './url-guard.js';

@@ -1,19 +1,21 @@
-import type { z } from '@hono/zod-openapi';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { DEPOSIT_WEBHOOKS, depositWebhookSchema } from '../deposits/schemas.js';
 import { randomToken } from '../db/ids.js';
-
-/** The deposit webhooks (docs/design.md 3 and 10). */
-export type DepositEventType = keyof typeof DEPOSIT_WEBHOOKS;
+import type { DEPOSIT_WEBHOOKS, DepositEventType } from './events.js';
 
 /**
- * The body of a deposit webhook: its schema in the OpenAPI document (deposits/schemas.ts); `data` is the Deposit, as
- * the caller gives it.
+ * The body of a deposit webhook, as its schema in the OpenAPI document says (deposits/schemas.ts
+ * depositWebhookSchema); `data` is the Deposit, as the caller gives it.
  */
-export type DepositWebhookPayload<Data = unknown> = Omit<z.infer<ReturnType<typeof depositWebhookSchema>>, 'data'> & {
+export interface DepositWebhookPayload<Data = unknown> {
+  type: DepositEventType;
+  orderId: string;
+  depositId: string;
+  reference: string;
+  status: (typeof DEPOSIT_WEBHOOKS)[DepositEventType]['status'];
   data: Data;
-};
+  timestamp: string;
+}
 
 /** Minimal view of a deposit the outbox needs; `data` is the full Deposit as the interface shows it. */
 interface DepositEvent {

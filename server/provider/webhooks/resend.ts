@@ -1,4 +1,4 @@
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { randomToken } from '../db/ids.js';
 
 /**

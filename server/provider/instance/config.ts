@@ -5,23 +5,17 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, nearestName } from '../common/config.js';
-import type { LogLevel } from '../common/log.js';
-import { DEFAULT_PRICES_IDR, type RateTable } from './catalog/rates.js';
+import { ConfigError, nearestName } from '../../common/config.js';
+import type { LogLevel } from '../../common/log.js';
+import { DEFAULT_PRICES_IDR, type RateTable } from '../catalog/rates.js';
+import { KINDS, METHOD_KINDS, type MethodKind } from '../deposits/method-kinds.js';
 
-/** Deposit validity per payment kind, in seconds. */
-export interface ExpirySeconds {
-  /** Virtual accounts (default 86400: 24 h). */
-  va: number;
-  /** Bank transfer (default 86400: 24 h). */
-  bank: number;
-  /** QRIS (default 1800: 30 min). */
-  qris: number;
-  /** E-wallets (default 900: 15 min). */
-  ewallet: number;
-  /** Crypto (default 3600: 60 min). */
-  crypto: number;
-}
+/**
+ * Deposit validity per kind of method, in seconds: va (virtual accounts, default 86400: 24 h), bank (bank transfer,
+ * 86400), qris (1800: 30 min), ewallet (900: 15 min), crypto (3600: 60 min); each kind's default is its row of
+ * deposits/method-kinds.ts.
+ */
+export type ExpirySeconds = Record<MethodKind, number>;
 
 /** Options of `startSandbox`. Every one is optional; an unset one comes from the environment variable named, then the default. */
 export interface SandboxOptions {
@@ -141,14 +135,9 @@ export class SandboxConfigError extends ConfigError {
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-const EXPIRY_KINDS = ['va', 'bank', 'qris', 'ewallet', 'crypto'] as const;
-const DEFAULT_EXPIRY: ExpirySeconds = {
-  va: 24 * 3600,
-  bank: 24 * 3600,
-  qris: 30 * 60,
-  ewallet: 15 * 60,
-  crypto: 60 * 60,
-};
+const DEFAULT_EXPIRY = Object.fromEntries(
+  KINDS.map((kind) => [kind, METHOD_KINDS[kind].expirySeconds]),
+) as ExpirySeconds;
 
 // ---- The values' schemas: each takes an option's value; a variable's text is turned into that first (fromEnv) ----
 
@@ -228,11 +217,11 @@ const optionsSchema = z.strictObject({
   scryptN: scryptN.optional(),
   expirySeconds: z
     .strictObject(
-      Object.fromEntries(EXPIRY_KINDS.map((kind) => [kind, seconds.optional()])) as Record<
+      Object.fromEntries(KINDS.map((kind) => [kind, seconds.optional()])) as Record<
         keyof ExpirySeconds,
         z.ZodOptional<typeof seconds>
       >,
-      { error: `must be an object with any of ${EXPIRY_KINDS.join(', ')}` },
+      { error: `must be an object with any of ${KINDS.join(', ')}` },
     )
     .optional(),
   sweepIntervalMs: integer(1, 2 ** 31 - 1, 'must be a positive whole number of milliseconds').optional(),
@@ -269,7 +258,7 @@ const variables = {
   SMTP_URL: { option: 'smtpUrl', schema: optionsSchema.shape.smtpUrl.unwrap() },
   KASIR_SCRYPT_N: { option: 'scryptN', schema: z.preprocess(wholeNumberText, scryptN) },
   ...Object.fromEntries(
-    EXPIRY_KINDS.map((kind) => [
+    KINDS.map((kind) => [
       `KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS`,
       { option: `expirySeconds.${kind}`, schema: z.preprocess(wholeNumberText, seconds) },
     ]),
@@ -320,7 +309,7 @@ function problemsOf(error: z.ZodError, root: unknown): ConfigProblem[] {
     }
     return issue.keys.map((key) => {
       if (setting === 'expirySeconds')
-        return { setting, problem: `unknown kind "${key}" (known: ${EXPIRY_KINDS.join(', ')})` };
+        return { setting, problem: `unknown kind "${key}" (known: ${KINDS.join(', ')})` };
       const near = nearestName(key, KNOWN_OPTIONS);
       return {
         setting,
@@ -392,7 +381,7 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
   const portNumber = pick('port', 'PROVIDER_PORT') ?? 4010;
   const webhookUrl = pick('webhookUrl', 'KASIR_WEBHOOK_URL');
   const expirySeconds = { ...DEFAULT_EXPIRY };
-  for (const kind of EXPIRY_KINDS) {
+  for (const kind of KINDS) {
     const value = o.expirySeconds?.[kind] ?? env[`KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS` as Variable];
     if (value !== undefined) expirySeconds[kind] = value as number;
   }

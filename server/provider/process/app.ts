@@ -1,25 +1,25 @@
 // The payment service's Hono app: security headers for pages, the body limit, one sub-app per resource, the OpenAPI
 // document at /v1/openapi.json, and the one error handler that answers every failure in the envelope.
 import { secureHeaders } from 'hono/secure-headers';
-import { requestLogging } from '../common/log.js';
-import { hostedPageRoutes } from './checkout/page.js';
-import { checkoutSessionRoutes } from './checkout/session.js';
-import { hostedWidgetApi } from './checkout/widget-api.js';
-import type { ProviderDeps } from './deps.js';
-import { createRouter, onError, onNotFound } from './http/errors.js';
-import { refuseNulBytes } from '../common/nul-guard.js';
-import { healthRoutes } from './http/health.js';
-import { limitedBody } from './http/body.js';
-import { authRoutes } from './auth/routes.js';
-import { checkoutRoutes } from './checkout/routes.js';
-import { dashboardRoutes } from './dashboard/routes.js';
-import { depositsRoutes, registerDepositWebhooks } from './deposits/routes.js';
-import { docsRoutes } from './openapi/routes.js';
-import { mailboxRoutes } from './mail/routes.js';
-import { recipientsRoutes } from './recipients/routes.js';
-import { referencesRoutes } from './catalog/routes.js';
-import { sandboxRoutes } from './deposits/sandbox-routes.js';
-import { MAX_BODY_BYTES } from './openapi/operation.js';
+import { requestLogging } from '../../common/log.js';
+import { hostedPageRoutes } from '../checkout/page.js';
+import { checkoutSessionRoutes } from '../checkout/session.js';
+import { hostedWidgetApi } from '../checkout/widget-api.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { createRouter, onError, onNotFound } from '../http/errors.js';
+import { refuseNulBytes } from '../../common/nul-guard.js';
+import { healthRoutes } from '../http/health.js';
+import { limitedBody } from '../http/body.js';
+import { authRoutes } from '../auth/routes.js';
+import { checkoutRoutes } from '../checkout/routes.js';
+import { dashboardRoutes } from '../dashboard/routes.js';
+import { depositsRoutes, registerDepositWebhooks } from '../deposits/routes.js';
+import { docsRoutes } from '../openapi/routes.js';
+import { mailboxRoutes } from '../sandbox/mailbox-routes.js';
+import { recipientsRoutes } from '../recipients/routes.js';
+import { referencesRoutes } from '../catalog/routes.js';
+import { sandboxRoutes } from '../sandbox/routes.js';
+import { MAX_BODY_BYTES } from '../openapi/operation.js';
 
 /** Probed every few seconds: logged at debug, not info. */
 const PROBES = ['/healthz', '/readyz'];

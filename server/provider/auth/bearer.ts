@@ -1,8 +1,8 @@
 import { createMiddleware } from 'hono/factory';
-import { merchantOfToken } from '../auth/tokens.js';
-import { ApiError } from './errors.js';
-import type { AuthenticatedMerchant, ProviderDeps } from '../deps.js';
-import type { ProviderEnv } from './env.js';
+import { merchantOfToken } from './tokens.js';
+import { ApiError } from '../http/errors.js';
+import type { AuthenticatedMerchant, ProviderDeps } from '../instance/deps.js';
+import type { ProviderEnv } from '../http/env.js';
 
 /** Verifies `Authorization: Bearer <jwt>` and sets `merchant`. */
 export function bearerAuth(deps: ProviderDeps) {

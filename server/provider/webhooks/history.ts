@@ -1,7 +1,7 @@
 // A merchant's recent webhook deliveries and attempts, as the dashboard and the sandbox's `webhooks` show them
 // (the account itself, its secrets and settings: accounts/merchants.ts).
 import type { Db } from '../db/database.js';
-import { loggableUrl } from '../webhooks/attempt-log.js';
+import { loggableUrl } from './attempt-log.js';
 
 /** The merchant's most recent deliveries, newest first, each with its attempts in order. */
 export async function recentDeliveries(db: Db, merchantId: string, limit: number) {

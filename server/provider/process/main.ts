@@ -1,26 +1,31 @@
 // Starting the payment-service sandbox: the one implementation behind startSandbox (the package's entry), the
 // kasir-sandbox bin and the demo's `npm start`.
 import { join } from 'node:path';
-import { listen, type ListeningServer } from '../common/http-server.js';
-import { createLogger } from '../common/log.js';
-import { updateWebhookUrlOfClient } from './accounts/merchants.js';
+import { listen, type ListeningServer } from '../../common/http-server.js';
+import { createLogger } from '../../common/log.js';
+import { updateWebhookUrlOfClient } from '../accounts/merchants.js';
 import { createProviderApp, type ProviderApp } from './app.js';
-import { CREDENTIAL_CACHE } from './auth/credentials.js';
-import { expiringCache } from './cache.js';
-import { resolveProviderConfig, SandboxConfigError, type ProviderConfig, type SandboxOptions } from './config.js';
-import { openDatabase } from './db/database.js';
-import { DepositChangeFeed } from './deposits/changes.js';
-import { createDepositCaches } from './deposits/read-cache.js';
-import { ORGANIZATION_NAME_CACHE } from './deposits/payment-plan.js';
-import type { ProviderCaches, ProviderDeps } from './deps.js';
-import { VERIFIED_TOKEN_CACHE } from './auth/tokens.js';
+import { CREDENTIAL_CACHE } from '../auth/credentials.js';
+import { expiringCache } from '../instance/cache.js';
+import {
+  resolveProviderConfig,
+  SandboxConfigError,
+  type ProviderConfig,
+  type SandboxOptions,
+} from '../instance/config.js';
+import { openDatabase } from '../db/database.js';
+import { DepositChangeFeed } from '../deposits/changes.js';
+import { createDepositCaches } from '../deposits/read-cache.js';
+import { ORGANIZATION_NAME_CACHE } from '../deposits/payment-plan.js';
+import type { ProviderCaches, ProviderDeps } from '../instance/deps.js';
+import { VERIFIED_TOKEN_CACHE } from '../auth/tokens.js';
 import { startBackgroundJobs } from './jobs.js';
-import { lockDataDir } from './db/data-dir-lock.js';
-import type { DepositView as SandboxDeposit } from './deposits/view.js';
-import { createMailer } from './mail/mailer.js';
-import { loadJwtSecret } from './db/service-keys.js';
-import { SandboxClient, type WebhookAttempt } from './sandbox-client.js';
-import { seedSandbox, type SandboxCredentials } from './accounts/seed.js';
+import { lockDataDir } from '../db/data-dir-lock.js';
+import type { DepositView as SandboxDeposit } from '../deposits/view.js';
+import { createMailer } from '../mail/mailer.js';
+import { loadJwtSecret } from '../db/service-keys.js';
+import { SandboxClient, type WebhookAttempt } from '../sandbox/client.js';
+import { seedSandbox, type SandboxCredentials } from '../sandbox/seed.js';
 
 /** A sandbox serving over HTTP, as `startSandbox` returns it. */
 export interface RunningSandbox {

@@ -1,10 +1,10 @@
 import { createMiddleware } from 'hono/factory';
 import { signatureMatches, signRequest } from '../../common/request-signing.js';
-import { ApiError } from './errors.js';
-import { credentialOf } from '../auth/credentials.js';
-import type { ProviderDeps } from '../deps.js';
-import type { ProviderEnv } from './env.js';
-import { isBodiless, rawHeader, requestTarget } from './request-target.js';
+import { ApiError } from '../http/errors.js';
+import { credentialOf } from './credentials.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import type { ProviderEnv } from '../http/env.js';
+import { isBodiless, rawHeader, requestTarget } from '../http/request-target.js';
 
 export interface SignatureOptions {
   /** Largest allowed distance between X-Timestamp and the server clock, in seconds. */

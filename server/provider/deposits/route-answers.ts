@@ -9,11 +9,11 @@ import {
   transitionDeposit,
   type PaymentRequest,
   type TransitionKind,
-} from '../deposits/service.js';
-import type { DepositView } from '../deposits/view.js';
-import { recordFailedAttempt, type AttemptRequest } from '../deposits/attempts.js';
-import type { ProviderDeps } from '../deps.js';
-import { ApiError } from './errors.js';
+} from './service.js';
+import type { DepositView } from './view.js';
+import { recordFailedAttempt, type AttemptRequest } from './attempts.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { ApiError } from '../http/errors.js';
 
 export interface TransitionWording {
   /** Status of the "Deposit not found" answer (and its envelope label when it is not the status text). */

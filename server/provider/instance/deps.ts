@@ -1,14 +1,14 @@
-// What every part of the payment service is built from (ProviderDeps: made once in main.ts openProvider), and the
+// What every part of the payment service is built from (ProviderDeps: made once in process/main.ts openProvider), and the
 // caller an authentication resolved to. The domain (deposits/, auth/, webhooks/, recipients/, dashboard/) and the web
 // layer (http/, each feature's routes.ts) both take it from here; the web layer's own Hono env stays in http/env.ts.
-import type { Logger } from '../common/log.js';
+import type { LookupAddress } from 'node:dns';
+import type { Logger } from '../../common/log.js';
 import type { ExpiringCache } from './cache.js';
 import type { ProviderConfig } from './config.js';
-import type { Db } from './db/database.js';
-import type { DepositChangeFeed } from './deposits/changes.js';
-import type { DepositCaches } from './deposits/read-cache.js';
-import type { Mailer } from './mail/mailer.js';
-import type { HostResolver } from './webhooks/url-guard.js';
+import type { Db } from '../db/database.js';
+import type { DepositChangeFeed } from '../deposits/changes.js';
+import type { DepositCaches } from '../deposits/read-cache.js';
+import type { Mailer } from '../mail/mailer.js';
 
 /** What every part of the payment service is built from; route and middleware factories take it. */
 export interface ProviderDeps {
@@ -21,11 +21,11 @@ export interface ProviderDeps {
   /** JSON logs of this instance (config.logLevel); never given a secret. */
   logger: Logger;
   /** How webhook hosts are resolved for the public-address check outside sandbox mode (default: the system's DNS). */
-  resolveHost?: HostResolver;
+  resolveHost?: (hostname: string) => Promise<LookupAddress[]>; // a HostResolver (webhooks/url-guard.ts)
   /** Sends the service's mail (OTP codes): SMTP when configured, else the sandbox mailbox. */
   mailer: Mailer;
   /**
-   * This instance's in-process caches, made in main.ts openProvider. They hang here, never off a module: two services
+   * This instance's in-process caches, made in process/main.ts openProvider. They hang here, never off a module: two services
    * in one process (tests, a shop's own test suite) never share one.
    */
   caches: ProviderCaches;

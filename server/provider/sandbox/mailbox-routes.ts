@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { normalizeEmail } from '../auth/accounts.js';
 import { ErrorSchema, json, operation, PUBLIC, stringError, TIMESTAMP } from '../openapi/operation.js';
 import { ApiError, createRouter } from '../http/errors.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 
 const Message = z
   .object({

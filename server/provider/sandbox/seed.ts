@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verify } from 'hono/jwt';
-import { insertMerchant, merchantOfEmail, updateMerchant, webhookUrlOf } from './merchants.js';
+import { insertMerchant, merchantOfEmail, updateMerchant, webhookUrlOf } from '../accounts/merchants.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { issueAccessToken } from '../auth/tokens.js';
-import type { ProviderDeps } from '../deps.js';
+import type { ProviderDeps } from '../instance/deps.js';
 import { newRecordId } from '../db/ids.js';
 
 const isUniqueViolation = (err: unknown) => {

@@ -4,17 +4,18 @@ import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { findPaymentMethod } from '../catalog/index.js';
 import { organizationNameOf } from '../accounts/merchants.js';
-import { lastDeliveryOf, recentAttempts } from '../dashboard/service.js';
+import { lastDeliveryOf, recentAttempts } from '../webhooks/history.js';
 import { logoUrl } from '../catalog/logos.js';
-import { DepositNotPending, readDepositById, recordPayment } from './service.js';
-import { recordFailedAttempt, type FailureReason } from './attempts.js';
-import { paymentFiatOf } from './view.js';
-import { bearerOrSignature } from '../http/bearer.js';
+import { DepositNotPending, readDepositById, recordPayment } from '../deposits/service.js';
+import { recordFailedAttempt, type FailureReason } from '../deposits/attempts.js';
+import { paymentFiatOf } from '../deposits/view.js';
+import { METHOD_KINDS } from '../deposits/method-kinds.js';
+import { bearerOrSignature } from '../auth/bearer.js';
 import { ApiError, createRouter } from '../http/errors.js';
 import { htmlPage } from '../http/page.js';
-import type { ProviderDeps } from '../deps.js';
-import { signatureAuth } from '../http/signature.js';
-import { money, toText } from '../money.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { signatureAuth } from '../auth/signature.js';
+import { money, toText } from '../deposits/money.js';
 import { resendDelivery } from '../webhooks/resend.js';
 
 const CSS = `:root{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}
@@ -111,7 +112,7 @@ export function sandboxRoutes(deps: ProviderDeps) {
     const id = c.req.param('depositId');
     const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
     const method = found && findPaymentMethod(found.row.method_code ?? '');
-    if (!found || !method || method.kind !== 'ewallet') {
+    if (!found || !method || !METHOD_KINDS[method.kind].approvalPage) {
       return simulatorPage(c, 404, 'Payment not found', NOT_FOUND);
     }
     const { row } = found;
@@ -168,7 +169,8 @@ ${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attem
     if (!deps.config.sandbox) return simulatorPage(c, 403, 'Not available', NOT_AVAILABLE);
     const id = c.req.param('depositId')!;
     const found = id.length <= 128 ? await readDepositById(deps, id) : undefined;
-    if (!found || findPaymentMethod(found.row.method_code ?? '')?.kind !== 'ewallet') {
+    const method = found && findPaymentMethod(found.row.method_code ?? '');
+    if (!found || !method || !METHOD_KINDS[method.kind].approvalPage) {
       return simulatorPage(c, 404, 'Payment not found', NOT_FOUND);
     }
     const wallet = paymentFiatOf(found.row);

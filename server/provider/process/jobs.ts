@@ -1,6 +1,6 @@
-import { startExpirySweeper } from './deposits/expiry-sweeper.js';
-import type { ProviderDeps } from './deps.js';
-import { startWebhookDispatcher } from './webhooks/dispatcher.js';
+import { startExpirySweeper } from '../deposits/expiry-sweeper.js';
+import type { ProviderDeps } from '../instance/deps.js';
+import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 
 export interface BackgroundJobOptions {
   /** Webhooks are delivered once this settles (undefined: at once). */
