@@ -47,7 +47,7 @@ const SERVER_VARIABLES = {
   host: ['HOST', 'string'],
 } as const;
 
-export const ENV_VARIABLES = { ...CONNECTION_VARIABLES, ...ENV_SETTINGS, ...SERVER_VARIABLES } as const;
+const ENV_VARIABLES = { ...CONNECTION_VARIABLES, ...ENV_SETTINGS, ...SERVER_VARIABLES } as const;
 
 export type EnvName = keyof typeof ENV_VARIABLES;
 
