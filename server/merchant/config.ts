@@ -155,7 +155,7 @@ export interface MerchantServerOptions extends KasirApiOptions {
 export { ConfigError };
 
 /** Where a reader of a ConfigError learns every option and variable. */
-const SEE_README = 'See the @kasir/merchant README, "Configuration".';
+const SEE_README = 'See the @kasir/merchant README, "Options and environment".';
 
 /** The connection to the payment service: read from the environment at the first request when not passed. */
 const CONNECTION = Object.keys(CONNECTION_VARIABLES) as ConnectionName[];
@@ -456,7 +456,9 @@ export function loadMerchantConfig(
   const host = (read.values.host as string | undefined) ?? defaultHost;
   let config: MerchantConfig | undefined;
   try {
-    const { settings, connection } = checkMerchantOptions(options, { env, connectionNow: true });
+    // What the environment lacks is named by its variable; a default passed in code by its option.
+    const label = (name: string) => (name in options ? name : variableOf(name as EnvName));
+    const { settings, connection } = checkMerchantOptions(options, { env, label, connectionNow: true });
     config = { ...connection(), ...settings };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
