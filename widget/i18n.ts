@@ -65,28 +65,21 @@ export function money(amount: string, currency: string, locale: Locale, symbol?:
     return `${whole.replace(/\B(?=(\d{3})+$)/g, group)}${fraction ? point + fraction : ''} ${symbol}`;
   }
   const digits = (amount.split('.')[1] || '').length;
-  const key = `${locale} ${currency} ${digits}`;
   try {
-    let format = moneyFormats.get(key);
-    if (!format)
-      moneyFormats.set(
-        key,
-        (format = new Intl.NumberFormat(tag(locale), {
-          style: 'currency',
-          currency,
-          currencyDisplay: 'narrowSymbol',
-          minimumFractionDigits: digits,
-          maximumFractionDigits: digits,
-        })),
-      );
-    return format.format(amount as unknown as number);
+    return (moneyFormats[`${locale} ${currency} ${digits}`] ||= new Intl.NumberFormat(tag(locale), {
+      style: 'currency',
+      currency,
+      currencyDisplay: 'narrowSymbol',
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    })).format(amount as unknown as number);
   } catch {
     return `${amount} ${currency}`;
   }
 }
 
 /** Made once per locale, currency and precision: a new Intl.NumberFormat costs more than a whole method row's render. */
-const moneyFormats = new Map<string, Intl.NumberFormat>();
+const moneyFormats: Record<string, Intl.NumberFormat> = {};
 
 /**
  * Readies the browser's number formatting while the checkout is still on its way: a page's first Intl.NumberFormat

@@ -11,13 +11,7 @@ import { lruMap } from './lru.js';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
-import {
-  checkConfiguration,
-  connectionAsGiven,
-  SANDBOX_REMOTE_WARNING,
-  sandboxAgainstRemote,
-  type CheckReport,
-} from './check.js';
+import { checkOptions, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
 import { isRefusedOrigin, refuseOrigin } from './origins.js';
 import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
 import {
@@ -390,16 +384,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     service,
     probes,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
-    check: () =>
-      checkConfiguration({
-        ...connectionAsGiven(options),
-        allowedOrigins: config.allowedOrigins,
-        sandbox: config.sandbox,
-        redisUrl: config.redisUrl,
-        pingRedis: () => shared.ping(),
-        fetch: options.fetch,
-        signRequest: options.signRequest,
-      }),
+    // The same check as kasir-merchant check's, on the options given and the environment (check.ts).
+    check: () => checkOptions(options, { env: process.env, pingRedis: () => shared.ping() }),
     listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),
     reconcile: (reconcileOptions?: ReconcileOptions) => reconcile(service, hookRunner, reconcileOptions),
     ready,

@@ -6,9 +6,11 @@ import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import { PaymentServiceClient } from './client/client.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 import type { RequestSigner } from './client/signing.js';
+import { checkMerchantOptions, ConfigError, type KasirApiOptions } from './config.js';
+import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from './env.js';
 
 export interface CheckResult {
-  /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox. */
+  /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox, settings. */
   name: string;
   ok: boolean;
   /** What was found; on a failure, the setting to fix. */
@@ -22,7 +24,7 @@ export interface CheckReport {
 }
 
 /** The settings checked, as they are (missing or malformed ones included). */
-export interface CheckInput {
+interface CheckInput {
   baseUrl?: string;
   clientId?: string;
   clientSecret?: string;
@@ -52,7 +54,7 @@ const SETTING = {
 } as const;
 
 /** Runs every check (the calls to the service and Redis at once) and answers them in a fixed order. */
-export async function checkConfiguration(input: CheckInput): Promise<CheckReport> {
+async function checkConfiguration(input: CheckInput): Promise<CheckReport> {
   const baseUrl = httpUrl(input.baseUrl);
   const client = baseUrl
     ? new PaymentServiceClient({
@@ -138,7 +140,7 @@ async function checkCredentials(input: CheckInput, client: PaymentServiceClient 
         /client|x-client-id/.test(said) && /unknown|not registered|not found|invalid client/.test(said)
           ? SETTING.clientId
           : /signature/.test(said)
-            ? `${SETTING.clientSecret}${input.signRequest ? ' (or the signRequest option)' : ''}`
+            ? `${SETTING.clientSecret}${input.signRequest ? ' (or the signRequest option)' : ' (a service with another signature scheme: pass signRequest to createKasirApi and run kasir.check())'}`
             : /timestamp/.test(said)
               ? "this server's clock"
               : `${SETTING.clientId} and ${SETTING.clientSecret}`;
@@ -253,24 +255,53 @@ function checkSandbox(sandbox: boolean, baseUrl: string | undefined): CheckResul
   return pass(name, 'on, against a sandbox on this machine');
 }
 
-const CONNECTION_VARIABLES = {
-  baseUrl: 'KASIR_BASE_URL',
-  clientId: 'KASIR_CLIENT_ID',
-  clientSecret: 'KASIR_CLIENT_SECRET',
-  accessToken: 'KASIR_ACCESS_TOKEN',
-  webhookSecret: 'KASIR_WEBHOOK_SECRET',
-} as const;
+/** Who runs the check: kasir.check() (api.ts) or kasir-merchant check (commands.ts). */
+export interface CheckSource {
+  /** Where the settings not passed as options are read from (./env.ts, as createKasirApi and the command read it). */
+  env: NodeJS.ProcessEnv;
+  /** Resolves when the shared state at `redisUrl` answers, rejects otherwise. */
+  pingRedis(redisUrl: string): Promise<void>;
+  timeoutMs?: number;
+}
 
-/** The connection as given: each option passed, else its variable (unchecked: the checks tell what is wrong). */
-export function connectionAsGiven(
-  options: Partial<Record<keyof typeof CONNECTION_VARIABLES, string>>,
-  env: NodeJS.ProcessEnv = process.env,
-): Pick<CheckInput, keyof typeof CONNECTION_VARIABLES> {
-  const given: Pick<CheckInput, keyof typeof CONNECTION_VARIABLES> = {};
-  for (const [name, variable] of Object.entries(CONNECTION_VARIABLES) as Array<
-    [keyof typeof CONNECTION_VARIABLES, string]
-  >) {
-    given[name] = options[name]?.trim() || env[variable]?.trim() || undefined;
+/**
+ * The check of a configuration, the one both kasir.check() and kasir-merchant check run: each setting as given (the
+ * option passed, else its variable, read by ./env.ts), checked against the service with the configured `fetch` and
+ * `signRequest`, then the other settings as createKasirApi checks them (`settings`).
+ */
+export async function checkOptions(options: KasirApiOptions, source: CheckSource): Promise<CheckReport> {
+  const { values } = readEnvironment(source.env);
+  const given = <T>(name: EnvName): T | undefined => {
+    const passed = (options as Record<string, unknown>)[name];
+    return ((typeof passed === 'string' ? passed.trim() || undefined : passed) ?? values[name]) as T | undefined;
+  };
+  const redisUrl = given<string>('redisUrl');
+  const report = await checkConfiguration({
+    baseUrl: given('baseUrl'),
+    clientId: given('clientId'),
+    clientSecret: given('clientSecret'),
+    accessToken: given('accessToken'),
+    webhookSecret: given('webhookSecret'),
+    allowedOrigins: given<readonly string[]>('allowedOrigins') ?? [],
+    sandbox: given<boolean>('sandbox') === true,
+    redisUrl,
+    pingRedis: redisUrl ? () => source.pingRedis(redisUrl) : undefined,
+    fetch: options.fetch,
+    signRequest: options.signRequest,
+    timeoutMs: source.timeoutMs,
+  });
+  // The other settings: checked as createKasirApi checks them (a wrong one named by its option or its variable); the
+  // connection and the allowed origins have their checks above.
+  const others = Object.fromEntries(
+    Object.entries(options).filter(([name]) => !(name in CONNECTION_VARIABLES) && name !== 'allowedOrigins'),
+  );
+  let settings: CheckResult = { name: 'settings', ok: true, message: 'the other settings are well formed' };
+  try {
+    checkMerchantOptions(others, { env: { ...source.env, KASIR_ALLOWED_ORIGINS: undefined } });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    settings = fail('settings', err.message.replace(/^kasir merchant backend: /, ''));
   }
-  return given;
+  report.checks.push(settings);
+  return { ok: report.ok && settings.ok, checks: report.checks };
 }

@@ -1,11 +1,11 @@
 // The kasir-merchant command's subcommands beside serving (cli.ts): `check`, `deposits` and `login`, each from the same
 // environment the server reads (docs/configuration.md). Each answers its exit code: 0, or 1 with one line saying why.
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../common/config.js';
 import { PaymentServiceClient } from './client/client.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
-import { checkConfiguration, connectionAsGiven, type CheckReport } from './check.js';
-import { checkMerchantOptions, merchantStateFile } from './config.js';
+import { checkOptions } from './check.js';
+import { merchantStateFile } from './config.js';
+import { readEnvironment } from './env.js';
 import { runLogin } from './login.js';
 import {
   depositsCsv,
@@ -51,35 +51,22 @@ async function runCheck(args: string[], env: NodeJS.ProcessEnv): Promise<number>
   } catch (err) {
     return fail(`check: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const redisUrl = env.REDIS_URL?.trim() || undefined;
-  const redis =
-    redisUrl && /^rediss?:\/\/\S+$/.test(redisUrl)
-      ? new RedisState({ url: redisUrl, prefix: env.KASIR_REDIS_PREFIX?.trim() || undefined, timeoutMs: 3000 })
-      : undefined;
-  let report: CheckReport;
-  try {
-    report = await checkConfiguration({
-      ...connectionAsGiven({}, env),
-      allowedOrigins:
-        env.KASIR_ALLOWED_ORIGINS?.split(',')
-          .map((value) => value.trim())
-          .filter(Boolean) ?? [],
-      sandbox: ['true', '1', 'yes'].includes(env.KASIR_SANDBOX?.trim().toLowerCase() ?? ''),
-      redisUrl,
-      pingRedis: redis && (() => redis.ping()),
-    });
-  } finally {
-    await redis?.close().catch(() => undefined);
-  }
-  // The other settings: checked as the server checks them at its start (a wrong one is named by its variable).
-  try {
-    checkMerchantOptions({}, { env: { ...env, KASIR_ALLOWED_ORIGINS: undefined } });
-    report.checks.push({ name: 'settings', ok: true, message: 'the other KASIR_* settings are well formed' });
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    report.checks.push({ name: 'settings', ok: false, message: err.message.replace(/^kasir merchant backend: /, '') });
-    report.ok = false;
-  }
+  // The same check as kasir.check()'s (check.ts), on the environment alone: a shop whose service signs otherwise runs
+  // kasir.check() from its own code, where its signRequest is (docs/going-live.md).
+  const report = await checkOptions(
+    {},
+    {
+      env,
+      pingRedis: async (url) => {
+        const redis = new RedisState({ url, timeoutMs: 3000 });
+        try {
+          await redis.ping();
+        } finally {
+          await redis.close().catch(() => undefined);
+        }
+      },
+    },
+  );
   if (json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else {
     const width = Math.max(...report.checks.map((check) => check.name.length));
@@ -110,7 +97,10 @@ async function runDeposits(args: string[], env: NodeJS.ProcessEnv): Promise<numb
   }
   if (flags.limit !== undefined && !/^\d+$/.test(flags.limit))
     return fail(`deposits: --limit must be a whole number (got "${flags.limit}")`);
-  const { baseUrl, clientId, clientSecret } = connectionAsGiven({}, env);
+  const { values } = readEnvironment(env);
+  const [baseUrl, clientId, clientSecret, redisUrl, redisPrefix, dataDir] = (
+    ['baseUrl', 'clientId', 'clientSecret', 'redisUrl', 'redisPrefix', 'dataDir'] as const
+  ).map((name) => values[name] as string | undefined);
   const missing = [
     !baseUrl && 'KASIR_BASE_URL',
     !clientId && 'KASIR_CLIENT_ID',
@@ -120,13 +110,10 @@ async function runDeposits(args: string[], env: NodeJS.ProcessEnv): Promise<numb
   const client = new PaymentServiceClient({ baseUrl: baseUrl!, clientId, clientSecret });
   // The orders of the checkouts this backend created: in Redis when copies share it, else its state file, read only
   // (a running server owns it).
-  const redisUrl = env.REDIS_URL?.trim();
-  const redis = redisUrl
-    ? new RedisState({ url: redisUrl, prefix: env.KASIR_REDIS_PREFIX?.trim() || undefined, timeoutMs: 3000 })
-    : undefined;
+  const redis = redisUrl ? new RedisState({ url: redisUrl, prefix: redisPrefix, timeoutMs: 3000 }) : undefined;
   const lookup: SavedCheckoutLookup = redis
     ? (id) => redis.loadCheckout(id)
-    : savedCheckoutsInFile(merchantStateFile(env.KASIR_DATA_DIR?.trim() || './.kasir'));
+    : savedCheckoutsInFile(merchantStateFile(dataDir ?? './.kasir'));
   try {
     const records = await listDepositRecords(client, lookup, {
       since: flags.since,

@@ -8,7 +8,15 @@ import { ConfigError, nearestName } from '../common/config.js';
 import type { Logger } from '../common/log.js';
 import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import type { MerchantHooks } from './hooks.js';
-import { ENV_SETTINGS, settingsFromEnv, type EnvSetting } from './env.js';
+import {
+  CONNECTION_VARIABLES,
+  ENV_SETTINGS,
+  readEnvironment,
+  variableOf,
+  type ConnectionName,
+  type EnvName,
+  type EnvSetting,
+} from './env.js';
 import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
 
@@ -147,11 +155,10 @@ export interface MerchantServerOptions extends KasirApiOptions {
 export { ConfigError };
 
 /** Where a reader of a ConfigError learns every option and variable. */
-const SEE_README = 'See the @kasir/merchant README, "Configuration".';
+const SEE_README = 'See the @kasir/merchant README, "Options and environment".';
 
 /** The connection to the payment service: read from the environment at the first request when not passed. */
-const CONNECTION = ['baseUrl', 'checkoutUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'] as const;
-type ConnectionName = (typeof CONNECTION)[number];
+const CONNECTION = Object.keys(CONNECTION_VARIABLES) as ConnectionName[];
 type MerchantConnection = Pick<MerchantConfig, ConnectionName>;
 const REQUIRED: readonly ConnectionName[] = ['baseUrl', 'clientId', 'clientSecret', 'accessToken', 'webhookSecret'];
 
@@ -171,36 +178,6 @@ const HOOKS = Object.keys(HOOK_NAMES) as Array<keyof MerchantHooks>;
 /** The hooks among a shop's options: each hook the options checked above let through, none copied by hand. */
 export const hooksOf = (options: MerchantHooks): MerchantHooks =>
   Object.fromEntries(HOOKS.map((name) => [name, options[name]])) as MerchantHooks;
-
-/** Each option's environment variable (docs/design.md section 2), for messages about the environment. */
-const ENV_NAMES: Record<keyof MerchantConfig | 'port' | 'host', string> = {
-  baseUrl: 'KASIR_BASE_URL',
-  checkoutUrl: 'KASIR_CHECKOUT_URL',
-  clientId: 'KASIR_CLIENT_ID',
-  clientSecret: 'KASIR_CLIENT_SECRET',
-  accessToken: 'KASIR_ACCESS_TOKEN',
-  webhookSecret: 'KASIR_WEBHOOK_SECRET',
-  allowedOrigins: 'KASIR_ALLOWED_ORIGINS',
-  feesPaidBy: 'KASIR_FEES_PAID_BY',
-  returnUrl: 'KASIR_RETURN_URL',
-  sandbox: 'KASIR_SANDBOX',
-  allowClientAmounts: 'KASIR_ALLOW_CLIENT_AMOUNTS',
-  currencies: 'KASIR_CURRENCIES',
-  checkoutRateLimit: 'KASIR_CHECKOUT_RATE_LIMIT',
-  unknownCheckoutRateLimit: 'KASIR_UNKNOWN_CHECKOUT_RATE_LIMIT',
-  transferRateLimit: 'KASIR_TRANSFER_RATE_LIMIT',
-  statusRefreshMs: 'KASIR_STATUS_REFRESH_MS',
-  webhookToleranceSeconds: 'KASIR_WEBHOOK_TOLERANCE_SECONDS',
-  trustProxy: 'KASIR_TRUST_PROXY',
-  redisUrl: 'REDIS_URL',
-  redisPrefix: 'KASIR_REDIS_PREFIX',
-  redisTimeoutMs: 'KASIR_REDIS_TIMEOUT_MS',
-  dataDir: 'KASIR_DATA_DIR',
-  sseMaxPerAddress: 'KASIR_SSE_MAX_PER_ADDRESS',
-  sseMaxTotal: 'KASIR_SSE_MAX_TOTAL',
-  port: 'PORT',
-  host: 'HOST',
-};
 
 /** Default of the `redisTimeoutMs` option: the longest wait for one Redis call, in ms. */
 export const REDIS_TIMEOUT_MS = 300;
@@ -344,34 +321,48 @@ export interface CheckedOptions {
 
 /**
  * Checks createKasirApi's options at once: every unknown option (with the nearest known name), wrong type or
- * malformed value in one ConfigError. Reads no secret: the connection settings not passed are read from `env` by
- * `connection()`, when first needed.
+ * malformed value in one ConfigError. The settings not passed are read from `env` (./env.ts, the one reader of the
+ * environment); the connection settings not passed are read by `connection()` when first needed, so creating the API
+ * reads no secret. `connectionNow` resolves the connection at once instead, its problems told with the others.
  */
 export function checkMerchantOptions(
   options: KasirApiOptions | undefined = {},
-  { label = (name: string) => name, env = process.env }: { label?: Label; env?: NodeJS.ProcessEnv | null } = {},
+  {
+    label = (name: string) => name,
+    env = process.env,
+    connectionNow = false,
+  }: { label?: Label; env?: NodeJS.ProcessEnv | null; connectionNow?: boolean } = {},
 ): CheckedOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ConfigError(
       `createKasirApi takes an options object (got ${options === null ? 'null' : typeof options}). ${SEE_README}`,
     );
   }
-  // The settings not passed come from the same variables the kasir-merchant command reads (./env.ts), each named
-  // by its variable when it is wrong; the connection waits for the first request (below).
-  const fromEnv = env ? settingsFromEnv(env) : { values: {}, problems: [] };
-  const envNames = (Object.keys(fromEnv.values) as EnvSetting[]).filter((name) => unset(options[name]) === undefined);
+  // The settings not passed come from their variables, each named by its variable when it is wrong.
+  const fromEnv = env ? readEnvironment(env) : undefined;
+  const envNames = (Object.keys(ENV_SETTINGS) as EnvSetting[]).filter(
+    (name) => unset(options[name]) === undefined && fromEnv?.set.has(name),
+  );
   const merged: Record<string, unknown> = { ...options };
-  for (const name of envNames) merged[name] = fromEnv.values[name];
-  const labelOf: Label = (name) =>
-    envNames.includes(name as EnvSetting) ? ENV_SETTINGS[name as EnvSetting][0] : label(name);
+  for (const name of envNames) merged[name] = fromEnv?.values[name];
+  const labelOf: Label = (name) => (envNames.includes(name as EnvSetting) ? variableOf(name as EnvName) : label(name));
   const parsed = optionsSchema.safeParse(merged);
-  if (!parsed.success || fromEnv.problems.length) {
-    const problems = [...(parsed.success ? [] : describeIssues(parsed.error, labelOf)), ...fromEnv.problems];
-    // Without the environment to fall back on, a missing connection setting is a problem now, told with the others.
-    const missing = env ? [] : REQUIRED.filter((name) => unset(options[name]) === undefined);
-    if (missing.length) problems.unshift(`missing ${missing.map(label).join(', ')}`);
-    throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}. ${SEE_README}`);
+  const problems = [
+    ...(parsed.success ? [] : describeIssues(parsed.error, labelOf)),
+    ...envNames.flatMap((name) => fromEnv?.problems[name] ?? []),
+  ];
+  // The connection's problems are told with the others when it is resolved now (connectionNow), or when there is no
+  // environment to fall back on at the first request.
+  if (!parsed.success || problems.length || connectionNow) {
+    const passed = parsed.success
+      ? parsed.data
+      : Object.fromEntries(CONNECTION.map((name) => [name, unset(options[name]) === undefined ? undefined : '?']));
+    const connection = connectionNow || !env ? resolveConnection(passed, env, label).problems : [];
+    // A malformed connection option is told once (by the options' schema), a missing one first.
+    const all = [...connection.filter((line) => !problems.includes(line)), ...problems];
+    if (all.length) throw new ConfigError(`kasir merchant backend: ${all.join('; ')}. ${SEE_README}`);
   }
+  if (!parsed.success) throw new ConfigError(`kasir merchant backend: ${SEE_README}`); // unreachable: told above
   const o = parsed.data;
   const settings: MerchantSettings = {
     allowedOrigins: [...new Set((o.allowedOrigins ?? []).map((value) => origin(value) ?? value))],
@@ -396,49 +387,46 @@ export function checkMerchantOptions(
   let connection: MerchantConnection | undefined;
   return {
     settings,
-    connection: () => (connection ??= Object.freeze(resolveConnection(o, env, label))),
+    connection: () => {
+      if (connection) return connection;
+      const resolved = resolveConnection(o, env, label);
+      if (!resolved.value)
+        throw new ConfigError(`kasir merchant backend: ${resolved.problems.join('; ')}. ${SEE_README}`);
+      return (connection = Object.freeze(resolved.value));
+    },
   };
 }
 
-/** The connection: the options passed, the rest from `env` (null: none), every problem in one ConfigError. */
+/** The connection: the options passed, the rest from `env` (null: none); every problem, or the connection. */
 function resolveConnection(
-  passed: z.infer<typeof connectionSchema>,
+  passed: Partial<Record<ConnectionName, string | undefined>>,
   env: NodeJS.ProcessEnv | null,
   label: Label,
-): MerchantConnection {
+): { value?: MerchantConnection; problems: string[] } {
+  const read = env ? readEnvironment(env) : undefined;
   const fromEnv: Partial<Record<ConnectionName, unknown>> = {};
-  for (const name of CONNECTION)
-    if (passed[name] === undefined && env) fromEnv[name] = unset(env[ENV_NAMES[name]]?.trim());
+  for (const name of CONNECTION) if (passed[name] === undefined) fromEnv[name] = read?.values[name];
   const parsed = connectionSchema.safeParse(fromEnv);
-  const problems = parsed.success
-    ? []
-    : describeIssues(parsed.error, (name) => ENV_NAMES[name as ConnectionName] ?? name);
+  const problems = parsed.success ? [] : describeIssues(parsed.error, (name) => variableOf(name as ConnectionName));
   const merged: z.infer<typeof connectionSchema> = { ...(parsed.success ? parsed.data : {}) };
   for (const name of CONNECTION) if (passed[name] !== undefined) merged[name] = passed[name];
-  const missing = REQUIRED.filter((name) => merged[name] === undefined);
-  if (missing.length)
-    problems.unshift(
-      `missing ${missing.map((name) => (env ? `${label(name)} (or ${ENV_NAMES[name]})` : label(name))).join(', ')}`,
-    );
-  if (problems.length) throw new ConfigError(`kasir merchant backend: ${problems.join('; ')}. ${SEE_README}`);
+  const missing = REQUIRED.filter((name) => merged[name] === undefined && fromEnv[name] === undefined);
+  const named = (name: ConnectionName) =>
+    env && label(name) !== variableOf(name) ? `${label(name)} (or ${variableOf(name)})` : label(name);
+  if (missing.length) problems.unshift(`missing ${missing.map(named).join(', ')}`);
+  if (problems.length) return { problems };
   const { baseUrl = '', checkoutUrl, clientId = '', clientSecret = '', accessToken = '', webhookSecret = '' } = merged;
   return {
-    baseUrl,
-    checkoutUrl: checkoutUrl ?? `${baseUrl}/checkout`,
-    clientId,
-    clientSecret,
-    accessToken,
-    webhookSecret,
+    value: {
+      baseUrl,
+      checkoutUrl: checkoutUrl ?? `${baseUrl}/checkout`,
+      clientId,
+      clientSecret,
+      accessToken,
+      webhookSecret,
+    },
+    problems,
   };
-}
-
-/**
- * Checks the options and fills the defaults, the connection included (not read from the environment): one
- * ConfigError listing every problem, each naming its option (`label` renames them, e.g. to environment variables).
- */
-function resolveMerchantConfig(options: KasirApiOptions, label: Label = (name) => name): MerchantConfig {
-  const { settings, connection } = checkMerchantOptions(options, { label, env: null });
-  return { ...connection(), ...settings };
 }
 
 /**
@@ -451,79 +439,32 @@ export function merchantStateFile(dataDir: string): string {
 }
 
 /**
- * The kasir-merchant command's options from the environment (docs/design.md section 2), every value checked: one
- * ConfigError names every missing or malformed variable. `defaults` fill what the environment leaves out.
+ * The kasir-merchant command's options from the environment (docs/configuration.md), read and checked as
+ * createKasirApi reads them (checkMerchantOptions, ./env.ts), the connection at once: one ConfigError names every
+ * missing or malformed variable. `defaults` fill what the environment leaves out.
  */
 export function loadMerchantConfig(
   env: NodeJS.ProcessEnv = process.env,
   defaults: Partial<MerchantServerOptions> = {},
 ): MerchantServerOptions & MerchantConfig & { port: number } {
-  const problems: string[] = [];
-  const str = (name: string) => env[name]?.trim() || undefined;
-  const int = (name: string) => {
-    const raw = str(name);
-    if (raw === undefined) return undefined;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0) {
-      problems.push(`${name} must be an integer >= 0 (got "${raw}")`);
-      return undefined;
-    }
-    return n;
-  };
-  const bool = (name: string) => {
-    const raw = str(name)?.toLowerCase();
-    if (raw === undefined) return undefined;
-    if (['true', '1', 'yes'].includes(raw)) return true;
-    if (['false', '0', 'no'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${env[name]}")`);
-    return undefined;
-  };
-  const csv = (name: string) =>
-    str(name)
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  const fees = str('KASIR_FEES_PAID_BY')?.toLowerCase();
-  const port = int('PORT') ?? defaults.port ?? 3000;
+  const read = readEnvironment(env);
+  const { port: defaultPort, host: defaultHost, ...fallbacks } = defaults;
+  // The environment wins over the defaults: a default counts only where its variable is unset.
+  const options: KasirApiOptions = Object.fromEntries(
+    Object.entries(fallbacks).filter(([name]) => !read.set.has(name as EnvName)),
+  );
+  // The command keeps its state beside the sandbox's (docs/configuration.md) unless Redis holds it.
+  if (!read.set.has('dataDir')) options.dataDir ??= './.kasir';
+  const problems: string[] = read.problems.port ? [read.problems.port] : [];
+  const port = (read.values.port as number | undefined) ?? defaultPort ?? 3000;
   if (port > 65535) problems.push(`PORT must be at most 65535 (got ${port})`);
-
-  const fromEnv: MerchantServerOptions = {
-    ...defaults,
-    baseUrl: str('KASIR_BASE_URL') ?? defaults.baseUrl ?? '',
-    checkoutUrl: str('KASIR_CHECKOUT_URL') ?? defaults.checkoutUrl,
-    clientId: str('KASIR_CLIENT_ID') ?? defaults.clientId ?? '',
-    clientSecret: str('KASIR_CLIENT_SECRET') ?? defaults.clientSecret ?? '',
-    accessToken: str('KASIR_ACCESS_TOKEN') ?? defaults.accessToken ?? '',
-    webhookSecret: str('KASIR_WEBHOOK_SECRET') ?? defaults.webhookSecret ?? '',
-    allowedOrigins: [...(csv('KASIR_ALLOWED_ORIGINS') ?? []), ...(defaults.allowedOrigins ?? [])],
-    // One answer (`shopper`) or one per kind (`va:shopper,ewallet:shopper`).
-    feesPaidBy: (fees?.includes(':')
-      ? Object.fromEntries(fees.split(',').map((pair) => pair.split(':').map((s) => s.trim())))
-      : (fees ?? defaults.feesPaidBy)) as FeesPaidByOption | undefined,
-    returnUrl: str('KASIR_RETURN_URL') ?? defaults.returnUrl,
-    sandbox: bool('KASIR_SANDBOX') ?? defaults.sandbox,
-    allowClientAmounts: bool('KASIR_ALLOW_CLIENT_AMOUNTS') ?? defaults.allowClientAmounts,
-    currencies: csv('KASIR_CURRENCIES') ?? defaults.currencies,
-    checkoutRateLimit: int('KASIR_CHECKOUT_RATE_LIMIT') ?? defaults.checkoutRateLimit,
-    unknownCheckoutRateLimit: int('KASIR_UNKNOWN_CHECKOUT_RATE_LIMIT') ?? defaults.unknownCheckoutRateLimit,
-    transferRateLimit: int('KASIR_TRANSFER_RATE_LIMIT') ?? defaults.transferRateLimit,
-    statusRefreshMs: int('KASIR_STATUS_REFRESH_MS') ?? defaults.statusRefreshMs,
-    webhookToleranceSeconds: int('KASIR_WEBHOOK_TOLERANCE_SECONDS') ?? defaults.webhookToleranceSeconds,
-    trustProxy: bool('KASIR_TRUST_PROXY') ?? defaults.trustProxy,
-    redisUrl: str('REDIS_URL') ?? defaults.redisUrl,
-    redisPrefix: str('KASIR_REDIS_PREFIX') ?? defaults.redisPrefix,
-    redisTimeoutMs: int('KASIR_REDIS_TIMEOUT_MS') ?? defaults.redisTimeoutMs,
-    // The command keeps its state beside the sandbox's (docs/design.md section 2) unless Redis holds it.
-    dataDir: str('KASIR_DATA_DIR') ?? defaults.dataDir ?? './.kasir',
-    sseMaxPerAddress: int('KASIR_SSE_MAX_PER_ADDRESS') ?? defaults.sseMaxPerAddress,
-    sseMaxTotal: int('KASIR_SSE_MAX_TOTAL') ?? defaults.sseMaxTotal,
-    port,
-    host: str('HOST') ?? defaults.host,
-  };
+  const host = (read.values.host as string | undefined) ?? defaultHost;
   let config: MerchantConfig | undefined;
   try {
-    const { port: _port, host: _host, ...apiOptions } = fromEnv;
-    config = resolveMerchantConfig(apiOptions, (name) => ENV_NAMES[name as keyof typeof ENV_NAMES] ?? name);
+    // What the environment lacks is named by its variable; a default passed in code by its option.
+    const label = (name: string) => (name in options ? name : variableOf(name as EnvName));
+    const { settings, connection } = checkMerchantOptions(options, { env, label, connectionNow: true });
+    config = { ...connection(), ...settings };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.unshift(err.message.replace(/^kasir merchant backend: /, '').replace(/\. See .*$|\.$/, ''));
@@ -531,5 +472,5 @@ export function loadMerchantConfig(
   if (problems.length || !config) {
     throw new ConfigError(`The merchant backend's configuration is incomplete: ${problems.join('; ')}. ${SEE_README}`);
   }
-  return { ...fromEnv, ...config, port };
+  return { ...options, ...config, port, host };
 }

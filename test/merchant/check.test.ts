@@ -1,36 +1,25 @@
 // `kasir.check()` and `kasir-merchant check` against a real sandbox: a good configuration passes every check, a broken
 // one fails each broken check with a line naming the setting to fix, and the command exits 1.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createKasirApi } from '../../server/merchant/api';
 import type { CheckReport } from '../../server/merchant/check';
 import { createLogger } from '../../server/merchant/index';
-import { call, startUpstream, type Upstream } from './support';
+import { call, runKasirMerchant, snapStandIn, startUpstream, type Upstream } from './support';
 
-const NAMES = ['service', 'credentials', 'accessToken', 'webhookSecret', 'allowedOrigins', 'redis', 'sandbox'];
+const NAMES = [
+  'service',
+  'credentials',
+  'accessToken',
+  'webhookSecret',
+  'allowedOrigins',
+  'redis',
+  'sandbox',
+  'settings',
+];
 
 /** `kasir-merchant check` with only `env` (no KASIR_* of this process). */
-function runCheck(env: Record<string, string>, args: string[] = []) {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
-  );
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'check', ...args], {
-      env: { ...clean, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runCheck = (env: Record<string, string>, args: string[] = []) => runKasirMerchant(['check', ...args], env);
 
 const byName = (report: CheckReport) => Object.fromEntries(report.checks.map((check) => [check.name, check]));
 
@@ -92,6 +81,29 @@ describe('the configuration check', () => {
     }
   });
 
+  it("kasir.check() signs with the shop's own signRequest: every check passes against a service that takes only its scheme", async () => {
+    const service = snapStandIn();
+    const kasir = createKasirApi({ ...service.options, signRequest: service.signer });
+    try {
+      const report = await kasir.check();
+      assert.equal(report.ok, true, JSON.stringify(report, null, 2));
+      // The signed list and the bearer call both carried the service's own signature (its token signed in).
+      assert.deepEqual(service.accepted, ['GET /v1/deposit?limit=1', 'GET /v1/deposit/payment-method']);
+    } finally {
+      await kasir.close();
+    }
+    // Signed the default way, the same service refuses both calls, and the failing line names the signer.
+    const unsigned = createKasirApi(service.options);
+    try {
+      const checks = byName(await unsigned.check());
+      assert.equal(checks.credentials.ok, false);
+      assert.match(checks.credentials.message, /KASIR_CLIENT_SECRET .*signRequest/);
+      assert.equal(checks.accessToken.ok, false);
+    } finally {
+      await unsigned.close();
+    }
+  });
+
   it('warns once, at its first request, when sandbox mode is on against a service not on this machine', async () => {
     const lines: string[] = [];
     const logger = createLogger('kasir-merchant', {
@@ -133,7 +145,7 @@ describe('the configuration check', () => {
     });
     assert.equal(good.code, 0, good.stdout + good.stderr);
     const lines = good.stdout.trim().split('\n');
-    for (const name of [...NAMES, 'settings'])
+    for (const name of NAMES)
       assert.equal(
         lines.filter((line) => new RegExp(`^ok\\s+${name}\\s`).test(line)).length,
         1,

@@ -1,14 +1,13 @@
 // One configuration path: createKasirApi reads the same environment as kasir-merchant (every KASIR_* setting and
 // REDIS_URL), options winning, each wrong variable named; and it still reads no secret before its first request.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { createKasirApi } from '../../server/merchant/api';
-import { ConfigError } from '../../server/merchant/config';
-import { call, startUpstream, type Upstream } from './support';
+import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
+import { call, runKasirMerchant, startUpstream, type Upstream } from './support';
 
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 
@@ -27,28 +26,6 @@ afterEach(() => {
   }
   saved.clear();
 });
-
-/** kasir-merchant with only `env` (none of this process's KASIR_* or REDIS_URL). */
-function runCli(args: string[], env: Record<string, string>) {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
-  );
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', ...args], {
-      env: { ...clean, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('createKasirApi reads the kasir-merchant environment', () => {
   let up: Upstream;
@@ -199,6 +176,46 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
     await kasir.close();
   });
 
+  it('gives the same configuration and the same check through each entry: the command, createKasirApi, kasir.check()', async () => {
+    const c = up.provider.credentials;
+    const env = {
+      KASIR_BASE_URL: c.baseUrl,
+      KASIR_CLIENT_ID: c.clientId,
+      KASIR_CLIENT_SECRET: c.clientSecret,
+      KASIR_ACCESS_TOKEN: c.accessToken,
+      KASIR_WEBHOOK_SECRET: c.webhookSecret,
+      KASIR_ALLOWED_ORIGINS: 'https://shop.example, https://www.shop.example',
+      KASIR_FEES_PAID_BY: 'va:Shopper, ewallet:shopper',
+      KASIR_SANDBOX: 'Yes',
+      KASIR_CURRENCIES: 'idr,usd',
+      KASIR_RETURN_URL: 'https://shop.example/orders',
+      KASIR_STATUS_REFRESH_MS: '1500',
+      KASIR_TRUST_PROXY: '1',
+      KASIR_REDIS_PREFIX: 'same:',
+      KASIR_DATA_DIR: mkdtempSync(join(tmpdir(), 'kasir-same-')),
+    };
+    for (const key of Object.keys(process.env))
+      if (key.startsWith('KASIR_') || key === 'REDIS_URL') setEnv({ [key]: '' });
+    setEnv(env);
+    const command = loadMerchantConfig(env);
+    const kasir = createKasirApi();
+    try {
+      const names = Object.keys(kasir.config) as Array<keyof typeof kasir.config>;
+      assert.ok(names.length >= 24, names.join());
+      for (const name of names) assert.deepEqual(command[name], kasir.config[name], name);
+      assert.deepEqual(kasir.config.feesPaidBy, { va: 'shopper', ewallet: 'shopper' });
+      // The check: kasir.check() and `kasir-merchant check --json` answer the same report.
+      const fromCode = await kasir.check();
+      const fromCommand = await runKasirMerchant(['check', '--json'], env);
+      assert.equal(fromCommand.code, 0, fromCommand.stdout + fromCommand.stderr);
+      assert.deepEqual(JSON.parse(fromCommand.stdout), fromCode);
+      assert.equal(fromCode.ok, true, JSON.stringify(fromCode, null, 2));
+    } finally {
+      await kasir.close();
+      rmSync(env.KASIR_DATA_DIR, { recursive: true, force: true });
+    }
+  });
+
   it(
     'with REDIS_URL in the environment, shares its state with a second copy',
     { skip: !redisUrl && 'KASIR_TEST_REDIS_URL is not set (run through test/support/with-redis.sh)' },
@@ -220,7 +237,7 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
         assert.equal((await first.listDeposits({ limit: 1 }))[0].orderId, 'order-env-1');
         // kasir-merchant deposits, from the same environment, finds the order in Redis too.
         const c = up.provider.credentials;
-        const csv = await runCli(['deposits', '--csv', '--limit', '1'], {
+        const csv = await runKasirMerchant(['deposits', '--csv', '--limit', '1'], {
           KASIR_BASE_URL: c.baseUrl,
           KASIR_CLIENT_ID: c.clientId,
           KASIR_CLIENT_SECRET: c.clientSecret,

@@ -1,7 +1,6 @@
 // The shop's records: kasir.listDeposits() and `kasir-merchant deposits`, the service's deposits newest first with the
 // shop's orderId where the backend knows it; `--csv` is RFC 4180 with a header row, one row per deposit.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,28 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { createKasirApi, type KasirApi } from '../../server/merchant/api';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
-import { call, startUpstream, type Upstream } from './support';
+import { call, runKasirMerchant, startUpstream, type Upstream } from './support';
 
-function runDeposits(env: Record<string, string>, args: string[]) {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
-  );
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'deposits', ...args], {
-      env: { ...clean, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runDeposits = (env: Record<string, string>, args: string[]) => runKasirMerchant(['deposits', ...args], env);
 
 describe("the shop's records", () => {
   let up: Upstream;

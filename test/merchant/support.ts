@@ -1,6 +1,8 @@
 // A real payment-service sandbox (started over HTTP on port 0, fresh data dir, cheap scrypt) and the merchant
 // backend configured from its credentials. Tests may start the provider; the backend itself never imports it.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import type { Checkout, Method } from '@kasir/checkout';
 import { Hono } from 'hono';
 import { createKasirApi } from '../../server/merchant/api';
 import type { Deposit } from '../../server/merchant/client/types';
+import type { SignableRequest } from '../../server/merchant/client/signing';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import { testDatabaseEnv } from '../support/provider';
@@ -283,4 +286,86 @@ export function depositEvent(deposit: Deposit): string {
     data: deposit,
     timestamp: new Date().toISOString(),
   });
+}
+
+/**
+ * Runs `kasir-merchant <args>` with only `env` for its configuration (none of this process's KASIR_* or REDIS_URL), as
+ * a shop's terminal would; resolves with its exit code and output.
+ */
+export function runKasirMerchant(args: string[], env: Record<string, string>) {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
+  );
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', ...args], {
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * A stand-in payment service that signs as SNAP BI does (HMAC-SHA512 over METHOD:path:token:bodyhash:timestamp,
+ * base64, the access token signed in) and accepts nothing else: every /v1 call must carry its signature, and the
+ * bearer calls its token too. `signer` is the shop's signRequest for it.
+ */
+export function snapStandIn(
+  credentials = { clientId: 'partner-42', clientSecret: 'snap-secret', accessToken: 'b2b-token' },
+) {
+  const signature = (method: string, path: string, token: string, body: string, timestamp: string) =>
+    createHmac('sha512', credentials.clientSecret)
+      .update(`${method}:${path}:${token}:${createHash('sha256').update(body).digest('hex')}:${timestamp}`)
+      .digest('base64');
+  const signer = ({ method, path, body, timestamp, clientId, accessToken = '' }: SignableRequest) => ({
+    'X-PARTNER-ID': clientId,
+    'X-TIMESTAMP': timestamp,
+    'X-SIGNATURE': signature(method, path, accessToken, body, timestamp),
+  });
+  const accepted: string[] = [];
+  const app = new Hono();
+  app.use('/v1/*', async (c, next) => {
+    const url = new URL(c.req.url);
+    const expected = signature(
+      c.req.method,
+      url.pathname + url.search,
+      credentials.accessToken,
+      await c.req.text(),
+      c.req.header('x-timestamp') ?? '',
+    );
+    if (c.req.header('x-partner-id') !== credentials.clientId || c.req.header('x-signature') !== expected)
+      return c.json({ statusCode: 401, error: 'Unauthorized', message: 'Invalid signature' }, 401);
+    accepted.push(`${c.req.method} ${url.pathname}${url.search}`);
+    await next();
+  });
+  const page = { docs: [], totalDocs: 0, limit: 1, page: 1, totalPages: 0, hasPrevPage: false, hasNextPage: false };
+  app.get('/v1/deposit', (c) => c.json({ statusCode: 200, message: 'OK', data: page }));
+  app.get('/v1/deposit/payment-method', (c) =>
+    c.req.header('authorization') === `Bearer ${credentials.accessToken}`
+      ? c.json({ statusCode: 200, message: 'OK', data: [] })
+      : c.json({ statusCode: 401, error: 'Unauthorized', message: 'Invalid access token' }, 401),
+  );
+  const baseUrl = 'https://snap.example';
+  return {
+    accepted,
+    signer,
+    /** createKasirApi's options for this service (its fetch carries the calls to the stand-in). */
+    options: {
+      baseUrl,
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+      accessToken: credentials.accessToken,
+      webhookSecret: 'whsec_dGVzdA==',
+      fetch: (async (input, init) =>
+        app.fetch(new Request(input instanceof Request ? input : String(input), init))) as typeof fetch,
+    } satisfies KasirApiOptions,
+  };
 }

@@ -315,18 +315,28 @@ export class PaymentServiceClient {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (raw) headers['Content-Type'] = 'application/json';
     if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
-    if (options.auth === 'S') {
-      const { clientId, clientSecret } = this.options;
+    if (options.auth === 'A') {
+      if (!this.options.accessToken) throw new Error('The payment-service client has no accessToken for a bearer call');
+      headers.Authorization = `Bearer ${this.options.accessToken}`;
+    }
+    // A shop's own signer signs the bearer calls too (SNAP BI signs every call, its token included).
+    if (options.auth === 'S' || (options.auth === 'A' && this.options.signRequest)) {
+      const { clientId, clientSecret, accessToken } = this.options;
       if (!clientId || !clientSecret)
         throw new Error('The payment-service client has no clientId/clientSecret for a signed call');
       const sign = this.options.signRequest ?? defaultRequestSigner;
       Object.assign(
         headers,
-        await sign({ method, path: target, body: raw, timestamp: this.timestamp(), clientId, clientSecret }),
+        await sign({
+          method,
+          path: target,
+          body: raw,
+          timestamp: this.timestamp(),
+          clientId,
+          clientSecret,
+          accessToken,
+        }),
       );
-    } else if (options.auth === 'A') {
-      if (!this.options.accessToken) throw new Error('The payment-service client has no accessToken for a bearer call');
-      headers.Authorization = `Bearer ${this.options.accessToken}`;
     }
 
     const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 10_000);

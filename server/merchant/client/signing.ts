@@ -15,6 +15,8 @@ export interface SignableRequest {
   timestamp: string;
   clientId: string;
   clientSecret: string;
+  /** The access token configured, if any: a scheme such as SNAP BI signs it in. */
+  accessToken?: string;
 }
 
 /** Answers the headers that authenticate one call (they are added to Accept and Content-Type). */
