@@ -40,9 +40,7 @@ import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './typ
 import type { Described } from './failures.js';
 import { methodKinds } from './method-kinds.js';
 import type { DepositStatusController } from './views/deposit-status-controller.js';
-import type { PaidKit } from './views/paid.js';
-import type { RefundForm } from './views/refund.js';
-import type { PendingModule } from './views/view.js';
+import type { PaidKit, PendingModule, RefundPanel } from './views/view.js';
 import type { AttributeName, KasirCheckoutOptions } from './props.js';
 
 export * from './events.js';
@@ -254,7 +252,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   /** `open()` was called (a modal loads its checkout then, not before). */
   private __shown?: boolean;
   /** Money is owed back for a finished deposit: the refund form (views/refund.ts; it shows only for the deposit shown). */
-  private __refund?: RefundForm;
+  private __refund?: RefundPanel;
 
   /** Why the pending deposit cannot be shown safely: a link of a scheme the element does not open (views/links.ts). */
   private __badLink?: string;
@@ -570,6 +568,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       if (state === 'expired') this.__say(this.__t.expiredTitle);
       if (state === 'pending') {
         this.__follower ??= new view!.DepositStatusController(this, {
+          late: (deposit) => methodKinds[deposit.method.kind]?.late,
           read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
           // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
           // a deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.

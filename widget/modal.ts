@@ -3,7 +3,7 @@
 // checkout on the page itself downloads none of it.
 import { css, html, type TemplateResult } from 'lit';
 import { KasirCloseEvent } from './events.js';
-import type { KasirCheckout } from './kasir-checkout.js';
+import type { CheckoutState } from './types.js';
 import type { ViewKit } from './views/view.js';
 
 const words = {
@@ -51,7 +51,14 @@ const keepFocus = (root: ShadowRoot, e: KeyboardEvent) => {
 };
 
 /** The card in a native dialog (Escape closes it; Tab stays inside); closed, the payment goes on underneath. */
-export const dialog = (host: KasirCheckout, text: ViewKit['text'], card: TemplateResult) => {
+/** What the dialog asks of the element around it (kasir-checkout.ts). */
+interface DialogHost extends HTMLElement {
+  renderRoot: HTMLElement | DocumentFragment;
+  state: CheckoutState;
+  close(): void;
+}
+
+export const dialog = (host: DialogHost, text: ViewKit['text'], card: TemplateResult) => {
   const t = text(words);
   return html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${(e: KeyboardEvent) => keepFocus(host.renderRoot as ShadowRoot, e)} @close=${() => host.dispatchEvent(new KasirCloseEvent(host.state))}>
     <button part="close" class="close" aria-label=${t.close} @click=${() => host.close()}>×</button>${card}

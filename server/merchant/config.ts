@@ -144,6 +144,12 @@ export interface MerchantConfig {
   readonly sseMaxTotal: number;
 }
 
+/** Two sets of names that are the same: `true`, else `never`. */
+type SameNames<A, B> = [Exclude<A, B> | Exclude<B, A>] extends [never] ? true : never;
+// Every setting but the connection has its variable in env.ts (ENV_SETTINGS), and every variable there is a setting:
+// a setting added here without its variable, or a variable left behind, fails to compile.
+true satisfies SameNames<EnvSetting, Exclude<keyof MerchantConfig, ConnectionName>>;
+
 /** The kasir-merchant command's options: the API's, and where to listen. */
 export interface MerchantServerOptions extends KasirApiOptions {
   /** Port to listen on (default 3000; 0 picks a free one). */

@@ -2,13 +2,27 @@
 // Redis: every copy), so a reload, a second tab or a second device resumes it, a paid order shows its outcome and is
 // never paid twice. Who opens an order's checkout holds the order's claim meanwhile: two browsers racing on one order
 // get one checkout, on one copy or on several.
+import type { Decimal } from 'decimal.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PaymentServiceClient } from './client/client.js';
 import type { CheckoutSession } from './client/types.js';
 import type { PricedOrder } from './hooks.js';
 import { ApiError } from './http.js';
-import type { MerchantService } from './service.js';
-import type { Claim, SavedOrder } from './shared-state.js';
+import type { Claim, SavedCheckout, SavedOrder, SharedState } from './shared-state.js';
+import type { BoundedReader } from './status-cache.js';
 import type { WidgetCheckout } from './views.js';
+
+/** What an order's checkout needs of the merchant service (service.ts, which passes itself). */
+interface OrderDesk {
+  readonly shared: SharedState;
+  readonly sessions: BoundedReader<CheckoutSession | null>;
+  readonly client: Pick<PaymentServiceClient, 'cancelDeposit'>;
+  readonly now: () => number;
+  checkAmount(amount: unknown, currency: unknown): { value: Decimal; code: string };
+  openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout>;
+  getCheckout(id: string): Promise<WidgetCheckout>;
+  savedCheckout(checkoutId: string): Promise<SavedCheckout | undefined>;
+}
 
 /** A claim on an order lapses this long after its holder stopped renewing it (a crash mid-way). */
 const ORDER_LEASE_MS = 10_000;
@@ -27,7 +41,7 @@ type Decision = 'keep' | 'keep-if-same-price' | 'new';
  * cancelled first, so that it can no longer be paid (its onDepositExpired runs, with paidAmount "0").
  */
 export async function orderCheckout(
-  service: MerchantService,
+  service: OrderDesk,
   orderId: string,
   price: () => Promise<PricedOrder | null | undefined>,
 ): Promise<WidgetCheckout> {
@@ -64,7 +78,7 @@ export async function orderCheckout(
 }
 
 /** Whether `checkoutId` may take a method: not when its order has moved on to a newer checkout (a changed price). */
-export async function isCurrentCheckout(service: MerchantService, checkoutId: string): Promise<boolean> {
+export async function isCurrentCheckout(service: OrderDesk, checkoutId: string): Promise<boolean> {
   const orderId = (await service.savedCheckout(checkoutId))?.orderId;
   if (orderId === undefined) return true;
   const order = await service.shared.loadOrder(orderId);
@@ -72,7 +86,7 @@ export async function isCurrentCheckout(service: MerchantService, checkoutId: st
 }
 
 /** The order's claim, waiting while another request (here or on another copy) holds it. */
-async function claimOrder(service: MerchantService, orderId: string): Promise<Claim & { state: 'claimed' }> {
+async function claimOrder(service: OrderDesk, orderId: string): Promise<Claim & { state: 'claimed' }> {
   const deadline = Date.now() + ORDER_WAIT_MS;
   for (;;) {
     const claim = await service.shared.claim(`order-lock:${orderId}`, ORDER_LEASE_MS);
@@ -90,7 +104,7 @@ async function priceOf(price: () => Promise<PricedOrder | null | undefined>): Pr
 }
 
 /** The checkout as the service has it now (not from the cache: the decision must see a payment that just arrived). */
-async function currentSession(service: MerchantService, checkoutId: string): Promise<CheckoutSession | null> {
+async function currentSession(service: OrderDesk, checkoutId: string): Promise<CheckoutSession | null> {
   service.sessions.invalidate(checkoutId);
   return service.sessions.get(checkoutId);
 }
@@ -105,7 +119,7 @@ function decide(session: CheckoutSession | null, now: number): Decision {
 }
 
 /** Cancels the old checkout's unpaid deposit; false when it was paid meanwhile (it then stays the order's). */
-async function cancelUnpaid(service: MerchantService, checkoutId: string): Promise<boolean> {
+async function cancelUnpaid(service: OrderDesk, checkoutId: string): Promise<boolean> {
   try {
     await service.client.cancelDeposit(checkoutId);
     return true;

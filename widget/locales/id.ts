@@ -1,5 +1,5 @@
 // The element's words in Indonesian (see en.ts).
-import type { Words } from '../i18n.js';
+import type en from './en.js';
 
 export default {
   va: 'Virtual account',
@@ -26,4 +26,4 @@ export default {
   current: 'Pilihan Anda saat ini',
   lastUsed: 'Terakhir dipakai',
   left: 'Sisa waktu {0}',
-} satisfies Words;
+} satisfies typeof en;

@@ -1,6 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { KasirErrorDetail } from '../events.js';
-import { methodKinds } from '../method-kinds.js';
 import type { Deposit } from '../types.js';
 
 export interface DepositStatusOptions {
@@ -12,6 +11,8 @@ export interface DepositStatusOptions {
   onTrouble?: (error: KasirErrorDetail | null) => void;
   /** First interval in ms (the `poll-interval` attribute); 3 s by default. */
   interval?: () => number;
+  /** Whether money may still arrive for a deposit of this kind after it expired (method-kinds.ts `late`). */
+  late?: (deposit: Deposit) => boolean | undefined;
 }
 
 /** After the first minute the interval grows by half each poll up to this. */
@@ -19,9 +20,6 @@ const MAX_INTERVAL = 10_000;
 const FAST_PHASE = 60_000;
 /** How long an event stream may take to reconnect before the shopper is told the connection is lost. */
 const RECONNECT_GRACE_MS = 5_000;
-
-/** An expired deposit of a kind whose payer types the amount (method-kinds.ts): a payment may still arrive. */
-const lateKind = (deposit: Deposit) => deposit.status == 'expired' && methodKinds[deposit.method.kind]?.late;
 
 /**
  * Follows a pending deposit until it is completed or expired (a bank transfer or crypto one on past expiry): by server-sent events when the backend offers
@@ -107,7 +105,8 @@ export class DepositStatusController implements ReactiveController {
     this.__options.onDeposit(deposit);
     // A bank transfer or crypto deposit can still be paid after it expired (docs/design.md 10): followed on, so the shopper
     // reads that the shop will refund it. Anything else is over.
-    if (deposit.status !== 'pending' && !lateKind(deposit)) this.stop();
+    // An expired deposit of a kind whose payer types the amount: a payment may still arrive.
+    if (deposit.status !== 'pending' && !(deposit.status == 'expired' && this.__options.late?.(deposit))) this.stop();
   }
 
   private __resume() {

@@ -2,11 +2,8 @@
 // (`part="paid"`), and what the shopper must know once it is over: more arrived than was due, or money arrived for a
 // payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
 // such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
-import { html, nothing, type ReactiveControllerHost } from 'lit';
-import type { WidgetApi } from '../api.js';
-import type { Locale } from '../i18n.js';
-import type { RefundForm } from './refund.js';
-import type { Deposit } from '../types.js';
+import { html, nothing } from 'lit';
+import type { PaidKit } from './view.js';
 
 const words = {
   en: {
@@ -30,25 +27,6 @@ const words = {
     expired: 'Pembayaran kedaluwarsa.',
   },
 };
-
-/** What the element hands this module: the deposit, and its amounts formatted for `loc`. */
-export interface PaidKit {
-  /** Words in the element's language, with the shop's `strings` over them. */
-  text<W>(w: Record<Locale, W>): W;
-  d: Deposit;
-  /** Formats an amount of the deposit's currency (a token amount with its symbol). */
-  money(amount: string): string;
-  /** The element: a finished deposit with money owed back gets its refund form (views/refund.ts). */
-  host: HTMLElement & ReactiveControllerHost;
-  /** The widget API the element speaks (the refund form asks it what is owed). */
-  api: Pick<WidgetApi, 'call'>;
-  /** The id of the deposit the element shows now (a form shows only under its own deposit). */
-  shown(): string | undefined;
-  /** Keeps the refund form the element renders in its result panel: given the one it holds, answers the one to hold. */
-  keepRefund(next: (held: RefundForm | undefined) => RefundForm): void;
-  /** Formats an amount of another currency (a token amount with its symbol). */
-  moneyIn?(amount: string, currency: string, symbol?: string): string;
-}
 
 /**
  * What arrived, as it arrived (docs/money.md): in the deposit's currency when every payment was; after a switch, each

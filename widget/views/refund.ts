@@ -7,7 +7,7 @@
 // element only when money is owed: no other payment downloads it.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
-import type { PaidKit } from './paid.js';
+import type { PaidKit } from './view.js';
 import type { RefundClaim, RefundClaimBody, RefundField } from '../types.js';
 
 /**

@@ -2,7 +2,8 @@
 // ewallet.ts, crypto.ts, each kind's in ../method-kinds.ts) is loaded when a deposit of its kind is about to be shown, and is
 // its own chunk of the script-tag build with the frame (pending.ts) inside; it imports Lit like any Lit module (the
 // entry holds it). What it gets from the element is the deposit and the element's state, in a kit.
-import type { CSSResultGroup, nothing, TemplateResult } from 'lit';
+import type { CSSResultGroup, nothing, ReactiveControllerHost, TemplateResult } from 'lit';
+import type { WidgetApi } from '../api.js';
 import type { DepositStatusController } from './deposit-status-controller.js';
 import type { Locale, Messages } from '../i18n.js';
 import type { Deposit } from '../types.js';
@@ -64,4 +65,30 @@ export interface PendingModule {
    * element does not open (links.ts), in the shopper's words (`text`).
    */
   unsafe?(d: Deposit, text: ViewKit['text']): string | undefined;
+}
+
+/** The refund form as the element holds it (views/refund.ts's RefundForm, loaded only when money is owed back). */
+export interface RefundPanel {
+  /** The deposit it is for. */
+  readonly id: string;
+  render(): TemplateResult | typeof nothing;
+}
+
+/** What the element hands views/paid.ts (a finished deposit's words) and views/refund.ts: the deposit, and its amounts formatted for `loc`. */
+export interface PaidKit {
+  /** Words in the element's language, with the shop's `strings` over them. */
+  text<W>(w: Record<Locale, W>): W;
+  d: Deposit;
+  /** Formats an amount of the deposit's currency (a token amount with its symbol). */
+  money(amount: string): string;
+  /** The element: a finished deposit with money owed back gets its refund form (views/refund.ts). */
+  host: HTMLElement & ReactiveControllerHost;
+  /** The widget API the element speaks (the refund form asks it what is owed). */
+  api: Pick<WidgetApi, 'call'>;
+  /** The id of the deposit the element shows now (a form shows only under its own deposit). */
+  shown(): string | undefined;
+  /** Keeps the refund form the element renders in its result panel: given the one it holds, answers the one to hold. */
+  keepRefund(next: (held: RefundPanel | undefined) => RefundPanel): void;
+  /** Formats an amount of another currency (a token amount with its symbol). */
+  moneyIn?(amount: string, currency: string, symbol?: string): string;
 }
