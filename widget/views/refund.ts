@@ -125,7 +125,7 @@ const isStellarMemo = (memo: string) =>
  * The refund form of one checkout: asks the backend what is owed and what to ask when made, then follows the shopper's
  * answer to the shop. Renders nothing when nothing is owed, the backend takes no claims, or it could not be asked.
  */
-export class RefundForm implements ReactiveController {
+class RefundForm implements ReactiveController {
   private offer?: Offer;
   private errors: Partial<Record<Field, string>> = {};
   private failure?: string;
