@@ -10,6 +10,8 @@ import type { Checkout, Deposit, Method, PaymentFailure } from '../../widget/typ
 import { FakeApi, WALLET } from './fake-api';
 import { choose, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
 
+/** How long a step may take to show: generous, since the three browsers' suites share a loaded 2-core machine in CI. */
+const WAIT_MS = 10_000;
 const LOGO = 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
 const BANKS = [
   { code: 'BCA_VA', name: 'BCA Virtual Account', app: 'BCA mobile', menu: 'm-Transfer > BCA Virtual Account' },
@@ -132,7 +134,9 @@ function fail(api: FakeApi, reason: PaymentFailure['reason']) {
 
 const checkNow = async (el: KasirCheckout) => {
   part(el, 'check-now')!.click();
-  await waitUntil(() => !(part(el, 'check-now') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 4000 });
+  await waitUntil(() => !(part(el, 'check-now') as HTMLButtonElement | null)?.disabled, undefined, {
+    timeout: WAIT_MS,
+  });
   await el.updateComplete;
 };
 
@@ -154,7 +158,7 @@ async function sendPhone(el: KasirCheckout, phone: string) {
   const input = part(el, 'phone') as HTMLInputElement;
   input.value = phone;
   input.form!.requestSubmit();
-  await waitUntil(() => part(el, 'wallet-countdown'), 'no window after the number was sent', { timeout: 4000 });
+  await waitUntil(() => part(el, 'wallet-countdown'), 'no window after the number was sent', { timeout: WAIT_MS });
 }
 
 for (const width of [390, 1000]) {
@@ -216,7 +220,7 @@ for (const width of [390, 1000]) {
       await choose(el, 'OVO');
       (part(el, 'phone') as HTMLInputElement).value = '12345';
       (part(el, 'phone') as HTMLInputElement).form!.requestSubmit();
-      await waitUntil(() => el.shadowRoot!.querySelector('form [role="alert"]'), undefined, { timeout: 4000 });
+      await waitUntil(() => el.shadowRoot!.querySelector('form [role="alert"]'), undefined, { timeout: WAIT_MS });
       expect(text(el.shadowRoot!.querySelector('form [role="alert"]'))).to.contain(
         'phone: an Indonesian mobile number',
       );
@@ -228,7 +232,7 @@ for (const width of [390, 1000]) {
       await sendPhone(el, '081234567890');
       fail(api, 'declined');
       await checkNow(el);
-      await waitUntil(() => part(el, 'failure'), undefined, { timeout: 4000 });
+      await waitUntil(() => part(el, 'failure'), undefined, { timeout: WAIT_MS });
       expect(text(part(el, 'failure')))
         .to.contain('Payment failed')
         .and.contain('The payment was declined in OVO.');
@@ -238,7 +242,7 @@ for (const width of [390, 1000]) {
       expect(text(another)).to.equal('Choose another method');
       tryAgain.click();
       await waitUntil(() => part(el, 'wallet-countdown') && !part(el, 'failure'), 'no new request after "try again"', {
-        timeout: 4000,
+        timeout: WAIT_MS,
       });
       expect(api.requests('POST', '/deposit').at(-1)!.body).to.deep.equal({ method: 'OVO' });
       api.settle(api.only.id, 'completed');
@@ -252,7 +256,7 @@ for (const width of [390, 1000]) {
       await sendPhone(el, '081234567890');
       fail(api, 'insufficient_balance');
       await checkNow(el);
-      await waitUntil(() => part(el, 'failure'), undefined, { timeout: 4000 });
+      await waitUntil(() => part(el, 'failure'), undefined, { timeout: WAIT_MS });
       expect(text(part(el, 'failure'))).to.contain('Your OVO balance is not enough');
       part(el, 'failure')!.querySelectorAll('button')[1].click();
       await reached(el, 'choosing');
@@ -274,7 +278,7 @@ for (const width of [390, 1000]) {
           expect(part(el, 'qr')).to.equal(null);
           expect(part(el, 'open-app')!.getAttribute('href')).to.equal(page);
         } else {
-          await waitUntil(() => part(el, 'qr'), 'no QR on a wide screen', { timeout: 4000 });
+          await waitUntil(() => part(el, 'qr'), 'no QR on a wide screen', { timeout: WAIT_MS });
           expect(await readQr(el)).to.equal(`${page}?via=qr`);
           expect(part(el, 'open-app')).to.equal(null);
         }
@@ -290,7 +294,7 @@ for (const width of [390, 1000]) {
       // The shop opens it its own way here (no navigation away from the test page).
       el.addEventListener('kasir-open-external', (e) => e.preventDefault());
       part(el, 'open-app')!.click();
-      await waitUntil(() => api.requests('POST', '/deposit').length === 2, undefined, { timeout: 4000 });
+      await waitUntil(() => api.requests('POST', '/deposit').length === 2, undefined, { timeout: WAIT_MS });
       expect(api.requests('POST', '/deposit').at(-1)!.body).to.deep.equal({ method: 'DANA', returnUrl: location.href });
       await expect(el).to.be.accessible();
       // Approved at the wallet, which sends the shopper back to this page: a new element on it resumes the checkout.
@@ -314,7 +318,7 @@ for (const width of [390, 1000]) {
         expect(await readQr(el)).to.equal(STELLAR_URI);
         const copy = part(el, 'memo')!.parentElement!.querySelector('button')!;
         copy.click();
-        await waitUntil(() => clipboard.copied.length === 1, undefined, { timeout: 4000 });
+        await waitUntil(() => clipboard.copied.length === 1, undefined, { timeout: WAIT_MS });
         expect(clipboard.copied).to.deep.equal([MEMO]);
         await expect(el).to.be.accessible();
       } finally {
@@ -354,7 +358,7 @@ describe('<kasir-checkout> new views are accessible in Indonesian at 320 px and 
           await expect(el).to.be.accessible();
           fail(api, 'declined');
           await checkNow(el);
-          await waitUntil(() => part(el, 'failure'), undefined, { timeout: 4000 });
+          await waitUntil(() => part(el, 'failure'), undefined, { timeout: WAIT_MS });
           expect(text(part(el, 'failure'))).to.contain('Pembayaran ditolak di OVO.');
           await expect(el).to.be.accessible();
         }
