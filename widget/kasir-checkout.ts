@@ -441,6 +441,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
     this.__shown = true;
     if (this.__dialogLoad.status == 'failed') this.__dialogLoad.run(); // could not be loaded before: again
     await this.updateComplete;
+    // Its dialog could not be loaded again (the connection is lost): nothing can be shown, so the shop is told.
+    if (this.__dialogLoad.status == 'failed') return this.__report({ kind: 'network', message: this.__t.noConnection });
     const dialog = this.renderRoot.querySelector('dialog');
     if (dialog && !dialog.open) dialog.showModal();
   }

@@ -1,7 +1,7 @@
 // The views of pending deposits are chunks the element's entry loads when needed, end to end in Chromium against the
 // real `npm start`: the method list loads the entry and the shopper's words alone; choosing a method fetches that view's chunk (one file) while
 // the deposit is made; switching to a method of another kind fetches that kind's chunk; a chunk that fails to load
-// shows the network error and "Try again" recovers; the words of a failure are a chunk of their own, fetched only when
+// shows the network error and "Try again" recovers; a modal whose dialog cannot load says so at open(); the words of a failure are a chunk of their own, fetched only when
 // one happens; and a page of another origin and path loads the entry and its chunks from the merchant backend.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -22,11 +22,12 @@ describe("the widget's lazy views, end to end", () => {
     shop = `http://127.0.0.1:${port}`;
     kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shop });
     // Any path answers a page that loads the script from the merchant backend, by a URL with a query.
-    shopServer = createServer((_, res) => {
+    shopServer = createServer((req, res) => {
       res.setHeader('content-type', 'text/html');
+      const modal = req.url === '/modal' ? ' modal' : '';
       res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>another shop</title>
 <script type="module" src="${kasir.url}/kasir-checkout.js?v=2"></script></head>
-<body><kasir-checkout endpoint="${kasir.url}/api" amount="64000" currency="IDR"></kasir-checkout></body></html>`);
+<body><kasir-checkout endpoint="${kasir.url}/api" amount="64000" currency="IDR"${modal}></kasir-checkout></body></html>`);
     });
     await new Promise<void>((resolve) => shopServer.listen(port, '127.0.0.1', resolve));
     browser = await launch();
@@ -205,6 +206,33 @@ describe("the widget's lazy views, end to end", () => {
     );
     assert.match((await page.locator('kasir-checkout a.button').getAttribute('href'))!, /^https?:\/\//);
     assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('a modal checkout whose dialog cannot be loaded says so (kasir-error, kind network) at open(), and opens once it can', async () => {
+    const { context, page } = await shopper();
+    const dialogChunk = /\/kasir-checkout-modal-[a-z0-9]+\.js$/;
+    await context.route(dialogChunk, (route) => route.abort('internetdisconnected'));
+    await page.goto(`${shop}/modal`);
+    await page.waitForFunction(() => customElements.get('kasir-checkout'));
+    const errors = await page.evaluate(async () => {
+      const el = document.querySelector('kasir-checkout') as HTMLElement & { open(): Promise<void> };
+      const kinds: string[] = [];
+      el.addEventListener('kasir-error', (e) => kinds.push((e as CustomEvent<{ kind: string }>).detail.kind));
+      await el.open();
+      return kinds;
+    });
+    assert.deepEqual(errors, ['network']);
+    assert.equal(await page.locator('kasir-checkout [part="dialog"]').count(), 0);
+    await context.unroute(dialogChunk);
+    await page.evaluate(() =>
+      (document.querySelector('kasir-checkout') as HTMLElement & { open(): Promise<void> }).open(),
+    );
+    await page.locator('kasir-checkout [part="dialog"]').waitFor();
+    assert.equal(
+      await page.locator('kasir-checkout [part="dialog"]').evaluate((d) => (d as HTMLDialogElement).open),
+      true,
+    );
     await context.close();
   });
 });
