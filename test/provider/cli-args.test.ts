@@ -2,14 +2,8 @@
 // (`--data-dir D pay latest`) and a negative amount (`--amount -5`, answered by the amount rule, not parseArgs' own
 // "ambiguous" text).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { startTestSandbox, type TestSandbox } from '../support/provider';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'server/provider/cli.ts');
+import { runSandboxCommand, startTestSandbox, type TestSandbox } from '../support/provider';
 
 describe('kasir-sandbox: options before the command, negative values', () => {
   let running: TestSandbox;
@@ -19,21 +13,7 @@ describe('kasir-sandbox: options before the command, negative values', () => {
   after(() => running.stop());
 
   // No KASIR_DATA_DIR: the data dir comes from --data-dir alone. Not spawnSync: the sandbox answers from this process.
-  const cli = (args: string[]) =>
-    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', CLI, ...args],
-        {
-          cwd: ROOT,
-          encoding: 'utf8',
-          timeout: 30_000,
-          env: { ...process.env, KASIR_DATA_DIR: undefined },
-        },
-        (err, stdout, stderr) =>
-          resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (args: string[]) => runSandboxCommand(args, { ...process.env, KASIR_DATA_DIR: undefined });
   const pendingDeposit = async () => {
     const { url, credentials } = running.sandbox;
     const res = await fetch(`${url}/v1/deposit/crypto`, {

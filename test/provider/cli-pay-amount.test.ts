@@ -2,14 +2,8 @@
 // endpoint (docs/design.md sections 10 and 11: POST /v1/deposit/:depositId/payments). Needs that endpoint (the `payments`
 // branch): run after the merge.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { startTestSandbox, type TestSandbox } from '../support/provider';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'server/provider/cli.ts');
+import { runSandboxCommand, startTestSandbox, type TestSandbox } from '../support/provider';
 
 type Paid = { depositId: string; status: string; paidAmount: number; remainingAmount: number };
 
@@ -30,22 +24,7 @@ describe('a payment of a given amount', () => {
     assert.equal(res.status, 201, await res.clone().text());
     return ((await res.json()) as { data: { depositId: string } }).data.depositId;
   };
-  // Not spawnSync: the sandbox answers from this process, whose event loop must keep running.
-  const cli = (args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', CLI, ...args],
-        {
-          cwd: ROOT,
-          encoding: 'utf8',
-          timeout: 30_000,
-          env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
-        },
-        (err, stdout, stderr) =>
-          resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (args: string[]) => runSandboxCommand(args, { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir });
 
   it('kasir-sandbox pay --amount records a partial payment, then the rest completes it', async () => {
     const id = await cryptoDeposit(10);

@@ -3,7 +3,7 @@
 // deposits, webhooks (--follow), resend, env, each with --json, every error one line and exit 1. Also the data-dir
 // lock: a second sandbox on a data dir in use refuses, a stale lock of a dead process is taken over.
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,27 +14,15 @@ import { fileURLToPath } from 'node:url';
 import { createLogger, readableLine } from '../../server/common/log';
 import { logAttempt } from '../../server/provider/webhooks/attempt-log';
 import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
-import { testDatabaseEnv } from '../support/provider';
+import { runSandboxCommand, testDatabaseEnv } from '../support/provider';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'server/provider/cli.ts');
 const BASE_ENV = { ...process.env, KASIR_LOG_LEVEL: undefined, KASIR_SCRYPT_N: '1024', PROVIDER_HOST: undefined };
 
-/**
- * Runs a kasir-sandbox command to its end. Not spawnSync: this process's receiver must keep answering (and a blocked
- * event loop would reuse keep-alive sockets the sandbox closed meanwhile).
- */
-function cli(args: string[], env: Record<string, string | undefined> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', CLI, ...args],
-      { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...BASE_ENV, ...env } },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
-    );
-  });
-}
+/** Runs a kasir-sandbox command to its end (test/support/provider.ts). */
+const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runSandboxCommand(args, { ...BASE_ENV, ...env });
 
 /** Starts `kasir-sandbox start`, collecting its output. */
 function startCli(env: Record<string, string | undefined>, args: string[] = []) {
@@ -139,7 +127,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
 
   it('env prints the merchant settings as KEY=value lines (and --json)', async () => {
     const out = await cli(['env'], env);
-    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.status, 0, out.stderr);
     assert.deepEqual(out.stdout.trim().split('\n'), [
       `KASIR_BASE_URL=${creds.baseUrl}`,
       `KASIR_CHECKOUT_URL=${creds.checkoutUrl}`,
@@ -156,7 +144,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     await createDeposit();
     const newest = await createDeposit('QRIS');
     const out = await cli(['pay', 'latest', '--json'], env);
-    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.status, 0, out.stderr);
     const paid = JSON.parse(out.stdout);
     assert.equal(paid.depositId, newest);
     assert.equal(paid.status, 'completed');
@@ -185,14 +173,14 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     const a = await createDeposit();
     const b = await createDeposit();
     const paid = await cli(['pay', a], env);
-    assert.equal(paid.code, 0, paid.stderr);
+    assert.equal(paid.status, 0, paid.stderr);
     assert.match(paid.stdout, new RegExp(`${a}: paid what was due .* status completed`));
     const expired = await cli(['expire', b], env);
-    assert.equal(expired.code, 0, expired.stderr);
+    assert.equal(expired.status, 0, expired.stderr);
     assert.match(expired.stdout, new RegExp(`${b}: expired`));
 
     const list = await cli(['deposits', '--limit', '3'], env);
-    assert.equal(list.code, 0, list.stderr);
+    assert.equal(list.status, 0, list.stderr);
     const rows = list.stdout.trim().split('\n');
     assert.match(rows[0], /^CREATED\s+DEPOSIT\s+METHOD\s+AMOUNT\s+STATUS$/);
     assert.equal(rows.length, 4);
@@ -218,7 +206,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
       ],
     ] as const) {
       const out = await cli([...args], env);
-      assert.equal(out.code, 1, `${args.join(' ')}: ${out.stdout}`);
+      assert.equal(out.status, 1, `${args.join(' ')}: ${out.stdout}`);
       assert.match(out.stderr, message);
       assert.equal(out.stderr.trim().split('\n').length, 1, out.stderr);
     }
@@ -227,7 +215,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
   it("webhooks lists attempts newest first; resend sends a deposit's last webhook again; --follow shows it as it happens", async () => {
     answer = 204;
     const id = await createDeposit();
-    assert.equal((await cli(['pay', id], env)).code, 0);
+    assert.equal((await cli(['pay', id], env)).status, 0);
     type Attempt = { id: number; depositId: string; status: number; event: string; url: string; time: string };
     const list = await waitFor('the attempt', async () => {
       const attempts = JSON.parse((await cli(['webhooks', '--json'], env)).stdout) as Attempt[];
@@ -266,7 +254,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
     try {
       await waitFor("the follower's first line", () => followed.includes(id));
       const resent = await cli(['resend', id], env);
-      assert.equal(resent.code, 0, resent.stderr);
+      assert.equal(resent.status, 0, resent.stderr);
       assert.match(resent.stdout, new RegExp(`${id}: its last webhook \\(msg_.*\\) is queued again as msg_`));
       const firstDelivery = (
         JSON.parse(
@@ -317,7 +305,7 @@ describe('kasir-sandbox without a sandbox', () => {
     const empty = mkdtempSync(join(tmpdir(), 'kasir-cli-empty-'));
     try {
       const out = await cli(['deposits'], { KASIR_DATA_DIR: empty });
-      assert.equal(out.code, 1);
+      assert.equal(out.status, 1);
       assert.match(
         out.stderr.trim(),
         /^kasir-sandbox: No sandbox\.json in .*kasir-cli-empty-.*: start the sandbox first/,
@@ -328,7 +316,7 @@ describe('kasir-sandbox without a sandbox', () => {
         JSON.stringify({ baseUrl: `http://127.0.0.1:${closed}`, clientId: 'x', clientSecret: 'y' }),
       );
       const down = await cli(['pay', 'latest'], { KASIR_DATA_DIR: empty });
-      assert.equal(down.code, 1);
+      assert.equal(down.status, 1);
       assert.match(
         down.stderr.trim(),
         new RegExp(

@@ -1,14 +1,8 @@
 // kasir-sandbox pay --currency/--method and startSandbox's pay(id, {amount, currency, method}) (docs/money.md): money
 // still arriving to the method a checkout's deposit had before a switch is recorded as it arrived.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { signHeaders, startTestSandbox, type TestSandbox } from '../support/provider';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'server/provider/cli.ts');
+import { runSandboxCommand, signHeaders, startTestSandbox, type TestSandbox } from '../support/provider';
 
 type Payments = {
   status: string;
@@ -37,21 +31,7 @@ describe('a payment to an earlier method, from the command and startSandbox', ()
     assert.ok(res.status < 300, await res.clone().text());
     return ((await res.json()) as { data: { id: string } }).data;
   };
-  const cli = (args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', CLI, ...args],
-        {
-          cwd: ROOT,
-          encoding: 'utf8',
-          timeout: 30_000,
-          env: { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir },
-        },
-        (err, stdout, stderr) =>
-          resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (args: string[]) => runSandboxCommand(args, { ...process.env, KASIR_DATA_DIR: running.sandbox.dataDir });
 
   it('a transfer paid in part, a switch to USDC, then rupiah to the transfer account: recorded in IDR to BCA_TRANSFER', async () => {
     const { id } = await post('/v1/checkout', { inputCurrency: 'IDR', inputAmount: 150000 });

@@ -1,10 +1,12 @@
 // Test harness for the payment service: a fresh database (a SQLite file in a temp dir, or with
 // KASIR_TEST_DATABASE_URL=postgres://... a fresh PostgreSQL database per provider), the seeded sandbox
 // merchant, and helpers that sign requests exactly as docs/design.md section 3 says, through app.request().
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import { createProviderApp } from '../../server/provider/process/app';
@@ -191,4 +193,22 @@ export async function createTestProvider(overrides: SandboxOptions = {}): Promis
       }
     },
   };
+}
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Runs a `kasir-sandbox` command (server/provider/cli.ts) to its end in `env`. Not spawnSync: a sandbox or a receiver
+ * in this process must keep answering meanwhile. `status` is the exit code (null when it was killed: the 30 s limit).
+ */
+export function runSandboxCommand(args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'server/provider/cli.ts'), ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env },
+      (err, stdout, stderr) =>
+        resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    );
+  });
 }
