@@ -78,7 +78,7 @@ export function money(amount: string, currency: string, locale: Locale, symbol?:
   }
 }
 
-/** Made once per locale, currency and precision: a new Intl.NumberFormat costs more than a whole method row's render. */
+/** Made once per locale, currency and precision (a method list formats the same few again and again). */
 const moneyFormats: Record<string, Intl.NumberFormat> = {};
 
 /**

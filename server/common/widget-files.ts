@@ -37,8 +37,9 @@ export const WIDGET_FILE_PARAM = ':file{kasir-checkout[\\w-]*\\.js}';
 /**
  * Serves `name` (the route's WIDGET_FILE_PARAM) from the widget build whose entry is the file `entry`: the entry
  * and the locales' words revalidated on every use (the entry names the chunks of its build, so it must not outlive
- * them in a cache; the words' names carry no hash), a chunk cached for a year (its name carries its content's hash); both with an ETag (If-None-Match answers 304), CORS open
- * to any origin (a module script from another origin is a CORS request) and no sniffing. A missing entry is a 503
+ * them in a cache; the words' names carry no hash), a chunk cached for a year (its name carries its content's hash);
+ * all with an ETag (If-None-Match answers 304), CORS open to any origin (a module script from another origin is a
+ * CORS request) and no sniffing. A missing entry is a 503
  * in the envelope on both servers, saying `notBuilt` (what to run); a missing chunk answers undefined, for the server
  * to answer as any unknown path.
  */
