@@ -1,8 +1,8 @@
 // The README each package ships stands alone on npm: what `npm pack --dry-run` lists (the package's `files`, no tarball
 // made, no script run) is all an npm user gets, so every relative link of the README must be one of those files, and
 // the README must not send its reader to the repository's own files (its docs/, its design notes, the root README,
-// sources, tests). Its first example is priced on the server (order-id or checkout-id), never an amount set by the page.
-// Needs `npm run build` first (dist/ is part of each package's list).
+// sources, tests). Its first example is priced on the server (order-id or checkout-id), never an amount set by the
+// page. Needs `npm run build` first (dist/ is part of each package's list).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
