@@ -2,6 +2,7 @@ import {
   LitElement,
   adoptStyles,
   html,
+  isServer,
   type CSSResultGroup,
   nothing,
   type PropertyDeclaration,
@@ -106,6 +107,27 @@ const loadView = async (kind: MethodKind) => {
 let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The words of a deposit paid not as planned (docs/design.md 10), loaded when one is shown. */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
+/** With `modal`: the dialog (modal.ts), its own chunk, once loaded. */
+let dialog: typeof import('./modal.js') | undefined;
+
+/**
+ * What a server-rendered element starts from (its `served` attribute, which @kasir/merchant's `renderCheckout`
+ * writes): the checkout as the widget API answers it and the element's words in its language.
+ */
+export interface Served {
+  checkout: Checkout;
+  words: Words;
+}
+
+/**
+ * Without a DOM (a server rendering the element with Lit's server rendering): the `served` attribute for `checkout`
+ * in `locale`, with the words and, for a modal, the dialog loaded, as the element's first render needs them.
+ */
+export async function servedAttribute(checkout: Checkout, locale: Locale, modal?: boolean): Promise<string> {
+  if (!Object.hasOwn(locales, locale)) throw new RangeError(`locale: one of ${Object.keys(locales).join(', ')}`);
+  if (modal) dialog = await import('./modal.js');
+  return JSON.stringify({ checkout, words: (await locales[locale]()).default } satisfies Served);
+}
 
 /** Rethrows a failure once its words are loaded (a lost connection's are the element's own: nothing may load then). */
 const failed = async (err: unknown): Promise<never> => {
@@ -253,6 +275,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __shown?: boolean;
   /** Money is owed back for a finished deposit: the refund form (views/refund.ts; it shows only for the deposit shown). */
   private __refund?: RefundPanel;
+  /** Started from the page's HTML (`served`): the list keeps the server's order, so nothing moves once it is shown. */
+  private __served?: boolean;
 
   /** Why the pending deposit cannot be shown safely: a link of a scheme the element does not open (views/links.ts). */
   private __badLink?: string;
@@ -389,9 +413,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __dialogLoad = new LoadController(this, {
     args: () => (this.modal ? ([] as const) : undefined),
     task: () => import('./modal.js'),
-    onDone: (dialog) => (this.__dialog = dialog),
+    onDone: (loaded) => (dialog = loaded),
   });
-  private __dialog?: typeof import('./modal.js');
 
   /** Creates the deposit for a method (one choice at a time); the deposit's own method again goes back to it. */
   private __pick(method: Method) {
@@ -432,7 +455,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
 
   /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
   private get __locale(): Locale {
-    return shopperLocale(this.locale);
+    // A server's render always names its locale (the page's language is the browser's to know).
+    return isServer ? this.locale! : shopperLocale(this.locale);
   }
 
   /** With `modal`: shows the checkout in a modal dialog (loading it the first time). */
@@ -514,8 +538,35 @@ export class KasirCheckout extends LitElement implements OptionFields {
     this.__emit(new KasirErrorEvent(detail));
   }
 
+  /**
+   * A server-rendered element (@kasir/merchant's `renderCheckout`) holds its first screen in a declarative shadow root:
+   * emptied here, and rendered again from the same data in the same task (before the browser paints).
+   */
+  protected override createRenderRoot() {
+    this.shadowRoot?.replaceChildren();
+    return super.createRenderRoot();
+  }
+
+  /**
+   * Starts from the page's HTML: the checkout and the words the shop's server rendered the element with, so the first
+   * render shows what the server did and nothing is fetched again. A pending deposit is loaded as usual (its screen is
+   * a chunk of its own, and the server rendered the loading state).
+   */
+  private __serve({ checkout, words }: Served) {
+    this.__served = this.__shown = true;
+    this.__wordsLoad.done(words);
+    if (checkout.deposit?.status != 'pending') this.__load.done(checkout);
+    // Where no update runs (a server's render), the countdown's first tick, without its timer.
+    if (isServer) {
+      this.__countdown.set(checkout.expiresAt, checkout.serverTime);
+      this.__countdown.stop();
+    }
+  }
+
   // The phase (and why a pending deposit cannot be shown) derive from the loads and the deposit: derived state only.
   override willUpdate() {
+    const served = !this.hasUpdated && this.getAttribute('served');
+    if (served) this.__serve(JSON.parse(served));
     const d = this.__deposit;
     const view = d && loaded[d.method.kind];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
@@ -555,7 +606,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     }
     // The dialog's and the pending screen's styles join the element's own (as constructed stylesheets, like lit adopts
     // those); a view's stay once the deposit is over.
-    const styled: Styled = [this.__dialog?.styles, view ? view.styles : this.__styled[1]];
+    const styled: Styled = [dialog?.styles, view ? view.styles : this.__styled[1]];
     if (styled.some((styles, i) => styles !== this.__styled[i])) {
       this.__styled = styled;
       adoptStyles(this.renderRoot as ShadowRoot, [
@@ -603,7 +654,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
     if (!changed.has('state')) return;
     const { __checkout: checkout, __deposit: deposit } = this;
     const before = changed.get('state');
-    if (before === 'loading' && checkout) this.__emit(new KasirReadyEvent(checkout));
+    // Loaded, or started from the page's HTML (the first update).
+    if ((before || 'loading') == 'loading' && checkout) this.__emit(new KasirReadyEvent(checkout));
     switch (this.state) {
       case 'pending':
         this.__emit(new KasirPendingEvent(deposit!));
@@ -631,7 +683,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       <p class="sr" role="status">${this.__notice}</p>
     </div>`;
     // Modal: the card in a native dialog (modal.ts); nothing until that is loaded (a closed dialog shows nothing either).
-    return this.modal ? (this.__dialog?.dialog(this, (words) => this.__text(words), card) ?? nothing) : card;
+    return this.modal ? (dialog?.dialog(this, (words) => this.__text(words), card) ?? nothing) : card;
   }
 
   private __screen(t: Messages) {
@@ -678,7 +730,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       checkout,
       picked: this.__choice.status === 'pending' ? this.__picked : undefined,
       current: this.__deposit?.method.code,
-      last: remembered(shop(this), true),
+      last: this.__served ? null : remembered(shop(this), true),
       expanded: this.__expanded,
       toggle: (kind) => (this.__expanded = this.__expanded === kind ? '' : kind),
       pick: (m) => this.__pick(m),

@@ -61,6 +61,13 @@ export class LoadController<A extends readonly unknown[], R> implements Reactive
     );
   }
 
+  /** Takes `value` as the outcome of a run with the current arguments, without running (what the page's HTML held). */
+  done(value: R) {
+    this.__args = this.__options.args?.();
+    this.status = 'done';
+    this.__options.onDone(value);
+  }
+
   /** Forgets the latest run, aborting it if it is pending. */
   reset() {
     this.__abort?.abort();

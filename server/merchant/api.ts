@@ -28,6 +28,7 @@ import { eventStreams } from './events-stream.js';
 import { errorBody, errorHandler, onNotFound } from './http.js';
 import { RedisState } from './redis-state.js';
 import { refundClaimRoutes } from './refund-claims.js';
+import { checkoutRenderer, type RenderCheckoutOptions } from './render-checkout.js';
 import { MerchantService } from './service.js';
 import { LocalState, type SharedState } from './shared-state.js';
 import type { WidgetCheckout } from './views.js';
@@ -61,6 +62,13 @@ export type KasirApi = Hono & {
    * amount or currency the shop does not accept.
    */
   createCheckout(order: ServerOrder): Promise<WidgetCheckout>;
+  /**
+   * The markup of `<kasir-checkout>` for a checkout, its method list in a declarative shadow root (Lit's server
+   * rendering of @kasir/checkout, which must be installed), to put in the page's HTML: the list paints with the page,
+   * and the element's script takes over from the data it holds without asking for the checkout again
+   * (docs/server-rendering.md). Throws an HTTPException: 404 for an unknown checkout, 400 naming a bad option.
+   */
+  renderCheckout(checkoutId: string, options?: RenderCheckoutOptions): Promise<string>;
   /**
    * Catches up on hooks whose webhooks never arrived (docs/orders.md): reads from the payment service every checkout
    * this backend holds that is not settled (or settled at or after `since`) and runs each hook whose event it missed,
@@ -384,6 +392,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     service,
     probes,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
+    renderCheckout: checkoutRenderer((id) => service.getCheckout(id)),
     // The same check as kasir-merchant check's, on the options given and the environment (check.ts).
     check: () => checkOptions(options, { env: process.env, pingRedis: () => shared.ping() }),
     listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),

@@ -1,5 +1,6 @@
 // @kasir/merchant: the merchant backend as a library (createKasirApi, verifyWebhook) and a server (startMerchant).
 export { createKasirApi, type KasirApi, type ServerOrder } from './api.js';
+export type { RenderCheckoutOptions } from './render-checkout.js';
 export {
   ConfigError,
   loadMerchantConfig,
