@@ -554,6 +554,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
    */
   private __serve({ checkout, words }: Served) {
     this.__served = this.__shown = true;
+    this.__api = new WidgetApi(this.endpoint);
     this.__wordsLoad.done(words);
     if (checkout.deposit?.status != 'pending') this.__load.done(checkout);
     // Where no update runs (a server's render), the countdown's first tick, without its timer.

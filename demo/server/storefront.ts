@@ -93,6 +93,15 @@ export function createStorefront(options: StorefrontOptions): MerchantApp {
       referrerPolicy: 'strict-origin-when-cross-origin',
     }),
   );
+  // GET /pay/:checkoutId (?lang=id): the order's payment page made on the shop's server (the checkout id from
+  // POST /shop/orders), the method list in its HTML (renderCheckout: docs/server-rendering.md), so it paints with the
+  // page; the element's script takes over.
+  pages.get('/pay/:checkoutId', async (c) => {
+    const locale = c.req.query('lang') === 'id' ? 'id' : 'en';
+    const checkout = await app.api.renderCheckout(c.req.param('checkoutId'), { locale });
+    c.header('Cache-Control', 'no-store');
+    return c.html(payPage(locale, checkout));
+  });
   // The single-page shops: their files, else their index.html (client-side routes).
   for (const [prefix, folder] of [
     ['/react', 'demo-react'],
@@ -118,6 +127,19 @@ export function createStorefront(options: StorefrontOptions): MerchantApp {
   app.route('/', pages);
   return app;
 }
+
+/** The server-made payment page: the element's script in the head, its markup (renderCheckout's) in the body. */
+const payPage = (locale: string, checkout: string) => `<!doctype html>
+<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>kasir demo: pay your order</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<script type="module" src="/kasir-checkout.js"></script>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:30rem;margin:1rem auto;padding:0 1rem;color:#222}</style>
+</head><body>
+<h1>${locale === 'id' ? 'Bayar pesanan Anda' : 'Pay your order'}</h1>
+${checkout}
+</body></html>
+`;
 
 /** serveStatic takes a root relative to the working directory. */
 const relativeTo = (dir: string) => relative(process.cwd(), dir) || '.';

@@ -47,7 +47,8 @@ export function checkoutRenderer(getCheckout: (id: string) => Promise<WidgetChec
     const { locale = 'en', modal = false, endpoint = '/api', nonce } = options;
     if (typeof checkoutId !== 'string' || !isCheckoutId(checkoutId))
       throw new ApiError(400, 'checkoutId: the id createCheckout answered');
-    if (typeof endpoint !== 'string' || !endpoint) throw new ApiError(400, 'endpoint: the widget API\'s URL or path, e.g. /api');
+    if (typeof endpoint !== 'string' || !endpoint)
+      throw new ApiError(400, "endpoint: the widget API's URL or path, e.g. /api");
     if (nonce !== undefined && !/^[\w+/=-]+$/.test(nonce)) throw new ApiError(400, 'nonce: a base64 value');
     const [{ html, render }, element, collectResult] = await load();
     let served: string;
@@ -68,6 +69,8 @@ export function checkoutRenderer(getCheckout: (id: string) => Promise<WidgetChec
         ></kasir-checkout>`,
       ),
     );
-    return nonce ? markup.replace('shadowrootmode="open"><style>', `shadowrootmode="open"><style nonce="${nonce}">`) : markup;
+    return nonce
+      ? markup.replace('shadowrootmode="open"><style>', `shadowrootmode="open"><style nonce="${nonce}">`)
+      : markup;
   };
 }
