@@ -8,9 +8,15 @@
 // list <= 1.0 s (800 ms for a checkout the shop's server made), tap to QR <= 350 ms, CLS 0. Then the same with what a shop can add to its page to cut a round trip:
 // a preconnect to the API's origin, a modulepreload of the script, a checkout created by the shop's server and passed
 // in as `checkout-id`, all three, and the script and /api served from the shop's own origin. The yardstick in the same run: the plain page with no element, its first
-// contentful paint under the same throttling.
+// contentful paint under the same throttling. Last, a checkout the shop's server made on a page of the shop's origin,
+// without and with the element rendered with the page (kasir.renderCheckout, docs/server-rendering.md): for that one
+// the target is the method list within 50 ms of the page's first contentful paint.
 import { createServer, request, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext } from 'playwright-core';
+import { createKasirApi, type KasirApi } from '../../server/merchant/index';
 import { launch, showMethod, sparePort, startKasir, type Kasir } from '../e2e/harness';
 
 const QUICK = process.argv.includes('--quick');
@@ -28,7 +34,7 @@ const NETWORK = {
 const CPU_SLOWDOWN = 4;
 
 /** The method list: 1 s for a page-priced checkout, 800 ms for one the shop's server made (docs/design.md); tap to QR. */
-const TARGETS = { list: 1000, serverList: 800, qr: 350 };
+const TARGETS = { list: 1000, serverList: 800, qr: 350, listAfterFcp: 50 };
 
 /** What the shop's page adds before the element (the variants measured). */
 interface Variant {
@@ -40,6 +46,8 @@ interface Variant {
   preloadCheckout?: boolean;
   bare?: boolean;
   sameOrigin?: boolean;
+  /** The shop's server renders the element with the page (kasir.renderCheckout): the list is in its HTML. */
+  rendered?: boolean;
 }
 const VARIANTS: Variant[] = [
   { label: 'plain page, no element (yardstick: its first contentful paint)', bare: true },
@@ -54,7 +62,16 @@ const VARIANTS: Variant[] = [
   },
   { label: 'all three', preconnect: true, modulepreload: true, serverCheckout: true },
   { label: "script and /api on the shop's own origin (no CORS)", sameOrigin: true },
+  { label: "checkout-id, script and /api on the shop's origin (no SSR)", serverCheckout: true, sameOrigin: true },
+  {
+    label: 'the same, rendered with the page (renderCheckout)',
+    serverCheckout: true,
+    sameOrigin: true,
+    rendered: true,
+  },
 ];
+/** `BENCH_FIRST_PAINT_VARIANTS=0,8,9` measures only those (by their place above); all by default. */
+const ONLY = process.env.BENCH_FIRST_PAINT_VARIANTS?.split(',').map(Number);
 
 /** The page's own figures, recorded in the page (an init script): times from navigation start, in ms. */
 const RECORDER = `(() => {
@@ -83,7 +100,7 @@ interface Figures {
   cls: number;
 }
 
-function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
+function page(kasir: Kasir, variant: Variant, checkoutId?: string, rendered?: string): string {
   const origin = variant.sameOrigin ? '' : kasir.url;
   const script = `${origin}/kasir-checkout.js`;
   const head = [
@@ -97,9 +114,11 @@ function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
   ].join('');
   const element = variant.bare
     ? ''
-    : checkoutId
-      ? `<kasir-checkout endpoint="${origin}/api" checkout-id="${checkoutId}"></kasir-checkout>`
-      : `<kasir-checkout endpoint="${origin}/api" amount="150000" currency="IDR"></kasir-checkout>`;
+    : rendered
+      ? rendered
+      : checkoutId
+        ? `<kasir-checkout endpoint="${origin}/api" checkout-id="${checkoutId}"></kasir-checkout>`
+        : `<kasir-checkout endpoint="${origin}/api" amount="150000" currency="IDR"></kasir-checkout>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>A shop</title>${head}<style>body{font-family:sans-serif;margin:16px}</style></head>
 <body><h1>Your order</h1><p>1 x Kopi susu, Rp 150.000</p>${element}</body></html>`;
@@ -160,6 +179,18 @@ export async function run(): Promise<void> {
   const shopPort = await sparePort();
   const shop = `http://127.0.0.1:${shopPort}`; // the merchant backend is on localhost: another origin
   const kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shop, KASIR_CHECKOUT_RATE_LIMIT: '100000' });
+  // The shop's own server mounting createKasirApi (README, "Any server"), for renderCheckout: on the same payment
+  // service as npm start's merchant backend, which serves the page's /api through the shop's origin below.
+  const credentials = JSON.parse(readFileSync(join(kasir.dataDir, 'sandbox.json'), 'utf8'));
+  const shopApi: KasirApi = createKasirApi({
+    baseUrl: credentials.baseUrl,
+    checkoutUrl: credentials.checkoutUrl,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    accessToken: credentials.accessToken,
+    webhookSecret: credentials.webhookSecret,
+    sandbox: true,
+  });
   let server: Server | undefined;
   const browser = await launch();
   try {
@@ -187,9 +218,14 @@ export async function run(): Promise<void> {
       const n = Number(new URL(req.url ?? '/', shop).searchParams.get('v'));
       const variant = VARIANTS[n];
       if (!variant) return void res.writeHead(404).end();
-      const answer = (checkoutId?: string) => {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-        res.end(page(kasir, variant, checkoutId));
+      // Gzipped, as any shop's server or CDN sends its HTML (the rendered element is some 36 KB of it, 4.5 KB gzipped).
+      const answer = (checkoutId?: string, rendered?: string) => {
+        res.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'content-encoding': 'gzip',
+        });
+        res.end(gzipSync(page(kasir, variant, checkoutId, rendered)));
       };
       if (!variant.serverCheckout) return answer();
       // The shop's server creates the checkout before it answers the page (server to server: no CORS, no shopper's
@@ -200,14 +236,16 @@ export async function run(): Promise<void> {
         body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
       })
         .then((r) => r.json() as Promise<{ data: { id: string } }>)
-        .then(
-          ({ data }) => answer(data.id),
-          () => res.writeHead(502).end(),
-        );
+        .then(async ({ data }) =>
+          answer(data.id, variant.rendered ? await shopApi.renderCheckout(data.id, { locale: 'en' }) : undefined),
+        )
+        .catch(() => res.writeHead(502).end());
     });
     await new Promise<void>((resolve) => server!.listen(shopPort, '127.0.0.1', resolve));
     // Warm-up: the servers' JIT and caches, Chromium's first start (not counted).
-    for (let i = 0; i < VARIANTS.length; i++) await visit(browser, `${shop}/?v=${i}`, !VARIANTS[i].bare);
+    const measured = (i: number) => !ONLY || ONLY.includes(i);
+    for (let i = 0; i < VARIANTS.length; i++)
+      if (measured(i)) await visit(browser, `${shop}/?v=${i}`, !VARIANTS[i].bare);
 
     console.log(
       `\nshopper's first paint: Chromium, ${CPU_SLOWDOWN}x CPU slowdown, slow 4G (1.6 Mbit/s down, 750 kbit/s up, 150 ms RTT, DevTools` +
@@ -218,22 +256,27 @@ export async function run(): Promise<void> {
       list: number[];
       qr: number[];
       fcp: number[];
+      /** Each visit's method list after its first contentful paint. */
+      afterFcp: number[];
       cls: number[];
       unfinished: number;
-    }> = VARIANTS.map((variant) => ({ variant, list: [], qr: [], fcp: [], cls: [], unfinished: 0 }));
+    }> = VARIANTS.map((variant) => ({ variant, list: [], qr: [], fcp: [], afterFcp: [], cls: [], unfinished: 0 }));
     // In alternation, so a burst of other work on the shared machine falls on every variant alike.
     for (let r = 0; r < RUNS; r++) {
       for (const [i, result] of results.entries()) {
+        if (!measured(i)) continue;
         const { figures, finished } = await visit(browser, `${shop}/?v=${i}`, !result.variant.bare);
         if (!finished) result.unfinished++;
         if (figures.fcp !== undefined) result.fcp.push(figures.fcp);
         if (figures.list !== undefined) result.list.push(figures.list);
+        if (figures.list !== undefined && figures.fcp !== undefined) result.afterFcp.push(figures.list - figures.fcp);
         if (figures.tap !== undefined && figures.qr !== undefined) result.qr.push(figures.qr - figures.tap);
         if (finished) result.cls.push(figures.cls);
       }
     }
-    const baseline = median(results[0].fcp);
-    for (const { variant, list, qr, fcp, cls, unfinished } of results) {
+    const baseline = median(results[0].fcp.length ? results[0].fcp : results.flatMap((r) => r.fcp));
+    for (const { variant, list, qr, fcp, afterFcp, cls, unfinished } of results) {
+      if (!fcp.length) continue; // not measured
       const cut = unfinished
         ? `; ${unfinished} of ${RUNS} visits did not finish in ${RUN_TIMEOUT_MS / 1000} s (figures of those that did)`
         : '';
@@ -251,10 +294,19 @@ export async function run(): Promise<void> {
           `CLS ${Number.isFinite(worstCls) ? worstCls.toFixed(3) : 'n/a'} (worst run; target 0: ${worstCls === 0 ? 'met' : 'NOT met'})` +
           `   [list ${Math.round(Math.min(...list))}-${Math.round(Math.max(...list))}, QR ${Math.round(Math.min(...qr))}-${Math.round(Math.max(...qr))}]${cut}`,
       );
+      const after = median(afterFcp);
+      console.log(
+        `  ${''.padEnd(62)} first contentful paint ${ms(median(fcp))} [${Math.round(Math.min(...fcp))}-${Math.round(Math.max(...fcp))}], ` +
+          `method list ${ms(after)} after it [${Math.round(Math.min(...afterFcp))}-${Math.round(Math.max(...afterFcp))}]` +
+          (variant.rendered
+            ? ` (target <= ${TARGETS.listAfterFcp} ms: ${after <= TARGETS.listAfterFcp ? 'met' : 'NOT met'})`
+            : ''),
+      );
     }
   } finally {
     await browser.close();
     server?.close();
+    await shopApi.close();
     await kasir.stop();
   }
 }
