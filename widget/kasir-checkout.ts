@@ -547,27 +547,24 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return super.createRenderRoot();
   }
 
-  /**
-   * Starts from the page's HTML: the checkout and the words the shop's server rendered the element with, so the first
-   * render shows what the server did and nothing is fetched again. A pending deposit is loaded as usual (its screen is
-   * a chunk of its own, and the server rendered the loading state).
-   */
-  private __serve({ checkout, words }: Served) {
-    this.__served = this.__shown = true;
-    this.__api = new WidgetApi(this.endpoint);
-    this.__wordsLoad.done(words);
-    if (checkout.deposit?.status != 'pending') this.__load.done(checkout);
-    // Where no update runs (a server's render), the countdown's first tick, without its timer.
-    if (isServer) {
-      this.__countdown.set(checkout.expiresAt, checkout.serverTime);
-      this.__countdown.stop();
-    }
-  }
-
   // The phase (and why a pending deposit cannot be shown) derive from the loads and the deposit: derived state only.
   override willUpdate() {
+    // The first update of a server-rendered element starts from the page's HTML: the checkout and the words the shop's
+    // server rendered it with, so it shows what the server did and nothing is fetched again. A pending deposit is
+    // loaded as usual (its screen is a chunk of its own, and the server rendered the loading state).
     const served = !this.hasUpdated && this.getAttribute('served');
-    if (served) this.__serve(JSON.parse(served));
+    if (served) {
+      const { checkout, words }: Served = JSON.parse(served);
+      this.__served = this.__shown = true;
+      this.__api = new WidgetApi(this.endpoint);
+      this.__wordsLoad.done(words);
+      if (checkout.deposit?.status != 'pending') this.__load.done(checkout);
+      // Where no update runs (a server's render), the countdown's first tick, without its timer.
+      if (isServer) {
+        this.__countdown.set(checkout.expiresAt, checkout.serverTime);
+        this.__countdown.stop();
+      }
+    }
     const d = this.__deposit;
     const view = d && loaded[d.method.kind];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
