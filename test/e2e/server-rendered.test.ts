@@ -1,9 +1,9 @@
 // The method list in the page's own HTML (docs/server-rendering.md), in Chromium, Firefox and WebKit, against the real
 // `npm start`: the demo shop's server-made payment page (/pay/:checkoutId, kasir.renderCheckout) with the element's
 // script held back by a proxy in front of the server (which also counts every request the browser makes). The list is
-// there before any script runs; once the script runs the element takes over without asking for the checkout (or its
-// words) again, the list is on screen at every animation frame and nothing in it moves or changes its text (and in
-// Chromium, whose layout-shift entries the others lack, CLS <= 0.01); a tap on QRIS then reaches its QR code.
+// there before any script runs; once the script runs the element takes over without asking for the checkout again,
+// the list is on screen at every animation frame and nothing in it moves or changes its text (and in Chromium, whose
+// layout-shift entries the others lack, CLS <= 0.01); a tap on QRIS then reaches its QR code.
 // Drivers as in every-browser.test.ts: playwright-core for Chromium, puppeteer-core (WebDriver BiDi) for Firefox,
 // WebKitWebDriver over plain HTTP for WebKit (page load strategy `none`: the page does not finish loading while its
 // script is held).
