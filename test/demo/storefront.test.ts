@@ -84,6 +84,23 @@ describe('demo shop server', () => {
     assert.equal(checkout.json.data.amount, String(amount));
   });
 
+  it("renders an order's payment page with the method list in its HTML, under the pages' CSP", async () => {
+    const app = shop();
+    const order = await call<ShopOrder>(app, 'POST', '/shop/orders', { items: [{ sku: 'teh', quantity: 1 }] });
+    const page = await app.request(`http://localhost/pay/${order.json.checkoutId}?lang=id`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'(;|$)/);
+    const html = await page.text();
+    assert.match(html, /<html lang="id">/);
+    assert.match(html, /<script type="module" src="\/kasir-checkout.js"><\/script>/);
+    assert.match(html, new RegExp(`<kasir-checkout[^>]* checkout-id="${order.json.checkoutId}"[^>]* locale="id"`));
+    assert.match(html, /<template shadowroot="open" shadowrootmode="open">[^]*Pilih cara bayar[^]*part="method"/);
+    const unknown = await app.request(
+      `http://localhost/pay/${order.json.checkoutId.replace(/.$/, (c) => (c === '0' ? '1' : '0'))}`,
+    );
+    assert.equal(unknown.status, 404);
+  });
+
   it('refuses an order with an unknown product or a bad quantity, in the envelope', async () => {
     for (const items of [
       [{ sku: 'caviar', quantity: 1 }],
