@@ -172,6 +172,7 @@ const shop = (e: KasirCheckout) => 'last:' + new URL(e.endpoint, location.href).
  * @attr {boolean} modal - Shows nothing until `open()`, then the checkout in a modal dialog (the payment goes on while it is closed).
  * @attr {number} poll-interval - First polling interval in ms (default 3000, also for anything not a positive number; at least 1000; backs off to 10 s after a minute).
  * @attr {'loading' | 'choosing' | 'pending' | 'completed' | 'expired' | 'error'} state - The phase, reflected (read only).
+ * @attr {string} served - Written by @kasir/merchant's `renderCheckout` with the element's server-rendered markup: the checkout and the words the element starts from (not set by hand).
  *
  * @fires {KasirReadyEvent} kasir-ready - The checkout is loaded; `detail.checkout`.
  * @fires {KasirMethodSelectedEvent} kasir-method-selected - The shopper chose a method; `detail.method`.
