@@ -21,6 +21,8 @@ function serve(checkout: Checkout, shadow = '<p id="server">the server\'s list</
   host.setHTMLUnsafe(
     `<kasir-checkout endpoint="/api" checkout-id="${checkout.id}" locale="en" served="${attribute}"><template shadowrootmode="open">${shadow}</template></kasir-checkout>`,
   );
+  // Firefox upgrades an element parsed by setHTMLUnsafe later; the page's parser (and this) at once.
+  customElements.upgrade(host);
   return { el: host.querySelector('kasir-checkout') as KasirCheckout, ready, host };
 }
 
