@@ -272,7 +272,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __switching?: boolean;
   /** The method list's open group. */
   private __expanded?: string;
-  /** `open()` was called (a modal loads its checkout then, not before). */
+  /** `open()` was called (a modal loads its checkout then, not before), or the checkout came with the page. */
   private __shown?: boolean;
   /** Money is owed back for a finished deposit: the refund form (views/refund.ts; it shows only for the deposit shown). */
   private __refund?: RefundPanel;

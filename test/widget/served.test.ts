@@ -11,7 +11,7 @@ import { FakeApi } from './fake-api';
 import { method, parts, reached, withFakeApi } from './fixture';
 
 /** The element as renderCheckout writes it, its shadow root holding `shadow`, parsed into the page. */
-function serve(checkout: Checkout, shadow = '<p id="server">the server\'s list</p>') {
+function serve(checkout: Checkout, shadow = '<p id="server">the server\'s list</p>', modal = false) {
   const served: Served = { checkout, words: en };
   const attribute = JSON.stringify(served).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
   const host = document.createElement('div');
@@ -19,7 +19,7 @@ function serve(checkout: Checkout, shadow = '<p id="server">the server\'s list</
   host.addEventListener('kasir-ready', (e) => ready.push(e));
   document.body.append(host);
   host.setHTMLUnsafe(
-    `<kasir-checkout endpoint="/api" checkout-id="${checkout.id}" locale="en" served="${attribute}"><template shadowrootmode="open">${shadow}</template></kasir-checkout>`,
+    `<kasir-checkout endpoint="/api" checkout-id="${checkout.id}" locale="en"${modal ? ' modal' : ''} served="${attribute}"><template shadowrootmode="open">${shadow}</template></kasir-checkout>`,
   );
   // Firefox upgrades an element parsed by setHTMLUnsafe later; the page's parser (and this) at once.
   customElements.upgrade(host);
@@ -46,6 +46,17 @@ describe('<kasir-checkout> rendered by the server', () => {
     // The deposit is made (then followed, as always); the checkout itself is never asked for.
     expect(api.calls[0].method + ' ' + api.calls[0].path).to.equal(`POST /checkouts/${checkout.id}/deposit`);
     expect(api.requests('GET', `/checkouts/${checkout.id}`)).to.deep.equal([]);
+  });
+
+  it('modal: open() shows the served checkout in its dialog, asking for nothing but the dialog', async () => {
+    const checkout = api.newCheckout();
+    const { el } = serve(checkout, '<dialog part="dialog"><p id="server">the server\'s list</p></dialog>', true);
+    await el.updateComplete;
+    await el.open();
+    expect(el.shadowRoot!.querySelector('dialog')!.open).to.be.true;
+    expect(el.shadowRoot!.querySelector('#server')).to.be.null;
+    expect(parts(el, 'method')).to.have.length(checkout.methods.length);
+    expect(api.calls, 'no request').to.deep.equal([]);
   });
 
   it("keeps the server's order: the shopper's last choice is not moved first", async () => {
