@@ -154,10 +154,10 @@ describe('metrics: a payment end to end', () => {
       // The sandbox's side: one deposit created and completed, its webhook delivered (and timed) and none left.
       const sandbox = await waitFor(async () => {
         const s = await scrape(`${stack.provider.url}/metrics`);
-        return (
+        const delivered =
           s.value('kasir_sandbox_webhook_delivery_seconds_count') >
-            sandboxFirst.value('kasir_sandbox_webhook_delivery_seconds_count') && s
-        );
+          sandboxFirst.value('kasir_sandbox_webhook_delivery_seconds_count');
+        return delivered ? s : undefined;
       });
       const movedSandbox = (name: string, labels?: Record<string, string>) =>
         sandbox.value(name, labels) - sandboxFirst.value(name, labels);
