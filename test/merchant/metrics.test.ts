@@ -14,7 +14,7 @@ import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/provider/process/main';
 import { testDatabaseEnv } from '../support/provider';
-import { parsePrometheus, scrape, summed } from '../support/prometheus';
+import { parsePrometheus, scrape, summed, type Scrape } from '../support/prometheus';
 import { waitFor, type Envelope } from './support';
 
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
@@ -152,12 +152,12 @@ describe('metrics: a payment end to end', () => {
       assert.equal(paid.value('kasir_open_checkouts'), first.value('kasir_open_checkouts'), 'settled: no longer open');
 
       // The sandbox's side: one deposit created and completed, its webhook delivered (and timed) and none left.
-      const sandbox = await waitFor(async () => {
+      const sandbox = await waitFor<Scrape>(async () => {
         const s = await scrape(`${stack.provider.url}/metrics`);
         const delivered =
           s.value('kasir_sandbox_webhook_delivery_seconds_count') >
           sandboxFirst.value('kasir_sandbox_webhook_delivery_seconds_count');
-        return delivered ? s : undefined;
+        return (delivered && s) as Scrape;
       });
       const movedSandbox = (name: string, labels?: Record<string, string>) =>
         sandbox.value(name, labels) - sandboxFirst.value(name, labels);
