@@ -14,13 +14,29 @@ import {
   type Span,
   type TextMapGetter,
   type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { errorBody } from './errors.js';
 
-/** The tracer of a server (`kasir-merchant`, `kasir-sandbox`): the API's no-op one until a shop registers an SDK. */
-export const tracerOf = (name: string): Tracer => trace.getTracer(name);
+/**
+ * The tracer of a server (`kasir-merchant`, `kasir-sandbox`): the API's no-op one until a shop registers an SDK. Asked
+ * of the registered provider at each use (kept while it stays the same), so an SDK registered later, or through
+ * another copy of the API in node_modules, is the one used.
+ */
+export function tracerOf(name: string): () => Tracer {
+  let provider: TracerProvider | undefined;
+  let tracer: Tracer | undefined;
+  return () => {
+    const current = trace.getTracerProvider();
+    if (current !== provider || !tracer) {
+      provider = current;
+      tracer = current.getTracer(name);
+    }
+    return tracer;
+  };
+}
 
 /** A registry of one app's own (never prom-client's global one: several apps in one process keep apart), with the process metrics. */
 export function metricsRegistry(): Registry {
@@ -67,10 +83,10 @@ export const incomingContext = (headers: Headers): TraceContext =>
  * request carries; what runs for it (calls out, hooks) is its child. With no SDK the span records nothing and the
  * request runs as it would without this.
  */
-export function requestSpans(tracer: Tracer): MiddlewareHandler {
+export function requestSpans(tracer: () => Tracer): MiddlewareHandler {
   return async (c, next) => {
     const parent = incomingContext(c.req.raw.headers);
-    const span = tracer.startSpan(`${c.req.method} ${c.req.path}`, { kind: SpanKind.SERVER }, parent);
+    const span = tracer().startSpan(`${c.req.method} ${c.req.path}`, { kind: SpanKind.SERVER }, parent);
     if (!span.isRecording()) return next();
     span.setAttributes({ 'http.request.method': c.req.method, 'url.path': c.req.path });
     try {
@@ -98,8 +114,8 @@ export function failed(span: Span, err: unknown): void {
 }
 
 /** Runs `work` in a child span of the current one named `name`, ended (and marked failed when it throws) when it settles. */
-export async function inSpan<T>(tracer: Tracer, name: string, work: () => Promise<T>): Promise<T> {
-  const span = tracer.startSpan(name);
+export async function inSpan<T>(tracer: () => Tracer, name: string, work: () => Promise<T>): Promise<T> {
+  const span = tracer().startSpan(name);
   if (!span.isRecording()) return work();
   try {
     return await context.with(trace.setSpan(context.active(), span), work);

@@ -60,7 +60,7 @@ export function observedFetch(
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init.method ?? (input instanceof Request ? input.method : 'GET');
     const operation = operationOf(method, url, checkoutUrl());
-    const span = tracer.startSpan(operation, {
+    const span = tracer().startSpan(operation, {
       kind: SpanKind.CLIENT,
       attributes: { 'http.request.method': method.toUpperCase(), 'server.address': url.hostname },
     });
