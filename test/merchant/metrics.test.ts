@@ -351,6 +351,23 @@ describe('metrics: the token and the switch', () => {
     }
   });
 
+  it('kasir.check() says whether metrics are on and protected', async () => {
+    const lineOf = async (extra: Partial<KasirApiOptions>) => {
+      const api = createKasirApi({ ...options, ...extra });
+      try {
+        const report = await api.check();
+        const line = report.checks.find((check) => check.name === 'metrics');
+        assert.ok(line?.ok, JSON.stringify(line));
+        return line.message;
+      } finally {
+        await api.close();
+      }
+    };
+    assert.match(await lineOf({}), /^off/);
+    assert.match(await lineOf({ metrics: true }), /not protected: .*KASIR_METRICS_TOKEN/);
+    assert.match(await lineOf({ metrics: true, metricsToken: 'scrape-me' }), /protected by KASIR_METRICS_TOKEN/);
+  });
+
   it('the sandbox answers 401 without its token', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-metrics-token-'));
     const provider = await startSandbox({
