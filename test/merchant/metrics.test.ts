@@ -3,7 +3,7 @@
 // as it should, on one copy and summed over two copies on one Redis. A metrics token refuses a scrape without it.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -195,6 +195,28 @@ describe('metrics: a payment end to end', () => {
       assert.equal(moved('kasir_webhooks_received_total', { outcome: 'bad_signature' }), 1);
       assert.equal(moved('kasir_webhooks_received_total', { outcome: 'ok' }), 0);
       assert.equal(moved('kasir_deposits_settled_total'), 0);
+    });
+
+    it('the Grafana dashboard parses, and every series it queries is in the scrapes', async () => {
+      const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana/kasir.json', import.meta.url), 'utf8')) as {
+        panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+      };
+      const queries = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
+      assert.ok(queries.length >= 10, `the dashboard's queries were read: ${queries.length}`);
+      const exposed = new Set(
+        [await scrape(`${merchant.url}/api/metrics`), await scrape(`${stack.provider.url}/metrics`)].flatMap((s) =>
+          s.samples.map((sample) => sample.name),
+        ),
+      );
+      const named = new Set(queries.flatMap((query) => query.match(/\b(?:kasir|nodejs|process)_[a-z0-9_]+/g) ?? []));
+      for (const name of [
+        'kasir_checkouts_created_total',
+        'kasir_time_to_pay_seconds_bucket',
+        'kasir_webhooks_received_total',
+      ])
+        assert.ok(named.has(name), `the dashboard queries ${name}`);
+      const missing = [...named].filter((name) => !exposed.has(name));
+      assert.deepEqual(missing, [], 'every series the dashboard queries is exposed');
     });
 
     it('serves the same scrape at the root of kasir-merchant, where Prometheus looks by default', async () => {
