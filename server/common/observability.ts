@@ -48,7 +48,7 @@ export function metricsRegistry(): Registry {
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** Whether `header` is `Bearer <token>`, compared in constant time (over digests, so the length tells nothing either). */
-export function bearerMatches(header: string | undefined, token: string): boolean {
+function bearerMatches(header: string | undefined, token: string): boolean {
   const given = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '';
   return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
 }
@@ -71,11 +71,15 @@ export function metricsRoutes(registry: Registry, token: string | undefined): Ho
 /** Reads a propagator's fields from a request's headers. */
 const headerGetter: TextMapGetter<Headers> = {
   get: (headers, key) => headers.get(key) ?? undefined,
-  keys: (headers) => [...headers.keys()],
+  keys: (headers) => {
+    const names: string[] = [];
+    headers.forEach((_, name) => names.push(name));
+    return names;
+  },
 };
 
 /** The trace context a request carries (W3C `traceparent`, with the SDK's propagator), else none. */
-export const incomingContext = (headers: Headers): TraceContext =>
+const incomingContext = (headers: Headers): TraceContext =>
   propagation.extract(ROOT_CONTEXT, headers, headerGetter);
 
 /**

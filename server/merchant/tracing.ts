@@ -35,7 +35,7 @@ const PATH_WORDS = new Set([
  * A call's operation: its method and the interface's path with ids as `:id` (`GET /v1/deposit/:id`); a call to the
  * hosted checkout's session API under `checkoutUrl` as `/checkout/...` wherever that is.
  */
-export function operationOf(method: string, url: URL, checkoutUrl: string | undefined): string {
+function operationOf(method: string, url: URL, checkoutUrl: string | undefined): string {
   let path = url.pathname;
   if (checkoutUrl && url.href.startsWith(`${checkoutUrl}/`))
     path = `/checkout${url.pathname.slice(new URL(checkoutUrl).pathname.replace(/\/+$/, '').length)}`;
