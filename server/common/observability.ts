@@ -16,7 +16,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { errorBody } from './errors.js';
 
@@ -79,8 +79,7 @@ const headerGetter: TextMapGetter<Headers> = {
 };
 
 /** The trace context a request carries (W3C `traceparent`, with the SDK's propagator), else none. */
-const incomingContext = (headers: Headers): TraceContext =>
-  propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+const incomingContext = (headers: Headers): TraceContext => propagation.extract(ROOT_CONTEXT, headers, headerGetter);
 
 /**
  * One server span per request, named by its method and route (`GET /checkouts/:id/deposit`), continuing the trace the
@@ -88,27 +87,31 @@ const incomingContext = (headers: Headers): TraceContext =>
  * request runs as it would without this.
  */
 export function requestSpans(tracer: () => Tracer): MiddlewareHandler {
-  return async (c, next) => {
+  // Not async itself: without an SDK the request goes on at once, with no promise of this layer's own.
+  return (c, next) => {
     const parent = incomingContext(c.req.raw.headers);
-    const span = tracer().startSpan(`${c.req.method} ${c.req.path}`, { kind: SpanKind.SERVER }, parent);
-    if (!span.isRecording()) return next();
-    span.setAttributes({ 'http.request.method': c.req.method, 'url.path': c.req.path });
-    try {
-      await context.with(trace.setSpan(parent, span), next);
-    } catch (err) {
-      failed(span, err);
-      throw err;
-    } finally {
-      // The route matched, once the handler ran: what the span is named by (ids left out, so spans group by route).
-      span.updateName(`${c.req.method} ${c.req.routePath}`);
-      span.setAttribute('http.route', c.req.routePath);
-      if (c.res) {
-        span.setAttribute('http.response.status_code', c.res.status);
-        if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      span.end();
-    }
+    const span = tracer().startSpan(c.req.method, { kind: SpanKind.SERVER }, parent);
+    return span.isRecording() ? traced(c, next, parent, span) : next();
   };
+}
+
+/** The request run in its span: named by its route once the handler ran (ids left out, so spans group by route). */
+async function traced(c: Context, next: Next, parent: TraceContext, span: Span): Promise<void> {
+  span.setAttributes({ 'http.request.method': c.req.method, 'url.path': c.req.path });
+  try {
+    await context.with(trace.setSpan(parent, span), next);
+  } catch (err) {
+    failed(span, err);
+    throw err;
+  } finally {
+    span.updateName(`${c.req.method} ${c.req.routePath}`);
+    span.setAttribute('http.route', c.req.routePath);
+    if (c.res) {
+      span.setAttribute('http.response.status_code', c.res.status);
+      if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
 }
 
 /** Marks a span failed with the error (its message only: nothing of a request's body). */

@@ -47,10 +47,12 @@ export class SandboxTelemetry {
     changes: DepositChangeFeed,
     private readonly now: () => Date,
   ) {
-    // Announced after the commit, in the request that made the change: its span is the webhook's parent.
+    // Announced after the commit, in the request that made the change: its span is the webhook's parent. A change made
+    // outside any traced request (the expiry sweep) leaves its webhook out of an older change's trace.
     changes.on((depositId) => {
       const span = trace.getActiveSpan();
       if (depositId && span?.isRecording()) this.traced.set(depositId, span.spanContext());
+      else if (this.traced.size) this.traced.delete(depositId);
     });
     if (!config.metrics) return;
     const registers = [(this.registry = metricsRegistry())];
