@@ -1,8 +1,9 @@
 // What metrics and tracing cost (docs/observability.md): the sandbox's signed read (GET /v1/deposit/:id, the compiled
 // kasir-sandbox, log silent) and the merchant backend's status read (the compiled kasir-merchant: 1,000 shoppers polling
 // once a second, and the read at full speed with 1,000 connections), each with KASIR_METRICS off and on, the two
-// alternating round by round (BENCH_ROUNDS, default 3) with Prometheus scraping the "on" one during each round; the
-// figure is the median of the rounds' on/off ratios. Then the price of a request's span when no SDK is registered,
+// alternating round by round (BENCH_ROUNDS, default 5) with Prometheus scraping the "on" one during each round; the
+// figures are the medians of the rounds' on/off ratios, of throughput and of the server's CPU time per request (which
+// other work on a shared machine disturbs least). Then the price of a request's span when no SDK is registered,
 // timed in process. `npx tsx test/bench/metrics.ts` alone (after `npm run build`), or a part of `npm run bench`.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { load, startSandboxCommand, type LoadResult } from './support';
 
 const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
 const SANDBOX_BIN = resolve(import.meta.dirname, '../../server/provider/dist/provider/cli.js');
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const SECONDS = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
 const SHOPPERS = 1000;
 const SHOPPER_SECONDS = Math.max(SECONDS, 10);
@@ -82,13 +83,33 @@ async function shoppers(url: string, paths: string[]) {
   return JSON.parse(out) as { reads: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number };
 }
 
-/** A load, with one Prometheus scrape of `metricsUrl` in its middle (as a 15 s scrape interval would fall). */
-async function loadScraped(options: Parameters<typeof load>[0], metricsUrl?: string): Promise<LoadResult> {
+/** What a load measured, and the server's CPU time per request meanwhile (what other work on the machine disturbs least). */
+type Measured = LoadResult & { cpuUsPerRequest: number };
+
+/**
+ * A load on the server `pid`, with one Prometheus scrape of `metricsUrl` in its middle (as a 15 s scrape interval
+ * would fall).
+ */
+async function loadScraped(pid: number, options: Parameters<typeof load>[0], metricsUrl?: string): Promise<Measured> {
+  const cpu = cpuSeconds(pid);
   const scraped = metricsUrl
     ? new Promise((r) => setTimeout(r, (SECONDS * 1000) / 2)).then(() => fetch(metricsUrl).then((res) => res.text()))
     : undefined;
   const [result] = await Promise.all([load(options), scraped]);
-  return result;
+  const requests = result.requestsPerSecond * (options.durationSeconds ?? SECONDS);
+  return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - cpu) * 1e6) / Math.max(1, requests) };
+}
+
+/** The medians of two alternating series of loads, and of their ratios round by round. */
+function summary(rows: Array<Record<'off' | 'on', Measured>>): string {
+  const rps = (mode: 'off' | 'on') => median(rows.map((r) => r[mode].requestsPerSecond));
+  const cpu = (mode: 'off' | 'on') => median(rows.map((r) => r[mode].cpuUsPerRequest)).toFixed(0);
+  const rpsRatio = median(rows.map((r) => r.on.requestsPerSecond / r.off.requestsPerSecond));
+  const cpuRatio = median(rows.map((r) => r.on.cpuUsPerRequest / r.off.cpuUsPerRequest));
+  return (
+    `off ${rps('off')} req/s, ${cpu('off')} µs CPU each; on ${rps('on')} req/s, ${cpu('on')} µs CPU each (medians of ${rows.length} rounds); ` +
+    `on/off: throughput ${percent(rpsRatio)}, CPU per request ${percent(cpuRatio)} (goal: at most 3 % lost)`
+  );
 }
 
 async function signedRead(): Promise<void> {
@@ -126,17 +147,13 @@ async function signedRead(): Promise<void> {
       });
       await load({ ...reads[mode](), durationSeconds: 1 }); // warm-up
     }
-    const rows: Array<{ off: LoadResult; on: LoadResult }> = [];
+    const rows: Array<Record<'off' | 'on', Measured>> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const off = await loadScraped(reads.off());
-      const on = await loadScraped(reads.on(), `${sandboxes.on.base}/metrics`);
+      const off = await loadScraped(sandboxes.off.pid, reads.off());
+      const on = await loadScraped(sandboxes.on.pid, reads.on(), `${sandboxes.on.base}/metrics`);
       rows.push({ off, on });
     }
-    const ratio = median(rows.map((r) => r.on.requestsPerSecond / r.off.requestsPerSecond));
-    console.log(
-      `  signed read GET /v1/deposit/:id (50 connections, log silent): off ${median(rows.map((r) => r.off.requestsPerSecond))} req/s, ` +
-        `on ${median(rows.map((r) => r.on.requestsPerSecond))} req/s (medians); on/off per round ${rows.map((r) => (r.on.requestsPerSecond / r.off.requestsPerSecond).toFixed(3)).join(', ')}: median ${percent(ratio)} (goal: at most 3 % lost)`,
-    );
+    console.log(`  signed read GET /v1/deposit/:id (50 connections, log silent): ${summary(rows)}`);
   } finally {
     await sandboxes.off.stop();
     await sandboxes.on.stop();
@@ -193,10 +210,10 @@ async function statusRead(): Promise<void> {
     }
     type Shoppers = Awaited<ReturnType<typeof shoppers>> & { cpuMsPer1000: number };
     const polled: Array<Record<'off' | 'on', Shoppers>> = [];
-    const full: Array<Record<'off' | 'on', LoadResult>> = [];
+    const full: Array<Record<'off' | 'on', Measured>> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const shopperRound = {} as Record<'off' | 'on', Shoppers>;
-      const fullRound = {} as Record<'off' | 'on', LoadResult>;
+      const fullRound = {} as Record<'off' | 'on', Measured>;
       for (const mode of ['off', 'on'] as const) {
         const { url, pid } = merchants[mode];
         const cpu = cpuSeconds(pid);
@@ -205,6 +222,7 @@ async function statusRead(): Promise<void> {
         await scraped;
         shopperRound[mode] = { ...result, cpuMsPer1000: ((cpuSeconds(pid) - cpu) * 1e6) / result.reads };
         fullRound[mode] = await loadScraped(
+          pid,
           { url: `${url}${paths[mode][0]}`, connections: 1000 },
           mode === 'on' ? `${url}/metrics` : undefined,
         );
@@ -220,11 +238,7 @@ async function statusRead(): Promise<void> {
         `on p50 ${of(polled, 'on', (r) => r.p50Ms)} ms p99 ${of(polled, 'on', (r) => r.p99Ms)} ms; CPU per 1,000 reads off ${of(polled, 'off', (r) => r.cpuMsPer1000).toFixed(0)} ms, on ${of(polled, 'on', (r) => r.cpuMsPer1000).toFixed(0)} ms ` +
         `(median on/off ${percent(cpuRatio)}); errors ${polled.reduce((n, r) => n + r.off.errors + r.on.errors + r.off.non2xx + r.on.non2xx, 0)}`,
     );
-    const ratio = median(full.map((r) => r.on.requestsPerSecond / r.off.requestsPerSecond));
-    console.log(
-      `  status read at full speed (1,000 connections): off ${of(full, 'off', (r) => r.requestsPerSecond)} req/s, on ${of(full, 'on', (r) => r.requestsPerSecond)} req/s (medians); ` +
-        `on/off per round ${full.map((r) => (r.on.requestsPerSecond / r.off.requestsPerSecond).toFixed(3)).join(', ')}: median ${percent(ratio)} (goal: at most 3 % lost)`,
-    );
+    console.log(`  status read at full speed (1,000 connections): ${summary(full)}`);
   } finally {
     await merchants.off.stop();
     await merchants.on.stop();
