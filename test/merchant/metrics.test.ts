@@ -147,7 +147,14 @@ describe('metrics: a payment end to end', () => {
       await post(`${merchant.url}/api/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
       await post(`${merchant.url}/api/sandbox/checkouts/${checkout.id}/pay`);
       await waitFor(() => completed.includes(checkout.id));
-      const paid = await scrape(metricsUrl);
+      // The hook runs before the webhook is acknowledged (and counted): the scrape after the answer.
+      const paid = await waitFor<Scrape>(async () => {
+        const s = await scrape(metricsUrl);
+        const answered =
+          s.value('kasir_webhooks_received_total', { outcome: 'ok' }) >
+          first.value('kasir_webhooks_received_total', { outcome: 'ok' });
+        return (answered && s) as Scrape;
+      });
       assertPaidQris(first.value, paid.value);
       assert.equal(paid.value('kasir_open_checkouts'), first.value('kasir_open_checkouts'), 'settled: no longer open');
 
@@ -255,7 +262,14 @@ describe('metrics: a payment end to end', () => {
         await post(`${b.url}/api/checkouts/${checkout.id}/deposit`, { method: 'QRIS' });
         await post(`${a.url}/api/sandbox/checkouts/${checkout.id}/pay`);
         await waitFor(() => completed.includes(checkout.id));
-        const paid = await copies();
+        // The hook runs before the webhook is acknowledged (and counted): the scrapes after the answer.
+        const paid = await waitFor<Scrape[]>(async () => {
+          const scrapes = await copies();
+          const answered =
+            summed(scrapes, 'kasir_webhooks_received_total', { outcome: 'ok' }) >
+            summed(first, 'kasir_webhooks_received_total', { outcome: 'ok' });
+          return (answered && scrapes) as Scrape[];
+        });
         assertPaidQris(
           (name, labels) => summed(first, name, labels),
           (name, labels) => summed(paid, name, labels),
