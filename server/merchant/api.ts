@@ -35,6 +35,9 @@ import type { WidgetCheckout } from './views.js';
 import { Warnings } from './warnings.js';
 import { reconcile, type ReconcileLine, type ReconcileOptions } from './reconcile.js';
 import { deliveryHooks, webhookRoutes } from './webhooks.js';
+import { countChoice, MerchantMetrics, openCheckoutCount, settlementCounter } from './metrics.js';
+import { metricsRoutes, requestSpans } from '../common/observability.js';
+import { observedFetch, observedHooks, tracer } from './tracing.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
 export interface ServerOrder {
@@ -86,6 +89,8 @@ export type KasirApi = Hono & {
   listDeposits(query?: DepositsQuery): Promise<DepositRecord[]>;
   /** Resolves when the shared state (Redis) answers; throws otherwise (what /readyz tells). */
   ready(): Promise<void>;
+  /** GET /metrics when metrics are on (docs/observability.md), mounted in this app and, by the merchant server, at its root. */
+  readonly metricsRoutes?: Hono;
   /**
    * Ends the open event streams with a reconnect hint (EventSource then reconnects, to another copy behind a load
    * balancer) and refuses new ones; /readyz answers 503 from then on. Call it when the server stops accepting.
@@ -186,6 +191,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         log.error({ err: err.message }, 'redis'),
       )
     : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
+  // Prometheus metrics in a registry of this app's own, when asked (docs/observability.md).
+  const metrics = config.metrics ? new MerchantMetrics(() => openCheckoutCount(shared), hooksOf(options)) : undefined;
   const client = new PaymentServiceClient(() => {
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken } = connection();
     return {
@@ -194,13 +201,19 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       clientId,
       clientSecret,
       accessToken,
-      fetch: options.fetch,
+      // Each call a span carrying traceparent, and timed when metrics are on (./tracing.ts).
+      fetch: observedFetch(
+        () => options.fetch ?? globalThis.fetch,
+        () => checkoutUrl,
+        metrics,
+      ),
       now,
       signRequest: options.signRequest,
       onFailure: (err) => warnings.paymentService(err),
     };
   });
-  const service = new MerchantService(client, config, shared, hooksOf(options), now);
+  const service = new MerchantService(client, config, shared, observedHooks(hooksOf(options), metrics), now);
+  if (metrics) service.onSettled = settlementCounter(service, metrics);
 
   const addressOf = (c: Context) => clientAddressOf(c, config.trustProxy);
   const api = new Hono();
@@ -345,7 +358,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     widgetApiRoutes(
       {
         getCheckout: (id) => service.getCheckout(id),
-        chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
+        chooseMethod: async (id, method, wallet) =>
+          countChoice(metrics, await service.chooseMethod(id, method, wallet)),
         readDeposit: (id) => service.readDeposit(id),
         depositNow: (id) => service.depositNow(id),
         cancel: (id) => service.cancel(id),
@@ -366,6 +380,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
   // API's middleware never runs for it.
   const app = new Hono();
+  app.use('*', requestSpans(tracer)); // a span per request (./tracing.ts), continuing a trace it is handed
   const hookRunner = deliveryHooks(service, { warnings });
   app.route(
     '/webhooks/kasir',
@@ -377,6 +392,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         now,
         log,
         warnings,
+        metrics,
       },
       hookRunner,
     ),
@@ -385,12 +401,15 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // merchant server mounts the same routes at its root too (server.ts).
   const probes = healthRoutes(ready, log);
   app.route('/', probes);
+  const scrape = metrics && metricsRoutes(metrics.registry, config.metricsToken);
+  if (scrape) app.route('/', scrape);
   app.route('/', api);
   return Object.assign(app, {
     config,
     log,
     service,
     probes,
+    metricsRoutes: scrape,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
     renderCheckout: checkoutRenderer((id) => service.getCheckout(id)),
     // The same check as kasir-merchant check's, on the options given and the environment (check.ts).

@@ -10,7 +10,7 @@ import { checkMerchantOptions, ConfigError, type KasirApiOptions } from './confi
 import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from './env.js';
 
 export interface CheckResult {
-  /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox, settings. */
+  /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox, settings, metrics. */
   name: string;
   ok: boolean;
   /** What was found; on a failure, the setting to fix. */
@@ -255,6 +255,17 @@ function checkSandbox(sandbox: boolean, baseUrl: string | undefined): CheckResul
   return pass(name, 'on, against a sandbox on this machine');
 }
 
+/** Whether GET /metrics is served, and whether it needs a token (docs/observability.md): told, never failed. */
+function checkMetrics(metrics: boolean, token: string | undefined): CheckResult {
+  const name = 'metrics';
+  if (!metrics) return pass(name, 'off (KASIR_METRICS=true serves GET /metrics for Prometheus)');
+  if (token) return pass(name, 'on at GET /metrics, protected by KASIR_METRICS_TOKEN (metricsToken)');
+  return pass(
+    name,
+    "on at GET /metrics and not protected: whoever reaches it reads the shop's figures; set KASIR_METRICS_TOKEN (metricsToken) unless only a private network reaches it",
+  );
+}
+
 /** Who runs the check: kasir.check() (api.ts) or kasir-merchant check (commands.ts). */
 export interface CheckSource {
   /** Where the settings not passed as options are read from (./env.ts, as createKasirApi and the command read it). */
@@ -303,5 +314,6 @@ export async function checkOptions(options: KasirApiOptions, source: CheckSource
     settings = fail('settings', err.message.replace(/^kasir merchant backend: /, ''));
   }
   report.checks.push(settings);
+  report.checks.push(checkMetrics(given<boolean>('metrics') === true, given<string>('metricsToken')));
   return { ok: report.ok && settings.ok, checks: report.checks };
 }

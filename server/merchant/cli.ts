@@ -17,7 +17,7 @@ Environment: KASIR_BASE_URL, KASIR_CLIENT_ID, KASIR_CLIENT_SECRET, KASIR_ACCESS_
 KASIR_CURRENCIES, KASIR_CHECKOUT_RATE_LIMIT, KASIR_TRANSFER_RATE_LIMIT, KASIR_STATUS_REFRESH_MS, KASIR_WEBHOOK_TOLERANCE_SECONDS, KASIR_TRUST_PROXY,
 KASIR_SSE_MAX_PER_ADDRESS (10), KASIR_SSE_MAX_TOTAL (10000), REDIS_URL (several copies), KASIR_REDIS_PREFIX (kasir:), KASIR_REDIS_TIMEOUT_MS (300),
 KASIR_DATA_DIR (./.kasir; without Redis, its state in KASIR_DATA_DIR/merchant/), KASIR_LOG_LEVEL (info), PORT (3000),
-HOST. Each is described in the @kasir/merchant README, "Options and environment".
+HOST, KASIR_METRICS (GET /metrics for Prometheus), KASIR_METRICS_TOKEN (its bearer token). Each is described in the @kasir/merchant README, "Options and environment".
 
 ${COMMANDS_USAGE}`;
 

@@ -113,6 +113,10 @@ export interface KasirApiOptions extends MerchantHooks {
   sseMaxTotal?: number;
   /** Where the backend logs (pino; default: warnings on stdout, or KASIR_LOG_LEVEL). */
   logger?: Logger;
+  /** Serves Prometheus metrics at `GET /metrics` (default false; docs/observability.md). */
+  metrics?: boolean;
+  /** With metrics on, `GET /metrics` answers only `Authorization: Bearer <metricsToken>` (401 otherwise). */
+  metricsToken?: string;
 }
 
 /** The checked settings the backend runs on: every option present, URLs without a trailing slash. */
@@ -142,6 +146,8 @@ export interface MerchantConfig {
   readonly dataDir?: string;
   readonly sseMaxPerAddress: number;
   readonly sseMaxTotal: number;
+  readonly metrics: boolean;
+  readonly metricsToken?: string;
 }
 
 /** Two sets of names that are the same: `true`, else `never`. */
@@ -285,6 +291,8 @@ const optionsSchema = z.strictObject({
   redisTimeoutMs: optional(int(1)),
   sseMaxPerAddress: optional(int(1)),
   sseMaxTotal: optional(int(1)),
+  metrics: optional(flag),
+  metricsToken: optional(text),
   logger: optional(
     z.custom<Logger>((v) => typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function', {
       error: 'must be a pino logger',
@@ -389,6 +397,8 @@ export function checkMerchantOptions(
     redisTimeoutMs: o.redisTimeoutMs ?? REDIS_TIMEOUT_MS,
     sseMaxPerAddress: o.sseMaxPerAddress ?? 10,
     sseMaxTotal: o.sseMaxTotal ?? 10_000,
+    metrics: o.metrics ?? false,
+    metricsToken: o.metricsToken,
   };
   let connection: MerchantConnection | undefined;
   return {

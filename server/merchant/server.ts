@@ -34,6 +34,7 @@ export function createMerchantApp(options: MerchantServerOptions): MerchantApp {
   app.onError(errorHandler(log));
   app.notFound(onNotFound);
   app.route('/', api.probes); // /healthz, /readyz: the API's own probes, at the root too
+  if (api.metricsRoutes) app.route('/', api.metricsRoutes); // /metrics, where Prometheus looks by default
   app.route('/api', api);
   app.route('/', widgetScriptRoutes());
   return Object.assign(app, { api, log });

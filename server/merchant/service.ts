@@ -359,9 +359,14 @@ export class MerchantService {
   /** Marks a checkout this backend created as settled once its deposit's outcome is final (reconcile passes it by). */
   async settleIfFinal(deposit: UpstreamDeposit): Promise<void> {
     if (deposit.status !== 'completed' && deposit.status !== 'expired') return;
-    if (!(await this.savedCheckout(deposit.depositId))) return;
+    const saved = await this.savedCheckout(deposit.depositId);
+    if (!saved) return;
     await this.shared.markSettled(deposit.depositId, this.now()).catch(() => undefined);
+    await this.onSettled?.(deposit, saved.createdAt).catch(() => undefined);
   }
+
+  /** Told of each checkout's deposit settled (the metrics count it: ./metrics.ts settlementCounter). */
+  onSettled?: (deposit: UpstreamDeposit, createdAt: number | undefined) => Promise<void>;
 
   /** 404 unless the id is a checkout's (the only deposits /api may reach). */
   async requireCheckout(id: string): Promise<void> {

@@ -16,6 +16,7 @@ import type { DepositPayment, MerchantHooks } from './hooks.js';
 import type { MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
 import type { Warnings } from './warnings.js';
+import type { MerchantMetrics } from './metrics.js';
 
 type HookName = Exclude<keyof MerchantHooks, 'priceOrder' | 'onCheckoutCreated'>;
 
@@ -51,6 +52,8 @@ export interface WebhookReceiverOptions {
   now?: () => number;
   log: Logger;
   warnings: Warnings;
+  /** Counts each delivery by how it was answered (kasir_webhooks_received_total), when metrics are on. */
+  metrics?: MerchantMetrics;
 }
 
 /**
@@ -284,9 +287,15 @@ export function webhookRoutes(
       } catch (err) {
         // Settings still incomplete: the error handler answers it (and warns).
         if (err instanceof ConfigError) throw err;
-        if (!(err instanceof WebhookVerificationError)) return c.json(errorBody(401, 'Bad webhook'), 401);
+        if (!(err instanceof WebhookVerificationError)) {
+          options.metrics?.webhook('bad_signature');
+          return c.json(errorBody(401, 'Bad webhook'), 401);
+        }
         // Genuine but not a JSON object (arrays, strings, numbers and null included).
-        if (err.reason === 'bad_body') return c.json(errorBody(400, err.message), 400);
+        if (err.reason === 'bad_body') {
+          options.metrics?.webhook('refused');
+          return c.json(errorBody(400, err.message), 400);
+        }
         const message =
           err.reason === 'too_old'
             ? 'Stale webhook: webhook-timestamp is too old'
@@ -301,6 +310,7 @@ export function webhookRoutes(
               ? 'timestamp'
               : 'headers';
         options.warnings.webhookRefused(check, err.message, options.toleranceSeconds);
+        options.metrics?.webhook('bad_signature');
         return c.json(errorBody(401, message), 401);
       }
 
@@ -314,11 +324,15 @@ export function webhookRoutes(
           { webhookId: id, err: err instanceof Error ? err.message : String(err) },
           'webhook not processed: shared state unreachable (the sender retries)',
         );
+        options.metrics?.webhook('refused');
         return c.json(errorBody(503, 'Webhook could not be processed; retry later'), 503);
       }
-      if (claim.state === 'done')
+      if (claim.state === 'done') {
+        options.metrics?.webhook('duplicate');
         return c.json({ statusCode: 200, message: 'Duplicate delivery: already processed' }, 200);
+      }
       if (claim.state === 'busy') {
+        options.metrics?.webhook('refused');
         c.header('Retry-After', '5');
         return c.json(errorBody(503, 'This webhook is being processed; retry later'), 503);
       }
@@ -341,6 +355,7 @@ export function webhookRoutes(
           service.deposits.invalidate(deposit.depositId);
           void service.deposits.get(deposit.depositId).catch(() => undefined);
           await shared.finish(claim, WEBHOOK_TTL_MS);
+          options.metrics?.webhook('refused');
           return c.json(
             { statusCode: 200, message: `Webhook refused: ${unsound} is not a number`, refused: true },
             200,
@@ -358,10 +373,12 @@ export function webhookRoutes(
         }
         // On disk (or in Redis) before the acknowledgement: a replay after a crash or restart is not processed again.
         await shared.finish(claim, WEBHOOK_TTL_MS);
+        options.metrics?.webhook('ok');
         return c.json({ statusCode: 200, message: 'Webhook received' }, 200);
       } catch (err) {
         // Forget the id so the sender's retry is processed again.
         await shared.release(claim).catch(() => undefined);
+        options.metrics?.webhook('refused');
         if (err instanceof BusyError) {
           c.header('Retry-After', '5');
           return c.json(errorBody(503, "This deposit's webhook is being processed; retry later"), 503);

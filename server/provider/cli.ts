@@ -58,6 +58,8 @@ Environment:
   KASIR_AUTH_RATE_{WINDOW_SECONDS,PER_EMAIL,PER_ADDRESS}  auth rate limits (900, 20, 200)
   KASIR_TRUST_PROXY            take the client address from X-Forwarded-For (false)
   KASIR_WEBHOOK_TIMEOUT_MS     per-attempt timeout of a webhook POST (10000)
+  KASIR_METRICS                true: GET /metrics for Prometheus (false)
+  KASIR_METRICS_TOKEN          with metrics on, GET /metrics needs Authorization: Bearer <token>
   KASIR_LOG_LEVEL              log lines on stdout from this level: trace, debug, info, warn, error, fatal, silent
                                (info; readable on a terminal, JSON otherwise); one line per webhook attempt
 

@@ -9,6 +9,7 @@ const parts = [
   './webhooks',
   './accounts',
   './merchant',
+  './metrics',
   './widget',
   './first-paint',
   './packages',

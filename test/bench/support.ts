@@ -133,6 +133,8 @@ export async function startSandboxCommand(dataDir: string, env: Record<string, s
   }
   return {
     base,
+    /** The process's id (CPU time per request: test/bench/metrics.ts). */
+    pid: child.pid!,
     credentials: JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')) as SandboxCredentials,
     /** SIGTERM, as an operator stops it; resolves once it exited. */
     async stop(): Promise<void> {

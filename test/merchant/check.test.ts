@@ -16,6 +16,7 @@ const NAMES = [
   'redis',
   'sandbox',
   'settings',
+  'metrics',
 ];
 
 /** `kasir-merchant check` with only `env` (no KASIR_* of this process). */

@@ -122,6 +122,7 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
       redisUrl: 'redis://127.0.0.1:1',
       redisPrefix: 'other:',
       dataDir,
+      metrics: 'true',
     };
     const connection = {
       KASIR_BASE_URL: 'https://x.example',

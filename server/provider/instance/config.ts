@@ -72,6 +72,10 @@ export interface SandboxOptions {
    * else (the kasir-sandbox command logs at `info`). Readable lines on a terminal, JSON otherwise.
    */
   logLevel?: LogLevel;
+  /** Serves Prometheus metrics at `GET /metrics` (docs/observability.md). `KASIR_METRICS`, else false. */
+  metrics?: boolean;
+  /** With metrics on, `GET /metrics` answers only `Authorization: Bearer <token>`. `KASIR_METRICS_TOKEN`, else none. */
+  metricsToken?: string;
   /** The service's clock (deposit expiry, signed-request timestamps, tokens). Default: the system clock. */
   now?: () => Date;
   /** Where unset options are read from. Default `process.env`; pass `{}` to ignore the environment. */
@@ -107,6 +111,10 @@ export interface ProviderConfig {
   deliveryLogLevel: LogLevel;
   /** The seeded merchant's underpayment tolerance (percent, decimal text), when given. */
   underpaymentTolerance?: string;
+  /** GET /metrics is served (docs/observability.md). */
+  metrics: boolean;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
 }
 
 /** One bad setting: its name as the caller wrote it (`port`, `expirySeconds.qris`, `PROVIDER_PORT`), and why. */
@@ -230,6 +238,8 @@ const optionsSchema = z.strictObject({
   underpaymentTolerance: percentage.optional(),
   deliverWebhooks: flag.optional(),
   logLevel: logLevel.optional(),
+  metrics: flag.optional(),
+  metricsToken: text.optional(),
   now: z
     .custom<() => Date>((v) => typeof v === 'function', { error: 'must be a function returning a Date' })
     .optional(),
@@ -277,6 +287,8 @@ const variables = {
   },
   KASIR_UNDERPAYMENT_TOLERANCE: { option: 'underpaymentTolerance', schema: percentage },
   KASIR_LOG_LEVEL: { option: 'logLevel', schema: logLevel },
+  KASIR_METRICS: { option: 'metrics', schema: z.preprocess(booleanText, flag) },
+  KASIR_METRICS_TOKEN: { option: 'metricsToken', schema: text },
   PORT: {
     option: 'webhookUrl',
     schema: z.preprocess(wholeNumberText, integer(1, 65535, 'must be a port number from 1 to 65535')),
@@ -419,5 +431,7 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
     logLevel: level ?? 'silent',
     deliveryLogLevel: level ?? 'info',
     underpaymentTolerance: pick('underpaymentTolerance', 'KASIR_UNDERPAYMENT_TOLERANCE'),
+    metrics: pick('metrics', 'KASIR_METRICS') ?? false,
+    metricsToken: pick('metricsToken', 'KASIR_METRICS_TOKEN'),
   };
 }

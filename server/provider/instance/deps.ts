@@ -9,6 +9,7 @@ import type { Db } from '../db/database.js';
 import type { DepositChangeFeed } from '../deposits/changes.js';
 import type { DepositCaches } from '../deposits/read-cache.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { SandboxTelemetry } from '../http/metrics.js';
 
 /** What every part of the payment service is built from; route and middleware factories take it. */
 export interface ProviderDeps {
@@ -31,6 +32,8 @@ export interface ProviderDeps {
   caches: ProviderCaches;
   /** Every committed change of a deposit, this instance's and (PostgreSQL) other copies': the read cache and the dispatcher listen. */
   changes: DepositChangeFeed;
+  /** This instance's metrics (config.metrics) and the traces its webhooks continue (http/metrics.ts). */
+  telemetry?: SandboxTelemetry;
 }
 
 export interface ProviderCaches extends DepositCaches {

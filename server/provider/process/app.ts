@@ -20,6 +20,7 @@ import { recipientsRoutes } from '../recipients/routes.js';
 import { referencesRoutes } from '../catalog/routes.js';
 import { sandboxRoutes } from '../sandbox/routes.js';
 import { MAX_BODY_BYTES } from '../openapi/operation.js';
+import { metricsRoutes, requestSpans, tracerOf } from '../../common/observability.js';
 
 /** Probed every few seconds: logged at debug, not info. */
 const PROBES = ['/healthz', '/readyz'];
@@ -27,6 +28,8 @@ const PROBES = ['/healthz', '/readyz'];
 /** The payment-service sandbox as one Hono app: the interface's /v1 API plus its hosted pages. */
 export function createProviderApp(deps: ProviderDeps) {
   const app = createRouter();
+  // A span per request, continuing the trace a caller hands it (a merchant backend's traceparent).
+  app.use('*', requestSpans(tracerOf('kasir-sandbox')));
   app.use('*', requestLogging(deps.logger, { quietPaths: PROBES }));
   // The browser-facing pages get the security headers; the /v1 JSON API is read by servers, and setting a
   // dozen headers there would make every hot read materialise a full Headers object.
@@ -38,6 +41,8 @@ export function createProviderApp(deps: ProviderDeps) {
   // Each sub-app declares its full paths (grep finds a route by its URL); the order here is the order of the
   // OpenAPI document's paths. The hosted widget API is mounted under its endpoint, as a shop mounts it under /api.
   app.route('/', healthRoutes(deps)); // /healthz, /readyz
+  const metrics = deps.telemetry?.registry;
+  if (metrics) app.route('/', metricsRoutes(metrics, deps.config.metricsToken)); // /metrics (KASIR_METRICS)
   app.route('/', authRoutes(deps)); // /v1/auth/*
   app.route('/', depositsRoutes(deps)); // /v1/deposit*
   app.route('/', referencesRoutes(deps)); // /v1/reference/*, /static/logos/*

@@ -19,7 +19,12 @@ export function startBackgroundJobs(
   if (deps.config.databaseUrl)
     deps.changes.listen(deps.config.databaseUrl, deps.logger.child({ component: 'changes' }));
   const stopSweeper = startExpirySweeper(deps);
-  const stopDispatcher = startWebhookDispatcher(deps, { startAfter: options.deliverAfter });
+  const stopDispatcher = startWebhookDispatcher(deps, {
+    startAfter: options.deliverAfter,
+    // Counted when metrics are on; each webhook continues the trace of its change (http/metrics.ts).
+    onAttempt: deps.telemetry?.registry && deps.telemetry.attempted,
+    traceHeaders: deps.telemetry?.traceHeaders,
+  });
   return async (graceMs = 0) => {
     await Promise.all([stopSweeper(), stopDispatcher(graceMs)]);
     await deps.changes.close();

@@ -20,6 +20,7 @@ import { ORGANIZATION_NAME_CACHE } from '../deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from '../instance/deps.js';
 import { VERIFIED_TOKEN_CACHE } from '../auth/tokens.js';
 import { startBackgroundJobs } from './jobs.js';
+import { SandboxTelemetry } from '../http/metrics.js';
 import { lockDataDir } from '../db/data-dir-lock.js';
 import type { DepositView as SandboxDeposit } from '../deposits/view.js';
 import { createMailer } from '../mail/mailer.js';
@@ -132,6 +133,7 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
       mailer: createMailer(config, db, now, logger),
       caches: createProviderCaches(changes, now),
       changes,
+      telemetry: new SandboxTelemetry(config, db, changes, now),
     };
   } catch (err) {
     await db.destroy();

@@ -50,6 +50,8 @@ export interface DispatcherOptions {
   startAfter?: Promise<unknown>;
   /** Called after every attempt (tests, metrics). Never given secrets. */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /** Headers that carry the trace of a deposit's change to its webhook's receiver (`traceparent`), if any. */
+  traceHeaders?: (depositId: string) => Record<string, string> | undefined;
   /** The database handle its claims and records go through (default deps.db; startWebhookDispatcher's own pool on PostgreSQL). */
   db?: Db;
 }
@@ -61,6 +63,8 @@ interface AttemptRecord {
   responseStatus: number | null;
   error: string | null;
   durationMs: number;
+  /** The webhook's body (its `timestamp` is the change's). */
+  payload: string;
 }
 
 /** A row this dispatcher holds: next_attempt_at was moved to `lease`, which no other dispatcher's claim matches. */
@@ -427,7 +431,12 @@ export class WebhookDispatcher {
         const headers = webhookHeaders(target.secret, id, row.payload, started);
         responseStatus = await this.sender.post(
           target.url,
-          { 'content-type': 'application/json', 'user-agent': 'kasir-webhooks/1.0', ...headers },
+          {
+            'content-type': 'application/json',
+            'user-agent': 'kasir-webhooks/1.0',
+            ...this.options.traceHeaders?.(row.depositId),
+            ...headers,
+          },
           row.payload,
           AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopController.signal]),
         );
@@ -467,7 +476,15 @@ export class WebhookDispatcher {
       },
       this.deps.config.sandbox,
     );
-    this.options.onAttempt?.({ deliveryId: id, attempt: row.attemptCount + 1, ok, responseStatus, error, durationMs });
+    this.options.onAttempt?.({
+      deliveryId: id,
+      attempt: row.attemptCount + 1,
+      ok,
+      responseStatus,
+      error,
+      durationMs,
+      payload: row.payload,
+    });
   }
 
   /** When the next pending row falls due (epoch ms), if any. */
