@@ -360,6 +360,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       {
         getCheckout: (id) => service.getCheckout(id),
         chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
+        // The shop's own return page (returnUrl) wins whatever the page sends; else a page of an allowed origin.
+        isReturnPage: (url) => config.returnUrl !== undefined || config.allowedOrigins.includes(url.origin),
         readDeposit: (id) => service.readDeposit(id),
         depositNow: (id) => service.depositNow(id),
         cancel: (id) => service.cancel(id),

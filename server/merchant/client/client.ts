@@ -239,8 +239,9 @@ export class PaymentServiceClient {
     wallet: { mobileNumber?: string; returnUrl?: string } = {},
   ): Promise<{ deposit: Deposit; choice: MethodChoice }> {
     // An e-wallet's flow may need the shopper's number (push) or where to come back (redirect): docs/indonesian-payments.md.
+    // Signed when it names a page to come back to: the service's public route takes the shop's page only from its backend.
     const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, {
-      auth: 'none',
+      auth: wallet.returnUrl ? 'S' : 'none',
       checkout: true,
       body: { paymentMethod, ...wallet },
     });
