@@ -8,6 +8,7 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import { matchesEtag } from './etag.js';
 import { mobileNumber, returnUrl } from './ewallet.js';
+import { checkShopperText } from './shopper-text.js';
 import type { WidgetDepositRecord } from './widget-projection.js';
 
 interface WidgetDepositRead {
@@ -30,7 +31,7 @@ export interface WalletChoice {
  */
 function walletChoice(backend: WidgetBackend, id: string, body: Record<string, unknown>): WalletChoice {
   const wallet: WalletChoice = {};
-  if (body.phone !== undefined) wallet.mobileNumber = mobileNumber(body.phone, 'phone');
+  if (body.phone !== undefined) wallet.mobileNumber = mobileNumber(checkShopperText(body.phone, 'phone', 32), 'phone');
   if (body.returnUrl !== undefined) {
     const back = returnUrl(body.returnUrl, 'returnUrl');
     // Not an open redirect: the wallet page sends the shopper back only to a page of the shop's configured site.
