@@ -15,6 +15,7 @@ const NAMES = [
   'allowedOrigins',
   'redis',
   'sandbox',
+  'orderSecret',
   'settings',
 ];
 
@@ -173,6 +174,8 @@ describe('the configuration check', () => {
       ['webhookSecret', 'KASIR_WEBHOOK_SECRET'],
       ['allowedOrigins', 'KASIR_ALLOWED_ORIGINS'],
       ['settings', 'KASIR_CURRENCIES'],
+      // Live mode without an order secret: a page cannot open an order (docs/security.md).
+      ['orderSecret', 'KASIR_ORDER_SECRET'],
     ]) {
       assert.match(line(name), /^FAIL/, `${name}:\n${broken.stdout}`);
       assert.ok(line(name).includes(setting), `${name} names ${setting}: ${line(name)}`);
