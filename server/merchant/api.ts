@@ -360,8 +360,10 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       {
         getCheckout: (id) => service.getCheckout(id),
         chooseMethod: (id, method, wallet) => service.chooseMethod(id, method, wallet),
-        // The shop's own return page (returnUrl) wins whatever the page sends; else a page of an allowed origin.
-        isReturnPage: (url) => config.returnUrl !== undefined || config.allowedOrigins.includes(url.origin),
+        // A page of an allowed origin or of the shop's own return page's (which then wins: service.ts).
+        isReturnPage: (url) =>
+          config.allowedOrigins.includes(url.origin) ||
+          (config.returnUrl !== undefined && new URL(config.returnUrl).origin === url.origin),
         readDeposit: (id) => service.readDeposit(id),
         depositNow: (id) => service.depositNow(id),
         cancel: (id) => service.cancel(id),

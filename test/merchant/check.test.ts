@@ -84,7 +84,11 @@ describe('the configuration check', () => {
 
   it("kasir.check() signs with the shop's own signRequest: every check passes against a service that takes only its scheme", async () => {
     const service = snapStandIn();
-    const kasir = createKasirApi({ ...service.options, signRequest: service.signer });
+    const kasir = createKasirApi({
+      ...service.options,
+      signRequest: service.signer,
+      orderSecret: 'check-order-secret-0123456789abcdef-0123456789',
+    });
     try {
       const report = await kasir.check();
       assert.equal(report.ok, true, JSON.stringify(report, null, 2));

@@ -92,7 +92,10 @@ describe('failed attempts: onPaymentFailed', () => {
     const sandbox = new SandboxClient(up.provider.credentials);
     for (const [options, expected] of [
       [{ allowedOrigins: ['http://localhost'] }, 'http://localhost/cart?x=1'],
-      [{ returnUrl: 'https://shop.example/thanks' }, 'https://shop.example/thanks'],
+      [
+        { returnUrl: 'https://shop.example/thanks', allowedOrigins: ['http://localhost'] },
+        'https://shop.example/thanks',
+      ],
     ] as const) {
       const app = merchantApp(up, {}, options);
       const { json } = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', {
