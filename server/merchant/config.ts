@@ -47,7 +47,7 @@ export interface KasirApiOptions extends MerchantHooks {
   feesPaidBy?: FeesPaidByOption;
   /**
    * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
-   * the page the element is on; docs/indonesian-payments.md): an http(s) URL of the shop.
+   * the page the element is on when its origin is allowed; docs/indonesian-payments.md): an http(s) URL of the shop.
    */
   returnUrl?: string;
   /**
