@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { parse } from 'csv-parse/sync';
+import { createLogger } from '../../server/merchant/index';
 import { makeOrderToken } from '../../server/merchant/order-token';
 import { depositsCsv, type DepositRecord } from '../../server/merchant/records';
 import { SandboxClient } from '../../server/provider/sandbox/client';
@@ -185,6 +186,19 @@ describe('who may touch an order', () => {
     const made = await app.api.createCheckout({ orderId: `SRV-${++order}`, amount: '150000' });
     const res = await call(app, 'POST', `/api/checkouts/${made.id}/deposit`, { method: 'BCA_VA' });
     assert.equal(res.status, 201, res.text);
+  });
+
+  it('sandbox mode takes an order id alone, with one warning at start naming order-token', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('kasir-merchant', {
+      level: 'warn',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const app = merchantApp(up, { ...hooks, logger }, { sandbox: true });
+    const opened = await call(app, 'POST', '/api/checkouts', { orderId: `SBX-${++order}` });
+    assert.equal(opened.status, 201, opened.text);
+    await call(app, 'POST', '/api/checkouts', { orderId: `SBX-${++order}` });
+    assert.equal(lines.filter((line) => line.includes('order-token')).length, 1, lines.join('\n'));
   });
 
   it('kasir.orderToken: without a secret a ConfigError naming KASIR_ORDER_SECRET; a short secret is refused', () => {
