@@ -20,12 +20,14 @@ describe('who may touch an order', () => {
   let up: Upstream;
   let sandbox: SandboxClient;
   const priced: string[] = [];
+  /** What priceOrder got as the shopper's request, each time. */
+  const requests: Array<Request | undefined> = [];
   const refunds: unknown[] = [];
   let order = 1000;
   const hooks = {
-    priceOrder: (orderId: string, context: { request?: Request }) => {
+    priceOrder: (orderId: string, context?: { request?: Request }) => {
       priced.push(orderId);
-      assert.ok(context.request instanceof Request, 'priceOrder gets the Fetch Request');
+      requests.push(context?.request);
       return { amount: '150000', currency: 'IDR', customer: { name: 'Siti Rahayu', email: 'siti@example.com' } };
     },
     onRefundRequested: (request: unknown) => {
@@ -79,6 +81,7 @@ describe('who may touch an order', () => {
       it('a stranger with (a) the order id, (b) the checkout id, (c) both with a wrong or expired token', async () => {
         const app = shop(sandboxMode);
         const mine = await shopperOrder(app);
+        assert.ok(requests.at(-1) instanceof Request, 'priceOrder gets the Fetch Request');
         const other = await shopperOrder(app);
         const before = await stateOf(mine.id);
         const pricedBefore = priced.length;
@@ -254,18 +257,16 @@ describe('who may touch an order', () => {
     it("3. back from a wallet only to a configured origin, never the request's Origin or Host", async () => {
       const app = shop(false, { allowedOrigins: ['https://shop.example'] });
       const { id, orderToken } = await shopperOrder(app);
-      const evil = await call(
-        app,
-        'POST',
-        `/api/checkouts/${id}/deposit`,
-        {
-          method: 'DANA',
-          returnUrl: 'https://evil.example/thanks',
-        },
-        { 'X-Kasir-Order-Token': orderToken, Host: 'evil.example' },
-      );
-      assert.equal(evil.status, 400, evil.text);
-      assert.match(evil.json.message, /^returnUrl: /);
+      // A client that is no browser names whatever Host it likes: the request's own URL is evil.example's.
+      const evil = await app.request(`http://evil.example/api/checkouts/${id}/deposit`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Kasir-Order-Token': orderToken, Host: 'evil.example' },
+        body: JSON.stringify({ method: 'DANA', returnUrl: 'http://evil.example/thanks' }),
+      });
+      const refusal = await evil.text();
+      assert.equal(evil.status, 400, refusal);
+      assert.match((JSON.parse(refusal) as { message: string }).message, /^returnUrl: /);
+      assert.notEqual((await sandbox.deposit(id)).paymentFiat.returnUrl, 'http://evil.example/thanks');
       const ok = await call(
         app,
         'POST',
