@@ -5,7 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/errors.js';
 
 /** How long a token opens its order unless the shop says otherwise. */
-export const ORDER_TOKEN_LIFETIME_SECONDS = 24 * 3600;
+const ORDER_TOKEN_LIFETIME_SECONDS = 24 * 3600;
 /** The least length of an order secret, in bytes (UTF-8): what HMAC-SHA256 needs to be unguessable. */
 export const ORDER_SECRET_MIN_BYTES = 32;
 /** The header an action on an order's checkout may carry its token in (or `orderToken` in its JSON body). */
