@@ -2,7 +2,7 @@
 import { Decimal } from 'decimal.js';
 import { PaymentServiceClient } from './client/client.js';
 import { PaymentServiceError } from './client/errors.js';
-import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types.js';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, ShopperDeposit } from './client/types.js';
 import type { MethodDescription } from '../common/widget-projection.js';
 import type { MerchantConfig } from './config.js';
 import type { MerchantHooks, PriceOrderContext } from './hooks.js';
@@ -16,7 +16,7 @@ import { isCurrentCheckout, orderCheckout } from './orders.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
-import { checkoutView, depositView, orderAmount, type WidgetCheckout } from './views.js';
+import { checkoutView, depositView, orderAmount, type ViewedDeposit, type WidgetCheckout } from './views.js';
 import { separatorRefusal, thousandsSeparatorIn } from './separators.js';
 
 interface CheckoutMeta {
@@ -59,7 +59,7 @@ const WEBHOOK_QUIET_MS = 10 * 60_000;
 /** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
 const CHECKOUT_TTL_MS = 30 * 24 * 3600_000;
 
-/** The shop's hooks as the backend calls them: priceOrder without a request where none asked (a refund form's customer). */
+/** The shop's hooks as the backend calls them: priceOrder without a request where none asked (a refund form). */
 type ServiceHooks = Omit<MerchantHooks, 'priceOrder'> & {
   priceOrder?: (orderId: string, context?: PriceOrderContext) => ReturnType<NonNullable<MerchantHooks['priceOrder']>>;
 };
@@ -280,7 +280,7 @@ export class MerchantService {
     await this.requireCheckout(id);
     if (!(await isCurrentCheckout(this, id)))
       throw new ApiError(409, 'This order has a newer checkout (its price changed): reload the page');
-    let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
+    let chosen: { deposit: ShopperDeposit; choice: MethodChoice };
     try {
       // The shop's own return page, when it has one, wins over the page the element is on (docs/indonesian-payments.md).
       const back = wallet.returnUrl && this.config.returnUrl ? { ...wallet, returnUrl: this.config.returnUrl } : wallet;
@@ -377,7 +377,7 @@ export class MerchantService {
   }
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
-  async view(deposit: UpstreamDeposit): Promise<StoredDeposit> {
+  async view(deposit: ViewedDeposit): Promise<StoredDeposit> {
     const meta: CheckoutMeta | undefined =
       this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);
