@@ -23,10 +23,10 @@ export class WidgetApi {
 
   readonly endpoint: string;
   /** The order's token (`order-token`), sent with every POST: what opens and acts on a page's order (docs/security.md). */
-  readonly orderToken: string | undefined;
-  constructor(endpoint: string, orderToken?: string) {
+  private __token?: string;
+  constructor(endpoint: string, token?: string) {
     this.endpoint = endpoint;
-    this.orderToken = orderToken;
+    this.__token = token;
   }
 
   url(path: string) {
@@ -38,7 +38,7 @@ export class WidgetApi {
     const cached = body ? undefined : this.__cache.get(path);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
-    if (body && this.orderToken) headers['x-kasir-order-token'] = this.orderToken;
+    if (body && this.__token) headers['x-kasir-order-token'] = this.__token;
     if (cached) headers['if-none-match'] = cached.etag;
     const url = this.url(path);
     let res: Response;

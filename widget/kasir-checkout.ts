@@ -323,7 +323,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
         if (!checkout) {
           checkout = await this.__api.call<Checkout>(
             '/checkouts',
-            orderId ? { orderId, orderToken } : { amount, currency },
+            orderId ? { orderId } : { amount, currency },
             signal,
           );
           if (!id) remember(key, checkout.id);

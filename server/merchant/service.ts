@@ -6,7 +6,7 @@ import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, Shoppe
 import type { MethodDescription } from '../common/widget-projection.js';
 import type { MerchantConfig } from './config.js';
 import type { MerchantHooks, PriceOrderContext } from './hooks.js';
-import { isOrderToken, orderTokenRefusal } from './order-token.js';
+import { isOrderToken, ORDER_TOKEN_HEADER, orderTokenRefusal } from './order-token.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 import { feesPolicy, passesFees } from '../common/fee-policy.js';
 import type { WalletChoice } from '../common/widget-api.js';
@@ -157,7 +157,7 @@ export class MerchantService {
       }
       const orderId = body.orderId;
       // Nothing is read or priced for an order whose token the page does not hold.
-      this.checkOrderToken(orderId, body.orderToken);
+      this.checkOrderToken(orderId, body.orderToken ?? request?.headers.get(ORDER_TOKEN_HEADER) ?? undefined);
       // A checkout this opens is the page's: acting on it takes the order's token too (checkCheckoutProof).
       const desk: MerchantService = Object.create(this);
       desk.openCheckout = (amount, currency, id) => this.openCheckout(amount, currency, id, true);

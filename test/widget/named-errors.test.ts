@@ -16,11 +16,12 @@ describe('<kasir-checkout>: errors named for the shop', () => {
   });
   afterEach(() => document.removeEventListener('kasir-error', record));
 
-  it("order-token: sent with the order's creation (orderToken) and every action on its checkout (X-Kasir-Order-Token)", async () => {
+  it("order-token: sent with the order's creation and every action on its checkout (X-Kasir-Order-Token)", async () => {
     const el = await mount({ 'order-id': 'ORD-1001', 'order-token': '1764.t0ken', amount: '', currency: '' });
     await reached(el, 'choosing');
-    expect(api.requests('POST', '/checkouts').map((c) => c.body)).to.deep.equal([
-      { orderId: 'ORD-1001', orderToken: '1764.t0ken' },
+    const created = api.requests('POST', '/checkouts');
+    expect(created.map((c) => [c.body, c.headers.get('x-kasir-order-token')])).to.deep.equal([
+      [{ orderId: 'ORD-1001' }, '1764.t0ken'],
     ]);
     await choose(el, 'BCA_VA');
     const chosen = api.requests('POST', '/deposit');
