@@ -22,8 +22,11 @@ export class WidgetApi {
   private __cache = new Map<string, { etag: string; data: unknown }>();
 
   readonly endpoint: string;
-  constructor(endpoint: string) {
+  /** The order's token (`order-token`), sent with every POST: what opens and acts on a page's order (docs/security.md). */
+  private __token?: string;
+  constructor(endpoint: string, token?: string) {
     this.endpoint = endpoint;
+    this.__token = token;
   }
 
   url(path: string) {
@@ -35,6 +38,7 @@ export class WidgetApi {
     const cached = body ? undefined : this.__cache.get(path);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
+    if (body && this.__token) headers['x-kasir-order-token'] = this.__token;
     if (cached) headers['if-none-match'] = cached.etag;
     const url = this.url(path);
     let res: Response;

@@ -118,8 +118,9 @@ export default function describe(err: ApiError, c: Context): Described | undefin
     failure = 'setup';
     if (!err.message)
       message = `kasir-checkout: ${url} answered HTTP ${s}, not as the widget API: check the endpoint attribute "${c.endpoint}"`;
-  } else if (s == 403) {
-    // The shop's server refused this page's origin (KASIR_ALLOWED_ORIGINS): its message names the origin and the setting.
+  } else if (s == 403 || (s == 401 && /^orderToken\b/.test(message))) {
+    // The shop's server refused this page's origin (KASIR_ALLOWED_ORIGINS), or the order's token (order-token: missing,
+    // another order's or expired): its message names the origin and the setting, or orderToken.
     kind = 'config';
     failure = 'setup';
     message = `kasir-checkout: ${message}`;

@@ -223,6 +223,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     endpoint: {},
     checkoutId: { attribute: 'checkout-id' },
     orderId: { attribute: 'order-id' },
+    orderToken: { attribute: 'order-token' },
     amount: {},
     currency: {},
     locale: {},
@@ -246,6 +247,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   endpoint = '';
   checkoutId = '';
   orderId: KasirCheckoutOptions['orderId'];
+  orderToken: KasirCheckoutOptions['orderToken'];
   amount = '';
   currency = 'IDR';
   /** Unset follows the page's `lang`, else the browser's language. */
@@ -307,12 +309,12 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __load = new LoadController(this, {
     args: () =>
       !this.modal || this.__shown
-        ? ([this.endpoint, this.checkoutId, this.orderId, this.amount, this.currency] as const)
+        ? ([this.endpoint, this.checkoutId, this.orderId, this.amount, this.currency, this.orderToken] as const)
         : undefined,
-    task: async ([endpoint, id, orderId, amount, currency], signal) => {
+    task: async ([endpoint, id, orderId, amount, currency, orderToken], signal) => {
       // A choice still being made (or refused) belongs to the checkout shown until now.
       this.__choice.reset();
-      this.__api = new WidgetApi(endpoint);
+      this.__api = new WidgetApi(endpoint, orderToken);
       try {
         // An attribute the element cannot use, before any request: a URL or path; a currency code; a positive plain
         // decimal. How many places the currency has is the server's to say (it refuses more: failures.ts), never the

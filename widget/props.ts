@@ -13,6 +13,11 @@ export interface KasirCheckoutOptions {
   checkoutId?: string;
   /** The shop's order, priced by its server's `priceOrder` hook: sent instead of `amount` and `currency`. */
   orderId?: string;
+  /**
+   * The order's token, made on the shop's server by `kasir.orderToken(orderId)`: with `orderId`, what lets this page
+   * open and act on the order's checkout (docs/security.md). Sent with every request that opens or acts on it.
+   */
+  orderToken?: string;
   /** What the order costs, a decimal string with at most the currency's decimal places, e.g. `"150000"` (no thousands separator). */
   amount?: string;
   /** The order's currency (default `IDR`). */

@@ -77,7 +77,7 @@ export interface Deposit extends Partial<CryptoAsset> {
   accountName?: string;
   qrData?: string;
   checkoutUrl?: string;
-  /** ewallet: the app schemes (e.g. "gojek:") its `checkoutUrl` may use besides https (WIDGET-API.md, "Links") */
+  /** ewallet: the app schemes (e.g. "gojek:") its `checkoutUrl` uses; the element opens only its own list per wallet (WIDGET-API.md, "Links") */
   appSchemes?: string[];
   /** Mandiri VA (a bill payment): the biller code and the bill key the shopper enters */
   billerCode?: string;

@@ -34,6 +34,8 @@ try {
       accessToken: credentials.accessToken,
       webhookSecret: credentials.webhookSecret,
       sandbox: true,
+      // The shop's own site, configured (a wallet's page sends the shopper back only to an allowed origin).
+      allowedOrigins: [`http://localhost:${process.env.PORT || 3000}`, `http://127.0.0.1:${process.env.PORT || 3000}`],
     }),
   );
 } catch (err) {

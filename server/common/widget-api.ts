@@ -8,6 +8,7 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import { matchesEtag } from './etag.js';
 import { mobileNumber, returnUrl } from './ewallet.js';
+import { checkShopperText } from './shopper-text.js';
 import type { WidgetDepositRecord } from './widget-projection.js';
 
 interface WidgetDepositRead {
@@ -24,15 +25,18 @@ export interface WalletChoice {
   returnUrl?: string;
 }
 
-/** The wallet fields of a choice (`phone`, `returnUrl`), checked; the page to come back to must be of the caller's own site. */
-function walletChoice(c: Context, body: Record<string, unknown>): WalletChoice {
+/**
+ * The wallet fields of a choice (`phone`, `returnUrl`), checked; the page to come back to must be one the server's
+ * configuration allows (`isReturnPage`), never one judged by the request's own Origin or Host, which any client sets.
+ */
+function walletChoice(backend: WidgetBackend, id: string, body: Record<string, unknown>): WalletChoice {
   const wallet: WalletChoice = {};
-  if (body.phone !== undefined) wallet.mobileNumber = mobileNumber(body.phone, 'phone');
+  if (body.phone !== undefined) wallet.mobileNumber = mobileNumber(checkShopperText(body.phone, 'phone', 32), 'phone');
   if (body.returnUrl !== undefined) {
     const back = returnUrl(body.returnUrl, 'returnUrl');
-    const origin = c.req.header('origin') ?? new URL(c.req.url).origin;
-    // Not an open redirect: the wallet page sends the shopper back only to the page that asked.
-    if (new URL(back).origin !== origin) throw new ApiError(400, 'returnUrl: a page of the site the checkout is on');
+    // Not an open redirect: the wallet page sends the shopper back only to a page of the shop's configured site.
+    if (!backend.isReturnPage(new URL(back), id))
+      throw new ApiError(400, 'returnUrl: a page of the site the checkout is on (an allowed origin of the shop)');
     wallet.returnUrl = back;
   }
   return wallet;
@@ -60,6 +64,8 @@ export interface WidgetBackend {
     method: string,
     wallet?: WalletChoice,
   ): Promise<{ deposit: WidgetDepositRecord; choice: MethodChoice }>;
+  /** Whether a redirect wallet may send the shopper back to `url`: decided from the server's configuration only. */
+  isReturnPage(url: URL, checkoutId: string): boolean;
   /** The checkout's deposit; 404 when no method was chosen yet. */
   readDeposit(id: string): Promise<WidgetDepositRead>;
   /** readDeposit's answer when it is at hand without waiting (a cached deposit), else undefined: the status read's fast path. */
@@ -163,7 +169,7 @@ export function widgetApiRoutes(backend: WidgetBackend, now: () => number = Date
     const { method } = body;
     if (typeof method !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(method))
       throw new ApiError(400, "method: send the code of one of the checkout's methods");
-    const { deposit, choice } = await backend.chooseMethod(id, method, walletChoice(c, body));
+    const { deposit, choice } = await backend.chooseMethod(id, method, walletChoice(backend, id, body));
     // 201 the first time, 200 for the same method again or a switch.
     const answer = CHOICE_ANSWERS[choice];
     return ok(c, stamped(deposit), answer.status, answer.message);

@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
 import { checkOptions, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
 import { isRefusedOrigin, refuseOrigin } from './origins.js';
+import { makeOrderToken, ORDER_TOKEN_HEADER, type OrderTokenOptions } from './order-token.js';
 import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
 import {
   checkMerchantOptions,
@@ -78,6 +79,12 @@ export type KasirApi = Hono & {
    * once, under the same claims as the webhooks. Safe to run on a timer and on every copy at once.
    */
   reconcile(options?: ReconcileOptions): Promise<ReconcileLine[]>;
+  /**
+   * The token that lets a page open the shop's order `orderId` (docs/security.md): render it beside the order id,
+   * `<kasir-checkout order-id=... order-token=...>`. An HMAC-SHA256 under the `orderSecret` option
+   * (KASIR_ORDER_SECRET), good for `expiresIn` seconds (default 24 hours). Throws a ConfigError without a secret.
+   */
+  orderToken(orderId: string, options?: OrderTokenOptions): string;
   /** GET /healthz and GET /readyz, mounted in this app and, by the merchant server, at its root. */
   readonly probes: Hono;
   /**
@@ -139,6 +146,11 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // A library warns (docs/design.md section 11) and logs nothing else unless asked (KASIR_LOG_LEVEL or a logger).
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
   const warnings = new Warnings(log, now);
+  if (checked.settings.sandbox && options.priceOrder) {
+    log.warn(
+      'sandbox mode takes an order id alone: outside it a page opens an order only with its order-token, made with kasir.orderToken(orderId) under KASIR_ORDER_SECRET (docs/security.md)',
+    );
+  }
   if (checked.settings.allowClientAmounts && !checked.settings.sandbox) {
     log.warn(
       'allowClientAmounts is on: the page sets what an order costs, and a shopper can change it (docs/orders.md: price on the server)',
@@ -225,7 +237,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const preflight = cors({
     origin: (origin) => origin || null,
     allowMethods: ['GET', 'POST', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID', IDEMPOTENCY_HEADER],
+    allowHeaders: ['Content-Type', 'If-None-Match', 'Last-Event-ID', IDEMPOTENCY_HEADER, ORDER_TOKEN_HEADER],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: 600,
   });
@@ -311,10 +323,20 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   });
   api.use('/checkouts/:id', boundUnknown);
   api.use('/checkouts/:id/*', boundUnknown);
+  // Acting on a checkout a page opened for an order (choosing, switching, cancelling, a refund claim) takes the
+  // order's token (docs/security.md): its header, or `orderToken` in the JSON body; checked before anything is done.
+  api.on('POST', ['/checkouts/:id/*', '/sandbox/checkouts/:id/*'], async (c, next) => {
+    const id = c.req.param('id') ?? '';
+    if (isCheckoutId(id)) {
+      const body = (await c.req.json().catch(() => null)) as { orderToken?: unknown } | null;
+      await service.checkCheckoutProof(id, c.req.header(ORDER_TOKEN_HEADER) ?? body?.orderToken);
+    }
+    await next();
+  });
 
   // Every POST of the widget API (here and in widgetApiRoutes) is application/json, so a cross-site one is preflighted.
   api.post('/checkouts', stateChanging, checkoutLimit, idempotent, async (c) =>
-    ok(c, await service.createCheckout(await jsonBody(c)), 201, 'Checkout created'),
+    ok(c, await service.createCheckout(await jsonBody(c), c.req.raw), 201, 'Checkout created'),
   );
 
   // Server-sent events (./events-stream.ts), behind the same headers, CORS and guards as the widget API.
@@ -360,6 +382,10 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         getCheckout: (id) => service.getCheckout(id),
         chooseMethod: async (id, method, wallet) =>
           countChoice(metrics, await service.chooseMethod(id, method, wallet)),
+        // A page of an allowed origin or of the shop's own return page's (which then wins: service.ts).
+        isReturnPage: (url) =>
+          config.allowedOrigins.includes(url.origin) ||
+          (config.returnUrl !== undefined && new URL(config.returnUrl).origin === url.origin),
         readDeposit: (id) => service.readDeposit(id),
         depositNow: (id) => service.depositNow(id),
         cancel: (id) => service.cancel(id),
@@ -412,6 +438,13 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     metricsRoutes: scrape,
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
     renderCheckout: checkoutRenderer((id) => service.getCheckout(id)),
+    orderToken: (orderId: string, tokenOptions?: OrderTokenOptions) => {
+      if (!config.orderSecret)
+        throw new ConfigError(
+          'kasir.orderToken needs the orderSecret option (or KASIR_ORDER_SECRET): at least 32 bytes, e.g. openssl rand -base64 32',
+        );
+      return makeOrderToken(config.orderSecret, orderId, now(), tokenOptions);
+    },
     // The same check as kasir-merchant check's, on the options given and the environment (check.ts).
     check: () => checkOptions(options, { env: process.env, pingRedis: () => shared.ping() }),
     listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),

@@ -8,9 +8,10 @@ import { PaymentServiceError, PaymentServiceUnavailableError } from './client/er
 import type { RequestSigner } from './client/signing.js';
 import { checkMerchantOptions, ConfigError, type KasirApiOptions } from './config.js';
 import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from './env.js';
+import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
 
 export interface CheckResult {
-  /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox, settings, metrics. */
+  /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox, orderSecret, settings, metrics. */
   name: string;
   ok: boolean;
   /** What was found; on a failure, the setting to fix. */
@@ -31,6 +32,7 @@ interface CheckInput {
   accessToken?: string;
   webhookSecret?: string;
   allowedOrigins: readonly string[];
+  orderSecret?: string;
   sandbox: boolean;
   redisUrl?: string;
   /** Resolves when the shared state (Redis) answers, rejects otherwise; asked only when redisUrl is set. */
@@ -51,6 +53,7 @@ const SETTING = {
   allowedOrigins: 'KASIR_ALLOWED_ORIGINS (allowedOrigins)',
   redisUrl: 'REDIS_URL (redisUrl)',
   sandbox: 'KASIR_SANDBOX (sandbox)',
+  orderSecret: 'KASIR_ORDER_SECRET (orderSecret)',
 } as const;
 
 /** Runs every check (the calls to the service and Redis at once) and answers them in a fixed order. */
@@ -75,6 +78,7 @@ async function checkConfiguration(input: CheckInput): Promise<CheckReport> {
     checkAllowedOrigins(input.allowedOrigins),
     checkRedis(input),
     checkSandbox(input.sandbox, baseUrl),
+    checkOrderSecret(input.orderSecret, input.sandbox),
   ]);
   return { ok: checks.every((check) => check.ok), checks };
 }
@@ -266,6 +270,21 @@ function checkMetrics(metrics: boolean, token: string | undefined): CheckResult 
   );
 }
 
+/** Outside sandbox mode a page opens an order only with its token, which needs the order secret (docs/security.md). */
+function checkOrderSecret(secret: string | undefined, sandbox: boolean): CheckResult {
+  const name = 'orderSecret';
+  if (!secret)
+    return sandbox
+      ? pass(name, `not set: sandbox mode takes an order id alone; set ${SETTING.orderSecret} before going live`)
+      : fail(
+          name,
+          `${SETTING.orderSecret} is not set: a page cannot open an order (order-id) without its token; set at least ${ORDER_SECRET_MIN_BYTES} random bytes, e.g. openssl rand -base64 32`,
+        );
+  if (Buffer.byteLength(secret) < ORDER_SECRET_MIN_BYTES)
+    return fail(name, `${SETTING.orderSecret} is shorter than ${ORDER_SECRET_MIN_BYTES} bytes`);
+  return pass(name, 'set: order tokens are signed with it');
+}
+
 /** Who runs the check: kasir.check() (api.ts) or kasir-merchant check (commands.ts). */
 export interface CheckSource {
   /** Where the settings not passed as options are read from (./env.ts, as createKasirApi and the command read it). */
@@ -294,6 +313,7 @@ export async function checkOptions(options: KasirApiOptions, source: CheckSource
     accessToken: given('accessToken'),
     webhookSecret: given('webhookSecret'),
     allowedOrigins: given<readonly string[]>('allowedOrigins') ?? [],
+    orderSecret: given('orderSecret'),
     sandbox: given<boolean>('sandbox') === true,
     redisUrl,
     pingRedis: redisUrl ? () => source.pingRedis(redisUrl) : undefined,
@@ -304,11 +324,15 @@ export async function checkOptions(options: KasirApiOptions, source: CheckSource
   // The other settings: checked as createKasirApi checks them (a wrong one named by its option or its variable); the
   // connection and the allowed origins have their checks above.
   const others = Object.fromEntries(
-    Object.entries(options).filter(([name]) => !(name in CONNECTION_VARIABLES) && name !== 'allowedOrigins'),
+    Object.entries(options).filter(
+      ([name]) => !(name in CONNECTION_VARIABLES) && name !== 'allowedOrigins' && name !== 'orderSecret',
+    ),
   );
   let settings: CheckResult = { name: 'settings', ok: true, message: 'the other settings are well formed' };
   try {
-    checkMerchantOptions(others, { env: { ...source.env, KASIR_ALLOWED_ORIGINS: undefined } });
+    checkMerchantOptions(others, {
+      env: { ...source.env, KASIR_ALLOWED_ORIGINS: undefined, KASIR_ORDER_SECRET: undefined },
+    });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     settings = fail('settings', err.message.replace(/^kasir merchant backend: /, ''));

@@ -19,6 +19,7 @@ import {
 } from './env.js';
 import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
+import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
 
 /** What `createKasirApi` takes (docs/design.md section 7). Only the connection to the payment service is required. */
 export interface KasirApiOptions extends MerchantHooks {
@@ -46,9 +47,15 @@ export interface KasirApiOptions extends MerchantHooks {
   feesPaidBy?: FeesPaidByOption;
   /**
    * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
-   * the page the element is on; docs/indonesian-payments.md): an http(s) URL of the shop.
+   * the page the element is on when its origin is allowed; docs/indonesian-payments.md): an http(s) URL of the shop.
    */
   returnUrl?: string;
+  /**
+   * The secret `kasir.orderToken(orderId)` signs order tokens with (default `KASIR_ORDER_SECRET`; at least 32 bytes,
+   * e.g. `openssl rand -base64 32`): a page opens an order's checkout only with its token (docs/security.md). Needed
+   * outside sandbox mode for `order-id`; `kasir-merchant check` fails without it.
+   */
+  orderSecret?: string;
   /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
   sandbox?: boolean;
   /**
@@ -131,6 +138,7 @@ export interface MerchantConfig {
   /** As given: one answer for every kind, or one per kind (a kind left out the merchant's; QRIS always the merchant's). */
   readonly feesPaidBy: FeesPaidByOption;
   readonly returnUrl?: string;
+  readonly orderSecret?: string;
   readonly sandbox: boolean;
   readonly allowClientAmounts: boolean;
   readonly currencies: readonly string[];
@@ -263,6 +271,11 @@ const optionsSchema = z.strictObject({
       .refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` }),
   ),
   returnUrl: optional(httpUrl),
+  orderSecret: optional(
+    text.refine((value) => Buffer.byteLength(value) >= ORDER_SECRET_MIN_BYTES, {
+      error: `must be at least ${ORDER_SECRET_MIN_BYTES} bytes (e.g. openssl rand -base64 32)`,
+    }),
+  ),
   sandbox: optional(flag),
   allowClientAmounts: optional(flag),
   currencies: optional(
@@ -382,6 +395,7 @@ export function checkMerchantOptions(
     allowedOrigins: [...new Set((o.allowedOrigins ?? []).map((value) => origin(value) ?? value))],
     feesPaidBy: o.feesPaidBy ?? 'merchant',
     returnUrl: o.returnUrl,
+    orderSecret: o.orderSecret,
     sandbox: o.sandbox ?? false,
     allowClientAmounts: o.allowClientAmounts ?? false,
     currencies: o.currencies?.length ? [...new Set(o.currencies)] : ['IDR'],

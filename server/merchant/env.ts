@@ -20,6 +20,7 @@ export const ENV_SETTINGS = {
   allowedOrigins: ['KASIR_ALLOWED_ORIGINS', 'list'],
   feesPaidBy: ['KASIR_FEES_PAID_BY', 'fees'],
   returnUrl: ['KASIR_RETURN_URL', 'string'],
+  orderSecret: ['KASIR_ORDER_SECRET', 'string'],
   sandbox: ['KASIR_SANDBOX', 'bool'],
   allowClientAmounts: ['KASIR_ALLOW_CLIENT_AMOUNTS', 'bool'],
   currencies: ['KASIR_CURRENCIES', 'list'],

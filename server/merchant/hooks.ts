@@ -121,12 +121,23 @@ export interface FailedPayment extends DepositHookEvent {
   failedAt: string;
 }
 
+/** What `priceOrder` gets besides the order id. */
+export interface PriceOrderContext {
+  /** The shopper's request that asked (POST /checkouts, a refund form's), as a Fetch Request; absent when none did. */
+  request?: Request;
+}
+
 export interface MerchantHooks {
   /**
    * Prices an order from the merchant's own records, so a shopper cannot pay less by editing the page. When set,
-   * POST /api/checkouts takes `{orderId}` and refuses a bare amount. Answer null for an unknown order.
+   * POST /api/checkouts takes `{orderId, orderToken}` and refuses a bare amount. Answer null for an unknown order.
+   * It runs only once the order's token was checked (docs/security.md); `request` lets the shop check its own session
+   * as well.
    */
-  priceOrder?: (orderId: string) => PricedOrder | null | undefined | Promise<PricedOrder | null | undefined>;
+  priceOrder?: (
+    orderId: string,
+    context: PriceOrderContext,
+  ) => PricedOrder | null | undefined | Promise<PricedOrder | null | undefined>;
   /** Called after a checkout was created (e.g. to store checkoutId next to the order). */
   onCheckoutCreated?: (checkout: {
     checkoutId: string;

@@ -157,10 +157,14 @@ function exact(deposit: Deposit, field: 'inputAmount' | 'paidAmount' | 'remainin
   return typeof value === 'number' && Number.isFinite(value) ? new Decimal(String(value)).toFixed() : '';
 }
 
-/** RFC 4180: a header row naming the columns, CRLF line ends, a field quoted when it holds a comma, quote or line break. */
+/**
+ * RFC 4180: a header row naming the columns, CRLF line ends, a field quoted when it holds a comma, quote or line break.
+ * A field a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return: a
+ * reference or an order id a shopper or the service chose) is written with a leading `'`, so it opens as text.
+ */
 export function depositsCsv(records: readonly DepositRecord[]): string {
   const field = (value: string | null) => {
-    const text = value ?? '';
+    const text = /^[=+\-@\t\r]/.test(value ?? '') ? `'${value}` : (value ?? '');
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };
   const rows = [

@@ -2,10 +2,11 @@
 import { Decimal } from 'decimal.js';
 import { PaymentServiceClient } from './client/client.js';
 import { PaymentServiceError } from './client/errors.js';
-import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod } from './client/types.js';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, ShopperDeposit } from './client/types.js';
 import type { MethodDescription } from '../common/widget-projection.js';
 import type { MerchantConfig } from './config.js';
-import type { MerchantHooks } from './hooks.js';
+import type { MerchantHooks, PriceOrderContext } from './hooks.js';
+import { isOrderToken, ORDER_TOKEN_HEADER, orderTokenRefusal } from './order-token.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 import { feesPolicy, passesFees } from '../common/fee-policy.js';
 import type { WalletChoice } from '../common/widget-api.js';
@@ -15,7 +16,7 @@ import { isCurrentCheckout, orderCheckout } from './orders.js';
 import type { MethodChoice } from '../common/widget-api.js';
 import type { SavedCheckout, SharedState } from './shared-state.js';
 import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
-import { checkoutView, depositView, orderAmount, type WidgetCheckout } from './views.js';
+import { checkoutView, depositView, orderAmount, type ViewedDeposit, type WidgetCheckout } from './views.js';
 import { separatorRefusal, thousandsSeparatorIn } from './separators.js';
 
 interface CheckoutMeta {
@@ -58,6 +59,11 @@ const WEBHOOK_QUIET_MS = 10 * 60_000;
 /** How long a created checkout's order is remembered: past its payment window and the webhooks' last retry. */
 const CHECKOUT_TTL_MS = 30 * 24 * 3600_000;
 
+/** The shop's hooks as the backend calls them: priceOrder without a request where none asked (a refund form). */
+type ServiceHooks = Omit<MerchantHooks, 'priceOrder'> & {
+  priceOrder?: (orderId: string, context?: PriceOrderContext) => ReturnType<NonNullable<MerchantHooks['priceOrder']>>;
+};
+
 export class MerchantService {
   readonly deposits: DepositStatusCache;
   readonly sessions: BoundedReader<CheckoutSession | null>;
@@ -75,14 +81,17 @@ export class MerchantService {
   private lastWebhookAt = 0;
   /** Ids the service said are no checkout, until when (negative cache): nothing else is kept of them. */
   private readonly unknown = lruMap<number>(MAX_UNKNOWN);
+  readonly hooks: ServiceHooks;
 
   constructor(
     readonly client: PaymentServiceClient,
     readonly config: MerchantConfig,
     readonly shared: SharedState,
-    readonly hooks: MerchantHooks = {},
+    hooks: MerchantHooks = {},
     readonly now: () => number = Date.now,
   ) {
+    const { priceOrder } = hooks;
+    this.hooks = { ...hooks, priceOrder: priceOrder && ((orderId, context = {}) => priceOrder(orderId, context)) };
     this.deposits = new DepositStatusCache(
       async (id) => {
         try {
@@ -137,7 +146,7 @@ export class MerchantService {
    * POST /checkouts: `{orderId}` priced by the merchant's priceOrder hook (one checkout per order: ./orders.ts), or an
    * amount from the page, taken only in sandbox mode or with allowClientAmounts (docs/orders.md).
    */
-  async createCheckout(body: Record<string, unknown>): Promise<WidgetCheckout> {
+  async createCheckout(body: Record<string, unknown>, request?: Request): Promise<WidgetCheckout> {
     const { priceOrder } = this.hooks;
     if (priceOrder) {
       if (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)) {
@@ -147,7 +156,12 @@ export class MerchantService {
         );
       }
       const orderId = body.orderId;
-      return orderCheckout(this, orderId, async () => priceOrder(orderId));
+      // Nothing is read or priced for an order whose token the page does not hold.
+      this.checkOrderToken(orderId, body.orderToken ?? request?.headers.get(ORDER_TOKEN_HEADER) ?? undefined);
+      // A checkout this opens is the page's: acting on it takes the order's token too (checkCheckoutProof).
+      const desk: MerchantService = Object.create(this);
+      desk.openCheckout = (amount, currency, id) => this.openCheckout(amount, currency, id, true);
+      return orderCheckout(desk, orderId, async () => priceOrder(orderId, { request }));
     }
     if (!this.config.sandbox && !this.config.allowClientAmounts) {
       throw new ApiError(400, 'amount: this shop prices orders on its server (priceOrder or createCheckout)');
@@ -173,8 +187,35 @@ export class MerchantService {
     return orderCheckout(this, orderId, async () => ({ amount, currency }));
   }
 
+  /**
+   * Throws the 401 naming orderToken unless `token` is `orderId`'s, under the shop's order secret and not expired.
+   * Sandbox mode takes an order id alone (a token sent is still checked when there is a secret to check it with).
+   */
+  checkOrderToken(orderId: string, token: unknown): void {
+    const secret = this.config.orderSecret;
+    const missing = token === undefined || token === null || token === '';
+    if (this.config.sandbox && (missing || !secret)) return;
+    if (!secret) throw orderTokenRefusal('unset');
+    if (missing) throw orderTokenRefusal('missing');
+    if (!isOrderToken(secret, orderId, token, this.now())) throw orderTokenRefusal('invalid');
+  }
+
+  /**
+   * What acting on a checkout (choosing, switching, cancelling, a refund claim) takes: for one a page opened for an
+   * order, that order's token; for one the shop's server made, nothing but its id.
+   */
+  async checkCheckoutProof(id: string, token: unknown): Promise<void> {
+    const saved = await this.savedCheckout(id);
+    if (saved?.byPage && saved.orderId !== undefined) this.checkOrderToken(saved.orderId, token);
+  }
+
   /** A new checkout at this price (the amount checked first); its order, if any, saved for every copy. */
-  async openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout> {
+  async openCheckout(
+    amount: unknown,
+    currency: unknown,
+    orderId: string | undefined,
+    byPage = false,
+  ): Promise<WidgetCheckout> {
     const { value, code } = this.checkAmount(amount, currency);
     // The policy per kind goes with it (docs/indonesian-payments.md: QRIS is never surcharged).
     const policy = feesPolicy(this.config.feesPaidBy);
@@ -191,6 +232,7 @@ export class MerchantService {
       amount: value.toFixed(),
       createdAt: this.now(),
       ...(orderId === undefined ? {} : { orderId }),
+      ...(byPage && orderId !== undefined ? { byPage: true as const } : {}),
     };
     this.remember(created.id, { ...saved, saved: true });
     // Before the shopper sees the checkout: whichever copy receives its webhook (now or after a restart) gets the order.
@@ -238,7 +280,7 @@ export class MerchantService {
     await this.requireCheckout(id);
     if (!(await isCurrentCheckout(this, id)))
       throw new ApiError(409, 'This order has a newer checkout (its price changed): reload the page');
-    let chosen: { deposit: UpstreamDeposit; choice: MethodChoice };
+    let chosen: { deposit: ShopperDeposit; choice: MethodChoice };
     try {
       // The shop's own return page, when it has one, wins over the page the element is on (docs/indonesian-payments.md).
       const back = wallet.returnUrl && this.config.returnUrl ? { ...wallet, returnUrl: this.config.returnUrl } : wallet;
@@ -335,7 +377,7 @@ export class MerchantService {
   }
 
   /** The shopper's view of an upstream deposit, with the checkout's fee policy and method names. */
-  async view(deposit: UpstreamDeposit): Promise<StoredDeposit> {
+  async view(deposit: ViewedDeposit): Promise<StoredDeposit> {
     const meta: CheckoutMeta | undefined =
       this.meta.peek(deposit.depositId) ?? (await this.savedCheckout(deposit.depositId));
     const methods = meta?.methods ?? this.methods.peek(deposit.inputCurrency);

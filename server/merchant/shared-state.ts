@@ -26,6 +26,11 @@ export interface SavedCheckout {
   amount: string;
   currency: string;
   orderId?: string;
+  /**
+   * Opened by a page with the order's token (POST /checkouts {orderId, orderToken}): acting on it takes that order's
+   * token too (docs/security.md). A checkout the shop's server made is acted on with its id alone.
+   */
+  byPage?: true;
   /** When it was created (ms since the epoch): reconcile tells a checkout that lapsed unused by it. */
   createdAt?: number;
 }

@@ -8,7 +8,7 @@ import {
   toWidgetDeposit,
   type MethodDescription,
 } from '../common/widget-projection.js';
-import type { CheckoutSession, Deposit as UpstreamDeposit } from './client/types.js';
+import type { CheckoutSession } from './client/types.js';
 import type { FeesPaidBy, StoredDeposit } from './model.js';
 
 // The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
@@ -27,7 +27,10 @@ export interface DepositContext {
   orderAmount?: string;
 }
 
-export function depositView(d: UpstreamDeposit, ctx: DepositContext): StoredDeposit {
+/** A deposit as the service answers it: the whole Deposit (signed routes, webhooks) or the shopper's (public routes). */
+export type ViewedDeposit = Parameters<typeof toWidgetDeposit>[0] & Parameters<typeof depositMethodCode>[0];
+
+export function depositView(d: ViewedDeposit, ctx: DepositContext): StoredDeposit {
   const code = depositMethodCode(d);
   return toWidgetDeposit(d, {
     feesPaidBy: ctx.feesPaidBy,

@@ -31,14 +31,17 @@ describe('a paid order, reloaded and on a second device (Chromium)', { timeout: 
       sandbox: false,
       port: 0,
       dataDir: join(dataDir, 'shop'),
+      orderSecret: 'e2e-order-secret-0123456789abcdef-0123456789',
       priceOrder: (orderId: string) => (orderId === 'ORD-1001' ? { amount: '150000', currency: 'IDR' } : null),
     };
     const app = createMerchantApp(options);
-    app.get('/shop/order/:id', (c) =>
-      c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Order</title>
+    // The order's page, rendered by the shop's server with the order's token (docs/security.md).
+    app.get('/shop/order/:id', (c) => {
+      const id = c.req.param('id').replace(/[^\w-]/g, '');
+      return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Order</title>
       <script type="module" src="/kasir-checkout.js"></script></head>
-      <body><kasir-checkout endpoint="/api" order-id="${c.req.param('id').replace(/[^\w-]/g, '')}"></kasir-checkout></body></html>`),
-    );
+      <body><kasir-checkout endpoint="/api" order-id="${id}" order-token="${app.api.orderToken(id)}"></kasir-checkout></body></html>`);
+    });
     merchant = await startMerchant(options, app);
     await sandboxDeps(sandbox)
       .db.updateTable('merchants')

@@ -15,6 +15,7 @@ const NAMES = [
   'allowedOrigins',
   'redis',
   'sandbox',
+  'orderSecret',
   'settings',
   'metrics',
 ];
@@ -84,7 +85,11 @@ describe('the configuration check', () => {
 
   it("kasir.check() signs with the shop's own signRequest: every check passes against a service that takes only its scheme", async () => {
     const service = snapStandIn();
-    const kasir = createKasirApi({ ...service.options, signRequest: service.signer });
+    const kasir = createKasirApi({
+      ...service.options,
+      signRequest: service.signer,
+      orderSecret: 'check-order-secret-0123456789abcdef-0123456789',
+    });
     try {
       const report = await kasir.check();
       assert.equal(report.ok, true, JSON.stringify(report, null, 2));
@@ -174,6 +179,8 @@ describe('the configuration check', () => {
       ['webhookSecret', 'KASIR_WEBHOOK_SECRET'],
       ['allowedOrigins', 'KASIR_ALLOWED_ORIGINS'],
       ['settings', 'KASIR_CURRENCIES'],
+      // Live mode without an order secret: a page cannot open an order (docs/security.md).
+      ['orderSecret', 'KASIR_ORDER_SECRET'],
     ]) {
       assert.match(line(name), /^FAIL/, `${name}:\n${broken.stdout}`);
       assert.ok(line(name).includes(setting), `${name} names ${setting}: ${line(name)}`);

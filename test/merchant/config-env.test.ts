@@ -117,6 +117,7 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
       sandbox: 'true',
       allowClientAmounts: 'true',
       returnUrl: 'https://shop.example/orders/1',
+      orderSecret: 'env-order-secret-0123456789abcdef-0123456789',
       currencies: 'USD',
       trustProxy: 'true',
       redisUrl: 'redis://127.0.0.1:1',

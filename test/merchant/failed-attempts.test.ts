@@ -91,8 +91,11 @@ describe('failed attempts: onPaymentFailed', () => {
   it("a redirect wallet comes back to the page the element is on, or to the shop's returnUrl when it has one", async () => {
     const sandbox = new SandboxClient(up.provider.credentials);
     for (const [options, expected] of [
-      [{}, 'http://localhost/cart?x=1'],
-      [{ returnUrl: 'https://shop.example/thanks' }, 'https://shop.example/thanks'],
+      [{ allowedOrigins: ['http://localhost'] }, 'http://localhost/cart?x=1'],
+      [
+        { returnUrl: 'https://shop.example/thanks', allowedOrigins: ['http://localhost'] },
+        'https://shop.example/thanks',
+      ],
     ] as const) {
       const app = merchantApp(up, {}, options);
       const { json } = await call<Envelope<Checkout>>(app, 'POST', '/api/checkouts', {

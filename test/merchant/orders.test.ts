@@ -17,7 +17,16 @@ import type {
   PartiallyPaidDeposit,
   RunningMerchant,
 } from '../../server/merchant/index';
-import { routeWebhooksTo, runningMerchant, startUpstream, waitFor, type Envelope, type Upstream } from './support';
+import {
+  ORDER_SECRET,
+  orderTokenOf,
+  routeWebhooksTo,
+  runningMerchant,
+  startUpstream,
+  waitFor,
+  type Envelope,
+  type Upstream,
+} from './support';
 
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 
@@ -30,10 +39,17 @@ const priceOrder = (orderId: string) => {
   return amount ? { amount, currency: 'IDR' } : null;
 };
 
+/** Each order's checkout, with the order's token its page holds (acting on the checkout takes it too). */
+const tokens = new Map<string, string>();
+
 async function api<T = unknown>(merchant: RunningMerchant, method: string, path: string, body?: unknown) {
+  const token = tokens.get(/^\/checkouts\/([^/]+)\//.exec(path)?.[1] ?? '');
   const res = await fetch(`${merchant.url}/api${path}`, {
     method,
-    headers: method === 'GET' ? {} : { 'Content-Type': 'application/json' },
+    headers:
+      method === 'GET'
+        ? {}
+        : { 'Content-Type': 'application/json', ...(token ? { 'X-Kasir-Order-Token': token } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Envelope<T> & { message: string } };
@@ -41,8 +57,10 @@ async function api<T = unknown>(merchant: RunningMerchant, method: string, path:
 
 /** What a page with `<kasir-checkout order-id=...>` asks for (each load of the page on any device). */
 async function openOrder(merchant: RunningMerchant, orderId: string): Promise<Checkout> {
-  const res = await api<Checkout>(merchant, 'POST', '/checkouts', { orderId });
+  const orderToken = orderTokenOf(orderId);
+  const res = await api<Checkout>(merchant, 'POST', '/checkouts', { orderId, orderToken });
   assert.equal(res.status, 201, JSON.stringify(res.json));
+  tokens.set(res.json.data.id, orderToken);
   return res.json.data;
 }
 
@@ -82,7 +100,7 @@ describe('orders: one order, one checkout (one process, data dir)', () => {
           partial.push(e);
         },
       },
-      { dataDir, sandbox: false },
+      { dataDir, sandbox: false, orderSecret: ORDER_SECRET },
     );
   });
   after(async () => {
@@ -212,7 +230,7 @@ describe('reconcile (one process)', () => {
           completed.push(e);
         },
       },
-      { dataDir, sandbox: false },
+      { dataDir, sandbox: false, orderSecret: ORDER_SECRET },
     );
     await routeWebhooksTo(up, 'http://127.0.0.1:9'); // the receiver is away: no webhook arrives
   });
@@ -287,7 +305,12 @@ describe(
           await new Promise((r) => setTimeout(r, 50));
         },
       };
-      const config = { redisUrl, redisPrefix: `kasir-orders-${randomUUID()}:`, sandbox: false };
+      const config = {
+        redisUrl,
+        redisPrefix: `kasir-orders-${randomUUID()}:`,
+        sandbox: false,
+        orderSecret: ORDER_SECRET,
+      };
       a = await runningMerchant(up, options, config);
       b = await runningMerchant(up, options, config);
     });

@@ -1,5 +1,6 @@
 // A real payment-service sandbox (started over HTTP on port 0, fresh data dir, cheap scrypt) and the merchant
 // backend configured from its credentials. Tests may start the provider; the backend itself never imports it.
+import { makeOrderToken } from '../../server/merchant/order-token';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
@@ -71,6 +72,12 @@ export async function startUpstream(): Promise<Upstream> {
     },
   };
 }
+
+/** The order secret of the tests' shops that open orders from a page (docs/security.md). */
+export const ORDER_SECRET = 'test-order-secret-0123456789abcdef-0123456789';
+/** The token a shop's server renders for `orderId` under ORDER_SECRET (kasir.orderToken). */
+export const orderTokenOf = (orderId: string, expiresIn?: number) =>
+  makeOrderToken(ORDER_SECRET, orderId, Date.now(), { expiresIn });
 
 /** Points the sandbox merchant's webhooks at a running backend. */
 export async function routeWebhooksTo(upstream: Upstream, url: string) {

@@ -22,7 +22,7 @@ const KEEP_TMP = process.env.KASIR_KEEP_PACKAGES_TMP === '1';
 type Recipe = 'next' | 'express' | 'hono' | 'node';
 /** Each recipe's files the README shows, and which of our tarballs it installs (the merchant alone, for two). */
 const SHOWN: Record<Recipe, string[]> = {
-  next: ['app/api/[...kasir]/route.js', 'next.config.mjs'],
+  next: ['lib/kasir.js', 'app/api/[...kasir]/route.js', 'app/order/[orderId]/page.js', 'next.config.mjs'],
   express: ['server.js'],
   hono: ['server.js'],
   node: ['server.js'],
@@ -171,6 +171,7 @@ async function install(recipe: Recipe): Promise<number> {
     );
     // Its layout and page load Google fonts at build time (no network in CI): the fixture's plain ones replace them.
     await cp(join(RECIPES, recipe, 'app'), join(dir, 'app'), { recursive: true, force: true });
+    await cp(join(RECIPES, recipe, 'lib'), join(dir, 'lib'), { recursive: true, force: true });
     const config = await readFile(join(dir, 'next.config.mjs'), 'utf8');
     const withKasir = config.replace(
       /const nextConfig = \{/,
@@ -235,6 +236,8 @@ async function payThrough(
       KASIR_ACCESS_TOKEN: c.accessToken,
       KASIR_WEBHOOK_SECRET: c.webhookSecret,
       KASIR_SANDBOX: 'true',
+      // A token sent is checked in sandbox mode too: the order page's token must be the recipe's own.
+      KASIR_ORDER_SECRET: 'recipe-order-secret-0123456789abcdef-0123456789',
       PORT: String(port),
       HOSTNAME: '127.0.0.1',
     }),
@@ -242,14 +245,22 @@ async function payThrough(
   try {
     const url = `http://127.0.0.1:${port}/api`;
     const orderId = `ORD-${recipe.replace(/\W/g, '')}-${Date.now()}`;
+    // The shop's order page renders the element with the order's token, made on the server.
+    const page = await waitFor(`${recipe} to answer its order page`, 60_000, async () => {
+      if (server.out.code !== null) throw new Error(`the server exited: ${server.out.text.slice(-2000)}`);
+      const res = await fetch(`http://127.0.0.1:${port}/order/${orderId}`).catch(() => undefined);
+      return res?.ok ? res.text() : undefined;
+    });
+    const orderToken = /order-token="([^"]+)"/.exec(page)?.[1];
+    assert.ok(orderToken, `the order page renders order-token: ${page.slice(0, 500)}`);
     const created = await waitFor(`${recipe} to answer POST /api/checkouts`, 60_000, async () => {
       if (server.out.code !== null) throw new Error(`the server exited: ${server.out.text.slice(-2000)}`);
-      // As the element with order-id does: the recipe's priceOrder prices the order on the server.
-      return post(`${url}/checkouts`, { orderId }).catch(() => undefined);
+      // As the element with order-id and order-token does: the recipe's priceOrder prices the order on the server.
+      return post(`${url}/checkouts`, { orderId, orderToken }).catch(() => undefined);
     });
     assert.equal(created.status, 201, `${created.text}\n${server.out.text.slice(-2000)}`);
     const id = created.json.data!.id;
-    const chosen = await post(`${url}/checkouts/${id}/deposit`, { method: 'BCA_VA' });
+    const chosen = await post(`${url}/checkouts/${id}/deposit`, { method: 'BCA_VA', orderToken });
     assert.equal(chosen.status, 201, chosen.text);
     const paid = await post(`${url}/sandbox/checkouts/${id}/pay`);
     assert.ok(paid.status < 300, paid.text);

@@ -129,6 +129,33 @@ describe('<kasir-checkout> in any browser', () => {
   });
 
   describe('only links of allowed schemes', () => {
+    // A hostile answer that lists the scheme itself (appSchemes) opens nothing the element's own list does not.
+    for (const [code, url] of [
+      ['USDC-POLYGON', 'javascript:alert(document.domain)'],
+      ['OVO', 'javascript:alert(document.domain)'],
+      ['OVO', 'vbscript:msgbox(1)'],
+      ['OVO', 'blob:https://shop.example/1'],
+      ['OVO', 'file:///etc/passwd'],
+      ['OVO', 'gojek://gopay/pay?ref=1'],
+    ] as const)
+      it(`4. ${url.split(':')[0]}: on ${code} is refused even when appSchemes lists it`, async () => {
+        const scheme = url.split(':')[0];
+        tamper((d) => {
+          if (d.paymentUri) d.paymentUri = url;
+          if (d.checkoutUrl) d.checkoutUrl = url;
+          d.appSchemes = [scheme, `${scheme}:`];
+        });
+        const { el, details } = await failuresOf(async () => {
+          const el = await mount();
+          await reached(el, 'choosing');
+          method(el, code).click();
+          return el;
+        });
+        expect(details.map((d) => d.kind)).to.deep.equal(['server']);
+        expect(el.shadowRoot!.querySelector(`[href^="${scheme}"], [part="open-wallet"], [part="open-app"]`)).to.not
+          .exist;
+      });
+
     it('a crypto payment request of another scheme (javascript:) is refused: no link, kasir-error kind server', async () => {
       tamper((d) => d.paymentUri && (d.paymentUri = 'javascript:alert(document.domain)'));
       const { el, details } = await failuresOf(async () => {
@@ -155,13 +182,12 @@ describe('<kasir-checkout> in any browser', () => {
       expect(el.shadowRoot!.querySelector('[part="open-app"]')).to.not.exist;
     });
 
-    it("an e-wallet app scheme the deposit names (appSchemes) opens; the wallet payment requests' schemes open", async () => {
+    it("the wallet's own app scheme (the element's list) opens; the wallet payment requests' schemes open", async () => {
       api.uninstall();
-      api = new FakeApi({ checkoutUrl: 'gojek://gopay/pay?ref=123' }).install();
-      tamper((d) => d.checkoutUrl && (d.appSchemes = ['gojek']));
+      api = new FakeApi({ checkoutUrl: 'ovo://pay?ref=123' }).install();
       const el = await mount();
       await choose(el, 'OVO');
-      expect(part(el, 'open-app')!.getAttribute('href')).to.equal('gojek://gopay/pay?ref=123');
+      expect(part(el, 'open-app')!.getAttribute('href')).to.equal('ovo://pay?ref=123');
       for (const code of ['ETH-ETHEREUM', 'USDC-STELLAR']) {
         const pending = oneEvent(el, 'kasir-pending');
         part(el, 'change-method')!.click();

@@ -3,7 +3,7 @@
 // thousands separator ("150.000" is Rp 150,000, not Rp 150), refused before any request.
 import { expect } from '@open-wc/testing';
 import type { FakeApi } from './fake-api';
-import { mount, part, reached, text, withFakeApi } from './fixture';
+import { choose, mount, part, reached, text, withFakeApi } from './fixture';
 
 describe('<kasir-checkout>: errors named for the shop', () => {
   let api: FakeApi;
@@ -15,6 +15,31 @@ describe('<kasir-checkout>: errors named for the shop', () => {
     document.addEventListener('kasir-error', record);
   });
   afterEach(() => document.removeEventListener('kasir-error', record));
+
+  it("order-token: sent with the order's creation and every action on its checkout (X-Kasir-Order-Token)", async () => {
+    const el = await mount({ 'order-id': 'ORD-1001', 'order-token': '1764.t0ken', amount: '', currency: '' });
+    await reached(el, 'choosing');
+    const created = api.requests('POST', '/checkouts');
+    expect(created.map((c) => [c.body, c.headers.get('x-kasir-order-token')])).to.deep.equal([
+      [{ orderId: 'ORD-1001' }, '1764.t0ken'],
+    ]);
+    await choose(el, 'BCA_VA');
+    const chosen = api.requests('POST', '/deposit');
+    expect(chosen.map((c) => c.headers.get('x-kasir-order-token'))).to.deep.equal(['1764.t0ken']);
+    expect(details).to.deep.equal([]);
+  });
+
+  it('a missing, wrong or expired order-token (401 naming orderToken): kind config', async () => {
+    api.failWith = 401;
+    api.failMessage =
+      "orderToken: send the order's token (the element's order-token attribute), made on the shop's server with kasir.orderToken(orderId)";
+    const el = await mount({ 'order-id': 'ORD-1001', amount: '', currency: '' });
+    await reached(el, 'error');
+    await el.updateComplete;
+    expect(details.map((d) => [d.kind, d.status])).to.deep.equal([['config', 401]]);
+    expect(details[0].message).to.contain('orderToken');
+    expect(text(part(el, 'result'))).to.contain('This payment is not set up correctly');
+  });
 
   it('a page on an origin the shop has not allowed: kind config, naming the origin and KASIR_ALLOWED_ORIGINS', async () => {
     // What the merchant backend answers such a page (readable by it: Access-Control-Allow-Origin is its origin).

@@ -25,4 +25,6 @@ const words = {
  * request) of a scheme the element does not open. Nothing when it can.
  */
 export const unsafe = (d: Deposit, text: ViewKit['text']) =>
-  [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes)) ? text(words).badLink : undefined;
+  [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.method.code))
+    ? text(words).badLink
+    : undefined;

@@ -17,13 +17,17 @@ export async function chooseAgain(
   k: WalletKit,
   body: { phone?: string; returnUrl?: string },
 ): Promise<string | undefined> {
-  const host = (k.root as ShadowRoot).host as HTMLElement & { endpoint: string };
+  const host = (k.root as ShadowRoot).host as HTMLElement & { endpoint: string; orderToken?: string };
   try {
     const res = await fetch(
       `${host.endpoint.replace(/\/+$/, '')}/checkouts/${encodeURIComponent(k.d.checkoutId)}/deposit`,
       {
         method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        headers: {
+          accept: 'application/json',
+          'content-type': 'application/json',
+          ...(host.orderToken ? { 'x-kasir-order-token': host.orderToken } : {}),
+        },
         body: JSON.stringify({ method: k.d.method.code, ...body }),
       },
     );

@@ -16,6 +16,7 @@ import type {
   CurrencyReference,
   Deposit,
   DepositStatus,
+  ShopperDeposit,
   Envelope,
   ListDepositsQuery,
   ListRecipientsQuery,
@@ -237,16 +238,20 @@ export class PaymentServiceClient {
     checkoutId: string,
     paymentMethod: string,
     wallet: { mobileNumber?: string; returnUrl?: string } = {},
-  ): Promise<{ deposit: Deposit; choice: MethodChoice }> {
+  ): Promise<{ deposit: ShopperDeposit; choice: MethodChoice }> {
     // An e-wallet's flow may need the shopper's number (push) or where to come back (redirect): docs/indonesian-payments.md.
-    const answer = await this.call<Deposit>('POST', `/${enc(checkoutId)}/deposit`, {
-      auth: 'none',
+    // Signed when it names a page to come back to: the service's public route takes the shop's page only from its backend.
+    const answer = await this.call<ShopperDeposit>('POST', `/${enc(checkoutId)}/deposit`, {
+      auth: wallet.returnUrl ? 'S' : 'none',
       checkout: true,
       body: { paymentMethod, ...wallet },
     });
-    const { choice } = answer as Envelope<Deposit> & { choice?: MethodChoice };
+    const { choice } = answer as Envelope<ShopperDeposit> & { choice?: MethodChoice };
     // A service without the field (older): 201 is a creation; a 200 cannot be told apart, so it claims no switch.
-    return { deposit: answer.data as Deposit, choice: choice ?? (answer.statusCode === 201 ? 'created' : 'unchanged') };
+    return {
+      deposit: answer.data as ShopperDeposit,
+      choice: choice ?? (answer.statusCode === 201 ? 'created' : 'unchanged'),
+    };
   }
 
   // ---- The transport ----

@@ -1022,7 +1022,7 @@ export interface components {
                 flow?: "push" | "qr-or-app" | "redirect";
             }[];
             /** @description The deposit once a method is chosen; null before */
-            deposit: components["schemas"]["Deposit"] | null;
+            deposit: components["schemas"]["ShopperDeposit"] | null;
         };
         /** @description What a wallet payment request (docs/design.md 8) needs besides the deposit: the asset on its network */
         SessionCrypto: {
@@ -1043,10 +1043,120 @@ export interface components {
             /** @example 16495 */
             rate: string;
         };
+        ShopperDeposit: {
+            depositId: string;
+            /** @enum {string} */
+            depositType: "fiat" | "crypto";
+            inputCurrency: string;
+            inputAmount: number;
+            outputCurrency: string;
+            exchangeRate: number;
+            outputAmount: number;
+            fee: {
+                amount: number;
+                percentage: number;
+                currency: string;
+            };
+            paymentFiat: {
+                bankName?: string;
+                bankCode?: string;
+                accountName?: string;
+                accountNumber?: string;
+                qrData?: string;
+                checkoutUrl?: string;
+                /** @description Bank transfer: the code (1 to 999, smallest currency unit) inputAmount was raised by to tell this transfer apart */
+                uniqueCode?: string;
+                /**
+                 * @description E-wallet: push (a request to the shopper's phone, approved in the app within 60 s), qr-or-app (qrData and checkoutUrl: the same payment), redirect (checkoutUrl, back to returnUrl)
+                 * @enum {string}
+                 */
+                flow?: "push" | "qr-or-app" | "redirect";
+                /** @description Push e-wallet: the number the request went to (E.164) */
+                mobileNumber?: string;
+                /**
+                 * Format: date-time
+                 * @description Push e-wallet: when the request awaiting approval times out (a failed attempt: timeout); absent once it ended
+                 * @example 2026-11-22T01:02:03.456Z
+                 */
+                pushExpiresAt?: string;
+                /**
+                 * @description Mandiri VA (a bill payment, Multipayment): the biller (company) code
+                 * @example 88608
+                 */
+                billerCode?: string;
+                /** @description Mandiri VA: the bill key (the account number after the biller code) */
+                billKey?: string;
+            };
+            paymentCrypto: {
+                payoutWallet?: string;
+                network?: string;
+                /** @description Stellar: the memo the payment must carry (one account per merchant, a memo per deposit); wallets refuse to pay without it */
+                memo?: string;
+                /**
+                 * @description Stellar: id (MEMO_ID, an unsigned 64-bit integer) or text (MEMO_TEXT)
+                 * @enum {string}
+                 */
+                memoType?: "id" | "text";
+            };
+            /** @enum {string} */
+            status: "pending" | "expired" | "completed";
+            /** @description What arrived so far, in inputCurrency: the exact sum of the payments in it, plus the current price of what the others are worth; 0 before any payment */
+            paidAmount: number;
+            /** @description What is still due, in inputCurrency: the current method's price of what the order still lacks, rounded up; never below 0 (0 once completed) */
+            remainingAmount: number;
+            /** @description What arrived beyond the order, in inputCurrency; 0 otherwise */
+            overpaidAmount: number;
+            /** @description What arrived so far, in orderCurrency (each payment at its own price) */
+            paidValue: number;
+            /** @description What the order still lacks, in orderCurrency; never below 0 (0 once completed) */
+            remainingValue: number;
+            /** @description What arrived beyond the order, in orderCurrency; 0 otherwise */
+            overpaidValue: number;
+            /** @description The order's currency: a checkout deposit's checkout currency, else the deposit's own inputCurrency at creation */
+            orderCurrency: string;
+            /** @description Every payment that arrived, oldest first (after a method switch, in the currency of the method it was paid with) */
+            payments: components["schemas"]["DepositPayment"][];
+            /** @description The last failed attempt to pay (the deposit stays pending), while nothing happened to the deposit since */
+            lastFailure?: {
+                /** @enum {string} */
+                reason: "declined" | "insufficient_balance" | "timeout";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T01:02:03.456Z
+                 */
+                failedAt: string;
+            };
+            exchangeInfo?: {
+                exchangeRate: number;
+                outputCurrency: string;
+                outputAmount: number;
+            };
+            isReconciled?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            expiredAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            updatedAt: string;
+            /**
+             * @description Grows by one with each committed change of the deposit (method switch, payment, expiry, cancel, completion): of two copies of one deposit, the higher version is the newer, whatever their updatedAt
+             * @example 1
+             */
+            version: number;
+        };
         MethodChoice: {
             statusCode: number;
             message: string;
-            data: components["schemas"]["Deposit"];
+            data: components["schemas"]["ShopperDeposit"];
             /**
              * @description created: the deposit is new (201); unchanged: it had this method already, nothing changed; switched: it was switched to this method
              * @enum {string}

@@ -38,6 +38,8 @@ export type PaymentFiat = Schemas['Deposit']['paymentFiat'] & { qrCode?: string 
 /** 2.2 */
 export type Deposit = Omit<Schemas['Deposit'], 'paymentFiat'> & { paymentFiat: PaymentFiat };
 export type DepositStatus = Deposit['status'];
+/** A checkout's deposit as the service's public routes answer it: what a shopper may see (docs/security.md). */
+export type ShopperDeposit = Schemas['ShopperDeposit'];
 export type DepositType = Deposit['depositType'];
 export type ActivityEntry = Schemas['DepositActivity'];
 /** What choosing a checkout's method did (the hosted session API's `choice`): created, unchanged or switched. */

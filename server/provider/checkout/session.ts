@@ -7,6 +7,59 @@ import { checkoutSession } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../instance/deps.js';
 import { body, envelope, errorResponses, json, operation, PUBLIC, TIMESTAMP } from '../openapi/operation.js';
+import { maskedMobile } from '../../common/ewallet.js';
+import type { DepositView } from '../deposits/view.js';
+import { ApiError } from '../http/errors.js';
+import { isHostedPage } from './widget-api.js';
+import { createMiddleware } from 'hono/factory';
+import { signatureAuth } from '../auth/signature.js';
+import type { ProviderEnv } from '../http/env.js';
+
+/**
+ * A checkout's deposit as anyone holding the checkout id may see it (docs/security.md): what the widget API shows a
+ * shopper, in the interface's shape. No row id, userId, payerInfo, notes, history or return page; a push e-wallet's
+ * number masked (0812****5432). The signed routes answer the whole Deposit.
+ */
+const ShopperDepositSchema = DepositSchema.omit({
+  id: true,
+  userId: true,
+  payerInfo: true,
+  note: true,
+  bankNote: true,
+  reference: true,
+  activityHistory: true,
+})
+  .extend({
+    paymentFiat: DepositSchema.shape.paymentFiat.omit({ returnUrl: true }),
+  })
+  .openapi('ShopperDeposit');
+
+/** The shopper's projection of a deposit (ShopperDepositSchema): only the fields it lists, the phone masked. */
+function shopperDeposit(view: DepositView): z.infer<typeof ShopperDepositSchema> {
+  const {
+    id: _id,
+    userId: _user,
+    payerInfo: _payer,
+    note: _note,
+    bankNote: _bankNote,
+    reference: _ref,
+    ...rest
+  } = view;
+  const { activityHistory: _history, paymentFiat, ...shown } = rest as typeof rest & { activityHistory?: unknown };
+  const { returnUrl: _back, ...fiat } = paymentFiat;
+  return {
+    ...shown,
+    paymentFiat: fiat.mobileNumber ? { ...fiat, mobileNumber: maskedMobile(fiat.mobileNumber) } : fiat,
+  };
+}
+
+/** The only page a wallet sends the shopper back to from the service's public routes: the checkout's hosted page. */
+function hostedReturnUrl(baseUrl: string, checkoutId: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!URL.canParse(value) || !isHostedPage(baseUrl, checkoutId, new URL(value)))
+    throw new ApiError(400, "returnUrl: only this checkout's own hosted page", 'Bad Request');
+  return value;
+}
 
 // No length limit: an id of any length that is not a checkout's is simply not found (404).
 const checkoutIdParam = z.object({
@@ -79,13 +132,13 @@ const SessionSchema = z
       .openapi({ description: 'The fiat methods, then the cryptos that pair with inputCurrency' }),
     // A union, not .nullable(): that is written allOf[Deposit, {type: [object, null]}], which refuses null.
     deposit: z
-      .union([DepositSchema, z.null()])
+      .union([ShopperDepositSchema, z.null()])
       .openapi({ description: 'The deposit once a method is chosen; null before' }),
   })
   .openapi('CheckoutSession');
 
 /** The answer to a choice: the deposit, and what the choice did (a field, so no caller reads it from the message). */
-const ChoiceSchema = envelope(DepositSchema)
+const ChoiceSchema = envelope(ShopperDepositSchema)
   .extend({
     choice: z.enum(['created', 'unchanged', 'switched']).openapi({
       description:
@@ -101,6 +154,12 @@ export type CheckoutSession = z.infer<typeof SessionSchema>;
 export function checkoutSessionRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const base = () => deps.config.baseUrl;
+  // Public, but a merchant's backend may sign its call (the checkout's own merchant): then the page to come back to
+  // may be the shop's, which the backend decided from its configuration.
+  const signed = signatureAuth(deps);
+  const signedIfSigned = createMiddleware<ProviderEnv>(async (c, next) =>
+    c.req.header('x-client-id') ? signed(c, next) : next(),
+  );
 
   router.openapi(
     operation({
@@ -116,7 +175,8 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
     async (c) => {
       const checkout = await requireCheckout(deps, c.req.valid('param').id);
       const deposit = await checkoutDeposit(deps, checkout);
-      const data = checkoutSession(base(), checkout, deposit, deps.now(), deps.config.rates);
+      const session = checkoutSession(base(), checkout, deposit, deps.now(), deps.config.rates);
+      const data = { ...session, deposit: session.deposit && shopperDeposit(session.deposit) };
       return c.json({ statusCode: 200, message: 'Checkout session retrieved successfully', data }, 200);
     },
   );
@@ -135,6 +195,7 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
         'payable, a history entry, no webhook). `choice` says which of the three happened. After completion, expiry or the 15 minutes: ' +
         '400. A bank transfer when every unique code of the shop is held by a pending transfer: 409 (choose another method).',
       // No length limit on paymentMethod: an unknown code of any length is the interface's "Payment method not found".
+      middleware: [signedIfSigned] as const,
       request: {
         params: checkoutIdParam,
         body: body(z.object({ paymentMethod: z.string().min(1).openapi({ example: 'BCA_VA' }), ...WALLET_FIELDS })),
@@ -148,12 +209,15 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
     async (c) => {
       const checkout = await requireCheckout(deps, c.req.valid('param').id);
       const { paymentMethod, mobileNumber, returnUrl } = c.req.valid('json');
-      const { view, choice } = await chooseMethod(deps, checkout, paymentMethod, { mobileNumber, returnUrl });
-      if (choice === 'switched')
-        return c.json({ statusCode: 200, message: 'Payment method changed', choice, data: view }, 200);
-      return choice === 'created'
-        ? c.json({ statusCode: 201, message: 'Deposit created successfully', choice, data: view }, 201)
-        : c.json({ statusCode: 200, message: 'Deposit payment method set', choice, data: view }, 200);
+      const byMerchant = c.get('auth') === 'signature' && c.get('merchant').merchantId === checkout.merchant_id;
+      const back = byMerchant ? returnUrl : hostedReturnUrl(base(), checkout.id, returnUrl);
+      const choice = await chooseMethod(deps, checkout, paymentMethod, { mobileNumber, returnUrl: back });
+      const view = shopperDeposit(choice.view);
+      if (choice.choice === 'switched')
+        return c.json({ statusCode: 200, message: 'Payment method changed', choice: choice.choice, data: view }, 200);
+      return choice.choice === 'created'
+        ? c.json({ statusCode: 201, message: 'Deposit created successfully', choice: choice.choice, data: view }, 201)
+        : c.json({ statusCode: 200, message: 'Deposit payment method set', choice: choice.choice, data: view }, 200);
     },
   );
 

@@ -10,6 +10,12 @@ import { paymentOrAnswer, transitionOrAnswer } from '../deposits/route-answers.j
 import { ApiError } from '../http/errors.js';
 import type { ProviderDeps } from '../instance/deps.js';
 
+/** Whether `url` is the service's own hosted page of checkout `id` (`{baseUrl}/checkout/{id}`, any query). */
+export function isHostedPage(baseUrl: string, id: string, url: URL): boolean {
+  const page = new URL(`/checkout/${encodeURIComponent(id)}`, baseUrl);
+  return url.origin === page.origin && url.pathname === page.pathname;
+}
+
 /** The hosted widget API, for mounting at /checkout/api. */
 export function hostedWidgetApi(deps: ProviderDeps): Hono {
   const base = () => deps.config.baseUrl;
@@ -42,6 +48,8 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
   };
 
   const backend: WidgetBackend = {
+    // The service's public routes send a shopper back only to its own hosted page of the checkout.
+    isReturnPage: (url, id) => isHostedPage(base(), id, url),
     async getCheckout(id) {
       const checkout = await requireCheckout(deps, id);
       const deposit = await checkoutDeposit(deps, checkout);
