@@ -4,37 +4,20 @@
 // (its own chunk in the script-tag build), so the first paint does not carry it.
 import type { ApiError } from './api.js';
 import type { KasirErrorDetail, KasirErrorKind } from './events.js';
-import type { Locale } from './i18n.js';
+import { place, type Place } from './i18n.js';
 
-const en = {
-  busy: 'Too many attempts. Please wait a moment, then try again.',
-  gone: 'This payment link is unknown or has ended.',
-  badAmount: 'This amount cannot be paid online. Please contact the shop.',
-  refused: 'This payment method cannot be used for this payment. Please choose another one.',
-  failed: 'This payment could not be processed.',
-  setup: 'This payment is not set up correctly. Please contact the shop.',
-  server: 'Payments are not available right now. Please try again in a moment.',
-};
+/** Their words, one module per locale (locales/failures.<locale>.ts), loaded with this module. */
+export const words = place({
+  en: () => import('./locales/failures.en.js'),
+  id: () => import('./locales/failures.id.js'),
+});
 
-type Failure = keyof typeof en;
-
-const words: Record<Locale, Record<Failure, string>> = {
-  en,
-  id: {
-    busy: 'Terlalu banyak percobaan. Tunggu sebentar, lalu coba lagi.',
-    gone: 'Tautan pembayaran ini tidak dikenal atau sudah berakhir.',
-    badAmount: 'Jumlah ini tidak dapat dibayar secara online. Silakan hubungi toko.',
-    refused: 'Metode pembayaran ini tidak dapat digunakan untuk pembayaran ini. Silakan pilih yang lain.',
-    failed: 'Pembayaran ini tidak dapat diproses.',
-    setup: 'Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.',
-    server: 'Pembayaran sedang tidak tersedia. Silakan coba lagi sebentar lagi.',
-  },
-};
+type Failure = keyof typeof import('./locales/failures.en.js').default;
 
 /** What the element knows when something failed. */
 export interface Context {
   /** Words in the element's language, with the shop's `strings` over them. */
-  text(words: Record<Locale, Record<Failure, string>>): Record<Failure, string>;
+  text(words: Place<Record<Failure, string>>): Record<Failure, string>;
   /** The element's attributes, for the developers' message about one it cannot use. */
   endpoint: string;
   amount: string;

@@ -25,6 +25,7 @@ import {
   clock,
   duration,
   fill,
+  loadPlaces,
   locales,
   money,
   offline,
@@ -32,6 +33,7 @@ import {
   shopperLocale,
   type Locale,
   type Messages,
+  type Place,
   type Words,
 } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
@@ -91,13 +93,16 @@ const remember = (key: string, id: string | null, local?: boolean) => {
 
 /** The views loaded so far, by kind. */
 const loaded: Partial<Record<MethodKind, PendingModule>> = {};
+/** A kind's row (a kind this version does not know is shown as an account). */
+const rowOf = (kind: MethodKind) => methodKinds[kind] || methodKinds.va;
 /**
- * Loads a kind's view (a kind this version does not know is shown as an account). One that fails to load is a network
- * failure: the element offers "Try again", which loads it again.
+ * Loads a kind's view and, beside it, its words in `locale`. One that fails to load is a network failure: the element
+ * offers "Try again", which loads it again.
  */
-const loadView = async (kind: MethodKind) => {
+const loadView = async (kind: MethodKind, locale: Locale) => {
+  const row = rowOf(kind);
   try {
-    loaded[kind] = await (methodKinds[kind] || methodKinds.va).view();
+    [loaded[kind]] = await Promise.all([row.view(), row.words.load(locale)]);
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -107,11 +112,14 @@ let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The words of a deposit paid not as planned (docs/design.md 10), loaded when one is shown. */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
-/** Rethrows a failure once its words are loaded (a lost connection's are the element's own: nothing may load then). */
-const failed = async (err: unknown): Promise<never> => {
+/**
+ * Rethrows a failure once its words are loaded in `locale` (a lost connection's are the element's own: nothing may
+ * load then).
+ */
+const failed = async (err: unknown, locale: Locale): Promise<never> => {
   if ((err as ApiError).kind != 'network')
     failures ??= await import('./failures.js').then(
-      (m) => m.default,
+      async (m) => (await m.words.load(locale), m.default),
       () => undefined,
     );
   throw err;
@@ -327,10 +335,10 @@ export class KasirCheckout extends LitElement implements OptionFields {
           if (!id) remember(key, checkout.id);
         }
         // A pending deposit is shown with its kind's view: the spinner stays until that is loaded.
-        if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind);
+        if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind, this.__locale);
         return checkout;
       } catch (err) {
-        return failed(err);
+        return failed(err, this.__locale);
       }
     },
     onDone: (checkout) => {
@@ -350,7 +358,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
    */
   private __choice = new LoadController(this, {
     task: async ([method]: readonly [Method], signal) => {
-      const shown = loadView(method.kind);
+      const shown = loadView(method.kind, this.__locale);
       shown.catch(() => {}); // awaited below, unless the deposit fails first
       try {
         const deposit = await this.__api.call<Deposit>(
@@ -361,7 +369,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
         await shown;
         return deposit;
       } catch (err) {
-        return failed(err);
+        return failed(err, this.__locale);
       }
     },
     onDone: (deposit) => {
@@ -377,6 +385,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
     task: async ([locale]) => {
       const words = locales[locale]();
       prepareFormats(locale); // while the words and the checkout download
+      // A change of locale: the words of the places shown so far (a view, the dialog) in the new one too.
+      await loadPlaces(locale);
       return (await words).default;
     },
     onDone: (words) => (this.__words = words),
@@ -388,7 +398,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
    */
   private __dialogLoad = new LoadController(this, {
     args: () => (this.modal ? ([] as const) : undefined),
-    task: () => import('./modal.js'),
+    task: async () => {
+      const dialog = await import('./modal.js');
+      await dialog.words.load(this.__locale);
+      return dialog;
+    },
     onDone: (dialog) => (this.__dialog = dialog),
   });
   private __dialog?: typeof import('./modal.js');
@@ -426,8 +440,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   }
 
   /** Words in the element's language (a screen's, a failure's), with the shop's `strings` over them. */
-  private __text<T>(words: Record<Locale, T>): T {
-    return { ...words[this.__locale], ...this.strings };
+  private __text<T>(words: Place<T>): T {
+    return { ...words.in(this.__locale), ...this.strings };
   }
 
   /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
@@ -519,7 +533,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const d = this.__deposit;
     const view = d && loaded[d.method.kind];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
-    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
+    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, this.__text(rowOf(d.method.kind).words)) : undefined;
     const listed = this.__switching && d?.status === 'pending';
     const loading = !this.__load.status || this.__load.status === 'pending';
     this.state =
@@ -549,7 +563,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     if (changedDeposit && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
       // Finished with money owed back, it also loads the refund form (views/refund.ts, docs/refunds.md).
       import('./views/paid.js').then(
-        (m) => this.__say((paid = m.default).said(this.__kit(d!))),
+        async (m) => (await m.default.load(this.__locale), this.__say((paid = m.default).said(this.__kit(d!)))),
         () => {},
       );
     }
@@ -734,6 +748,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   /** What views/paid.ts gets to describe the deposit `d`. */
   private __kit(d: Deposit): PaidKit {
     return {
+      loc: this.__locale,
       d,
       text: (words) => this.__text(words),
       money: (amount: string) => this.__money(amount, d),

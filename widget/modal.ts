@@ -4,12 +4,7 @@
 import { css, html, type TemplateResult } from 'lit';
 import { KasirCloseEvent } from './events.js';
 import type { CheckoutState } from './types.js';
-import type { ViewKit } from './views/view.js';
-
-const words = {
-  en: { dialog: 'Payment', close: 'Close' },
-  id: { dialog: 'Pembayaran', close: 'Tutup' },
-};
+import { place, type Place } from './i18n.js';
 
 export const styles = css`
   dialog {
@@ -58,7 +53,13 @@ interface DialogHost extends HTMLElement {
   close(): void;
 }
 
-export const dialog = (host: DialogHost, text: ViewKit['text'], card: TemplateResult) => {
+/** Its words, one module per locale (locales/modal.<locale>.ts), loaded with this module. */
+export const words = place({
+  en: () => import('./locales/modal.en.js'),
+  id: () => import('./locales/modal.id.js'),
+});
+
+export const dialog = (host: DialogHost, text: <W>(words: Place<W>) => W, card: TemplateResult) => {
   const t = text(words);
   return html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${(e: KeyboardEvent) => keepFocus(host.renderRoot as ShadowRoot, e)} @close=${() => host.dispatchEvent(new KasirCloseEvent(host.state))}>
     <button part="close" class="close" aria-label=${t.close} @click=${() => host.close()}>×</button>${card}

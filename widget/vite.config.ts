@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { minify } from 'terser';
 import type TypeScript from 'typescript';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -86,8 +87,8 @@ const registers = (): Plugin => ({
 });
 
 /**
- * Each pending view's chunk (every `import()` of the kinds' table, widget/method-kinds.ts) gets its own copy of what the view
- * imports (the frame, views/pending.ts, the deposit's follower, the QR encoder): the modules a view imports resolve to
+ * Each pending view's chunk (every `import()` of the kinds' table, widget/method-kinds.ts: the views and their words
+ * per locale) gets its own copy of what the view imports (a view's words, the frame's words) (the frame, views/pending.ts, the deposit's follower, the QR encoder): the modules a view imports resolve to
  * an id per view, so no chunk is shared between views. A payment then loads one chunk, in one request, and downloads
  * less than with the frame in a chunk of its own (two gzip streams, the second without the first's dictionary). The
  * cost: a shopper whose second deposit is of another kind fetches the frame again (about 1.2 KB gzipped). Lit and the
@@ -109,7 +110,14 @@ const chunkPerView = (): Plugin => {
         // A view of the kinds' table: its chunk's root, named after its file.
         if (!plain.endsWith('/widget/method-kinds.ts')) return null;
         const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-        if (resolved) roots.set(resolved.id, basename(resolved.id).replace(/\.\w+$/, ''));
+        // (A view's words, qris.en.ts, are qris_en: the id's last dot must stay its extension's.)
+        if (resolved)
+          roots.set(
+            resolved.id,
+            basename(resolved.id)
+              .replace(/\.\w+$/, '')
+              .replace('.', '_'),
+          );
         return resolved;
       }
       const view = roots.get(importer) ?? importer.match(/\?view=(\w+)$/)?.[1];
@@ -140,6 +148,27 @@ const checkChunks = (): Plugin => ({
         this.error(
           `${chunk.fileName} imports ${imports.join(', ')}: the entry must load alone, and a view with the entry only`,
         );
+    }
+  },
+});
+
+/**
+ * Vite's minifier keeps the `@__PURE__` annotations in a library's build (for a bundler that tree-shakes it again); a
+ * script tag's files are the end of the line, so they are printed once more without them.
+ */
+const dropAnnotations = (): Plugin => ({
+  name: 'kasir-drop-annotations',
+  apply: 'build',
+  async generateBundle(_, bundle) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk' || !chunk.code.includes('__PURE__')) continue;
+      const printed = await minify(chunk.code, {
+        module: true,
+        compress: false,
+        mangle: false,
+        format: { comments: false, preserve_annotations: false },
+      });
+      chunk.code = printed.code!;
     }
   },
 });
@@ -178,7 +207,15 @@ const keepNameCache = (): Plugin => ({
 });
 
 export default defineConfig({
-  plugins: [registers(), chunkPerView(), minifyTemplates(), checkChunks(), noDomEntry(), keepNameCache()],
+  plugins: [
+    registers(),
+    chunkPerView(),
+    minifyTemplates(),
+    checkChunks(),
+    dropAnnotations(),
+    noDomEntry(),
+    keepNameCache(),
+  ],
   build: {
     outDir: 'dist/browser',
     emptyOutDir: true,
@@ -192,6 +229,8 @@ export default defineConfig({
     terserOptions: {
       ecma: 2020,
       module: true,
+      // Vite asks for Safari 10's workarounds; the build's target (es2021) is newer.
+      safari10: false,
       compress: { passes: 2 },
       // Private members only: a `__` name (Lit's own build mangles the same way).
       mangle: { properties: { regex: /^__/ } },
@@ -205,9 +244,10 @@ export default defineConfig({
         // kasir-checkout-<view>-<hash>.js: base36 hashes (no - or _), so the view's name is all before the last dash.
         // A locale's words keep one name, kasir-checkout-words-<locale>.js, so a page that knows its language can
         // preload them beside the script (docs/orders.md, "First paint"); the servers revalidate them like the entry.
+        // The words of a view or another place (locales/<place>.<locale>.ts) are hashed like the views.
         chunkFileNames: (chunk) =>
           chunk.facadeModuleId?.includes('/widget/locales/')
-            ? 'kasir-checkout-words-[name].js'
+            ? `kasir-checkout-words-${chunk.name.replace('.', '-')}.js`
             : 'kasir-checkout-[name]-[hash].js',
         hashCharacters: 'base36',
       },

@@ -2,12 +2,8 @@
 // clipboard when the page may use it, else the shown text is selected so the shopper can copy it; "Copied" shows for
 // two seconds and is announced. Part of the views that use it (the virtual account's), not of the first paint.
 import { css, html, type TemplateResult } from 'lit';
+import type { copy as words } from '../locales/frame.en.js';
 import type { ViewKit } from './view.js';
-
-const words = {
-  en: { copy: 'Copy', copied: 'Copied' },
-  id: { copy: 'Salin', copied: 'Tersalin' },
-};
 
 /** Per element (its shadow root): the `node` of the button that just copied. */
 const copied = new WeakMap<object, string>();
@@ -46,7 +42,7 @@ export const copyStyles = css`
   }
 `;
 
-async function copy({ root, say, update, text }: ViewKit, value: string, what: string, node: string) {
+async function copy({ root, say, update, w }: ViewKit<typeof words>, value: string, what: string, node: string) {
   try {
     await navigator.clipboard.writeText(value);
   } catch {
@@ -56,13 +52,13 @@ async function copy({ root, say, update, text }: ViewKit, value: string, what: s
     return;
   }
   copied.set(root, node);
-  say(`${text(words).copied}: ${what}`);
+  say(`${w.copied}: ${what}`);
   setTimeout(() => copied.get(root) === node && (copied.delete(root), update()), 2000);
 }
 
 /** A button copying `value`; `what` names it for screen readers, `node` selects the text shown. */
-export const copyButton = (k: ViewKit, value: string, what: string, node: string): TemplateResult => {
-  const t = k.text(words);
+export const copyButton = (k: ViewKit<typeof words>, value: string, what: string, node: string): TemplateResult => {
+  const t = k.w;
   return html`<button class="copy" @click=${() => copy(k, value, what, node)}>
     ${copied.get(k.root) === node ? t.copied : t.copy}<span class="sr"> ${what}</span>
   </button>`;

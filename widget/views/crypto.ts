@@ -11,6 +11,8 @@ import { opening, phone } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
 import { rateRow } from './rate.js';
+import type words from '../locales/crypto.en.js';
+import { viewWords } from '../method-kinds.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
@@ -45,45 +47,10 @@ export const styles = [
 `,
 ];
 
-const words = {
-  en: {
-    network: 'Network: {0}',
-    warning: 'Send {0} on the {1} network only. A payment sent on another network is lost.',
-    address: 'Address',
-    exactAmount: 'Send exactly',
-    inWallet: 'Open in wallet',
-    theAddress: 'address',
-    theAmount: 'amount',
-    qrLabel: 'Wallet payment request for {0}',
-    steps: [
-      'Open your wallet on the {1} network.',
-      'Scan this code, or send exactly the amount to the address.',
-      'This page updates by itself once the payment arrives.',
-    ],
-    sendStep: 'Send exactly the amount to the address.',
-  },
-  id: {
-    network: 'Jaringan: {0}',
-    warning: 'Kirim {0} hanya melalui jaringan {1}. Pembayaran melalui jaringan lain akan hilang.',
-    address: 'Alamat',
-    exactAmount: 'Kirim tepat',
-    inWallet: 'Buka di dompet',
-    theAddress: 'alamat',
-    theAmount: 'jumlah',
-    qrLabel: 'Permintaan pembayaran dompet untuk {0}',
-    steps: [
-      'Buka dompet Anda di jaringan {1}.',
-      'Pindai kode ini, atau kirim tepat sejumlah itu ke alamat tersebut.',
-      'Halaman ini diperbarui otomatis setelah pembayaran diterima.',
-    ],
-    sendStep: 'Kirim tepat sejumlah itu ke alamat tersebut.',
-  },
-};
-
-const crypto: View = (k) => {
+const crypto: View<typeof words> = (k) => {
   const { d, amount, steps } = k;
   const uri = d.paymentUri;
-  const t = k.text(words);
+  const t = k.w;
   const network = d.networkName || d.network || '';
   const [open, scan, wait] = t.steps;
   return html`<p part="network" role="note">
@@ -104,4 +71,4 @@ const crypto: View = (k) => {
     </dl>
     ${rateRow(k)} ${steps([fill(open, d.method.name, network), uri ? scan : t.sendStep, wait])}`;
 };
-export default screen(crypto);
+export default screen(crypto, viewWords.crypto);

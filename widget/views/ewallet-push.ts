@@ -28,41 +28,12 @@ export const pushStyles = css`
   }
 `;
 
-const words = {
-  en: {
-    phoneLabel: 'Your {0} phone number',
-    phoneHint: 'We send the payment request to the {0} app on this number.',
-    sendRequest: 'Send payment request',
-    sending: 'Sending…',
-    approveIn: 'Open {0} on {1} and approve the payment.',
-    windowLeft: 'Time left to approve',
-    pushSteps: [
-      'Enter the phone number of your {0} account.',
-      'Open the notification in {0} and approve the payment.',
-      'This page updates by itself.',
-    ],
-  },
-  id: {
-    phoneLabel: 'Nomor HP {0} Anda',
-    phoneHint: 'Permintaan pembayaran dikirim ke aplikasi {0} di nomor ini.',
-    sendRequest: 'Kirim permintaan pembayaran',
-    sending: 'Mengirim…',
-    approveIn: 'Buka {0} di {1} dan setujui pembayaran.',
-    windowLeft: 'Sisa waktu untuk menyetujui',
-    pushSteps: [
-      'Masukkan nomor HP akun {0} Anda.',
-      'Buka notifikasi di {0} dan setujui pembayaran.',
-      'Halaman ini diperbarui otomatis.',
-    ],
-  },
-};
-
 /** Per element: a request in flight, the service's refusal of the number, and the window already checked at its end. */
 const state = new WeakMap<object, { sending?: boolean; problem?: string; checked?: string }>();
 
 export const pushView: WalletView = (k) => {
   const { d, steps } = k;
-  const t = k.text(words);
+  const t = k.w;
   const s = state.get(k.root) ?? {};
   state.set(k.root, s);
   const send = async (phone?: string) => {

@@ -10,40 +10,9 @@ import type { WalletView } from './wallet-kit.js';
 /** The QR encoder and figure, once loaded (wallet-qr.ts: its own chunk). */
 let figure: (typeof import('./wallet-qr.js'))['qrFigure'] | undefined;
 
-const words = {
-  en: {
-    walletQr: '{0} payment code for {1}',
-    openApp: 'Open {0}',
-    scanSteps: [
-      'Open {0} on your phone and tap Pay or Scan.',
-      'Scan this code and confirm the payment.',
-      'This page updates by itself.',
-    ],
-    appSteps: [
-      'Tap the button to open {0}.',
-      'Confirm the payment in the app, then come back here.',
-      'This page updates by itself.',
-    ],
-  },
-  id: {
-    walletQr: 'Kode pembayaran {0} untuk {1}',
-    openApp: 'Buka {0}',
-    scanSteps: [
-      'Buka {0} di ponsel Anda lalu ketuk Bayar atau Scan.',
-      'Pindai kode ini dan konfirmasi pembayaran.',
-      'Halaman ini diperbarui otomatis.',
-    ],
-    appSteps: [
-      'Ketuk tombol untuk membuka {0}.',
-      'Konfirmasi pembayaran di aplikasi, lalu kembali ke sini.',
-      'Halaman ini diperbarui otomatis.',
-    ],
-  },
-};
-
 export const qrOrAppView: WalletView = (k) => {
   const { d, amount, steps } = k;
-  const t = k.text(words);
+  const t = k.w;
   const failure = shownFailure(k);
   if (failure) return failurePanel(k, failure, () => dismissFailure(k));
   // A phone opens the app; a wide screen shows the code for the phone to scan.

@@ -8,26 +8,9 @@ import { KasirOpenExternalEvent } from '../events.js';
 import { chooseAgain, type WalletView } from './wallet-kit.js';
 import { dismissFailure, failurePanel, shownFailure } from './failure.js';
 
-const words = {
-  en: {
-    continueTo: 'Continue to {0}',
-    redirectSteps: [
-      'Continue to {0} and approve the payment.',
-      '{0} brings you back here, where the payment is confirmed.',
-    ],
-  },
-  id: {
-    continueTo: 'Lanjutkan ke {0}',
-    redirectSteps: [
-      'Lanjutkan ke {0} dan setujui pembayaran.',
-      '{0} mengembalikan Anda ke halaman ini, tempat pembayaran dikonfirmasi.',
-    ],
-  },
-};
-
 export const redirectView: WalletView = (k) => {
   const { d, steps } = k;
-  const t = k.text(words);
+  const t = k.w;
   const failure = shownFailure(k);
   if (failure) return failurePanel(k, failure, () => dismissFailure(k));
   const url = d.checkoutUrl!;

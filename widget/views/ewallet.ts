@@ -11,6 +11,8 @@ import { redirectView } from './ewallet-redirect.js';
 import type { WalletKit } from './wallet-kit.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
+import type words from '../locales/ewallet.en.js';
+import { viewWords } from '../method-kinds.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
@@ -29,27 +31,12 @@ export const styles = [
 `,
 ];
 
-const words = {
-  en: {
-    amount: 'Amount to pay',
-    walletSteps: ['Continue to {0} and approve the payment.', 'Come back here: this page updates by itself.'],
-    openWallet: 'Continue to {0}',
-    newTab: '(opens in a new tab)',
-  },
-  id: {
-    amount: 'Jumlah pembayaran',
-    walletSteps: ['Lanjutkan ke {0} dan setujui pembayaran.', 'Kembali ke sini: halaman ini diperbarui otomatis.'],
-    openWallet: 'Lanjutkan ke {0}',
-    newTab: '(membuka tab baru)',
-  },
-};
-
 /** The views of the wallets' flows (docs/indonesian-payments.md); a deposit without one is a link to the wallet's page. */
 const FLOWS = { push: pushView, 'qr-or-app': qrOrAppView, redirect: redirectView };
 
-const ewallet: View = (k) => {
+const ewallet: View<typeof words> = (k) => {
   const { d, amount, steps } = k;
-  const t = k.text(words);
+  const t = k.w;
   const flow = d.flow && FLOWS[d.flow];
   if (flow)
     return html`<p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>${rateRow(k)}${flow(k as WalletKit)}`;
@@ -60,4 +47,4 @@ const ewallet: View = (k) => {
     >
     ${steps(t.walletSteps)}`;
 };
-export default screen(ewallet);
+export default screen(ewallet, viewWords.ewallet);

@@ -4,7 +4,7 @@
 import { KasirOpenExternalEvent } from '../events.js';
 import type { Deposit } from '../types.js';
 import { allowedLink } from './links.js';
-import type { ViewKit } from './view.js';
+import type { links } from '../locales/frame.en.js';
 
 /** A phone: a touch screen is the main pointer, or a phone's or tablet's browser says so. */
 export const phone = () =>
@@ -15,14 +15,9 @@ export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
   if (!e.currentTarget!.dispatchEvent(new KasirOpenExternalEvent(url, kind))) e.preventDefault();
 };
 
-const words = {
-  en: { badLink: 'This payment link cannot be opened safely.' },
-  id: { badLink: 'Tautan pembayaran ini tidak aman untuk dibuka.' },
-};
-
 /**
  * Why the deposit cannot be shown, in the shopper's words: it carries a link (an e-wallet's page, a wallet payment
  * request) of a scheme the element does not open. Nothing when it can.
  */
-export const unsafe = (d: Deposit, text: ViewKit['text']) =>
-  [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes)) ? text(words).badLink : undefined;
+export const unsafe = (d: Deposit, w: typeof links) =>
+  [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes)) ? w.badLink : undefined;

@@ -20,25 +20,6 @@ export const failureStyles = css`
   }
 `;
 
-const words = {
-  en: {
-    failedTitle: 'Payment failed',
-    declined: 'The payment was declined in {0}.',
-    insufficient_balance: 'Your {0} balance is not enough for this payment. Top it up, or choose another method.',
-    timeout: 'The payment was not approved in {0} in time.',
-    tryAgain: 'Try again',
-    chooseAnother: 'Choose another method',
-  },
-  id: {
-    failedTitle: 'Pembayaran gagal',
-    declined: 'Pembayaran ditolak di {0}.',
-    insufficient_balance: 'Saldo {0} Anda tidak cukup untuk pembayaran ini. Isi saldo, atau pilih metode lain.',
-    timeout: 'Pembayaran tidak disetujui di {0} tepat waktu.',
-    tryAgain: 'Coba lagi',
-    chooseAnother: 'Pilih metode lain',
-  },
-};
-
 /** The failures a shopper set aside with "try again" (no request: the QR or link is simply shown again), per element. */
 const dismissed = new WeakMap<object, string>();
 
@@ -55,7 +36,7 @@ export const dismissFailure = (k: WalletKit) => {
 /** The failure's panel: what failed, "try again" (`retry`) and, while a switch is possible, "choose another method". */
 export const failurePanel = (k: WalletKit, failure: PaymentFailure, retry: () => void) => {
   const { d } = k;
-  const t = k.text(words);
+  const t = k.w;
   return html`<div part="failure" role="alert">
     <strong>${t.failedTitle}</strong>
     <p>${fill(t[failure.reason], d.method.name)}</p>

@@ -4,6 +4,7 @@
 import { html, nothing, css } from 'lit';
 import { fill } from '../i18n.js';
 import { copyButton } from './copy.js';
+import type words from '../locales/crypto.en.js';
 import type { ViewKit } from './view.js';
 
 export const memoStyles = css`
@@ -18,25 +19,11 @@ export const memoStyles = css`
   }
 `;
 
-const words = {
-  en: {
-    memo: 'Memo ({0})',
-    memoNeeded: 'Add this memo to the payment: without it the payment cannot be matched to your order.',
-    theMemo: 'memo',
-  },
-  id: {
-    memo: 'Memo ({0})',
-    memoNeeded:
-      'Tambahkan memo ini pada pembayaran: tanpa memo, pembayaran tidak dapat dicocokkan dengan pesanan Anda.',
-    theMemo: 'memo',
-  },
-};
-
 /** The memo's row of the crypto view's list, when the deposit has one. */
-export const memoRow = (k: ViewKit) => {
+export const memoRow = (k: ViewKit<typeof words>) => {
   const { d } = k;
   if (!d.memo) return nothing;
-  const t = k.text(words);
+  const t = k.w;
   return html`<div>
     <dt>${fill(t.memo, d.memoType === 'id' ? 'MEMO_ID' : 'MEMO_TEXT')}</dt>
     <dd><span part="memo">${d.memo}</span>${copyButton(k, d.memo, t.theMemo, '[part=memo]')}<span class="memo-note" role="note">${t.memoNeeded}</span></dd>

@@ -3,30 +3,14 @@
 // payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
 // such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
 import { html, nothing } from 'lit';
+import { place } from '../i18n.js';
 import type { PaidKit } from './view.js';
 
-const words = {
-  en: {
-    paid: 'Received',
-    due: 'Still due',
-    partial: 'Received {0}. Still due: {1}.',
-    over: 'You paid {2} more than was due.',
-    short: 'The time to pay ran out before the payment was complete. {0} was received: the shop will refund it.',
-    late: 'Your payment of {0} arrived after the time to pay ran out: the shop will refund it.',
-    completed: 'Payment received.',
-    expired: 'Payment expired.',
-  },
-  id: {
-    paid: 'Diterima',
-    due: 'Sisa tagihan',
-    partial: 'Diterima {0}. Sisa tagihan: {1}.',
-    over: 'Anda membayar {2} lebih dari tagihan.',
-    short: 'Waktu pembayaran habis sebelum pembayaran lengkap. {0} telah diterima: toko akan mengembalikannya.',
-    late: 'Pembayaran Anda sebesar {0} diterima setelah waktu pembayaran habis: toko akan mengembalikannya.',
-    completed: 'Pembayaran diterima.',
-    expired: 'Pembayaran kedaluwarsa.',
-  },
-};
+/** Their words, one module per locale (locales/paid.<locale>.ts), loaded with this module (`load`). */
+const words = place({
+  en: () => import('../locales/paid.en.js'),
+  id: () => import('../locales/paid.id.js'),
+});
 
 /**
  * What arrived, as it arrived (docs/money.md): in the deposit's currency when every payment was; after a switch, each
@@ -40,7 +24,7 @@ const received = ({ d, money, moneyIn }: PaidKit) => {
     .join(' + ');
 };
 
-const filled = (k: PaidKit, key: keyof (typeof words)['en']) =>
+const filled = (k: PaidKit, key: keyof typeof import('../locales/paid.en.js').default) =>
   k
     .text(words)
     [key].replace(/\{(\d)\}/g, (_, i) =>
@@ -86,4 +70,4 @@ const said = (k: PaidKit) => {
   return d.status === 'pending' ? filled(k, 'partial') : `${k.text(words)[d.status]} ${note(k)}`;
 };
 
-export default { row, note, said };
+export default { row, note, said, load: words.load };

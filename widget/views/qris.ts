@@ -5,35 +5,14 @@ import { fill } from '../i18n.js';
 import { QUIET } from './qr.js';
 import { frameStyles, screen } from './pending.js';
 import { qrCode, qrFigure, qrStyles } from './qr-figure.js';
+import type words from '../locales/qris.en.js';
+import { viewWords } from '../method-kinds.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
 
 /** The frame's styles and the view's own. */
 export const styles = [frameStyles, qrStyles];
-
-const words = {
-  en: {
-    amount: 'Amount to pay',
-    qrSteps: [
-      'Open any app that pays with QRIS (banking or e-wallet).',
-      'Scan this code and check the amount.',
-      'Confirm the payment. This page updates by itself.',
-    ],
-    qrLabel: 'QRIS code for {0}',
-    download: 'Download QR code',
-  },
-  id: {
-    amount: 'Jumlah pembayaran',
-    qrSteps: [
-      'Buka aplikasi yang mendukung QRIS (m-banking atau e-wallet).',
-      'Pindai kode ini dan periksa jumlahnya.',
-      'Konfirmasi pembayaran. Halaman ini diperbarui otomatis.',
-    ],
-    qrLabel: 'Kode QRIS untuk {0}',
-    download: 'Unduh kode QR',
-  },
-};
 
 /** Saves the code as a PNG, with the code for it loaded now (a failed load leaves the button to be pressed again). */
 const savePng = (id: string, d: string, size: number) =>
@@ -42,13 +21,13 @@ const savePng = (id: string, d: string, size: number) =>
     () => {},
   );
 
-const qris: View = (k) => {
+const qris: View<typeof words> = (k) => {
   const { d: deposit, amount, steps } = k;
-  const t = k.text(words);
+  const t = k.w;
   const { d, size } = qrCode(deposit.qrData!);
   return html`${qrFigure(deposit.qrData!, fill(t.qrLabel, amount))}
     <p class="row"><span>${t.amount}</span><strong part="amount">${amount}</strong></p>
     <button class="secondary" @click=${() => savePng(deposit.id, d, size)}>${t.download}</button>
     ${steps(t.qrSteps)}`;
 };
-export default screen(qris);
+export default screen(qris, viewWords.qris);

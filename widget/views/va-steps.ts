@@ -3,6 +3,7 @@
 // menus stay as the bank shows them, in both languages). Mandiri's VA is a bill payment: its company (biller) code and
 // bill key. Part of the virtual account view's chunk, never of the first paint.
 import { html, css } from 'lit';
+import type words from '../locales/va.en.js';
 import type { ViewKit } from './view.js';
 
 export const bankStepStyles = css`
@@ -83,72 +84,15 @@ const BANKS: Record<string, BankMenus> = {
   },
 };
 
-const words = {
-  en: {
-    atmTitle: 'ATM',
-    mobileTitle: '{app} (mobile banking)',
-    internetTitle: '{web} (internet banking)',
-    atmSteps: [
-      'Insert your card and enter your PIN.',
-      'Choose {menu}.',
-      'Enter the virtual account number {va}.',
-      'Check the amount and the name, then confirm.',
-    ],
-    mobileSteps: [
-      'Open {app} and log in.',
-      'Choose {menu}.',
-      'Enter the virtual account number {va}.',
-      'Check the amount and the name, then confirm with your PIN.',
-    ],
-    internetSteps: [
-      'Log in to {web}.',
-      'Choose {menu}.',
-      'Enter the virtual account number {va}.',
-      'Check the amount and the name, then confirm with your token or OTP.',
-    ],
-    billAtmStep: 'Enter the company code {biller}, then the bill key {key}.',
-    billAppStep: 'Choose the biller with code {biller} and enter the bill key {key}.',
-    billerCode: 'Company code (biller)',
-    billKey: 'Bill key',
-  },
-  id: {
-    atmTitle: 'ATM',
-    mobileTitle: '{app} (m-banking)',
-    internetTitle: '{web} (internet banking)',
-    atmSteps: [
-      'Masukkan kartu dan PIN Anda.',
-      'Pilih {menu}.',
-      'Masukkan nomor virtual account {va}.',
-      'Periksa jumlah dan nama, lalu konfirmasi.',
-    ],
-    mobileSteps: [
-      'Buka {app} dan masuk.',
-      'Pilih {menu}.',
-      'Masukkan nomor virtual account {va}.',
-      'Periksa jumlah dan nama, lalu konfirmasi dengan PIN.',
-    ],
-    internetSteps: [
-      'Masuk ke {web}.',
-      'Pilih {menu}.',
-      'Masukkan nomor virtual account {va}.',
-      'Periksa jumlah dan nama, lalu konfirmasi dengan token atau OTP.',
-    ],
-    billAtmStep: 'Masukkan kode perusahaan {biller}, lalu kode bayar {key}.',
-    billAppStep: 'Pilih penyedia jasa dengan kode {biller} dan masukkan kode bayar {key}.',
-    billerCode: 'Kode perusahaan (biller)',
-    billKey: 'Kode bayar',
-  },
-};
-
 /** The words of a Mandiri bill payment's rows (its biller code and bill key), in the kit's language. */
-export const billWords = (k: ViewKit) => k.text(words);
+export const billWords = (k: ViewKit<typeof words>) => k.w;
 
 /** The deposit's bank's steps per channel, or undefined for a bank without its own (the view's generic steps then). */
-export function bankSteps(k: ViewKit) {
+export function bankSteps(k: ViewKit<typeof words>) {
   const { d } = k;
   const menus = BANKS[d.method.code];
   if (!menus) return undefined;
-  const t = k.text(words);
+  const t = k.w;
   const vars: Record<string, string> = {
     ...menus,
     va: d.accountNumber ?? '',

@@ -7,6 +7,8 @@ import { copyButton, copyStyles } from './copy.js';
 import { bankStepStyles, bankSteps, billWords } from './va-steps.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
+import type words from '../locales/va.en.js';
+import { viewWords } from '../method-kinds.js';
 import type { View } from './view.js';
 
 export { DepositStatusController } from './pending.js';
@@ -24,41 +26,8 @@ export const styles = [
 `,
 ];
 
-const words = {
-  en: {
-    vaNumber: 'Account number',
-    accountName: 'Account name',
-    exactAmount: 'Transfer exactly',
-    theNumber: 'account number',
-    theAmount: 'amount',
-    vaSteps: [
-      'Open your bank app, internet banking or an ATM.',
-      'Choose a virtual account transfer and enter the number above.',
-      'Transfer exactly the amount shown. This page updates by itself.',
-    ],
-    bankStep: 'Transfer to the account above, from any bank.',
-    uniqueStep:
-      'Transfer exactly this amount: the last digits ({1}) identify your payment. This page updates by itself.',
-  },
-  id: {
-    vaNumber: 'Nomor rekening',
-    accountName: 'Nama rekening',
-    exactAmount: 'Transfer tepat',
-    theNumber: 'nomor rekening',
-    theAmount: 'jumlah',
-    vaSteps: [
-      'Buka aplikasi bank, internet banking, atau ATM.',
-      'Pilih transfer virtual account dan masukkan nomor di atas.',
-      'Transfer tepat sesuai jumlah. Halaman ini diperbarui otomatis.',
-    ],
-    bankStep: 'Transfer ke rekening di atas, dari bank mana pun.',
-    uniqueStep:
-      'Transfer tepat sejumlah ini: digit terakhirnya ({1}) menandai pembayaran Anda. Halaman ini diperbarui otomatis.',
-  },
-};
-
 /** A Mandiri bill payment's company code and bill key (docs/indonesian-payments.md), each to copy. */
-const billRows = (k: Parameters<View>[0]) => {
+const billRows = (k: Parameters<View<typeof words>>[0]) => {
   const { d } = k;
   const b = billWords(k);
   return html`<div>
@@ -74,9 +43,9 @@ const billRows = (k: Parameters<View>[0]) => {
 const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
 
 // A VA's steps are its bank's, per channel (va-steps.ts), unless the shop gave its own `vaSteps` (`strings`).
-const va: View = (k) => {
+const va: View<typeof words> = (k) => {
   const { d, amount, steps } = k;
-  const t = k.text(words);
+  const t = k.w;
   return html`<dl>
       <div>
         <dt>${t.vaNumber}</dt>
@@ -90,7 +59,7 @@ const va: View = (k) => {
       </div>
     </dl>
     ${rateRow(k)} ${
-      (d.method.kind === 'va' && t.vaSteps === words[k.loc].vaSteps && bankSteps(k)) ||
+      (d.method.kind === 'va' && t.vaSteps === viewWords.va.in(k.loc).vaSteps && bankSteps(k)) ||
       steps(
         d.method.kind === 'bank'
           ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
@@ -99,4 +68,4 @@ const va: View = (k) => {
       )
     }`;
 };
-export default screen(va);
+export default screen(va, viewWords.va);
