@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import type TypeScript from 'typescript';
@@ -174,6 +175,25 @@ const dropAnnotations = (): Plugin => ({
 });
 
 /**
+ * Each file of the build also precompressed beside it, at the highest levels (made once, served many times): <file>.br
+ * (brotli) and <file>.gz (gzip), which the servers send to a browser that takes them (server/common/widget-files.ts),
+ * as a CDN can (widget/README.md).
+ */
+const precompress = (): Plugin => ({
+  name: 'kasir-precompress',
+  apply: 'build',
+  writeBundle(options, bundle) {
+    for (const file of Object.values(bundle)) {
+      if (file.type !== 'chunk') continue; // (the module for no DOM is an asset: no browser loads it)
+      const path = join(options.dir!, file.fileName);
+      const body = readFileSync(path);
+      writeFileSync(`${path}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+      writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }));
+    }
+  },
+});
+
+/**
  * What the package's `./kasir-checkout.js` export is where there is no DOM (its `node`, `deno`, `bun`, `workerd` and
  * `edge-light` conditions: server rendering in Next.js, Nuxt, Astro): a module that does nothing. The entry itself
  * runs Lit, which needs a DOM, and exports what its views import, so it cannot keep its code behind a guard.
@@ -213,6 +233,7 @@ export default defineConfig({
     minifyTemplates(),
     checkChunks(),
     dropAnnotations(),
+    precompress(),
     noDomEntry(),
     keepNameCache(),
   ],
