@@ -31,7 +31,7 @@ const CPU_SLOWDOWN = 4;
 const TARGETS = { list: 1000, serverList: 800, qr: 350 };
 
 /** What the shop's page adds before the element (the variants measured). */
-interface Variant {
+export interface Variant {
   label: string;
   preconnect?: boolean;
   modulepreload?: boolean;
@@ -41,7 +41,7 @@ interface Variant {
   bare?: boolean;
   sameOrigin?: boolean;
 }
-const VARIANTS: Variant[] = [
+export const VARIANTS: Variant[] = [
   { label: 'plain page, no element (yardstick: its first contentful paint)', bare: true },
   { label: 'as installed (README: script tag, amount + currency)' },
   { label: '+ <link rel="preconnect"> to the API origin', preconnect: true },
@@ -75,7 +75,7 @@ const RECORDER = `(() => {
   requestAnimationFrame(frame);
 })();`;
 
-interface Figures {
+export interface Figures {
   list?: number;
   tap?: number;
   qr?: number;
@@ -83,7 +83,7 @@ interface Figures {
   cls: number;
 }
 
-function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
+export function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
   const origin = variant.sameOrigin ? '' : kasir.url;
   const script = `${origin}/kasir-checkout.js`;
   const head = [
@@ -106,7 +106,7 @@ function page(kasir: Kasir, variant: Variant, checkoutId?: string): string {
 }
 
 /** One shopper's visit: a fresh context, throttled, the page opened; the QRIS tap when the page has the element. */
-async function visit(
+export async function visit(
   browser: Browser,
   url: string,
   withElement: boolean,
