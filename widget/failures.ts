@@ -4,20 +4,19 @@
 // (its own chunk in the script-tag build), so the first paint does not carry it.
 import type { ApiError } from './api.js';
 import type { KasirErrorDetail, KasirErrorKind } from './events.js';
-import { place, type Place } from './i18n.js';
+import type { Locale } from './i18n.js';
+import en from './locales/failures.en.js';
+import id from './locales/failures.id.js';
 
-/** Their words, one module per locale (locales/failures.<locale>.ts), loaded with this module. */
-export const words = place({
-  en: () => import('./locales/failures.en.js'),
-  id: () => import('./locales/failures.id.js'),
-});
+type Failure = keyof typeof en;
 
-type Failure = keyof typeof import('./locales/failures.en.js').default;
+/** The words, one module per locale (locales/failures.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** What the element knows when something failed. */
 export interface Context {
   /** Words in the element's language, with the shop's `strings` over them. */
-  text(words: Place<Record<Failure, string>>): Record<Failure, string>;
+  text(words: Record<Locale, Record<Failure, string>>): Record<Failure, string>;
   /** The element's attributes, for the developers' message about one it cannot use. */
   endpoint: string;
   amount: string;

@@ -1,8 +1,8 @@
-// The element's locales (its words: one file per language in locales/, loaded when needed, and one per language for
-// each other place words live, locales/<place>.<locale>.ts, loaded with what uses them; the words of a lost connection
-// are here), and locale-aware money and duration formatting. Keys are unique across all of them: a shop's `strings`
-// replace any text by its key. A new locale is a row in `formats`, and a file per place, each named by the compiler
-// (every table of a place's files is a `Record<Locale, ...>`).
+// The element's locales (its words: one file per language in locales/, loaded when needed; every other place words
+// live has one file per language too, locales/<place>.<locale>.ts, each place's table of them a `Record<Locale, ...>`;
+// the words of a lost connection are here), and locale-aware money and duration formatting. Keys are unique across all
+// of them: a shop's `strings` replace any text by its key. A new locale is a row in `formats`, a file in locales/ for
+// the element and one per place, each named by the compiler.
 
 export type Locale = 'en' | 'id';
 /** A locale file's words (locales/). */
@@ -53,36 +53,6 @@ export const offline = {
 
 /** Fills `{0}`, `{1}` ... in a message. */
 export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
-
-/**
- * The words of a place other than the element's own (a pending view, the failures, the dialog, a payment not as planned,
- * the refund form): one module per locale (locales/<place>.<locale>.ts, a chunk of its own), each loaded once, with
- * what uses them. While another locale's are loading, those loaded last stand (as the element's own words do).
- */
-export interface Place<W> {
-  load(locale: Locale): Promise<W>;
-  /** The words in `locale`, once loaded. */
-  in(locale: Locale): W;
-}
-
-/** The places whose words were loaded: a change of locale loads theirs in the new one (`loadPlaces`). */
-const used = new Set<Place<unknown>>();
-
-export const place = <W>(modules: Record<Locale, () => Promise<{ default: W }>>): Place<W> => {
-  const loaded: Partial<Record<Locale, W>> = {};
-  let last: W;
-  const words: Place<W> = {
-    load: async (locale) => {
-      used.add(words);
-      return (last = loaded[locale] ??= (await modules[locale]()).default);
-    },
-    in: (locale) => loaded[locale] ?? last,
-  };
-  return words;
-};
-
-/** Loads, in `locale`, the words of every place already used (a change of the element's locale). */
-export const loadPlaces = (locale: Locale) => Promise.all([...used].map((words) => words.load(locale)));
 
 /** A token amount as shown and copied (docs/design.md 12): the exact string without trailing zeros ("0.50" is "0.5"). */
 export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1');

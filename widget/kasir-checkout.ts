@@ -25,7 +25,6 @@ import {
   clock,
   duration,
   fill,
-  loadPlaces,
   locales,
   money,
   offline,
@@ -33,7 +32,6 @@ import {
   shopperLocale,
   type Locale,
   type Messages,
-  type Place,
   type Words,
 } from './i18n.js';
 import { styles } from './kasir-checkout.styles.js';
@@ -93,16 +91,13 @@ const remember = (key: string, id: string | null, local?: boolean) => {
 
 /** The views loaded so far, by kind. */
 const loaded: Partial<Record<MethodKind, PendingModule>> = {};
-/** A kind's row (a kind this version does not know is shown as an account). */
-const rowOf = (kind: MethodKind) => methodKinds[kind] || methodKinds.va;
 /**
- * Loads a kind's view and, beside it, its words in `locale`. One that fails to load is a network failure: the element
- * offers "Try again", which loads it again.
+ * Loads a kind's view with its words in `locale` (a kind this version does not know is shown as an account). One that
+ * fails to load is a network failure: the element offers "Try again", which loads it again.
  */
 const loadView = async (kind: MethodKind, locale: Locale) => {
-  const row = rowOf(kind);
   try {
-    [loaded[kind]] = await Promise.all([row.view(), row.words.load(locale)]);
+    loaded[kind] = await (methodKinds[kind] || methodKinds.va).view(locale);
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -112,14 +107,11 @@ let failures: (typeof import('./failures.js'))['default'] | undefined;
 /** The words of a deposit paid not as planned (docs/design.md 10), loaded when one is shown. */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 
-/**
- * Rethrows a failure once its words are loaded in `locale` (a lost connection's are the element's own: nothing may
- * load then).
- */
-const failed = async (err: unknown, locale: Locale): Promise<never> => {
+/** Rethrows a failure once its words are loaded (a lost connection's are the element's own: nothing may load then). */
+const failed = async (err: unknown): Promise<never> => {
   if ((err as ApiError).kind != 'network')
     failures ??= await import('./failures.js').then(
-      async (m) => (await m.words.load(locale), m.default),
+      (m) => m.default,
       () => undefined,
     );
   throw err;
@@ -338,7 +330,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
         if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind, this.__locale);
         return checkout;
       } catch (err) {
-        return failed(err, this.__locale);
+        return failed(err);
       }
     },
     onDone: (checkout) => {
@@ -369,7 +361,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
         await shown;
         return deposit;
       } catch (err) {
-        return failed(err, this.__locale);
+        return failed(err);
       }
     },
     onDone: (deposit) => {
@@ -385,8 +377,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
     task: async ([locale]) => {
       const words = locales[locale]();
       prepareFormats(locale); // while the words and the checkout download
-      // A change of locale: the words of the places shown so far (a view, the dialog) in the new one too.
-      await loadPlaces(locale);
+      // A change of locale while a deposit is shown: its view in the new one (a view's chunk has one language).
+      const d = this.__deposit;
+      if (d?.status === 'pending') await loadView(d.method.kind, locale);
       return (await words).default;
     },
     onDone: (words) => (this.__words = words),
@@ -398,11 +391,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
    */
   private __dialogLoad = new LoadController(this, {
     args: () => (this.modal ? ([] as const) : undefined),
-    task: async () => {
-      const dialog = await import('./modal.js');
-      await dialog.words.load(this.__locale);
-      return dialog;
-    },
+    task: () => import('./modal.js'),
     onDone: (dialog) => (this.__dialog = dialog),
   });
   private __dialog?: typeof import('./modal.js');
@@ -440,8 +429,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   }
 
   /** Words in the element's language (a screen's, a failure's), with the shop's `strings` over them. */
-  private __text<T>(words: Place<T>): T {
-    return { ...words.in(this.__locale), ...this.strings };
+  private __text<T>(words: Record<Locale, T>): T {
+    return { ...words[this.__locale], ...this.strings };
   }
 
   /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
@@ -533,7 +522,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const d = this.__deposit;
     const view = d && loaded[d.method.kind];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
-    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, this.__text(rowOf(d.method.kind).words)) : undefined;
+    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
     const listed = this.__switching && d?.status === 'pending';
     const loading = !this.__load.status || this.__load.status === 'pending';
     this.state =
@@ -563,7 +552,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     if (changedDeposit && +d!?.paidAmount && (d!.status != 'completed' || +d!.overpaidAmount)) {
       // Finished with money owed back, it also loads the refund form (views/refund.ts, docs/refunds.md).
       import('./views/paid.js').then(
-        async (m) => (await m.default.load(this.__locale), this.__say((paid = m.default).said(this.__kit(d!)))),
+        (m) => this.__say((paid = m.default).said(this.__kit(d!))),
         () => {},
       );
     }
@@ -748,7 +737,6 @@ export class KasirCheckout extends LitElement implements OptionFields {
   /** What views/paid.ts gets to describe the deposit `d`. */
   private __kit(d: Deposit): PaidKit {
     return {
-      loc: this.__locale,
       d,
       text: (words) => this.__text(words),
       money: (amount: string) => this.__money(amount, d),

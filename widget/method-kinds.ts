@@ -3,30 +3,18 @@
 // group named by the element's word of the same key (locales/: picker.ts's `t[kind]` fails to compile until every
 // kind has its word). A new kind is a row here, its word in each locale, and its screen in views/ with its words in
 // locales/ (or another kind's).
-import { place, type Place } from './i18n.js';
+import type { Locale } from './i18n.js';
 import type { MethodKind } from './types.js';
 import type { PendingModule } from './views/view.js';
-
-/**
- * Each view's words, one module per locale (locales/<view>.<locale>.ts, its own chunk), loaded beside the view: a
- * payment downloads its view's words in the shopper's language only.
- */
-export const viewWords = {
-  va: place({ en: () => import('./locales/va.en.js'), id: () => import('./locales/va.id.js') }),
-  qris: place({ en: () => import('./locales/qris.en.js'), id: () => import('./locales/qris.id.js') }),
-  ewallet: place({ en: () => import('./locales/ewallet.en.js'), id: () => import('./locales/ewallet.id.js') }),
-  crypto: place({ en: () => import('./locales/crypto.en.js'), id: () => import('./locales/crypto.id.js') }),
-};
 
 export interface MethodKindRow {
   /**
    * Loads the screen of a pending deposit of the kind (views/). In the script-tag build every `import()` of this table
    * is a chunk of its own, with its own copy of what it imports but Lit and the element's modules (vite.config.ts):
-   * a payment loads one chunk.
+   * a payment loads one chunk. Its words are in its chunk in `locale` only: the build makes one chunk per locale of
+   * each view (here, with no build, the module has them all).
    */
-  view(): Promise<PendingModule>;
-  /** The view's words (`viewWords`). */
-  words: Place<object>;
+  view(locale: Locale): Promise<PendingModule>;
   /** The payer types the amount (a transfer, a token payment), so money may still arrive after the deposit expired. */
   late?: boolean;
 }
@@ -34,9 +22,9 @@ export interface MethodKindRow {
 const va = () => import('./views/va.js');
 
 export const methodKinds: Record<MethodKind, MethodKindRow> = {
-  va: { view: va, words: viewWords.va },
-  bank: { view: va, words: viewWords.va, late: true },
-  qris: { view: () => import('./views/qris.js'), words: viewWords.qris },
-  ewallet: { view: () => import('./views/ewallet.js'), words: viewWords.ewallet },
-  crypto: { view: () => import('./views/crypto.js'), words: viewWords.crypto, late: true },
+  va: { view: va },
+  bank: { view: va, late: true },
+  qris: { view: () => import('./views/qris.js') },
+  ewallet: { view: () => import('./views/ewallet.js') },
+  crypto: { view: () => import('./views/crypto.js'), late: true },
 };

@@ -4,7 +4,13 @@
 import { css, html, type TemplateResult } from 'lit';
 import { KasirCloseEvent } from './events.js';
 import type { CheckoutState } from './types.js';
-import { place, type Place } from './i18n.js';
+import type { ViewKit } from './views/view.js';
+import en from './locales/modal.en.js';
+import id from './locales/modal.id.js';
+import type { Locale } from './i18n.js';
+
+/** The words, one module per locale (locales/modal.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 export const styles = css`
   dialog {
@@ -53,13 +59,7 @@ interface DialogHost extends HTMLElement {
   close(): void;
 }
 
-/** Its words, one module per locale (locales/modal.<locale>.ts), loaded with this module. */
-export const words = place({
-  en: () => import('./locales/modal.en.js'),
-  id: () => import('./locales/modal.id.js'),
-});
-
-export const dialog = (host: DialogHost, text: <W>(words: Place<W>) => W, card: TemplateResult) => {
+export const dialog = (host: DialogHost, text: ViewKit['text'], card: TemplateResult) => {
   const t = text(words);
   return html`<dialog part="dialog" aria-label=${t.dialog} @keydown=${(e: KeyboardEvent) => keepFocus(host.renderRoot as ShadowRoot, e)} @close=${() => host.dispatchEvent(new KasirCloseEvent(host.state))}>
     <button part="close" class="close" aria-label=${t.close} @click=${() => host.close()}>×</button>${card}

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,9 +87,17 @@ const registers = (): Plugin => ({
   },
 });
 
+/** The element's locales: its words' files, locales/<locale>.ts (the table in widget/i18n.ts). */
+const LOCALES = readdirSync(fileURLToPath(new URL('./locales/', import.meta.url)))
+  .map((file) => /^([a-z]+)\.ts$/.exec(file)?.[1])
+  .filter((locale): locale is string => !!locale);
+
 /**
- * Each pending view's chunk (every `import()` of the kinds' table, widget/method-kinds.ts: the views and their words
- * per locale) gets its own copy of what the view imports (a view's words, the frame's words) (the frame, views/pending.ts, the deposit's follower, the QR encoder): the modules a view imports resolve to
+ * Each pending view's chunk (every `import()` of the kinds' table, widget/method-kinds.ts) is made once per locale,
+ * kasir-checkout-<view>-<locale>-<hash>.js: a view's `import()` there becomes one per locale, picked by the locale the
+ * element passes (`view(locale)`), and in a locale's chunk every other locale's words module (locales/<place>.<other>.ts)
+ * is left empty, so a payment downloads its language only. Each chunk gets its own copy of what the view imports (the
+ * frame, views/pending.ts, the deposit's follower, the QR encoder, the words): the modules a view imports resolve to
  * an id per view, so no chunk is shared between views. A payment then loads one chunk, in one request, and downloads
  * less than with the frame in a chunk of its own (two gzip streams, the second without the first's dictionary). The
  * cost: a shopper whose second deposit is of another kind fetches the frame again (about 1.2 KB gzipped). Lit and the
@@ -98,37 +106,60 @@ const registers = (): Plugin => ({
  * their own.
  */
 const chunkPerView = (): Plugin => {
-  /** The views of the kinds' table (their ids), by view name. */
+  /** The views of the kinds' table (their ids), by chunk name (view_locale). */
   const roots = new Map<string, string>();
+  /** What an empty words module stands in for: the file it replaces. */
+  const emptied = new Map<string, string>();
   return {
     name: 'kasir-chunk-per-view',
     apply: 'build',
     enforce: 'pre',
+    transform(code, id) {
+      if (!id.endsWith('/widget/method-kinds.ts')) return;
+      const view = /\(\) => import\('(\.\/views\/[\w-]+\.js)'\)/g;
+      const out = code.replace(
+        view,
+        (_, path: string) =>
+          `(locale) => ({ ${LOCALES.map((l) => `${l}: () => import('${path}?locale=${l}')`).join(', ')} })[locale]()`,
+      );
+      if (/import\('(?!.*\?locale=)/.test(out))
+        this.error('method-kinds.ts: a view is loaded other than by `() => import(...)`');
+      return { code: out, map: null };
+    },
     async resolveId(source, importer, options) {
       if (!importer) return null;
       const plain = importer.replace(/\?.*$/, '');
       if (options.kind === 'dynamic-import') {
-        // A view of the kinds' table: its chunk's root, named after its file.
+        // A view of the kinds' table in a locale: its chunk's root, named after its file and the locale.
         if (!plain.endsWith('/widget/method-kinds.ts')) return null;
-        const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-        // (A view's words, qris.en.ts, are qris_en: the id's last dot must stay its extension's.)
-        if (resolved)
-          roots.set(
-            resolved.id,
-            basename(resolved.id)
-              .replace(/\.\w+$/, '')
-              .replace('.', '_'),
-          );
-        return resolved;
+        const [path, locale] = source.split('?locale=');
+        const resolved = await this.resolve(path, importer, { ...options, skipSelf: true });
+        if (!resolved) return resolved;
+        const name = `${basename(resolved.id).replace(/\.\w+$/, '')}_${locale}`;
+        roots.set(`${resolved.id}?view=${name}`, name);
+        return { ...resolved, id: `${resolved.id}?view=${name}` };
       }
       const view = roots.get(importer) ?? importer.match(/\?view=(\w+)$/)?.[1];
       if (!view) return null;
       const resolved = await this.resolve(source, plain, { ...options, skipSelf: true });
       if (!resolved || resolved.external) return resolved;
+      // Another locale's words: an empty module with the same exports.
+      const words = /\/widget\/locales\/[\w-]+\.([a-z]+)\.ts$/.exec(resolved.id);
+      if (words && words[1] !== view.split('_')[1]) {
+        const id = `\0kasir-other-locale:${resolved.id}`;
+        emptied.set(id, resolved.id);
+        return id;
+      }
       const shared =
         /\/node_modules\/(lit|lit-html|lit-element|@lit\/[\w-]+)\//.test(resolved.id) ||
         /\/widget\/[^/]+\.ts$/.test(resolved.id);
       return shared ? resolved : { ...resolved, id: `${resolved.id}?view=${view}` };
+    },
+    load(id) {
+      const file = emptied.get(id);
+      if (!file) return;
+      const named = [...readFileSync(file, 'utf8').matchAll(/^export const (\w+)/gm)].map((m) => m[1]);
+      return ['export default undefined;', ...named.map((name) => `export const ${name} = undefined;`)].join('\n');
     },
   };
 };
@@ -265,11 +296,11 @@ export default defineConfig({
         // kasir-checkout-<view>-<hash>.js: base36 hashes (no - or _), so the view's name is all before the last dash.
         // A locale's words keep one name, kasir-checkout-words-<locale>.js, so a page that knows its language can
         // preload them beside the script (docs/orders.md, "First paint"); the servers revalidate them like the entry.
-        // The words of a view or another place (locales/<place>.<locale>.ts) are hashed like the views.
+        // A view's chunk in a locale: kasir-checkout-<view>-<locale>-<hash>.js.
         chunkFileNames: (chunk) =>
           chunk.facadeModuleId?.includes('/widget/locales/')
-            ? `kasir-checkout-words-${chunk.name.replace('.', '-')}.js`
-            : 'kasir-checkout-[name]-[hash].js',
+            ? 'kasir-checkout-words-[name].js'
+            : `kasir-checkout-${/\?view=\w+_([a-z]+)$/.test(chunk.facadeModuleId ?? '') ? `[name]-${chunk.facadeModuleId!.split('_').at(-1)}` : '[name]'}-[hash].js`,
         hashCharacters: 'base36',
       },
     },

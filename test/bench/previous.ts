@@ -4,7 +4,7 @@
 // this one, its node_modules hard links to these (no install), and built there. Then, in alternation round after
 // round (a burst of other work on the shared machine falls on both alike): the shopper's first paint of a
 // page-priced checkout and the tap to QR (the first-paint part's phone profile), and on the compiled kasir-sandbox,
-// deposits created, authenticated reads of one (GET /v1/deposit/:id) and completions as fast as the API takes them
+// deposits created and signed reads of one (GET /v1/deposit/:id), each as the provider part loads them, and completions as fast as the API takes them
 // with their webhooks delivered (the webhooks part's stream). Each figure is printed for both with the ratio this /
 // previous (above 1: this build is faster, for a time below 1).
 import { execFileSync } from 'node:child_process';
@@ -14,14 +14,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, sparePort, startKasir } from '../e2e/harness';
 import { page, VARIANTS, visit } from './first-paint';
-import { startSandboxCommand } from './support';
+import { signedRequestHeaders } from '../../server/common/request-signing';
+import { load, startSandboxCommand } from './support';
 import { Service, startReceiver, stream } from './webhooks';
 
 const QUICK = process.argv.includes('--quick');
 const PREVIOUS = process.env.BENCH_PREVIOUS || '646a622';
 const ROUNDS = Number(process.env.BENCH_PREVIOUS_ROUNDS || (QUICK ? 3 : 5));
-/** Seconds of authenticated reads per round. */
-const READ_SECONDS = QUICK ? 2 : 5;
+/** Seconds of each load (creates, signed reads) per round. */
+const LOAD_SECONDS = QUICK ? 2 : 5;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -96,42 +97,37 @@ async function service(root: string, into: Figures) {
   );
   const api = new Service(command.base, command.credentials.accessToken);
   try {
-    const body = {
+    const { clientId, clientSecret, accessToken } = command.credentials;
+    // Creates, as the provider part loads them (autocannon in its own process, a fixed body).
+    const created = await load({
+      url: `${command.base}/v1/deposit/fiat`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({
+        inputCurrency: 'IDR',
+        inputAmount: 150000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'BCA_VA',
+      }),
+      durationSeconds: LOAD_SECONDS,
+    });
+    into.creates.push(created.requestsPerSecond);
+    // Signed reads of one deposit (a GET signature is not replay-checked: one signature serves the load).
+    const one = await api.call('POST', '/v1/deposit/fiat', {
       inputCurrency: 'IDR',
-      inputAmount: 150000,
+      inputAmount: 250000,
       outputCurrency: 'IDR',
       balanceType: 'fiat',
-      paymentMethod: 'BCA_VA',
-    };
-    // Creates: 16 clients for a fixed count.
-    const count = QUICK ? 800 : 2000;
-    let made = 0;
-    let id = '';
-    const began = performance.now();
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (made < count) {
-          made++;
-          const res = await api.call('POST', '/v1/deposit/fiat', body);
-          if (res.status !== 201) throw new Error(`create: ${res.status}`);
-          id = res.data.depositId;
-        }
-      }),
-    );
-    into.creates.push(count / ((performance.now() - began) / 1000));
-    // Reads of one deposit: 16 clients for READ_SECONDS.
-    let reads = 0;
-    const readBegan = performance.now();
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (performance.now() - readBegan < READ_SECONDS * 1000) {
-          const res = await api.call('GET', `/v1/deposit/${id}`);
-          if (res.status !== 200) throw new Error(`read: ${res.status}`);
-          reads++;
-        }
-      }),
-    );
-    into.reads.push(reads / ((performance.now() - readBegan) / 1000));
+      paymentMethod: 'QRIS',
+    });
+    const target = `/v1/deposit/${one.data.depositId}`;
+    const read = await load({
+      url: `${command.base}${target}`,
+      headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
+      durationSeconds: LOAD_SECONDS,
+    });
+    into.reads.push(read.requestsPerSecond);
     const completions = await stream(api, receiver, 0, dataDir);
     into.completions.push(completions.completionRate);
     into.deliveryP95.push(completions.p95);
@@ -174,7 +170,7 @@ export async function run(): Promise<void> {
     ['method list (page-priced, phone profile)', 'list', 'ms', false],
     ['tap to QR', 'qr', 'ms', false],
     ['deposits created', 'creates', '/s', true],
-    ['GET /v1/deposit/:id', 'reads', '/s', true],
+    ['signed GET /v1/deposit/:id', 'reads', '/s', true],
     ['completions as fast as taken', 'completions', '/s', true],
     ['their delivery, p95', 'deliveryP95', 'ms', false],
   ];

@@ -11,7 +11,7 @@ const spoken = (el: KasirCheckout) =>
 describe('<kasir-checkout> countdown', () => {
   let api: FakeApi;
   let clock: FakeClock;
-  // The element fetches a pending view and its words when a method is chosen; fetched here first (as after an earlier payment), the
+  // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
   // fake clock's settle() covers a choice.
   before(() =>
     Promise.all([
@@ -20,12 +20,6 @@ describe('<kasir-checkout> countdown', () => {
       import('../../widget/views/ewallet.js'),
       import('../../widget/locales/en.js'),
       import('../../widget/locales/id.js'),
-      import('../../widget/locales/va.en.js'),
-      import('../../widget/locales/va.id.js'),
-      import('../../widget/locales/qris.en.js'),
-      import('../../widget/locales/qris.id.js'),
-      import('../../widget/locales/ewallet.en.js'),
-      import('../../widget/locales/ewallet.id.js'),
     ]),
   );
   beforeEach(() => {

@@ -12,7 +12,7 @@ describe('<kasir-checkout> following the payment', () => {
   let clock: FakeClock;
   let hidden = false;
 
-  // The element fetches a pending view and its words when a method is chosen; fetched here first (as after an earlier payment), the
+  // The element fetches a pending view when a method is chosen; fetched here first (as after an earlier payment), the
   // fake clock's settle() covers a choice.
   before(() =>
     Promise.all([
@@ -21,12 +21,6 @@ describe('<kasir-checkout> following the payment', () => {
       import('../../widget/views/ewallet.js'),
       import('../../widget/locales/en.js'),
       import('../../widget/locales/id.js'),
-      import('../../widget/locales/va.en.js'),
-      import('../../widget/locales/va.id.js'),
-      import('../../widget/locales/qris.en.js'),
-      import('../../widget/locales/qris.id.js'),
-      import('../../widget/locales/ewallet.en.js'),
-      import('../../widget/locales/ewallet.id.js'),
     ]),
   );
   before(() => {

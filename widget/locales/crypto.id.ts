@@ -1,5 +1,5 @@
-// The crypto view's words in Indonesian (views/crypto.ts, a Stellar memo's row in views/memo.ts), with the frame's: a chunk
-// of their own, loaded beside the view when the shopper's language is Indonesian.
+// The crypto view's words in Indonesian (views/crypto.ts, a Stellar memo's row in views/memo.ts), with the frame's: in
+// the view's chunk for Indonesian.
 import type en from './crypto.en.js';
 import frame, { copy, links, rate } from './frame.id.js';
 

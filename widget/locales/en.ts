@@ -1,8 +1,8 @@
 // The element's words in English: one file, its own chunk in the script-tag build, loaded with the checkout (in
 // parallel) when the shopper's language is English, so the first paint carries one language. A pending deposit's view
 // (views/), the modal dialog (modal.ts) and the words of failures (failures.ts) carry their own, and those of a lost
-// connection are i18n.ts's `offline`. Keys are unique across all of them: a shop's
-// `strings` replace any text by its key. A new locale is a file like this one, registered in i18n.ts's `locales`.
+// connection are i18n.ts's `offline`. Keys are unique across all of them: a shop's `strings` replace any text by its
+// key. A new locale is a file like this one, registered in i18n.ts's `locales`.
 export default {
   loading: 'Preparing your payment…',
   choose: 'Choose how to pay',

@@ -1,6 +1,5 @@
-// The e-wallet view's words in English (views/ewallet.ts and its flows: ewallet-push.ts, ewallet-qr-or-app.ts,
-// ewallet-redirect.ts, a failed attempt's panel in failure.ts), with the frame's: a chunk of their own, loaded beside
-// the view when the shopper's language is English.
+// The e-wallet view's words in English (views/ewallet.ts and its flows: ewallet-push.ts, ewallet-qr-or-app.ts, ewallet-
+// redirect.ts, a failed attempt's panel in failure.ts), with the frame's: in the view's chunk for English.
 import frame, { links, rate } from './frame.en.js';
 
 export default {

@@ -1,5 +1,4 @@
-// The words of failures other than a lost connection (failures.ts) in English: a chunk of their own, loaded when
-// one happens.
+// The words of failures other than a lost connection (failures.ts) in English.
 
 export default {
   busy: 'Too many attempts. Please wait a moment, then try again.',

@@ -1,5 +1,4 @@
-// The words of failures other than a lost connection (failures.ts) in Indonesian: a chunk of their own, loaded when
-// one happens.
+// The words of failures other than a lost connection (failures.ts) in Indonesian.
 import type en from './failures.en.js';
 
 export default {

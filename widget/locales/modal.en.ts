@@ -1,4 +1,4 @@
-// The modal dialog's words (modal.ts) in English: a chunk of their own, loaded with it.
+// The modal dialog's words (modal.ts) in English (its chunk carries every language's).
 
 export default {
   dialog: 'Payment',

@@ -1,4 +1,4 @@
-// The modal dialog's words (modal.ts) in Indonesian: a chunk of their own, loaded with it.
+// The modal dialog's words (modal.ts) in Indonesian (its chunk carries every language's).
 import type en from './modal.en.js';
 
 export default {

@@ -1,4 +1,4 @@
-// The words of a payment not as planned (views/paid.ts) in English: a chunk of their own, loaded with it.
+// The words of a payment not as planned (views/paid.ts) in English (its chunk carries every language's).
 
 export default {
   paid: 'Received',

@@ -1,4 +1,4 @@
-// The words of a payment not as planned (views/paid.ts) in Indonesian: a chunk of their own, loaded with it.
+// The words of a payment not as planned (views/paid.ts) in Indonesian (its chunk carries every language's).
 import type en from './paid.en.js';
 
 export default {

@@ -1,5 +1,4 @@
-// The QRIS view's words in English (views/qris.ts), with the frame's: a chunk of their own, loaded beside the view when
-// the shopper's language is English.
+// The QRIS view's words in English (views/qris.ts), with the frame's: in the view's chunk for English.
 import frame from './frame.en.js';
 
 export default {

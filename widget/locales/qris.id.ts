@@ -1,5 +1,4 @@
-// The QRIS view's words in Indonesian (views/qris.ts), with the frame's: a chunk of their own, loaded beside the view when
-// the shopper's language is Indonesian.
+// The QRIS view's words in Indonesian (views/qris.ts), with the frame's: in the view's chunk for Indonesian.
 import type en from './qris.en.js';
 import frame from './frame.id.js';
 

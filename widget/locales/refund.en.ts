@@ -1,4 +1,4 @@
-// The refund form's words (views/refund.ts) in English: a chunk of their own, loaded with it. Keys unique across the
+// The refund form's words (views/refund.ts) in English (its chunk carries every language's). Keys unique across the
 // element's, so a shop's `strings` replace any of them.
 
 export default {

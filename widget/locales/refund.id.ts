@@ -1,4 +1,4 @@
-// The refund form's words (views/refund.ts) in Indonesian: a chunk of their own, loaded with it. Keys unique across the
+// The refund form's words (views/refund.ts) in Indonesian (its chunk carries every language's). Keys unique across the
 // element's, so a shop's `strings` replace any of them.
 import type en from './refund.en.js';
 

@@ -1,5 +1,5 @@
-// The virtual account and bank transfer view's words in English (views/va.ts, its banks' steps in views/va-steps.ts), with
-// the frame's: a chunk of their own, loaded beside the view when the shopper's language is English.
+// The virtual account and bank transfer view's words in English (views/va.ts, its banks' steps in views/va-steps.ts),
+// with the frame's: a chunk of their own, loaded beside the view when the shopper's language is English.
 import frame, { copy, rate } from './frame.en.js';
 
 export default {

@@ -1,5 +1,5 @@
-// The virtual account and bank transfer view's words in Indonesian (views/va.ts, its banks' steps in views/va-steps.ts), with
-// the frame's: a chunk of their own, loaded beside the view when the shopper's language is Indonesian.
+// The virtual account and bank transfer view's words in Indonesian (views/va.ts, its banks' steps in views/va-
+// steps.ts), with the frame's: a chunk of their own, loaded beside the view when the shopper's language is Indonesian.
 import type en from './va.en.js';
 import frame, { copy, rate } from './frame.id.js';
 

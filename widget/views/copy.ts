@@ -2,8 +2,13 @@
 // clipboard when the page may use it, else the shown text is selected so the shopper can copy it; "Copied" shows for
 // two seconds and is announced. Part of the views that use it (the virtual account's), not of the first paint.
 import { css, html, type TemplateResult } from 'lit';
-import type { copy as words } from '../locales/frame.en.js';
 import type { ViewKit } from './view.js';
+import { copy as en } from '../locales/frame.en.js';
+import { copy as id } from '../locales/frame.id.js';
+import type { Locale } from '../i18n.js';
+
+/** The words, one module per locale (locales/frame.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** Per element (its shadow root): the `node` of the button that just copied. */
 const copied = new WeakMap<object, string>();
@@ -42,7 +47,7 @@ export const copyStyles = css`
   }
 `;
 
-async function copy({ root, say, update, w }: ViewKit<typeof words>, value: string, what: string, node: string) {
+async function copy({ root, say, update, text }: ViewKit, value: string, what: string, node: string) {
   try {
     await navigator.clipboard.writeText(value);
   } catch {
@@ -52,13 +57,13 @@ async function copy({ root, say, update, w }: ViewKit<typeof words>, value: stri
     return;
   }
   copied.set(root, node);
-  say(`${w.copied}: ${what}`);
+  say(`${text(words).copied}: ${what}`);
   setTimeout(() => copied.get(root) === node && (copied.delete(root), update()), 2000);
 }
 
 /** A button copying `value`; `what` names it for screen readers, `node` selects the text shown. */
-export const copyButton = (k: ViewKit<typeof words>, value: string, what: string, node: string): TemplateResult => {
-  const t = k.w;
+export const copyButton = (k: ViewKit, value: string, what: string, node: string): TemplateResult => {
+  const t = k.text(words);
   return html`<button class="copy" @click=${() => copy(k, value, what, node)}>
     ${copied.get(k.root) === node ? t.copied : t.copy}<span class="sr"> ${what}</span>
   </button>`;

@@ -4,16 +4,16 @@
 // amount (what is still due, without trailing zeros: what is copied is what is shown), each to copy, the rate it is
 // priced at, and the steps.
 import { css, html, nothing } from 'lit';
-import { exact, fill } from '../i18n.js';
+import { exact, fill, type Locale } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
 import { memoRow, memoStyles } from './memo.js';
 import { opening, phone } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
 import { rateRow } from './rate.js';
-import type words from '../locales/crypto.en.js';
-import { viewWords } from '../method-kinds.js';
 import type { View } from './view.js';
+import en from '../locales/crypto.en.js';
+import id from '../locales/crypto.id.js';
 
 export { DepositStatusController } from './pending.js';
 export { unsafe } from './external.js';
@@ -47,10 +47,13 @@ export const styles = [
 `,
 ];
 
-const crypto: View<typeof words> = (k) => {
+/** The words, one module per locale (locales/crypto.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
+
+const crypto: View = (k) => {
   const { d, amount, steps } = k;
   const uri = d.paymentUri;
-  const t = k.w;
+  const t = k.text(words);
   const network = d.networkName || d.network || '';
   const [open, scan, wait] = t.steps;
   return html`<p part="network" role="note">
@@ -71,4 +74,4 @@ const crypto: View<typeof words> = (k) => {
     </dl>
     ${rateRow(k)} ${steps([fill(open, d.method.name, network), uri ? scan : t.sendStep, wait])}`;
 };
-export default screen(crypto, viewWords.crypto);
+export default screen(crypto);

@@ -3,9 +3,11 @@
 // it says to approve in the app; past the window the service records a failed attempt (timeout), shown with "try
 // again" (a new request to the same number) and "choose another method". Part of the e-wallet view's chunk.
 import { html, nothing, css } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { chooseAgain, secondsLeft, type WalletView } from './wallet-kit.js';
 import { failurePanel, shownFailure } from './failure.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
 
 export const pushStyles = css`
   form {
@@ -28,12 +30,15 @@ export const pushStyles = css`
   }
 `;
 
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
+
 /** Per element: a request in flight, the service's refusal of the number, and the window already checked at its end. */
 const state = new WeakMap<object, { sending?: boolean; problem?: string; checked?: string }>();
 
 export const pushView: WalletView = (k) => {
   const { d, steps } = k;
-  const t = k.w;
+  const t = k.text(words);
   const s = state.get(k.root) ?? {};
   state.set(k.root, s);
   const send = async (phone?: string) => {

@@ -3,14 +3,19 @@
 // element resumes the same checkout. A failed attempt is shown with "try again" and "choose another method". Part of
 // the e-wallet view's chunk.
 import { html } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { KasirOpenExternalEvent } from '../events.js';
 import { chooseAgain, type WalletView } from './wallet-kit.js';
 import { dismissFailure, failurePanel, shownFailure } from './failure.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
+
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 export const redirectView: WalletView = (k) => {
   const { d, steps } = k;
-  const t = k.w;
+  const t = k.text(words);
   const failure = shownFailure(k);
   if (failure) return failurePanel(k, failure, () => dismissFailure(k));
   const url = d.checkoutUrl!;

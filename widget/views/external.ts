@@ -4,7 +4,10 @@
 import { KasirOpenExternalEvent } from '../events.js';
 import type { Deposit } from '../types.js';
 import { allowedLink } from './links.js';
-import type { links } from '../locales/frame.en.js';
+import type { ViewKit } from './view.js';
+import { links as en } from '../locales/frame.en.js';
+import { links as id } from '../locales/frame.id.js';
+import type { Locale } from '../i18n.js';
 
 /** A phone: a touch screen is the main pointer, or a phone's or tablet's browser says so. */
 export const phone = () =>
@@ -15,9 +18,12 @@ export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
   if (!e.currentTarget!.dispatchEvent(new KasirOpenExternalEvent(url, kind))) e.preventDefault();
 };
 
+/** The words, one module per locale (locales/frame.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
+
 /**
  * Why the deposit cannot be shown, in the shopper's words: it carries a link (an e-wallet's page, a wallet payment
  * request) of a scheme the element does not open. Nothing when it can.
  */
-export const unsafe = (d: Deposit, w: typeof links) =>
-  [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes)) ? w.badLink : undefined;
+export const unsafe = (d: Deposit, text: ViewKit['text']) =>
+  [d.checkoutUrl, d.paymentUri].some((url) => url && !allowedLink(url, d.appSchemes)) ? text(words).badLink : undefined;

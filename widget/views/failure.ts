@@ -2,9 +2,11 @@
 // (`part="failure"`). The deposit stays pending; the e-wallet views show it over their flow. Part of the e-wallet
 // view's chunk, not of the first paint.
 import { html, nothing, css } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import type { PaymentFailure } from '../types.js';
 import type { WalletKit } from './wallet-kit.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
 
 export const failureStyles = css`
   [part='failure'] {
@@ -19,6 +21,9 @@ export const failureStyles = css`
     margin: 0;
   }
 `;
+
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** The failures a shopper set aside with "try again" (no request: the QR or link is simply shown again), per element. */
 const dismissed = new WeakMap<object, string>();
@@ -36,7 +41,7 @@ export const dismissFailure = (k: WalletKit) => {
 /** The failure's panel: what failed, "try again" (`retry`) and, while a switch is possible, "choose another method". */
 export const failurePanel = (k: WalletKit, failure: PaymentFailure, retry: () => void) => {
   const { d } = k;
-  const t = k.w;
+  const t = k.text(words);
   return html`<div part="failure" role="alert">
     <strong>${t.failedTitle}</strong>
     <p>${fill(t[failure.reason], d.method.name)}</p>

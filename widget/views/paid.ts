@@ -3,14 +3,13 @@
 // payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
 // such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
 import { html, nothing } from 'lit';
-import { place } from '../i18n.js';
 import type { PaidKit } from './view.js';
+import en from '../locales/paid.en.js';
+import id from '../locales/paid.id.js';
+import type { Locale } from '../i18n.js';
 
-/** Their words, one module per locale (locales/paid.<locale>.ts), loaded with this module (`load`). */
-const words = place({
-  en: () => import('../locales/paid.en.js'),
-  id: () => import('../locales/paid.id.js'),
-});
+/** The words, one module per locale (locales/paid.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /**
  * What arrived, as it arrived (docs/money.md): in the deposit's currency when every payment was; after a switch, each
@@ -24,7 +23,7 @@ const received = ({ d, money, moneyIn }: PaidKit) => {
     .join(' + ');
 };
 
-const filled = (k: PaidKit, key: keyof typeof import('../locales/paid.en.js').default) =>
+const filled = (k: PaidKit, key: keyof (typeof words)['en']) =>
   k
     .text(words)
     [key].replace(/\{(\d)\}/g, (_, i) =>
@@ -70,4 +69,4 @@ const said = (k: PaidKit) => {
   return d.status === 'pending' ? filled(k, 'partial') : `${k.text(words)[d.status]} ${note(k)}`;
 };
 
-export default { row, note, said, load: words.load };
+export default { row, note, said };

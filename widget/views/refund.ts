@@ -7,16 +7,19 @@
 // element only when money is owed: no other payment downloads it.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
-import { place } from '../i18n.js';
 import type { PaidKit } from './view.js';
 import type { RefundClaim, RefundClaimBody, RefundField } from '../types.js';
+import en from '../locales/refund.en.js';
+import id from '../locales/refund.id.js';
+import type { Locale } from '../i18n.js';
 
-/** The form's words, one module per locale (locales/refund.<locale>.ts), loaded with the form's claim. */
-const words = place({
-  en: () => import('../locales/refund.en.js'),
-  id: () => import('../locales/refund.id.js'),
-});
-type Words = typeof import('../locales/refund.en.js').default;
+/**
+ * The form's words, in this chunk (the first paint carries none of them); keys unique across the element's, so a
+ * shop's `strings` replace any of them.
+ */
+/** The words, one module per locale (locales/refund.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
+type Words = (typeof words)['en'];
 type Offer = Extract<RefundClaim, { accepted: true }>;
 type Field = 'bankCode' | 'accountNumber' | 'accountName' | RefundField | 'address' | 'memo';
 
@@ -101,10 +104,7 @@ class RefundForm implements ReactiveController {
 
   private async load() {
     try {
-      const [claim] = await Promise.all([
-        this.kit.api.call<RefundClaim>(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`),
-        words.load(this.kit.loc),
-      ]);
+      const claim = await this.kit.api.call<RefundClaim>(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`);
       if (claim.accepted && +claim.amount) {
         this.offer = claim;
         this.sent = claim.claimed;

@@ -3,8 +3,10 @@
 // menus stay as the bank shows them, in both languages). Mandiri's VA is a bill payment: its company (biller) code and
 // bill key. Part of the virtual account view's chunk, never of the first paint.
 import { html, css } from 'lit';
-import type words from '../locales/va.en.js';
 import type { ViewKit } from './view.js';
+import en from '../locales/va.en.js';
+import id from '../locales/va.id.js';
+import type { Locale } from '../i18n.js';
 
 export const bankStepStyles = css`
   [part='instructions'] details {
@@ -84,15 +86,18 @@ const BANKS: Record<string, BankMenus> = {
   },
 };
 
+/** The words, one module per locale (locales/va.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
+
 /** The words of a Mandiri bill payment's rows (its biller code and bill key), in the kit's language. */
-export const billWords = (k: ViewKit<typeof words>) => k.w;
+export const billWords = (k: ViewKit) => k.text(words);
 
 /** The deposit's bank's steps per channel, or undefined for a bank without its own (the view's generic steps then). */
-export function bankSteps(k: ViewKit<typeof words>) {
+export function bankSteps(k: ViewKit) {
   const { d } = k;
   const menus = BANKS[d.method.code];
   if (!menus) return undefined;
-  const t = k.w;
+  const t = k.text(words);
   const vars: Record<string, string> = {
     ...menus,
     va: d.accountNumber ?? '',

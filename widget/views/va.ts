@@ -2,14 +2,14 @@
 // when there is one, the exact amount, each to copy, and the steps (for a transfer whose amount carries a unique code,
 // why its last digits are odd).
 import { css, html, nothing } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
 import { bankStepStyles, bankSteps, billWords } from './va-steps.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
-import type words from '../locales/va.en.js';
-import { viewWords } from '../method-kinds.js';
 import type { View } from './view.js';
+import en from '../locales/va.en.js';
+import id from '../locales/va.id.js';
 
 export { DepositStatusController } from './pending.js';
 
@@ -26,8 +26,11 @@ export const styles = [
 `,
 ];
 
+/** The words, one module per locale (locales/va.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
+
 /** A Mandiri bill payment's company code and bill key (docs/indonesian-payments.md), each to copy. */
-const billRows = (k: Parameters<View<typeof words>>[0]) => {
+const billRows = (k: Parameters<View>[0]) => {
   const { d } = k;
   const b = billWords(k);
   return html`<div>
@@ -43,9 +46,9 @@ const billRows = (k: Parameters<View<typeof words>>[0]) => {
 const grouped = (number = '') => number.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
 
 // A VA's steps are its bank's, per channel (va-steps.ts), unless the shop gave its own `vaSteps` (`strings`).
-const va: View<typeof words> = (k) => {
+const va: View = (k) => {
   const { d, amount, steps } = k;
-  const t = k.w;
+  const t = k.text(words);
   return html`<dl>
       <div>
         <dt>${t.vaNumber}</dt>
@@ -59,7 +62,7 @@ const va: View<typeof words> = (k) => {
       </div>
     </dl>
     ${rateRow(k)} ${
-      (d.method.kind === 'va' && t.vaSteps === viewWords.va.in(k.loc).vaSteps && bankSteps(k)) ||
+      (d.method.kind === 'va' && t.vaSteps === words[k.loc].vaSteps && bankSteps(k)) ||
       steps(
         d.method.kind === 'bank'
           ? // A bank transfer's amount carries a unique code (odd last digits): say why, or the shopper rounds it.
@@ -68,4 +71,4 @@ const va: View<typeof words> = (k) => {
       )
     }`;
 };
-export default screen(va, viewWords.va);
+export default screen(va);

@@ -5,14 +5,14 @@
 import type { CSSResultGroup, nothing, ReactiveControllerHost, TemplateResult } from 'lit';
 import type { WidgetApi } from '../api.js';
 import type { DepositStatusController } from './deposit-status-controller.js';
-import type { Locale, Messages, Place } from '../i18n.js';
+import type { Locale, Messages } from '../i18n.js';
 import type { Deposit } from '../types.js';
 
-/** What a view gets: `W`, the words it uses. */
-export interface ViewKit<W = unknown> {
+/** What a view gets. */
+export interface ViewKit {
   loc: Locale;
-  /** The view's words in `loc` (locales/<view>.<locale>.ts), with the shop's `strings` over them. */
-  w: W;
+  /** A view's words in `loc`, with the shop's `strings` over them. */
+  text<T>(words: Record<Locale, T>): T;
   /** The pending deposit. */
   d: Deposit;
   /** What is still due (docs/design.md 10: after a partial payment, only the rest), as the API sends it: what is copied. */
@@ -32,12 +32,10 @@ export interface ViewKit<W = unknown> {
 }
 
 /** A pending deposit's details and steps, between the frame's heading and its countdown. */
-export type View<W> = (kit: ViewKit<W>) => TemplateResult;
+export type View = (kit: ViewKit) => TemplateResult;
 
 /** What the element hands a pending screen: the view's kit without the steps (the frame makes them) and the frame's state. */
-interface PendingKit extends Omit<ViewKit, 'steps' | 'w'> {
-  /** Words of a place in `loc`, with the shop's `strings` over them. */
-  text<T>(words: Place<T>): T;
+interface PendingKit extends Omit<ViewKit, 'steps'> {
   /** The element's words. */
   t: Messages;
   /** The countdown row. */
@@ -64,9 +62,9 @@ export interface PendingModule {
   DepositStatusController: typeof DepositStatusController;
   /**
    * A view that links out (crypto, e-wallet): why the deposit cannot be shown, when its link is of a scheme the
-   * element does not open (links.ts), in the shopper's words (the view's, `w`).
+   * element does not open (links.ts), in the shopper's words (`text`).
    */
-  unsafe?(d: Deposit, w: object): string | undefined;
+  unsafe?(d: Deposit, text: ViewKit['text']): string | undefined;
 }
 
 /** The refund form as the element holds it (views/refund.ts's RefundForm, loaded only when money is owed back). */
@@ -78,9 +76,8 @@ export interface RefundPanel {
 
 /** What the element hands views/paid.ts (a finished deposit's words) and views/refund.ts: the deposit, and its amounts formatted for `loc`. */
 export interface PaidKit {
-  loc: Locale;
-  /** Words of a place in the element's language, with the shop's `strings` over them. */
-  text<W>(words: Place<W>): W;
+  /** Words in the element's language, with the shop's `strings` over them. */
+  text<W>(w: Record<Locale, W>): W;
   d: Deposit;
   /** Formats an amount of the deposit's currency (a token amount with its symbol). */
   money(amount: string): string;

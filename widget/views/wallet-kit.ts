@@ -1,11 +1,10 @@
 // What the e-wallet flows' views (docs/indonesian-payments.md) share: the kit they get (a view's, with the frame's
 // check and change), the choice sent again (a push's number, a redirect's return page), and a window's seconds left.
 import type { TemplateResult } from 'lit';
-import type words from '../locales/ewallet.en.js';
 import type { ViewKit } from './view.js';
 
 /** A view's kit with what the frame passes besides: check the status now, back to the method list. */
-export type WalletKit = ViewKit<typeof words> & { check(): void; change?: () => void };
+export type WalletKit = ViewKit & { check(): void; change?: () => void };
 
 /** A view of an e-wallet flow. */
 export type WalletView = (k: WalletKit) => TemplateResult;
