@@ -89,9 +89,9 @@ describe("the widget's lazy views, end to end", () => {
 
   it('while a view chunk loads the element shows its loading state: the chosen method busy, or after a reload the spinner', async () => {
     const { context, page, problems } = await shopper();
-    // Each request for the QRIS chunk waits until release() lets it through (routing also keeps it out of the cache).
+    // Each request for the QRIS chunk (one per language) waits until release() lets it through (routing also keeps it out of the cache).
     const held: Array<() => void> = [];
-    await context.route(/\/kasir-checkout-qris-[a-z0-9]+\.js$/, (route) =>
+    await context.route(/\/kasir-checkout-qris-(en|id)-[a-z0-9]+\.js$/, (route) =>
       new Promise<void>((go) => held.push(go)).then(() => route.continue()),
     );
     const release = async () => {
@@ -120,7 +120,7 @@ describe("the widget's lazy views, end to end", () => {
   it('a view chunk that fails to load shows the network error with "Try again", which loads it and shows the payment', async () => {
     const { context, page, problems } = await shopper();
     let failed = 0;
-    await context.route(/\/kasir-checkout-va-[a-z0-9]+\.js$/, (route) =>
+    await context.route(/\/kasir-checkout-va-(en|id)-[a-z0-9]+\.js$/, (route) =>
       failed++ ? route.continue() : route.abort('internetdisconnected'),
     );
     await page.goto(kasir.url);
