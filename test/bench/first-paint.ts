@@ -31,7 +31,7 @@ const CPU_SLOWDOWN = 4;
 const TARGETS = { list: 1000, serverList: 800, qr: 350 };
 
 /** What the shop's page adds before the element (the variants measured). */
-export interface Variant {
+interface Variant {
   label: string;
   preconnect?: boolean;
   modulepreload?: boolean;
@@ -75,7 +75,7 @@ const RECORDER = `(() => {
   requestAnimationFrame(frame);
 })();`;
 
-export interface Figures {
+interface Figures {
   list?: number;
   tap?: number;
   qr?: number;

@@ -71,7 +71,7 @@ export interface WidgetBuild {
 export const viewOf = (file: string) => localeOfChunk(file) ?? CHUNK.exec(file)?.[1];
 
 /** The locale of a pending view's chunk (one per locale, with that language's words only). */
-export const localeOfView = (file: string) => CHUNK.exec(file)?.[2];
+const localeOfView = (file: string) => CHUNK.exec(file)?.[2];
 
 const CHUNK = new RegExp(`^kasir-checkout-(.+?)(?:-(${LOCALES.join('|')}))?-[a-z0-9]+\\.js$`);
 
