@@ -6,7 +6,8 @@
 // page-priced checkout and the tap to QR (the first-paint part's phone profile), and on the compiled kasir-sandbox,
 // deposits created and signed reads of one (GET /v1/deposit/:id), each as the provider part loads them, and completions as fast as the API takes them
 // with their webhooks delivered (the webhooks part's stream). Each figure is printed for both with the ratio this /
-// previous (above 1: this build is faster, for a time below 1).
+// previous (above 1: this build is faster, for a time below 1). BENCH_PREVIOUS_ONLY=first-paint or service measures
+// only those.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -21,6 +22,8 @@ import { Service, startReceiver, stream } from './webhooks';
 const QUICK = process.argv.includes('--quick');
 const PREVIOUS = process.env.BENCH_PREVIOUS || '646a622';
 const ROUNDS = Number(process.env.BENCH_PREVIOUS_ROUNDS || (QUICK ? 3 : 5));
+/** BENCH_PREVIOUS_ONLY=first-paint (or service) measures only those figures. */
+const ONLY = process.env.BENCH_PREVIOUS_ONLY;
 /** Seconds of each load (creates, signed reads) per round. */
 const LOAD_SECONDS = QUICK ? 2 : 5;
 
@@ -159,8 +162,8 @@ export async function run(): Promise<void> {
   try {
     for (let round = 0; round < ROUNDS; round++)
       for (const build of round % 2 ? [...builds].reverse() : builds) {
-        await firstPaint(build.root, QUICK ? 1 : 2, build.figures);
-        await service(build.root, build.figures);
+        if (ONLY !== 'service') await firstPaint(build.root, QUICK ? 1 : 2, build.figures);
+        if (ONLY !== 'first-paint') await service(build.root, build.figures);
       }
   } finally {
     previous.remove();
