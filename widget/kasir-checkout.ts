@@ -89,15 +89,18 @@ const remember = (key: string, id: string | null, local?: boolean) => {
   }
 };
 
-/** The views loaded so far, by kind. */
-const loaded: Partial<Record<MethodKind, PendingModule>> = {};
+/** The views loaded so far, by kind and locale (the build's chunk of a view carries one language's words). */
+const loaded: Partial<Record<`${MethodKind} ${Locale}`, PendingModule>> = {};
+/** The deposit's follower, from the first view loaded (the same in every view, whatever its language). */
+let Follower: PendingModule['DepositStatusController'] | undefined;
 /**
  * Loads a kind's view with its words in `locale` (a kind this version does not know is shown as an account). One that
  * fails to load is a network failure: the element offers "Try again", which loads it again.
  */
 const loadView = async (kind: MethodKind, locale: Locale) => {
   try {
-    loaded[kind] = await (methodKinds[kind] || methodKinds.va).view(locale);
+    const view = (loaded[`${kind} ${locale}`] = await (methodKinds[kind] || methodKinds.va).view(locale));
+    Follower = view.DepositStatusController;
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -520,7 +523,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   // The phase (and why a pending deposit cannot be shown) derive from the loads and the deposit: derived state only.
   override willUpdate() {
     const d = this.__deposit;
-    const view = d && loaded[d.method.kind];
+    const view = d && loaded[`${d.method.kind} ${this.__locale}`];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
     this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
     const listed = this.__switching && d?.status === 'pending';
@@ -543,7 +546,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   // first tick lands in this update) and what screen readers are told.
   protected override update(changed: PropertyValues) {
     const { __checkout: checkout, __deposit: d, state } = this;
-    const view = d && loaded[d.method.kind];
+    const view = d && loaded[`${d.method.kind} ${this.__locale}`];
     const listed = this.__switching && d?.status === 'pending';
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
     // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
@@ -572,7 +575,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       if (state === 'completed') this.__say(this.__t.paidTitle);
       if (state === 'expired') this.__say(this.__t.expiredTitle);
       if (state === 'pending') {
-        this.__follower ??= new view!.DepositStatusController(this, {
+        this.__follower ??= new Follower!(this, {
           late: (deposit) => methodKinds[deposit.method.kind]?.late,
           read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
           // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
@@ -696,8 +699,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
   }
 
   private __pending(t: Messages, d: Deposit) {
-    const view = loaded[d.method.kind];
-    // Not loaded (the deposit is only set once it is; a guard): the loading state, never a blank box.
+    const view = loaded[`${d.method.kind} ${this.__locale}`];
+    // Not loaded (the deposit is only set once it is, and a change of locale loads it in the new one): the loading
+    // state, never a blank box.
     if (!view) return this.__spinner();
     // After a partial payment only the rest is asked (docs/design.md 10).
     const due = d.remainingAmount || d.amount;
