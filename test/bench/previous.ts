@@ -181,6 +181,7 @@ export async function run(): Promise<void> {
     `  ${''.padEnd(42)} ${before.label.padStart(24)} ${after.label.padStart(32)}   ratio (above 1: this is better)`,
   );
   for (const [label, key, unit, higherIsBetter] of rows) {
+    if (!before.figures[key].length && !after.figures[key].length) continue; // not measured (BENCH_PREVIOUS_ONLY)
     const [a, b] = [median(before.figures[key]), median(after.figures[key])];
     const spread = (xs: number[]) =>
       xs.length ? `[${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))}]` : '';
