@@ -5,31 +5,13 @@
 import type { ApiError } from './api.js';
 import type { KasirErrorDetail, KasirErrorKind } from './events.js';
 import type { Locale } from './i18n.js';
-
-const en = {
-  busy: 'Too many attempts. Please wait a moment, then try again.',
-  gone: 'This payment link is unknown or has ended.',
-  badAmount: 'This amount cannot be paid online. Please contact the shop.',
-  refused: 'This payment method cannot be used for this payment. Please choose another one.',
-  failed: 'This payment could not be processed.',
-  setup: 'This payment is not set up correctly. Please contact the shop.',
-  server: 'Payments are not available right now. Please try again in a moment.',
-};
+import en from './locales/failures.en.js';
+import id from './locales/failures.id.js';
 
 type Failure = keyof typeof en;
 
-const words: Record<Locale, Record<Failure, string>> = {
-  en,
-  id: {
-    busy: 'Terlalu banyak percobaan. Tunggu sebentar, lalu coba lagi.',
-    gone: 'Tautan pembayaran ini tidak dikenal atau sudah berakhir.',
-    badAmount: 'Jumlah ini tidak dapat dibayar secara online. Silakan hubungi toko.',
-    refused: 'Metode pembayaran ini tidak dapat digunakan untuk pembayaran ini. Silakan pilih yang lain.',
-    failed: 'Pembayaran ini tidak dapat diproses.',
-    setup: 'Pembayaran ini belum diatur dengan benar. Silakan hubungi toko.',
-    server: 'Pembayaran sedang tidak tersedia. Silakan coba lagi sebentar lagi.',
-  },
-};
+/** The words, one module per locale (locales/failures.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** What the element knows when something failed. */
 export interface Context {

@@ -1,7 +1,8 @@
-// The element's locales (its words: one file per language in locales/, loaded when needed; a pending deposit's view,
-// in views/, carries its own, and the words of failures other than a lost connection are in failures.ts), and
-// locale-aware money and duration formatting. Keys are unique across all of them: a shop's `strings` replace any text
-// by its key.
+// The element's locales (its words: one file per language in locales/, loaded when needed; every other place words
+// live has one file per language too, locales/<place>.<locale>.ts, each place's table of them a `Record<Locale, ...>`;
+// the words of a lost connection are here), and locale-aware money and duration formatting. Keys are unique across all
+// of them: a shop's `strings` replace any text by its key. A new locale is a row in `formats`, a file in locales/ for
+// the element and one per place, each named by the compiler.
 
 export type Locale = 'en' | 'id';
 /** A locale file's words (locales/). */
@@ -10,6 +11,12 @@ export type Words = typeof import('./locales/en.js').default;
 export type Messages = Words & (typeof offline)[Locale];
 /** A shop's texts by key (a list of steps is an array), replacing the element's own in every locale. */
 export type Strings = Record<string, string | string[]>;
+
+/** How each locale writes numbers: its Intl tag, and a token amount's group and decimal separators. */
+const formats = {
+  en: { tag: 'en-US', group: ',', point: '.' },
+  id: { tag: 'id-ID', group: '.', point: ',' },
+} satisfies Record<Locale, { tag: string; group: string; point: string }>;
 
 /** The element's words per locale, each its own file (and chunk): only the shopper's language is downloaded. */
 export const locales: Record<Locale, () => Promise<{ default: Words }>> = {
@@ -20,7 +27,7 @@ export const locales: Record<Locale, () => Promise<{ default: Words }>> = {
 /** The element's locale of a language tag (`id-ID` is `id`), if it has one. */
 export const localeOf = (tag?: string) => {
   const language = /^[a-z]+\b/i.exec(tag!)?.[0].toLowerCase() as Locale;
-  return locales.hasOwnProperty(language) ? language : undefined;
+  return formats.hasOwnProperty(language) ? language : undefined;
 };
 
 /** The shopper's locale: the element's `locale`, else the page's `lang`, else the browser's language, else English. */
@@ -47,8 +54,6 @@ export const offline = {
 /** Fills `{0}`, `{1}` ... in a message. */
 export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
 
-const tag = (locale: Locale) => (locale === 'id' ? 'id-ID' : 'en-US');
-
 /** A token amount as shown and copied (docs/design.md 12): the exact string without trailing zeros ("0.50" is "0.5"). */
 export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1');
 
@@ -61,12 +66,12 @@ export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1
 export function money(amount: string, currency: string, locale: Locale, symbol?: string) {
   if (symbol) {
     const [whole, fraction] = exact(amount).split('.');
-    const [group, point] = locale === 'id' ? '.,' : ',.';
+    const { group, point } = formats[locale];
     return `${whole.replace(/\B(?=(\d{3})+$)/g, group)}${fraction ? point + fraction : ''} ${symbol}`;
   }
   const digits = (amount.split('.')[1] || '').length;
   try {
-    return (moneyFormats[`${locale} ${currency} ${digits}`] ||= new Intl.NumberFormat(tag(locale), {
+    return (moneyFormats[`${locale} ${currency} ${digits}`] ||= new Intl.NumberFormat(formats[locale].tag, {
       style: 'currency',
       currency,
       currencyDisplay: 'narrowSymbol',
@@ -86,11 +91,11 @@ const moneyFormats: Record<string, Intl.NumberFormat> = {};
  * loads the engine's locale data (~25 ms of CPU on a desktop, ~100 ms on a phone), which would otherwise fall between
  * the checkout's arrival and the method list.
  */
-export const prepareFormats = (locale: Locale) => void new Intl.NumberFormat(tag(locale));
+export const prepareFormats = (locale: Locale) => void new Intl.NumberFormat(formats[locale].tag);
 
 /** "14 minutes" / "14 menit": a spoken duration for a polite announcement. */
 export function duration(value: number, unit: 'hour' | 'minute' | 'second', locale: Locale) {
-  return new Intl.NumberFormat(tag(locale), { style: 'unit', unit, unitDisplay: 'long' }).format(value);
+  return new Intl.NumberFormat(formats[locale].tag, { style: 'unit', unit, unitDisplay: 'long' }).format(value);
 }
 
 /** "23:59:07" or "14:07": the visible countdown. */

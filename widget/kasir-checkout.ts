@@ -90,15 +90,18 @@ const remember = (key: string, id: string | null, local?: boolean) => {
   }
 };
 
-/** The views loaded so far, by kind. */
-const loaded: Partial<Record<MethodKind, PendingModule>> = {};
+/** The views loaded so far, by kind and locale (the build's chunk of a view carries one language's words). */
+const loaded: Partial<Record<`${MethodKind} ${Locale}`, PendingModule>> = {};
+/** The deposit's follower, from the first view loaded (the same in every view, whatever its language). */
+let Follower: PendingModule['DepositStatusController'] | undefined;
 /**
- * Loads a kind's view (a kind this version does not know is shown as an account). One that fails to load is a network
- * failure: the element offers "Try again", which loads it again.
+ * Loads a kind's view with its words in `locale` (a kind this version does not know is shown as an account). One that
+ * fails to load is a network failure: the element offers "Try again", which loads it again.
  */
-const loadView = async (kind: MethodKind) => {
+const loadView = async (kind: MethodKind, locale: Locale) => {
   try {
-    loaded[kind] = await (methodKinds[kind] || methodKinds.va).view();
+    const view = (loaded[`${kind} ${locale}`] = await (methodKinds[kind] || methodKinds.va).view(locale));
+    Follower = view.DepositStatusController;
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -354,7 +357,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
           if (!id) remember(key, checkout.id);
         }
         // A pending deposit is shown with its kind's view: the spinner stays until that is loaded.
-        if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind);
+        if (checkout.deposit?.status === 'pending') await loadView(checkout.deposit.method.kind, this.__locale);
         return checkout;
       } catch (err) {
         return failed(err);
@@ -377,7 +380,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
    */
   private __choice = new LoadController(this, {
     task: async ([method]: readonly [Method], signal) => {
-      const shown = loadView(method.kind);
+      const shown = loadView(method.kind, this.__locale);
       shown.catch(() => {}); // awaited below, unless the deposit fails first
       try {
         const deposit = await this.__api.call<Deposit>(
@@ -404,6 +407,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
     task: async ([locale]) => {
       const words = locales[locale]();
       prepareFormats(locale); // while the words and the checkout download
+      // A change of locale while a deposit is shown: its view in the new one (a view's chunk has one language).
+      const d = this.__deposit;
+      if (d?.status === 'pending') await loadView(d.method.kind, locale);
       return (await words).default;
     },
     onDone: (words) => (this.__words = words),
@@ -569,7 +575,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       }
     }
     const d = this.__deposit;
-    const view = d && loaded[d.method.kind];
+    const view = d && loaded[`${d.method.kind} ${this.__locale}`];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
     this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
     const listed = this.__switching && d?.status === 'pending';
@@ -592,7 +598,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   // first tick lands in this update) and what screen readers are told.
   protected override update(changed: PropertyValues) {
     const { __checkout: checkout, __deposit: d, state } = this;
-    const view = d && loaded[d.method.kind];
+    const view = d && loaded[`${d.method.kind} ${this.__locale}`];
     const listed = this.__switching && d?.status === 'pending';
     // A payment not as planned (part of one, more than due, or money for an expired deposit): its words load, then
     // it is announced. The deposit changes only when it did (an unchanged read is the same object, from its ETag).
@@ -621,7 +627,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       if (state === 'completed') this.__say(this.__t.paidTitle);
       if (state === 'expired') this.__say(this.__t.expiredTitle);
       if (state === 'pending') {
-        this.__follower ??= new view!.DepositStatusController(this, {
+        this.__follower ??= new Follower!(this, {
           late: (deposit) => methodKinds[deposit.method.kind]?.late,
           read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
           // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
@@ -746,8 +752,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
   }
 
   private __pending(t: Messages, d: Deposit) {
-    const view = loaded[d.method.kind];
-    // Not loaded (the deposit is only set once it is; a guard): the loading state, never a blank box.
+    const view = loaded[`${d.method.kind} ${this.__locale}`];
+    // Not loaded (the deposit is only set once it is, and a change of locale loads it in the new one): the loading
+    // state, never a blank box.
     if (!view) return this.__spinner();
     // After a partial payment only the rest is asked (docs/design.md 10).
     const due = d.remainingAmount || d.amount;

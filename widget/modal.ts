@@ -5,11 +5,12 @@ import { css, html, type TemplateResult } from 'lit';
 import { KasirCloseEvent } from './events.js';
 import type { CheckoutState } from './types.js';
 import type { ViewKit } from './views/view.js';
+import en from './locales/modal.en.js';
+import id from './locales/modal.id.js';
+import type { Locale } from './i18n.js';
 
-const words = {
-  en: { dialog: 'Payment', close: 'Close' },
-  id: { dialog: 'Pembayaran', close: 'Tutup' },
-};
+/** The words, one module per locale (locales/modal.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 export const styles = css`
   dialog {

@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { minify } from 'terser';
 import type TypeScript from 'typescript';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -85,9 +87,17 @@ const registers = (): Plugin => ({
   },
 });
 
+/** The element's locales: its words' files, locales/<locale>.ts (the table in widget/i18n.ts). */
+const LOCALES = readdirSync(fileURLToPath(new URL('./locales/', import.meta.url)))
+  .map((file) => /^([a-z]+)\.ts$/.exec(file)?.[1])
+  .filter((locale): locale is string => !!locale);
+
 /**
- * Each pending view's chunk (every `import()` of the kinds' table, widget/method-kinds.ts) gets its own copy of what the view
- * imports (the frame, views/pending.ts, the deposit's follower, the QR encoder): the modules a view imports resolve to
+ * Each pending view's chunk (every `import()` of the kinds' table, widget/method-kinds.ts) is made once per locale,
+ * kasir-checkout-<view>-<locale>-<hash>.js: a view's `import()` there becomes one per locale, picked by the locale the
+ * element passes (`view(locale)`), and in a locale's chunk every other locale's words module (locales/<place>.<other>.ts)
+ * is left empty, so a payment downloads its language only. Each chunk gets its own copy of what the view imports (the
+ * frame, views/pending.ts, the deposit's follower, the QR encoder, the words): the modules a view imports resolve to
  * an id per view, so no chunk is shared between views. A payment then loads one chunk, in one request, and downloads
  * less than with the frame in a chunk of its own (two gzip streams, the second without the first's dictionary). The
  * cost: a shopper whose second deposit is of another kind fetches the frame again (about 1.2 KB gzipped). Lit and the
@@ -96,30 +106,60 @@ const registers = (): Plugin => ({
  * their own.
  */
 const chunkPerView = (): Plugin => {
-  /** The views of the kinds' table (their ids), by view name. */
+  /** The views of the kinds' table (their ids), by chunk name (view_locale). */
   const roots = new Map<string, string>();
+  /** What an empty words module stands in for: the file it replaces. */
+  const emptied = new Map<string, string>();
   return {
     name: 'kasir-chunk-per-view',
     apply: 'build',
     enforce: 'pre',
+    transform(code, id) {
+      if (!id.endsWith('/widget/method-kinds.ts')) return;
+      const view = /\(\) => import\('(\.\/views\/[\w-]+\.js)'\)/g;
+      const out = code.replace(
+        view,
+        (_, path: string) =>
+          `(locale) => ({ ${LOCALES.map((l) => `${l}: () => import('${path}?locale=${l}')`).join(', ')} })[locale]()`,
+      );
+      if (/import\('(?!.*\?locale=)/.test(out))
+        this.error('method-kinds.ts: a view is loaded other than by `() => import(...)`');
+      return { code: out, map: null };
+    },
     async resolveId(source, importer, options) {
       if (!importer) return null;
       const plain = importer.replace(/\?.*$/, '');
       if (options.kind === 'dynamic-import') {
-        // A view of the kinds' table: its chunk's root, named after its file.
+        // A view of the kinds' table in a locale: its chunk's root, named after its file and the locale.
         if (!plain.endsWith('/widget/method-kinds.ts')) return null;
-        const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-        if (resolved) roots.set(resolved.id, basename(resolved.id).replace(/\.\w+$/, ''));
-        return resolved;
+        const [path, locale] = source.split('?locale=');
+        const resolved = await this.resolve(path, importer, { ...options, skipSelf: true });
+        if (!resolved) return resolved;
+        const name = `${basename(resolved.id).replace(/\.\w+$/, '')}_${locale}`;
+        roots.set(`${resolved.id}?view=${name}`, name);
+        return { ...resolved, id: `${resolved.id}?view=${name}` };
       }
       const view = roots.get(importer) ?? importer.match(/\?view=(\w+)$/)?.[1];
       if (!view) return null;
       const resolved = await this.resolve(source, plain, { ...options, skipSelf: true });
       if (!resolved || resolved.external) return resolved;
+      // Another locale's words: an empty module with the same exports.
+      const words = /\/widget\/locales\/[\w-]+\.([a-z]+)\.ts$/.exec(resolved.id);
+      if (words && words[1] !== view.split('_')[1]) {
+        const id = `\0kasir-other-locale:${resolved.id}`;
+        emptied.set(id, resolved.id);
+        return id;
+      }
       const shared =
         /\/node_modules\/(lit|lit-html|lit-element|@lit\/[\w-]+)\//.test(resolved.id) ||
         /\/widget\/[^/]+\.ts$/.test(resolved.id);
       return shared ? resolved : { ...resolved, id: `${resolved.id}?view=${view}` };
+    },
+    load(id) {
+      const file = emptied.get(id);
+      if (!file) return;
+      const named = [...readFileSync(file, 'utf8').matchAll(/^export const (\w+)/gm)].map((m) => m[1]);
+      return ['export default undefined;', ...named.map((name) => `export const ${name} = undefined;`)].join('\n');
     },
   };
 };
@@ -140,6 +180,46 @@ const checkChunks = (): Plugin => ({
         this.error(
           `${chunk.fileName} imports ${imports.join(', ')}: the entry must load alone, and a view with the entry only`,
         );
+    }
+  },
+});
+
+/**
+ * Vite's minifier keeps the `@__PURE__` annotations in a library's build (for a bundler that tree-shakes it again); a
+ * script tag's files are the end of the line, so they are printed once more without them.
+ */
+const dropAnnotations = (): Plugin => ({
+  name: 'kasir-drop-annotations',
+  apply: 'build',
+  async generateBundle(_, bundle) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk' || !chunk.code.includes('__PURE__')) continue;
+      const printed = await minify(chunk.code, {
+        module: true,
+        compress: false,
+        mangle: false,
+        format: { comments: false, preserve_annotations: false },
+      });
+      chunk.code = printed.code!;
+    }
+  },
+});
+
+/**
+ * Each file of the build also precompressed beside it, at the highest levels (made once, served many times): <file>.br
+ * (brotli) and <file>.gz (gzip), which the servers send to a browser that takes them (server/common/widget-files.ts),
+ * as a CDN can (widget/README.md).
+ */
+const precompress = (): Plugin => ({
+  name: 'kasir-precompress',
+  apply: 'build',
+  writeBundle(options, bundle) {
+    for (const file of Object.values(bundle)) {
+      if (file.type !== 'chunk') continue; // (the module for no DOM is an asset: no browser loads it)
+      const path = join(options.dir!, file.fileName);
+      const body = readFileSync(path);
+      writeFileSync(`${path}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+      writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }));
     }
   },
 });
@@ -178,7 +258,16 @@ const keepNameCache = (): Plugin => ({
 });
 
 export default defineConfig({
-  plugins: [registers(), chunkPerView(), minifyTemplates(), checkChunks(), noDomEntry(), keepNameCache()],
+  plugins: [
+    registers(),
+    chunkPerView(),
+    minifyTemplates(),
+    checkChunks(),
+    dropAnnotations(),
+    precompress(),
+    noDomEntry(),
+    keepNameCache(),
+  ],
   build: {
     outDir: 'dist/browser',
     emptyOutDir: true,
@@ -192,6 +281,8 @@ export default defineConfig({
     terserOptions: {
       ecma: 2020,
       module: true,
+      // Vite asks for Safari 10's workarounds; the build's target (es2021) is newer.
+      safari10: false,
       compress: { passes: 2 },
       // Private members only: a `__` name (Lit's own build mangles the same way).
       mangle: { properties: { regex: /^__/ } },
@@ -205,10 +296,11 @@ export default defineConfig({
         // kasir-checkout-<view>-<hash>.js: base36 hashes (no - or _), so the view's name is all before the last dash.
         // A locale's words keep one name, kasir-checkout-words-<locale>.js, so a page that knows its language can
         // preload them beside the script (docs/orders.md, "First paint"); the servers revalidate them like the entry.
+        // A view's chunk in a locale: kasir-checkout-<view>-<locale>-<hash>.js.
         chunkFileNames: (chunk) =>
           chunk.facadeModuleId?.includes('/widget/locales/')
             ? 'kasir-checkout-words-[name].js'
-            : 'kasir-checkout-[name]-[hash].js',
+            : `kasir-checkout-${/\?view=\w+_([a-z]+)$/.test(chunk.facadeModuleId ?? '') ? `[name]-${chunk.facadeModuleId!.split('_').at(-1)}` : '[name]'}-[hash].js`,
         hashCharacters: 'base36',
       },
     },

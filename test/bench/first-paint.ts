@@ -49,7 +49,7 @@ interface Variant {
   /** The shop's server renders the element with the page (kasir.renderCheckout): the list is in its HTML. */
   rendered?: boolean;
 }
-const VARIANTS: Variant[] = [
+export const VARIANTS: Variant[] = [
   { label: 'plain page, no element (yardstick: its first contentful paint)', bare: true },
   { label: 'as installed (README: script tag, amount + currency)' },
   { label: '+ <link rel="preconnect"> to the API origin', preconnect: true },
@@ -100,7 +100,7 @@ interface Figures {
   cls: number;
 }
 
-function page(kasir: Kasir, variant: Variant, checkoutId?: string, rendered?: string): string {
+export function page(kasir: Kasir, variant: Variant, checkoutId?: string, rendered?: string): string {
   const origin = variant.sameOrigin ? '' : kasir.url;
   const script = `${origin}/kasir-checkout.js`;
   const head = [
@@ -125,7 +125,7 @@ function page(kasir: Kasir, variant: Variant, checkoutId?: string, rendered?: st
 }
 
 /** One shopper's visit: a fresh context, throttled, the page opened; the QRIS tap when the page has the element. */
-async function visit(
+export async function visit(
   browser: Browser,
   url: string,
   withElement: boolean,

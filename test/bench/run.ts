@@ -4,6 +4,7 @@ export {};
 // the parts from process.argv) leaves out the figures that take many minutes (growth: the 1,000,000-deposit size) and
 // shortens the rest (2 s loads, 3 browser runs, fewer webhooks): `npm run bench -- --quick`.
 const parts = [
+  './previous',
   './provider',
   './growth',
   './webhooks',

@@ -101,12 +101,12 @@ const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
  * collector's pipe (read by no process of the bench, which would compete for the cores). `env` adds to the bench's
  * environment (KASIR_LOG_LEVEL, ...); BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL.
  */
-export async function startSandboxCommand(dataDir: string, env: Record<string, string> = {}) {
+export async function startSandboxCommand(dataDir: string, env: Record<string, string> = {}, root = '.') {
   const logFile = join(dataDir, `stdout-${Date.now()}.log`);
   const fd = openSync(logFile, 'w');
   // BENCH_SANDBOX_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the service (written when it stops).
   const nodeArgs = process.env.BENCH_SANDBOX_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, SANDBOX_COMMAND], {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, SANDBOX_COMMAND)], {
     env: {
       ...process.env,
       KASIR_DATA_DIR: dataDir,

@@ -49,7 +49,7 @@ interface Arrival {
   receivedAt: number;
 }
 
-async function startReceiver() {
+export async function startReceiver() {
   const arrivals: Arrival[] = [];
   let waiting: { done: () => boolean; resolve: () => void } | undefined;
   const server = createServer((req, res) => {
@@ -90,7 +90,7 @@ async function startReceiver() {
 }
 
 /** Where the service answers and the token to call it with; calls go over kept-alive node:http (cheap for this process). */
-class Service {
+export class Service {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: OPEN_LOOP_CAP });
   private readonly host: string;
   private readonly port: number;
@@ -234,7 +234,7 @@ interface StreamResult {
  * One stream: completions at `rate` per second (0: as fast as CLIENTS clients get answers) for STREAM_SECONDS, then
  * waits for the last webhook. Counts only this stream's deposits.
  */
-async function stream(
+export async function stream(
   service: Service,
   receiver: Awaited<ReturnType<typeof startReceiver>>,
   rate: number,

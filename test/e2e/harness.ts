@@ -35,11 +35,15 @@ export async function sparePort(): Promise<number> {
   });
 }
 
-/** Starts `npm start`'s compiled server, dist/server/start.js (`npm test` builds it first: `npm run build`). */
-export async function startKasir(env: Record<string, string> = {}): Promise<Kasir> {
+/**
+ * Starts `npm start`'s compiled server, dist/server/start.js (`npm test` builds it first: `npm run build`), of the
+ * checkout at `root` (the bench runs an earlier commit's build beside this one).
+ */
+export async function startKasir(env: Record<string, string> = {}, root = '.'): Promise<Kasir> {
   const [port, providerPort] = [await sparePort(), await sparePort()];
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-e2e-'));
   const child: ChildProcess = spawn(process.execPath, ['dist/server/start.js'], {
+    cwd: root,
     env: { ...process.env, PORT: String(port), PROVIDER_PORT: String(providerPort), KASIR_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

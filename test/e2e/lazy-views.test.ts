@@ -87,11 +87,36 @@ describe("the widget's lazy views, end to end", () => {
     await context.close();
   });
 
+  it("a payment downloads the view in the shopper's language only; a change of locale while it is shown loads the view in the new one", async () => {
+    const { context, page, scripts, problems } = await shopper();
+    await page.goto(kasir.url);
+    await page.evaluate(() => document.querySelector('kasir-checkout')!.setAttribute('locale', 'id'));
+    await waitForState(page, 'choosing');
+    await choose(page, 'QRIS');
+    await waitForState(page, 'pending');
+    const views = () => scripts.filter((s) => viewOf(s) === 'qris');
+    assert.equal(views().length, 1, scripts.join(', '));
+    assert.match(views()[0], /^kasir-checkout-qris-id-/);
+    const steps = page.locator('kasir-checkout [part="instructions"]');
+    assert.match(await steps.innerText(), /Pindai kode ini/);
+    // Meanwhile the loading state (the view in English is on its way), then the view in English.
+    await page.evaluate(() => document.querySelector('kasir-checkout')!.setAttribute('locale', 'en'));
+    await page.waitForFunction(() =>
+      /Scan this code/.test(
+        document.querySelector('kasir-checkout')!.shadowRoot!.querySelector('[part="instructions"]')?.textContent ?? '',
+      ),
+    );
+    assert.match(views()[1], /^kasir-checkout-qris-en-/);
+    assert.equal(await page.locator('kasir-checkout').getAttribute('state'), 'pending');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   it('while a view chunk loads the element shows its loading state: the chosen method busy, or after a reload the spinner', async () => {
     const { context, page, problems } = await shopper();
-    // Each request for the QRIS chunk waits until release() lets it through (routing also keeps it out of the cache).
+    // Each request for the QRIS chunk (one per language) waits until release() lets it through (routing also keeps it out of the cache).
     const held: Array<() => void> = [];
-    await context.route(/\/kasir-checkout-qris-[a-z0-9]+\.js$/, (route) =>
+    await context.route(/\/kasir-checkout-qris-(en|id)-[a-z0-9]+\.js$/, (route) =>
       new Promise<void>((go) => held.push(go)).then(() => route.continue()),
     );
     const release = async () => {
@@ -120,7 +145,7 @@ describe("the widget's lazy views, end to end", () => {
   it('a view chunk that fails to load shows the network error with "Try again", which loads it and shows the payment', async () => {
     const { context, page, problems } = await shopper();
     let failed = 0;
-    await context.route(/\/kasir-checkout-va-[a-z0-9]+\.js$/, (route) =>
+    await context.route(/\/kasir-checkout-va-(en|id)-[a-z0-9]+\.js$/, (route) =>
       failed++ ? route.continue() : route.abort('internetdisconnected'),
     );
     await page.goto(kasir.url);

@@ -50,7 +50,7 @@ it('each locale is one chunk of its own, with that language only: the entry carr
 
 for (const view of VIEWS) {
   const budget = FLOW_BUDGET_BYTES[view];
-  it(`a full ${view} payment downloads at most ${budget} bytes gzipped: the first paint and the ${view} chunk`, () => {
+  it(`a full ${view} payment downloads at most ${budget} bytes gzipped: the first paint and the ${view} chunk, in one language`, () => {
     const flow = build.flows[view];
     assert.ok(flow, `the entry imports no ${view} chunk (it imports: ${Object.keys(build.flows).join(', ')})`);
     assert.equal(flow.files.length, 3, `${view}: ${flow.files.join(', ')}`);
@@ -64,6 +64,7 @@ it('the entry lazy-loads exactly the views, the locales and the words of failure
     [...new Set(dynamic.map(viewOf))].sort(),
     [...VIEWS, ...LOCALES, 'failures', 'modal', 'paid'].sort(),
   );
+  for (const view of VIEWS) assert.deepEqual(Object.keys(build.views[view]).sort(), [...LOCALES].sort(), view);
   assert.deepEqual(
     all.filter((s) => !s.startsWith('./')),
     [],
@@ -84,13 +85,15 @@ it('the entry lazy-loads exactly the views, the locales and the words of failure
     ENTRY,
     ...Object.values(build.locales),
     ...Object.values(build.flows).flatMap((f) => f.files),
+    ...Object.values(build.views).flatMap((byLocale) => Object.values(byLocale)),
     ...build.onDemand.qris,
     ...build.onDemand.ewallet,
     ...build.entryOnDemand,
     ...refund,
   ]);
   assert.deepEqual(
-    readdirSync(WIDGET_DIR).filter((f) => !used.has(f)),
+    // (Each file's precompressed copies, <file>.br and <file>.gz, are the servers' to send.)
+    readdirSync(WIDGET_DIR).filter((f) => !used.has(f.replace(/\.(br|gz)$/, ''))),
     ['kasir-checkout.node.js'],
     'files nothing loads (but the module for no DOM)',
   );
@@ -103,6 +106,27 @@ it(`a modal checkout's dialog is a chunk of its own (widget/modal.ts), at most $
   assert.ok(build.files[modal].gz <= MODAL_BUDGET_BYTES, `${modal} is ${build.files[modal].gz} bytes gzipped`);
 });
 
+it("each view's chunk holds one language: a payment downloads the shopper's words only", () => {
+  const code = (view: string, locale: string) => build.files[build.views[view][locale]].code;
+  // Each view's own words and the frame's, in its chunk for that language and in no other.
+  const said = {
+    qris: { en: /Scan this code/, id: /Pindai kode ini/ },
+    va: { en: /Account number/, id: /Nomor rekening/ },
+    ewallet: { en: /Your \{0\} phone number/, id: /Nomor HP \{0\} Anda/ },
+    crypto: { en: /Send exactly/, id: /Kirim tepat/ },
+    frame: { en: /Waiting for your payment/, id: /Menunggu pembayaran Anda/ },
+  };
+  for (const view of VIEWS)
+    for (const locale of LOCALES)
+      for (const [words, other] of [
+        [said[view], LOCALES.find((l) => l !== locale)!],
+        [said.frame, LOCALES.find((l) => l !== locale)!],
+      ] as const) {
+        assert.match(code(view, locale), words[locale], `${view} ${locale}`);
+        assert.doesNotMatch(code(view, locale), words[other], `${view} ${locale} carries ${other}`);
+      }
+});
+
 it("words are where they are used: a lost connection's in the entry only, a bad link's with the views that link out", () => {
   const code = (view: string) => build.files[build.flows[view].files.at(-1)!].code;
   for (const locale of LOCALES) {
@@ -112,8 +136,9 @@ it("words are where they are used: a lost connection's in the entry only, a bad 
   }
   assert.match(entry, /could not reach the payment service/);
   assert.match(entry, /Layanan pembayaran tidak dapat dihubungi/);
-  for (const view of ['ewallet', 'crypto']) assert.match(code(view), /cannot be opened safely/, view);
-  for (const view of ['va', 'qris']) assert.doesNotMatch(code(view), /cannot be opened safely/, view);
+  const badLink = /cannot be opened safely|tidak aman untuk dibuka/;
+  for (const view of ['ewallet', 'crypto']) assert.match(code(view), badLink, view);
+  for (const view of ['va', 'qris']) assert.doesNotMatch(code(view), badLink, view);
 });
 
 it('the crypto view carries its own QR encoder (no chunk shared with QRIS), and the QRIS view no crypto words', () => {

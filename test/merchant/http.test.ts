@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
 import { createMerchantApp } from '../../server/merchant/server';
@@ -432,5 +433,41 @@ describe('merchant backend: HTTP surface', () => {
       assert.equal(await served.text(), readFileSync(join(dirname(WIDGET_ENTRY_FILE!), chunk), 'utf8'));
     }
     assert.equal((await app.request('http://localhost/api/checkouts/nope')).status, 404);
+  });
+
+  it("serves every file of the element's build precompressed as the browser takes it (br, else gzip, else as is), with Vary, and each encoding's own length and ETag", async () => {
+    const app = createMerchantApp({ ...up.config(), port: 0 });
+    const dir = dirname(WIDGET_ENTRY_FILE!);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.js') && f !== 'kasir-checkout.node.js');
+    assert.ok(files.length > 10, files.join(', '));
+    for (const name of files) {
+      const plain = readFileSync(join(dir, name));
+      const get = (encoding?: string) =>
+        app.request(`http://localhost/${name}`, { headers: encoding ? { 'Accept-Encoding': encoding } : {} });
+      const seen = new Set<string>();
+      for (const [accept, encoding, decode] of [
+        ['br, gzip', 'br', brotliDecompressSync],
+        ['gzip, deflate', 'gzip', gunzipSync],
+        ['br;q=0, gzip;q=0.5', 'gzip', gunzipSync],
+        [undefined, null, (b: Buffer) => b],
+        ['identity', null, (b: Buffer) => b],
+      ] as const) {
+        const res = await get(accept);
+        assert.equal(res.status, 200, `${name} ${accept}`);
+        assert.equal(res.headers.get('content-encoding'), encoding, `${name} ${accept}`);
+        assert.equal(res.headers.get('vary'), 'Accept-Encoding', name);
+        const body = Buffer.from(await res.arrayBuffer());
+        assert.equal(res.headers.get('content-length'), String(body.length), `${name} ${accept}`);
+        assert.ok(decode(body).equals(plain), `${name} ${accept}: the bytes are the file's`);
+        if (encoding) assert.ok(body.length < plain.length || plain.length < 200, `${name} ${encoding} is smaller`);
+        seen.add(`${encoding} ${res.headers.get('etag')}`);
+        const again = await app.request(`http://localhost/${name}`, {
+          headers: { ...(accept ? { 'Accept-Encoding': accept } : {}), 'If-None-Match': res.headers.get('etag')! },
+        });
+        assert.equal(again.status, 304, `${name} ${accept}`);
+      }
+      // One ETag per encoding: a cache never answers one encoding's bytes for another's tag.
+      assert.equal(new Set([...seen].map((s) => s.split(' ')[1])).size, 3, [...seen].join(' | '));
+    }
   });
 });

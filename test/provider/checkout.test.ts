@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
@@ -283,6 +284,33 @@ describe('checkout', () => {
       assert.ok(js.status === 200 || js.status === 503);
       if (js.status === 200) assert.match(js.headers.get('content-type')!, /javascript/);
       else assert.match((await errorOf(js)).message, /not built/);
+    });
+
+    it("serves the widget's files precompressed as the browser takes them (br, else gzip, else as is), with Vary", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kasir-widget-'));
+      const entry = join(dir, 'kasir-checkout.js');
+      const body = Buffer.from(`export const kasir = "${'checkout '.repeat(200)}";\n`);
+      writeFileSync(entry, body);
+      writeFileSync(`${entry}.br`, brotliCompressSync(body));
+      writeFileSync(`${entry}.gz`, gzipSync(body));
+      process.env.KASIR_WIDGET_FILE = entry;
+      try {
+        for (const [accept, encoding, decode] of [
+          ['br, gzip', 'br', brotliDecompressSync],
+          ['gzip', 'gzip', gunzipSync],
+          [undefined, null, (b: Buffer) => b],
+        ] as const) {
+          const res = await get('/checkout/kasir-checkout.js', accept ? { 'Accept-Encoding': accept } : {});
+          assert.equal(res.status, 200);
+          assert.equal(res.headers.get('content-encoding'), encoding, String(accept));
+          assert.equal(res.headers.get('vary'), 'Accept-Encoding');
+          const sent = Buffer.from(await res.arrayBuffer());
+          assert.equal(res.headers.get('content-length'), String(sent.length));
+          assert.ok(decode(sent).equals(body), String(accept));
+        }
+      } finally {
+        delete process.env.KASIR_WIDGET_FILE;
+      }
     });
 
     it('answers a 503 envelope when KASIR_WIDGET_FILE names no file', async () => {

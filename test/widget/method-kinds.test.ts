@@ -10,12 +10,12 @@ describe('method kinds and locales', () => {
     expect(Object.keys(methodKinds)).to.deep.equal(['va', 'bank', 'qris', 'ewallet', 'crypto']);
     for (const [kind, row] of Object.entries(methodKinds)) {
       expect(en, kind).to.have.property(kind).that.is.a('string');
-      const view = await row.view();
+      const view = await row.view('en');
       expect(view.default, kind).to.be.a('function');
       expect(view.DepositStatusController, kind).to.be.a('function');
     }
     // A bank transfer shows the virtual account's screen.
-    expect(await methodKinds.bank.view()).to.equal(await methodKinds.va.view());
+    expect(await methodKinds.bank.view('en')).to.equal(await methodKinds.va.view('en'));
   });
 
   it('says which kinds may still be paid after expiry: the payer types the amount (bank transfer, crypto)', () => {

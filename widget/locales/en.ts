@@ -1,8 +1,10 @@
 // The element's words in English: one file, its own chunk in the script-tag build, loaded with the checkout (in
-// parallel) when the shopper's language is English, so the first paint carries one language. A pending deposit's view
-// (views/), the modal dialog (modal.ts) and the words of failures (failures.ts) carry their own, and those of a lost
-// connection are i18n.ts's `offline`. Keys are unique across all of them: a shop's
-// `strings` replace any text by its key. A new locale is a file like this one, registered in i18n.ts's `locales`.
+// parallel) when the shopper's language is English, so the first paint carries one language. Every other place words
+// live has its own file per language beside this one (<place>.en.ts: each pending view with the frame's, the modal
+// dialog, the failures, a payment not as planned, the refund form), and those of a lost connection are i18n.ts's
+// `offline`. Keys are unique across all of them: a shop's `strings` replace any text by its key. A new locale is a
+// file like this one and one per place (each place's table of them fails to compile without it), registered in
+// i18n.ts's `locales` and `formats`.
 export default {
   loading: 'Preparing your payment…',
   choose: 'Choose how to pay',

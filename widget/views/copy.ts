@@ -3,11 +3,12 @@
 // two seconds and is announced. Part of the views that use it (the virtual account's), not of the first paint.
 import { css, html, type TemplateResult } from 'lit';
 import type { ViewKit } from './view.js';
+import { copy as en } from '../locales/frame.en.js';
+import { copy as id } from '../locales/frame.id.js';
+import type { Locale } from '../i18n.js';
 
-const words = {
-  en: { copy: 'Copy', copied: 'Copied' },
-  id: { copy: 'Salin', copied: 'Tersalin' },
-};
+/** The words, one module per locale (locales/frame.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** Per element (its shadow root): the `node` of the button that just copied. */
 const copied = new WeakMap<object, string>();

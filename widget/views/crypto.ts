@@ -4,7 +4,7 @@
 // amount (what is still due, without trailing zeros: what is copied is what is shown), each to copy, the rate it is
 // priced at, and the steps.
 import { css, html, nothing } from 'lit';
-import { exact, fill } from '../i18n.js';
+import { exact, fill, type Locale } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
 import { memoRow, memoStyles } from './memo.js';
 import { opening, phone } from './external.js';
@@ -12,6 +12,8 @@ import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
 import { rateRow } from './rate.js';
 import type { View } from './view.js';
+import en from '../locales/crypto.en.js';
+import id from '../locales/crypto.id.js';
 
 export { DepositStatusController } from './pending.js';
 export { unsafe } from './external.js';
@@ -45,40 +47,8 @@ export const styles = [
 `,
 ];
 
-const words = {
-  en: {
-    network: 'Network: {0}',
-    warning: 'Send {0} on the {1} network only. A payment sent on another network is lost.',
-    address: 'Address',
-    exactAmount: 'Send exactly',
-    inWallet: 'Open in wallet',
-    theAddress: 'address',
-    theAmount: 'amount',
-    qrLabel: 'Wallet payment request for {0}',
-    steps: [
-      'Open your wallet on the {1} network.',
-      'Scan this code, or send exactly the amount to the address.',
-      'This page updates by itself once the payment arrives.',
-    ],
-    sendStep: 'Send exactly the amount to the address.',
-  },
-  id: {
-    network: 'Jaringan: {0}',
-    warning: 'Kirim {0} hanya melalui jaringan {1}. Pembayaran melalui jaringan lain akan hilang.',
-    address: 'Alamat',
-    exactAmount: 'Kirim tepat',
-    inWallet: 'Buka di dompet',
-    theAddress: 'alamat',
-    theAmount: 'jumlah',
-    qrLabel: 'Permintaan pembayaran dompet untuk {0}',
-    steps: [
-      'Buka dompet Anda di jaringan {1}.',
-      'Pindai kode ini, atau kirim tepat sejumlah itu ke alamat tersebut.',
-      'Halaman ini diperbarui otomatis setelah pembayaran diterima.',
-    ],
-    sendStep: 'Kirim tepat sejumlah itu ke alamat tersebut.',
-  },
-};
+/** The words, one module per locale (locales/crypto.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 const crypto: View = (k) => {
   const { d, amount, steps } = k;

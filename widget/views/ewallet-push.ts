@@ -3,9 +3,11 @@
 // it says to approve in the app; past the window the service records a failed attempt (timeout), shown with "try
 // again" (a new request to the same number) and "choose another method". Part of the e-wallet view's chunk.
 import { html, nothing, css } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { chooseAgain, secondsLeft, type WalletView } from './wallet-kit.js';
 import { failurePanel, shownFailure } from './failure.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
 
 export const pushStyles = css`
   form {
@@ -28,34 +30,8 @@ export const pushStyles = css`
   }
 `;
 
-const words = {
-  en: {
-    phoneLabel: 'Your {0} phone number',
-    phoneHint: 'We send the payment request to the {0} app on this number.',
-    sendRequest: 'Send payment request',
-    sending: 'Sending…',
-    approveIn: 'Open {0} on {1} and approve the payment.',
-    windowLeft: 'Time left to approve',
-    pushSteps: [
-      'Enter the phone number of your {0} account.',
-      'Open the notification in {0} and approve the payment.',
-      'This page updates by itself.',
-    ],
-  },
-  id: {
-    phoneLabel: 'Nomor HP {0} Anda',
-    phoneHint: 'Permintaan pembayaran dikirim ke aplikasi {0} di nomor ini.',
-    sendRequest: 'Kirim permintaan pembayaran',
-    sending: 'Mengirim…',
-    approveIn: 'Buka {0} di {1} dan setujui pembayaran.',
-    windowLeft: 'Sisa waktu untuk menyetujui',
-    pushSteps: [
-      'Masukkan nomor HP akun {0} Anda.',
-      'Buka notifikasi di {0} dan setujui pembayaran.',
-      'Halaman ini diperbarui otomatis.',
-    ],
-  },
-};
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** Per element: a request in flight, the service's refusal of the number, and the window already checked at its end. */
 const state = new WeakMap<object, { sending?: boolean; problem?: string; checked?: string }>();

@@ -2,44 +2,18 @@
 // (`part="qr"`), on a phone a link that opens the app (`part="open-app"`): the same payment. A failed attempt is shown
 // with "try again" (the code or link again) and "choose another method". Part of the e-wallet view's chunk.
 import { html } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { opening, phone } from './external.js';
 import { dismissFailure, failurePanel, shownFailure } from './failure.js';
 import type { WalletView } from './wallet-kit.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
 
 /** The QR encoder and figure, once loaded (wallet-qr.ts: its own chunk). */
 let figure: (typeof import('./wallet-qr.js'))['qrFigure'] | undefined;
 
-const words = {
-  en: {
-    walletQr: '{0} payment code for {1}',
-    openApp: 'Open {0}',
-    scanSteps: [
-      'Open {0} on your phone and tap Pay or Scan.',
-      'Scan this code and confirm the payment.',
-      'This page updates by itself.',
-    ],
-    appSteps: [
-      'Tap the button to open {0}.',
-      'Confirm the payment in the app, then come back here.',
-      'This page updates by itself.',
-    ],
-  },
-  id: {
-    walletQr: 'Kode pembayaran {0} untuk {1}',
-    openApp: 'Buka {0}',
-    scanSteps: [
-      'Buka {0} di ponsel Anda lalu ketuk Bayar atau Scan.',
-      'Pindai kode ini dan konfirmasi pembayaran.',
-      'Halaman ini diperbarui otomatis.',
-    ],
-    appSteps: [
-      'Ketuk tombol untuk membuka {0}.',
-      'Konfirmasi pembayaran di aplikasi, lalu kembali ke sini.',
-      'Halaman ini diperbarui otomatis.',
-    ],
-  },
-};
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 export const qrOrAppView: WalletView = (k) => {
   const { d, amount, steps } = k;

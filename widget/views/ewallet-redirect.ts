@@ -3,27 +3,15 @@
 // element resumes the same checkout. A failed attempt is shown with "try again" and "choose another method". Part of
 // the e-wallet view's chunk.
 import { html } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { KasirOpenExternalEvent } from '../events.js';
 import { chooseAgain, type WalletView } from './wallet-kit.js';
 import { dismissFailure, failurePanel, shownFailure } from './failure.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
 
-const words = {
-  en: {
-    continueTo: 'Continue to {0}',
-    redirectSteps: [
-      'Continue to {0} and approve the payment.',
-      '{0} brings you back here, where the payment is confirmed.',
-    ],
-  },
-  id: {
-    continueTo: 'Lanjutkan ke {0}',
-    redirectSteps: [
-      'Lanjutkan ke {0} dan setujui pembayaran.',
-      '{0} mengembalikan Anda ke halaman ini, tempat pembayaran dikonfirmasi.',
-    ],
-  },
-};
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 export const redirectView: WalletView = (k) => {
   const { d, steps } = k;

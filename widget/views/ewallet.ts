@@ -1,7 +1,7 @@
 // The pending screen of an e-wallet: the amount and a link to the wallet's approval page (`part="open-app"`, which a
 // phone opens in the wallet's app; only a link of an allowed scheme gets here: links.ts), and the steps.
 import { css, html } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { opening } from './external.js';
 import { failureStyles } from './failure.js';
 import { pushStyles, pushView } from './ewallet-push.js';
@@ -12,6 +12,8 @@ import type { WalletKit } from './wallet-kit.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { View } from './view.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
 
 export { DepositStatusController } from './pending.js';
 export { unsafe } from './external.js';
@@ -29,20 +31,8 @@ export const styles = [
 `,
 ];
 
-const words = {
-  en: {
-    amount: 'Amount to pay',
-    walletSteps: ['Continue to {0} and approve the payment.', 'Come back here: this page updates by itself.'],
-    openWallet: 'Continue to {0}',
-    newTab: '(opens in a new tab)',
-  },
-  id: {
-    amount: 'Jumlah pembayaran',
-    walletSteps: ['Lanjutkan ke {0} dan setujui pembayaran.', 'Kembali ke sini: halaman ini diperbarui otomatis.'],
-    openWallet: 'Lanjutkan ke {0}',
-    newTab: '(membuka tab baru)',
-  },
-};
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** The views of the wallets' flows (docs/indonesian-payments.md); a deposit without one is a link to the wallet's page. */
 const FLOWS = { push: pushView, 'qr-or-app': qrOrAppView, redirect: redirectView };

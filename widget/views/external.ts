@@ -5,6 +5,9 @@ import { KasirOpenExternalEvent } from '../events.js';
 import type { Deposit } from '../types.js';
 import { allowedLink } from './links.js';
 import type { ViewKit } from './view.js';
+import { links as en } from '../locales/frame.en.js';
+import { links as id } from '../locales/frame.id.js';
+import type { Locale } from '../i18n.js';
 
 /** A phone: a touch screen is the main pointer, or a phone's or tablet's browser says so. */
 export const phone = () =>
@@ -15,10 +18,8 @@ export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
   if (!e.currentTarget!.dispatchEvent(new KasirOpenExternalEvent(url, kind))) e.preventDefault();
 };
 
-const words = {
-  en: { badLink: 'This payment link cannot be opened safely.' },
-  id: { badLink: 'Tautan pembayaran ini tidak aman untuk dibuka.' },
-};
+/** The words, one module per locale (locales/frame.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /**
  * Why the deposit cannot be shown, in the shopper's words: it carries a link (an e-wallet's page, a wallet payment

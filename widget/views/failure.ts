@@ -2,9 +2,11 @@
 // (`part="failure"`). The deposit stays pending; the e-wallet views show it over their flow. Part of the e-wallet
 // view's chunk, not of the first paint.
 import { html, nothing, css } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import type { PaymentFailure } from '../types.js';
 import type { WalletKit } from './wallet-kit.js';
+import en from '../locales/ewallet.en.js';
+import id from '../locales/ewallet.id.js';
 
 export const failureStyles = css`
   [part='failure'] {
@@ -20,24 +22,8 @@ export const failureStyles = css`
   }
 `;
 
-const words = {
-  en: {
-    failedTitle: 'Payment failed',
-    declined: 'The payment was declined in {0}.',
-    insufficient_balance: 'Your {0} balance is not enough for this payment. Top it up, or choose another method.',
-    timeout: 'The payment was not approved in {0} in time.',
-    tryAgain: 'Try again',
-    chooseAnother: 'Choose another method',
-  },
-  id: {
-    failedTitle: 'Pembayaran gagal',
-    declined: 'Pembayaran ditolak di {0}.',
-    insufficient_balance: 'Saldo {0} Anda tidak cukup untuk pembayaran ini. Isi saldo, atau pilih metode lain.',
-    timeout: 'Pembayaran tidak disetujui di {0} tepat waktu.',
-    tryAgain: 'Coba lagi',
-    chooseAnother: 'Pilih metode lain',
-  },
-};
+/** The words, one module per locale (locales/ewallet.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** The failures a shopper set aside with "try again" (no request: the QR or link is simply shown again), per element. */
 const dismissed = new WeakMap<object, string>();

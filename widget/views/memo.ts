@@ -2,9 +2,11 @@
 // by the memo, so the view shows it (`part="memo"`, with copy) and says the payment needs it. Part of the crypto
 // view's chunk.
 import { html, nothing, css } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { copyButton } from './copy.js';
 import type { ViewKit } from './view.js';
+import en from '../locales/crypto.en.js';
+import id from '../locales/crypto.id.js';
 
 export const memoStyles = css`
   [part='memo'] {
@@ -18,19 +20,8 @@ export const memoStyles = css`
   }
 `;
 
-const words = {
-  en: {
-    memo: 'Memo ({0})',
-    memoNeeded: 'Add this memo to the payment: without it the payment cannot be matched to your order.',
-    theMemo: 'memo',
-  },
-  id: {
-    memo: 'Memo ({0})',
-    memoNeeded:
-      'Tambahkan memo ini pada pembayaran: tanpa memo, pembayaran tidak dapat dicocokkan dengan pesanan Anda.',
-    theMemo: 'memo',
-  },
-};
+/** The words, one module per locale (locales/crypto.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** The memo's row of the crypto view's list, when the deposit has one. */
 export const memoRow = (k: ViewKit) => {

@@ -4,29 +4,12 @@
 // such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
 import { html, nothing } from 'lit';
 import type { PaidKit } from './view.js';
+import en from '../locales/paid.en.js';
+import id from '../locales/paid.id.js';
+import type { Locale } from '../i18n.js';
 
-const words = {
-  en: {
-    paid: 'Received',
-    due: 'Still due',
-    partial: 'Received {0}. Still due: {1}.',
-    over: 'You paid {2} more than was due.',
-    short: 'The time to pay ran out before the payment was complete. {0} was received: the shop will refund it.',
-    late: 'Your payment of {0} arrived after the time to pay ran out: the shop will refund it.',
-    completed: 'Payment received.',
-    expired: 'Payment expired.',
-  },
-  id: {
-    paid: 'Diterima',
-    due: 'Sisa tagihan',
-    partial: 'Diterima {0}. Sisa tagihan: {1}.',
-    over: 'Anda membayar {2} lebih dari tagihan.',
-    short: 'Waktu pembayaran habis sebelum pembayaran lengkap. {0} telah diterima: toko akan mengembalikannya.',
-    late: 'Pembayaran Anda sebesar {0} diterima setelah waktu pembayaran habis: toko akan mengembalikannya.',
-    completed: 'Pembayaran diterima.',
-    expired: 'Pembayaran kedaluwarsa.',
-  },
-};
+/** The words, one module per locale (locales/paid.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /**
  * What arrived, as it arrived (docs/money.md): in the deposit's currency when every payment was; after a switch, each

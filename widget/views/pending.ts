@@ -4,25 +4,15 @@
 // copies this module into each view's chunk (one request per payment, see vite.config.ts). None of it is in the first
 // paint.
 import { css, html, nothing } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import type { Screen, View } from './view.js';
+import en from '../locales/frame.en.js';
+import id from '../locales/frame.id.js';
 
 export { DepositStatusController } from './deposit-status-controller.js';
 
-const words = {
-  en: {
-    waiting: 'Waiting for your payment…',
-    checkNow: 'Check payment status',
-    checking: 'Checking…',
-    change: 'Change payment method',
-  },
-  id: {
-    waiting: 'Menunggu pembayaran Anda…',
-    checkNow: 'Cek status pembayaran',
-    checking: 'Memeriksa…',
-    change: 'Ganti metode pembayaran',
-  },
-};
+/** The words, one module per locale (locales/frame.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** The frame's styles; each view adds its own to them. */
 export const frameStyles = css`

@@ -1,39 +1,21 @@
 // The pending screen of QRIS: the code as an inline SVG (encoded here, so the QR encoder is in this chunk only), the
 // amount, a PNG download (its code loaded when pressed), and the steps.
 import { html } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { QUIET } from './qr.js';
 import { frameStyles, screen } from './pending.js';
 import { qrCode, qrFigure, qrStyles } from './qr-figure.js';
 import type { View } from './view.js';
+import en from '../locales/qris.en.js';
+import id from '../locales/qris.id.js';
 
 export { DepositStatusController } from './pending.js';
 
 /** The frame's styles and the view's own. */
 export const styles = [frameStyles, qrStyles];
 
-const words = {
-  en: {
-    amount: 'Amount to pay',
-    qrSteps: [
-      'Open any app that pays with QRIS (banking or e-wallet).',
-      'Scan this code and check the amount.',
-      'Confirm the payment. This page updates by itself.',
-    ],
-    qrLabel: 'QRIS code for {0}',
-    download: 'Download QR code',
-  },
-  id: {
-    amount: 'Jumlah pembayaran',
-    qrSteps: [
-      'Buka aplikasi yang mendukung QRIS (m-banking atau e-wallet).',
-      'Pindai kode ini dan periksa jumlahnya.',
-      'Konfirmasi pembayaran. Halaman ini diperbarui otomatis.',
-    ],
-    qrLabel: 'Kode QRIS untuk {0}',
-    download: 'Unduh kode QR',
-  },
-};
+/** The words, one module per locale (locales/qris.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** Saves the code as a PNG, with the code for it loaded now (a failed load leaves the button to be pressed again). */
 const savePng = (id: string, d: string, size: number) =>

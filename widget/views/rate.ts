@@ -3,8 +3,12 @@
 // for a payment in another currency than the order's; the QRIS view (rupiah only) leaves it out, for its size budget.
 import { html, nothing, type TemplateResult } from 'lit';
 import type { ViewKit } from './view.js';
+import { rate as en } from '../locales/frame.en.js';
+import { rate as id } from '../locales/frame.id.js';
+import type { Locale } from '../i18n.js';
 
-const words = { en: { rate: 'Rate' }, id: { rate: 'Kurs' } };
+/** The words, one module per locale (locales/frame.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** The rate row (`part="rate"`), or nothing when the payment is not converted. */
 export const rateRow = ({ d, text, money }: ViewKit): TemplateResult | typeof nothing => {

@@ -9,61 +9,16 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
 import type { PaidKit } from './view.js';
 import type { RefundClaim, RefundClaimBody, RefundField } from '../types.js';
+import en from '../locales/refund.en.js';
+import id from '../locales/refund.id.js';
+import type { Locale } from '../i18n.js';
 
 /**
  * The form's words, in this chunk (the first paint carries none of them); keys unique across the element's, so a
  * shop's `strings` replace any of them.
  */
-const words = {
-  en: {
-    refundTitle: 'Where should we send your refund?',
-    refundBankIntro: 'The shop owes you {0}. Tell it which bank account to send it to.',
-    refundCryptoIntro: 'The shop owes you {0}. Give an address on {1} to send it to.',
-    refundBank: 'Bank',
-    refundChooseBank: 'Choose your bank',
-    refundAccountNumber: 'Account number',
-    refundAccountName: "Account holder's name",
-    refundEmail: 'Email',
-    refundAddress: 'Address',
-    refundCity: 'City',
-    refundPostCode: 'Postal code',
-    refundWallet: 'Your {0} address on {1}',
-    refundMemo: 'Memo (if your wallet or exchange asks for one)',
-    refundSend: 'Send refund details',
-    refundSending: 'Sending…',
-    refundSent: 'Thank you. The shop has your refund details and will send you {0}.',
-    refundRequired: 'Required.',
-    refundBadAccount: 'Enter 5 to 34 digits or letters.',
-    refundBadEmail: 'Enter an email address, e.g. name@example.com.',
-    refundBadAddress: 'This is not an address on {0}. Check it for a typo.',
-    refundBadMemo: 'A memo is a number, or at most 28 characters.',
-    refundFailed: 'Your refund details could not be sent. Please try again.',
-  },
-  id: {
-    refundTitle: 'Ke mana dana Anda dikembalikan?',
-    refundBankIntro: 'Toko akan mengembalikan {0} kepada Anda. Beri tahu rekening bank tujuannya.',
-    refundCryptoIntro: 'Toko akan mengembalikan {0} kepada Anda. Masukkan alamat di jaringan {1} tujuannya.',
-    refundBank: 'Bank',
-    refundChooseBank: 'Pilih bank Anda',
-    refundAccountNumber: 'Nomor rekening',
-    refundAccountName: 'Nama pemilik rekening',
-    refundEmail: 'Email',
-    refundAddress: 'Alamat',
-    refundCity: 'Kota',
-    refundPostCode: 'Kode pos',
-    refundWallet: 'Alamat {0} Anda di jaringan {1}',
-    refundMemo: 'Memo (jika dompet atau bursa Anda memintanya)',
-    refundSend: 'Kirim data pengembalian dana',
-    refundSending: 'Mengirim…',
-    refundSent: 'Terima kasih. Toko telah menerima data pengembalian dana Anda dan akan mengirimkan {0}.',
-    refundRequired: 'Wajib diisi.',
-    refundBadAccount: 'Masukkan 5 sampai 34 angka atau huruf.',
-    refundBadEmail: 'Masukkan alamat email, mis. nama@contoh.com.',
-    refundBadAddress: 'Ini bukan alamat di jaringan {0}. Periksa kembali penulisannya.',
-    refundBadMemo: 'Memo berupa angka, atau paling banyak 28 karakter.',
-    refundFailed: 'Data pengembalian dana tidak dapat dikirim. Silakan coba lagi.',
-  },
-};
+/** The words, one module per locale (locales/refund.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 type Words = (typeof words)['en'];
 type Offer = Extract<RefundClaim, { accepted: true }>;
 type Field = 'bankCode' | 'accountNumber' | 'accountName' | RefundField | 'address' | 'memo';

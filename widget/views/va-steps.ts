@@ -4,6 +4,9 @@
 // bill key. Part of the virtual account view's chunk, never of the first paint.
 import { html, css } from 'lit';
 import type { ViewKit } from './view.js';
+import en from '../locales/va.en.js';
+import id from '../locales/va.id.js';
+import type { Locale } from '../i18n.js';
 
 export const bankStepStyles = css`
   [part='instructions'] details {
@@ -83,62 +86,8 @@ const BANKS: Record<string, BankMenus> = {
   },
 };
 
-const words = {
-  en: {
-    atmTitle: 'ATM',
-    mobileTitle: '{app} (mobile banking)',
-    internetTitle: '{web} (internet banking)',
-    atmSteps: [
-      'Insert your card and enter your PIN.',
-      'Choose {menu}.',
-      'Enter the virtual account number {va}.',
-      'Check the amount and the name, then confirm.',
-    ],
-    mobileSteps: [
-      'Open {app} and log in.',
-      'Choose {menu}.',
-      'Enter the virtual account number {va}.',
-      'Check the amount and the name, then confirm with your PIN.',
-    ],
-    internetSteps: [
-      'Log in to {web}.',
-      'Choose {menu}.',
-      'Enter the virtual account number {va}.',
-      'Check the amount and the name, then confirm with your token or OTP.',
-    ],
-    billAtmStep: 'Enter the company code {biller}, then the bill key {key}.',
-    billAppStep: 'Choose the biller with code {biller} and enter the bill key {key}.',
-    billerCode: 'Company code (biller)',
-    billKey: 'Bill key',
-  },
-  id: {
-    atmTitle: 'ATM',
-    mobileTitle: '{app} (m-banking)',
-    internetTitle: '{web} (internet banking)',
-    atmSteps: [
-      'Masukkan kartu dan PIN Anda.',
-      'Pilih {menu}.',
-      'Masukkan nomor virtual account {va}.',
-      'Periksa jumlah dan nama, lalu konfirmasi.',
-    ],
-    mobileSteps: [
-      'Buka {app} dan masuk.',
-      'Pilih {menu}.',
-      'Masukkan nomor virtual account {va}.',
-      'Periksa jumlah dan nama, lalu konfirmasi dengan PIN.',
-    ],
-    internetSteps: [
-      'Masuk ke {web}.',
-      'Pilih {menu}.',
-      'Masukkan nomor virtual account {va}.',
-      'Periksa jumlah dan nama, lalu konfirmasi dengan token atau OTP.',
-    ],
-    billAtmStep: 'Masukkan kode perusahaan {biller}, lalu kode bayar {key}.',
-    billAppStep: 'Pilih penyedia jasa dengan kode {biller} dan masukkan kode bayar {key}.',
-    billerCode: 'Kode perusahaan (biller)',
-    billKey: 'Kode bayar',
-  },
-};
+/** The words, one module per locale (locales/va.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** The words of a Mandiri bill payment's rows (its biller code and bill key), in the kit's language. */
 export const billWords = (k: ViewKit) => k.text(words);

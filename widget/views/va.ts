@@ -2,12 +2,14 @@
 // when there is one, the exact amount, each to copy, and the steps (for a transfer whose amount carries a unique code,
 // why its last digits are odd).
 import { css, html, nothing } from 'lit';
-import { fill } from '../i18n.js';
+import { fill, type Locale } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
 import { bankStepStyles, bankSteps, billWords } from './va-steps.js';
 import { frameStyles, screen } from './pending.js';
 import { rateRow } from './rate.js';
 import type { View } from './view.js';
+import en from '../locales/va.en.js';
+import id from '../locales/va.id.js';
 
 export { DepositStatusController } from './pending.js';
 
@@ -24,38 +26,8 @@ export const styles = [
 `,
 ];
 
-const words = {
-  en: {
-    vaNumber: 'Account number',
-    accountName: 'Account name',
-    exactAmount: 'Transfer exactly',
-    theNumber: 'account number',
-    theAmount: 'amount',
-    vaSteps: [
-      'Open your bank app, internet banking or an ATM.',
-      'Choose a virtual account transfer and enter the number above.',
-      'Transfer exactly the amount shown. This page updates by itself.',
-    ],
-    bankStep: 'Transfer to the account above, from any bank.',
-    uniqueStep:
-      'Transfer exactly this amount: the last digits ({1}) identify your payment. This page updates by itself.',
-  },
-  id: {
-    vaNumber: 'Nomor rekening',
-    accountName: 'Nama rekening',
-    exactAmount: 'Transfer tepat',
-    theNumber: 'nomor rekening',
-    theAmount: 'jumlah',
-    vaSteps: [
-      'Buka aplikasi bank, internet banking, atau ATM.',
-      'Pilih transfer virtual account dan masukkan nomor di atas.',
-      'Transfer tepat sesuai jumlah. Halaman ini diperbarui otomatis.',
-    ],
-    bankStep: 'Transfer ke rekening di atas, dari bank mana pun.',
-    uniqueStep:
-      'Transfer tepat sejumlah ini: digit terakhirnya ({1}) menandai pembayaran Anda. Halaman ini diperbarui otomatis.',
-  },
-};
+/** The words, one module per locale (locales/va.<locale>.ts). */
+const words = { en, id } satisfies Record<Locale, typeof en>;
 
 /** A Mandiri bill payment's company code and bill key (docs/indonesian-payments.md), each to copy. */
 const billRows = (k: Parameters<View>[0]) => {
