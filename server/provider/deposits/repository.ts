@@ -67,6 +67,12 @@ export function depositByDepositId(
   return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
+/** A deposit's version alone (an index read): whether a view of it is still the latest. */
+export async function depositVersionOf(db: Queryable, depositId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('deposits').select('version').where('deposit_id', '=', depositId).executeTakeFirst();
+  return row?.version;
+}
+
 /** A merchant's deposit by its depositId, else by its reference. */
 export async function depositByIdOrReference(
   db: Queryable,
@@ -274,6 +280,17 @@ export async function nextActivitySeq(db: Queryable, depositRowId: string): Prom
     .where('deposit_row_id', '=', depositRowId)
     .executeTakeFirst();
   return Number(last?.seq ?? 0) + 1;
+}
+
+/** How many times a deposit's method was switched (its history's switch entries; attempts and payments are not switches). */
+export async function switchCountOf(db: Queryable, depositRowId: string, activity: string): Promise<number> {
+  const row = await db
+    .selectFrom('deposit_activities')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('deposit_row_id', '=', depositRowId)
+    .where('activity', '=', activity)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
 }
 
 export function activitiesOf(db: Queryable, depositRowId: string): Promise<ActivityRow[]> {
