@@ -25,7 +25,11 @@ interface Claims {
   refuse?: { status: number; message: string };
   claimed: Set<string>;
   ask: string[];
+  /** What the backend counts instead of the fake deposit's figures (money owed in the currency it arrived in). */
+  offer?: Partial<Offer>;
 }
+
+type Offer = Extract<RefundClaim, { accepted: true }>;
 
 /** The refund-claim routes of the backend, over the fake's deposits: what is owed is the deposit's, as the backend counts it. */
 function refundRoutes(api: FakeApi): Claims {
@@ -40,12 +44,15 @@ function refundRoutes(api: FakeApi): Claims {
     const d = api.checkouts.get(id)!.deposit as Deposit;
     const owed = d.status === 'expired' ? d.paidAmount : d.status === 'completed' ? d.overpaidAmount : '0';
     const crypto = d.method.kind === 'crypto';
-    const offer: RefundClaim = {
+    const kind = crypto ? 'crypto' : 'bank';
+    const claimed = claims.claimed.has(id);
+    const offer: Offer = {
       accepted: true,
+      owed: +owed ? [{ amount: owed, currency: d.currency, kind, claimed: claimed ? owed : '0' }] : [],
       amount: owed,
       currency: d.currency,
-      claimed: claims.claimed.has(id),
-      kind: crypto ? 'crypto' : 'bank',
+      claimed,
+      kind,
       ...(crypto
         ? {
             symbol: d.symbol,
@@ -54,6 +61,7 @@ function refundRoutes(api: FakeApi): Claims {
             chain: d.network === 'STELLAR' ? 'STELLAR' : 'EVM',
           }
         : { banks: BANKS, ask: claims.ask as never }),
+      ...claims.offer,
     };
     if ((init?.method ?? 'GET') === 'GET') {
       claims.gets++;
@@ -182,6 +190,7 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
           address: 'Jl. Merdeka 1',
           city: 'Bandung',
           postCode: '40111',
+          currency: 'IDR',
         },
       },
     ]);
@@ -232,6 +241,45 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     );
   });
 
+  for (const [locale, intro, sent] of [
+    [
+      'en',
+      'The shop owes you Rp 100,000. Tell it which bank account to send it to.',
+      'The shop has your refund details and will send you Rp 100,000.',
+    ],
+    [
+      'id',
+      'Toko akan mengembalikan Rp 100.000 kepada Anda. Beri tahu rekening bank tujuannya.',
+      'Toko telah menerima data pengembalian dana Anda dan akan mengirimkan Rp 100.000.',
+    ],
+  ])
+    it(`rupiah paid by transfer, then a switch to USDC and an expiry: the form asks for a bank account for the rupiah (${locale})`, async () => {
+      // What the backend counts after a fiat-then-crypto switch: the rupiah, owed to a bank account, whatever the method now.
+      const idr = { amount: '100000', currency: 'IDR', kind: 'bank' as const };
+      claims.offer = { ...idr, owed: [{ ...idr, claimed: '0' }], banks: BANKS, ask: [] };
+      const el = await mount({ locale });
+      await choose(el, 'USDC-POLYGON');
+      api.pay(api.only.id, '1');
+      await check(el);
+      api.settle(api.only.id, 'expired');
+      await check(el);
+      await reached(el, 'expired');
+      await waitUntil(() => part(el, 'refund'), 'no refund form');
+      expect(text(part(el, 'refund')!.querySelector('p'))).to.equal(intro);
+      expect(field(el, 'bankCode'), 'a bank is asked').to.not.equal(null);
+      expect([...root(el).querySelectorAll('[part="refund"] input')].map((i) => i.getAttribute('name'))).to.deep.equal([
+        'accountNumber',
+        'accountName',
+      ]);
+      await expect(el).to.be.accessible();
+      fillIn(el, { bankCode: 'BCA', accountNumber: '0123456789', accountName: 'Siti Rahma' });
+      claims.offer = { ...claims.offer, amount: '0', claimed: true, owed: [{ ...idr, claimed: '100000' }] };
+      await send(el);
+      await waitUntil(() => !part(el, 'refund'), 'the form stays');
+      expect(claims.posts.map((p) => p.body.currency)).to.deep.equal(['IDR']);
+      expect(text(part(el, 'result'))).to.contain(sent);
+    });
+
   it('crypto on an EVM network: an overpayment is owed; the address is checked (EIP-55) before it is sent', async () => {
     const el = await mount();
     await choose(el, 'USDC-POLYGON');
@@ -255,7 +303,7 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     fillIn(el, { address: EVM });
     await send(el);
     await waitUntil(() => !part(el, 'refund'));
-    expect(claims.posts.map((p) => p.body)).to.deep.equal([{ address: EVM }]);
+    expect(claims.posts.map((p) => p.body)).to.deep.equal([{ address: EVM, currency: 'USDC-POLYGON' }]);
     expect(text(part(el, 'result'))).to.contain('The shop has your refund details and will send you 1 USDC.');
   });
 
@@ -279,7 +327,9 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     fillIn(again, { address: STELLAR, memo: '1234567890' });
     await send(again);
     await waitUntil(() => !part(again, 'refund'));
-    expect(claims.posts.map((p) => p.body)).to.deep.equal([{ address: STELLAR, memo: '1234567890' }]);
+    expect(claims.posts.map((p) => p.body)).to.deep.equal([
+      { address: STELLAR, memo: '1234567890', currency: 'XLM-STELLAR' },
+    ]);
   });
 
   it('no form where none is taken (the hosted page), none with nothing owed, and the details line when a claim was made before', async () => {
