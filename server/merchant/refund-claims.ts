@@ -194,17 +194,46 @@ function beyondTheOrder(deposit: UpstreamDeposit): Map<number, Decimal> {
 }
 
 /**
+ * A service that keeps no ledger (no `payments`, no values in the order's currency): what it counts as paid, as one
+ * payment in the deposit's currency, which is then the order's.
+ */
+function withLedger(given: UpstreamDeposit): UpstreamDeposit {
+  const deposit = {
+    ...given,
+    payments: given.payments ?? [],
+    orderCurrency: given.orderCurrency ?? given.inputCurrency,
+    paidValue: given.paidValue ?? given.paidAmount ?? 0,
+    overpaidValue: given.overpaidValue ?? given.overpaidAmount ?? 0,
+  };
+  if (deposit.payments.length || !(deposit.paidAmount > 0)) return deposit;
+  const payment = {
+    amount: deposit.paidAmount,
+    currency: deposit.inputCurrency,
+    method: deposit.inputCurrency,
+    value: deposit.paidValue,
+    receivedAt: deposit.updatedAt,
+    late: false,
+  };
+  return { ...deposit, payments: [payment] };
+}
+
+/** How many payments the deposit's ledger holds (what a claim is named by). */
+const paymentsOf = (deposit: UpstreamDeposit) => withLedger(deposit).payments.length;
+
+/**
  * What is owed back for a deposit as the service counts it, per currency as the money arrived, counting its first
  * `count` payments (all of them by default; fewer: what a claim made when only those had arrived covered).
  * Expired or cancelled: every payment, in its own currency. Completed with more than was due: what arrived beyond the
  * order (beyondTheOrder). Undefined when nothing is owed.
  */
-export function owedBack(deposit: UpstreamDeposit, count = deposit.payments.length): OwedBack | undefined {
+export function owedBack(given: UpstreamDeposit, count?: number): OwedBack | undefined {
+  const deposit = withLedger(given);
+  const counted = count ?? deposit.payments.length;
   let owing: Map<number, Decimal>;
   let reason: RefundRequest['reason'];
   if (deposit.status === 'expired') {
     owing = new Map(deposit.payments.map((p, i) => [i, new Decimal(p.amount)]));
-    reason = deposit.payments.slice(0, count).some((p) => p.late) ? 'paid_late' : 'expired';
+    reason = deposit.payments.slice(0, counted).some((p) => p.late) ? 'paid_late' : 'expired';
   } else if (deposit.status === 'completed' && new Decimal(deposit.overpaidValue ?? 0).greaterThan(0)) {
     owing = beyondTheOrder(deposit);
     reason = 'overpaid';
@@ -212,7 +241,7 @@ export function owedBack(deposit: UpstreamDeposit, count = deposit.payments.leng
   const sums = new Map<string, Decimal>();
   for (const [i, amount] of owing) {
     const { currency } = deposit.payments[i]!;
-    if (i < count) sums.set(currency, (sums.get(currency) ?? new Decimal(0)).plus(amount));
+    if (i < counted) sums.set(currency, (sums.get(currency) ?? new Decimal(0)).plus(amount));
   }
   const owed = [...sums]
     .filter(([, amount]) => amount.greaterThan(0))
@@ -338,8 +367,9 @@ class RefundClaims {
       const covered = await this.coveredOf(deposit, currency);
       const rest = owed ? owed.amount.minus(this.claimedBy(deposit, currency, covered)) : new Decimal(0);
       if (!rest.greaterThan(0)) throw new ApiError(409, 'A refund was already requested');
-      const key = claimKey(id, currency, deposit.payments.length);
-      const claim = await this.service.shared.claim(key, LEASE_MS);
+      const key = claimKey(id, currency, paymentsOf(deposit));
+      // Under the lock only a reader's look at the key can hold it, and only for a moment: waited for.
+      const claim = await this.take(key);
       if (claim.state !== 'claimed') throw new ApiError(409, 'A refund was already requested');
       try {
         const recipient =
@@ -416,7 +446,7 @@ class RefundClaims {
    * now is not counted: the shop has not been told yet.
    */
   private async coveredOf(deposit: UpstreamDeposit, currency: string): Promise<number> {
-    for (let count = deposit.payments.length; count > 0; count--) {
+    for (let count = paymentsOf(deposit); count > 0; count--) {
       const claim = await this.service.shared.claim(claimKey(deposit.depositId, currency, count), 1_000);
       if (claim.state === 'done') return count;
       if (claim.state === 'claimed') await this.service.shared.release(claim);
