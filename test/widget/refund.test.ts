@@ -79,7 +79,9 @@ function refundRoutes(api: FakeApi): Claims {
     if (claims.claimed.has(id))
       return json(409, { statusCode: 409, error: 'Conflict', message: 'A refund was already requested' });
     claims.claimed.add(id);
-    return json(201, { statusCode: 201, message: 'Refund details received', data: { ...offer, claimed: true } });
+    // The offer as it is now: a test's own (another currency may still be owed), else all of it claimed.
+    const now = claims.offer ? offer : { ...offer, claimed: true };
+    return json(201, { statusCode: 201, message: 'Refund details received', data: now });
   }) as typeof fetch;
   return claims;
 }
@@ -279,6 +281,67 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
       expect(claims.posts.map((p) => p.body.currency)).to.deep.equal(['IDR']);
       expect(text(part(el, 'result'))).to.contain(sent);
     });
+
+  it('rupiah and USDC owed: the list per currency, the form for each in turn, each claim naming its currency', async () => {
+    const idr = { amount: '100000', currency: 'IDR', kind: 'bank' as const };
+    const usdc = { amount: '1', currency: 'USDC-POLYGON', kind: 'crypto' as const };
+    const polygon = { symbol: 'USDC', network: 'POLYGON', networkName: 'Polygon', chain: 'EVM' as const };
+    claims.offer = {
+      ...idr,
+      owed: [
+        { ...idr, claimed: '0' },
+        { ...usdc, claimed: '0' },
+      ],
+      banks: BANKS,
+      ask: [],
+    };
+    const el = await mount();
+    await choose(el, 'USDC-POLYGON');
+    api.pay(api.only.id, '1');
+    await check(el);
+    api.settle(api.only.id, 'expired');
+    await check(el);
+    await reached(el, 'expired');
+    await waitUntil(() => part(el, 'refund'), 'no refund form');
+    const owedList = () => [...root(el).querySelectorAll('[part="refund-owed"] li')].map((li) => text(li));
+    expect(owedList()).to.deep.equal([
+      'Rp 100,000: where to send it is still to tell.',
+      '1 USDC: where to send it is still to tell.',
+    ]);
+    expect(field(el, 'bankCode')).to.not.equal(null);
+    await expect(el).to.be.accessible();
+    fillIn(el, { bankCode: 'BCA', accountNumber: '0123456789', accountName: 'Siti Rahma' });
+    claims.offer = {
+      ...usdc,
+      ...polygon,
+      banks: undefined,
+      ask: undefined,
+      owed: [
+        { ...idr, claimed: '100000' },
+        { ...usdc, claimed: '0' },
+      ],
+    };
+    await send(el);
+    await waitUntil(() => field(el, 'address'), 'the form for the USDC');
+    expect(owedList()).to.deep.equal([
+      'Rp 100,000: the shop has your details.',
+      '1 USDC: where to send it is still to tell.',
+    ]);
+    fillIn(el, { address: EVM });
+    claims.offer = {
+      ...claims.offer,
+      amount: '0',
+      claimed: true,
+      owed: [
+        { ...idr, claimed: '100000' },
+        { ...usdc, claimed: '1' },
+      ],
+    };
+    await send(el);
+    await waitUntil(() => !part(el, 'refund'), 'the form stays');
+    expect(claims.posts.map((p) => p.body.currency)).to.deep.equal(['IDR', 'USDC-POLYGON']);
+    expect(text(part(el, 'result'))).to.contain('will send you Rp 100,000 + 1 USDC.');
+  });
 
   it('crypto on an EVM network: an overpayment is owed; the address is checked (EIP-55) before it is sent', async () => {
     const el = await mount();

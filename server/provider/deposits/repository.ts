@@ -67,10 +67,14 @@ export function depositByDepositId(
   return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
-/** A deposit's version alone (an index read): whether a view of it is still the latest. */
-export async function depositVersionOf(db: Queryable, depositId: string): Promise<number | undefined> {
-  const row = await db.selectFrom('deposits').select('version').where('deposit_id', '=', depositId).executeTakeFirst();
-  return row?.version;
+/** Deposits' versions alone, by depositId (an index read): whether views of them are still the latest. */
+export async function depositVersionsOf(db: Queryable, depositIds: string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('deposits')
+    .select(['deposit_id', 'version'])
+    .where('deposit_id', 'in', depositIds)
+    .execute();
+  return new Map(rows.map((row) => [row.deposit_id, Number(row.version)]));
 }
 
 /** A merchant's deposit by its depositId, else by its reference. */

@@ -10,7 +10,6 @@ import {
   countDeposits,
   depositByDepositId,
   depositByIdOrReference,
-  depositVersionOf,
   depositsByRowIds,
   pageIdsOfDeposits,
   paymentsByDeposit,
@@ -53,9 +52,7 @@ export async function readDeposit(
 ): Promise<DepositView | undefined> {
   const cache = deps.caches.depositViews;
   const hit = cache.get(idOrReference, merchantId, deps.now());
-  // Another copy's change may not have reached this one's cache yet (its NOTIFY is on its way): a view is answered
-  // only while the row's version is still the view's, so no copy answers a state older than one already answered.
-  if (hit && (await depositVersionOf(deps.db, hit.depositId)) === hit.version) return hit;
+  if (hit && (await cache.isLatest(hit))) return hit;
   const generation = cache.generationOf(idOrReference);
   const find = () => depositByIdOrReference(deps.db, merchantId, idOrReference);
   const found = await find();
