@@ -117,22 +117,25 @@ class LatestVersions {
 
   private next(): void {
     if (this.reading || !this.waiting.size) return;
-    const batch = this.waiting;
-    this.waiting = new Map();
     this.reading = true;
-    this.read([...batch.keys()])
-      .then(
-        (versions) => {
-          for (const [id, waiters] of batch) for (const w of waiters) w.resolve(versions.get(id));
-        },
-        (err: unknown) => {
-          for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-        },
-      )
-      .finally(() => {
-        this.reading = false;
-        this.next();
-      });
+    // The reads that arrive until the event loop's next turn join this batch: one query for all of them.
+    setImmediate(() => {
+      const batch = this.waiting;
+      this.waiting = new Map();
+      this.read([...batch.keys()])
+        .then(
+          (versions) => {
+            for (const [id, waiters] of batch) for (const w of waiters) w.resolve(versions.get(id));
+          },
+          (err: unknown) => {
+            for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+          },
+        )
+        .finally(() => {
+          this.reading = false;
+          this.next();
+        });
+    });
   }
 }
 
