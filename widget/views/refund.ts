@@ -182,7 +182,9 @@ class RefundForm implements ReactiveController {
         ? kit.moneyIn(
             value,
             currency,
-            /^[A-Z]{3}$/.test(currency) ? undefined : (currency === offer.currency && offer.symbol) || currency.split('-')[0],
+            /^[A-Z]{3}$/.test(currency)
+              ? undefined
+              : (currency === offer.currency && offer.symbol) || currency.split('-')[0],
           )
         : kit.money(value);
     const owed = offer.owed || [];
