@@ -136,17 +136,30 @@ export type RefundField = 'email' | 'address' | 'city' | 'postCode';
  * (docs/refunds.md). `accepted: false`: this server takes no claims (the payment service's hosted page), so the element
  * offers no form.
  */
+/** What is owed back in one currency, as it arrived (a token for crypto), and how much of it the shop was told of. */
+export interface RefundOwed {
+  /** All that is owed back in `currency`, as the payment service counts it. */
+  amount: string;
+  currency: string;
+  /** Where it can go: `bank`, a bank account (fiat); `crypto`, an address on the network it arrived on. */
+  kind: 'bank' | 'crypto';
+  /** What of `amount` the shop was told of by claims ("0" before any); the rest is still to claim. */
+  claimed: string;
+}
+
 export type RefundClaim =
   | { accepted: false }
   | {
       accepted: true;
-      /** What is owed back, in `currency` (the deposit's: a token for crypto), as the payment service counts it; "0" when nothing is. */
+      /** What is owed back per currency as it arrived; empty when nothing is. */
+      owed: RefundOwed[];
+      /** The form's currency: what of it is still to claim ("0" when nothing is), as the payment service counts it. */
       amount: string;
       currency: string;
       reason?: 'expired' | 'paid_late' | 'overpaid';
-      /** The shop has the details already (a claim was made). */
+      /** Everything owed was claimed: the shop has the details of each currency. */
       claimed: boolean;
-      /** `bank`: a bank account (fiat); `crypto`: an address on the deposit's network. */
+      /** `bank`: a bank account (fiat); `crypto`: an address on the network `currency` arrived on. */
       kind: 'bank' | 'crypto';
       /** bank: the banks of `currency` to choose from. */
       banks?: RefundBank[];
@@ -160,7 +173,7 @@ export type RefundClaim =
     };
 
 /** POST /checkouts/:id/refund-claim: where to send the money owed back (an `amount` is never read: the service's count is). */
-export type RefundClaimBody =
+export type RefundClaimBody = (
   | {
       bankCode: string;
       accountNumber: string;
@@ -170,4 +183,8 @@ export type RefundClaimBody =
       city?: string;
       postCode?: string;
     }
-  | { address: string; memo?: string };
+  | { address: string; memo?: string }
+) & {
+  /** The currency claimed (one of `owed`); may be left out when one is owed. */
+  currency?: string;
+};

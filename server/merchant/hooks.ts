@@ -101,8 +101,14 @@ export interface CompletedDeposit extends DepositHookEvent {
   overpaidValue: string;
 }
 
-/** What `onDepositExpired` receives; a `paidAmount` above "0" was paid and is owed back. */
-export type ExpiredDeposit = DepositHookEvent;
+/**
+ * What `onDepositExpired` receives; a `paidAmount` above "0" was paid and is owed back. `paidAmount` is in the
+ * deposit's current currency (after a switch, that method's price of what arrived); `received` is what arrived, per
+ * currency as it arrived: what goes back (docs/refunds.md).
+ */
+export interface ExpiredDeposit extends DepositHookEvent {
+  received: Array<{ amount: string; currency: string }>;
+}
 
 /** What `onDepositPartiallyPaid` receives: the payment that arrived, and what is still due. */
 export interface PartiallyPaidDeposit extends DepositHookEvent {

@@ -118,15 +118,20 @@ function decide(session: CheckoutSession | null, now: number): Decision {
   return deposit.status === 'pending' ? 'keep-if-same-price' : 'new'; // expired or cancelled with nothing paid
 }
 
-/** Cancels the old checkout's unpaid deposit; false when it was paid meanwhile (it then stays the order's). */
+/**
+ * Cancels the old checkout's unpaid deposit; false when it was paid meanwhile (it then stays the order's). The decision
+ * was taken from a read before the cancel: a payment may commit in between. So the deposit is read again once the
+ * cancel committed (the service cancels under the deposit's lock, and a payment after it is one to a deposit no longer
+ * payable): money there keeps the order on this checkout, as owed back or paid.
+ */
 async function cancelUnpaid(service: OrderDesk, checkoutId: string): Promise<boolean> {
   try {
     await service.client.cancelDeposit(checkoutId);
-    return true;
   } catch (err) {
     const session = await currentSession(service, checkoutId);
     if (decide(session, service.now()) === 'keep') return false;
     if (session?.deposit?.status === 'expired') return true; // it expired by itself meanwhile
     throw err;
   }
+  return decide(await currentSession(service, checkoutId), service.now()) !== 'keep';
 }

@@ -32,7 +32,7 @@ interface CheckoutMeta {
 }
 
 /** The currencies whose amounts have no decimal places (the others have 2). */
-const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set([
+export const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set([
   'IDR',
   'JPY',
   'KRW',

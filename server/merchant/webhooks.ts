@@ -12,7 +12,7 @@ import { ConfigError } from './config.js';
 import type { webhooks } from './client/openapi.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
-import type { DepositPayment, MerchantHooks } from './hooks.js';
+import type { DepositPayment, ExpiredDeposit, MerchantHooks } from './hooks.js';
 import type { MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
 import type { Warnings } from './warnings.js';
@@ -252,13 +252,21 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
       return {
         name: EVENT_HOOKS['deposit.expired'],
         key: `hook:expired:${id}`,
-        run: hook && (async () => hook(await base())),
+        run: hook && (async () => hook({ ...(await base()), received: receivedOf(deposit) })),
       };
     }
     return undefined;
   };
 
   return { claimWaiting, holding, runHookOnce, hookOf };
+}
+
+/** What arrived for a deposit per currency as it arrived (exact decimal text), in the order each first arrived. */
+function receivedOf(deposit: UpstreamDeposit): ExpiredDeposit['received'] {
+  const sums = new Map<string, Decimal>();
+  for (const p of deposit.payments ?? [])
+    sums.set(p.currency, (sums.get(p.currency) ?? new Decimal(0)).plus(amountText(p.amount)));
+  return [...sums].map(([currency, amount]) => ({ amount: amount.toFixed(), currency }));
 }
 
 /** POST / (mounted at /api/webhooks/kasir). */

@@ -162,7 +162,11 @@ describe('a refund claim, end to end (docs/refunds.md)', () => {
       async (id) => (await (await fetch(`/api/checkouts/${id}/refund-claim`)).json()).data,
       id,
     );
-    assert.deepEqual([read.claimed, read.amount], [true, '60000']);
+    // Everything owed was claimed: nothing more to claim, and the owed list says what the shop was told.
+    assert.deepEqual(
+      [read.claimed, read.amount, read.owed],
+      [true, '0', [{ amount: '60000', currency: 'IDR', kind: 'bank', claimed: '60000' }]],
+    );
     assert.equal(refundLines().length, 1);
     // Only the test's own second claim was refused (the browser logs its 409).
     assert.deepEqual(

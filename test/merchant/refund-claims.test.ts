@@ -97,6 +97,7 @@ describe('refund claims (docs/refunds.md)', () => {
       { ...pending, banks: [] },
       {
         accepted: true,
+        owed: [],
         amount: '0',
         currency: 'IDR',
         claimed: false,
@@ -148,7 +149,7 @@ describe('refund claims (docs/refunds.md)', () => {
         request.currency,
         request.reason,
       ],
-      [`refund:${id}`, orderId, id, id, '60000', 'IDR', 'expired'],
+      [`refund:${id}:IDR:1`, orderId, id, id, '60000', 'IDR', 'expired'],
     );
     assert.equal(request.recipient.type, 'bank');
     if (request.recipient.type !== 'bank') return;

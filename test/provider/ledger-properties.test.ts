@@ -4,13 +4,18 @@
 // crypto, same and other currency), expiry, cancel, and pairs of them at once. After each step: every payment is in
 // the currency it arrived in, paidAmount is their exact sum when all are in the deposit's currency, paying exactly
 // what is asked completes with nothing overpaid and the value of the order, the webhook's figures are a read's, and
-// the widget API shows the service's figures. Seeded: KASIR_PROPERTY_SEED=<seed> replays a run (printed on failure);
-// KASIR_PROPERTY_RUNS sets how many.
+// the widget API shows the service's figures. Refunds too (docs/refunds.md): claims drawn among the steps, late money
+// after them; after each step what is owed back per currency (the merchant backend's count, from the Deposit) is what
+// arrived in it less what the order kept, and what each claim's hook was told adds up, per currency, to what the
+// shopper reads as claimed. Seeded: KASIR_PROPERTY_SEED=<seed> replays a run (printed on failure); KASIR_PROPERTY_RUNS
+// sets how many.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
+import { owedBack } from '../../server/merchant/refund-claims';
+import type { Deposit as UpstreamDeposit } from '../../server/merchant/client/types';
 import { dataOf } from '../support/envelope';
 import { createTestProvider, testDatabaseUrl, type TestProvider } from '../support/provider';
 import { outbox, readDeposit, type DepositView } from './deposit-helpers';
@@ -30,7 +35,8 @@ type Step =
   | { kind: 'payOld'; pick: number; share: number }
   | { kind: 'switch'; method: string }
   | { kind: 'expire' }
-  | { kind: 'cancel' };
+  | { kind: 'cancel' }
+  | { kind: 'claim'; pick: number };
 type Action = Step | { kind: 'together'; first: Step; second: Step };
 
 /** A share of what is asked: mostly a part of it, sometimes more than all of it (an overpayment). */
@@ -52,6 +58,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('switch' as const), method: fc.constantFrom(...METHODS) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'expire' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('claim' as const), pick: fc.nat() }) },
 );
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 5, arbitrary: step },
@@ -84,7 +91,19 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
     sent: Array<{ amount: string; currency: string; method: string }>;
     asked: Map<string, { currency: string; amount: string }>;
     methods: string[];
+    /** Refund claims made, as the backend makes them: the currency, how many payments it covered, what its hook was told. */
+    claims: Array<{ currency: string; covered: number; told: Decimal }>;
   }
+
+  /** What is owed back in `currency`, counting the first `count` payments (the backend's count: refund-claims.ts). */
+  const owedIn = (d: DepositView, currency: string, count?: number) =>
+    owedBack(d as unknown as UpstreamDeposit, count)?.owed.find((o) => o.currency === currency)?.amount ??
+    new Decimal(0);
+  /** What the shopper reads as claimed in `currency`: what the payments the latest claim covered owe. */
+  const claimedIn = (m: Model, d: DepositView, currency: string) => {
+    const covered = Math.max(0, ...m.claims.filter((c) => c.currency === currency).map((c) => c.covered));
+    return covered ? owedIn(d, currency, covered) : new Decimal(0);
+  };
 
   const text = (n: number) => new Decimal(n).toFixed();
   const methodOf = (d: DepositView) => (d.depositType === 'crypto' ? d.inputCurrency : d.paymentFiat.bankCode!);
@@ -160,6 +179,57 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
       case 'cancel':
         await p.bearer('PATCH', `/v1/deposit/${m.id}/cancel`);
         return false;
+      case 'claim': {
+        // A claim of one owed currency with money no claim covered: its hook is told what is owed less what was claimed.
+        const open = (owedBack(before as unknown as UpstreamDeposit)?.owed ?? []).filter((o) =>
+          o.amount.greaterThan(claimedIn(m, before, o.currency)),
+        );
+        const o = open[s.pick % Math.max(open.length, 1)];
+        if (o)
+          m.claims.push({
+            currency: o.currency,
+            covered: before.payments.length,
+            told: o.amount.minus(claimedIn(m, before, o.currency)),
+          });
+        return false;
+      }
+    }
+  }
+
+  /** The places of a currency these runs pay in. */
+  const unitOf = (currency: string) => new Decimal(1).dividedBy(10 ** (isCrypto(currency) ? 6 : 0));
+
+  /** Refunds: owed per currency is what arrived in it less what the order kept; every claim's amount is what is read as claimed. */
+  function checkRefunds(m: Model, d: DepositView) {
+    const arrived = new Map<string, Decimal>();
+    const kept = new Map<string, Decimal>();
+    /** How far a currency's figure may be from the test's own: a unit of it, and a unit of the order's value in it. */
+    const slack = new Map<string, Decimal>();
+    let orderLeft = new Decimal(d.status === 'completed' ? d.paidValue - d.overpaidValue : 0);
+    for (const x of d.payments) {
+      const amount = new Decimal(x.amount);
+      arrived.set(x.currency, (arrived.get(x.currency) ?? new Decimal(0)).plus(amount));
+      // The order keeps the value it needs from the payments in the order they arrived.
+      const take = Decimal.min(orderLeft, x.value);
+      orderLeft = orderLeft.minus(take);
+      const keptHere = x.value > 0 ? amount.times(take).dividedBy(x.value) : new Decimal(0);
+      kept.set(x.currency, (kept.get(x.currency) ?? new Decimal(0)).plus(keptHere));
+      const perValue = x.value > 0 ? amount.dividedBy(x.value) : new Decimal(0);
+      slack.set(x.currency, Decimal.max(slack.get(x.currency) ?? 0, unitOf(x.currency).plus(perValue.times(2))));
+    }
+    const owes = d.status === 'expired' || (d.status === 'completed' && d.overpaidValue > 0);
+    for (const [currency, amount] of arrived) {
+      const owed = owedIn(d, currency);
+      const expected = owes ? amount.minus(kept.get(currency)!) : new Decimal(0);
+      assert.ok(
+        owed.minus(expected).abs().lessThanOrEqualTo(slack.get(currency)!),
+        `owed ${owed.toFixed()} ${currency}, arrived ${amount.toFixed()} less kept ${kept.get(currency)!.toFixed()} (${d.status})`,
+      );
+      assert.ok(owed.lessThanOrEqualTo(amount), `owed ${owed.toFixed()} ${currency} beyond what arrived in it`);
+      // The hooks were told, in all, exactly what the shopper reads as claimed, and never more than is owed.
+      const told = m.claims.filter((c) => c.currency === currency).reduce((sum, c) => sum.plus(c.told), new Decimal(0));
+      assert.equal(told.toFixed(), claimedIn(m, d, currency).toFixed(), `claimed ${currency}`);
+      assert.ok(told.lessThanOrEqualTo(owed), `told ${told.toFixed()} ${currency} of ${owed.toFixed()} owed`);
     }
   }
 
@@ -175,8 +245,12 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
         d.payments.reduce((s, x) => s.plus(new Decimal(x.amount)), new Decimal(0)).toFixed(),
       );
     }
-    // The value arrived is the sum of the payments' values (each shown to the order currency's unit).
-    assert.ok(Math.abs(d.paidValue - d.payments.reduce((s, x) => s + x.value, 0)) <= d.payments.length, 'paidValue');
+    // The value arrived is exactly the sum of the payments' values (each shown to the order currency's unit).
+    assert.equal(
+      d.payments.reduce((s, x) => s.plus(x.value), new Decimal(0)).toNumber(),
+      d.paidValue,
+      `paidValue ${d.paidValue} against the values ${d.payments.map((x) => x.value).join(' + ')}`,
+    );
     for (const figure of [
       d.paidAmount,
       d.remainingAmount,
@@ -197,6 +271,7 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
         `paidValue ${d.paidValue} for an order of ${ORDER + code}`,
       );
     }
+    checkRefunds(m, d);
     // The newest webhook of this state carries a read's figures.
     const events = (await outbox(p, m.id)).filter((e) => e.payload.data.version === d.version);
     for (const e of events) {
@@ -231,6 +306,7 @@ describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () 
               sent: [],
               asked: new Map([[first, { currency: created.inputCurrency, amount: text(created.remainingAmount) }]]),
               methods: [first],
+              claims: [],
             };
             for (const a of actions) {
               const before = await readDeposit(p, id);

@@ -25,7 +25,11 @@ interface Claims {
   refuse?: { status: number; message: string };
   claimed: Set<string>;
   ask: string[];
+  /** What the backend counts instead of the fake deposit's figures (money owed in the currency it arrived in). */
+  offer?: Partial<Offer>;
 }
+
+type Offer = Extract<RefundClaim, { accepted: true }>;
 
 /** The refund-claim routes of the backend, over the fake's deposits: what is owed is the deposit's, as the backend counts it. */
 function refundRoutes(api: FakeApi): Claims {
@@ -40,12 +44,15 @@ function refundRoutes(api: FakeApi): Claims {
     const d = api.checkouts.get(id)!.deposit as Deposit;
     const owed = d.status === 'expired' ? d.paidAmount : d.status === 'completed' ? d.overpaidAmount : '0';
     const crypto = d.method.kind === 'crypto';
-    const offer: RefundClaim = {
+    const kind = crypto ? 'crypto' : 'bank';
+    const claimed = claims.claimed.has(id);
+    const offer: Offer = {
       accepted: true,
+      owed: +owed ? [{ amount: owed, currency: d.currency, kind, claimed: claimed ? owed : '0' }] : [],
       amount: owed,
       currency: d.currency,
-      claimed: claims.claimed.has(id),
-      kind: crypto ? 'crypto' : 'bank',
+      claimed,
+      kind,
       ...(crypto
         ? {
             symbol: d.symbol,
@@ -54,6 +61,7 @@ function refundRoutes(api: FakeApi): Claims {
             chain: d.network === 'STELLAR' ? 'STELLAR' : 'EVM',
           }
         : { banks: BANKS, ask: claims.ask as never }),
+      ...claims.offer,
     };
     if ((init?.method ?? 'GET') === 'GET') {
       claims.gets++;
@@ -71,7 +79,9 @@ function refundRoutes(api: FakeApi): Claims {
     if (claims.claimed.has(id))
       return json(409, { statusCode: 409, error: 'Conflict', message: 'A refund was already requested' });
     claims.claimed.add(id);
-    return json(201, { statusCode: 201, message: 'Refund details received', data: { ...offer, claimed: true } });
+    // The offer as it is now: a test's own (another currency may still be owed), else all of it claimed.
+    const now = claims.offer ? offer : { ...offer, claimed: true };
+    return json(201, { statusCode: 201, message: 'Refund details received', data: now });
   }) as typeof fetch;
   return claims;
 }
@@ -182,6 +192,7 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
           address: 'Jl. Merdeka 1',
           city: 'Bandung',
           postCode: '40111',
+          currency: 'IDR',
         },
       },
     ]);
@@ -232,6 +243,106 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     );
   });
 
+  for (const [locale, intro, sent] of [
+    [
+      'en',
+      'The shop owes you Rp 100,000. Tell it which bank account to send it to.',
+      'The shop has your refund details and will send you Rp 100,000.',
+    ],
+    [
+      'id',
+      'Toko akan mengembalikan Rp 100.000 kepada Anda. Beri tahu rekening bank tujuannya.',
+      'Toko telah menerima data pengembalian dana Anda dan akan mengirimkan Rp 100.000.',
+    ],
+  ])
+    it(`rupiah paid by transfer, then a switch to USDC and an expiry: the form asks for a bank account for the rupiah (${locale})`, async () => {
+      // What the backend counts after a fiat-then-crypto switch: the rupiah, owed to a bank account, whatever the method now.
+      const idr = { amount: '100000', currency: 'IDR', kind: 'bank' as const };
+      claims.offer = { ...idr, owed: [{ ...idr, claimed: '0' }], banks: BANKS, ask: [] };
+      const el = await mount({ locale });
+      await choose(el, 'USDC-POLYGON');
+      api.pay(api.only.id, '1');
+      await check(el);
+      api.settle(api.only.id, 'expired');
+      await check(el);
+      await reached(el, 'expired');
+      await waitUntil(() => part(el, 'refund'), 'no refund form');
+      expect(text(part(el, 'refund')!.querySelector('p'))).to.equal(intro);
+      expect(field(el, 'bankCode'), 'a bank is asked').to.not.equal(null);
+      expect([...root(el).querySelectorAll('[part="refund"] input')].map((i) => i.getAttribute('name'))).to.deep.equal([
+        'accountNumber',
+        'accountName',
+      ]);
+      await expect(el).to.be.accessible();
+      fillIn(el, { bankCode: 'BCA', accountNumber: '0123456789', accountName: 'Siti Rahma' });
+      claims.offer = { ...claims.offer, amount: '0', claimed: true, owed: [{ ...idr, claimed: '100000' }] };
+      await send(el);
+      await waitUntil(() => !part(el, 'refund'), 'the form stays');
+      expect(claims.posts.map((p) => p.body.currency)).to.deep.equal(['IDR']);
+      expect(text(part(el, 'result'))).to.contain(sent);
+    });
+
+  it('rupiah and USDC owed: the list per currency, the form for each in turn, each claim naming its currency', async () => {
+    const idr = { amount: '100000', currency: 'IDR', kind: 'bank' as const };
+    const usdc = { amount: '1', currency: 'USDC-POLYGON', kind: 'crypto' as const };
+    const polygon = { symbol: 'USDC', network: 'POLYGON', networkName: 'Polygon', chain: 'EVM' as const };
+    claims.offer = {
+      ...idr,
+      owed: [
+        { ...idr, claimed: '0' },
+        { ...usdc, claimed: '0' },
+      ],
+      banks: BANKS,
+      ask: [],
+    };
+    const el = await mount();
+    await choose(el, 'USDC-POLYGON');
+    api.pay(api.only.id, '1');
+    await check(el);
+    api.settle(api.only.id, 'expired');
+    await check(el);
+    await reached(el, 'expired');
+    await waitUntil(() => part(el, 'refund'), 'no refund form');
+    const owedList = () => [...root(el).querySelectorAll('[part="refund-owed"] li')].map((li) => text(li));
+    expect(owedList()).to.deep.equal([
+      'Rp 100,000: where to send it is still to tell.',
+      '1 USDC: where to send it is still to tell.',
+    ]);
+    expect(field(el, 'bankCode')).to.not.equal(null);
+    await expect(el).to.be.accessible();
+    fillIn(el, { bankCode: 'BCA', accountNumber: '0123456789', accountName: 'Siti Rahma' });
+    claims.offer = {
+      ...usdc,
+      ...polygon,
+      banks: undefined,
+      ask: undefined,
+      owed: [
+        { ...idr, claimed: '100000' },
+        { ...usdc, claimed: '0' },
+      ],
+    };
+    await send(el);
+    await waitUntil(() => field(el, 'address'), 'the form for the USDC');
+    expect(owedList()).to.deep.equal([
+      'Rp 100,000: the shop has your details.',
+      '1 USDC: where to send it is still to tell.',
+    ]);
+    fillIn(el, { address: EVM });
+    claims.offer = {
+      ...claims.offer,
+      amount: '0',
+      claimed: true,
+      owed: [
+        { ...idr, claimed: '100000' },
+        { ...usdc, claimed: '1' },
+      ],
+    };
+    await send(el);
+    await waitUntil(() => !part(el, 'refund'), 'the form stays');
+    expect(claims.posts.map((p) => p.body.currency)).to.deep.equal(['IDR', 'USDC-POLYGON']);
+    expect(text(part(el, 'result'))).to.contain('will send you Rp 100,000 + 1 USDC.');
+  });
+
   it('crypto on an EVM network: an overpayment is owed; the address is checked (EIP-55) before it is sent', async () => {
     const el = await mount();
     await choose(el, 'USDC-POLYGON');
@@ -255,7 +366,7 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     fillIn(el, { address: EVM });
     await send(el);
     await waitUntil(() => !part(el, 'refund'));
-    expect(claims.posts.map((p) => p.body)).to.deep.equal([{ address: EVM }]);
+    expect(claims.posts.map((p) => p.body)).to.deep.equal([{ address: EVM, currency: 'USDC-POLYGON' }]);
     expect(text(part(el, 'result'))).to.contain('The shop has your refund details and will send you 1 USDC.');
   });
 
@@ -279,7 +390,9 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     fillIn(again, { address: STELLAR, memo: '1234567890' });
     await send(again);
     await waitUntil(() => !part(again, 'refund'));
-    expect(claims.posts.map((p) => p.body)).to.deep.equal([{ address: STELLAR, memo: '1234567890' }]);
+    expect(claims.posts.map((p) => p.body)).to.deep.equal([
+      { address: STELLAR, memo: '1234567890', currency: 'XLM-STELLAR' },
+    ]);
   });
 
   it('no form where none is taken (the hosted page), none with nothing owed, and the details line when a claim was made before', async () => {

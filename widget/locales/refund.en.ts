@@ -24,4 +24,6 @@ export default {
   refundBadAddress: 'This is not an address on {0}. Check it for a typo.',
   refundBadMemo: 'A memo is a number, or at most 28 characters.',
   refundFailed: 'Your refund details could not be sent. Please try again.',
+  refundOwedSent: '{0}: the shop has your details.',
+  refundOwedOpen: '{0}: where to send it is still to tell.',
 };

@@ -1,10 +1,12 @@
 // The refund form (`part="refund"`, docs/refunds.md): money is owed back for a finished deposit (it expired or was
 // cancelled with money received, a payment arrived late, or more than was due arrived), and the shop's backend takes
 // refund claims. It asks where to send the money: a bank of the backend's list, the account number and the holder's
-// name, and what else the shop does not know of its customer; or, for crypto, an address on the deposit's network,
-// checked as wallets check it (EIP-55 on an EVM network, a Stellar account id with its checksum, and its memo). The
-// amount shown is the backend's (the payment service's count); the form never sends one. Its own chunk, loaded by the
-// element only when money is owed: no other payment downloads it.
+// name, and what else the shop does not know of its customer; or, for crypto, an address on the network the money
+// came by, checked as wallets check it (EIP-55 on an EVM network, a Stellar account id with its checksum, and its
+// memo). Money is owed per currency as it arrived, whatever the deposit's method now: the form asks for one currency
+// at a time (the backend's offer says which) and lists what is owed in each. The amount shown is the backend's (the
+// payment service's count); the form never sends one. Its own chunk, loaded by the element only when money is owed:
+// no other payment downloads it.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
 import type { PaidKit } from './view.js';
@@ -105,7 +107,7 @@ class RefundForm implements ReactiveController {
   private async load() {
     try {
       const claim = await this.kit.api.call<RefundClaim>(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`);
-      if (claim.accepted && +claim.amount) {
+      if (claim.accepted && (+claim.amount || claim.owed?.length)) {
         this.offer = claim;
         this.sent = claim.claimed;
       }
@@ -125,8 +127,30 @@ class RefundForm implements ReactiveController {
     // Adopted (a page's strict CSP allows no <style>), and again whenever the element adopted its own anew.
     sheet ??= sheetOf();
     if (root && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
-    const amount = kit.money(offer.amount);
-    if (this.sent) return html`<p class="sent" role="status">${fill(t.refundSent, amount)}</p>`;
+    // An amount in the currency it arrived in (not the deposit's current one: a switch may have come between).
+    const inCurrency = (value: string, currency: string) =>
+      kit.moneyIn
+        ? kit.moneyIn(
+            value,
+            currency,
+            /^[A-Z]{3}$/.test(currency)
+              ? undefined
+              : (currency === offer.currency && offer.symbol) || currency.split('-')[0],
+          )
+        : kit.money(value);
+    const owed = offer.owed || [];
+    if (this.sent)
+      return html`<p class="sent" role="status">
+        ${fill(t.refundSent, owed.length ? owed.map((o) => inCurrency(o.amount, o.currency)).join(' + ') : kit.money(offer.amount))}
+      </p>`;
+    const amount = inCurrency(offer.amount, offer.currency);
+    // More than one currency, or money after a claim: what is owed in each, and what the shop has details for.
+    const list =
+      owed.length > 1 || owed.some((o) => +o.claimed)
+        ? html`<ul part="refund-owed">
+            ${owed.map((o) => html`<li>${fill(+o.claimed >= +o.amount ? t.refundOwedSent : t.refundOwedOpen, inCurrency(o.amount, o.currency))}</li>`)}
+          </ul>`
+        : nothing;
     const crypto = offer.kind === 'crypto';
     const field = (
       name: Field,
@@ -157,6 +181,7 @@ class RefundForm implements ReactiveController {
     const bankError = this.errors.bankCode;
     return html`<form part="refund" novalidate aria-labelledby="refund-title" @submit=${(e: SubmitEvent) => this.submit(e, t)}>
       <h3 id="refund-title">${t.refundTitle}</h3>
+      ${list}
       <p>${crypto ? fill(t.refundCryptoIntro, amount, offer.networkName || offer.network || '') : fill(t.refundBankIntro, amount)}</p>
       ${
         crypto
@@ -212,13 +237,23 @@ class RefundForm implements ReactiveController {
       this.sending = true;
       this.host.requestUpdate();
       try {
-        await this.kit.api.call(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`, body);
-        this.sent = true;
+        // The currency this form is for; the answer is the offer as it is now (another currency may be owed too).
+        const next = await this.kit.api.call<RefundClaim>(`/checkouts/${encodeURIComponent(this.id)}/refund-claim`, {
+          ...body,
+          currency: offer.currency,
+        });
+        if (next.accepted && next.owed) {
+          this.offer = next;
+          this.sent = next.claimed;
+          if (!next.claimed) form.reset();
+        } else this.sent = true;
       } catch (err) {
         const { status, message = '' } = err as { status?: number; message?: string };
-        // Made before (another tab, a reload): the shop has the details all the same.
-        if (status === 409) this.sent = true;
-        else {
+        // Made before (another tab, a reload): the shop has the details all the same; what else is owed, if anything, is asked again.
+        if (status === 409) {
+          this.sent = true;
+          await this.load();
+        } else {
           // "accountNumber: must be ..." names a field of the form: shown at it, else under the form.
           const named = /^(\w+): (.*)$/.exec(message);
           if (status === 400 && named && form.elements.namedItem(named[1])) this.errors = { [named[1]]: named[2] };

@@ -183,7 +183,7 @@ export async function setReturnUrl(deps: ProviderDeps, depositId: string, url: s
         return toDepositView(row, history, payments, { detail: true });
       const updated = await trx
         .updateTable('deposits')
-        .set({ payment_fiat: JSON.stringify({ ...paymentFiat, returnUrl: url }) })
+        .set(versioned({ payment_fiat: JSON.stringify({ ...paymentFiat, returnUrl: url }) }))
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();

@@ -153,3 +153,20 @@ export function ledgerOf(
     count: payments.length,
   };
 }
+
+/**
+ * What each payment is shown worth, in the order's currency, so that they add up to `paidValue` exactly: the running
+ * total of the exact values is cut down to the currency's unit once, and each payment shows what it adds to that cut
+ * total (in the order they arrived: a payment's figure never changes when another arrives).
+ */
+export function shownValues(orderCurrency: string, payments: readonly Pick<PaymentRow, 'value'>[]): Money[] {
+  const places = placesFor(orderCurrency);
+  let total = money(0);
+  let shown = money(0);
+  return payments.map((p) => {
+    total = total.plus(p.value);
+    const before = shown;
+    shown = down(total, places);
+    return money(shown.minus(before));
+  });
+}

@@ -25,8 +25,15 @@ class DepositViewCache {
   private readonly entries: LRUCache<string, ViewEntry>;
   /** Bumped by every forget: a read that began before a change must not store what it read. */
   private readonly generations = new LRUCache<string, number>({ max: MAX_ENTRIES });
+  private readonly versions?: LatestVersions;
 
-  constructor(clock: () => Date) {
+  /**
+   * `latestVersions`: where other copies write the same database (PostgreSQL), how a cached view is checked against
+   * its row before it is answered; without it (one copy holds the database: SQLite) every change reaches this cache
+   * in process before it is answered, and a view is answered as it is.
+   */
+  constructor(clock: () => Date, latestVersions?: (depositIds: string[]) => Promise<Map<string, number>>) {
+    if (latestVersions) this.versions = new LatestVersions(latestVersions);
     // ttlResolution 0: the clock is asked on every get (tests move it).
     this.entries = new LRUCache({
       max: MAX_ENTRIES,
@@ -58,6 +65,16 @@ class DepositViewCache {
     return entry.view;
   }
 
+  /**
+   * Whether a view from get() is still its deposit's latest state. Another copy's change reaches this cache by its
+   * NOTIFY, which may come after that copy has answered it: so, with other copies, the row's version is read (the
+   * reads waiting at one moment share one query) and a view older than the row is not answered.
+   */
+  async isLatest(view: DepositView): Promise<boolean> {
+    if (!this.versions) return true;
+    return (await this.versions.of(view.depositId)) === view.version;
+  }
+
   /** Keeps a view read at `generation`, unless a change has dropped the deposit since. */
   store(merchantId: string, view: DepositView, now: Date, generation: number): void {
     if (this.generationOf(view.depositId) !== generation) return;
@@ -76,14 +93,67 @@ class DepositViewCache {
   }
 }
 
+/**
+ * Deposits' current versions read in batches: a version asked for while a batch is being read goes into the next
+ * batch, so its answer is always read after it was asked (never one read before a change another copy answered).
+ */
+class LatestVersions {
+  private waiting = new Map<
+    string,
+    Array<{ resolve: (version: number | undefined) => void; reject: (err: unknown) => void }>
+  >();
+  private reading = false;
+
+  constructor(private readonly read: (depositIds: string[]) => Promise<Map<string, number>>) {}
+
+  of(depositId: string): Promise<number | undefined> {
+    return new Promise((resolve, reject) => {
+      const waiters = this.waiting.get(depositId);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.waiting.set(depositId, [{ resolve, reject }]);
+      this.next();
+    });
+  }
+
+  private next(): void {
+    if (this.reading || !this.waiting.size) return;
+    this.reading = true;
+    // The reads that arrive until the event loop's next turn join this batch: one query for all of them.
+    setImmediate(() => {
+      const batch = this.waiting;
+      this.waiting = new Map();
+      this.read([...batch.keys()])
+        .then(
+          (versions) => {
+            for (const [id, waiters] of batch) for (const w of waiters) w.resolve(versions.get(id));
+          },
+          (err: unknown) => {
+            for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+          },
+        )
+        .finally(() => {
+          this.reading = false;
+          this.next();
+        });
+    });
+  }
+}
+
 /** The deposit core's caches of one service instance (ProviderDeps.caches). */
 export interface DepositCaches {
   depositViews: DepositViewCache;
 }
 
-/** The caches of one instance; the views follow the instance's deposit-change feed and clock. */
-export function createDepositCaches(changes: DepositChangeFeed, clock: () => Date): DepositCaches {
-  const depositViews = new DepositViewCache(clock);
+/**
+ * The caches of one instance; the views follow the instance's deposit-change feed and clock, and, where other copies
+ * write the same database, are checked against `latestVersions` before they are answered.
+ */
+export function createDepositCaches(
+  changes: DepositChangeFeed,
+  clock: () => Date,
+  latestVersions?: (depositIds: string[]) => Promise<Map<string, number>>,
+): DepositCaches {
+  const depositViews = new DepositViewCache(clock, latestVersions);
   changes.on((depositId) => (depositId ? depositViews.forget(depositId) : depositViews.clear()));
   return { depositViews };
 }

@@ -67,6 +67,16 @@ export function depositByDepositId(
   return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
+/** Deposits' versions alone, by depositId (an index read): whether views of them are still the latest. */
+export async function depositVersionsOf(db: Queryable, depositIds: string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('deposits')
+    .select(['deposit_id', 'version'])
+    .where('deposit_id', 'in', depositIds)
+    .execute();
+  return new Map(rows.map((row) => [row.deposit_id, Number(row.version)]));
+}
+
 /** A merchant's deposit by its depositId, else by its reference. */
 export async function depositByIdOrReference(
   db: Queryable,
@@ -274,6 +284,17 @@ export async function nextActivitySeq(db: Queryable, depositRowId: string): Prom
     .where('deposit_row_id', '=', depositRowId)
     .executeTakeFirst();
   return Number(last?.seq ?? 0) + 1;
+}
+
+/** How many times a deposit's method was switched (its history's switch entries; attempts and payments are not switches). */
+export async function switchCountOf(db: Queryable, depositRowId: string, activity: string): Promise<number> {
+  const row = await db
+    .selectFrom('deposit_activities')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('deposit_row_id', '=', depositRowId)
+    .where('activity', '=', activity)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
 }
 
 export function activitiesOf(db: Queryable, depositRowId: string): Promise<ActivityRow[]> {

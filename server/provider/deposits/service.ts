@@ -52,7 +52,7 @@ export async function readDeposit(
 ): Promise<DepositView | undefined> {
   const cache = deps.caches.depositViews;
   const hit = cache.get(idOrReference, merchantId, deps.now());
-  if (hit) return hit;
+  if (hit && (await cache.isLatest(hit))) return hit;
   const generation = cache.generationOf(idOrReference);
   const find = () => depositByIdOrReference(deps.db, merchantId, idOrReference);
   const found = await find();

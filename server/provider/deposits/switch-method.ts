@@ -26,12 +26,15 @@ import {
   keepEarlierPrice,
   nextActivitySeq,
   paymentsOf,
+  switchCountOf,
   updatePendingDeposit,
 } from './repository.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
 
-/** How many times one deposit's method can change (its history: the creation, then one entry per switch). */
+/** How many times one deposit's method can change (counted by its history's switch entries, nothing else). */
 const MAX_SWITCHES = 20;
+/** The history entry a switch writes. */
+const SWITCH_ACTIVITY = 'Payment Method Changed';
 
 /** The new method of a switch: a fiat method's request, or a crypto one's. */
 export type SwitchRequest =
@@ -96,8 +99,7 @@ export async function switchDepositMethod(
           switched: false,
         };
       // The public checkout page can switch; a bound keeps its history (and quotes) from growing without end.
-      const seq = await nextActivitySeq(trx, row.id);
-      if (seq > MAX_SWITCHES + 1)
+      if ((await switchCountOf(trx, row.id, SWITCH_ACTIVITY)) >= MAX_SWITCHES)
         throw new ApiError(
           400,
           `paymentMethod: the payment method was changed ${MAX_SWITCHES} times already; it cannot change again`,
@@ -156,8 +158,8 @@ export async function switchDepositMethod(
       await insertActivity(trx, {
         id: newRecordId(),
         deposit_row_id: row.id,
-        seq,
-        activity: 'Payment Method Changed',
+        seq: await nextActivitySeq(trx, row.id),
+        activity: SWITCH_ACTIVITY,
         status: 'pending',
         description: `Payment method changed from ${from} to ${plan.code}; the ${from} payment details are no longer valid`,
         updated_at: now.toISOString(),

@@ -1,8 +1,7 @@
 // The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
 import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
-import { placesOf } from '../catalog/index.js';
-import { money, toNumber } from './money.js';
-import { ledgerOf } from './ledger.js';
+import { toNumber } from './money.js';
+import { ledgerOf, shownValues } from './ledger.js';
 import { checksumAddress } from './evm-address.js';
 import { lastFailureOf, type FailureReason } from './failure-reasons.js';
 import type { EwalletFlow } from '../../common/ewallet.js';
@@ -78,9 +77,6 @@ interface PaymentView {
   late: boolean;
 }
 
-/** A payment's value as shown: to its order currency's places (kept to 20 places in the ledger). */
-const toDecimalPlaces = (value: string, currency: string) => money(value).toDecimalPlaces(placesOf(currency) ?? 8);
-
 export interface DepositView {
   id: string;
   depositId: string;
@@ -132,6 +128,8 @@ export function toDepositView(
   options: { detail?: boolean } = {},
 ): DepositView {
   const amounts = ledgerOf(row, payments);
+  const inOrder = [...payments].sort((a, b) => a.seq - b.seq);
+  const values = shownValues(amounts.orderCurrency, inOrder);
   const view: DepositView = {
     id: row.id,
     depositId: row.deposit_id,
@@ -165,16 +163,14 @@ export function toDepositView(
     remainingValue: toNumber(amounts.remainingValue),
     overpaidValue: toNumber(amounts.overpaidValue),
     orderCurrency: amounts.orderCurrency,
-    payments: [...payments]
-      .sort((a, b) => a.seq - b.seq)
-      .map((p) => ({
-        amount: toNumber(p.amount),
-        currency: p.currency,
-        method: p.method,
-        value: toNumber(toDecimalPlaces(p.value, amounts.orderCurrency)),
-        receivedAt: p.received_at,
-        late: p.late === 1,
-      })),
+    payments: inOrder.map((p, i) => ({
+      amount: toNumber(p.amount),
+      currency: p.currency,
+      method: p.method,
+      value: toNumber(values[i]!),
+      receivedAt: p.received_at,
+      late: p.late === 1,
+    })),
     expiredAt: row.expired_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

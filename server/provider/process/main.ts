@@ -13,9 +13,10 @@ import {
   type ProviderConfig,
   type SandboxOptions,
 } from '../instance/config.js';
-import { openDatabase } from '../db/database.js';
+import { openDatabase, type Db } from '../db/database.js';
 import { DepositChangeFeed } from '../deposits/changes.js';
 import { createDepositCaches } from '../deposits/read-cache.js';
+import { depositVersionsOf } from '../deposits/repository.js';
 import { ORGANIZATION_NAME_CACHE } from '../deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from '../instance/deps.js';
 import { VERIFIED_TOKEN_CACHE } from '../auth/tokens.js';
@@ -95,10 +96,13 @@ function describeDatabase(config: ProviderConfig): string {
   }
 }
 
-/** A service instance's own, empty caches, on its clock. */
-function createProviderCaches(changes: DepositChangeFeed, now: () => Date): ProviderCaches {
+/**
+ * A service instance's own, empty caches, on its clock. On PostgreSQL other copies may write the same database: a
+ * cached deposit view is checked against its row's version before it is answered.
+ */
+function createProviderCaches(changes: DepositChangeFeed, now: () => Date, db: Db, shared: boolean): ProviderCaches {
   return {
-    ...createDepositCaches(changes, now),
+    ...createDepositCaches(changes, now, shared ? (ids) => depositVersionsOf(db, ids) : undefined),
     credentials: expiringCache(now, CREDENTIAL_CACHE),
     verifiedTokens: expiringCache(now, VERIFIED_TOKEN_CACHE),
     organizationNames: expiringCache(now, ORGANIZATION_NAME_CACHE),
@@ -131,7 +135,7 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
       now,
       logger,
       mailer: createMailer(config, db, now, logger),
-      caches: createProviderCaches(changes, now),
+      caches: createProviderCaches(changes, now, db, !!config.databaseUrl),
       changes,
       telemetry: new SandboxTelemetry(config, db, changes, now),
     };
