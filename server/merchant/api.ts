@@ -34,6 +34,7 @@ import type { WidgetCheckout } from './views.js';
 import { Warnings } from './warnings.js';
 import { reconcile, type ReconcileLine, type ReconcileOptions } from './reconcile.js';
 import { deliveryHooks, webhookRoutes } from './webhooks.js';
+import { createFollower, type Follower } from './follower.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
 export interface ServerOrder {
@@ -83,8 +84,12 @@ export type KasirApi = Hono & {
    * balancer) and refuses new ones; /readyz answers 503 from then on. Call it when the server stops accepting.
    */
   drain(): void;
-  /** drain(), then lets go of the shared state (quits Redis, closes the state file). */
+  /** drain(), stops the follower, then lets go of the shared state (quits Redis, closes the state file). */
   close(): Promise<void>;
+  /** The checkouts the follower follows now (open ones, and those within their window after expiry). */
+  openCheckouts(): number;
+  /** Reads every open checkout again at a pace and runs the hooks of what changed (docs/orders.md); started at once. */
+  readonly follower: Follower;
 };
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -177,7 +182,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs }, (err) =>
         log.error({ err: err.message }, 'redis'),
       )
-    : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
+    : localState(config.dataDir, options.dataDir === undefined && process.env.KASIR_DATA_DIR === undefined, log);
   const client = new PaymentServiceClient(() => {
     const { baseUrl, checkoutUrl, clientId, clientSecret, accessToken } = connection();
     return {
@@ -359,6 +364,14 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // API's middleware never runs for it.
   const app = new Hono();
   const hookRunner = deliveryHooks(service, { warnings });
+  // Every open checkout read again at a pace, whatever happens to webhooks (./follower.ts).
+  const follower = createFollower(service, hookRunner, {
+    followMs: config.followMs,
+    log,
+    webhookUrlHint: 'it must reach /webhooks/kasir where this API is mounted, e.g. https://shop.example/api/webhooks/kasir',
+  });
+  service.onOpened = (id) => follower.add(id);
+  follower.start();
   app.route(
     '/webhooks/kasir',
     webhookRoutes(
@@ -392,9 +405,30 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     drain: streams.drain,
     close: async () => {
       streams.drain();
+      await follower.stop();
       await shared.close();
     },
+    openCheckouts: () => follower.size,
+    follower,
   });
+}
+
+/**
+ * One process's state: in `dataDir` (memory when false). The default directory, when it cannot be written (a
+ * read-only file system), falls back to memory with a warning instead of failing at start; `check` then says so.
+ */
+function localState(dataDir: string | false, isDefault: boolean, log: Logger): LocalState {
+  if (!dataDir) return new LocalState();
+  try {
+    return new LocalState(merchantStateFile(dataDir));
+  } catch (err) {
+    if (!isDefault) throw err;
+    log.warn(
+      { dataDir, err: err instanceof Error ? err.message : String(err), check: ['KASIR_DATA_DIR', 'REDIS_URL'] },
+      `the state cannot be kept in ${dataDir}: it is kept in memory and lost on restart (orders behind pending payments with it); set KASIR_DATA_DIR to a writable directory, or REDIS_URL`,
+    );
+    return new LocalState();
+  }
 }
 
 /** GET /healthz (the process answers) and GET /readyz (it can serve: the shared state answers), in the envelope. */

@@ -55,9 +55,8 @@ const hooks = {
     );
   },
 };
-// `kasir-merchant reconcile`: the same settings and hooks, once, then exit.
-if (process.argv[2] === 'reconcile')
-  process.exit(await reconcileCommand(process.argv.slice(3), { ...options, ...hooks }, log));
+// `kasir-merchant reconcile`: the same settings, once, then exit; the shop's hooks only from a module it names (--hooks).
+if (process.argv[2] === 'reconcile') process.exit(await reconcileCommand(process.argv.slice(3), options, log));
 const merchant = await startMerchant({
   ...options,
   logger: log,

@@ -35,6 +35,7 @@ export const ENV_SETTINGS = {
   dataDir: ['KASIR_DATA_DIR', 'string'],
   sseMaxPerAddress: ['KASIR_SSE_MAX_PER_ADDRESS', 'int'],
   sseMaxTotal: ['KASIR_SSE_MAX_TOTAL', 'int'],
+  followMs: ['KASIR_FOLLOW_MS', 'int'],
 } as const satisfies Record<string, readonly [string, Kind]>; // each a setting of MerchantConfig (config.ts checks)
 
 export type EnvSetting = keyof typeof ENV_SETTINGS;

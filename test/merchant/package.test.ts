@@ -26,6 +26,7 @@ const VALID: KasirApiOptions = {
   clientSecret: 'secret',
   accessToken: 'token',
   webhookSecret: 'whsec_c2VjcmV0c2VjcmV0',
+  dataDir: false,
 };
 
 /** The ConfigError createKasirApi throws for these options. */
