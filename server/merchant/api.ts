@@ -368,7 +368,8 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const follower = createFollower(service, hookRunner, {
     followMs: config.followMs,
     log,
-    webhookUrlHint: 'it must reach /webhooks/kasir where this API is mounted, e.g. https://shop.example/api/webhooks/kasir',
+    webhookUrlHint:
+      'it must reach /webhooks/kasir where this API is mounted, e.g. https://shop.example/api/webhooks/kasir',
   });
   service.onOpened = (id) => follower.add(id);
   follower.start();

@@ -230,10 +230,7 @@ async function checkRedis(input: CheckInput): Promise<CheckResult> {
  * The account's hosted checkout is on: a signed POST /v1/checkout with an empty body, which the service refuses for a
  * missing amount when it is on (nothing is made) and with "Checkout is not enabled" when it is off (a new account's).
  */
-async function checkHostedCheckout(
-  input: CheckInput,
-  client: PaymentServiceClient | undefined,
-): Promise<CheckResult> {
+async function checkHostedCheckout(input: CheckInput, client: PaymentServiceClient | undefined): Promise<CheckResult> {
   const name = 'checkout';
   if (!client || !input.clientId || !input.clientSecret)
     return fail(name, `not checked: ${SETTING.baseUrl}, ${SETTING.clientId} and ${SETTING.clientSecret} are needed`);
@@ -249,7 +246,10 @@ async function checkHostedCheckout(
     if (err instanceof PaymentServiceError && err.isAuth)
       return fail(name, `not checked: the service refused the signed call (see credentials)`);
     if (err instanceof PaymentServiceError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 404)
-      return pass(name, 'hosted checkout enabled for this account (an empty POST /v1/checkout is refused for its amount)');
+      return pass(
+        name,
+        'hosted checkout enabled for this account (an empty POST /v1/checkout is refused for its amount)',
+      );
     return fail(name, failureOf(err, 'POST /v1/checkout'));
   }
 }
@@ -340,7 +340,10 @@ export async function checkOptions(options: KasirApiOptions, source: CheckSource
 function stateCheck(redisUrl: string | undefined, dataDir: string | false | undefined): CheckResult {
   if (redisUrl) return pass('state', 'on Redis: shared by every copy, kept across restarts');
   if (dataDir === false)
-    return pass('state', 'in memory only (dataDir: false): lost on restart, and one copy only; set KASIR_DATA_DIR or REDIS_URL');
+    return pass(
+      'state',
+      'in memory only (dataDir: false): lost on restart, and one copy only; set KASIR_DATA_DIR or REDIS_URL',
+    );
   return pass(
     'state',
     `in ${dataDir ?? DEFAULT_DATA_DIR} (KASIR_DATA_DIR): kept across restarts, for this one process; a second copy needs REDIS_URL`,

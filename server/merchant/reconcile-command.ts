@@ -22,9 +22,7 @@ order. Safe to run on a timer and on every copy at once.`;
 /** The hooks a module exports (named, or as its default export). */
 async function loadHooks(path: string): Promise<MerchantHooks> {
   const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  const exported = (
-    module.default && typeof module.default === 'object' ? module.default : module
-  ) as MerchantHooks;
+  const exported = (module.default && typeof module.default === 'object' ? module.default : module) as MerchantHooks;
   const hooks = Object.fromEntries(
     Object.entries(hooksOf(exported)).filter(([, hook]) => typeof hook === 'function'),
   ) as MerchantHooks;

@@ -65,7 +65,9 @@ export async function reconcile(
 export function formatReconcileLine(line: ReconcileLine): string {
   const paid = `${line.paid}${line.currency ? ` ${line.currency}` : ''}`;
   const hooks = line.hooksRun.length ? line.hooksRun.join(',') : 'none';
-  const notRun = line.hooksNotRun ? ` hooksNotRun=${line.hooksNotRun.length ? line.hooksNotRun.join(',') : 'none'}` : '';
+  const notRun = line.hooksNotRun
+    ? ` hooksNotRun=${line.hooksNotRun.length ? line.hooksNotRun.join(',') : 'none'}`
+    : '';
   return `orderId=${line.orderId ?? '-'} checkoutId=${line.checkoutId} status=${line.status} paid=${paid} hooksRun=${hooks}${notRun}${line.error ? ` error=${JSON.stringify(line.error)}` : ''}`;
 }
 

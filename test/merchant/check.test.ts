@@ -15,7 +15,9 @@ const NAMES = [
   'allowedOrigins',
   'redis',
   'sandbox',
+  'checkout',
   'settings',
+  'state',
 ];
 
 /** `kasir-merchant check` with only `env` (no KASIR_* of this process). */
