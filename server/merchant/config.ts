@@ -22,6 +22,10 @@ import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../comm
 
 /** What `createKasirApi` takes (docs/design.md section 7). Only the connection to the payment service is required. */
 export interface KasirApiOptions extends MerchantHooks {
+  /** A sandbox's dashboard address and sign-in, which `sandbox.credentials` carries: accepted so it spreads in, unused. */
+  dashboardUrl?: string;
+  email?: string;
+  password?: string;
   // The connection: each one not passed (or passed empty) is read from its environment variable at the first request,
   // so creating the API reads no secret (a build with no settings present passes).
   /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
@@ -255,6 +259,9 @@ const connectionSchema = z.object({
 
 const feePayer = z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` });
 
+/** The fields of a sandbox's credentials that are no option: its dashboard's address and sign-in. */
+const SANDBOX_ONLY = ['dashboardUrl', 'email', 'password'] as const;
+
 const optionsSchema = z.strictObject({
   ...connectionSchema.shape,
   allowedOrigins: optional(
@@ -307,6 +314,9 @@ const optionsSchema = z.strictObject({
     }),
   ),
   ...Object.fromEntries(HOOKS.map((name) => [name, optional(fn)])),
+  // A sandbox's credentials (`sandbox.credentials`, sandbox.json) spread in as they are: these three are the sandbox
+  // account's dashboard sign-in, which the backend does not use; accepted and ignored (no other unknown name is).
+  ...Object.fromEntries(SANDBOX_ONLY.map((name) => [name, z.unknown().optional()])),
 });
 const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
 

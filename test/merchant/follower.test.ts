@@ -250,6 +250,7 @@ describe('the follower against a real sandbox', () => {
       const options = {
         redisUrl,
         redisPrefix,
+        redisTimeoutMs: 3_000, // a loaded test machine: not a stall
         followMs: FOLLOW_MS,
         webhookSecret: newWebhookSecret(),
         onDepositCompleted: (e: CompletedDeposit) =>
