@@ -9,6 +9,7 @@ const parts = [
   './webhooks',
   './accounts',
   './merchant',
+  './follower',
   './widget',
   './first-paint',
   './packages',

@@ -4,10 +4,12 @@
 // a restart between order and payment, two copies without Redis, the command's reconcile, a checkout switched off.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { sandboxDeps } from '../../server/provider/process/main';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { createKasirApi, type KasirApi } from '../../server/merchant/api';
@@ -390,7 +392,7 @@ describe("the newcomer's reproductions", () => {
     assert.match(line, /orderId=order-reconcile-3/);
     assert.match(line, /hooksRun=none/);
     assert.match(line, /hooksNotRun=onDepositCompleted/);
-    const restarted = createKasirApi({ ...options, followMs: 3_600_000 });
+    const restarted = createKasirApi(options);
     try {
       const lines = await restarted.reconcile();
       assert.deepEqual(lines.find((l) => l.checkoutId === id)?.hooksRun, ['onDepositCompleted']);
@@ -426,6 +428,64 @@ describe("the newcomer's reproductions", () => {
       assert.equal((await on.check()).checks.find((check) => check.name === 'checkout')?.ok, true);
     } finally {
       await on.close();
+    }
+  });
+});
+
+describe('a newcomer from the tarballs', () => {
+  let up: Upstream;
+  before(async () => {
+    up = await startUpstream();
+  });
+  after(() => up.close());
+
+  it("takes a sandbox's credentials spread in (their dashboard sign-in ignored), and still refuses any other unknown name", async () => {
+    const api = createKasirApi({ ...up.provider.credentials, sandbox: true, dataDir: false });
+    try {
+      assert.equal(api.config.clientId, up.provider.credentials.clientId);
+    } finally {
+      await api.close();
+    }
+    assert.throws(
+      () => createKasirApi({ ...up.provider.credentials, dataDir: false, pasword: 'x' } as KasirApiOptions),
+      /unknown option pasword \(did you mean password\?\)/,
+    );
+  });
+
+  it('kasir-merchant reads a .env in its working directory', async () => {
+    const c = up.provider.credentials;
+    const dir = mkdtempSync(join(tmpdir(), 'kasir-dotenv-'));
+    try {
+      writeFileSync(
+        join(dir, '.env'),
+        [
+          `KASIR_BASE_URL=${c.baseUrl}`,
+          `KASIR_CLIENT_ID=${c.clientId}`,
+          `KASIR_CLIENT_SECRET=${c.clientSecret}`,
+          `KASIR_ACCESS_TOKEN=${c.accessToken}`,
+          `KASIR_WEBHOOK_SECRET=${c.webhookSecret}`,
+          'KASIR_SANDBOX=true',
+        ].join('\n'),
+      );
+      const cli = fileURLToPath(new URL('../../server/merchant/cli.ts', import.meta.url));
+      const clean = Object.fromEntries(
+        Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
+      );
+      const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), cli, 'check', '--json'], {
+          cwd: dir,
+          env: clean,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let stdout = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.on('close', (code) => resolve({ code, stdout }));
+      });
+      assert.equal(out.code, 0, out.stdout);
+      const report = JSON.parse(out.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean }> };
+      assert.ok(report.checks.find((check) => check.name === 'credentials')?.ok, out.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -63,6 +63,9 @@ export async function startUpstream(): Promise<Upstream> {
       webhookSecret: creds.webhookSecret,
       sandbox: true,
       dataDir: false, // memory: a test leaves nothing behind (a test of restarts passes its own)
+      // The follower reads nothing within a test unless it asks (its own tests set a short followMs): the tests that
+      // count upstream calls count the status cache's.
+      followMs: 3_600_000,
       ...overrides,
     }),
     async close() {
