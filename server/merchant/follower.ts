@@ -72,6 +72,7 @@ export class Follower {
   private ticking?: Promise<number>;
   /** Reads made by this copy since it started. */
   reads = 0;
+  private lastFailureToldAt = -Infinity;
 
   constructor(
     private readonly followMs: number,
@@ -161,12 +162,23 @@ export class Follower {
           entry.dueAt = at + followInterval(this.followMs, outcome.expiresAt, at);
           if (outcome.finished) this.finish(id);
         } catch (err) {
-          this.deps.log?.warn({ checkoutId: id, err: messageOf(err) }, 'follower: a checkout could not be followed');
+          this.failed(id, err);
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
     return reads;
+  }
+
+  /** A read or a hook failed (tried again next interval): told at most once a minute, however many fail. */
+  private failed(id: string, err: unknown) {
+    const now = this.deps.now();
+    if (now - this.lastFailureToldAt < 60_000) return;
+    this.lastFailureToldAt = now;
+    this.deps.log?.warn(
+      { checkoutId: id, err: messageOf(err) },
+      'follower: a checkout could not be followed (tried again at its next interval)',
+    );
   }
 
   private finish(id: string) {
