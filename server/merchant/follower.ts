@@ -12,13 +12,13 @@ import type { MerchantService } from './service.js';
 import type { DeliveryHooks } from './webhooks.js';
 
 /** A checkout is followed this long past its expiry (a payment may still arrive late). */
-export const AFTER_EXPIRY_MS = 10 * 60_000;
+const AFTER_EXPIRY_MS = 10 * 60_000;
 /** A checkout whose method is not chosen yet closes this long after it was made (the interface's page validity). */
-export const CHECKOUT_PAGE_MS = 15 * 60_000;
+const CHECKOUT_PAGE_MS = 15 * 60_000;
 /** A checkout further than this from its expiry is read at the slower pace. */
-export const FAR_FROM_EXPIRY_MS = 60 * 60_000;
+const FAR_FROM_EXPIRY_MS = 60 * 60_000;
 /** How much slower a checkout far from expiry is read (the worst delay then stays within a minute at the default). */
-export const FAR_PACE = 2;
+const FAR_PACE = 2;
 /** Ticks per interval: a due checkout waits at most this fraction of an interval for its read. */
 const TICKS_PER_INTERVAL = 4;
 /** Reads in flight at once (a pass must keep up with 10,000 open checkouts per interval on a slow link). */
@@ -29,7 +29,7 @@ const WEBHOOK_GRACE_MS = 10_000;
 const MAX_FINISHED = 100_000;
 
 /** The interval at which a checkout expiring at `expiresAt` (unknown: undefined) is read, at `now`. */
-export function followInterval(followMs: number, expiresAt: number | undefined, now: number): number {
+function followInterval(followMs: number, expiresAt: number | undefined, now: number): number {
   return expiresAt !== undefined && expiresAt - now > FAR_FROM_EXPIRY_MS ? followMs * FAR_PACE : followMs;
 }
 

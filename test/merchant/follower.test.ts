@@ -59,27 +59,33 @@ const depositReads = (up: Upstream, from: number) =>
   up.calls.slice(from).filter((call) => /^GET \/v1\/deposit\/[^/?]+$/.test(call) && !call.endsWith('/payment-method'))
     .length;
 
+/** Runs `work` for 0..count-1, `width` at a time. */
+async function inBatches<T>(count: number, width: number, work: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < count; i += width)
+    results.push(...(await Promise.all(Array.from({ length: Math.min(width, count - i) }, (_, j) => work(i + j)))));
+  return results;
+}
+
 /** `count` orders opened on `apis` in turn, each with its method chosen (a VA): open checkouts, their orders saved. */
 async function openOrders(apis: KasirApi[], count: number, tag: string) {
-  const ids: Array<{ orderId: string; checkoutId: string }> = [];
-  for (let i = 0; i < count; i++) {
+  return inBatches(count, 10, async (i) => {
     const api = apis[i % apis.length]!;
     const orderId = `${tag}-${i}`;
     const { id } = await api.createCheckout({ amount: String(10_000 + i), orderId });
     await api.service.chooseMethod(id, 'BCA_VA');
-    ids.push({ orderId, checkoutId: id });
-  }
-  return ids;
+    return { orderId, checkoutId: id };
+  });
 }
 
 /** Pays every order at the service; answers when each was paid. */
 async function payAll(up: Upstream, orders: Array<{ checkoutId: string }>) {
   const client = serviceClient(up);
   const paidAt = new Map<string, number>();
-  for (const { checkoutId } of orders) {
-    await client.sandboxPay(checkoutId);
-    paidAt.set(checkoutId, Date.now());
-  }
+  await inBatches(orders.length, 10, async (i) => {
+    await client.sandboxPay(orders[i]!.checkoutId);
+    paidAt.set(orders[i]!.checkoutId, Date.now());
+  });
   return paidAt;
 }
 
