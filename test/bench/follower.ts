@@ -212,21 +212,19 @@ export async function run(): Promise<void> {
       try {
         for (let i = 0; i < ids.length; i += 500)
           await Promise.all(
-            ids
-              .slice(i, i + 500)
-              .map((id, j) =>
-                state.saveCheckout(
-                  id,
-                  {
-                    feesPaidBy: 'merchant',
-                    amount: '150000',
-                    currency: 'IDR',
-                    orderId: `order-${i + j}`,
-                    createdAt: now,
-                  },
-                  CHECKOUT_TTL_MS,
-                ),
+            ids.slice(i, i + 500).map((id, j) =>
+              state.saveCheckout(
+                id,
+                {
+                  feesPaidBy: 'merchant',
+                  amount: '150000',
+                  currency: 'IDR',
+                  orderId: `order-${i + j}`,
+                  createdAt: now,
+                },
+                CHECKOUT_TTL_MS,
               ),
+            ),
           );
       } finally {
         await state.close();
