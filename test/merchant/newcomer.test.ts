@@ -167,6 +167,27 @@ describe("the newcomer's reproductions", () => {
     }
   });
 
+  it('reconcile runs onPaymentFailed too, for an attempt whose webhook never came, once', async () => {
+    const failures: string[] = [];
+    const api = createKasirApi({
+      ...up.config(),
+      onPaymentFailed: (e) => void failures.push(`${e.orderId}:${e.reason}`),
+    });
+    try {
+      await routeWebhooksTo(up, 'http://127.0.0.1:9');
+      const { id } = await api.createCheckout({ amount: '150000', orderId: 'order-failed-5' });
+      await api.service.chooseMethod(id, 'BCA_VA');
+      await up.provider.decline(id, { reason: 'insufficient_balance' });
+      const first = await api.reconcile();
+      assert.deepEqual(first.find((line) => line.checkoutId === id)?.hooksRun, ['onPaymentFailed']);
+      const again = await api.reconcile();
+      assert.deepEqual(again.find((line) => line.checkoutId === id)?.hooksRun, []);
+      assert.deepEqual(failures, ['order-failed-5:insufficient_balance']);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('4. the hosted checkout switched off: check fails naming the dashboard switch, and the refusal is logged', async () => {
     const db = sandboxDeps(up.provider).db;
     await db.updateTable('merchants').set({ checkout_enabled: 0 }).execute();
