@@ -1,6 +1,7 @@
 // createKasirApi: the merchant backend as one Hono app to mount under /api: the widget API at its root and the
 // webhook receiver at /webhooks/kasir. It talks to the payment service only over HTTP.
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { resolve } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
@@ -421,7 +422,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
 function localState(dataDir: string | false, isDefault: boolean, log: Logger): LocalState {
   if (!dataDir) return new LocalState();
   try {
-    return new LocalState(merchantStateFile(dataDir));
+    return new LocalState(merchantStateFile(resolve(dataDir))); // where it was at the start, whatever the cwd later
   } catch (err) {
     if (!isDefault) throw err;
     log.warn(
