@@ -199,7 +199,7 @@ export const hooksOf = (options: MerchantHooks): MerchantHooks =>
   Object.fromEntries(HOOKS.map((name) => [name, options[name]])) as MerchantHooks;
 
 /** Default of the `followMs` option: the interval at which an open checkout is read again, in ms. */
-export const FOLLOW_MS = 20_000;
+const FOLLOW_MS = 20_000;
 
 /** Where the state is kept without Redis unless told (the command's and createKasirApi's alike). */
 export const DEFAULT_DATA_DIR = './.kasir';

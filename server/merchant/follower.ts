@@ -39,7 +39,7 @@ export function worstFollowDelay(followMs: number): number {
 }
 
 /** What one read of a checkout told the follower. */
-export interface FollowOutcome {
+interface FollowOutcome {
   /** Its deposit's expiry, or the checkout page's when no method was chosen (ms since the epoch). */
   expiresAt?: number;
   /** Nothing more can happen to it that the follower must see. */
