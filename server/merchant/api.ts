@@ -1,6 +1,7 @@
 // createKasirApi: the merchant backend as one Hono app to mount under /api: the widget API at its root and the
 // webhook receiver at /webhooks/kasir. It talks to the payment service only over HTTP.
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { resolve } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { bodyLimit } from 'hono/body-limit';
@@ -39,6 +40,7 @@ import { deliveryHooks, webhookRoutes } from './webhooks.js';
 import { countChoice, MerchantMetrics, openCheckoutCount, settlementCounter } from './metrics.js';
 import { metricsRoutes, requestSpans } from '../common/observability.js';
 import { observedFetch, observedHooks, tracer } from './tracing.js';
+import { createFollower, type Follower } from './follower.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
 export interface ServerOrder {
@@ -103,8 +105,12 @@ export type KasirApi = Hono & {
    * balancer) and refuses new ones; /readyz answers 503 from then on. Call it when the server stops accepting.
    */
   drain(): void;
-  /** drain(), then lets go of the shared state (quits Redis, closes the state file). */
+  /** drain(), stops the follower, then lets go of the shared state (quits Redis, closes the state file). */
   close(): Promise<void>;
+  /** The checkouts the follower follows now (open ones, and those within their window after expiry). */
+  openCheckouts(): number;
+  /** Reads every open checkout again at a pace and runs the hooks of what changed (docs/orders.md); started at once. */
+  readonly follower: Follower;
 };
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -202,7 +208,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     ? new RedisState({ url: config.redisUrl, prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs }, (err) =>
         log.error({ err: err.message }, 'redis'),
       )
-    : new LocalState(config.dataDir ? merchantStateFile(config.dataDir) : undefined);
+    : localState(config.dataDir, options.dataDir === undefined && process.env.KASIR_DATA_DIR === undefined, log);
   // Prometheus metrics in a registry of this app's own, when asked (docs/observability.md).
   const metrics = config.metrics ? new MerchantMetrics(() => openCheckoutCount(shared), hooksOf(options)) : undefined;
   const client = new PaymentServiceClient(() => {
@@ -408,6 +414,15 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const app = new Hono();
   app.use('*', requestSpans(tracer)); // a span per request (./tracing.ts), continuing a trace it is handed
   const hookRunner = deliveryHooks(service, { warnings });
+  // Every open checkout read again at a pace, whatever happens to webhooks (./follower.ts).
+  const follower = createFollower(service, hookRunner, {
+    followMs: config.followMs,
+    log,
+    webhookUrlHint:
+      'it must reach /webhooks/kasir where this API is mounted, e.g. https://shop.example/api/webhooks/kasir',
+  });
+  service.onOpened = (id) => follower.add(id);
+  follower.start();
   app.route(
     '/webhooks/kasir',
     webhookRoutes(
@@ -453,9 +468,30 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     drain: streams.drain,
     close: async () => {
       streams.drain();
+      await follower.stop();
       await shared.close();
     },
+    openCheckouts: () => follower.size,
+    follower,
   });
+}
+
+/**
+ * One process's state: in `dataDir` (memory when false). The default directory, when it cannot be written (a
+ * read-only file system), falls back to memory with a warning instead of failing at start; `check` then says so.
+ */
+function localState(dataDir: string | false, isDefault: boolean, log: Logger): LocalState {
+  if (!dataDir) return new LocalState();
+  try {
+    return new LocalState(merchantStateFile(resolve(dataDir))); // where it was at the start, whatever the cwd later
+  } catch (err) {
+    if (!isDefault) throw err;
+    log.warn(
+      { dataDir, err: err instanceof Error ? err.message : String(err), check: ['KASIR_DATA_DIR', 'REDIS_URL'] },
+      `the state cannot be kept in ${dataDir}: it is kept in memory and lost on restart (orders behind pending payments with it); set KASIR_DATA_DIR to a writable directory, or REDIS_URL`,
+    );
+    return new LocalState();
+  }
 }
 
 /** GET /healthz (the process answers) and GET /readyz (it can serve: the shared state answers), in the envelope. */

@@ -6,7 +6,7 @@ import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
 import { PaymentServiceClient } from './client/client.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 import type { RequestSigner } from './client/signing.js';
-import { checkMerchantOptions, ConfigError, type KasirApiOptions } from './config.js';
+import { checkMerchantOptions, ConfigError, DEFAULT_DATA_DIR, type KasirApiOptions } from './config.js';
 import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from './env.js';
 import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
 
@@ -79,6 +79,7 @@ async function checkConfiguration(input: CheckInput): Promise<CheckReport> {
     checkRedis(input),
     checkSandbox(input.sandbox, baseUrl),
     checkOrderSecret(input.orderSecret, input.sandbox),
+    checkHostedCheckout(input, client),
   ]);
   return { ok: checks.every((check) => check.ok), checks };
 }
@@ -229,6 +230,34 @@ async function checkRedis(input: CheckInput): Promise<CheckResult> {
   }
 }
 
+/**
+ * The account's hosted checkout is on: a signed POST /v1/checkout with an empty body, which the service refuses for a
+ * missing amount when it is on (nothing is made) and with "Checkout is not enabled" when it is off (a new account's).
+ */
+async function checkHostedCheckout(input: CheckInput, client: PaymentServiceClient | undefined): Promise<CheckResult> {
+  const name = 'checkout';
+  if (!client || !input.clientId || !input.clientSecret)
+    return fail(name, `not checked: ${SETTING.baseUrl}, ${SETTING.clientId} and ${SETTING.clientSecret} are needed`);
+  try {
+    await client.call('POST', '/v1/checkout', { auth: 'S', body: {} });
+    return pass(name, 'hosted checkout enabled for this account');
+  } catch (err) {
+    if (err instanceof PaymentServiceError && /not enabled/i.test(err.message))
+      return fail(
+        name,
+        `the service refused: ${err.statusCode} "${err.message}": switch on "Hosted checkout enabled" in the payment service's dashboard (Checkout), or ask the provider to enable it for this account; until then no checkout can be made`,
+      );
+    if (err instanceof PaymentServiceError && err.isAuth)
+      return fail(name, `not checked: the service refused the signed call (see credentials)`);
+    if (err instanceof PaymentServiceError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 404)
+      return pass(
+        name,
+        'hosted checkout enabled for this account (an empty POST /v1/checkout is refused for its amount)',
+      );
+    return fail(name, failureOf(err, 'POST /v1/checkout'));
+  }
+}
+
 /** Whether a URL's host is this machine (localhost, 127.0.0.0/8, ::1). */
 function isLoopbackUrl(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -339,5 +368,20 @@ export async function checkOptions(options: KasirApiOptions, source: CheckSource
   }
   report.checks.push(settings);
   report.checks.push(checkMetrics(given<boolean>('metrics') === true, given<string>('metricsToken')));
+  report.checks.push(stateCheck(redisUrl, given<string | false>('dataDir')));
   return { ok: report.ok && settings.ok, checks: report.checks };
+}
+
+/** Which state the backend keeps (what survives a restart, what copies share): said, never failed. */
+function stateCheck(redisUrl: string | undefined, dataDir: string | false | undefined): CheckResult {
+  if (redisUrl) return pass('state', 'on Redis: shared by every copy, kept across restarts');
+  if (dataDir === false)
+    return pass(
+      'state',
+      'in memory only (dataDir: false): lost on restart, and one copy only; set KASIR_DATA_DIR or REDIS_URL',
+    );
+  return pass(
+    'state',
+    `in ${dataDir ?? DEFAULT_DATA_DIR} (KASIR_DATA_DIR): kept across restarts, for this one process; a second copy needs REDIS_URL`,
+  );
 }

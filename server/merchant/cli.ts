@@ -2,6 +2,7 @@
 // kasir-merchant: the merchant backend from the environment (docs/design.md section 2): the widget API and the webhook
 // receiver under /api and the widget at /kasir-checkout.js. A bad variable is one line naming it, and exit code 1.
 // Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
+import { existsSync } from 'node:fs';
 import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
 import { COMMANDS_USAGE, isCommand, runCommand } from './commands.js';
@@ -17,9 +18,21 @@ Environment: KASIR_BASE_URL, KASIR_CLIENT_ID, KASIR_CLIENT_SECRET, KASIR_ACCESS_
 KASIR_CURRENCIES, KASIR_CHECKOUT_RATE_LIMIT, KASIR_TRANSFER_RATE_LIMIT, KASIR_STATUS_REFRESH_MS, KASIR_WEBHOOK_TOLERANCE_SECONDS, KASIR_TRUST_PROXY,
 KASIR_SSE_MAX_PER_ADDRESS (10), KASIR_SSE_MAX_TOTAL (10000), REDIS_URL (several copies), KASIR_REDIS_PREFIX (kasir:), KASIR_REDIS_TIMEOUT_MS (300),
 KASIR_DATA_DIR (./.kasir; without Redis, its state in KASIR_DATA_DIR/merchant/), KASIR_LOG_LEVEL (info), PORT (3000),
-HOST, KASIR_METRICS (GET /metrics for Prometheus), KASIR_METRICS_TOKEN (its bearer token). Each is described in the @kasir/merchant README, "Options and environment".
+HOST, KASIR_METRICS (GET /metrics for Prometheus), KASIR_METRICS_TOKEN (its bearer token), KASIR_FOLLOW_MS (20000).
+Each is described in the @kasir/merchant README, "Options and environment". A .env in the working directory is read
+first (variables already set win).
 
 ${COMMANDS_USAGE}`;
+
+// A .env in the working directory is read first (what `kasir-sandbox env > .env` wrote); a variable already set wins.
+if (existsSync('.env')) {
+  try {
+    process.loadEnvFile('.env');
+  } catch (err) {
+    console.error(`[kasir-merchant] .env: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
 
 // `kasir-merchant check`, `deposits`, `login` (./commands.ts): one task, then exit.
 if (isCommand(process.argv[2])) {
@@ -55,9 +68,8 @@ const hooks = {
     );
   },
 };
-// `kasir-merchant reconcile`: the same settings and hooks, once, then exit.
-if (process.argv[2] === 'reconcile')
-  process.exit(await reconcileCommand(process.argv.slice(3), { ...options, ...hooks }, log));
+// `kasir-merchant reconcile`: the same settings, once, then exit; the shop's hooks only from a module it names (--hooks).
+if (process.argv[2] === 'reconcile') process.exit(await reconcileCommand(process.argv.slice(3), options, log));
 const merchant = await startMerchant({
   ...options,
   logger: log,

@@ -23,6 +23,10 @@ import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
 
 /** What `createKasirApi` takes (docs/design.md section 7). Only the connection to the payment service is required. */
 export interface KasirApiOptions extends MerchantHooks {
+  /** A sandbox's dashboard address and sign-in, which `sandbox.credentials` carries: accepted so it spreads in, unused. */
+  dashboardUrl?: string;
+  email?: string;
+  password?: string;
   // The connection: each one not passed (or passed empty) is read from its environment variable at the first request,
   // so creating the API reads no secret (a build with no settings present passes).
   /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
@@ -111,9 +115,16 @@ export interface KasirApiOptions extends MerchantHooks {
   redisTimeoutMs?: number;
   /**
    * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
-   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
+   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart (default `./.kasir`, as the
+   * kasir-merchant command's). `false` keeps them in memory only, lost on restart (tests).
    */
-  dataDir?: string;
+  dataDir?: string | false;
+  /**
+   * How often every open checkout this backend made is read again from the payment service, in ms (default 20,000;
+   * twice that for one more than an hour from expiry): a change whose webhook never came runs its hooks all the same
+   * (docs/orders.md). Copies on Redis read each checkout once per interval in all.
+   */
+  followMs?: number;
   /** Open event streams allowed per client address (an IPv6 client: per /64), per copy of the backend (default 10). */
   sseMaxPerAddress?: number;
   /** Open event streams allowed in all, per copy of the backend (default 10,000). */
@@ -151,7 +162,9 @@ export interface MerchantConfig {
   readonly redisUrl?: string;
   readonly redisPrefix: string;
   readonly redisTimeoutMs: number;
-  readonly dataDir?: string;
+  /** Where the state is kept without Redis; false: in memory only. */
+  readonly dataDir: string | false;
+  readonly followMs: number;
   readonly sseMaxPerAddress: number;
   readonly sseMaxTotal: number;
   readonly metrics: boolean;
@@ -198,6 +211,12 @@ const HOOKS = Object.keys(HOOK_NAMES) as Array<keyof MerchantHooks>;
 /** The hooks among a shop's options: each hook the options checked above let through, none copied by hand. */
 export const hooksOf = (options: MerchantHooks): MerchantHooks =>
   Object.fromEntries(HOOKS.map((name) => [name, options[name]])) as MerchantHooks;
+
+/** Default of the `followMs` option: the interval at which an open checkout is read again, in ms. */
+const FOLLOW_MS = 20_000;
+
+/** Where the state is kept without Redis unless told (the command's and createKasirApi's alike). */
+export const DEFAULT_DATA_DIR = './.kasir';
 
 /** Default of the `redisTimeoutMs` option: the longest wait for one Redis call, in ms. */
 export const REDIS_TIMEOUT_MS = 300;
@@ -254,6 +273,9 @@ const connectionSchema = z.object({
 
 const feePayer = z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` });
 
+/** The fields of a sandbox's credentials that are no option: its dashboard's address and sign-in. */
+const SANDBOX_ONLY = ['dashboardUrl', 'email', 'password'] as const;
+
 const optionsSchema = z.strictObject({
   ...connectionSchema.shape,
   allowedOrigins: optional(
@@ -300,7 +322,8 @@ const optionsSchema = z.strictObject({
   maxStreamMs: optional(int(1)),
   redisUrl: optional(text.regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })),
   redisPrefix: optional(text),
-  dataDir: optional(text),
+  dataDir: optional(z.union([text, z.literal(false)], { error: 'must be a directory, or false (memory only)' })),
+  followMs: optional(int(1)),
   redisTimeoutMs: optional(int(1)),
   sseMaxPerAddress: optional(int(1)),
   sseMaxTotal: optional(int(1)),
@@ -312,6 +335,9 @@ const optionsSchema = z.strictObject({
     }),
   ),
   ...Object.fromEntries(HOOKS.map((name) => [name, optional(fn)])),
+  // A sandbox's credentials (`sandbox.credentials`, sandbox.json) spread in as they are: these three are the sandbox
+  // account's dashboard sign-in, which the backend does not use; accepted and ignored (no other unknown name is).
+  ...Object.fromEntries(SANDBOX_ONLY.map((name) => [name, z.unknown().optional()])),
 });
 const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
 
@@ -407,7 +433,8 @@ export function checkMerchantOptions(
     trustProxy: o.trustProxy ?? false,
     redisUrl: o.redisUrl,
     redisPrefix: o.redisPrefix ?? 'kasir:',
-    dataDir: o.dataDir,
+    dataDir: o.dataDir ?? DEFAULT_DATA_DIR,
+    followMs: o.followMs ?? FOLLOW_MS,
     redisTimeoutMs: o.redisTimeoutMs ?? REDIS_TIMEOUT_MS,
     sseMaxPerAddress: o.sseMaxPerAddress ?? 10,
     sseMaxTotal: o.sseMaxTotal ?? 10_000,
@@ -483,8 +510,6 @@ export function loadMerchantConfig(
   const options: KasirApiOptions = Object.fromEntries(
     Object.entries(fallbacks).filter(([name]) => !read.set.has(name as EnvName)),
   );
-  // The command keeps its state beside the sandbox's (docs/configuration.md) unless Redis holds it.
-  if (!read.set.has('dataDir')) options.dataDir ??= './.kasir';
   const problems: string[] = read.problems.port ? [read.problems.port] : [];
   const port = (read.values.port as number | undefined) ?? defaultPort ?? 3000;
   if (port > 65535) problems.push(`PORT must be at most 65535 (got ${port})`);

@@ -38,6 +38,7 @@ export const ENV_SETTINGS = {
   sseMaxTotal: ['KASIR_SSE_MAX_TOTAL', 'int'],
   metrics: ['KASIR_METRICS', 'bool'],
   metricsToken: ['KASIR_METRICS_TOKEN', 'string'],
+  followMs: ['KASIR_FOLLOW_MS', 'int'],
 } as const satisfies Record<string, readonly [string, Kind]>; // each a setting of MerchantConfig (config.ts checks)
 
 export type EnvSetting = keyof typeof ENV_SETTINGS;

@@ -10,6 +10,7 @@ export {
 } from './config.js';
 export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
 export { toNodeHandler } from './node-handler.js';
+export { widgetScriptRoutes } from './widget-script.js';
 export type {
   CompletedDeposit,
   DepositHookEvent,

@@ -14,6 +14,11 @@ import type { DeliveryHooks } from './webhooks.js';
 export interface ReconcileOptions {
   /** Also look again at checkouts settled at or after this time (a Date, or ISO 8601 text). */
   since?: Date | string;
+  /**
+   * Only tell which hooks have not run (`hooksNotRun`), running none and marking nothing: what a process without the
+   * shop's hooks (the command without --hooks) may do.
+   */
+  report?: boolean;
 }
 
 /** One order's line of a reconcile. */
@@ -28,6 +33,8 @@ export interface ReconcileLine {
   currency?: string;
   /** The hooks this run ran (none when every event had been handled). */
   hooksRun: string[];
+  /** With `report`: the hooks whose events have not been handled yet (none ran). */
+  hooksNotRun?: string[];
   /** Why the checkout could not be read or a hook failed (it is tried again by the next run). */
   error?: string;
 }
@@ -47,7 +54,7 @@ export async function reconcile(
   const worker = async () => {
     while (next < ids.length) {
       const index = next++;
-      lines[index] = await reconcileCheckout(service, hooks, ids[index]!);
+      lines[index] = await reconcileCheckout(service, hooks, ids[index]!, options.report === true);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, ids.length) }, worker));
@@ -58,7 +65,10 @@ export async function reconcile(
 export function formatReconcileLine(line: ReconcileLine): string {
   const paid = `${line.paid}${line.currency ? ` ${line.currency}` : ''}`;
   const hooks = line.hooksRun.length ? line.hooksRun.join(',') : 'none';
-  return `orderId=${line.orderId ?? '-'} checkoutId=${line.checkoutId} status=${line.status} paid=${paid} hooksRun=${hooks}${line.error ? ` error=${JSON.stringify(line.error)}` : ''}`;
+  const notRun = line.hooksNotRun
+    ? ` hooksNotRun=${line.hooksNotRun.length ? line.hooksNotRun.join(',') : 'none'}`
+    : '';
+  return `orderId=${line.orderId ?? '-'} checkoutId=${line.checkoutId} status=${line.status} paid=${paid} hooksRun=${hooks}${notRun}${line.error ? ` error=${JSON.stringify(line.error)}` : ''}`;
 }
 
 function sinceOf(since: Date | string | undefined): number | undefined {
@@ -78,6 +88,7 @@ async function reconcileCheckout(
   service: MerchantService,
   hooks: DeliveryHooks,
   checkoutId: string,
+  report: boolean,
 ): Promise<ReconcileLine> {
   const saved = await service.savedCheckout(checkoutId).catch(() => undefined);
   const line: ReconcileLine = {
@@ -96,21 +107,21 @@ async function reconcileCheckout(
     if (!(err instanceof PaymentServiceError && err.statusCode === 404))
       return { ...line, status: 'failed', error: messageOf(err) };
   }
-  if (!deposit) return noDeposit(service, line);
+  if (!deposit) return noDeposit(service, line, report);
   line.status = deposit.status;
   line.paid = amountText(deposit.paidAmount);
   line.currency = deposit.inputCurrency;
+  if (report) {
+    try {
+      return { ...line, hooksNotRun: await hooksNotRun(service, hooks, deposit) };
+    } catch (err) {
+      return { ...line, error: messageOf(err) };
+    }
+  }
   // What shoppers see too (the cache, every copy's streams).
   await service.deposits.update(await service.view(deposit)).catch(() => undefined);
   try {
-    for (const [type, snapshot] of eventsOf(deposit)) {
-      const hook = await hooks.hookOf(
-        type,
-        snapshot,
-        `reconcile_${type}_${checkoutId}_${snapshot.payments?.length ?? 0}`,
-      );
-      if (hook && (await hooks.runHookOnce(hook.key, hook.name, hook.run))) line.hooksRun.push(hook.name);
-    }
+    line.hooksRun.push(...(await runMissedHooks(hooks, deposit)));
   } catch (err) {
     return { ...line, error: messageOf(err) }; // not settled: the next run tries again
   }
@@ -118,12 +129,47 @@ async function reconcileCheckout(
   return line;
 }
 
+/**
+ * Runs the hook of each event the deposit went through whose hook has not run (by a webhook, reconcile or the
+ * follower, on any copy), once, as a delivery would; answers the names of the hooks it ran. Throws when a hook threw
+ * or is running elsewhere (the next pass tries again). Each event's id is the same whoever runs it.
+ */
+export async function runMissedHooks(hooks: DeliveryHooks, deposit: UpstreamDeposit): Promise<string[]> {
+  const ran: string[] = [];
+  for (const [type, snapshot] of eventsOf(deposit)) {
+    const hook = await hooks.hookOf(
+      type,
+      snapshot,
+      `reconcile_${type}_${deposit.depositId}_${snapshot.payments?.length ?? 0}`,
+    );
+    if (hook && (await hooks.runHookOnce(hook.key, hook.name, hook.run))) ran.push(hook.name);
+  }
+  return ran;
+}
+
+/**
+ * The hooks of the deposit's events that have not run, by name (none run, nothing marked): each event's claim is
+ * taken and let go at once, or found done.
+ */
+async function hooksNotRun(service: MerchantService, hooks: DeliveryHooks, deposit: UpstreamDeposit) {
+  const names: string[] = [];
+  for (const [type, snapshot] of eventsOf(deposit)) {
+    const hook = await hooks.hookOf(type, snapshot, '');
+    if (!hook) continue;
+    const claim = await service.shared.claim(hook.key, 1000);
+    if (claim.state === 'done') continue;
+    if (claim.state === 'claimed') await service.shared.release(claim);
+    names.push(hook.name);
+  }
+  return names;
+}
+
 /** A checkout without a deposit: open while its window to choose lasts, then lapsed (settled: nothing can happen). */
-async function noDeposit(service: MerchantService, line: ReconcileLine): Promise<ReconcileLine> {
+async function noDeposit(service: MerchantService, line: ReconcileLine, report = false): Promise<ReconcileLine> {
   try {
     const session = await service.client.getCheckoutSession(line.checkoutId);
     if (session && Date.parse(session.expiresAt) > service.now()) return { ...line, status: 'open' };
-    await service.shared.markSettled(line.checkoutId, service.now()).catch(() => undefined);
+    if (!report) await service.shared.markSettled(line.checkoutId, service.now()).catch(() => undefined);
     return { ...line, status: session ? 'lapsed' : 'unknown' };
   } catch (err) {
     return { ...line, status: 'failed', error: messageOf(err) };
@@ -133,7 +179,8 @@ async function noDeposit(service: MerchantService, line: ReconcileLine): Promise
 /**
  * The events a deposit went through, in order, each with the deposit as its webhook carried it (as far as it can be
  * told now: the payments up to that one): a partial payment for each payment before the one that completed it (or
- * every one, when it did not complete), then the completion or expiry, then each payment that arrived late.
+ * every one, when it did not complete), then the completion or expiry, then each payment that arrived late; the last
+ * failed attempt first.
  */
 function eventsOf(deposit: UpstreamDeposit): Array<[string, UpstreamDeposit]> {
   const payments = Array.isArray(deposit.payments) ? deposit.payments : [];
@@ -151,7 +198,9 @@ function eventsOf(deposit: UpstreamDeposit): Array<[string, UpstreamDeposit]> {
   });
   if (deposit.status === 'completed') events.push(['deposit.completed', deposit]);
   if (deposit.status === 'expired') events.push(['deposit.expired', deposit]);
-  return [...events, ...late];
+  // The last failed attempt (each has its own hook, keyed by its time); earlier ones are no longer told.
+  const failed: Array<[string, UpstreamDeposit]> = deposit.lastFailure ? [['deposit.payment_failed', deposit]] : [];
+  return [...failed, ...events, ...late];
 }
 
 function amountText(value: unknown): string {

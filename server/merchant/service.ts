@@ -79,6 +79,8 @@ export class MerchantService {
   private readonly meta = lruMap<CheckoutMeta>(50_000);
   /** When a verified webhook last reached this copy (0: none since it started). */
   private lastWebhookAt = 0;
+  /** Told of each checkout this copy made, once it is saved (the follower reads it from then on). */
+  onOpened?: (checkoutId: string) => void;
   /** Ids the service said are no checkout, until when (negative cache): nothing else is kept of them. */
   private readonly unknown = lruMap<number>(MAX_UNKNOWN);
   readonly hooks: ServiceHooks;
@@ -237,6 +239,7 @@ export class MerchantService {
     this.remember(created.id, { ...saved, saved: true });
     // Before the shopper sees the checkout: whichever copy receives its webhook (now or after a restart) gets the order.
     await this.shared.saveCheckout(created.id, saved, CHECKOUT_TTL_MS);
+    this.onOpened?.(created.id);
     await this.hooks.onCheckoutCreated?.({
       checkoutId: created.id,
       orderId,

@@ -381,7 +381,7 @@ class AppendLog {
   /** Rewrites the file with the snapshot's lines only, atomically (temp file, fsync, rename). */
   private compact() {
     const lines = this.snapshot();
-    const tmp = `${this.file}.tmp`;
+    const tmp = `${this.file}.${process.pid}.tmp`;
     const fd = openSync(tmp, 'w');
     try {
       if (lines.length) writeSync(fd, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');

@@ -55,6 +55,18 @@ export class Warnings {
           (settings.length ? ` (from \`kasir-sandbox env\` for a sandbox)` : ''),
       );
     }
+    if (err instanceof PaymentServiceError && err.call === 'POST /v1/checkout' && err.statusCode < 500) {
+      // The shopper reads "cannot be paid online"; the shop must read why (a new account's checkout is off).
+      const off = /not enabled/i.test(err.message);
+      return this.warn(
+        `checkout-refused:${err.statusCode}:${err.message}`,
+        { status: err.statusCode, call: err.call, serviceMessage: err.message },
+        `the payment service refused to make a checkout: ${err.statusCode} "${err.message}"` +
+          (off
+            ? `: switch on "Hosted checkout enabled" in the payment service's dashboard (Checkout), or ask the provider to enable it for this account`
+            : ''),
+      );
+    }
     if (err instanceof PaymentServiceError && err.statusCode >= 500) {
       return this.warn(
         `failed:${err.statusCode}`,

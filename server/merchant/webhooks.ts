@@ -12,6 +12,7 @@ import { ConfigError } from './config.js';
 import type { webhooks } from './client/openapi.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
+import { isCheckoutId } from '../common/widget-api.js';
 import type { DepositPayment, ExpiredDeposit, MerchantHooks } from './hooks.js';
 import type { MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
@@ -278,6 +279,18 @@ export function webhookRoutes(
   const now = options.now ?? Date.now;
   const { shared } = service;
   const { claimWaiting, holding, runHookOnce, hookOf } = hooks;
+  // A webhook for a checkout this backend has no record of: told once (its hooks get no orderId).
+  let strangerTold = false;
+  const stranger = (deposit: UpstreamDeposit) => {
+    if (!isCheckoutId(deposit.depositId)) return false; // a deposit made elsewhere (the dashboard, another app)
+    options.log.warn(
+      { depositId: deposit.depositId, check: ['REDIS_URL', 'KASIR_DATA_DIR'] },
+      `webhook for checkout ${deposit.depositId}, which this backend has no record of: its hooks run without an ` +
+        `orderId. Copies of the backend that do not share state each know only their own checkouts: give every copy ` +
+        `the same REDIS_URL; one process keeps its checkouts across restarts in KASIR_DATA_DIR (not in memory)`,
+    );
+    return true;
+  };
   const app = new Hono();
   app.post(
     '/',
@@ -370,6 +383,7 @@ export function webhookRoutes(
           );
         }
         if (deposit) {
+          if (!strangerTold && !(await service.savedCheckout(deposit.depositId))) strangerTold = stranger(deposit);
           await service.deposits.update(await service.view(deposit));
           const hook = await hookOf(typeof event.type === 'string' ? event.type : undefined, deposit, id);
           if (hook) await holding(claim, () => runHookOnce(hook.key, hook.name, hook.run));

@@ -249,6 +249,8 @@ async function runCommand(
         KASIR_CLIENT_SECRET: creds.clientSecret,
         KASIR_ACCESS_TOKEN: creds.accessToken,
         KASIR_WEBHOOK_SECRET: creds.webhookSecret,
+        // A sandbox's settings: the backend's sandbox routes on (kasir-merchant check fails it against a remote service).
+        KASIR_SANDBOX: 'true',
       };
       print(
         settings,

@@ -11,6 +11,7 @@ const parts = [
   './accounts',
   './merchant',
   './metrics',
+  './follower',
   './widget',
   './first-paint',
   './packages',

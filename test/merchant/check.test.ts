@@ -16,8 +16,10 @@ const NAMES = [
   'redis',
   'sandbox',
   'orderSecret',
+  'checkout',
   'settings',
   'metrics',
+  'state',
 ];
 
 /** `kasir-merchant check` with only `env` (no KASIR_* of this process). */
@@ -94,7 +96,11 @@ describe('the configuration check', () => {
       const report = await kasir.check();
       assert.equal(report.ok, true, JSON.stringify(report, null, 2));
       // The signed list and the bearer call both carried the service's own signature (its token signed in).
-      assert.deepEqual(service.accepted, ['GET /v1/deposit?limit=1', 'GET /v1/deposit/payment-method']);
+      assert.deepEqual([...service.accepted].sort(), [
+        'GET /v1/deposit/payment-method',
+        'GET /v1/deposit?limit=1',
+        'POST /v1/checkout',
+      ]);
     } finally {
       await kasir.close();
     }

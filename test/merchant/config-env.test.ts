@@ -9,6 +9,17 @@ import { createKasirApi } from '../../server/merchant/api';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
 import { call, runKasirMerchant, startUpstream, type Upstream } from './support';
 
+/** createKasirApi with the defaults, made in a directory of its own: its default data dir (./.kasir) lands there, not in the repository. */
+function inScratchDir<T>(make: () => T): T {
+  const cwd = process.cwd();
+  process.chdir(mkdtempSync(join(tmpdir(), 'kasir-default-dir-')));
+  try {
+    return make();
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 
 /** Sets `vars` in process.env for one test; afterEach puts back what was there. */
@@ -135,11 +146,11 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
     try {
       for (const { option, variable } of rows.filter((row) => row.option !== 'logger')) {
         setEnv(connection);
-        const before = createKasirApi();
+        const before = inScratchDir(() => createKasirApi());
         const unset = (before.config as unknown as Record<string, unknown>)[option];
         await before.close();
         setEnv({ [variable]: samples[option] ?? '7' });
-        const after = createKasirApi();
+        const after = inScratchDir(() => createKasirApi());
         try {
           assert.notDeepEqual(
             (after.config as unknown as Record<string, unknown>)[option],
@@ -174,7 +185,7 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
     );
     for (const key of Object.keys(process.env))
       if (key.startsWith('KASIR_') || key === 'REDIS_URL') setEnv({ [key]: '' });
-    const kasir = createKasirApi(); // what a Next.js build does: nothing set, nothing read yet
+    const kasir = inScratchDir(() => createKasirApi()); // what a Next.js build does: nothing set, nothing read yet
     await kasir.close();
   });
 
@@ -200,7 +211,7 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
       if (key.startsWith('KASIR_') || key === 'REDIS_URL') setEnv({ [key]: '' });
     setEnv(env);
     const command = loadMerchantConfig(env);
-    const kasir = createKasirApi();
+    const kasir = inScratchDir(() => createKasirApi());
     try {
       const names = Object.keys(kasir.config) as Array<keyof typeof kasir.config>;
       assert.ok(names.length >= 24, names.join());

@@ -20,12 +20,24 @@ import type { Checkout, Deposit } from '@kasir/checkout';
 import { merchantStateFile } from '../../server/merchant/config';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 
+/** createKasirApi with the defaults, made in a directory of its own: its default data dir (./.kasir) lands there, not in the repository. */
+function inScratchDir<T>(make: () => T): T {
+  const cwd = process.cwd();
+  process.chdir(mkdtempSync(join(tmpdir(), 'kasir-default-dir-')));
+  try {
+    return make();
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
 const VALID: KasirApiOptions = {
   baseUrl: 'http://localhost:4010',
   clientId: 'id',
   clientSecret: 'secret',
   accessToken: 'token',
   webhookSecret: 'whsec_c2VjcmV0c2VjcmV0',
+  dataDir: false,
 };
 
 /** The ConfigError createKasirApi throws for these options. */
@@ -44,7 +56,7 @@ describe('createKasirApi options', () => {
     const saved = { ...process.env };
     for (const key of Object.keys(process.env)) if (key.startsWith('KASIR_')) delete process.env[key];
     try {
-      const api = createKasirApi({});
+      const api = inScratchDir(() => createKasirApi({}));
       assert.throws(
         () => api.config.baseUrl,
         (err: Error) => {

@@ -171,6 +171,7 @@ describe("the records follow the service's pages", () => {
       clientSecret: 'b',
       accessToken: 'c',
       webhookSecret: 'whsec_eA==',
+      dataDir: false,
       fetch: serviceFetch,
     });
     try {

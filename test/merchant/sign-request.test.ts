@@ -132,6 +132,7 @@ describe("signRequest: another service's signature scheme", () => {
       clientSecret: CLIENT_SECRET,
       accessToken: 't',
       webhookSecret: 'whsec_dGVzdA==',
+      dataDir: false,
       fetch: service.fetch,
       signRequest: snapSigner,
     });

@@ -63,6 +63,10 @@ export async function startUpstream(): Promise<Upstream> {
       accessToken: creds.accessToken,
       webhookSecret: creds.webhookSecret,
       sandbox: true,
+      dataDir: false, // memory: a test leaves nothing behind (a test of restarts passes its own)
+      // The follower reads nothing within a test unless it asks (its own tests set a short followMs): the tests that
+      // count upstream calls count the status cache's.
+      followMs: 3_600_000,
       ...overrides,
     }),
     async close() {
@@ -355,6 +359,9 @@ export function snapStandIn(
   });
   const page = { docs: [], totalDocs: 0, limit: 1, page: 1, totalPages: 0, hasPrevPage: false, hasNextPage: false };
   app.get('/v1/deposit', (c) => c.json({ statusCode: 200, message: 'OK', data: page }));
+  app.post('/v1/checkout', (c) =>
+    c.json({ statusCode: 400, error: 'Bad Request', message: 'inputAmount or outputAmount is required' }, 400),
+  );
   app.get('/v1/deposit/payment-method', (c) =>
     c.req.header('authorization') === `Bearer ${credentials.accessToken}`
       ? c.json({ statusCode: 200, message: 'OK', data: [] })
@@ -371,6 +378,7 @@ export function snapStandIn(
       clientSecret: credentials.clientSecret,
       accessToken: credentials.accessToken,
       webhookSecret: 'whsec_dGVzdA==',
+      dataDir: false,
       fetch: (async (input, init) =>
         app.fetch(new Request(input instanceof Request ? input : String(input), init))) as typeof fetch,
     } satisfies KasirApiOptions,

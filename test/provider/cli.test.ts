@@ -135,6 +135,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
       `KASIR_CLIENT_SECRET=${creds.clientSecret}`,
       `KASIR_ACCESS_TOKEN=${creds.accessToken}`,
       `KASIR_WEBHOOK_SECRET=${creds.webhookSecret}`,
+      'KASIR_SANDBOX=true',
     ]);
     const json = await cli(['env', '--json', '--data-dir', dataDir]);
     assert.equal(JSON.parse(json.stdout).KASIR_CLIENT_ID, creds.clientId);
