@@ -25,4 +25,6 @@ export default {
   refundBadAddress: 'Ini bukan alamat di jaringan {0}. Periksa kembali penulisannya.',
   refundBadMemo: 'Memo berupa angka, atau paling banyak 28 karakter.',
   refundFailed: 'Data pengembalian dana tidak dapat dikirim. Silakan coba lagi.',
+  refundOwedSent: '{0}: toko telah menerima data Anda.',
+  refundOwedOpen: '{0}: tujuan pengembaliannya belum dikirim.',
 } satisfies typeof en;
