@@ -9,7 +9,7 @@ import { PaymentServiceError } from './client/errors.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { ApiError } from './http.js';
 import type { MerchantService } from './service.js';
-import type { DeliveryHooks } from './webhooks.js';
+import type { DeliveryHooks, WebhookEventType } from './webhooks.js';
 
 export interface ReconcileOptions {
   /** Also look again at checkouts settled at or after this time (a Date, or ISO 8601 text). */
@@ -135,10 +135,10 @@ async function noDeposit(service: MerchantService, line: ReconcileLine): Promise
  * told now: the payments up to that one): a partial payment for each payment before the one that completed it (or
  * every one, when it did not complete), then the completion or expiry, then each payment that arrived late.
  */
-function eventsOf(deposit: UpstreamDeposit): Array<[string, UpstreamDeposit]> {
+function eventsOf(deposit: UpstreamDeposit): Array<[WebhookEventType, UpstreamDeposit]> {
   const payments = Array.isArray(deposit.payments) ? deposit.payments : [];
-  const events: Array<[string, UpstreamDeposit]> = [];
-  const late: Array<[string, UpstreamDeposit]> = [];
+  const events: Array<[WebhookEventType, UpstreamDeposit]> = [];
+  const late: Array<[WebhookEventType, UpstreamDeposit]> = [];
   let lastOnTime = -1;
   payments.forEach((payment, index) => {
     if (payment.late !== true) lastOnTime = index;
