@@ -20,100 +20,11 @@ import {
 import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
 
-/** What `createKasirApi` takes (docs/design.md section 7). Only the connection to the payment service is required. */
-export interface KasirApiOptions extends MerchantHooks {
-  // The connection: each one not passed (or passed empty) is read from its environment variable at the first request,
-  // so creating the API reads no secret (a build with no settings present passes).
-  /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
-  baseUrl?: string;
-  /** The hosted checkout page address (default `KASIR_CHECKOUT_URL`, else `${baseUrl}/checkout`). */
-  checkoutUrl?: string;
-  /** Default `KASIR_CLIENT_ID`. */
-  clientId?: string;
-  /** Default `KASIR_CLIENT_SECRET`. */
-  clientSecret?: string;
-  /** Default `KASIR_ACCESS_TOKEN`. */
-  accessToken?: string;
-  /** Standard Webhooks secret, `whsec_...`, for the receiver at `/webhooks/kasir` (default `KASIR_WEBHOOK_SECRET`). */
-  webhookSecret?: string;
-  /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
-  allowedOrigins?: readonly string[];
-  /**
-   * Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount), for every
-   * kind or per kind (`{ va: 'shopper', ewallet: 'shopper' }`, a kind left out the merchant's). QRIS is never
-   * surcharged (docs/indonesian-payments.md): `qris: 'shopper'` is refused.
-   */
-  feesPaidBy?: FeesPaidByOption;
-  /**
-   * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
-   * the page the element is on; docs/indonesian-payments.md): an http(s) URL of the shop.
-   */
-  returnUrl?: string;
-  /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
-  sandbox?: boolean;
-  /**
-   * Takes amounts set by the page (`POST /checkouts {amount, currency}`, the element's `amount`) outside sandbox mode
-   * (default false: the shop's server prices orders, with priceOrder or createCheckout; docs/orders.md). A shopper
-   * can then pay any amount they like: a warning is written at start.
-   */
-  allowClientAmounts?: boolean;
-  /** Currencies a shopper may create a checkout in (default `['IDR']`). */
-  currencies?: readonly string[];
-  /** Checkout creations allowed per client address per minute (default 60). */
-  checkoutRateLimit?: number;
-  /**
-   * Reads of checkout ids this backend does not know, per client address per minute (default 60): each may cost a
-   * call to the payment service, so guessing ids is bounded (an unknown id is also remembered briefly).
-   */
-  unknownCheckoutRateLimit?: number;
-  /**
-   * Bank transfers a client address may choose per hour (default 10): each holds one of the shop's unique codes while
-   * pending, so one anonymous shopper cannot hold them all.
-   */
-  transferRateLimit?: number;
-  /** Least time between two reads of one deposit from the payment service, in ms (default 2000). */
-  statusRefreshMs?: number;
-  /** Largest age of a webhook accepted, in seconds (default 300). */
-  webhookToleranceSeconds?: number;
-  /** Take the client address from `X-Forwarded-For` (behind a reverse proxy; default false). */
-  trustProxy?: boolean;
-  /** The fetch the payment-service client uses (default the global fetch; tests count calls with it). */
-  fetch?: typeof fetch;
-  /** The backend's clock in ms (default Date.now). */
-  now?: () => number;
-  /**
-   * Signs the calls to the payment service another way than its default scheme (a service following SNAP BI, say):
-   * gets `{method, path, body, timestamp, clientId, clientSecret}` and answers the headers to send (docs/configuration.md).
-   */
-  signRequest?: RequestSigner;
-  /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
-  heartbeatMs?: number;
-  /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
-  maxStreamMs?: number;
-  /**
-   * Redis (`redis://...`) shared by every copy of the backend: webhook dedupe, the once-per-deposit hooks, the orders
-   * of created checkouts, the status cache, event fan-out and rate limits. Without it the backend is one process.
-   */
-  redisUrl?: string;
-  /** Prefix of the backend's Redis keys and channel (default `kasir:`), e.g. one per shop on a shared Redis. */
-  redisPrefix?: string;
-  /**
-   * Longest wait for one Redis call, in ms (default 300): past it a status read is served from this copy, a webhook
-   * is answered 503 (retried) and /readyz 503, instead of waiting on a stalled Redis.
-   */
-  redisTimeoutMs?: number;
-  /**
-   * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
-   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
-   */
-  dataDir?: string;
-  /** Open event streams allowed per client address (an IPv6 client: per /64), per copy of the backend (default 10). */
-  sseMaxPerAddress?: number;
-  /** Open event streams allowed in all, per copy of the backend (default 10,000). */
-  sseMaxTotal?: number;
-  /** Where the backend logs (pino; default: warnings on stdout, or KASIR_LOG_LEVEL). */
-  logger?: Logger;
-}
+/**
+ * What `createKasirApi` takes (docs/design.md section 7): its options as their schema below reads them, and the
+ * merchant's hooks. Only the connection to the payment service is required. An option is one entry of the schema.
+ */
+export type KasirApiOptions = MerchantHooks & Partial<Omit<z.output<typeof optionsSchema>, keyof MerchantHooks>>;
 
 /** The checked settings the backend runs on: every option present, URLs without a trailing slash. */
 export interface MerchantConfig {
@@ -216,7 +127,9 @@ const flag = z.boolean({ error: (iss) => `must be true or false ${got(iss.input)
 const strings = z
   .array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' })
   .transform((list) => list.map((v) => v.trim()).filter(Boolean));
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' });
+/** A function option, typed as it is called. */
+const fn = <F extends (...args: never[]) => unknown = (...args: never[]) => unknown>() =>
+  z.custom<F>((v) => typeof v === 'function', { error: 'must be a function' });
 const origin = (value: string) => {
   try {
     const u = new URL(value);
@@ -228,37 +141,76 @@ const origin = (value: string) => {
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unset, schema.optional());
 
-/** The connection settings, as options and as the same read from the environment. */
+/**
+ * The connection settings, as options and as the same read from the environment. Each one not passed (or passed
+ * empty) is read from its environment variable at the first request, so creating the API reads no secret (a build
+ * with no settings present passes).
+ */
 const connectionSchema = z.object({
+  /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
   baseUrl: optional(httpUrl),
+  /** The hosted checkout page address (default `KASIR_CHECKOUT_URL`, else `${baseUrl}/checkout`). */
   checkoutUrl: optional(httpUrl),
+  /** Default `KASIR_CLIENT_ID`. */
   clientId: optional(text),
+  /** Default `KASIR_CLIENT_SECRET`. */
   clientSecret: optional(text),
+  /** Default `KASIR_ACCESS_TOKEN`. */
   accessToken: optional(text),
+  /** Standard Webhooks secret, `whsec_...`, for the receiver at `/webhooks/kasir` (default `KASIR_WEBHOOK_SECRET`). */
   webhookSecret: optional(text.regex(WEBHOOK_SECRET_FORMAT, { error: 'must look like whsec_<base64>' })),
 });
 
 const feePayer = z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` });
+const feePayerPerKind = Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])) as Record<
+  (typeof FEE_KINDS)[number],
+  z.ZodOptional<typeof feePayer>
+>;
+/** Every hook of MerchantHooks is an option too (typed by MerchantHooks, checked here as a function). */
+const hookOptions = Object.fromEntries(HOOKS.map((name) => [name, optional(fn())])) as Record<
+  keyof MerchantHooks,
+  ReturnType<typeof optional<ReturnType<typeof fn>>>
+>;
 
+/** createKasirApi's options: their checks, types and meaning (KasirApiOptions is read off this schema). */
 const optionsSchema = z.strictObject({
   ...connectionSchema.shape,
+  /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
   allowedOrigins: optional(
-    strings.superRefine((list, ctx) => {
-      for (const value of list)
-        if (!origin(value))
-          ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
-    }),
+    strings
+      .superRefine((list, ctx) => {
+        for (const value of list)
+          if (!origin(value))
+            ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
+      })
+      .readonly(),
   ),
+  /**
+   * Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount), for every
+   * kind or per kind (`{ va: 'shopper', ewallet: 'shopper' }`, a kind left out the merchant's). QRIS is never
+   * surcharged (docs/indonesian-payments.md): `qris: 'shopper'` is refused.
+   */
   feesPaidBy: optional(
     z
-      .union([feePayer, z.strictObject(Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])))], {
+      .union([feePayer, z.strictObject(feePayerPerKind)], {
         error: (iss) => `must be merchant or shopper, or one per kind (${FEE_KINDS.join(', ')}) ${got(iss.input)}`,
       })
       .refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` }),
   ),
+  /**
+   * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
+   * the page the element is on; docs/indonesian-payments.md): an http(s) URL of the shop.
+   */
   returnUrl: optional(httpUrl),
+  /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
   sandbox: optional(flag),
+  /**
+   * Takes amounts set by the page (`POST /checkouts {amount, currency}`, the element's `amount`) outside sandbox mode
+   * (default false: the shop's server prices orders, with priceOrder or createCheckout; docs/orders.md). A shopper
+   * can then pay any amount they like: a warning is written at start.
+   */
   allowClientAmounts: optional(flag),
+  /** Currencies a shopper may create a checkout in (default `['IDR']`). */
   currencies: optional(
     strings
       .transform((list) => list.map((c) => c.toUpperCase()))
@@ -266,31 +218,68 @@ const optionsSchema = z.strictObject({
         for (const code of list)
           if (!/^[A-Z]{3}$/.test(code))
             ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
-      }),
+      })
+      .readonly(),
   ),
+  /** Checkout creations allowed per client address per minute (default 60). */
   checkoutRateLimit: optional(int(1)),
+  /**
+   * Reads of checkout ids this backend does not know, per client address per minute (default 60): each may cost a
+   * call to the payment service, so guessing ids is bounded (an unknown id is also remembered briefly).
+   */
   unknownCheckoutRateLimit: optional(int(1)),
+  /**
+   * Bank transfers a client address may choose per hour (default 10): each holds one of the shop's unique codes while
+   * pending, so one anonymous shopper cannot hold them all.
+   */
   transferRateLimit: optional(int(1)),
+  /** Least time between two reads of one deposit from the payment service, in ms (default 2000). */
   statusRefreshMs: optional(int(0)),
+  /** Largest age of a webhook accepted, in seconds (default 300). */
   webhookToleranceSeconds: optional(int(1)),
+  /** Take the client address from `X-Forwarded-For` (behind a reverse proxy; default false). */
   trustProxy: optional(flag),
-  fetch: optional(fn),
-  now: optional(fn),
-  signRequest: optional(fn),
+  /** The fetch the payment-service client uses (default the global fetch; tests count calls with it). */
+  fetch: optional(fn<typeof fetch>()),
+  /** The backend's clock in ms (default Date.now). */
+  now: optional(fn<() => number>()),
+  /**
+   * Signs the calls to the payment service another way than its default scheme (a service following SNAP BI, say):
+   * gets `{method, path, body, timestamp, clientId, clientSecret}` and answers the headers to send (docs/configuration.md).
+   */
+  signRequest: optional(fn<RequestSigner>()),
+  /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
   heartbeatMs: optional(int(1)),
+  /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
   maxStreamMs: optional(int(1)),
+  /**
+   * Redis (`redis://...`) shared by every copy of the backend: webhook dedupe, the once-per-deposit hooks, the orders
+   * of created checkouts, the status cache, event fan-out and rate limits. Without it the backend is one process.
+   */
   redisUrl: optional(text.regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })),
+  /** Prefix of the backend's Redis keys and channel (default `kasir:`), e.g. one per shop on a shared Redis. */
   redisPrefix: optional(text),
+  /**
+   * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
+   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart. Without either, they live in memory only.
+   */
   dataDir: optional(text),
+  /**
+   * Longest wait for one Redis call, in ms (default 300): past it a status read is served from this copy, a webhook
+   * is answered 503 (retried) and /readyz 503, instead of waiting on a stalled Redis.
+   */
   redisTimeoutMs: optional(int(1)),
+  /** Open event streams allowed per client address (an IPv6 client: per /64), per copy of the backend (default 10). */
   sseMaxPerAddress: optional(int(1)),
+  /** Open event streams allowed in all, per copy of the backend (default 10,000). */
   sseMaxTotal: optional(int(1)),
+  /** Where the backend logs (pino; default: warnings on stdout, or KASIR_LOG_LEVEL). */
   logger: optional(
     z.custom<Logger>((v) => typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function', {
       error: 'must be a pino logger',
     }),
   ),
-  ...Object.fromEntries(HOOKS.map((name) => [name, optional(fn)])),
+  ...hookOptions,
 });
 const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
 
