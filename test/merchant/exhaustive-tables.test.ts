@@ -16,7 +16,8 @@ import {
 import { createLogger } from '../../server/common/log';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { isWebhookEventType, type WebhookEventType } from '../../server/merchant/webhooks';
-import { KINDS, METHOD_KINDS, type MethodKind as SandboxMethodKind } from '../../server/provider/deposits/method-kinds';
+import { METHOD_KINDS } from '../../server/provider/deposits/method-kinds';
+import { KINDS, type MethodKind as SandboxMethodKind } from '../../server/provider/instance/defaults';
 import { DEPOSIT_WEBHOOKS, type DepositEventType } from '../../server/provider/webhooks/events';
 import { PAYMENT_METHODS } from '../../server/provider/catalog/payment-methods';
 import { logoSvg } from '../../server/provider/catalog/logos';
