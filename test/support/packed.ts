@@ -49,9 +49,13 @@ export async function packedTarballs(env: NodeJS.ProcessEnv): Promise<Map<string
         execFile(
           'npm',
           ['pack', '--workspaces', '--pack-destination', staging, '--loglevel=error'],
-          { cwd: ROOT, env, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+          { cwd: ROOT, env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
           (err, stdout, stderr) =>
-            err ? reject(new Error(`npm pack failed: ${err.message}\n${stdout}${stderr}`)) : resolve(),
+            err
+              ? reject(
+                  new Error(`npm pack failed${err.killed ? ' (timed out)' : ''}: ${err.message}\n${stdout}${stderr}`),
+                )
+              : resolve(),
         ),
       );
       // Whole or not at all: a reader never sees a half-written directory (one packed meanwhile wins).
