@@ -149,9 +149,13 @@ export class UnknownMethodKindError extends Error {
   }
 }
 
+/** The kind a depositPaymentType names, if any. */
+const kindNamed = (type: string): MethodKind | undefined =>
+  KIND_OF_PAYMENT_TYPE.get(type.toLowerCase().replace(/[^a-z]/g, ''));
+
 /** The widget's kind of a method: the service's depositPaymentType in any of its spellings. */
 export function methodKind(type: string): MethodKind {
-  const kind = KIND_OF_PAYMENT_TYPE.get(type.toLowerCase().replace(/[^a-z]/g, ''));
+  const kind = kindNamed(type);
   if (!kind) throw new UnknownMethodKindError(type);
   return kind;
 }
@@ -159,8 +163,8 @@ export function methodKind(type: string): MethodKind {
 /** The payment types warned of already: one warning per type a process meets. */
 const warnedTypes = new Set<string>();
 
-/** Whether a session's method is of a kind the widget shows; one process warning per unknown type otherwise. */
-function shownMethod(m: SessionMethod): boolean {
+/** Whether a method is of a kind the widget shows; one process warning per unknown type otherwise. */
+function shownMethod(m: Pick<MethodDescription, 'depositPaymentType' | 'bankCode' | 'crypto'>): boolean {
   if (m.crypto) return true;
   try {
     methodKind(m.depositPaymentType);
@@ -193,7 +197,7 @@ function kindOfDetails(pf: Deposit['paymentFiat'], code: string): MethodKind {
 function methodName(method: Pick<MethodDescription, 'bankName' | 'bankCode' | 'depositPaymentType' | 'name'>): string {
   if (method.name) return method.name;
   const name = method.bankName || method.bankCode;
-  const kind = methodKind(method.depositPaymentType);
+  const kind = kindNamed(method.depositPaymentType);
   if (kind === 'va' && !/virtual account/i.test(name)) return `${name} Virtual Account`;
   if (kind === 'bank' && !/transfer/i.test(name)) return `${name} Bank Transfer`;
   return name;
@@ -338,8 +342,8 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
   const code = pf.bankCode ?? '';
   const known = ctx.method;
   const qrData = pf.qrData || pf.qrCode;
-  // Without its method, the payment details tell the kind.
-  const kind = known ? methodKind(known.depositPaymentType) : kindOfDetails(pf, code);
+  // Without its method (or with one of a type no kind names), the payment details tell the kind.
+  const kind = known && shownMethod(known) ? methodKind(known.depositPaymentType) : kindOfDetails(pf, code);
   const exchangeRate = depositExchangeRate(d);
   return {
     method: {

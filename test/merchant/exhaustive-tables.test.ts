@@ -95,6 +95,12 @@ describe('method kinds: one table per side, no default', () => {
     assert.equal(kindOf(deposit({ qrData: '000201' }, 'QRIS')), 'qris');
     assert.equal(kindOf(deposit({ flow: 'push', mobileNumber: '+6281234567890' }, 'OVO')), 'ewallet');
     assert.throws(() => kindOf(deposit({}, 'SOMETHING')), UnknownMethodKindError);
+    // Its method described with a type no kind names: the details tell, never a default.
+    const described = toWidgetDeposit(deposit({ accountNumber: '3935800000000001', billKey: '1' }, 'NEW_VA'), {
+      feesPaidBy: 'merchant',
+      method: { depositPaymentType: 'paylater', bankCode: 'NEW_VA', bankName: 'New', image: '' },
+    });
+    assert.equal(described.method.kind, 'va');
   });
 });
 
