@@ -122,24 +122,82 @@ interface Deposit {
  */
 const decimalText = (value: number | string | Decimal): string => new Decimal(value).toFixed();
 
-/** The widget's kind of a method: the service's depositPaymentType in any of its spellings, else what its code says. */
-function methodKind(type: string | undefined, code = ''): MethodKind {
-  const t = (type ?? '').toLowerCase().replace(/[^a-z]/g, '');
-  if (t === 'crypto') return 'crypto';
-  if (t === 'qris' || t === 'qr') return 'qris';
-  if (t === 'va' || t.includes('virtual')) return 'va';
-  if (t.includes('wallet')) return 'ewallet';
-  if (t.includes('bank') || t.includes('transfer')) return 'bank';
-  if (/qris/i.test(code)) return 'qris';
-  if (/_VA$/i.test(code)) return 'va';
-  return 'bank';
+/**
+ * The service's depositPaymentType spellings of each widget kind, compared in lower case without separators
+ * ("bank_transfer" is "banktransfer"). Every kind has its row (a new MethodKind fails to compile here until it has
+ * one); a type no row names is no kind (UnknownMethodKindError), never a default.
+ */
+const PAYMENT_TYPES = {
+  va: ['va', 'virtualaccount'],
+  bank: ['banktransfer', 'bank', 'transfer'],
+  qris: ['qris', 'qr'],
+  ewallet: ['ewallet', 'wallet'],
+  crypto: ['crypto'],
+} as const satisfies Record<MethodKind, readonly string[]>;
+
+const KIND_OF_PAYMENT_TYPE = new Map<string, MethodKind>(
+  (Object.entries(PAYMENT_TYPES) as [MethodKind, readonly string[]][]).flatMap(([kind, types]) =>
+    types.map((type) => [type, kind] as const),
+  ),
+);
+
+/** A depositPaymentType no kind of the widget names: the method cannot be shown (never as another kind). */
+export class UnknownMethodKindError extends Error {
+  constructor(readonly depositPaymentType: string) {
+    super(`unknown depositPaymentType "${depositPaymentType}": no kind of method of the widget is it`);
+    this.name = 'UnknownMethodKindError';
+  }
+}
+
+/** The kind a depositPaymentType names, if any. */
+const kindNamed = (type: string): MethodKind | undefined =>
+  KIND_OF_PAYMENT_TYPE.get(type.toLowerCase().replace(/[^a-z]/g, ''));
+
+/** The widget's kind of a method: the service's depositPaymentType in any of its spellings. */
+export function methodKind(type: string): MethodKind {
+  const kind = kindNamed(type);
+  if (!kind) throw new UnknownMethodKindError(type);
+  return kind;
+}
+
+/** The payment types warned of already: one warning per type a process meets. */
+const warnedTypes = new Set<string>();
+
+/** Whether a method is of a kind the widget shows; one process warning per unknown type otherwise. */
+function shownMethod(m: Pick<MethodDescription, 'depositPaymentType' | 'bankCode' | 'crypto'>): boolean {
+  if (m.crypto) return true;
+  try {
+    methodKind(m.depositPaymentType);
+    return true;
+  } catch (err) {
+    if (!(err instanceof UnknownMethodKindError)) throw err;
+    if (!warnedTypes.has(err.depositPaymentType)) {
+      warnedTypes.add(err.depositPaymentType);
+      process.emitWarning(`${err.message}; its methods (${m.bankCode} first) are left out of the checkout`, {
+        code: 'KASIR_UNKNOWN_METHOD_KIND',
+      });
+    }
+    return false;
+  }
+}
+
+/**
+ * A deposit's kind when its method is not known: what its payment details are (a wallet's flow or page, a QR, a
+ * bill key or a VA code, an account to transfer to). Details that tell no kind are an error, not a bank.
+ */
+function kindOfDetails(pf: Deposit['paymentFiat'], code: string): MethodKind {
+  if (pf.flow || pf.checkoutUrl) return 'ewallet';
+  if (pf.qrData || pf.qrCode) return 'qris';
+  if (pf.billKey || /_VA$/i.test(code)) return 'va';
+  if (pf.accountNumber) return 'bank';
+  throw new UnknownMethodKindError(`(none; details of ${code || 'no method'})`);
 }
 
 /** Its `name`, or without one (interface 2.3): "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
 function methodName(method: Pick<MethodDescription, 'bankName' | 'bankCode' | 'depositPaymentType' | 'name'>): string {
   if (method.name) return method.name;
   const name = method.bankName || method.bankCode;
-  const kind = methodKind(method.depositPaymentType, method.bankCode);
+  const kind = kindNamed(method.depositPaymentType);
   if (kind === 'va' && !/virtual account/i.test(name)) return `${name} Virtual Account`;
   if (kind === 'bank' && !/transfer/i.test(name)) return `${name} Bank Transfer`;
   return name;
@@ -157,7 +215,7 @@ const rateView = (rate: ExchangeRate): ExchangeRate => ({ from: rate.from, to: r
 /** A method the session offers, with what it costs: the session's own figures (docs/design.md 8 for a crypto). */
 function toWidgetMethod(m: SessionMethod): Method {
   const view: Method = {
-    kind: m.crypto ? 'crypto' : methodKind(m.depositPaymentType, m.bankCode),
+    kind: m.crypto ? 'crypto' : methodKind(m.depositPaymentType),
     code: m.bankCode,
     name: methodName(m),
     image: m.image,
@@ -284,14 +342,8 @@ function fiatDeposit(d: Deposit, ctx: DepositContext): DepositDetails {
   const code = pf.bankCode ?? '';
   const known = ctx.method;
   const qrData = pf.qrData || pf.qrCode;
-  // Without its method, the payment details tell the kind.
-  const kind = known
-    ? methodKind(known.depositPaymentType, code)
-    : qrData
-      ? 'qris'
-      : pf.checkoutUrl
-        ? 'ewallet'
-        : methodKind(undefined, code);
+  // Without its method (or with one of a type no kind names), the payment details tell the kind.
+  const kind = known && shownMethod(known) ? methodKind(known.depositPaymentType) : kindOfDetails(pf, code);
   const exchangeRate = depositExchangeRate(d);
   return {
     method: {
@@ -363,7 +415,7 @@ export function toWidgetCheckout(
     serverTime,
     feesPaidBy: s.feesPaidBy,
     capabilities: { events: o.events },
-    methods: s.methods.map(toWidgetMethod),
+    methods: s.methods.filter(shownMethod).map(toWidgetMethod),
     deposit: o.deposit ? { ...o.deposit, serverTime } : null,
   };
 }

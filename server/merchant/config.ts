@@ -21,121 +21,11 @@ import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
 import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
 
-/** What `createKasirApi` takes (docs/design.md section 7). Only the connection to the payment service is required. */
-export interface KasirApiOptions extends MerchantHooks {
-  /** A sandbox's dashboard address and sign-in, which `sandbox.credentials` carries: accepted so it spreads in, unused. */
-  dashboardUrl?: string;
-  email?: string;
-  password?: string;
-  // The connection: each one not passed (or passed empty) is read from its environment variable at the first request,
-  // so creating the API reads no secret (a build with no settings present passes).
-  /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
-  baseUrl?: string;
-  /** The hosted checkout page address (default `KASIR_CHECKOUT_URL`, else `${baseUrl}/checkout`). */
-  checkoutUrl?: string;
-  /** Default `KASIR_CLIENT_ID`. */
-  clientId?: string;
-  /** Default `KASIR_CLIENT_SECRET`. */
-  clientSecret?: string;
-  /** Default `KASIR_ACCESS_TOKEN`. */
-  accessToken?: string;
-  /** Standard Webhooks secret, `whsec_...`, for the receiver at `/webhooks/kasir` (default `KASIR_WEBHOOK_SECRET`). */
-  webhookSecret?: string;
-  /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
-  allowedOrigins?: readonly string[];
-  /**
-   * Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount), for every
-   * kind or per kind (`{ va: 'shopper', ewallet: 'shopper' }`, a kind left out the merchant's). QRIS is never
-   * surcharged (docs/indonesian-payments.md): `qris: 'shopper'` is refused.
-   */
-  feesPaidBy?: FeesPaidByOption;
-  /**
-   * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
-   * the page the element is on when its origin is allowed; docs/indonesian-payments.md): an http(s) URL of the shop.
-   */
-  returnUrl?: string;
-  /**
-   * The secret `kasir.orderToken(orderId)` signs order tokens with (default `KASIR_ORDER_SECRET`; at least 32 bytes,
-   * e.g. `openssl rand -base64 32`): a page opens an order's checkout only with its token (docs/security.md). Needed
-   * outside sandbox mode for `order-id`; `kasir-merchant check` fails without it.
-   */
-  orderSecret?: string;
-  /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
-  sandbox?: boolean;
-  /**
-   * Takes amounts set by the page (`POST /checkouts {amount, currency}`, the element's `amount`) outside sandbox mode
-   * (default false: the shop's server prices orders, with priceOrder or createCheckout; docs/orders.md). A shopper
-   * can then pay any amount they like: a warning is written at start.
-   */
-  allowClientAmounts?: boolean;
-  /** Currencies a shopper may create a checkout in (default `['IDR']`). */
-  currencies?: readonly string[];
-  /** Checkout creations allowed per client address per minute (default 60). */
-  checkoutRateLimit?: number;
-  /**
-   * Reads of checkout ids this backend does not know, per client address per minute (default 60): each may cost a
-   * call to the payment service, so guessing ids is bounded (an unknown id is also remembered briefly).
-   */
-  unknownCheckoutRateLimit?: number;
-  /**
-   * Bank transfers a client address may choose per hour (default 10): each holds one of the shop's unique codes while
-   * pending, so one anonymous shopper cannot hold them all.
-   */
-  transferRateLimit?: number;
-  /** Least time between two reads of one deposit from the payment service, in ms (default 2000). */
-  statusRefreshMs?: number;
-  /** Largest age of a webhook accepted, in seconds (default 300). */
-  webhookToleranceSeconds?: number;
-  /** Take the client address from `X-Forwarded-For` (behind a reverse proxy; default false). */
-  trustProxy?: boolean;
-  /** The fetch the payment-service client uses (default the global fetch; tests count calls with it). */
-  fetch?: typeof fetch;
-  /** The backend's clock in ms (default Date.now). */
-  now?: () => number;
-  /**
-   * Signs the calls to the payment service another way than its default scheme (a service following SNAP BI, say):
-   * gets `{method, path, body, timestamp, clientId, clientSecret}` and answers the headers to send (docs/configuration.md).
-   */
-  signRequest?: RequestSigner;
-  /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
-  heartbeatMs?: number;
-  /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
-  maxStreamMs?: number;
-  /**
-   * Redis (`redis://...`) shared by every copy of the backend: webhook dedupe, the once-per-deposit hooks, the orders
-   * of created checkouts, the status cache, event fan-out and rate limits. Without it the backend is one process.
-   */
-  redisUrl?: string;
-  /** Prefix of the backend's Redis keys and channel (default `kasir:`), e.g. one per shop on a shared Redis. */
-  redisPrefix?: string;
-  /**
-   * Longest wait for one Redis call, in ms (default 300): past it a status read is served from this copy, a webhook
-   * is answered 503 (retried) and /readyz 503, instead of waiting on a stalled Redis.
-   */
-  redisTimeoutMs?: number;
-  /**
-   * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
-   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart (default `./.kasir`, as the
-   * kasir-merchant command's). `false` keeps them in memory only, lost on restart (tests).
-   */
-  dataDir?: string | false;
-  /**
-   * How often every open checkout this backend made is read again from the payment service, in ms (default 20,000;
-   * twice that for one more than an hour from expiry): a change whose webhook never came runs its hooks all the same
-   * (docs/orders.md). Copies on Redis read each checkout once per interval in all.
-   */
-  followMs?: number;
-  /** Open event streams allowed per client address (an IPv6 client: per /64), per copy of the backend (default 10). */
-  sseMaxPerAddress?: number;
-  /** Open event streams allowed in all, per copy of the backend (default 10,000). */
-  sseMaxTotal?: number;
-  /** Where the backend logs (pino; default: warnings on stdout, or KASIR_LOG_LEVEL). */
-  logger?: Logger;
-  /** Serves Prometheus metrics at `GET /metrics` (default false; docs/observability.md). */
-  metrics?: boolean;
-  /** With metrics on, `GET /metrics` answers only `Authorization: Bearer <metricsToken>` (401 otherwise). */
-  metricsToken?: string;
-}
+/**
+ * What `createKasirApi` takes (docs/design.md section 7): its options as their schema below reads them, and the
+ * merchant's hooks. Only the connection to the payment service is required. An option is one entry of the schema.
+ */
+export type KasirApiOptions = MerchantHooks & Partial<Omit<z.output<typeof optionsSchema>, keyof MerchantHooks>>;
 
 /** The checked settings the backend runs on: every option present, URLs without a trailing slash. */
 export interface MerchantConfig {
@@ -249,7 +139,9 @@ const flag = z.boolean({ error: (iss) => `must be true or false ${got(iss.input)
 const strings = z
   .array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' })
   .transform((list) => list.map((v) => v.trim()).filter(Boolean));
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' });
+/** A function option, typed as it is called. */
+const fn = <F extends (...args: never[]) => unknown = (...args: never[]) => unknown>() =>
+  z.custom<F>((v) => typeof v === 'function', { error: 'must be a function' });
 const origin = (value: string) => {
   try {
     const u = new URL(value);
@@ -261,45 +153,89 @@ const origin = (value: string) => {
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unset, schema.optional());
 
-/** The connection settings, as options and as the same read from the environment. */
+/**
+ * The connection settings, as options and as the same read from the environment. Each one not passed (or passed
+ * empty) is read from its environment variable at the first request, so creating the API reads no secret (a build
+ * with no settings present passes).
+ */
 const connectionSchema = z.object({
+  /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
   baseUrl: optional(httpUrl),
+  /** The hosted checkout page address (default `KASIR_CHECKOUT_URL`, else `${baseUrl}/checkout`). */
   checkoutUrl: optional(httpUrl),
+  /** Default `KASIR_CLIENT_ID`. */
   clientId: optional(text),
+  /** Default `KASIR_CLIENT_SECRET`. */
   clientSecret: optional(text),
+  /** Default `KASIR_ACCESS_TOKEN`. */
   accessToken: optional(text),
+  /** Standard Webhooks secret, `whsec_...`, for the receiver at `/webhooks/kasir` (default `KASIR_WEBHOOK_SECRET`). */
   webhookSecret: optional(text.regex(WEBHOOK_SECRET_FORMAT, { error: 'must look like whsec_<base64>' })),
 });
 
 const feePayer = z.enum(['merchant', 'shopper'], { error: (iss) => `must be merchant or shopper ${got(iss.input)}` });
+const feePayerPerKind = Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])) as Record<
+  (typeof FEE_KINDS)[number],
+  z.ZodOptional<typeof feePayer>
+>;
+/** Every hook of MerchantHooks is an option too (typed by MerchantHooks, checked here as a function). */
+const hookOptions = Object.fromEntries(HOOKS.map((name) => [name, optional(fn())])) as Record<
+  keyof MerchantHooks,
+  ReturnType<typeof optional<ReturnType<typeof fn>>>
+>;
 
 /** The fields of a sandbox's credentials that are no option: its dashboard's address and sign-in. */
 const SANDBOX_ONLY = ['dashboardUrl', 'email', 'password'] as const;
 
+/** createKasirApi's options: their checks, types and meaning (KasirApiOptions is read off this schema). */
 const optionsSchema = z.strictObject({
   ...connectionSchema.shape,
+  /** Storefront origins allowed to call the API cross-origin (`scheme://host[:port]`); the API's own origin always is. */
   allowedOrigins: optional(
-    strings.superRefine((list, ctx) => {
-      for (const value of list)
-        if (!origin(value))
-          ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
-    }),
+    strings
+      .superRefine((list, ctx) => {
+        for (const value of list)
+          if (!origin(value))
+            ctx.addIssue({ code: 'custom', message: `: "${value}" is not an origin (scheme://host[:port], no path)` });
+      })
+      .readonly(),
   ),
+  /**
+   * Who bears the payment method's fee (default `merchant`: the checkout's inputAmount is the order amount), for every
+   * kind or per kind (`{ va: 'shopper', ewallet: 'shopper' }`, a kind left out the merchant's). QRIS is never
+   * surcharged (docs/indonesian-payments.md): `qris: 'shopper'` is refused.
+   */
   feesPaidBy: optional(
     z
-      .union([feePayer, z.strictObject(Object.fromEntries(FEE_KINDS.map((kind) => [kind, feePayer.optional()])))], {
+      .union([feePayer, z.strictObject(feePayerPerKind)], {
         error: (iss) => `must be merchant or shopper, or one per kind (${FEE_KINDS.join(', ')}) ${got(iss.input)}`,
       })
       .refine((v) => typeof v !== 'object' || v.qris !== 'shopper', { error: `.qris: ${QRIS_NEVER_SURCHARGED}` }),
   ),
+  /**
+   * Where a redirect e-wallet (DANA, LinkAja) sends the shopper back after its page (default `KASIR_RETURN_URL`, else
+   * the page the element is on when its origin is allowed; docs/indonesian-payments.md): an http(s) URL of the shop.
+   */
   returnUrl: optional(httpUrl),
+  /**
+   * The secret `kasir.orderToken(orderId)` signs order tokens with (default `KASIR_ORDER_SECRET`; at least 32 bytes,
+   * e.g. `openssl rand -base64 32`): a page opens an order's checkout only with its token (docs/security.md). Needed
+   * outside sandbox mode for `order-id`; `kasir-merchant check` fails without it.
+   */
   orderSecret: optional(
     text.refine((value) => Buffer.byteLength(value) >= ORDER_SECRET_MIN_BYTES, {
       error: `must be at least ${ORDER_SECRET_MIN_BYTES} bytes (e.g. openssl rand -base64 32)`,
     }),
   ),
+  /** Enables `/sandbox/checkouts/:id/pay` and `/expire` (default false). */
   sandbox: optional(flag),
+  /**
+   * Takes amounts set by the page (`POST /checkouts {amount, currency}`, the element's `amount`) outside sandbox mode
+   * (default false: the shop's server prices orders, with priceOrder or createCheckout; docs/orders.md). A shopper
+   * can then pay any amount they like: a warning is written at start.
+   */
   allowClientAmounts: optional(flag),
+  /** Currencies a shopper may create a checkout in (default `['IDR']`). */
   currencies: optional(
     strings
       .transform((list) => list.map((c) => c.toUpperCase()))
@@ -307,37 +243,85 @@ const optionsSchema = z.strictObject({
         for (const code of list)
           if (!/^[A-Z]{3}$/.test(code))
             ctx.addIssue({ code: 'custom', message: `: "${code}" is not a 3-letter currency code` });
-      }),
+      })
+      .readonly(),
   ),
+  /** Checkout creations allowed per client address per minute (default 60). */
   checkoutRateLimit: optional(int(1)),
+  /**
+   * Reads of checkout ids this backend does not know, per client address per minute (default 60): each may cost a
+   * call to the payment service, so guessing ids is bounded (an unknown id is also remembered briefly).
+   */
   unknownCheckoutRateLimit: optional(int(1)),
+  /**
+   * Bank transfers a client address may choose per hour (default 10): each holds one of the shop's unique codes while
+   * pending, so one anonymous shopper cannot hold them all.
+   */
   transferRateLimit: optional(int(1)),
+  /** Least time between two reads of one deposit from the payment service, in ms (default 2000). */
   statusRefreshMs: optional(int(0)),
+  /** Largest age of a webhook accepted, in seconds (default 300). */
   webhookToleranceSeconds: optional(int(1)),
+  /** Take the client address from `X-Forwarded-For` (behind a reverse proxy; default false). */
   trustProxy: optional(flag),
-  fetch: optional(fn),
-  now: optional(fn),
-  signRequest: optional(fn),
+  /** The fetch the payment-service client uses (default the global fetch; tests count calls with it). */
+  fetch: optional(fn<typeof fetch>()),
+  /** The backend's clock in ms (default Date.now). */
+  now: optional(fn<() => number>()),
+  /**
+   * Signs the calls to the payment service another way than its default scheme (a service following SNAP BI, say):
+   * gets `{method, path, body, timestamp, clientId, clientSecret}` and answers the headers to send (docs/configuration.md).
+   */
+  signRequest: optional(fn<RequestSigner>()),
+  /** SSE heartbeat interval in ms (default 15 s); each heartbeat also re-reads the status (bounded). */
   heartbeatMs: optional(int(1)),
+  /** Longest life of one SSE connection in ms (default 10 min); EventSource reconnects by itself. */
   maxStreamMs: optional(int(1)),
+  /**
+   * Redis (`redis://...`) shared by every copy of the backend: webhook dedupe, the once-per-deposit hooks, the orders
+   * of created checkouts, the status cache, event fan-out and rate limits. Without it the backend is one process.
+   */
   redisUrl: optional(text.regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })),
+  /** Prefix of the backend's Redis keys and channel (default `kasir:`), e.g. one per shop on a shared Redis. */
   redisPrefix: optional(text),
+  /**
+   * Without Redis: the directory where webhook dedupe, the once-per-deposit hook markers and created checkouts'
+   * orders are kept (`merchant/merchant-state.jsonl`), so they survive a restart (default `./.kasir`, as the
+   * kasir-merchant command's). `false` keeps them in memory only, lost on restart (tests).
+   */
   dataDir: optional(z.union([text, z.literal(false)], { error: 'must be a directory, or false (memory only)' })),
+  /**
+   * How often every open checkout this backend made is read again from the payment service, in ms (default 20,000;
+   * twice that for one more than an hour from expiry): a change whose webhook never came runs its hooks all the same
+   * (docs/orders.md). Copies on Redis read each checkout once per interval in all.
+   */
   followMs: optional(int(1)),
+  /**
+   * Longest wait for one Redis call, in ms (default 300): past it a status read is served from this copy, a webhook
+   * is answered 503 (retried) and /readyz 503, instead of waiting on a stalled Redis.
+   */
   redisTimeoutMs: optional(int(1)),
+  /** Open event streams allowed per client address (an IPv6 client: per /64), per copy of the backend (default 10). */
   sseMaxPerAddress: optional(int(1)),
+  /** Open event streams allowed in all, per copy of the backend (default 10,000). */
   sseMaxTotal: optional(int(1)),
+  /** Serves Prometheus metrics at `GET /metrics` (default false; docs/observability.md). */
   metrics: optional(flag),
+  /** With metrics on, `GET /metrics` answers only `Authorization: Bearer <metricsToken>` (401 otherwise). */
   metricsToken: optional(text),
+  /** Where the backend logs (pino; default: warnings on stdout, or KASIR_LOG_LEVEL). */
   logger: optional(
     z.custom<Logger>((v) => typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function', {
       error: 'must be a pino logger',
     }),
   ),
-  ...Object.fromEntries(HOOKS.map((name) => [name, optional(fn)])),
+  ...hookOptions,
   // A sandbox's credentials (`sandbox.credentials`, sandbox.json) spread in as they are: these three are the sandbox
   // account's dashboard sign-in, which the backend does not use; accepted and ignored (no other unknown name is).
-  ...Object.fromEntries(SANDBOX_ONLY.map((name) => [name, z.unknown().optional()])),
+  ...(Object.fromEntries(SANDBOX_ONLY.map((name) => [name, z.unknown().optional()])) as Record<
+    (typeof SANDBOX_ONLY)[number],
+    z.ZodOptional<z.ZodUnknown>
+  >),
 });
 const KNOWN_OPTIONS = Object.keys(optionsSchema.shape);
 

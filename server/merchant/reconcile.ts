@@ -9,7 +9,7 @@ import { PaymentServiceError } from './client/errors.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { ApiError } from './http.js';
 import type { MerchantService } from './service.js';
-import type { DeliveryHooks } from './webhooks.js';
+import type { DeliveryHooks, WebhookEventType } from './webhooks.js';
 
 export interface ReconcileOptions {
   /** Also look again at checkouts settled at or after this time (a Date, or ISO 8601 text). */
@@ -182,10 +182,10 @@ async function noDeposit(service: MerchantService, line: ReconcileLine, report =
  * every one, when it did not complete), then the completion or expiry, then each payment that arrived late; the last
  * failed attempt first.
  */
-function eventsOf(deposit: UpstreamDeposit): Array<[string, UpstreamDeposit]> {
+function eventsOf(deposit: UpstreamDeposit): Array<[WebhookEventType, UpstreamDeposit]> {
   const payments = Array.isArray(deposit.payments) ? deposit.payments : [];
-  const events: Array<[string, UpstreamDeposit]> = [];
-  const late: Array<[string, UpstreamDeposit]> = [];
+  const events: Array<[WebhookEventType, UpstreamDeposit]> = [];
+  const late: Array<[WebhookEventType, UpstreamDeposit]> = [];
   let lastOnTime = -1;
   payments.forEach((payment, index) => {
     if (payment.late !== true) lastOnTime = index;
@@ -199,7 +199,7 @@ function eventsOf(deposit: UpstreamDeposit): Array<[string, UpstreamDeposit]> {
   if (deposit.status === 'completed') events.push(['deposit.completed', deposit]);
   if (deposit.status === 'expired') events.push(['deposit.expired', deposit]);
   // The last failed attempt (each has its own hook, keyed by its time); earlier ones are no longer told.
-  const failed: Array<[string, UpstreamDeposit]> = deposit.lastFailure ? [['deposit.payment_failed', deposit]] : [];
+  const failed: Array<[WebhookEventType, UpstreamDeposit]> = deposit.lastFailure ? [['deposit.payment_failed', deposit]] : [];
   return [...failed, ...events, ...late];
 }
 

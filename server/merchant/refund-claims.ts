@@ -15,7 +15,7 @@ import type { Bank, Deposit as UpstreamDeposit } from './client/types.js';
 import { PaymentServiceError } from './client/errors.js';
 import type { Logger } from '../common/log.js';
 import { checkoutIdParam, jsonBody, ok, stateChanging } from '../common/widget-api.js';
-import { evmAddressProblem, stellarAddressProblem, stellarMemoProblem } from './crypto-address.js';
+import { evmAddressProblem, stellarAddressProblem, stellarMemoProblem } from '../common/crypto-address.js';
 import type { OrderCustomer, RefundRecipient, RefundRequest } from './hooks.js';
 import { ApiError, errorBody } from './http.js';
 import { ZERO_DECIMAL_CURRENCIES, type MerchantService } from './service.js';

@@ -13,7 +13,7 @@ import type { webhooks } from './client/openapi.js';
 import type { Deposit as UpstreamDeposit } from './client/types.js';
 import { errorBody } from './http.js';
 import { isCheckoutId } from '../common/widget-api.js';
-import type { DepositPayment, ExpiredDeposit, MerchantHooks } from './hooks.js';
+import type { DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks } from './hooks.js';
 import type { MerchantService } from './service.js';
 import type { Claim } from './shared-state.js';
 import type { Warnings } from './warnings.js';
@@ -37,6 +37,87 @@ const EVENT_HOOKS = {
   'deposit.paid_late': 'onDepositPaidLate',
   'deposit.payment_failed': 'onPaymentFailed',
 } as const satisfies Record<KasirWebhookEvent['type'], HookName>;
+
+/** A webhook event's type: a key of EVENT_HOOKS. */
+export type WebhookEventType = KasirWebhookEvent['type'];
+
+/** Whether a webhook's `type` is an event this receiver knows (EVENT_HOOKS): any other is refused, never ignored. */
+export const isWebhookEventType = (type: string): type is WebhookEventType => Object.hasOwn(EVENT_HOOKS, type);
+
+/** What every hook of a deposit's event is given. */
+type DepositEventBase = DepositHookEvent;
+
+/** A deposit event's hook as run once: its claim key (once per what), its name, and the call (none without a hook). */
+export interface HookCall {
+  key: string;
+  name: HookName;
+  run?: () => void | Promise<void>;
+}
+
+/**
+ * How each event's hook is called (its claim key and arguments), one row per event of EVENT_HOOKS: an event the
+ * document gains fails to compile here until it has its row. A row answers undefined when the deposit lacks what its
+ * event reports (a partial payment with no payment, a failure with no lastFailure).
+ */
+const EVENT_CALLS: {
+  [E in WebhookEventType]: (
+    deposit: UpstreamDeposit,
+    hooks: MerchantHooks,
+    base: () => Promise<DepositEventBase>,
+  ) => HookCall | undefined;
+} = {
+  'deposit.partially_paid': (deposit, { onDepositPartiallyPaid: hook }, base) => {
+    const payment = paymentOf(deposit);
+    if (!payment) return undefined;
+    return {
+      name: EVENT_HOOKS['deposit.partially_paid'],
+      key: `hook:partially_paid:${deposit.depositId}:${deposit.payments.length}`,
+      run:
+        hook &&
+        (async () => hook({ ...(await base()), payment, remainingAmount: amountText(deposit.remainingAmount) })),
+    };
+  },
+  'deposit.paid_late': (deposit, { onDepositPaidLate: hook }, base) => {
+    const payment = paymentOf(deposit);
+    if (!payment) return undefined;
+    return {
+      name: EVENT_HOOKS['deposit.paid_late'],
+      key: `hook:paid_late:${deposit.depositId}:${deposit.payments.length}`,
+      run: hook && (async () => hook({ ...(await base()), payment })),
+    };
+  },
+  // Once per attempt: each failure has its own time.
+  'deposit.payment_failed': (deposit, { onPaymentFailed: hook }, base) => {
+    const failure = deposit.lastFailure;
+    if (!failure) return undefined;
+    return {
+      name: EVENT_HOOKS['deposit.payment_failed'],
+      key: `hook:payment_failed:${deposit.depositId}:${failure.failedAt}`,
+      run: hook && (async () => hook({ ...(await base()), reason: failure.reason, failedAt: failure.failedAt })),
+    };
+  },
+  'deposit.completed': (deposit, { onDepositCompleted: hook }, base) => ({
+    name: EVENT_HOOKS['deposit.completed'],
+    key: `hook:completed:${deposit.depositId}`,
+    run:
+      hook &&
+      (async () =>
+        hook({
+          ...(await base()),
+          overpaidAmount: amountText(deposit.overpaidAmount),
+          overpaidValue: amountText(deposit.overpaidValue),
+        })),
+  }),
+  'deposit.expired': (deposit, { onDepositExpired: hook }, base) => ({
+    name: EVENT_HOOKS['deposit.expired'],
+    key: `hook:expired:${deposit.depositId}`,
+    run: hook && (async () => hook({ ...(await base()), received: receivedOf(deposit) })),
+  }),
+};
+
+/** The event a deposit's final status is (completed, expired); none while it is pending. */
+const statusEvent = (deposit: UpstreamDeposit): 'deposit.completed' | 'deposit.expired' | undefined =>
+  deposit.status === 'completed' ? 'deposit.completed' : deposit.status === 'expired' ? 'deposit.expired' : undefined;
 
 /**
  * Verifies one delivery (Standard Webhooks v1: `webhook-id`, `webhook-timestamp`, `webhook-signature`) against the
@@ -184,18 +265,19 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
   };
 
   /**
-   * The merchant's hook for a webhook's event, with its claim key: completed and expired once per deposit; a partial
-   * or late payment once per payment (the deposit's payment count tells them apart). Older senders name no type:
-   * the status decides.
+   * The merchant's hook for a webhook's event, with its claim key (EVENT_CALLS). Completed and expired, and the events
+   * of older senders that name no type, run the hook of the status the deposit has.
    */
   const hookOf = async (
-    type: string | undefined,
+    type: WebhookEventType | undefined,
     deposit: UpstreamDeposit,
     eventId: string,
-  ): Promise<{ key: string; name: HookName; run?: () => void | Promise<void> } | undefined> => {
-    const { hooks } = service;
+  ): Promise<HookCall | undefined> => {
+    const event =
+      type === undefined || type === 'deposit.completed' || type === 'deposit.expired' ? statusEvent(deposit) : type;
+    if (!event) return undefined;
     const id = deposit.depositId;
-    const base = async () => ({
+    const base = async (): Promise<DepositEventBase> => ({
       checkoutId: id,
       orderId: (await service.savedCheckout(id))?.orderId,
       deposit,
@@ -203,60 +285,7 @@ export function deliveryHooks(service: MerchantService, options: Pick<WebhookRec
       webhookId: eventId,
       paidAmount: amountText(deposit.paidAmount),
     });
-    const payment = paymentOf(deposit);
-    if (type === 'deposit.partially_paid' && payment) {
-      const hook = hooks.onDepositPartiallyPaid;
-      return {
-        name: EVENT_HOOKS['deposit.partially_paid'],
-        key: `hook:partially_paid:${id}:${deposit.payments.length}`,
-        run:
-          hook &&
-          (async () => hook({ ...(await base()), payment, remainingAmount: amountText(deposit.remainingAmount) })),
-      };
-    }
-    if (type === 'deposit.paid_late' && payment) {
-      const hook = hooks.onDepositPaidLate;
-      return {
-        name: EVENT_HOOKS['deposit.paid_late'],
-        key: `hook:paid_late:${id}:${deposit.payments.length}`,
-        run: hook && (async () => hook({ ...(await base()), payment })),
-      };
-    }
-    const failure = deposit.lastFailure;
-    if (type === 'deposit.payment_failed' && failure) {
-      const hook = hooks.onPaymentFailed;
-      // Once per attempt: each failure has its own time.
-      return {
-        name: EVENT_HOOKS['deposit.payment_failed'],
-        key: `hook:payment_failed:${id}:${failure.failedAt}`,
-        run: hook && (async () => hook({ ...(await base()), reason: failure.reason, failedAt: failure.failedAt })),
-      };
-    }
-    if (type !== undefined && type !== 'deposit.completed' && type !== 'deposit.expired') return undefined;
-    if (deposit.status === 'completed') {
-      const hook = hooks.onDepositCompleted;
-      return {
-        name: EVENT_HOOKS['deposit.completed'],
-        key: `hook:completed:${id}`,
-        run:
-          hook &&
-          (async () =>
-            hook({
-              ...(await base()),
-              overpaidAmount: amountText(deposit.overpaidAmount),
-              overpaidValue: amountText(deposit.overpaidValue),
-            })),
-      };
-    }
-    if (deposit.status === 'expired') {
-      const hook = hooks.onDepositExpired;
-      return {
-        name: EVENT_HOOKS['deposit.expired'],
-        key: `hook:expired:${id}`,
-        run: hook && (async () => hook({ ...(await base()), received: receivedOf(deposit) })),
-      };
-    }
-    return undefined;
+    return EVENT_CALLS[event](deposit, service.hooks, base);
   };
 
   return { claimWaiting, holding, runHookOnce, hookOf };
@@ -382,10 +411,28 @@ export function webhookRoutes(
             200,
           );
         }
+        const type = typeof event.type === 'string' ? event.type : undefined;
+        if (deposit && type !== undefined && !isWebhookEventType(type)) {
+          // An event this receiver does not know (a newer service): what shoppers see is updated, no hook runs, and
+          // it is refused (2xx: a retry would carry the same type), the shop told once. Reconcile runs the hook of
+          // the deposit's status later, as it is not settled here.
+          await service.deposits.update(await service.view(deposit));
+          options.metrics?.webhook('refused');
+          options.warnings.warn(
+            `unknown-event:${type}`,
+            { depositId: deposit.depositId, webhookId: id, type },
+            `webhook for deposit ${deposit.depositId} refused: its event type "${type}" is none this receiver knows (${Object.keys(EVENT_HOOKS).join(', ')}); no hook ran for it (update @kasir/merchant)`,
+          );
+          await shared.finish(claim, WEBHOOK_TTL_MS);
+          return c.json(
+            { statusCode: 200, message: `Webhook refused: unknown event type ${type}`, refused: true },
+            200,
+          );
+        }
         if (deposit) {
           if (!strangerTold && !(await service.savedCheckout(deposit.depositId))) strangerTold = stranger(deposit);
           await service.deposits.update(await service.view(deposit));
-          const hook = await hookOf(typeof event.type === 'string' ? event.type : undefined, deposit, id);
+          const hook = await hookOf(type as WebhookEventType | undefined, deposit, id);
           if (hook) await holding(claim, () => runHookOnce(hook.key, hook.name, hook.run));
           await service.settleIfFinal(deposit); // reconcile passes it by from now on
         } else if (typeof depositId === 'string') {

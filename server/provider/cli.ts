@@ -9,6 +9,7 @@ import type { DepositView } from './deposits/view.js';
 import type { RunningSandbox } from './process/main.js';
 import { SandboxClient, type WebhookAttempt } from './sandbox/client.js';
 import type { SandboxCredentials } from './sandbox/seed.js';
+import { DEFAULT_EXPIRY_SECONDS } from './instance/defaults.js';
 
 const USAGE = `Usage: kasir-sandbox [command] [options]
 
@@ -52,7 +53,7 @@ Environment:
   SMTP_URL                     send OTP mail through SMTP (default: the sandbox mailbox, /sandbox/mailbox)
   KASIR_SANDBOX                false turns off the sandbox-only endpoints (true)
   KASIR_SCRYPT_N               scrypt cost for passwords, a power of two (131072)
-  KASIR_EXPIRY_{VA,BANK,QRIS,EWALLET,CRYPTO}_SECONDS   deposit validity (86400, 86400, 1800, 900, 3600)
+  KASIR_EXPIRY_{VA,BANK,QRIS,EWALLET,CRYPTO}_SECONDS   deposit validity (${Object.values(DEFAULT_EXPIRY_SECONDS).join(', ')})
   KASIR_SWEEP_INTERVAL_MS      how often overdue deposits expire (5000)
   KASIR_SANDBOX_RATES          JSON prices in IDR overriding the rate table, e.g. {"USD":"16500"}
   KASIR_AUTH_RATE_{WINDOW_SECONDS,PER_EMAIL,PER_ADDRESS}  auth rate limits (900, 20, 200)

@@ -333,13 +333,15 @@ describe('merchant backend: widget API against the real payment service', () => 
     let mark: number;
     const read = (headers?: Record<string, string>) =>
       call<Envelope<Deposit>>(cold, 'GET', `/api/checkouts/${c.id}/deposit`, undefined, headers);
+    // The cold backend's clock: the refresh interval passes when a test moves it on, not by waiting.
+    let clock = Date.now();
     before(async () => {
       const reader = merchantApp(up, {}, { statusRefreshMs: 400 });
       c = (await call<Envelope<Checkout>>(reader, 'POST', '/api/checkouts', { amount: '60000', currency: 'IDR' })).json
         .data;
       await call(reader, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' });
       // A second backend with a cold cache.
-      cold = merchantApp(up, {}, { statusRefreshMs: 400 });
+      cold = merchantApp(up, { now: () => clock }, { statusRefreshMs: 400 });
     });
 
     it('lets 200 concurrent readers of a cold cache cost one upstream read', async () => {
@@ -369,7 +371,7 @@ describe('merchant backend: widget API against the real payment service', () => 
     });
 
     it('re-reads once per interval, however many read', async () => {
-      await sleep(450);
+      clock += 450;
       await Promise.all(Array.from({ length: 20 }, () => read()));
       assert.equal(up.calls.slice(mark).length, 1, 'one re-read per interval');
     });
@@ -386,7 +388,7 @@ describe('merchant backend: widget API against the real payment service', () => 
 
     it('never reads a terminal deposit upstream again', async () => {
       const m2 = up.calls.length;
-      await sleep(450);
+      clock += 450;
       await read();
       assert.equal(up.calls.length, m2);
     });

@@ -8,16 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import type { FailedPayment, RunningMerchant } from '../../server/merchant/index';
 import { SandboxClient } from '../../server/provider/sandbox/client';
-import {
-  call,
-  merchantApp,
-  runningMerchant,
-  sleep,
-  startUpstream,
-  waitFor,
-  type Envelope,
-  type Upstream,
-} from './support';
+import { call, merchantApp, runningMerchant, startUpstream, waitFor, type Envelope, type Upstream } from './support';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -83,8 +74,12 @@ describe('failed attempts: onPaymentFailed', () => {
     assert.equal(failed[1].reason, 'insufficient_balance');
     assert.notEqual(failed[1].eventId, failed[0].eventId);
 
-    await new SandboxClient(up.provider.credentials).resend(checkout.id);
-    await sleep(1500);
+    const sandbox = new SandboxClient(up.provider.credentials);
+    const resent = await sandbox.resend(checkout.id);
+    // The backend answers a delivery once it has processed it (any hook ran before its 2xx).
+    await waitFor(async () =>
+      (await sandbox.webhooks({ depositId: checkout.id })).some((a) => a.deliveryId === resent.id && a.status === 200),
+    );
     assert.equal(failed.length, 2, 'the same attempt, resent, runs the hook no second time');
   });
 

@@ -4,11 +4,12 @@
 // A docs edit that breaks the recipe breaks this test.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { packedTarballs } from '../support/packed';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECTION = '## Your own tests, against the sandbox';
@@ -65,22 +66,7 @@ after(async () => {
 
 it("the README's own-tests recipe passes as written, from the packed packages", { timeout: 600_000 }, async () => {
   const { code, packages } = await recipe();
-  const pack = join(work, 'pack');
-  await mkdir(pack);
-  const packed = await run(
-    'npm',
-    ['pack', '--workspaces', '--pack-destination', pack, '--loglevel=error'],
-    ROOT,
-    childEnv(),
-    240_000,
-  );
-  assert.equal(packed.code, 0, packed.output);
-  const tarballs = new Map(
-    (await readdir(pack)).map((file) => [
-      `@${file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '').replace('-', '/')}`,
-      join(pack, file),
-    ]),
-  );
+  const tarballs = await packedTarballs(childEnv());
 
   const app = join(work, 'shop');
   await mkdir(app);

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { packedTarballs } from '../support/packed';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -391,22 +392,12 @@ function tscOutput(out: Output) {
 before(
   async () => {
     work = await mkdtemp(join(tmpdir(), 'kasir-packages-'));
-    const packDir = join(work, 'pack');
-    await mkdir(packDir);
-    // prepack builds each package again (incremental, quick after `npm run build`).
-    await timed('npm pack --workspaces', () =>
-      runOk('npm', ['pack', '--workspaces', '--pack-destination', packDir, '--loglevel=error'], {
-        cwd: ROOT,
-        env: childEnv(),
-        timeoutMs: 180_000,
-      }),
-    );
-    const files = await readdir(packDir);
+    // prepack builds each package again from a clean dist/; the run's other package tests reuse these tarballs.
+    const tarballs = await timed('npm pack --workspaces', () => packedTarballs(childEnv()));
     for (const { name, dir } of PACKAGES) {
       const manifest = JSON.parse(await readFile(join(ROOT, dir, 'package.json'), 'utf8'));
-      const fileName = `${name.slice(1).replace('/', '-')}-${manifest.version}.tgz`;
-      if (!files.includes(fileName)) continue; // its tests say so
-      const file = join(packDir, fileName);
+      const file = tarballs.get(name);
+      if (!file) continue; // its tests say so
       const bytes = await readFile(file);
       const entries = listTarball(bytes);
       const packedManifest = JSON.parse(gunzipPackageJson(bytes) ?? '{}');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { crc16CcittFalse, isValidStellarAddress, parseTlv } from '../../server/provider/deposits/payment-details';
+import { crc16CcittFalse, parseTlv } from '../../server/provider/deposits/payment-details';
+import { isStellarAccountId } from '../../server/common/crypto-address';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, signHeaders, type TestProvider } from '../support/provider';
 import {
@@ -476,7 +477,7 @@ describe('deposits', () => {
       it('gives a valid Stellar G-address', () => {
         assert.equal(res.status, 201);
         assert.match(d.paymentCrypto.payoutWallet!, /^G[A-Z2-7]{55}$/);
-        assert.ok(isValidStellarAddress(d.paymentCrypto.payoutWallet!));
+        assert.ok(isStellarAccountId(d.paymentCrypto.payoutWallet!));
         assert.equal(d.paymentCrypto.network, 'STELLAR');
       });
 

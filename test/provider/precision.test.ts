@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import { CRYPTOS, FIAT_CURRENCIES, findPaymentMethod, placesOf } from '../../server/provider/catalog/index';
 import type { CheckoutSession } from '../../server/provider/checkout/session';
-import { checksumAddress } from '../../server/provider/deposits/evm-address';
+import { checksumAddress } from '../../server/common/crypto-address';
 import { parseTlv } from '../../server/provider/deposits/payment-details';
 import { fiatPaymentDetails } from '../../server/provider/deposits/method-kinds';
 import type { QuoteView } from '../../server/provider/deposits/quotes';

@@ -5,13 +5,13 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   CRYPTOS,
-  DEFAULT_PRICES_IDR,
   PAYMENT_METHODS,
   findCrypto,
   findPaymentMethod,
   placesOf,
   type RateTable,
 } from '../../server/provider/catalog/index';
+import { DEFAULT_PRICES_IDR } from '../../server/provider/instance/defaults';
 import {
   deriveInputAmount,
   estimateConversion,

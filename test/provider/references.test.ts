@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isValidStellarAddress } from '../../server/provider/deposits/payment-details';
+import { isStellarAccountId } from '../../server/common/crypto-address';
 import type { CryptoReference, CurrencyReference } from '../../server/provider/catalog/routes';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
@@ -85,7 +85,7 @@ describe('reference lists (deprecated)', () => {
       assert.ok(Number.isInteger(k.chainId) && Number.isInteger(k.decimal));
       assert.ok(Array.isArray(k.currencies) && k.currencies.length > 0);
       if (k.is_native) assert.equal(k.address, '');
-      else if (k.id.endsWith('-STELLAR')) assert.ok(isValidStellarAddress(k.address), k.address);
+      else if (k.id.endsWith('-STELLAR')) assert.ok(isStellarAccountId(k.address), k.address);
       else assert.match(k.address, /^0x[0-9a-fA-F]{40}$/);
     }
     const usdcPolygon = data.find((k) => k.id === 'USDC-POLYGON')!;

@@ -7,8 +7,8 @@
 // at a time (the backend's offer says which) and lists what is owed in each. The amount shown is the backend's (the
 // payment service's count); the form never sends one. Its own chunk, loaded by the element only when money is owed:
 // no other payment downloads it.
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
+import { isEvmAddress, isStellarAddress, isStellarMemo } from '../crypto-address.js';
 import type { PaidKit } from './view.js';
 import type { RefundClaim, RefundClaimBody, RefundField } from '../types.js';
 import en from '../locales/refund.en.js';
@@ -39,44 +39,6 @@ let sheet: CSSStyleSheet | undefined;
 
 /** Fills `{0}`, `{1}` in a message (i18n.ts's, written again: this chunk carries no copy of the element's words). */
 const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
-
-// ---- The checks (the backend runs the same: server/merchant/crypto-address.ts) ----
-
-/** EIP-55: all one case carries no checksum; mixed case must be the checksum exactly. */
-function isEvmAddress(address: string): boolean {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
-  const hex = address.slice(2);
-  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
-  const hash = keccak_256(new TextEncoder().encode(hex.toLowerCase()));
-  for (let i = 0; i < 40; i++) {
-    const upper = ((hash[i >> 1] >> (i % 2 ? 0 : 4)) & 15) > 7;
-    if (hex[i] !== (upper ? hex[i].toUpperCase() : hex[i].toLowerCase())) return false;
-  }
-  return true;
-}
-
-/** A Stellar account id: G, 55 base32 characters; version byte 6 << 3 and CRC-16/XMODEM of the rest. */
-function isStellarAddress(address: string): boolean {
-  if (!/^G[A-Z2-7]{55}$/.test(address)) return false;
-  const bytes: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const char of address) {
-    value = ((value << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char)) & 0xfff;
-    bits += 5;
-    if (bits > 7) bytes.push((value >> (bits -= 8)) & 255);
-  }
-  let crc = 0;
-  for (const byte of bytes.slice(0, 33)) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) crc = (crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1) & 0xffff;
-  }
-  return bytes[0] === 48 && bytes[33] === (crc & 255) && bytes[34] === crc >> 8;
-}
-
-/** A Stellar memo: a number up to 2^64 - 1, or at most 28 bytes of text. */
-const isStellarMemo = (memo: string) =>
-  (/^\d{1,20}$/.test(memo) && BigInt(memo) < 2n ** 64n) || new TextEncoder().encode(memo).length <= 28;
 
 /**
  * The refund form of one checkout: asks the backend what is owed and what to ask when made, then follows the shopper's

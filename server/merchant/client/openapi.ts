@@ -1000,13 +1000,13 @@ export interface components {
                 depositPaymentType: string;
                 bankName: string;
                 bankCode: string;
-                name: string;
                 currency: string;
                 minimumAmount: number;
                 maximumAmount: number;
                 image: string;
                 feeFlat: number;
                 feePercentage: number;
+                name: string;
                 /** @description What the payer sends; for a crypto the exact token amount, rounded up in its decimals so that its conversion covers the order */
                 paymentAmount: number;
                 fee: number;

@@ -5,7 +5,7 @@ export * from './banks.js';
 export * from './cryptos.js';
 export * from './currencies.js';
 export * from './payment-methods.js';
-export * from './rates.js';
+export type { RateTable } from '../instance/defaults.js';
 
 /** The most decimal places a crypto is priced in (docs/design.md 12): what a person can read and type. */
 const CRYPTO_PLACES = 8;

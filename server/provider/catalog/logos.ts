@@ -1,6 +1,7 @@
 // Small SVG logos served by the sandbox at /static/logos/:file (plain badges in each brand's colours).
 import { CRYPTOS } from './cryptos.js';
 import { FIAT_CURRENCIES } from './currencies.js';
+import { PAYMENT_METHODS } from './payment-methods.js';
 
 interface Badge {
   label: string;
@@ -37,6 +38,10 @@ const BADGES: Readonly<Record<string, Badge>> = {
   ),
   ...BRANDS,
 };
+
+// Every method the catalog ships has its brand's badge: a method without one stops the sandbox here, not a 404 later.
+const unbranded = PAYMENT_METHODS.filter((m) => !Object.hasOwn(BRANDS, m.logo)).map((m) => `${m.code} (${m.logo})`);
+if (unbranded.length) throw new Error(`catalog/logos.ts has no badge for ${unbranded.join(', ')}`);
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 

@@ -2,7 +2,7 @@
 // GET /checkout/{id}/session lists the methods with the payable amount of each; POST /checkout/{id}/deposit chooses one.
 import { z } from '@hono/zod-openapi';
 import { checkoutDeposit, chooseMethod, requireCheckout } from '../deposits/checkout.js';
-import { DepositSchema, ExchangeRateSchema, WALLET_FIELDS } from '../deposits/schemas.js';
+import { DepositSchema, ExchangeRateSchema, PaymentMethodSchema, WALLET_FIELDS } from '../deposits/schemas.js';
 import { checkoutSession } from '../deposits/widget-view.js';
 import { createRouter } from '../http/errors.js';
 import type { ProviderDeps } from '../instance/deps.js';
@@ -83,19 +83,13 @@ const SessionCryptoSchema = z
     description: 'What a wallet payment request (docs/design.md 8) needs besides the deposit: the asset on its network',
   });
 
+/** A method of the session: the service's PaymentMethod, with its name and what paying with it costs this checkout. */
 const SessionMethodSchema = z.object({
+  ...PaymentMethodSchema.shape,
   depositPaymentType: z
     .string()
     .openapi({ description: 'va, qris, ewallet, bank_transfer, or crypto (then bankCode is the crypto id)' }),
-  bankName: z.string(),
-  bankCode: z.string(),
   name: z.string(),
-  currency: z.string(),
-  minimumAmount: z.number(),
-  maximumAmount: z.number(),
-  image: z.string(),
-  feeFlat: z.number(),
-  feePercentage: z.number(),
   paymentAmount: z.number().openapi({
     description:
       'What the payer sends; for a crypto the exact token amount, rounded up in its decimals so that its conversion covers the order',

@@ -1,9 +1,11 @@
-// The kinds of payment method (docs/indonesian-payments.md), one row each: everything the service asks of a kind is
-// read from here (the interface's depositPaymentType, how long its deposit stays valid, whether its payer chooses the
-// amount, where the sandbox pays it, and, for a fiat kind, the builder of its payment details). A new kind is a row
-// here, its name in FEE_KINDS (server/common/fee-policy.ts: who bears its fee), and its methods in
-// catalog/payment-methods.ts; the compiler then names whatever else must know it.
+// The kinds of payment method (docs/indonesian-payments.md), one row each: what the service asks of a kind is read
+// from here (the interface's depositPaymentType, whether its payer chooses the amount, where the sandbox pays it, and,
+// for a fiat kind, the builder of its payment details); how long its deposit stays valid by default is configuration
+// (instance/defaults.ts). A new kind is a row here, its name in FEE_KINDS (server/common/fee-policy.ts: who bears its
+// fee), its default validity, and its methods in catalog/payment-methods.ts; the compiler then names whatever else
+// must know it.
 import type { FEE_KINDS } from '../../common/fee-policy.js';
+import type { MethodKind } from '../instance/defaults.js';
 import {
   bankTransferDetails,
   ewalletDetails,
@@ -15,14 +17,11 @@ import {
 
 /** A kind of fiat method: what a method of the catalog is (catalog/payment-methods.ts `kind`). */
 export type FiatKind = (typeof FEE_KINDS)[number];
-/** Every kind of method a deposit is paid by. */
-export type MethodKind = FiatKind | 'crypto';
+export type { MethodKind };
 
 interface KindFacts {
   /** The interface's depositPaymentType (interface 2.3; the schemas' literal). */
   depositPaymentType: string;
-  /** How long a deposit of this kind stays pending by default (`expirySeconds`, KASIR_EXPIRY_<KIND>_SECONDS). */
-  expirySeconds: number;
   /**
    * Whether the payer chooses the amount (a bank transfer, a crypto payment): any amount is recorded as it arrived.
    * Otherwise the bank or wallet collects exactly what is asked (400 Amount must equal the amount due otherwise).
@@ -41,37 +40,30 @@ interface FiatKindFacts extends KindFacts {
 export const METHOD_KINDS = {
   va: {
     depositPaymentType: 'va',
-    expirySeconds: 24 * 3600,
     takesAnyAmount: false,
     approvalPage: false,
     paymentDetails: vaDetails,
   },
   bank: {
     depositPaymentType: 'bank_transfer',
-    expirySeconds: 24 * 3600,
     takesAnyAmount: true,
     approvalPage: false,
     paymentDetails: bankTransferDetails,
   },
   qris: {
     depositPaymentType: 'qris',
-    expirySeconds: 30 * 60,
     takesAnyAmount: false,
     approvalPage: false,
     paymentDetails: qrisDetails,
   },
   ewallet: {
     depositPaymentType: 'ewallet',
-    expirySeconds: 15 * 60,
     takesAnyAmount: false,
     approvalPage: true,
     paymentDetails: ewalletDetails,
   },
-  crypto: { depositPaymentType: 'crypto', expirySeconds: 60 * 60, takesAnyAmount: true, approvalPage: false },
+  crypto: { depositPaymentType: 'crypto', takesAnyAmount: true, approvalPage: false },
 } as const satisfies Record<FiatKind, FiatKindFacts> & Record<'crypto', KindFacts>;
-
-/** Every kind, in the table's order. */
-export const KINDS = Object.keys(METHOD_KINDS) as MethodKind[];
 
 /** What the payer needs for a fiat method: its kind's builder (a VA number, a QRIS payload, an approval page, an account). */
 export function fiatPaymentDetails(options: FiatPaymentOptions): FiatPaymentDetails {

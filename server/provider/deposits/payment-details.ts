@@ -2,7 +2,7 @@
 // addresses, and the sandbox payer a completed deposit shows.
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { CryptoDef, PaymentMethodDef } from '../catalog/index.js';
-import { checksumAddress } from './evm-address.js';
+import { checksumAddress, crc16, stellarAccountId } from '../../common/crypto-address.js';
 import { PUSH_WINDOW_SECONDS } from '../../common/ewallet.js';
 import {
   paymentFiatOf,
@@ -128,7 +128,7 @@ function newMemoId(): string {
 
 /** The merchant's one Stellar account in the sandbox: a G-address derived from its id, the same for every deposit. */
 function merchantStellarAccount(merchantId: string): string {
-  return stellarAddressOf(createHash('sha256').update(`kasir-stellar-account:${merchantId}`).digest());
+  return stellarAccountId(createHash('sha256').update(`kasir-stellar-account:${merchantId}`).digest());
 }
 
 /** A stable 15-digit merchant number for QRIS, derived from the merchant id. */
@@ -183,25 +183,8 @@ function newVaNumber(prefix: string): string {
 }
 
 /** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor), as EMVCo tag 63 requires. */
-export function crc16CcittFalse(data: string | Uint8Array): number {
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  let crc = 0xffff;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-/** CRC-16/XMODEM (poly 0x1021, init 0): the checksum of Stellar StrKey addresses. */
-function crc16Xmodem(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
+export const crc16CcittFalse = (data: string | Uint8Array): number =>
+  crc16(typeof data === 'string' ? Buffer.from(data, 'utf8') : data, 0xffff);
 
 const tlv = (tag: string, value: string) => {
   if (value.length > 99) throw new RangeError(`EMVCo field ${tag} is longer than 99 characters`);
@@ -273,48 +256,4 @@ export function parseTlv(payload: string): Map<string, string> {
 /** A fresh EVM deposit address, in the EIP-55 checksum form wallets and explorers show. */
 function newEvmAddress(): string {
   return checksumAddress('0x' + randomBytes(20).toString('hex'));
-}
-
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-function base32(bytes: Uint8Array): string {
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
-}
-
-/** The Stellar account id of a 32-byte key (StrKey "G...": version byte 6<<3, the key, CRC-16/XMODEM little-endian; 56 chars). */
-function stellarAddressOf(key: Uint8Array): string {
-  const payload = Buffer.concat([Buffer.from([6 << 3]), key]);
-  const crc = crc16Xmodem(payload);
-  return base32(Buffer.concat([payload, Buffer.from([crc & 0xff, crc >> 8])]));
-}
-
-/** Checks a Stellar G-address's version byte and checksum. */
-export function isValidStellarAddress(address: string): boolean {
-  if (!/^G[A-Z2-7]{55}$/.test(address)) return false;
-  let bits = 0;
-  let value = 0;
-  const bytes: number[] = [];
-  for (const ch of address) {
-    value = (value << 5) | BASE32.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  const raw = Uint8Array.from(bytes.slice(0, 35));
-  const crc = crc16Xmodem(raw.subarray(0, 33));
-  return raw[0] === 6 << 3 && raw[33] === (crc & 0xff) && raw[34] === crc >> 8;
 }

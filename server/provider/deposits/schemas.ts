@@ -3,7 +3,6 @@
 import { z } from '@hono/zod-openapi';
 import { FEE_KINDS } from '../../common/fee-policy.js';
 import { TIMESTAMP } from '../openapi/operation.js';
-import type { FiatKind } from './method-kinds.js';
 import { DEPOSIT_WEBHOOKS, type DepositEventType } from '../webhooks/events.js';
 
 /**
@@ -307,7 +306,7 @@ export const CheckoutRequestSchema = z
         // One optional entry per fiat kind (FEE_KINDS: va, bank, qris, ewallet).
         z.strictObject(
           Object.fromEntries(FEE_KINDS.map((kind) => [kind, FEES_PAID_BY.optional()])) as Record<
-            FiatKind,
+            (typeof FEE_KINDS)[number],
             z.ZodOptional<typeof FEES_PAID_BY>
           >,
         ),

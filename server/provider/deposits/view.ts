@@ -2,9 +2,10 @@
 import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 import { toNumber } from './money.js';
 import { ledgerOf, shownValues } from './ledger.js';
-import { checksumAddress } from './evm-address.js';
+import { checksumAddress } from '../../common/crypto-address.js';
 import { lastFailureOf, type FailureReason } from './failure-reasons.js';
-import type { EwalletFlow } from '../../common/ewallet.js';
+import type { z } from '@hono/zod-openapi';
+import type { DepositSchema } from './schemas.js';
 
 export type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 
@@ -16,34 +17,11 @@ interface ActivityView {
   _id: string;
 }
 
-export interface PaymentFiatView {
-  bankName?: string;
-  bankCode?: string;
-  accountName?: string;
-  accountNumber?: string;
-  qrData?: string;
-  checkoutUrl?: string;
-  /** Bank transfer: the unique code (smallest currency unit) the amount was raised by. */
-  uniqueCode?: string;
-  /** E-wallet: how the wallet takes the payment (docs/indonesian-payments.md). */
-  flow?: EwalletFlow;
-  /** Push e-wallet: the shopper's number (E.164) and when the request awaiting approval times out (none once it ended). */
-  mobileNumber?: string;
-  pushExpiresAt?: string;
-  /** Redirect e-wallet: where its page sends the shopper back. */
-  returnUrl?: string;
-  /** Mandiri VA (a bill payment): the biller code and the bill key the shopper enters. */
-  billerCode?: string;
-  billKey?: string;
-}
+/** What the payer needs for a fiat deposit, as the Deposit's schema (schemas.ts) describes it. */
+export type PaymentFiatView = z.infer<typeof DepositSchema>['paymentFiat'];
 
-export interface PaymentCryptoView {
-  payoutWallet?: string;
-  network?: string;
-  /** Stellar: the memo that tells this deposit apart on the merchant's one account, and its type (docs/indonesian-payments.md). */
-  memo?: string;
-  memoType?: 'id' | 'text';
-}
+/** Where a crypto deposit is paid, as the Deposit's schema describes it. */
+export type PaymentCryptoView = z.infer<typeof DepositSchema>['paymentCrypto'];
 
 export interface PayerInfoView {
   transactionCode: string;

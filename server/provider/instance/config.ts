@@ -7,13 +7,11 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, nearestName } from '../../common/config.js';
 import type { LogLevel } from '../../common/log.js';
-import { DEFAULT_PRICES_IDR, type RateTable } from '../catalog/rates.js';
-import { KINDS, METHOD_KINDS, type MethodKind } from '../deposits/method-kinds.js';
+import { DEFAULT_EXPIRY_SECONDS, DEFAULT_PRICES_IDR, KINDS, type MethodKind, type RateTable } from './defaults.js';
 
 /**
- * Deposit validity per kind of method, in seconds: va (virtual accounts, default 86400: 24 h), bank (bank transfer,
- * 86400), qris (1800: 30 min), ewallet (900: 15 min), crypto (3600: 60 min); each kind's default is its row of
- * deposits/method-kinds.ts.
+ * Deposit validity per kind of method (va, bank, qris, ewallet, crypto), in seconds; each kind's default is in the
+ * README's Configuration table.
  */
 export type ExpirySeconds = Record<MethodKind, number>;
 
@@ -143,9 +141,6 @@ export class SandboxConfigError extends ConfigError {
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-const DEFAULT_EXPIRY = Object.fromEntries(
-  KINDS.map((kind) => [kind, METHOD_KINDS[kind].expirySeconds]),
-) as ExpirySeconds;
 
 // ---- The values' schemas: each takes an option's value; a variable's text is turned into that first (fromEnv) ----
 
@@ -392,7 +387,7 @@ export function resolveProviderConfig(options: SandboxOptions = {}): ProviderCon
     (o[option] ?? env[variable]) as Exclude<CheckedOptions[K], undefined> | undefined;
   const portNumber = pick('port', 'PROVIDER_PORT') ?? 4010;
   const webhookUrl = pick('webhookUrl', 'KASIR_WEBHOOK_URL');
-  const expirySeconds = { ...DEFAULT_EXPIRY };
+  const expirySeconds: ExpirySeconds = { ...DEFAULT_EXPIRY_SECONDS };
   for (const kind of KINDS) {
     const value = o.expirySeconds?.[kind] ?? env[`KASIR_EXPIRY_${kind.toUpperCase()}_SECONDS` as Variable];
     if (value !== undefined) expirySeconds[kind] = value as number;
