@@ -199,7 +199,9 @@ function eventsOf(deposit: UpstreamDeposit): Array<[WebhookEventType, UpstreamDe
   if (deposit.status === 'completed') events.push(['deposit.completed', deposit]);
   if (deposit.status === 'expired') events.push(['deposit.expired', deposit]);
   // The last failed attempt (each has its own hook, keyed by its time); earlier ones are no longer told.
-  const failed: Array<[WebhookEventType, UpstreamDeposit]> = deposit.lastFailure ? [['deposit.payment_failed', deposit]] : [];
+  const failed: Array<[WebhookEventType, UpstreamDeposit]> = deposit.lastFailure
+    ? [['deposit.payment_failed', deposit]]
+    : [];
   return [...failed, ...events, ...late];
 }
 
