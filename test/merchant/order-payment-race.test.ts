@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout } from '@kasir/checkout';
 import type { RunningMerchant } from '../../server/merchant/index';
-import { runningMerchant, startUpstream, type Envelope, type Upstream } from './support';
+import { ORDER_SECRET, orderTokenOf, runningMerchant, startUpstream, type Envelope, type Upstream } from './support';
 
 describe('a re-priced order and a payment racing its cancel', () => {
   let up: Upstream;
@@ -35,7 +35,7 @@ describe('a re-priced order and a payment racing its cancel', () => {
     merchant = await runningMerchant(
       up,
       { priceOrder: (orderId: string) => ({ amount: prices.get(orderId)!, currency: 'IDR' }), fetch: racingFetch },
-      { sandbox: false },
+      { sandbox: false, orderSecret: ORDER_SECRET },
     );
   });
   after(async () => {
@@ -43,31 +43,33 @@ describe('a re-priced order and a payment racing its cancel', () => {
     await up.close();
   });
 
+  const orderId = 'ORD-race-1';
+  /** The shopper's page: it holds the order's token, rendered by the shop's server, and sends it with every request. */
+  const orderToken = orderTokenOf(orderId);
   const api = async <T>(method: string, path: string, body?: unknown) => {
     const res = await fetch(`${merchant.url}/api${path}`, {
       method,
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', 'X-Kasir-Order-Token': orderToken },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, json: (await res.json()) as Envelope<T> };
   };
 
   it('a payment answered 200 between the decision and the cancel keeps the order on its checkout', async () => {
-    const orderId = 'ORD-race-1';
     prices.set(orderId, '150000');
-    const first = await api<Checkout>('POST', '/checkouts', { orderId });
+    const first = await api<Checkout>('POST', '/checkouts', { orderId, orderToken });
     assert.equal(first.status, 201, JSON.stringify(first.json));
     const id = first.json.data.id;
     assert.equal((await api('POST', `/checkouts/${id}/deposit`, { method: 'BCA_TRANSFER' })).status, 201);
 
     payBeforeCancel.add(id);
     prices.set(orderId, '160000');
-    const again = await api<Checkout>('POST', '/checkouts', { orderId });
+    const again = await api<Checkout>('POST', '/checkouts', { orderId, orderToken });
     assert.deepEqual(paid, [200], 'the racing payment was answered 200');
     assert.equal(again.json.data.id, id, 'money arrived: the order stays on its checkout');
     const read = await api<{ paidAmount: string; status: string }>('GET', `/checkouts/${id}/deposit`);
     assert.equal(read.json.data.paidAmount, '20000');
     // And it stays there on the next load of the page.
-    assert.equal((await api<Checkout>('POST', '/checkouts', { orderId })).json.data.id, id);
+    assert.equal((await api<Checkout>('POST', '/checkouts', { orderId, orderToken })).json.data.id, id);
   });
 });
