@@ -197,7 +197,8 @@ export function checkoutSessionRoutes(deps: ProviderDeps) {
       responses: {
         200: json(ChoiceSchema, 'The deposit chosen before, or switched to this method'),
         201: json(ChoiceSchema, 'The new deposit'),
-        ...errorResponses(400, 404, 409),
+        // 401: signature headers that do not verify (a merchant's signed call choosing its own return page).
+        ...errorResponses(400, 401, 404, 409),
       },
     }),
     async (c) => {
