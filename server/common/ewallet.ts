@@ -21,8 +21,12 @@ export function mobileNumber(value: unknown, field: string): string {
   return `+62${match[1]}`;
 }
 
-/** The number as a shopper may see it again: its first and last digits only (`0812****7890`). */
+/**
+ * The number as a shopper may see it again: its first and last digits only (`0812****7890`). A number masked already
+ * (the service's public checkout routes answer it so) is answered as it is.
+ */
 export const maskedMobile = (e164: string): string => {
+  if (e164.includes('*')) return e164;
   const local = `0${e164.replace(/^\+62/, '')}`;
   return `${local.slice(0, 4)}${'*'.repeat(Math.max(local.length - 8, 0))}${local.slice(-4)}`;
 };
