@@ -1,4 +1,4 @@
-// Signed requests (docs/design.md section 3): the one implementation of the signature, used by the merchant's client to
+// Signed requests (docs/design.md, "Signed requests"): the one implementation of the signature, used by the merchant's client to
 // sign and by the payment service's signature middleware to verify. Neutral: only node:crypto.
 //
 //   X-Client-ID:  the merchant's client id

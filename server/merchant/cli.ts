@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// kasir-merchant: the merchant backend from the environment (docs/design.md section 2): the widget API and the webhook
+// kasir-merchant: the merchant backend from the environment (docs/design.md, "Running it"): the widget API and the webhook
 // receiver under /api and the widget at /kasir-checkout.js. A bad variable is one line naming it, and exit code 1.
 // Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
 import { existsSync } from 'node:fs';

@@ -8,12 +8,12 @@ export type { FeesPaidBy } from '../common/widget-projection.js';
 /** A deposit view before `serverTime` is stamped on it at answer time. */
 export type StoredDeposit = WidgetDepositRecord;
 
-/** The statuses a deposit does not leave (but for a payment that arrives late, docs/design.md 10). */
+/** The statuses a deposit does not leave (but for a payment that arrives late, docs/design.md, "Payments that do not go as planned"). */
 export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'expired']);
 
 /**
  * Whether `next` may replace `current`: a terminal status is final (only a newer terminal update, a payment that
- * arrived late, docs/design.md 10, replaces it), and a lower version never wins. The version (the service's count of
+ * arrived late, docs/design.md, "Payments that do not go as planned", replaces it), and a lower version never wins. The version (the service's count of
  * committed changes) orders them, not updatedAt: two racing switches commit in one order and may carry times in the
  * other.
  */

@@ -286,7 +286,7 @@ export function upstreamDeposit(
   };
 }
 
-/** The body of the deposit webhook for `deposit` (docs/design.md section 3), as the service sends it. */
+/** The body of the deposit webhook for `deposit` (docs/design.md, "Webhooks"), as the service sends it. */
 export function depositEvent(deposit: Deposit): string {
   return JSON.stringify({
     type: `deposit.${deposit.status}`,

@@ -1,5 +1,5 @@
 // The merchant backend's shopper views of issue 12 (server/merchant/views.ts): crypto methods and deposits in the
-// widget shape (docs/design.md 8, paymentUri through server/common/payment-uri.ts) and a bank transfer's unique code,
+// widget shape (docs/design.md, "Crypto", paymentUri through server/common/payment-uri.ts) and a bank transfer's unique code,
 // against the real payment service.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The whole of docs/design.md section 9 at once: two copies of the payment service (compiled kasir-sandbox) on one fresh
+// The whole of docs/design.md, "More than one copy" at once: two copies of the payment service (compiled kasir-sandbox) on one fresh
 // PostgreSQL database and two copies of the merchant backend (`npm run start:merchant`, compiled dist/server/merchant.js)
 // on one Redis, each reached through a small load balancer in this process (the service's copies by the merchants,
 // the merchants' copies by the service's webhooks; a dead target is skipped, as a balancer's health check would).

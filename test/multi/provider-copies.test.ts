@@ -1,5 +1,5 @@
 // Two copies of the payment service (the compiled kasir-sandbox command, each its own port and data dir) on one fresh
-// PostgreSQL database, as docs/design.md section 9 says: a token from one works on the other, a signed request replayed to
+// PostgreSQL database, as docs/design.md, "More than one copy" says: a token from one works on the other, a signed request replayed to
 // the other is refused, a change on one shows on the other, each webhook reaches the receiver once, and a copy killed
 // with SIGKILL while deposits are being completed loses nothing: every acknowledged completion is in the database and
 // its webhook delivered (by the survivor, once the dead copy's claims ran out).

@@ -1,4 +1,4 @@
-// docs/design.md 10: payments that do not go as planned. Every row of the section (exact, partial, over, within the
+// Payments that do not go as planned (docs/design.md, "Payments that do not go as planned"). Every row of the section (exact, partial, over, within the
 // underpayment tolerance, late, fixed-amount refusals, the expired webhook's paidAmount), the sandbox payments endpoint,
 // two races (two payments on one deposit; a late payment and the expiry sweeper) and paying the rest another way.
 // Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.

@@ -162,7 +162,7 @@ export class PaymentServiceClient {
   sandboxUpdateDeposit(depositId: string, status: DepositStatus, auth: 'A' | 'S' = 'A') {
     return this.data<Deposit>('PATCH', `/v1/deposit/${enc(depositId)}`, { auth, body: { status } });
   }
-  /** POST /v1/deposit/:depositId/payments (sandbox only; A or S; docs/design.md 10): a payment arrives, by default of what is still due. */
+  /** POST /v1/deposit/:depositId/payments (sandbox only; A or S; docs/design.md, "Payments that do not go as planned"): a payment arrives, by default of what is still due. */
   sandboxPay(depositId: string, amount?: number | string, auth: 'A' | 'S' = 'A', call: IdempotentCall = {}) {
     return this.data<Deposit>('POST', `/v1/deposit/${enc(depositId)}/payments`, {
       auth,
@@ -212,7 +212,7 @@ export class PaymentServiceClient {
   createRecipient(body: RecipientBody) {
     return this.data<Recipient>('POST', '/v1/recipient', { auth: 'S', body });
   }
-  /** PATCH /v1/recipient?id=<id> (the recipient is identified by `?id=`, docs/design.md section 3). */
+  /** PATCH /v1/recipient?id=<id> (the recipient is identified by `?id=`, docs/design.md, "Recipients"). */
   updateRecipient(id: string, body: RecipientPatch) {
     return this.data<Recipient>('PATCH', '/v1/recipient', { auth: 'S', query: { id }, body });
   }

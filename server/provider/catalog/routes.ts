@@ -75,7 +75,7 @@ const deprecation = createMiddleware(async (c, next) => {
   c.header('Link', '</v1/deposit/payment-method>; rel="alternate"');
 });
 
-/** Interface 4.3 (deprecated reference lists), the banks (docs/design.md 3) and the logos the sandbox serves. */
+/** Interface 4.3 (deprecated reference lists), the banks (docs/design.md, "Quotes, banks, bank transfers") and the logos the sandbox serves. */
 export function referencesRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const either = bearerOrSignature(deps, signatureAuth(deps));

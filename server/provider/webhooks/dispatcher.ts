@@ -10,7 +10,7 @@ import { logAttempt, loggableUrl } from './attempt-log.js';
 import { WebhookSender } from './sender.js';
 import { systemResolver } from './url-guard.js';
 
-/** docs/design.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
+/** docs/design.md, "Webhooks": retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
 export const RETRY_SCHEDULE_MS: readonly number[] = [
   5_000,
   5 * 60_000,

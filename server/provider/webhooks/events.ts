@@ -1,4 +1,4 @@
-// The deposit webhooks the service sends (docs/design.md 3 and 10), one row each: the status its deposit has, its body
+// The deposit webhooks the service sends (docs/design.md, "Webhooks" and "Payments that do not go as planned"), one row each: the status its deposit has, its body
 // schema's name in the OpenAPI document and when it is sent. Everything else reads this table: the bodies' schemas
 // (deposits/schemas.ts depositWebhookSchema), the document's `webhooks` (deposits/routes.ts), the outbox's types, and,
 // through the document, the merchant's generated client types (server/merchant/client/openapi.ts).
