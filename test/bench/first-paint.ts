@@ -1,4 +1,4 @@
-// `npm run bench` (first-paint part, issue 22 item 3): the shopper's first paint on a mid-range phone over a mobile
+// `npm run bench` (first-paint part): the shopper's first paint on a mid-range phone over a mobile
 // network, as Lighthouse's mobile profile judges a page: Chromium with a 4x CPU slowdown (CDP
 // Emulation.setCPUThrottlingRate) and slow 4G (Network.emulateNetworkConditions: 1.6 Mbit/s down, 750 kbit/s up,
 // 150 ms round trip), 390 px wide, the element on a plain page of another origin (a shop) loading the script and the

@@ -10,7 +10,7 @@ import { chromiumArgs, chromiumPath } from '../support/chromium';
 
 /**
  * The size budget: at most 17.25 KB gzipped for all the code a shopper downloads in a full QRIS payment (Lit as
- * published; 17,568 B today, the 17 KB issue 29 aimed at is 160 B off, see docs/benchmarks.md).
+ * published; the measured sizes are in docs/benchmarks.md).
  */
 export const WIDGET_BUDGET_BYTES = 17.25 * 1024;
 

@@ -1,4 +1,4 @@
-// One projection of the widget API (issue 18, cut 2): the merchant backend (from the payment service's HTTP answers)
+// One projection of the widget API: the merchant backend (from the payment service's HTTP answers)
 // and the sandbox's hosted checkout (from its rows) answer the same Checkout and Deposit for one checkout, field for
 // field, because both call server/common/widget-projection.ts; and no other server module makes those fields.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The merchant backend's shopper views of issue 12 (server/merchant/views.ts): crypto methods and deposits in the
+// The merchant backend's shopper views (server/merchant/views.ts): crypto methods and deposits in the
 // widget shape (docs/design.md, "Crypto", paymentUri through server/common/payment-uri.ts) and a bank transfer's unique code,
 // against the real payment service.
 import assert from 'node:assert/strict';

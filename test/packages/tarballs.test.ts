@@ -1,4 +1,4 @@
-// The three packages as a new shop gets them (docs/design.md, "Packages", issue 9 item 6): `npm pack --workspaces`, then the
+// The three packages as a new shop gets them (docs/design.md, "Packages"): `npm pack --workspaces`, then the
 // tarballs installed with npm into scratch apps copied from ./fixtures: a React 19 + TS app, a Vue 3 + TS app, a plain
 // Node server with @kasir/merchant only, and a shop's test suite with @kasir/sandbox. Nothing here imports the
 // repository's sources: every module under test comes from a temp dir's node_modules.

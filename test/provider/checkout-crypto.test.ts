@@ -1,4 +1,4 @@
-// Issue 12 in the sandbox's checkout: cryptos after the fiat methods (docs/design.md, "Crypto"), switching a pending deposit to
+// Crypto in the sandbox's checkout: cryptos after the fiat methods (docs/design.md, "Crypto"), switching a pending deposit to
 // another method (docs/design.md, "Checkout"), and bank transfers with their unique codes. Through app.request(), on
 // SQLite or (with test/support/with-postgres.sh) PostgreSQL.
 import assert from 'node:assert/strict';

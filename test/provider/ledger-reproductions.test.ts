@@ -1,4 +1,4 @@
-// Issue 28 (red team on 9dc12f4): the reproductions of items 1, 2, 3 and 5, each named after the red team's finding,
+// Reproductions of four ways money was miscounted (a review of commit 9dc12f4), each named after what went wrong,
 // on SQLite or (with test/support/with-postgres.sh) PostgreSQL. Money is counted by the payment ledger (docs/money.md):
 // each payment as it arrived, its value toward the order, the rest priced inside the switch's locked transaction.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Exact amounts (docs/design.md, "The shopper's choice, on any device", issue 21 item 7, issue 19 item 6): crypto totals in at most min(decimal, 8) places that
+// Exact amounts (docs/design.md, "The shopper's choice, on any device"): crypto totals in at most min(decimal, 8) places that
 // a JSON number carries exactly, the payment request counted from the same text, quotes that match on what was asked,
 // amounts refused rather than changed or unbounded, EIP-55 payout addresses and a Luhn-valid QRIS merchant PAN.
 // Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
