@@ -1,6 +1,6 @@
 // The widget API's Checkout, Method and Deposit (widget/WIDGET-API.md): every field is made here, once, for both
 // backends, from the payment service's interface shapes: its checkout session (GET /checkout/{id}/session) and its
-// Deposit (interface 2.2). The merchant backend passes what the service answered over HTTP; the sandbox's hosted
+// Deposit. The merchant backend passes what the service answered over HTTP; the sandbox's hosted
 // checkout turns its rows into the same shapes first (provider/deposits/widget-view.ts). Nothing is spread from those
 // objects, so no userId, note, payerInfo, activity history or secret can leave a widget API.
 import type {
@@ -39,7 +39,7 @@ interface SessionCrypto {
 }
 
 /**
- * A payment method as the service describes it. A method of GET /v1/deposit/payment-method (interface 2.3) has no
+ * A payment method as the service describes it. A method of GET /v1/deposit/payment-method has no
  * `name` and no `crypto`; the session's methods have both.
  */
 export interface MethodDescription {
@@ -75,7 +75,7 @@ interface CheckoutSession {
   methods: readonly SessionMethod[];
 }
 
-/** The Deposit (interface 2.2). */
+/** The Deposit, as the payment service's interface defines it. */
 interface Deposit {
   depositId: string;
   depositType: 'fiat' | 'crypto';
@@ -193,7 +193,7 @@ function kindOfDetails(pf: Deposit['paymentFiat'], code: string): MethodKind {
   throw new UnknownMethodKindError(`(none; details of ${code || 'no method'})`);
 }
 
-/** Its `name`, or without one (interface 2.3): "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
+/** Its `name`, or without one (GET /v1/deposit/payment-method has none): "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
 function methodName(method: Pick<MethodDescription, 'bankName' | 'bankCode' | 'depositPaymentType' | 'name'>): string {
   if (method.name) return method.name;
   const name = method.bankName || method.bankCode;

@@ -236,7 +236,7 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
 }
 
 /**
- * A deposit as the payment service answers it (interface 2.2), with a user id and a note that must never reach a
+ * A deposit as the payment service answers it, with a user id and a note that must never reach a
  * shopper (the no-leak assertions look for them).
  */
 export function upstreamDeposit(

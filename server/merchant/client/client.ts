@@ -63,7 +63,7 @@ export interface PaymentServiceClientOptions {
   onFailure?: (err: PaymentServiceError | PaymentServiceUnavailableError) => void;
 }
 
-/** How a call authenticates (interface section 5): S = signature headers, A = bearer token, none. */
+/** How a call authenticates, as the interface marks each endpoint: S = signature headers, A = bearer token, none. */
 type AuthMode = 'S' | 'A' | 'none';
 
 export interface CallOptions {
@@ -86,7 +86,7 @@ export interface IdempotentCall {
 const RETRY_DELAYS_MS = [250, 1000];
 
 /**
- * A typed client for the whole payment-service interface (section 4). Signs S calls, sends the bearer token on
+ * A typed client for the whole payment-service interface, every endpoint. Signs S calls, sends the bearer token on
  * A calls, and turns error envelopes into `PaymentServiceError`s. It knows nothing of any implementation: base
  * URL, checkout URL and credentials are configuration.
  */

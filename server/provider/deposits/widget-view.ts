@@ -39,7 +39,7 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
   return offers.length ? toText(offers[0].amount) : checkout.output_amount!;
 }
 
-/** A fiat method of the catalog as the session describes it (interface 2.3 and its display name), before its price. */
+/** A fiat method of the catalog as the session describes it (GET /v1/deposit/payment-method's fields and a display name), before its price. */
 const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
   depositPaymentType: METHOD_KINDS[method.kind].depositPaymentType,
   bankName: method.bankName,
