@@ -24,7 +24,7 @@ const RUNS = Number(process.env.BENCH_FIRST_PAINT_RUNS || (QUICK ? 3 : 7));
 /** A run slower than this is reported as not finished, with what it measured (a stalled page, a starved machine). */
 const RUN_TIMEOUT_MS = 30_000;
 
-/** Slow 4G as the issue (and Lighthouse's mobile profile) gives it: bytes per second, milliseconds. */
+/** Slow 4G as Lighthouse's mobile profile gives it: bytes per second, milliseconds. */
 const NETWORK = {
   offline: false,
   latency: 150,

@@ -43,7 +43,7 @@ describe('merchant views: crypto and bank transfer', () => {
       decimals: 6,
       exchangeRate: { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' },
     });
-    assert.equal(methodOf(c, 'ETH-ETHEREUM').total, '0.00272728'); // 8 places, no trailing zeros (docs/design.md 12)
+    assert.equal(methodOf(c, 'ETH-ETHEREUM').total, '0.00272728'); // 8 places, no trailing zeros (docs/design.md, "The shopper's choice, on any device")
     assert.equal(methodOf(c, 'IDRX-POLYGON').total, '150000');
     assert.equal(methodOf(c, 'BCA_TRANSFER').kind, 'bank');
   });

@@ -111,7 +111,7 @@ describe('checkout: crypto, method switch and bank transfer', () => {
         exchangeRate: { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' },
       });
       assert.equal(c.methods.find((m) => m.code === 'ETH-ETHEREUM')?.total, '0.00272728');
-      assert.equal(c.methods.find((m) => m.code === 'IDRX-POLYGON')?.total, '150000'); // no trailing zeros (docs/design.md 12)
+      assert.equal(c.methods.find((m) => m.code === 'IDRX-POLYGON')?.total, '150000'); // no trailing zeros (docs/design.md, "The shopper's choice, on any device")
     });
 
     it('leaves out a crypto that does not pair with the currency (IDRX pairs with IDR only)', () => {
