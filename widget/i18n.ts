@@ -88,7 +88,7 @@ const moneyFormats: Record<string, Intl.NumberFormat> = {};
 
 /**
  * Readies the browser's number formatting while the checkout is still on its way: a page's first Intl.NumberFormat
- * loads the engine's locale data (~25 ms of CPU on a desktop, ~100 ms on a phone), which would otherwise fall between
+ * loads the engine's locale data (CPU time a phone notices), which would otherwise fall between
  * the checkout's arrival and the method list.
  */
 export const prepareFormats = (locale: Locale) => void new Intl.NumberFormat(formats[locale].tag);

@@ -10,7 +10,7 @@ import { chromiumArgs, chromiumPath } from '../support/chromium';
 
 /**
  * The size budget: at most 17.25 KB gzipped for all the code a shopper downloads in a full QRIS payment (Lit as
- * published; the measured sizes are in docs/benchmarks.md).
+ * published; the measured sizes: docs/benchmarks.md, "Where the targets stand").
  */
 export const WIDGET_BUDGET_BYTES = 17.25 * 1024;
 

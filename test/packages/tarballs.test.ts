@@ -327,7 +327,7 @@ async function installApp(app: AppName, fixture: string, ours: PackageName[]) {
       {
         // better-sqlite3 (the sandbox's) has no prebuilt binary within reach and compiles from source: its two big
         // sources side by side (JOBS) and unoptimised (-O0, appended after gyp's -O3, wins): the shop's tests need a
-        // working SQLite, not a fast one, and this takes ~40 s instead of ~2 min of one core.
+        // working SQLite, not a fast one, and this compiles in a fraction of the time.
         // SCARF_ANALYTICS: no phoning home from swagger-ui-dist's postinstall (only the npm registry is reachable).
         cwd: dir,
         env: childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0', SCARF_ANALYTICS: 'false' }),

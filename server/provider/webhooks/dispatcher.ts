@@ -135,8 +135,8 @@ async function writeOutcomes(
         succeeded.map((o) => o.row.id),
       )
       // `status || ''`: a condition no index can serve, so the ids' primary key is used. With a plain status = 'pending'
-      // SQLite's planner walks the (status, next_attempt_at) index over every pending row instead: 7.6 ms a write with
-      // 10,000 due, one write costing as much as the backlog (PostgreSQL takes the primary key either way).
+      // SQLite's planner walks the (status, next_attempt_at) index over every pending row instead: each write
+      // costing in proportion to the backlog (PostgreSQL takes the primary key either way).
       .where(sql`${sql.ref('status')} || ''`, '=', 'pending')
       .execute();
   }
