@@ -54,7 +54,7 @@ describe("issue 28: every rupiah accounted for (the red team's reproductions)", 
 
   it('item 1, the rest is priced from a stale read: a partial payment committing while the shopper switches leaves the rest at what the order lacks', async () => {
     // The payment is started between chooseMethod's read of the deposit and its switch (at its first look at the clock,
-    // once the deposit was read): on today's code the rest was priced from that read; on PostgreSQL it then races the
+    // once the deposit was read): the rest must not be priced from that read; on PostgreSQL it then races the
     // switch for real, so a few rounds are run there.
     for (let round = 0; round < (testDatabaseUrl ? 8 : 3); round++) {
       const id = await checkoutWith('BCA_TRANSFER');

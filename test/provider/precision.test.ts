@@ -403,7 +403,7 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
       const w = await widgetChoose(id, 'ETH-ETHEREUM');
       assert.equal(w.address, checksumAddress(w.address!.toLowerCase()));
       assert.ok(w.paymentUri!.startsWith(`ethereum:${w.address}@1?`));
-      // One stored in lowercase (before this change) is shown checksummed too.
+      // One stored in lowercase (as older rows are) is shown checksummed too.
       await p.deps.db
         .updateTable('deposits')
         .set({ payment_crypto: JSON.stringify({ payoutWallet: w.address!.toLowerCase(), network: 'ETHEREUM' }) })
