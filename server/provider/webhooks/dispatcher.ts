@@ -501,7 +501,7 @@ export class WebhookDispatcher {
 const MIN_SLEEP_MS = 10;
 
 /**
- * Delivers outbox rows (signed, retried on docs/design.md's schedule) until stopped, within milliseconds of their
+ * Delivers outbox rows (signed, retried on the schedule of docs/design.md, "Webhooks") until stopped, within milliseconds of their
  * enqueueing: woken by every committed change of a deposit (deps.changes: this copy's, and on PostgreSQL every copy's),
  * it claims while rows are due and there is room, and sleeps only until the next retry falls due (at most
  * pollIntervalMs). Attempts run concurrently, bounded in all (`concurrency`) and per endpoint (`perEndpoint`, one
