@@ -54,7 +54,10 @@ export const offline = {
 /** Fills `{0}`, `{1}` ... in a message. */
 export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
 
-/** A token amount as shown and copied (docs/design.md, "The shopper's choice, on any device"): the exact string without trailing zeros ("0.50" is "0.5"). */
+/**
+ * A token amount as shown and copied (docs/design.md, "The shopper's choice, on any device"): the exact string without
+ * trailing zeros ("0.50" is "0.5").
+ */
 export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1');
 
 /**

@@ -60,7 +60,9 @@ export interface Deposit extends Partial<CryptoAsset> {
   currency: string;
   amount: string;
   fee: string;
-  /** What arrived so far, in `currency` (docs/design.md, "Payments that do not go as planned"): "0" before any payment */
+  /**
+   * What arrived so far, in `currency` (docs/design.md, "Payments that do not go as planned"): "0" before any payment
+   */
   paidAmount: string;
   /** What is still due, in `currency`; never below 0 */
   remainingAmount: string;

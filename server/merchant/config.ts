@@ -1,6 +1,7 @@
 // The merchant backend's options: what a shop passes to createKasirApi (KasirApiOptions), checked once into the
-// settings the backend runs on (MerchantConfig), and the same read from the environment (docs/design.md, "Running it") by the
-// kasir-merchant command. Every problem names the option (or the variable) it is about, before the first request.
+// settings the backend runs on (MerchantConfig), and the same read from the environment (docs/design.md, "Running it")
+// by the kasir-merchant command. Every problem names the option (or the variable) it is about, before the first
+// request.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';

@@ -33,7 +33,10 @@ const NETWORK = {
 };
 const CPU_SLOWDOWN = 4;
 
-/** The method list: 1 s for a page-priced checkout, 800 ms for one the shop's server made (docs/design.md, "The shopper's choice, on any device"); tap to QR. */
+/**
+ * The method list: 1 s for a page-priced checkout, 800 ms for one the shop's server made (docs/design.md, "The
+ * shopper's choice, on any device"); tap to QR.
+ */
 const TARGETS = { list: 1000, serverList: 800, qr: 350, listAfterFcp: 50 };
 
 /** What the shop's page adds before the element (the variants measured). */

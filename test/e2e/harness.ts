@@ -111,8 +111,8 @@ export async function openShopper(
 }
 
 /**
- * A method's button, shown: a list of more than 6 methods folds each kind into a closed group (docs/design.md, "The shopper's choice, on any device"), opened
- * here by a click on its group's button, as a shopper would.
+ * A method's button, shown: a list of more than 6 methods folds each kind into a closed group (docs/design.md, "The
+ * shopper's choice, on any device"), opened here by a click on its group's button, as a shopper would.
  */
 export async function showMethod(page: Page, code: string) {
   const method = page.locator(`kasir-checkout [part="method"][data-method="${code}"]`);

@@ -86,7 +86,8 @@ describe('the merchant backend and the hosted checkout answer the same widget AP
           withoutTime(await hosted<Deposit>(`/checkouts/${c.id}/deposit`)),
         );
 
-        // A part for the methods that take any amount (docs/design.md, "Payments that do not go as planned"), the whole for the fixed-amount ones.
+        // A part for the methods that take any amount (docs/design.md, "Payments that do not go as planned"), the whole
+        // for the fixed-amount ones.
         const amount = PARTS[method];
         const part = amount !== undefined;
         const paid = await call<Envelope<Deposit>>(

@@ -1,6 +1,6 @@
 // The merchant backend's shopper views (server/merchant/views.ts): crypto methods and deposits in the
-// widget shape (docs/design.md, "Crypto", paymentUri through server/common/payment-uri.ts) and a bank transfer's unique code,
-// against the real payment service.
+// widget shape (docs/design.md, "Crypto", paymentUri through server/common/payment-uri.ts) and a bank transfer's unique
+// code, against the real payment service.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';

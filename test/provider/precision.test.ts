@@ -1,7 +1,7 @@
-// Exact amounts (docs/design.md, "The shopper's choice, on any device"): crypto totals in at most min(decimal, 8) places that
-// a JSON number carries exactly, the payment request counted from the same text, quotes that match on what was asked,
-// amounts refused rather than changed or unbounded, EIP-55 payout addresses and a Luhn-valid QRIS merchant PAN.
-// Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
+// Exact amounts (docs/design.md, "The shopper's choice, on any device"): crypto totals in at most min(decimal, 8)
+// places that a JSON number carries exactly, the payment request counted from the same text, quotes that match on what
+// was asked, amounts refused rather than changed or unbounded, EIP-55 payout addresses and a Luhn-valid QRIS merchant
+// PAN. Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

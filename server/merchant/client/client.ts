@@ -162,7 +162,10 @@ export class PaymentServiceClient {
   sandboxUpdateDeposit(depositId: string, status: DepositStatus, auth: 'A' | 'S' = 'A') {
     return this.data<Deposit>('PATCH', `/v1/deposit/${enc(depositId)}`, { auth, body: { status } });
   }
-  /** POST /v1/deposit/:depositId/payments (sandbox only; A or S; docs/design.md, "Payments that do not go as planned"): a payment arrives, by default of what is still due. */
+  /**
+   * POST /v1/deposit/:depositId/payments (sandbox only; A or S; docs/design.md, "Payments that do not go as planned"):
+   * a payment arrives, by default of what is still due.
+   */
   sandboxPay(depositId: string, amount?: number | string, auth: 'A' | 'S' = 'A', call: IdempotentCall = {}) {
     return this.data<Deposit>('POST', `/v1/deposit/${enc(depositId)}/payments`, {
       auth,

@@ -1,5 +1,6 @@
-// Access tokens (docs/design.md, "Access tokens"): HS256 JWTs issued for a user, and the merchant account a token stands for, kept
-// briefly in memory per instance so a busy client does not pay for JWT verification and a user lookup per call.
+// Access tokens (docs/design.md, "Access tokens"): HS256 JWTs issued for a user, and the merchant account a token
+// stands for, kept briefly in memory per instance so a busy client does not pay for JWT verification and a user lookup
+// per call.
 import { sign, verify } from 'hono/jwt';
 import { ApiError } from '../../common/errors.js';
 import { merchantOfUser } from '../accounts/merchants.js';

@@ -57,7 +57,10 @@ const CryptoSchema = z
 export type CurrencyReference = z.infer<typeof CurrencySchema>;
 export type CryptoReference = z.infer<typeof CryptoSchema>;
 
-/** An empty value means "no filter" (as the interface has it for the reference lists); otherwise true/false, case-insensitive. */
+/**
+ * An empty value means "no filter" (as the interface has it for the reference lists); otherwise true/false,
+ * case-insensitive.
+ */
 const optionalBoolean = z
   .string()
   .max(5)
@@ -75,7 +78,10 @@ const deprecation = createMiddleware(async (c, next) => {
   c.header('Link', '</v1/deposit/payment-method>; rel="alternate"');
 });
 
-/** The deprecated reference lists (GET /v1/reference/...), the banks (docs/design.md, "Quotes, banks, bank transfers") and the logos the sandbox serves. */
+/**
+ * The deprecated reference lists (GET /v1/reference/...), the banks (docs/design.md, "Quotes, banks, bank transfers")
+ * and the logos the sandbox serves.
+ */
 export function referencesRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const either = bearerOrSignature(deps, signatureAuth(deps));

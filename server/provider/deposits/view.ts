@@ -73,7 +73,10 @@ export interface DepositView {
   reference: string;
   note: string;
   bankNote: string;
-  /** docs/design.md, "Payments that do not go as planned": what arrived, what is still due and what arrived beyond it, in inputCurrency; every payment. */
+  /**
+   * docs/design.md, "Payments that do not go as planned": what arrived, what is still due and what arrived beyond it,
+   * in inputCurrency; every payment.
+   */
   paidAmount: number;
   remainingAmount: number;
   overpaidAmount: number;

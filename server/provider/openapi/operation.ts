@@ -1,6 +1,6 @@
 // The OpenAPI building blocks the routes and the domain's schemas share: the envelope, the error body, the pagination
-// envelope of the list endpoints, JSON request/response entries and the two security schemes. No web framework here: the
-// domain's schema files import it (the Hono-specific answer of cached JSON text is http/json-text.ts).
+// envelope of the list endpoints, JSON request/response entries and the two security schemes. No web framework here:
+// the domain's schema files import it (the Hono-specific answer of cached JSON text is http/json-text.ts).
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { IDEMPOTENCY_HEADER } from '../../common/idempotency.js';

@@ -152,7 +152,8 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     await updateMerchant(db, merchant.id, { webhook_url: config.webhookUrl });
   }
 
-  // The underpayment tolerance given as an option or KASIR_UNDERPAYMENT_TOLERANCE (docs/design.md, "Payments that do not go as planned") wins over the dashboard's.
+  // The underpayment tolerance given as an option or KASIR_UNDERPAYMENT_TOLERANCE (docs/design.md, "Payments that do
+  // not go as planned") wins over the dashboard's.
   if (config.underpaymentTolerance !== undefined) {
     await updateMerchant(db, merchant.id, { underpayment_tolerance: config.underpaymentTolerance });
   }

@@ -10,7 +10,9 @@ import { logAttempt, loggableUrl } from './attempt-log.js';
 import { WebhookSender } from './sender.js';
 import { systemResolver } from './url-guard.js';
 
-/** docs/design.md, "Webhooks": retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
+/**
+ * docs/design.md, "Webhooks": retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all).
+ */
 export const RETRY_SCHEDULE_MS: readonly number[] = [
   5_000,
   5 * 60_000,
@@ -501,11 +503,11 @@ export class WebhookDispatcher {
 const MIN_SLEEP_MS = 10;
 
 /**
- * Delivers outbox rows (signed, retried on the schedule of docs/design.md, "Webhooks") until stopped, within milliseconds of their
- * enqueueing: woken by every committed change of a deposit (deps.changes: this copy's, and on PostgreSQL every copy's),
- * it claims while rows are due and there is room, and sleeps only until the next retry falls due (at most
- * pollIntervalMs). Attempts run concurrently, bounded in all (`concurrency`) and per endpoint (`perEndpoint`, one
- * p-limit per origin), so a slow receiver never holds up the others.
+ * Delivers outbox rows (signed, retried on the schedule of docs/design.md, "Webhooks") until stopped, within
+ * milliseconds of their enqueueing: woken by every committed change of a deposit (deps.changes: this copy's, and on
+ * PostgreSQL every copy's), it claims while rows are due and there is room, and sleeps only until the next retry falls
+ * due (at most pollIntervalMs). Attempts run concurrently, bounded in all (`concurrency`) and per endpoint
+ * (`perEndpoint`, one p-limit per origin), so a slow receiver never holds up the others.
  * Returns the stop function: it stops claiming, lets the attempts in flight finish for up to `graceMs` (default 0),
  * then aborts the rest (their rows are given back, due at once) and waits for them.
  */
