@@ -22,7 +22,8 @@ function note(type: string, detail: string) {
 
 function sandboxReady(state: string) {
   expireButton.disabled = !(checkoutId && state === 'pending');
-  // A payment may also arrive after expiry (docs/design.md 10): it is recorded late, and the shop owes it back.
+  // A payment may also arrive after expiry (docs/design.md, "Payments that do not go as planned"): it is recorded late,
+  // and the shop owes it back.
   payButton.disabled = !(checkoutId && (state === 'pending' || state === 'expired'));
 }
 

@@ -49,7 +49,7 @@ export class KasirCloseEvent extends KasirEvent<{ state: CheckoutState }> {
   }
 }
 
-/** What kind of failure a `kasir-error` is (docs/design.md 11). */
+/** What kind of failure a `kasir-error` is (docs/design.md, "Seeing and testing an integration"). */
 export type KasirErrorKind =
   /** The page's setup: a missing or invalid attribute, an endpoint that is not the widget API, an order the shop's server refuses to create. */
   | 'config'
@@ -82,9 +82,10 @@ export class KasirErrorEvent extends KasirEvent<KasirErrorDetail> {
 }
 
 /**
- * A link leaving the page is about to open (docs/design.md 12): a crypto wallet's payment request (`part="open-wallet"`,
- * `kind: 'wallet'`) or an e-wallet's approval page (`part="open-app"`, `kind: 'app'`). Cancelable: a shop inside an
- * app's WebView, where such links do not open by themselves, calls `preventDefault()` and opens `url` its own way.
+ * A link leaving the page is about to open (docs/design.md, "The shopper's choice, on any device"): a crypto wallet's
+ * payment request (`part="open-wallet"`, `kind: 'wallet'`) or an e-wallet's approval page (`part="open-app"`,
+ * `kind: 'app'`). Cancelable: a shop inside an app's WebView, where such links do not open by themselves, calls
+ * `preventDefault()` and opens `url` its own way.
  */
 export class KasirOpenExternalEvent extends KasirEvent<{ url: string; kind: 'wallet' | 'app' }> {
   constructor(url: string, kind: 'wallet' | 'app') {

@@ -1,7 +1,7 @@
-// What a failure other than a lost connection is (docs/design.md 11): its kind, what the shopper reads and can do, and what
-// the shop's developers read (the `kasir-error` event and the console). i18n.ts keeps the lost connection's words,
-// which must show when nothing more can be loaded. Failures are rare: the element loads this module when one happens
-// (its own chunk in the script-tag build), so the first paint does not carry it.
+// What a failure other than a lost connection is (docs/design.md, "Seeing and testing an integration"): its kind, what
+// the shopper reads and can do, and what the shop's developers read (the `kasir-error` event and the console). i18n.ts
+// keeps the lost connection's words, which must show when nothing more can be loaded. Failures are rare: the element
+// loads this module when one happens (its own chunk in the script-tag build), so the first paint does not carry it.
 import type { ApiError } from './api.js';
 import type { KasirErrorDetail, KasirErrorKind } from './events.js';
 import type { Locale } from './i18n.js';

@@ -54,7 +54,10 @@ export const offline = {
 /** Fills `{0}`, `{1}` ... in a message. */
 export const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
 
-/** A token amount as shown and copied (docs/design.md 12): the exact string without trailing zeros ("0.50" is "0.5"). */
+/**
+ * A token amount as shown and copied (docs/design.md, "The shopper's choice, on any device"): the exact string without
+ * trailing zeros ("0.50" is "0.5").
+ */
 export const exact = (amount: string) => amount.replace(/\.0*$|(\.\d*?)0+$/, '$1');
 
 /**
@@ -88,7 +91,7 @@ const moneyFormats: Record<string, Intl.NumberFormat> = {};
 
 /**
  * Readies the browser's number formatting while the checkout is still on its way: a page's first Intl.NumberFormat
- * loads the engine's locale data (~25 ms of CPU on a desktop, ~100 ms on a phone), which would otherwise fall between
+ * loads the engine's locale data (CPU time a phone notices), which would otherwise fall between
  * the checkout's arrival and the method list.
  */
 export const prepareFormats = (locale: Locale) => void new Intl.NumberFormat(formats[locale].tag);

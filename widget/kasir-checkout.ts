@@ -108,7 +108,10 @@ const loadView = async (kind: MethodKind, locale: Locale) => {
 };
 /** The words of failures (but a lost connection's), loaded when one happens; unset while they cannot be loaded. */
 let failures: (typeof import('./failures.js'))['default'] | undefined;
-/** The words of a deposit paid not as planned (docs/design.md 10), loaded when one is shown. */
+/**
+ * The words of a deposit paid not as planned (docs/design.md, "Payments that do not go as planned"), loaded when one is
+ * shown.
+ */
 let paid: (typeof import('./views/paid.js'))['default'] | undefined;
 /** With `modal`: the dialog (modal.ts), its own chunk, once loaded. */
 let dialog: typeof import('./modal.js') | undefined;
@@ -505,7 +508,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __back() {
     this.__choice.reset(); // forgets a refused choice
     this.__switching = true;
-    // After a partial payment the server prices the methods for what is still due (docs/design.md 10).
+    // After a partial payment the server prices the methods for what is still due (docs/design.md, "Payments that do
+    // not go as planned").
     if (+this.__deposit!?.paidAmount)
       this.__api.call<Checkout>(`/checkouts/${this.__checkout!.id}`).then(
         (c) => (this.__checkout = c),
@@ -756,7 +760,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     // Not loaded (the deposit is only set once it is, and a change of locale loads it in the new one): the loading
     // state, never a blank box.
     if (!view) return this.__spinner();
-    // After a partial payment only the rest is asked (docs/design.md 10).
+    // After a partial payment only the rest is asked (docs/design.md, "Payments that do not go as planned").
     const due = d.remainingAmount || d.amount;
     return view.default({
       t,

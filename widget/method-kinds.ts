@@ -1,8 +1,8 @@
 // The kinds of payment method (types.ts `MethodKind`), one row each: everything the element knows of a kind. The
-// method list shows the groups in the table's order (crypto after the fiat methods, docs/design.md 8 and 12), each
-// group named by the element's word of the same key (locales/: picker.ts's `t[kind]` fails to compile until every
-// kind has its word). A new kind is a row here, its word in each locale, and its screen in views/ with its words in
-// locales/ (or another kind's).
+// method list shows the groups in the table's order (crypto after the fiat methods, docs/design.md, "Crypto" and "The
+// shopper's choice, on any device"), each group named by the element's word of the same key (locales/: picker.ts's
+// `t[kind]` fails to compile until every kind has its word). A new kind is a row here, its word in each locale, and its
+// screen in views/ with its words in locales/ (or another kind's).
 import type { Locale } from './i18n.js';
 import type { MethodKind } from './types.js';
 import type { PendingModule } from './views/view.js';

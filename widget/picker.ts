@@ -1,8 +1,9 @@
-// The method list (docs/design.md 12): grouped by kind, each group a `part="method-group"` with `data-kind`; with more than
-// 6 methods each group is a disclosure (a button with aria-expanded and aria-controls, one group open at a time) that
-// starts closed, and a kind with one method shows that method itself. Crypto is listed by asset, then network. The
-// shopper's last choice at this shop comes first, on its own. A fee is said on a row only when some method has one
-// (else "No fee" once, by the order total). Part of the first paint: rendered into the element's shadow root.
+// The method list (docs/design.md, "The shopper's choice, on any device"): grouped by kind, each group a
+// `part="method-group"` with `data-kind`; with more than 6 methods each group is a disclosure (a button with
+// aria-expanded and aria-controls, one group open at a time) that starts closed, and a kind with one method shows that
+// method itself. Crypto is listed by asset, then network. The shopper's last choice at this shop comes first, on its
+// own. A fee is said on a row only when some method has one (else "No fee" once, by the order total). Part of the first
+// paint: rendered into the element's shadow root.
 import { html, nothing } from 'lit';
 import { fill, type Messages } from './i18n.js';
 import { methodKinds } from './method-kinds.js';

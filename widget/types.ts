@@ -3,7 +3,7 @@
 export type MethodKind = 'va' | 'qris' | 'ewallet' | 'bank' | 'crypto';
 export type DepositStatus = 'pending' | 'completed' | 'expired';
 
-/** What a crypto method and its deposit carry besides the fiat fields (docs/design.md 8). */
+/** What a crypto method and its deposit carry besides the fiat fields (docs/design.md, "Crypto"). */
 export interface CryptoAsset {
   /** e.g. "USDC" */
   symbol: string;
@@ -60,7 +60,9 @@ export interface Deposit extends Partial<CryptoAsset> {
   currency: string;
   amount: string;
   fee: string;
-  /** What arrived so far, in `currency` (docs/design.md 10): "0" before any payment */
+  /**
+   * What arrived so far, in `currency` (docs/design.md, "Payments that do not go as planned"): "0" before any payment
+   */
   paidAmount: string;
   /** What is still due, in `currency`; never below 0 */
   remainingAmount: string;

@@ -100,7 +100,7 @@ const LOCALES = readdirSync(fileURLToPath(new URL('./locales/', import.meta.url)
  * frame, views/pending.ts, the deposit's follower, the QR encoder, the words): the modules a view imports resolve to
  * an id per view, so no chunk is shared between views. A payment then loads one chunk, in one request, and downloads
  * less than with the frame in a chunk of its own (two gzip streams, the second without the first's dictionary). The
- * cost: a shopper whose second deposit is of another kind fetches the frame again (about 1.2 KB gzipped). Lit and the
+ * cost: a shopper whose second deposit is of another kind fetches the frame again. Lit and the
  * element's own modules (widget/*.ts: words, formatting, events) are not copied: they are the entry's, which a view's
  * chunk imports (already loaded: no request). Dynamic imports inside a view (the QRIS PNG download) stay chunks of
  * their own.

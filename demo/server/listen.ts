@@ -32,7 +32,7 @@ export async function listenStorefront(options: MerchantServerOptions): Promise<
         );
       },
       onDepositExpired: ({ checkoutId, orderId, eventId, paidAmount }) => {
-        // paidAmount above "0": the shop owes it back (docs/design.md 10).
+        // paidAmount above "0": the shop owes it back (docs/design.md, "Payments that do not go as planned").
         orders.info({ checkoutId, orderId, webhookId: eventId, paidAmount }, 'deposit expired');
       },
       onDepositPartiallyPaid: ({ checkoutId, orderId, eventId, payment, remainingAmount }) => {

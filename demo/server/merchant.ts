@@ -1,5 +1,6 @@
-// `npm run start:merchant`: the demo shop alone, against any payment service configured by env (docs/design.md section 2).
-// Any number of copies serve one shop when they share REDIS_URL (each its own PORT); SIGTERM stops one gracefully.
+// `npm run start:merchant`: the demo shop alone, against any payment service configured by env (docs/design.md,
+// "Running it"). Any number of copies serve one shop when they share REDIS_URL (each its own PORT); SIGTERM stops one
+// gracefully.
 import { ConfigError, loadMerchantConfig } from '@kasir/merchant';
 import { listenStorefront } from './listen.js';
 

@@ -1,5 +1,5 @@
 // `npm start`: the payment-service sandbox and the demo shop (the merchant backend with its pages) in one process,
-// on the embedded defaults (docs/design.md section 2).
+// on the embedded defaults (docs/design.md, "Running it").
 import { loadMerchantConfig, type RunningMerchant } from '@kasir/merchant';
 import { startSandbox } from '@kasir/sandbox';
 import { listenStorefront } from './listen.js';

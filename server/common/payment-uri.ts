@@ -1,4 +1,5 @@
-// The wallet payment request a crypto deposit's QR encodes (docs/design.md 8), built in one place for both servers:
+// The wallet payment request a crypto deposit's QR encodes (docs/design.md, "Crypto"), built in one place for both
+// servers:
 //   EVM native coin: ethereum:<payoutWallet>@<chainId>?value=<amount in wei>                         (EIP-681)
 //   EVM token:       ethereum:<token>@<chainId>/transfer?address=<payoutWallet>&uint256=<base units>  (EIP-681)
 //   Stellar:         web+stellar:pay?destination=<payoutWallet>&amount=<amount>[&asset_code=..&asset_issuer=..]

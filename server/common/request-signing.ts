@@ -1,5 +1,5 @@
-// Signed requests (docs/design.md section 3): the one implementation of the signature, used by the merchant's client to
-// sign and by the payment service's signature middleware to verify. Neutral: only node:crypto.
+// Signed requests (docs/design.md, "Signed requests"): the one implementation of the signature, used by the merchant's
+// client to sign and by the payment service's signature middleware to verify. Neutral: only node:crypto.
 //
 //   X-Client-ID:  the merchant's client id
 //   X-Timestamp:  ISO 8601 UTC with milliseconds, e.g. 2026-11-22T01:02:03.456Z

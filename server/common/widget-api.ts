@@ -74,7 +74,10 @@ export interface WidgetBackend {
   cancel(id: string): Promise<WidgetDepositRecord>;
   /** Sandbox only: the payment arrives, or the time runs out. Without it the sandbox routes do not exist. */
   sandboxSet?(id: string, status: 'completed' | 'expired'): Promise<WidgetDepositRecord>;
-  /** Sandbox only: a payment of `amount` (decimal text, in the deposit's currency; default what is still due; docs/design.md 10). */
+  /**
+   * Sandbox only: a payment of `amount` (decimal text, in the deposit's currency; default what is still due;
+   * docs/design.md, "Payments that do not go as planned").
+   */
   sandboxPay?(id: string, amount?: string): Promise<WidgetDepositRecord>;
 }
 

@@ -1,6 +1,6 @@
 // The widget API's Checkout, Method and Deposit (widget/WIDGET-API.md): every field is made here, once, for both
 // backends, from the payment service's interface shapes: its checkout session (GET /checkout/{id}/session) and its
-// Deposit (interface 2.2). The merchant backend passes what the service answered over HTTP; the sandbox's hosted
+// Deposit. The merchant backend passes what the service answered over HTTP; the sandbox's hosted
 // checkout turns its rows into the same shapes first (provider/deposits/widget-view.ts). Nothing is spread from those
 // objects, so no userId, note, payerInfo, activity history or secret can leave a widget API.
 import type {
@@ -39,7 +39,7 @@ interface SessionCrypto {
 }
 
 /**
- * A payment method as the service describes it. A method of GET /v1/deposit/payment-method (interface 2.3) has no
+ * A payment method as the service describes it. A method of GET /v1/deposit/payment-method has no
  * `name` and no `crypto`; the session's methods have both.
  */
 export interface MethodDescription {
@@ -75,7 +75,7 @@ interface CheckoutSession {
   methods: readonly SessionMethod[];
 }
 
-/** The Deposit (interface 2.2). */
+/** The Deposit, as the payment service's interface defines it. */
 interface Deposit {
   depositId: string;
   depositType: 'fiat' | 'crypto';
@@ -118,7 +118,8 @@ interface Deposit {
 
 /**
  * Exact decimal text of an interface amount ("150000", never "1.5e+5"; "0.00272728", no trailing zeros). For a token
- * amount this is the text that is shown, copied and counted in the payment request (docs/design.md 12).
+ * amount this is the text that is shown, copied and counted in the payment request (docs/design.md, "The shopper's
+ * choice, on any device").
  */
 const decimalText = (value: number | string | Decimal): string => new Decimal(value).toFixed();
 
@@ -193,7 +194,10 @@ function kindOfDetails(pf: Deposit['paymentFiat'], code: string): MethodKind {
   throw new UnknownMethodKindError(`(none; details of ${code || 'no method'})`);
 }
 
-/** Its `name`, or without one (interface 2.3): "BCA Virtual Account", "QRIS", "OVO", "BCA Bank Transfer". */
+/**
+ * Its `name`, or without one (GET /v1/deposit/payment-method has none): "BCA Virtual Account", "QRIS", "OVO", "BCA Bank
+ * Transfer".
+ */
 function methodName(method: Pick<MethodDescription, 'bankName' | 'bankCode' | 'depositPaymentType' | 'name'>): string {
   if (method.name) return method.name;
   const name = method.bankName || method.bankCode;
@@ -212,7 +216,9 @@ const cryptoAsset = (c: SessionCrypto): CryptoAsset => ({
 
 const rateView = (rate: ExchangeRate): ExchangeRate => ({ from: rate.from, to: rate.to, rate: decimalText(rate.rate) });
 
-/** A method the session offers, with what it costs: the session's own figures (docs/design.md 8 for a crypto). */
+/**
+ * A method the session offers, with what it costs: the session's own figures (docs/design.md, "Crypto" for a crypto).
+ */
 function toWidgetMethod(m: SessionMethod): Method {
   const view: Method = {
     kind: m.crypto ? 'crypto' : methodKind(m.depositPaymentType),
@@ -262,7 +268,10 @@ function receivedOf(d: Deposit): NonNullable<WidgetDeposit['received']> {
   }));
 }
 
-/** What arrived, what is still due and what arrived beyond it (docs/design.md 10), in the deposit's currency; and as it arrived. */
+/**
+ * What arrived, what is still due and what arrived beyond it (docs/design.md, "Payments that do not go as planned"), in
+ * the deposit's currency; and as it arrived.
+ */
 const paidFields = (
   d: Deposit,
 ): Pick<WidgetDeposit, 'paidAmount' | 'remainingAmount' | 'overpaidAmount' | 'paidLate' | 'received'> => ({
@@ -288,9 +297,9 @@ function shopperFee(d: Deposit, orderAmount: string | undefined): string {
 }
 
 /**
- * A crypto deposit (docs/design.md 8): the exact token amount, the address, and the wallet payment request its QR encodes
- * (payment-uri.ts), which asks for the rest only when a part has been paid (docs/design.md 10). Without its method the
- * id's parts name the asset, and there is no payment request to show.
+ * A crypto deposit (docs/design.md, "Crypto"): the exact token amount, the address, and the wallet payment request its
+ * QR encodes (payment-uri.ts), which asks for the rest only when a part has been paid (docs/design.md, "Payments that
+ * do not go as planned"). Without its method the id's parts name the asset, and there is no payment request to show.
  */
 function cryptoDeposit(d: Deposit, known: MethodDescription | undefined): DepositDetails {
   const crypto = known?.crypto;

@@ -149,7 +149,8 @@ export function createKasirApi(options: KasirApiOptions = {}): KasirApi {
 export function kasirRoutes(options: KasirApiOptions): KasirApi {
   const checked = checkMerchantOptions(options);
   const now = options.now ?? Date.now;
-  // A library warns (docs/design.md section 11) and logs nothing else unless asked (KASIR_LOG_LEVEL or a logger).
+  // A library warns (docs/design.md, "Seeing and testing an integration") and logs nothing else unless asked
+  // (KASIR_LOG_LEVEL or a logger).
   const log = options.logger ?? createLogger('kasir-merchant', { fallbackLevel: 'warn' });
   const warnings = new Warnings(log, now);
   if (checked.settings.sandbox && options.priceOrder) {

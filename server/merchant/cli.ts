@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// kasir-merchant: the merchant backend from the environment (docs/design.md section 2): the widget API and the webhook
-// receiver under /api and the widget at /kasir-checkout.js. A bad variable is one line naming it, and exit code 1.
-// Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
+// kasir-merchant: the merchant backend from the environment (docs/design.md, "Running it"): the widget API and the
+// webhook receiver under /api and the widget at /kasir-checkout.js. A bad variable is one line naming it, and exit
+// code 1. Logs are JSON lines (pino) on stdout; SIGTERM or SIGINT stops it gracefully.
 import { existsSync } from 'node:fs';
 import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';

@@ -1,6 +1,7 @@
 // The merchant backend's options: what a shop passes to createKasirApi (KasirApiOptions), checked once into the
-// settings the backend runs on (MerchantConfig), and the same read from the environment (docs/design.md section 2) by the
-// kasir-merchant command. Every problem names the option (or the variable) it is about, before the first request.
+// settings the backend runs on (MerchantConfig), and the same read from the environment (docs/design.md, "Running it")
+// by the kasir-merchant command. Every problem names the option (or the variable) it is about, before the first
+// request.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -22,7 +23,7 @@ import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../comm
 import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
 
 /**
- * What `createKasirApi` takes (docs/design.md section 7): its options as their schema below reads them, and the
+ * What `createKasirApi` takes (docs/design.md, "Packages"): its options as their schema below reads them, and the
  * merchant's hooks. Only the connection to the payment service is required. An option is one entry of the schema.
  */
 export type KasirApiOptions = MerchantHooks & Partial<Omit<z.output<typeof optionsSchema>, keyof MerchantHooks>>;

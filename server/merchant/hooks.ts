@@ -79,11 +79,17 @@ export interface DepositHookEvent {
   eventId: string;
   /** @deprecated The same value as `eventId`, under its first name. */
   webhookId: string;
-  /** What arrived for the deposit so far, in `deposit.inputCurrency`: exact decimal text (docs/design.md 10). */
+  /**
+   * What arrived for the deposit so far, in `deposit.inputCurrency`: exact decimal text (docs/design.md, "Payments that
+   * do not go as planned").
+   */
   paidAmount: string;
 }
 
-/** One payment that arrived (docs/design.md 10): its amount as exact decimal text, in `currency`. */
+/**
+ * One payment that arrived (docs/design.md, "Payments that do not go as planned"): its amount as exact decimal text, in
+ * `currency`.
+ */
 export interface DepositPayment {
   amount: string;
   currency: string;
@@ -164,12 +170,14 @@ export interface MerchantHooks {
   onDepositExpired?: (event: ExpiredDeposit) => void | Promise<void>;
   /**
    * Called once per payment that arrives short while the deposit is pending (webhook deposit.partially_paid,
-   * docs/design.md 10): the shopper may pay the rest. If it throws, the webhook is answered 503 and retried.
+   * docs/design.md, "Payments that do not go as planned"): the shopper may pay the rest. If it throws, the webhook is
+   * answered 503 and retried.
    */
   onDepositPartiallyPaid?: (event: PartiallyPaidDeposit) => void | Promise<void>;
   /**
    * Called once per payment that arrives after the deposit expired or was cancelled (webhook deposit.paid_late,
-   * docs/design.md 10): the shop owes it back. If it throws, the webhook is answered 503 and retried.
+   * docs/design.md, "Payments that do not go as planned"): the shop owes it back. If it throws, the webhook is answered
+   * 503 and retried.
    */
   onDepositPaidLate?: (event: PaidLateDeposit) => void | Promise<void>;
   /**

@@ -1,5 +1,5 @@
 // The merchant backend's one bounded map: lru-cache, counting entries through maxSize so that it allocates as it
-// fills (with `max` it allocates every slot up front: 28 MB for a million, at each start).
+// fills (with `max` it allocates every slot up front, at each start).
 import { LRUCache } from 'lru-cache';
 
 /** At most `max` entries; setting one makes it the newest, and the least recently set goes first (read with peek). */

@@ -8,14 +8,17 @@ export type { FeesPaidBy } from '../common/widget-projection.js';
 /** A deposit view before `serverTime` is stamped on it at answer time. */
 export type StoredDeposit = WidgetDepositRecord;
 
-/** The statuses a deposit does not leave (but for a payment that arrives late, docs/design.md 10). */
+/**
+ * The statuses a deposit does not leave (but for a payment that arrives late, docs/design.md, "Payments that do not go
+ * as planned").
+ */
 export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'expired']);
 
 /**
  * Whether `next` may replace `current`: a terminal status is final (only a newer terminal update, a payment that
- * arrived late, docs/design.md 10, replaces it), and a lower version never wins. The version (the service's count of
- * committed changes) orders them, not updatedAt: two racing switches commit in one order and may carry times in the
- * other.
+ * arrived late, docs/design.md, "Payments that do not go as planned", replaces it), and a lower version never wins. The
+ * version (the service's count of committed changes) orders them, not updatedAt: two racing switches commit in one
+ * order and may carry times in the other.
  */
 export function supersedes(current: StoredDeposit | null | undefined, next: StoredDeposit | null): boolean {
   if (!current) return true;

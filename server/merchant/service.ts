@@ -334,7 +334,10 @@ export class MerchantService {
     return this.sandboxChange(id, () => this.client.sandboxUpdateDeposit(id, status));
   }
 
-  /** Sandbox only: POST /v1/deposit/:id/payments {amount?} (docs/design.md 10): a payment, by default of what is still due. */
+  /**
+   * Sandbox only: POST /v1/deposit/:id/payments {amount?} (docs/design.md, "Payments that do not go as planned"): a
+   * payment, by default of what is still due.
+   */
   sandboxPay(id: string, amount?: string): Promise<StoredDeposit> {
     return this.sandboxChange(id, () => this.client.sandboxPay(id, amount));
   }

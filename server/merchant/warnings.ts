@@ -1,6 +1,7 @@
-// What the shop must see without changing a setting (docs/design.md section 11): the merchant backend's warnings, at the
-// logger's warn level (the default of createKasirApi's own logger), each cause at most once a minute, each naming the
-// setting or URL to fix. Never a secret: a line holds statuses, messages the service wrote, paths and setting names.
+// What the shop must see without changing a setting (docs/design.md, "Seeing and testing an integration"): the merchant
+// backend's warnings, at the logger's warn level (the default of createKasirApi's own logger), each cause at most once
+// a minute, each naming the setting or URL to fix. Never a secret: a line holds statuses, messages the service wrote,
+// paths and setting names.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../common/log.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';

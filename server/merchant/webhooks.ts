@@ -1,7 +1,8 @@
 // The webhook receiver: Standard Webhooks v1 verification and staleness, dedupe on webhook-id (in the shared state:
 // across copies and restarts), then the cache update (which wakes SSE listeners) and the merchant's hook for the event:
-// completed, expired, partially paid or paid late (docs/design.md 10), a failed attempt (docs/indonesian-payments.md). Also verifyWebhook, typed with the service's webhook
-// bodies, for a shop with a receiver of its own.
+// completed, expired, partially paid or paid late (docs/design.md, "Payments that do not go as planned"), a failed
+// attempt (docs/indonesian-payments.md). Also verifyWebhook, typed with the service's webhook bodies, for a shop with a
+// receiver of its own.
 import { Decimal } from 'decimal.js';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -21,7 +22,10 @@ import type { MerchantMetrics } from './metrics.js';
 
 type HookName = Exclude<keyof MerchantHooks, 'priceOrder' | 'onCheckoutCreated'>;
 
-/** The body of a payment-service webhook: one of the `webhooks` of its OpenAPI document (docs/design.md 3 and 10). */
+/**
+ * The body of a payment-service webhook: one of the `webhooks` of its OpenAPI document (docs/design.md, "Webhooks" and
+ * "Payments that do not go as planned").
+ */
 export type KasirWebhookEvent = {
   [E in keyof webhooks]: NonNullable<webhooks[E]['post']>['requestBody']['content']['application/json'];
 }[keyof webhooks];

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// kasir-sandbox: the payment-service sandbox from the environment (docs/design.md sections 2 and 11), and the commands that
-// drive a running one from a terminal (pay, expire, decline, deposits, webhooks, resend, env). Every error is one line naming
-// what is wrong, and exit code 1.
+// kasir-sandbox: the payment-service sandbox from the environment (docs/design.md, "Running it" and "Seeing and testing
+// an integration"), and the commands that drive a running one from a terminal (pay, expire, decline, deposits,
+// webhooks, resend, env). Every error is one line naming what is wrong, and exit code 1.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';

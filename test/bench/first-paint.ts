@@ -1,4 +1,4 @@
-// `npm run bench` (first-paint part, issue 22 item 3): the shopper's first paint on a mid-range phone over a mobile
+// `npm run bench` (first-paint part): the shopper's first paint on a mid-range phone over a mobile
 // network, as Lighthouse's mobile profile judges a page: Chromium with a 4x CPU slowdown (CDP
 // Emulation.setCPUThrottlingRate) and slow 4G (Network.emulateNetworkConditions: 1.6 Mbit/s down, 750 kbit/s up,
 // 150 ms round trip), 390 px wide, the element on a plain page of another origin (a shop) loading the script and the
@@ -24,7 +24,7 @@ const RUNS = Number(process.env.BENCH_FIRST_PAINT_RUNS || (QUICK ? 3 : 7));
 /** A run slower than this is reported as not finished, with what it measured (a stalled page, a starved machine). */
 const RUN_TIMEOUT_MS = 30_000;
 
-/** Slow 4G as the issue (and Lighthouse's mobile profile) gives it: bytes per second, milliseconds. */
+/** Slow 4G as Lighthouse's mobile profile gives it: bytes per second, milliseconds. */
 const NETWORK = {
   offline: false,
   latency: 150,
@@ -33,7 +33,10 @@ const NETWORK = {
 };
 const CPU_SLOWDOWN = 4;
 
-/** The method list: 1 s for a page-priced checkout, 800 ms for one the shop's server made (docs/design.md); tap to QR. */
+/**
+ * The method list: 1 s for a page-priced checkout, 800 ms for one the shop's server made (docs/design.md, "The
+ * shopper's choice, on any device"); tap to QR.
+ */
 const TARGETS = { list: 1000, serverList: 800, qr: 350, listAfterFcp: 50 };
 
 /** What the shop's page adds before the element (the variants measured). */
@@ -218,7 +221,7 @@ export async function run(): Promise<void> {
       const n = Number(new URL(req.url ?? '/', shop).searchParams.get('v'));
       const variant = VARIANTS[n];
       if (!variant) return void res.writeHead(404).end();
-      // Gzipped, as any shop's server or CDN sends its HTML (the rendered element is some 36 KB of it, 4.5 KB gzipped).
+      // Gzipped, as any shop's server or CDN sends its HTML (the rendered element included).
       const answer = (checkoutId?: string, rendered?: string) => {
         res.writeHead(200, {
           'content-type': 'text/html; charset=utf-8',

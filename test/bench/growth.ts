@@ -1,4 +1,4 @@
-// Growth benchmark (issue 22, item 2): the same calls of one merchant at 10,000, 100,000 and (without --quick)
+// Growth benchmark: the same calls of one merchant at 10,000, 100,000 and (without --quick)
 // 1,000,000 deposits, each figure also as a ratio to its value at 10,000 (target: within 2x, i.e. flat in the table's
 // size): signed read by id and by reference, create, method switch (the hosted checkout's choice), the lists; then the
 // same with the rows spread over a hundred merchants (the measured one among them, with its hundredth); then the expiry

@@ -1,4 +1,4 @@
-// The yardstick of the signed read (issue 22, item 4): the least code that does the same work as
+// The yardstick of the signed read: the least code that does the same work as
 // `GET /v1/deposit/:id`, on the same SQLite file the sandbox writes (read only, WAL lets both read at once): look up
 // the client's secret, check the timestamp window, HMAC-SHA256 over the signing string, compare in constant time, read
 // the row and its history by keys, answer the envelope. No validation layer, no caches, no log, no view building.

@@ -16,7 +16,7 @@ import { startSandbox } from '../../server/provider/process/main';
 import { load, printRow, startBareHono } from './support';
 
 const CONNECTIONS = 1000;
-/** What shoppers meet (issue 29): this many shoppers, each polling once a second. */
+/** What shoppers meet: this many shoppers, each polling once a second. */
 const SHOPPERS = 1000;
 const STATUS_REFRESH_MS = 2000;
 const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');

@@ -1,4 +1,4 @@
-// Webhook delivery benchmark (issue 22, item 1: webhooks under a steady stream). The payment service runs as it ships
+// Webhook delivery benchmark (webhooks under a steady stream). The payment service runs as it ships
 // (the compiled kasir-sandbox command in its own process, logging at info: one line per delivery), its webhook URL a
 // fast local receiver (204) in this process.
 // - Stream: deposits completed through PATCH /v1/deposit/:id at a fixed rate (200/s, 400/s; open loop, so a slow

@@ -1,7 +1,8 @@
-// A shop page with a strict Content-Security-Policy (docs/design.md 12): `script-src 'self'; style-src 'self'`, no
-// 'unsafe-inline', served by a small server in front of the real `npm start` (the page from it, everything else
-// passed through, so the element, its chunks and /api are 'self'). A shopper pays by virtual account, QRIS and crypto,
-// and opens the element as a modal, in Chromium, with no console error (a blocked inline style or script is one).
+// A shop page with a strict Content-Security-Policy (docs/design.md, "The shopper's choice, on any device"):
+// `script-src 'self'; style-src 'self'`, no 'unsafe-inline', served by a small server in front of the real `npm start`
+// (the page from it, everything else passed through, so the element, its chunks and /api are 'self'). A shopper pays by
+// virtual account, QRIS and crypto, and opens the element as a modal, in Chromium, with no console error (a blocked
+// inline style or script is one).
 import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';

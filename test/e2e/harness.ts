@@ -10,7 +10,7 @@ import { chromiumArgs, chromiumPath } from '../support/chromium';
 
 /**
  * The size budget: at most 17.25 KB gzipped for all the code a shopper downloads in a full QRIS payment (Lit as
- * published; 17,568 B today, the 17 KB issue 29 aimed at is 160 B off, see docs/benchmarks.md).
+ * published; the measured sizes: docs/benchmarks.md, "Where the targets stand").
  */
 export const WIDGET_BUDGET_BYTES = 17.25 * 1024;
 
@@ -111,8 +111,8 @@ export async function openShopper(
 }
 
 /**
- * A method's button, shown: a list of more than 6 methods folds each kind into a closed group (docs/design.md 12), opened
- * here by a click on its group's button, as a shopper would.
+ * A method's button, shown: a list of more than 6 methods folds each kind into a closed group (docs/design.md, "The
+ * shopper's choice, on any device"), opened here by a click on its group's button, as a shopper would.
  */
 export async function showMethod(page: Page, code: string) {
   const method = page.locator(`kasir-checkout [part="method"][data-method="${code}"]`);

@@ -1,8 +1,8 @@
-// Payments that do not go as planned (docs/design.md 10), as a shopper meets them in Chromium against the real `npm start`:
-// a USDC deposit paid in part shows what is still due and a QR for exactly the rest; paying the rest completes it; a
-// bank transfer paid over says by how much; a crypto payment after expiry says it will be refunded; a partial USDC
-// payment finished by a virtual account completes the checkout once. Payments are made with the demo's sandbox panel
-// (`#pay-amount`, `#pay`, `#expire`), as a merchant trying it would.
+// Payments that do not go as planned (docs/design.md, "Payments that do not go as planned"), as a shopper meets them in
+// Chromium against the real `npm start`: a USDC deposit paid in part shows what is still due and a QR for exactly the
+// rest; paying the rest completes it; a bank transfer paid over says by how much; a crypto payment after expiry says it
+// will be refunded; a partial USDC payment finished by a virtual account completes the checkout once. Payments are made
+// with the demo's sandbox panel (`#pay-amount`, `#pay`, `#expire`), as a merchant trying it would.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';

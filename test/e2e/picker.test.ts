@@ -1,6 +1,6 @@
-// The sandbox's whole method list on a 390 x 844 phone, through `npm start` in Chromium (docs/design.md 12): grouped by
-// kind, it fits the screen without scrolling, and every method is reachable by keyboard alone; the last choice comes
-// first on the next order.
+// The sandbox's whole method list on a 390 x 844 phone, through `npm start` in Chromium (docs/design.md, "The shopper's
+// choice, on any device"): grouped by kind, it fits the screen without scrolling, and every method is reachable by
+// keyboard alone; the last choice comes first on the next order.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';

@@ -1,4 +1,4 @@
-// Issue 20's done-when: `npx kasir-sandbox pay latest` completes the newest pending deposit of a running `npm start`,
+// `npx kasir-sandbox pay latest` completes the newest pending deposit of a running `npm start`,
 // and the delivery line appears in the sandbox's output (here `npm start`'s: the sandbox runs in its process). The
 // real compiled server (dist/server/start.js) and the real bin (the package's dist), as `npm start` and npx run them.
 import assert from 'node:assert/strict';

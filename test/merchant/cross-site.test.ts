@@ -1,4 +1,4 @@
-// Cross-site POSTs without a body (issue 19 item 7): a page on another origin can send a form-typed or text/plain
+// Cross-site POSTs without a body: a page on another origin can send a form-typed or text/plain
 // POST with no body and no preflight. Every state-changing call of the widget API requires application/json (the type
 // the element sends), so such a POST is refused with a 415 and changes nothing, on both servers: the merchant
 // backend's /api and the payment service's hosted /checkout/api (server/common/widget-api.ts serves both).

@@ -1,4 +1,4 @@
-// Issue 19 in the merchant backend, against a real sandbox: a NUL byte is a 400 naming the field; what a choice did
+// Edge cases of the merchant backend, against a real sandbox: a NUL byte is a 400 naming the field; what a choice did
 // comes from the payment service (a switch this copy never saw is still "changed"); a shop whose unique codes are all
 // held tells the shopper to choose another method (409, not a 502); and one address cannot hold them all.
 import assert from 'node:assert/strict';

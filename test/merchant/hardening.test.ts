@@ -1,4 +1,4 @@
-// Issue 19 ("hard to break, round two"), the merchant backend's share: an IPv6 client counts per /64 against the
+// The merchant backend made hard to break: an IPv6 client counts per /64 against the
 // event-stream cap, and an empty KASIR_LOG_LEVEL is unset (not a crash).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

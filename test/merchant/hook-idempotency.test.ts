@@ -1,4 +1,4 @@
-// Hooks after a crash (issue 19 item 8): a process killed after a hook returned and before the backend marked it run
+// Hooks after a crash: a process killed after a hook returned and before the backend marked it run
 // runs it again on the replayed delivery, with the same eventId. The recipe of README "Idempotent hooks" (the shop's
 // order update and the event id in one transaction, here on SQLite through better-sqlite3) then writes once.
 import assert from 'node:assert/strict';

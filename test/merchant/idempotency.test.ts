@@ -1,6 +1,6 @@
 // Idempotency-Key on the widget API's creates (POST /checkouts, POST /checkouts/:id/deposit), kept in the backend's
 // shared state (its data dir; Redis across copies), and the merchant client's own keys on its creates and their
-// retries (issue 28 item 6, docs/idempotency.md).
+// retries (docs/idempotency.md).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

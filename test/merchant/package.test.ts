@@ -1,4 +1,4 @@
-// @kasir/merchant's public surface (docs/design.md section 7): createKasirApi's options checked at once, naming each
+// @kasir/merchant's public surface (docs/design.md, "Packages"): createKasirApi's options checked at once, naming each
 // problem; its fetch handler; server-created checkouts; onDepositExpired; verifyWebhook; the kasir-merchant command.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,7 +1,8 @@
-// docs/design.md 10 in the merchant backend: onDepositPartiallyPaid and onDepositPaidLate beside onDepositCompleted (with
-// paidAmount and overpaidAmount) and onDepositExpired (with paidAmount), each once per event across redeliveries and a
-// restart on the same data dir; the widget API's paid fields; the sandbox pay route with an amount. Webhooks are the
-// sandbox's own deliveries to a running merchant backend.
+// docs/design.md, "Payments that do not go as planned" in the merchant backend: onDepositPartiallyPaid and
+// onDepositPaidLate beside onDepositCompleted (with paidAmount and overpaidAmount) and onDepositExpired (with
+// paidAmount), each once per event across redeliveries and a restart on the same data dir; the widget API's paid
+// fields; the sandbox pay route with an amount. Webhooks are the sandbox's own deliveries to a running merchant
+// backend.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

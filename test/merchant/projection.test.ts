@@ -1,4 +1,4 @@
-// One projection of the widget API (issue 18, cut 2): the merchant backend (from the payment service's HTTP answers)
+// One projection of the widget API: the merchant backend (from the payment service's HTTP answers)
 // and the sandbox's hosted checkout (from its rows) answer the same Checkout and Deposit for one checkout, field for
 // field, because both call server/common/widget-projection.ts; and no other server module makes those fields.
 import assert from 'node:assert/strict';
@@ -86,7 +86,8 @@ describe('the merchant backend and the hosted checkout answer the same widget AP
           withoutTime(await hosted<Deposit>(`/checkouts/${c.id}/deposit`)),
         );
 
-        // A part for the methods that take any amount (docs/design.md 10), the whole for the fixed-amount ones.
+        // A part for the methods that take any amount (docs/design.md, "Payments that do not go as planned"), the whole
+        // for the fixed-amount ones.
         const amount = PARTS[method];
         const part = amount !== undefined;
         const paid = await call<Envelope<Deposit>>(

@@ -1,4 +1,4 @@
-// A stalled Redis (issue 19 item 4): a copy on a Redis frozen with SIGSTOP keeps answering status reads from its own
+// A stalled Redis: a copy on a Redis frozen with SIGSTOP keeps answering status reads from its own
 // state within a bound, answers webhooks 503 (the sender retries) and /readyz 503 at once, and is back to normal once
 // Redis answers again. Runs its own redis-server (it is frozen), so it needs the binary with-redis.sh provides.
 import assert from 'node:assert/strict';

@@ -104,7 +104,9 @@ describe(
       assert.equal((await post(`/api/checkouts/${checkoutId}/deposit`, { method: 'QRIS' })).status, 201);
       return { orderId, checkoutId };
     };
-    /** The webhook the payment service sends for a deposit (docs/design.md section 3), signed with the shop's secret. */
+    /**
+     * The webhook the payment service sends for a deposit (docs/design.md, "Webhooks"), signed with the shop's secret.
+     */
     const webhook = async (checkoutId: string, webhookId: string) => {
       const deposit = await client.getDeposit(checkoutId);
       const body = JSON.stringify({

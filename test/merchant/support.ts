@@ -236,7 +236,7 @@ export function openEvents(url: string, headers: Record<string, string> = {}) {
 }
 
 /**
- * A deposit as the payment service answers it (interface 2.2), with a user id and a note that must never reach a
+ * A deposit as the payment service answers it, with a user id and a note that must never reach a
  * shopper (the no-leak assertions look for them).
  */
 export function upstreamDeposit(
@@ -286,7 +286,7 @@ export function upstreamDeposit(
   };
 }
 
-/** The body of the deposit webhook for `deposit` (docs/design.md section 3), as the service sends it. */
+/** The body of the deposit webhook for `deposit` (docs/design.md, "Webhooks"), as the service sends it. */
 export function depositEvent(deposit: Deposit): string {
   return JSON.stringify({
     type: `deposit.${deposit.status}`,

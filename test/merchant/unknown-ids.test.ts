@@ -1,6 +1,6 @@
-// Ids the backend does not know (issue 33 item 6): each may cost a call to the payment service, so an unknown id is
+// Ids the backend does not know: each may cost a call to the payment service, so an unknown id is
 // remembered briefly (negative cache, nothing else kept of it) and each client address may look up only so many per
-// minute; and an event stream does not lean on webhooks (item 8): while none reaches the backend, a stream re-reads the
+// minute; and an event stream does not lean on webhooks: while none reaches the backend, a stream re-reads the
 // deposit as often as a poll would. Through real HTTP against a real sandbox.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

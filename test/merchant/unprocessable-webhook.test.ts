@@ -1,8 +1,8 @@
-// Issue 28 item 5 (red team): a webhook whose deposit carries a figure that is no number (paidAmount null, after
-// `{"amount":1e308}` twice) made the receiver throw on Decimal(null) and answer 503 for ever, so that deposit.paid_late
-// was retried and never processed. The receiver now answers such a genuine webhook 200 with `refused: true` (the
-// sender stops retrying: the sandbox's dispatcher, as most senders, retries every non-2xx answer for days), runs no
-// hook for it, and logs one warning naming the deposit.
+// A webhook whose deposit carries a figure that is no number (paidAmount null, after
+// `{"amount":1e308}` twice) must not make the receiver throw on Decimal(null) and answer 503 for ever
+// (deposit.paid_late retried and never processed). The receiver answers such a genuine webhook 200 with `refused: true`
+// (the sender stops retrying: the sandbox's dispatcher, as most senders, retries every non-2xx answer for days), runs
+// no hook for it, and logs one warning naming the deposit.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';

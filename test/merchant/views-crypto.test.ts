@@ -1,6 +1,6 @@
-// The merchant backend's shopper views of issue 12 (server/merchant/views.ts): crypto methods and deposits in the
-// widget shape (docs/design.md 8, paymentUri through server/common/payment-uri.ts) and a bank transfer's unique code,
-// against the real payment service.
+// The merchant backend's shopper views (server/merchant/views.ts): crypto methods and deposits in the
+// widget shape (docs/design.md, "Crypto", paymentUri through server/common/payment-uri.ts) and a bank transfer's unique
+// code, against the real payment service.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
@@ -43,7 +43,7 @@ describe('merchant views: crypto and bank transfer', () => {
       decimals: 6,
       exchangeRate: { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' },
     });
-    assert.equal(methodOf(c, 'ETH-ETHEREUM').total, '0.00272728'); // 8 places, no trailing zeros (docs/design.md 12)
+    assert.equal(methodOf(c, 'ETH-ETHEREUM').total, '0.00272728'); // 8 places, no trailing zeros (docs/design.md, "The shopper's choice, on any device")
     assert.equal(methodOf(c, 'IDRX-POLYGON').total, '150000');
     assert.equal(methodOf(c, 'BCA_TRANSFER').kind, 'bank');
   });

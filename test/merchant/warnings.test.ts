@@ -1,7 +1,7 @@
-// A merchant sees every failure at the default log level (docs/design.md section 11, issue 20): a shop that passes no
-// logger runs in its own process against a real sandbox, and its terminal (stdout) is read. Each mistake a newcomer
-// makes gives one line naming the cause and the setting or URL to fix, once per cause and minute, never a secret; and
-// the shopper's message is true.
+// A merchant sees every failure at the default log level (docs/design.md, "Seeing and testing an integration"): a shop
+// that passes no logger runs in its own process against a real sandbox, and its terminal (stdout) is read. Each mistake
+// a newcomer makes gives one line naming the cause and the setting or URL to fix, once per cause and minute, never a
+// secret; and the shopper's message is true.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

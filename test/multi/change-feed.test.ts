@@ -1,4 +1,4 @@
-// The deposit-change feed across copies (issue 18, cut 4): two copies of the payment service on one PostgreSQL
+// The deposit-change feed across copies: two copies of the payment service on one PostgreSQL
 // database. A method switch on copy A (no webhook: only the deposit's row changes) drops copy B's cached view of the
 // deposit as it commits, so B's next signed read shows the new method at once, not when its cache entry times out
 // (READ_CACHE_MS, a second).

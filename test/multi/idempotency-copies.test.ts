@@ -1,5 +1,5 @@
 // Idempotency-Key across two copies of the payment service (the compiled kasir-sandbox command) on one PostgreSQL
-// database (issue 28 item 6): a create answered by one copy is replayed by the other, another body there is a 422, and
+// database: a create answered by one copy is replayed by the other, another body there is a 422, and
 // the same key sent to both copies at once makes one deposit (the other answer is the same one, or a 409 in progress).
 // Run by `npm run test:multi` (PostgreSQL from with-postgres.sh); build first (`npx tsc -b server/provider`).
 import assert from 'node:assert/strict';

@@ -1,13 +1,14 @@
-// The whole of docs/design.md section 9 at once: two copies of the payment service (compiled kasir-sandbox) on one fresh
-// PostgreSQL database and two copies of the merchant backend (`npm run start:merchant`, compiled dist/server/merchant.js)
-// on one Redis, each reached through a small load balancer in this process (the service's copies by the merchants,
-// the merchants' copies by the service's webhooks; a dead target is skipped, as a balancer's health check would).
-// Orders are created on one merchant copy and their methods chosen on the other, shoppers hold event streams on both,
-// and the deposits are paid through both; midway one service copy and one merchant copy are killed with SIGKILL.
-// Then: every acknowledged deposit and completion is in the database once, every completion reached the shop's hook
-// exactly once (counted from both merchant processes' `deposit completed` log lines, with the right orderId), and
-// every shopper's stream (reconnecting to the surviving copy, as EventSource behind a balancer does) got its completion.
-// Run by `npm run test:multi` (KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL); build first (`npm run build`).
+// The whole of docs/design.md, "More than one copy" at once: two copies of the payment service (compiled kasir-sandbox)
+// on one fresh PostgreSQL database and two copies of the merchant backend (`npm run start:merchant`, compiled
+// dist/server/merchant.js) on one Redis, each reached through a small load balancer in this process (the service's
+// copies by the merchants, the merchants' copies by the service's webhooks; a dead target is skipped, as a balancer's
+// health check would). Orders are created on one merchant copy and their methods chosen on the other, shoppers hold
+// event streams on both, and the deposits are paid through both; midway one service copy and one merchant copy are
+// killed with SIGKILL. Then: every acknowledged deposit and completion is in the database once, every completion
+// reached the shop's hook exactly once (counted from both merchant processes' `deposit completed` log lines, with the
+// right orderId), and every shopper's stream (reconnecting to the surviving copy, as EventSource behind a balancer
+// does) got its completion. Run by `npm run test:multi` (KASIR_TEST_DATABASE_URL and KASIR_TEST_REDIS_URL); build first
+// (`npm run build`).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';

@@ -1,8 +1,8 @@
 // Two copies of the payment service (the compiled kasir-sandbox command, each its own port and data dir) on one fresh
-// PostgreSQL database, as docs/design.md section 9 says: a token from one works on the other, a signed request replayed to
-// the other is refused, a change on one shows on the other, each webhook reaches the receiver once, and a copy killed
-// with SIGKILL while deposits are being completed loses nothing: every acknowledged completion is in the database and
-// its webhook delivered (by the survivor, once the dead copy's claims ran out).
+// PostgreSQL database, as docs/design.md, "More than one copy" says: a token from one works on the other, a signed
+// request replayed to the other is refused, a change on one shows on the other, each webhook reaches the receiver once,
+// and a copy killed with SIGKILL while deposits are being completed loses nothing: every acknowledged completion is in
+// the database and its webhook delivered (by the survivor, once the dead copy's claims ran out).
 // Run by `npm run test:multi` (PostgreSQL from with-postgres.sh); build first (`npx tsc -b server/provider`).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';

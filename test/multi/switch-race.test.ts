@@ -1,4 +1,4 @@
-// Racing method switches (issue 19, items 1 and 2): two copies of the payment service on one PostgreSQL database and
+// Racing method switches: two copies of the payment service on one PostgreSQL database and
 // two copies of the merchant backend on one Redis. Each round, ~20 choices of one checkout's method land at once, half
 // through the hosted session API (balanced over both service copies) and half through both merchants' /api. Then,
 // within 1 s, both merchant copies show what the database holds (method, payment details, version); the history has

@@ -1,6 +1,7 @@
-// docs/testing.md's "Your own tests, against the sandbox" recipe, verbatim (docs/design.md section 11, issue 20 item 4): its
-// ```js block is taken out of docs/testing.md as it stands, written as a shop's test file into a new project that installs
-// the packed tarballs (npm pack --workspaces) and the dependencies its install line names, and run with node --test.
+// docs/testing.md's "Your own tests, against the sandbox" recipe, verbatim (docs/design.md, "Seeing and testing an
+// integration"): its ```js block is taken out of docs/testing.md as it stands, written as a shop's test file into a
+// new project that installs the packed tarballs (npm pack --workspaces) and the dependencies its install line names,
+// and run with node --test.
 // A docs edit that breaks the recipe breaks this test.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The README's recipes, as a new shop follows them (issue 20): Next.js App Router, Express 5 (with and without
+// The README's recipes, as a new shop follows them: Next.js App Router, Express 5 (with and without
 // express.json() before the mount), Hono and plain Node, each in its own temp project with @kasir/merchant (and
 // @kasir/checkout) from the packed tarballs and its framework from the npm registry. Each file run here is the file the
 // root README shows (the test checks the README holds it verbatim). Each recipe makes one test payment against a
@@ -371,7 +371,7 @@ describe('plain Node recipe (@kasir/merchant alone)', () => {
         if (proc.out.code !== null) throw new Error(`kasir-merchant exited: ${proc.out.text}`);
         return fetch(`http://127.0.0.1:${port}/kasir-checkout.js`).catch(() => undefined);
       });
-      assert.equal(res.status, 503); // the same status as a widget not built, on both servers (issue 18 cut 10)
+      assert.equal(res.status, 503); // the same status as a widget not built, on both servers
       assert.match(await res.text(), /npm install @kasir\/checkout/);
     } finally {
       await stop(proc.child);

@@ -1,4 +1,4 @@
-// The three packages as a new shop gets them (docs/design.md section 7, issue 9 item 6): `npm pack --workspaces`, then the
+// The three packages as a new shop gets them (docs/design.md, "Packages"): `npm pack --workspaces`, then the
 // tarballs installed with npm into scratch apps copied from ./fixtures: a React 19 + TS app, a Vue 3 + TS app, a plain
 // Node server with @kasir/merchant only, and a shop's test suite with @kasir/sandbox. Nothing here imports the
 // repository's sources: every module under test comes from a temp dir's node_modules.
@@ -327,7 +327,7 @@ async function installApp(app: AppName, fixture: string, ours: PackageName[]) {
       {
         // better-sqlite3 (the sandbox's) has no prebuilt binary within reach and compiles from source: its two big
         // sources side by side (JOBS) and unoptimised (-O0, appended after gyp's -O3, wins): the shop's tests need a
-        // working SQLite, not a fast one, and this takes ~40 s instead of ~2 min of one core.
+        // working SQLite, not a fast one, and this compiles in a fraction of the time.
         // SCARF_ANALYTICS: no phoning home from swagger-ui-dist's postinstall (only the npm registry is reachable).
         cwd: dir,
         env: childEnv({ JOBS: '2', CFLAGS: '-O0', CXXFLAGS: '-O0', SCARF_ANALYTICS: 'false' }),

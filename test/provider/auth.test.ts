@@ -6,9 +6,9 @@ import { authenticateBearer } from '../../server/provider/auth/bearer';
 import { bodyOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 
-/** The User of interface 2.1, as verify-login answers it. */
+/** The User, as verify-login answers it. */
 type User = Awaited<ReturnType<typeof userView>>;
-/** login and verify-login answer under `status`, not statusCode (interface 5). */
+/** login and verify-login answer under `status`, not statusCode (as the interface's authentication endpoints do). */
 interface StatusEnvelope<T> {
   status: number;
   statusCode?: number;

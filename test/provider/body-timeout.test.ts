@@ -1,4 +1,4 @@
-// A request body that never finishes is cut off after a bounded time on both servers (issue 33 item 5): a client that
+// A request body that never finishes is cut off after a bounded time on both servers: a client that
 // drips a byte every 2 s, or announces a Content-Length longer than what it sends, gets 408 and a closed connection
 // within the servers' 15 s request timeout (server/common/http-server.ts), not Node's 300 s.
 import assert from 'node:assert/strict';

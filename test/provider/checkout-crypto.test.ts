@@ -1,6 +1,6 @@
-// Issue 12 in the sandbox's checkout: cryptos after the fiat methods (docs/design.md 8), switching a pending deposit to
-// another method (docs/design.md 3, Checkout), and bank transfers with their unique codes. Through app.request(), on
-// SQLite or (with test/support/with-postgres.sh) PostgreSQL.
+// Crypto in the sandbox's checkout: cryptos after the fiat methods (docs/design.md, "Crypto"), switching a pending
+// deposit to another method (docs/design.md, "Checkout"), and bank transfers with their unique codes. Through
+// app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout, Deposit as WidgetDeposit } from '@kasir/checkout';
@@ -77,7 +77,8 @@ describe('checkout: crypto, method switch and bank transfer', () => {
       assert.deepEqual([by['USDC-POLYGON'].paymentAmount, by['USDC-POLYGON'].outputAmount], [9.093665, 150000]);
       assert.deepEqual([by['XLM-STELLAR'].paymentAmount, by['XLM-STELLAR'].outputAmount], [30.3030304, 150000]);
       assert.equal(by['IDRX-POLYGON'].paymentAmount, 150000);
-      // 150000 / 55000000 = 0.00272727...: up in min(18, 8) places (docs/design.md 12).
+      // 150000 / 55000000 = 0.00272727...: up in min(18, 8) places (docs/design.md, "The shopper's choice, on any
+      // device").
       assert.equal(by['ETH-ETHEREUM'].paymentAmount, 0.00272728);
       for (const m of Object.values(by).filter((m) => m.crypto)) assert.ok(m.outputAmount >= 150000, m.bankCode);
       assert.deepEqual(by['USDC-POLYGON'].crypto, {
@@ -111,7 +112,7 @@ describe('checkout: crypto, method switch and bank transfer', () => {
         exchangeRate: { from: 'USDC-POLYGON', to: 'IDR', rate: '16495' },
       });
       assert.equal(c.methods.find((m) => m.code === 'ETH-ETHEREUM')?.total, '0.00272728');
-      assert.equal(c.methods.find((m) => m.code === 'IDRX-POLYGON')?.total, '150000'); // no trailing zeros (docs/design.md 12)
+      assert.equal(c.methods.find((m) => m.code === 'IDRX-POLYGON')?.total, '150000'); // no trailing zeros (docs/design.md, "The shopper's choice, on any device")
     });
 
     it('leaves out a crypto that does not pair with the currency (IDRX pairs with IDR only)', () => {

@@ -266,7 +266,8 @@ describe('checkout', () => {
         html.includes(`<kasir-checkout endpoint="/checkout/api" checkout-id="${id}" locale="en"></kasir-checkout>`),
       );
       assert.ok(html.includes('<script type="module" src="/checkout/kasir-checkout.js"></script>'));
-      // The widget's module and, in sandbox mode, the sandbox panel's (docs/design.md 10): files of this origin, no inline script.
+      // The widget's module and, in sandbox mode, the sandbox panel's (docs/design.md, "Payments that do not go as
+      // planned"): files of this origin, no inline script.
       assert.deepEqual(html.match(/<script[^>]*>/g), [
         '<script type="module" src="/checkout/kasir-checkout.js">',
         '<script type="module" src="/checkout/sandbox-panel.js">',

@@ -1,4 +1,4 @@
-// kasir-sandbox's arguments as a terminal user types them (issue 33 item 10): an option before the command
+// kasir-sandbox's arguments as a terminal user types them: an option before the command
 // (`--data-dir D pay latest`) and a negative amount (`--amount -5`, answered by the amount rule, not parseArgs' own
 // "ambiguous" text).
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // `kasir-sandbox pay <id> --amount X` and startSandbox's pay(id, {amount}) record a payment of X through the payments
-// endpoint (docs/design.md sections 10 and 11: POST /v1/deposit/:depositId/payments). Needs that endpoint (the `payments`
-// branch): run after the merge.
+// endpoint (docs/design.md, "Payments that do not go as planned" and "Seeing and testing an integration":
+// POST /v1/deposit/:depositId/payments).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runSandboxCommand, startTestSandbox, type TestSandbox } from '../support/provider';

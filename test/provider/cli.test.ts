@@ -1,7 +1,8 @@
-// kasir-sandbox as a merchant uses it from a terminal (docs/design.md section 11): the real command, spawned, starts a
-// sandbox (one line per webhook attempt in its output), and the commands drive it through sandbox.json: pay, expire,
-// deposits, webhooks (--follow), resend, env, each with --json, every error one line and exit 1. Also the data-dir
-// lock: a second sandbox on a data dir in use refuses, a stale lock of a dead process is taken over.
+// kasir-sandbox as a merchant uses it from a terminal (docs/design.md, "Seeing and testing an integration"): the real
+// command, spawned, starts a sandbox (one line per webhook attempt in its output), and the commands drive it through
+// sandbox.json: pay, expire, deposits, webhooks (--follow), resend, env, each with --json, every error one line and
+// exit 1. Also the data-dir lock: a second sandbox on a data dir in use refuses, a stale lock of a dead process is
+// taken over.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// The dashboard lists deposits with their webhook attempts and, in sandbox mode, pays or expires one (docs/design.md
-// section 11): its API (bearer), refused outside sandbox mode, and the page in Chromium.
+// The dashboard lists deposits with their webhook attempts and, in sandbox mode, pays or expires one (docs/design.md,
+// "Seeing and testing an integration"): its API (bearer), refused outside sandbox mode, and the page in Chromium.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

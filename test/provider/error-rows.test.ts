@@ -1,4 +1,4 @@
-// The interface's error table (section 7) to the letter on input of any length: every endpoint that takes a method
+// The interface's error table to the letter on input of any length: every endpoint that takes a method
 // code, crypto id, deposit id or checkout id looks it up before anything checks its size, so an unknown one answers
 // its row however long it is. Property-based: random-length unknown codes and ids at every such endpoint.
 import assert from 'node:assert/strict';

@@ -215,8 +215,8 @@ describe('deposit expiry', () => {
         // A webhook insert per row and a few statements per batch (10 rows on SQLite, 100 on PostgreSQL): the old sweep
         // ran six per row (7,226 here).
         assert.ok(count.statements < 2 * 1203, `${count.statements} statements for 1,203 expiries`);
-        // A batch's statements do not grow with its rows: its webhooks go to the outbox in one insert (the sweep before
-        // issue 22's second round wrote one a row, 1,203 here on its own).
+        // A batch's statements do not grow with its rows: its webhooks go to the outbox in one insert (an insert
+        // per row would be 1,203 here on its own).
         assert.ok(count.statements < 1203, `${count.statements} statements for 1,203 expiries`);
         assert.ok(turns >= 12, `the event loop turned ${turns} times during the sweep`);
         for (const d of [qris, transfer, crypto]) {

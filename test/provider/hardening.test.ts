@@ -1,7 +1,7 @@
-// Issue 19 in the payment service, on SQLite or (with test/support/with-postgres.sh) PostgreSQL: a NUL byte anywhere a
-// route reads is a 400 naming the field (PostgreSQL cannot store one: it was a 500 there); a deposit's version grows
-// with each committed change and a choice of the method it has changes nothing; the session API says what a choice
-// did; bank-transfer unique codes are pooled per merchant, and a full pool says "choose another method" (409).
+// The payment service made hard to break, on SQLite or (with test/support/with-postgres.sh) PostgreSQL: a NUL byte
+// anywhere a route reads is a 400 naming the field (PostgreSQL cannot store one: it was a 500 there); a deposit's
+// version grows with each committed change and a choice of the method it has changes nothing; the session API says what
+// a choice did; bank-transfer unique codes are pooled per merchant, and a full pool says "choose another method" (409).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { switchDepositMethod } from '../../server/provider/deposits/switch-method';

@@ -1,4 +1,4 @@
-// Idempotency-Key on the service's creates and sandbox payments (issue 28 item 6, docs/idempotency.md), on SQLite and
+// Idempotency-Key on the service's creates and sandbox payments (docs/idempotency.md), on SQLite and
 // on PostgreSQL (test:server:pg): the same key with the same request gets the first answer again (status, body,
 // Idempotent-Replayed: true) and changes nothing; another request under the key is a 422; a key still held by a
 // request in progress is a 409; keys are per merchant and forgotten after 24 h; a malformed key is a 400 naming it.

@@ -1,4 +1,4 @@
-// The /v1 API reads a body only as application/json (issue 28 item 4): a signed payment's `{"amount":1000}` sent with
+// The /v1 API reads a body only as application/json: a signed payment's `{"amount":1000}` sent with
 // no Content-Type, or with another type, is a 415 in the envelope, never read as if there were no body (which paid the
 // whole amount due). Over real HTTP, where the service reads bodies as it serves traffic, and through app.request().
 import assert from 'node:assert/strict';

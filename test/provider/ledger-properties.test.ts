@@ -1,4 +1,4 @@
-// Issue 28: property-based tests of the payment ledger (docs/money.md), on SQLite or (with
+// Property-based tests of the payment ledger (docs/money.md), on SQLite or (with
 // test/support/with-postgres.sh) PostgreSQL. fast-check draws sequences of what happens to a checkout's deposit:
 // payments (partial, exact, over, to the current method or to one it had before a switch), method switches (fiat and
 // crypto, same and other currency), expiry, cancel, and pairs of them at once. After each step: every payment is in

@@ -1,4 +1,4 @@
-// Issue 28 (red team on 9dc12f4): the reproductions of items 1, 2, 3 and 5, each named after the red team's finding,
+// Reproductions of four ways money was miscounted (a review of commit 9dc12f4), each named after what went wrong,
 // on SQLite or (with test/support/with-postgres.sh) PostgreSQL. Money is counted by the payment ledger (docs/money.md):
 // each payment as it arrived, its value toward the order, the rest priced inside the switch's locked transaction.
 import assert from 'node:assert/strict';
@@ -54,7 +54,7 @@ describe("issue 28: every rupiah accounted for (the red team's reproductions)", 
 
   it('item 1, the rest is priced from a stale read: a partial payment committing while the shopper switches leaves the rest at what the order lacks', async () => {
     // The payment is started between chooseMethod's read of the deposit and its switch (at its first look at the clock,
-    // once the deposit was read): on today's code the rest was priced from that read; on PostgreSQL it then races the
+    // once the deposit was read): the rest must not be priced from that read; on PostgreSQL it then races the
     // switch for real, so a few rounds are run there.
     for (let round = 0; round < (testDatabaseUrl ? 8 : 3); round++) {
       const id = await checkoutWith('BCA_TRANSFER');

@@ -1,4 +1,4 @@
-// Issue 22 (growth): the list's totals come from the counts table (migration 009) and its pages from the list
+// Lists as the tables grow: the list's totals come from the counts table (migration 009) and its pages from the list
 // indexes, so they must stay exactly what a COUNT and an ORDER BY over the rows say, through every way a deposit is
 // written: creates, method switches (fiat <-> crypto), payments (complete, partial, late), expiry and cancel. Also:
 // a list expires only the overdue rows it shows, the cursor walks the same rows as the pages, and the sweeper drains

@@ -22,7 +22,8 @@ describe('money', () => {
     assert.throws(() => money(Number.POSITIVE_INFINITY), RangeError);
   });
 
-  // A crypto is priced in min(decimal, 8) places (docs/design.md 12): ETH's 18 on chain, 8 in a price.
+  // A crypto is priced in min(decimal, 8) places (docs/design.md, "The shopper's choice, on any device"): ETH's 18 on
+  // chain, 8 in a price.
   const places: Array<[string, number]> = [
     ['IDR', 0],
     ['USD', 2],

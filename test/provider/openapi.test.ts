@@ -1,6 +1,6 @@
-// The OpenAPI document at /v1/openapi.json (issue 12 item 6): the deposit webhooks under `webhooks`, `date-time` on
-// every timestamp, the new endpoints, and payerInfo as interface 2.2 has it (detail only, when available). Issue 18
-// item 11: valid for an outside linter (Redocly's recommended rules) and true to what the service answers.
+// The OpenAPI document at /v1/openapi.json: the deposit webhooks under `webhooks`, `date-time` on
+// every timestamp, the new endpoints, and payerInfo as the interface's Deposit has it (detail only, when available).
+// Also valid for an outside linter (Redocly's recommended rules) and true to what the service answers.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// The wallet payment request of a crypto deposit (server/common/payment-uri.ts, docs/design.md 8): EIP-681 for EVM coins
-// and tokens, SEP-7 for Stellar; base units computed from decimal text, never through a float.
+// The wallet payment request of a crypto deposit (server/common/payment-uri.ts, docs/design.md, "Crypto"): EIP-681 for
+// EVM coins and tokens, SEP-7 for Stellar; base units computed from decimal text, never through a float.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';

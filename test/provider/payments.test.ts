@@ -1,7 +1,8 @@
-// docs/design.md 10: payments that do not go as planned. Every row of the section (exact, partial, over, within the
-// underpayment tolerance, late, fixed-amount refusals, the expired webhook's paidAmount), the sandbox payments endpoint,
-// two races (two payments on one deposit; a late payment and the expiry sweeper) and paying the rest another way.
-// Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
+// Payments that do not go as planned (docs/design.md, "Payments that do not go as planned"). Every row of the section
+// (exact, partial, over, within the underpayment tolerance, late, fixed-amount refusals, the expired webhook's
+// paidAmount), the sandbox payments endpoint, two races (two payments on one deposit; a late payment and the expiry
+// sweeper) and paying the rest another way. Through app.request(), on SQLite or (with test/support/with-postgres.sh)
+// PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';

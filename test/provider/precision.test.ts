@@ -1,7 +1,7 @@
-// Exact amounts (docs/design.md 12, issue 21 item 7, issue 19 item 6): crypto totals in at most min(decimal, 8) places that
-// a JSON number carries exactly, the payment request counted from the same text, quotes that match on what was asked,
-// amounts refused rather than changed or unbounded, EIP-55 payout addresses and a Luhn-valid QRIS merchant PAN.
-// Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
+// Exact amounts (docs/design.md, "The shopper's choice, on any device"): crypto totals in at most min(decimal, 8)
+// places that a JSON number carries exactly, the payment request counted from the same text, quotes that match on what
+// was asked, amounts refused rather than changed or unbounded, EIP-55 payout addresses and a Luhn-valid QRIS merchant
+// PAN. Through app.request(), on SQLite or (with test/support/with-postgres.sh) PostgreSQL.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -403,7 +403,7 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
       const w = await widgetChoose(id, 'ETH-ETHEREUM');
       assert.equal(w.address, checksumAddress(w.address!.toLowerCase()));
       assert.ok(w.paymentUri!.startsWith(`ethereum:${w.address}@1?`));
-      // One stored in lowercase (before this change) is shown checksummed too.
+      // One stored in lowercase (as older rows are) is shown checksummed too.
       await p.deps.db
         .updateTable('deposits')
         .set({ payment_crypto: JSON.stringify({ payoutWallet: w.address!.toLowerCase(), network: 'ETHEREUM' }) })

@@ -1,5 +1,6 @@
 // Pricing (server/provider/deposits/pricing.ts): rates, fees, rounding and the amounts of a deposit request. The
-// properties check the rules of docs/design.md 3 against a reference computed in integers (BigInt), never in floats.
+// properties check the rules of docs/design.md, "Deposits" against a reference computed in integers (BigInt), never in
+// floats.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';

@@ -1,5 +1,6 @@
-// Convert estimation (POST /v1/deposit/convert-estimation, docs/design.md 3): quotes held 60 s, used once, honoured by fiat
-// and crypto deposits created with quoteId; and the banks list (GET /v1/banks) recipients' bankName comes from.
+// Convert estimation (POST /v1/deposit/convert-estimation, docs/design.md, "Quotes, banks, bank transfers"): quotes
+// held 60 s, used once, honoured by fiat and crypto deposits created with quoteId; and the banks list (GET /v1/banks)
+// recipients' bankName comes from.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { QuoteView } from '../../server/provider/deposits/quotes';

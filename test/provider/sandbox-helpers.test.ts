@@ -1,5 +1,6 @@
-// startSandbox's result drives payments from a shop's own tests (docs/design.md section 11): pay(id), expire(id),
-// webhooks(), and startDelivery(webhookUrl) for a receiver that listens only after the sandbox (port 0).
+// startSandbox's result drives payments from a shop's own tests (docs/design.md, "Seeing and testing an integration"):
+// pay(id), expire(id), webhooks(), and startDelivery(webhookUrl) for a receiver that listens only after the sandbox
+// (port 0).
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

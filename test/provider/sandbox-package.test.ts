@@ -36,7 +36,7 @@ const FAST = { scryptN: 2 ** 10, sweepIntervalMs: 60_000 } satisfies SandboxOpti
 
 const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
-/** A fetch signed with the sandbox merchant's client secret (docs/design.md section 3). */
+/** A fetch signed with the sandbox merchant's client secret (docs/design.md, "Signed requests"). */
 async function signed(
   sandbox: { url: string; credentials: SandboxCredentials },
   method: string,

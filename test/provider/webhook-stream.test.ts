@@ -1,4 +1,4 @@
-// Webhooks while requests hold the service's database (issue 22, item 1). Under a stream of completions the service
+// Webhooks while requests hold the service's database. Under a stream of completions the service
 // cannot take, every connection of its pool is held by a request or waited for by many; the dispatcher (PostgreSQL)
 // has a pool of its own, so a webhook still leaves within milliseconds of its commit instead of queueing behind the
 // requests (before: the queue's length, seconds). SQLite has one connection shared by design: skipped there.

@@ -123,7 +123,7 @@ describe('saving a webhook URL in sandbox mode', () => {
     assert.equal(res.status, 200);
   });
 
-  // Issue 19 item 9: a sandbox lets anyone sign up; its webhooks may reach loopback, never the network around it.
+  // A sandbox lets anyone sign up; its webhooks may reach loopback, never the network around it.
   const refused: Array<[string, string, RegExp]> = [
     [
       'the metadata address 169.254.169.254',

@@ -1,6 +1,6 @@
 // Test harness for the payment service: a fresh database (a SQLite file in a temp dir, or with
 // KASIR_TEST_DATABASE_URL=postgres://... a fresh PostgreSQL database per provider), the seeded sandbox
-// merchant, and helpers that sign requests exactly as docs/design.md section 3 says, through app.request().
+// merchant, and helpers that sign requests exactly as docs/design.md, "Signed requests" says, through app.request().
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
-// Crypto in <kasir-checkout> (docs/design.md 8), switching the method of a pending deposit, and choices the server refuses,
-// in real Chromium against the fake widget API. The QR code is decoded from the rendered SVG (drawn on a canvas, read
-// by jsQR), as a wallet's camera would read it.
+// Crypto in <kasir-checkout> (docs/design.md, "Crypto"), switching the method of a pending deposit, and choices the
+// server refuses, in real Chromium against the fake widget API. The QR code is decoded from the rendered SVG (drawn on
+// a canvas, read by jsQR), as a wallet's camera would read it.
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import { CRYPTO, FakeApi, WALLET } from './fake-api';

@@ -1,4 +1,4 @@
-// What must not depend on the browser (issue 33): a currency's decimal places come from the widget API, never from the
+// What must not depend on the browser: a currency's decimal places come from the widget API, never from the
 // browser's Intl data (Chromium says 0 for IDR, Firefox and WebKit 2: simulated here by stubbing Intl); the modal keeps
 // Tab and Shift+Tab inside its dialog by itself (Firefox lets Tab leave a <dialog> in a shadow root); and the element
 // opens only links of allowed schemes (a hostile backend's `javascript:` payment request is refused).

@@ -26,7 +26,10 @@ export const WALLET = {
 const USDC_POLYGON = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 const USDC_STELLAR_ISSUER = 'GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN';
 
-/** One crypto choice per network kind of docs/design.md 8, with its deposit's address and wallet payment request. */
+/**
+ * One crypto choice per network kind of docs/design.md, "Crypto", with its deposit's address and wallet payment
+ * request.
+ */
 export const CRYPTO: Array<Method & { address: string; paymentUri: string }> = [
   {
     ...crypto('ETH', 'Ether', 'ETHEREUM', 'Ethereum', 18, '0.004646153846153847', '32500000'),
@@ -217,7 +220,10 @@ export class FakeApi {
     return this.calls.filter((c) => c.method === method && c.path.endsWith(suffix));
   }
 
-  /** What was paid towards each checkout, in its currency (IDR), for pricing the rest (docs/design.md 10). */
+  /**
+   * What was paid towards each checkout, in its currency (IDR), for pricing the rest (docs/design.md, "Payments that do
+   * not go as planned").
+   */
   paidValue = new Map<string, bigint>();
 
   /** The checkout's methods: after a partial payment, priced for what is still due (fees unchanged, crypto rounded up). */
@@ -426,7 +432,7 @@ export class FakeApi {
       currency: m.currency,
       amount: m.total,
       fee: m.fee,
-      // docs/design.md 10: nothing arrived yet; all of it is due.
+      // docs/design.md, "Payments that do not go as planned": nothing arrived yet; all of it is due.
       paidAmount: '0',
       remainingAmount: m.kind === 'bank' ? '150123' : m.total,
       overpaidAmount: '0',

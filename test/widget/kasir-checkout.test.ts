@@ -20,7 +20,8 @@ describe('<kasir-checkout>', () => {
     expect(el.getAttribute('state')).to.equal('choosing');
     expect(api.requests('POST', '/checkouts')).to.have.length(1);
     expect(api.calls[0].body).to.deep.equal({ amount: '150000', currency: 'IDR' });
-    // Grouped by kind (docs/design.md 12); more than 6 methods: each group of several is a closed disclosure.
+    // Grouped by kind (docs/design.md, "The shopper's choice, on any device"); more than 6 methods: each group of
+    // several is a closed disclosure.
     const groups = parts(el, 'method-group');
     expect(groups.map((g) => g.dataset.kind)).to.deep.equal(['va', 'bank', 'qris', 'ewallet', 'crypto']);
     expect(groups.map((g) => text(g.querySelector('h3')))).to.deep.equal([

@@ -1,6 +1,7 @@
-// Modal mode (docs/design.md 12): with `modal` the element shows nothing until open(), then a focus-trapped native dialog
-// (part="dialog"); Escape and the close button close it with `kasir-close`; the payment goes on while it is closed,
-// and opening it again shows the same deposit. In real Chromium against the fake widget API.
+// Modal mode (docs/design.md, "The shopper's choice, on any device"): with `modal` the element shows nothing until
+// open(), then a focus-trapped native dialog (part="dialog"); Escape and the close button close it with `kasir-close`;
+// the payment goes on while it is closed, and opening it again shows the same deposit. In real Chromium against the
+// fake widget API.
 import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import { KasirCloseEvent, type KasirCheckout } from '../../widget/kasir-checkout';

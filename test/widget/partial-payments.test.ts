@@ -1,5 +1,6 @@
-// Payments that do not go as planned (docs/design.md 10), paying on a phone (docs/design.md 12) and failures the shop's
-// developers see (docs/design.md 11), in real Chromium against the fake widget API.
+// Payments that do not go as planned (docs/design.md, "Payments that do not go as planned"), paying on a phone
+// (docs/design.md, "The shopper's choice, on any device") and failures the shop's developers see (docs/design.md,
+// "Seeing and testing an integration"), in real Chromium against the fake widget API.
 import { expect, oneEvent, waitUntil } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { KasirErrorDetail, KasirOpenExternalEvent } from '../../widget/events';

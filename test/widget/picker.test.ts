@@ -1,6 +1,8 @@
-// The method list as docs/design.md 12 says: grouped by kind (part="method-group", data-kind), closed disclosures with more
-// than 6 methods, crypto by asset then network, the shopper's last choice first, "No fee" said once; and the shop's
-// `strings` and the locale fallback (docs/design.md 4, 12). In real Chromium against the fake widget API.
+// The method list as docs/design.md, "The shopper's choice, on any device" says: grouped by kind (part="method-group",
+// data-kind), closed disclosures with more than 6 methods, crypto by asset then network, the shopper's last choice
+// first, "No fee" said once; and the shop's
+// `strings` and the locale fallback (docs/design.md, "The element's public surface" and "The shopper's choice, on any
+// device"). In real Chromium against the fake widget API.
 import { expect, fixture, html } from '@open-wc/testing';
 import type { KasirCheckout } from '../../widget/kasir-checkout';
 import type { Checkout } from '../../widget/types';

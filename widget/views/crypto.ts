@@ -1,8 +1,8 @@
-// The pending screen of a crypto deposit (docs/design.md 8): the network with a warning to send on it only, the wallet
-// payment request as a QR code (the server builds its text; a backend that cannot build it sends none, and there is
-// no code) and, on a phone, a link opening it in a wallet app (`part="open-wallet"`), the address and the exact token
-// amount (what is still due, without trailing zeros: what is copied is what is shown), each to copy, the rate it is
-// priced at, and the steps.
+// The pending screen of a crypto deposit (docs/design.md, "Crypto"): the network with a warning to send on it only, the
+// wallet payment request as a QR code (the server builds its text; a backend that cannot build it sends none, and there
+// is no code) and, on a phone, a link opening it in a wallet app (`part="open-wallet"`), the address and the exact
+// token amount (what is still due, without trailing zeros: what is copied is what is shown), each to copy, the rate it
+// is priced at, and the steps.
 import { css, html, nothing } from 'lit';
 import { exact, fill, type Locale } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';

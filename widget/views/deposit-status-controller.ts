@@ -103,8 +103,8 @@ export class DepositStatusController implements ReactiveController {
 
   private __accept(deposit: Deposit) {
     this.__options.onDeposit(deposit);
-    // A bank transfer or crypto deposit can still be paid after it expired (docs/design.md 10): followed on, so the shopper
-    // reads that the shop will refund it. Anything else is over.
+    // A bank transfer or crypto deposit can still be paid after it expired (docs/design.md, "Payments that do not go as
+    // planned"): followed on, so the shopper reads that the shop will refund it. Anything else is over.
     // An expired deposit of a kind whose payer types the amount: a payment may still arrive.
     if (deposit.status !== 'pending' && !(deposit.status == 'expired' && this.__options.late?.(deposit))) this.stop();
   }

@@ -1,4 +1,5 @@
-// Links that leave the page for a wallet or an e-wallet's app (docs/design.md 12): the element says so first with
+// Links that leave the page for a wallet or an e-wallet's app (docs/design.md, "The shopper's choice, on any device"):
+// the element says so first with
 // `kasir-open-external` (cancelable), so a shop inside an app's WebView, where such links do not open by themselves,
 // opens them its own way. Part of the views that offer such a link (crypto, e-wallet), not of the first paint.
 import { KasirOpenExternalEvent } from '../events.js';

@@ -1,7 +1,8 @@
-// A deposit that was not paid as planned (docs/design.md 10): what arrived and what is still due while it is pending
-// (`part="paid"`), and what the shopper must know once it is over: more arrived than was due, or money arrived for a
-// payment that expired (the shop will refund it). Its own small chunk, loaded by the element when a deposit carries
-// such a payment: most payments never need it, so neither the first paint nor a payment's view carries these words.
+// A deposit that was not paid as planned (docs/design.md, "Payments that do not go as planned"): what arrived and what
+// is still due while it is pending (`part="paid"`), and what the shopper must know once it is over: more arrived than
+// was due, or money arrived for a payment that expired (the shop will refund it). Its own small chunk, loaded by the
+// element when a deposit carries such a payment: most payments never need it, so neither the first paint nor a
+// payment's view carries these words.
 import { html, nothing } from 'lit';
 import type { PaidKit } from './view.js';
 import en from '../locales/paid.en.js';

@@ -15,7 +15,10 @@ export interface ViewKit {
   text<T>(words: Record<Locale, T>): T;
   /** The pending deposit. */
   d: Deposit;
-  /** What is still due (docs/design.md 10: after a partial payment, only the rest), as the API sends it: what is copied. */
+  /**
+   * What is still due (docs/design.md, "Payments that do not go as planned": after a partial payment, only the rest),
+   * as the API sends it: what is copied.
+   */
   due: string;
   /** `due`, formatted for `loc` (a token amount exactly, with its symbol). */
   amount: string;

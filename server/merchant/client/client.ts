@@ -63,7 +63,7 @@ export interface PaymentServiceClientOptions {
   onFailure?: (err: PaymentServiceError | PaymentServiceUnavailableError) => void;
 }
 
-/** How a call authenticates (interface section 5): S = signature headers, A = bearer token, none. */
+/** How a call authenticates, as the interface marks each endpoint: S = signature headers, A = bearer token, none. */
 type AuthMode = 'S' | 'A' | 'none';
 
 export interface CallOptions {
@@ -86,7 +86,7 @@ export interface IdempotentCall {
 const RETRY_DELAYS_MS = [250, 1000];
 
 /**
- * A typed client for the whole payment-service interface (section 4). Signs S calls, sends the bearer token on
+ * A typed client for the whole payment-service interface, every endpoint. Signs S calls, sends the bearer token on
  * A calls, and turns error envelopes into `PaymentServiceError`s. It knows nothing of any implementation: base
  * URL, checkout URL and credentials are configuration.
  */
@@ -162,7 +162,10 @@ export class PaymentServiceClient {
   sandboxUpdateDeposit(depositId: string, status: DepositStatus, auth: 'A' | 'S' = 'A') {
     return this.data<Deposit>('PATCH', `/v1/deposit/${enc(depositId)}`, { auth, body: { status } });
   }
-  /** POST /v1/deposit/:depositId/payments (sandbox only; A or S; docs/design.md 10): a payment arrives, by default of what is still due. */
+  /**
+   * POST /v1/deposit/:depositId/payments (sandbox only; A or S; docs/design.md, "Payments that do not go as planned"):
+   * a payment arrives, by default of what is still due.
+   */
   sandboxPay(depositId: string, amount?: number | string, auth: 'A' | 'S' = 'A', call: IdempotentCall = {}) {
     return this.data<Deposit>('POST', `/v1/deposit/${enc(depositId)}/payments`, {
       auth,
@@ -212,7 +215,7 @@ export class PaymentServiceClient {
   createRecipient(body: RecipientBody) {
     return this.data<Recipient>('POST', '/v1/recipient', { auth: 'S', body });
   }
-  /** PATCH /v1/recipient?id=<id> (the recipient is identified by `?id=`, docs/design.md section 3). */
+  /** PATCH /v1/recipient?id=<id> (the recipient is identified by `?id=`, docs/design.md, "Recipients"). */
   updateRecipient(id: string, body: RecipientPatch) {
     return this.data<Recipient>('PATCH', '/v1/recipient', { auth: 'S', query: { id }, body });
   }

@@ -86,9 +86,12 @@ export type SessionPaymentMethod = CheckoutSession['methods'][number];
 /** A crypto method's asset on its network, as the session lists it: what its wallet payment request needs. */
 export type SessionCrypto = Schemas['SessionCrypto'];
 
-/** `POST /v1/deposit/convert-estimation` (docs/design.md 3): its body and the quote it holds for 60 s. */
+/**
+ * `POST /v1/deposit/convert-estimation` (docs/design.md, "Quotes, banks, bank transfers"): its body and the quote it
+ * holds for 60 s.
+ */
 export type ConvertEstimationBody = Schemas['ConvertEstimationRequest'];
 export type Quote = Schemas['Quote'];
-/** `GET /v1/banks` (docs/design.md 3). */
+/** `GET /v1/banks` (docs/design.md, "Quotes, banks, bank transfers"). */
 export type Bank = Schemas['Bank'];
 export type BanksQuery = QueryOf<'/v1/banks'>;

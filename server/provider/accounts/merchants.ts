@@ -152,7 +152,7 @@ export async function organizationNameOf(db: Db, merchantId: string): Promise<st
   return row?.name;
 }
 
-/** Whether hosted checkout is switched on for the merchant (docs/design.md 3, Checkout). */
+/** Whether hosted checkout is switched on for the merchant (docs/design.md, "Checkout"). */
 export async function checkoutEnabledFor(db: Db, merchantId: string): Promise<boolean> {
   const row = await db
     .selectFrom('merchants')

@@ -138,7 +138,7 @@ export async function verifyLogin(deps: ProviderDeps, verificationToken: string,
   return outcome.userId;
 }
 
-/** The User of interface 2.1. `otp_code` is present but never a live code; `credentials` is empty. */
+/** The User as verify-login returns it. `otp_code` is present but never a live code; `credentials` is empty. */
 export async function userView(deps: ProviderDeps, userId: string) {
   const row = await deps.db
     .selectFrom('users')

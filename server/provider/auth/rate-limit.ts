@@ -5,8 +5,8 @@ import type { Db } from '../db/database.js';
 import { ApiError } from '../../common/errors.js';
 
 /**
- * Auth rate limits (docs/design.md section 3): fixed windows counted in the database, so every copy of the
- * service shares them. Read from the environment once, when the routes are built:
+ * Auth rate limits (docs/design.md, "Accounts, login, OTP"): fixed windows counted in the database, so every copy of
+ * the service shares them. Read from the environment once, when the routes are built:
  * KASIR_AUTH_RATE_WINDOW_SECONDS (900), KASIR_AUTH_RATE_PER_EMAIL (20), KASIR_AUTH_RATE_PER_ADDRESS (200),
  * KASIR_TRUST_PROXY=true to take the client address from X-Forwarded-For (only behind a proxy that sets it).
  */

@@ -1,5 +1,6 @@
-// Access tokens (interface 5.2): HS256 JWTs issued for a user, and the merchant account a token stands for, kept
-// briefly in memory per instance so a busy client does not pay for JWT verification and a user lookup per call.
+// Access tokens (docs/design.md, "Access tokens"): HS256 JWTs issued for a user, and the merchant account a token
+// stands for, kept briefly in memory per instance so a busy client does not pay for JWT verification and a user lookup
+// per call.
 import { sign, verify } from 'hono/jwt';
 import { ApiError } from '../../common/errors.js';
 import { merchantOfUser } from '../accounts/merchants.js';
@@ -10,7 +11,7 @@ const DAY_SECONDS = 24 * 3600;
 /** A token recently verified is kept (deps.caches.verifiedTokens, by token) until it expires, or this long at most. */
 export const VERIFIED_TOKEN_CACHE = { max: 10_000, ttlMs: 10_000 };
 
-/** Issues an HS256 access token for a user: 24 h, or without expiry when `disableExpire` (interface 5.2). */
+/** Issues an HS256 access token for a user: 24 h, or without expiry when `disableExpire`. */
 export function issueAccessToken(deps: ProviderDeps, userId: string, disableExpire = false): Promise<string> {
   const iat = Math.floor(deps.now().getTime() / 1000);
   return sign({ sub: userId, iat, ...(disableExpire ? {} : { exp: iat + DAY_SECONDS }) }, deps.jwtSecret, 'HS256');

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto'
 import type { Db } from '../db/database.js';
 import { randomToken } from '../db/ids.js';
 
-/** docs/design.md section 3: verificationToken and OTP lifetimes, and the wrong-OTP budget. */
+/** docs/design.md, "Accounts, login, OTP": verificationToken and OTP lifetimes, and the wrong-OTP budget. */
 export const VERIFICATION_TTL_MS = 10 * 60_000;
 const MAX_OTP_ATTEMPTS = 5;
 

@@ -1,4 +1,5 @@
-// Banks the service knows (GET /v1/banks, docs/design.md 3): where recipients' bank.bankName comes from.
+// Banks the service knows (GET /v1/banks, docs/design.md, "Quotes, banks, bank transfers"): where recipients'
+// bank.bankName comes from.
 export interface BankDef {
   bankCode: string;
   bankName: string;

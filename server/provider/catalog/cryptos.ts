@@ -1,5 +1,5 @@
-// Crypto assets (interface 2.5): EVM and Stellar, each id of the form <SYMBOL>-<NETWORK>. Each has a maximum per
-// deposit or conversion worth about USD 1 million (about IDR 16.5 billion) at the sandbox's rates.
+// Crypto assets (GET /v1/reference/cryptos): EVM and Stellar, each id of the form <SYMBOL>-<NETWORK>. Each has a
+// maximum per deposit or conversion worth about USD 1 million (about IDR 16.5 billion) at the sandbox's rates.
 type BlockchainType = 'EVM' | 'STELLAR';
 
 export interface CryptoDef {

@@ -1,4 +1,5 @@
-// Fiat currencies: precision (docs/design.md 3: IDR 0 places, USD 2) and the deprecated reference list (interface 2.4).
+// Fiat currencies: precision (docs/design.md, "Deposits": IDR 0 places, USD 2) and the deprecated reference list
+// (GET /v1/reference/currencies).
 export interface FiatCurrencyDef {
   code: string;
   name: string;

@@ -7,7 +7,10 @@ export * from './currencies.js';
 export * from './payment-methods.js';
 export type { RateTable } from '../instance/defaults.js';
 
-/** The most decimal places a crypto is priced in (docs/design.md 12): what a person can read and type. */
+/**
+ * The most decimal places a crypto is priced in (docs/design.md, "The shopper's choice, on any device"): what a person
+ * can read and type.
+ */
 const CRYPTO_PLACES = 8;
 
 /**

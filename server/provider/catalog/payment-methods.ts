@@ -1,4 +1,5 @@
-// The sandbox catalog of Indonesian fiat payment methods (interface 2.3), with realistic limits and fees.
+// The sandbox catalog of Indonesian fiat payment methods (GET /v1/deposit/payment-method), with realistic limits and
+// fees.
 import type { EwalletFlow } from '../../common/ewallet.js';
 import type { FEE_KINDS } from '../../common/fee-policy.js';
 

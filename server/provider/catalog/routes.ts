@@ -53,11 +53,14 @@ const CryptoSchema = z
   })
   .openapi('CryptoReference');
 
-/** An item of GET /v1/reference/currencies (interface 2.4) and of GET /v1/reference/cryptos (2.5). */
+/** An item of GET /v1/reference/currencies and of GET /v1/reference/cryptos. */
 export type CurrencyReference = z.infer<typeof CurrencySchema>;
 export type CryptoReference = z.infer<typeof CryptoSchema>;
 
-/** An empty value means "no filter" (interface 4.3); otherwise true/false, case-insensitive. */
+/**
+ * An empty value means "no filter" (as the interface has it for the reference lists); otherwise true/false,
+ * case-insensitive.
+ */
 const optionalBoolean = z
   .string()
   .max(5)
@@ -75,7 +78,10 @@ const deprecation = createMiddleware(async (c, next) => {
   c.header('Link', '</v1/deposit/payment-method>; rel="alternate"');
 });
 
-/** Interface 4.3 (deprecated reference lists), the banks (docs/design.md 3) and the logos the sandbox serves. */
+/**
+ * The deprecated reference lists (GET /v1/reference/...), the banks (docs/design.md, "Quotes, banks, bank transfers")
+ * and the logos the sandbox serves.
+ */
 export function referencesRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const either = bearerOrSignature(deps, signatureAuth(deps));

@@ -1,5 +1,6 @@
-// The hosted checkout page (docs/design.md 3): GET /checkout/:id renders <kasir-checkout> in hosted mode under a strict
-// CSP, and GET /checkout/kasir-checkout.js (with its chunks beside it) serves the element's script-tag build to it.
+// The hosted checkout page (docs/design.md, "Checkout"): GET /checkout/:id renders <kasir-checkout> in hosted mode
+// under a strict CSP, and GET /checkout/kasir-checkout.js (with its chunks beside it) serves the element's script-tag
+// build to it.
 import { createHash } from 'node:crypto';
 import { html, raw } from 'hono/html';
 import { languageDetector } from 'hono/language';
@@ -50,8 +51,9 @@ ${content}
 }
 
 /**
- * The hosted page's sandbox panel (sandbox mode only): a payment of a chosen amount arrives (docs/design.md 10: short, over,
- * or after expiry), by default what is still due. Its script is a file of this origin (the CSP allows no inline script).
+ * The hosted page's sandbox panel (sandbox mode only): a payment of a chosen amount arrives (docs/design.md, "Payments
+ * that do not go as planned": short, over, or after expiry), by default what is still due. Its script is a file of this
+ * origin (the CSP allows no inline script).
  */
 const SANDBOX_PANEL_JS = `const form = document.getElementById('kasir-sandbox-pay');
 const status = document.getElementById('kasir-sandbox-status');

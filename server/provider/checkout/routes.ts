@@ -19,7 +19,7 @@ import {
 import { signatureAuth } from '../auth/signature.js';
 import { idempotentWrites } from '../http/idempotency.js';
 
-/** Interface 4.4: POST /v1/checkout creates a hosted checkout link (the page and its APIs are in ../checkout/). */
+/** POST /v1/checkout creates a hosted checkout link (the page and its APIs are in ../checkout/). */
 export function checkoutRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const signed = signatureAuth(deps);

@@ -1,4 +1,4 @@
-// The hosted checkout's session API (docs/design.md 3), public and keyed by the unguessable checkout id:
+// The hosted checkout's session API (docs/design.md, "Checkout"), public and keyed by the unguessable checkout id:
 // GET /checkout/{id}/session lists the methods with the payable amount of each; POST /checkout/{id}/deposit chooses one.
 import { z } from '@hono/zod-openapi';
 import { checkoutDeposit, chooseMethod, requireCheckout } from '../deposits/checkout.js';

@@ -39,7 +39,8 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
     return viewOf(checkout);
   };
 
-  // A payment of any amount (docs/design.md 10): what is still due by default; after expiry it arrives late.
+  // A payment of any amount (docs/design.md, "Payments that do not go as planned"): what is still due by default; after
+  // expiry it arrives late.
   const pay = async (id: string, amount?: string) => {
     const checkout = await requireCheckout(deps, id);
     await depositOf(checkout);

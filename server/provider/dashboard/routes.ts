@@ -285,7 +285,8 @@ export function dashboardRoutes(deps: ProviderDeps) {
     },
   );
 
-  // ---- Deposits with their webhook attempts; in sandbox mode, pay or expire one (docs/design.md section 11) ----
+  // ---- Deposits with their webhook attempts; in sandbox mode, pay or expire one ----
+  // (docs/design.md, "Seeing and testing an integration")
   router.openapi(
     operation({
       ...dashboard,
@@ -354,7 +355,8 @@ export function dashboardRoutes(deps: ProviderDeps) {
           notFound: { status: 404 as const },
           notPending: (current: string) => `Deposit is ${current}; only a pending deposit can become ${done}`,
         };
-        // Paying is a payment of what is due (docs/design.md 10), as the sandbox status update is.
+        // Paying is a payment of what is due (docs/design.md, "Payments that do not go as planned"), as the sandbox
+        // status update is.
         const view =
           kind === 'sandbox-completed'
             ? await paymentOrAnswer(

@@ -40,7 +40,7 @@ interface DepositsTable {
   /** 1 when exchangeInfo is shown (direct convert or checkout deposit). */
   show_exchange_info: Generated<number>;
   checkout_id: string | null;
-  /** What arrived so far, in input_currency (migration 006; docs/design.md 10). */
+  /** What arrived so far, in input_currency (migration 006; docs/design.md, "Payments that do not go as planned"). */
   paid_amount: Generated<string>;
   /** 1 once a payment arrived after the deposit expired or was cancelled (migration 006). */
   paid_late: Generated<number>;
@@ -85,7 +85,7 @@ interface CheckoutsTable {
   created_at: string;
 }
 
-/** One payment that arrived for a deposit (migration 006; docs/design.md 10). */
+/** One payment that arrived for a deposit (migration 006; docs/design.md, "Payments that do not go as planned"). */
 interface DepositPaymentsTable {
   id: string;
   /** deposits.id */

@@ -38,7 +38,10 @@ interface MerchantsTable {
   webhook_url: string | null;
   webhook_secret: string;
   checkout_enabled: Generated<number>;
-  /** Underpayment tolerance: a percentage of the amount due, decimal text (migration 006; docs/design.md 10). */
+  /**
+   * Underpayment tolerance: a percentage of the amount due, decimal text (migration 006; docs/design.md, "Payments that
+   * do not go as planned").
+   */
   underpayment_tolerance: Generated<string>;
   created_at: string;
   updated_at: string;

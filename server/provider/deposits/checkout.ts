@@ -114,8 +114,8 @@ export function offersFor(checkout: CheckoutAmounts, rates: RateTable): MethodOf
 }
 
 /**
- * The cryptos a checkout offers after its fiat methods (docs/design.md 8): those of the catalog that pair with its
- * currency, each with the token amount whose conversion covers the order (its outputAmount, or its inputAmount
+ * The cryptos a checkout offers after its fiat methods (docs/design.md, "Crypto"): those of the catalog that pair with
+ * its currency, each with the token amount whose conversion covers the order (its outputAmount, or its inputAmount
  * converted to the output currency: crypto deposits carry no fee).
  */
 export function cryptoOffersFor(
@@ -307,7 +307,8 @@ const chosenCode = (row: DepositRow) => row.method_code ?? row.input_currency;
 
 /**
  * The deposit request a chosen method makes for this checkout, priced as the session lists it. A crypto is priced
- * from a quote held for the deposit (convert estimation, docs/design.md 3), which the deposit then claims.
+ * from a quote held for the deposit (convert estimation, docs/design.md, "Quotes, banks, bank transfers"), which the
+ * deposit then claims.
  */
 async function methodRequest(
   deps: ProviderDeps,

@@ -1,5 +1,5 @@
-// Creating a deposit (docs/design.md 3): pending, with its first history entry, its unique code and its quote's claim, in
-// one transaction; no webhook (the status has not moved yet).
+// Creating a deposit (docs/design.md, "Deposits"): pending, with its first history entry, its unique code and its
+// quote's claim, in one transaction; no webhook (the status has not moved yet).
 import { ApiError } from '../../common/errors.js';
 import type { NewDeposit } from '../db/deposit-tables.js';
 import type { ProviderDeps } from '../instance/deps.js';

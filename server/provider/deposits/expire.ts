@@ -1,6 +1,6 @@
-// The moves of a pending deposit to expired (docs/design.md 3): a sandbox status update, a cancel, an e-wallet decline,
-// and expiry once expiredAt has passed (read lazily by every read and write of the deposit, and swept in the
-// background by expiry-sweeper.ts). Each runs in one transaction that appends to activityHistory and writes the
+// The moves of a pending deposit to expired (docs/design.md, "Deposits"): a sandbox status update, a cancel, an
+// e-wallet decline, and expiry once expiredAt has passed (read lazily by every read and write of the deposit, and swept
+// in the background by expiry-sweeper.ts). Each runs in one transaction that appends to activityHistory and writes the
 // deposit webhook to the outbox, so the event exists if and only if the change was committed.
 import type { Transaction } from 'kysely';
 import { findPaymentMethod } from '../catalog/index.js';

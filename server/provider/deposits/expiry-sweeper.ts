@@ -22,17 +22,17 @@ import { toDepositView, type DepositRow } from './view.js';
  * read of histories and of payments, one history insert, one webhook insert), so the cost per expiry is the rows' own
  * work (index upkeep, the webhook's view). SQLite's calls are synchronous: a batch holds the process from its first
  * statement to its commit, so it is kept to what runs in a few milliseconds and a read waits for one such batch at
- * most: 10 (100,000 due, measured: 1,234-1,293 expiries/s with signed reads' worst 2 s p99 25-29 ms; with 25 a batch
- * 1,761/s but p99 114 ms). PostgreSQL's statements leave the event loop free while they run, so its batches are
- * larger: 100 (two in flight, 100,000 due with reads and webhooks going out: 2,249-2,816/s, reads' worst p99
- * 37-55 ms; 50 a batch 1,542/s; 200 a batch 2,798/s with reads' p99 higher in every window).
+ * most: 10 (25 a batch expires more a second, but signed reads' p99 is several times higher). PostgreSQL's statements
+ * leave the event loop free while they run, so its batches are larger: 100, two in flight (50 a batch is slower; 200
+ * no faster, with reads' p99 higher). The growth bench measures both (`npm run bench`, BENCH_GROWTH=sweep; the
+ * figures: docs/benchmarks.md, "Where the targets stand").
  */
 const batchSize = (deps: ProviderDeps) => (engineOf(deps.db) === 'sqlite' ? 10 : 100);
 
 /**
  * How many batches are in flight at once on PostgreSQL (sweepOverdue), each on a connection of the sweeper's pool: while
  * one waits on the server (its statements, or the counts row the other batch holds until it commits) the other runs
- * (one in flight: 1,339-1,495/s where two gave 2,151-2,816/s).
+ * (two in flight expire markedly more a second than one).
  */
 const LANES = 2;
 

@@ -20,7 +20,7 @@ export type FiatKind = (typeof FEE_KINDS)[number];
 export type { MethodKind };
 
 interface KindFacts {
-  /** The interface's depositPaymentType (interface 2.3; the schemas' literal). */
+  /** The interface's depositPaymentType of a payment method (the schemas' literal). */
   depositPaymentType: string;
   /**
    * Whether the payer chooses the amount (a bank transfer, a crypto payment): any amount is recorded as it arrived.

@@ -1,8 +1,9 @@
-// Payments that arrive for a deposit (docs/design.md 10): short, long, late or in parts. Each is recorded in one
-// transaction with the deposit's new state, its history entry and its webhook in the outbox, with the row locked
-// (PostgreSQL; SQLite's write transactions never overlap), so two payments racing on one deposit, or a payment racing
-// the expiry sweeper, run one after the other and leave one consistent result. Also here: what is still due when the
-// shopper pays the rest another way (the checkout's methods priced for it, and the switch that keeps what was paid).
+// Payments that arrive for a deposit (docs/design.md, "Payments that do not go as planned"): short, long, late or in
+// parts. Each is recorded in one transaction with the deposit's new state, its history entry and its webhook in the
+// outbox, with the row locked (PostgreSQL; SQLite's write transactions never overlap), so two payments racing on one
+// deposit, or a payment racing the expiry sweeper, run one after the other and leave one consistent result. Also here:
+// what is still due when the shopper pays the rest another way (the checkout's methods priced for it, and the switch
+// that keeps what was paid).
 import type { Transaction } from 'kysely';
 import { underpaymentTolerance } from '../accounts/merchants.js';
 import { findPaymentMethod, maximumOf, placesOf } from '../catalog/index.js';
@@ -54,11 +55,12 @@ interface HistoryEntry {
 }
 
 /**
- * Records a payment for a deposit (docs/design.md 10) and answers the updated Deposit. Pending: completed once what
- * arrived reaches the amount due less the merchant's underpayment tolerance (history "Overpaid" beyond it), else a
- * partial payment (webhook deposit.partially_paid). Expired or cancelled: a late payment (webhook deposit.paid_late),
- * the status stays expired; a deposit pending past its expiredAt is expired first. Fixed-amount methods take exactly
- * what is due. Throws DepositNotFound, DepositNotPending (completed, or not pending with `pendingOnly`) or a 400 ApiError.
+ * Records a payment for a deposit (docs/design.md, "Payments that do not go as planned") and answers the updated
+ * Deposit. Pending: completed once what arrived reaches the amount due less the merchant's underpayment tolerance
+ * (history "Overpaid" beyond it), else a partial payment (webhook deposit.partially_paid). Expired or cancelled: a late
+ * payment (webhook deposit.paid_late), the status stays expired; a deposit pending past its expiredAt is expired first.
+ * Fixed-amount methods take exactly what is due. Throws DepositNotFound, DepositNotPending (completed, or not pending
+ * with `pendingOnly`) or a 400 ApiError.
  */
 export async function recordPayment(
   deps: ProviderDeps,
@@ -235,7 +237,7 @@ function checkAmount(currency: string, amount: Money, asked: Money, fixed: boole
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Paying the rest another way (docs/design.md 10)
+// Paying the rest another way (docs/design.md, "Payments that do not go as planned")
 
 type CheckoutAmounts = Pick<CheckoutRow, 'input_currency' | 'output_currency' | 'input_amount' | 'output_amount'>;
 

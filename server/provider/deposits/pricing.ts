@@ -1,5 +1,6 @@
-// Pricing of deposits (docs/design.md 3): exchange rates from the rate table, fees, rounding to each currency's places,
-// and the checks of a request's amounts and currencies. Pure: no I/O, no clock; every amount is exact decimal.
+// Pricing of deposits (docs/design.md, "Deposits"): exchange rates from the rate table, fees, rounding to each
+// currency's places, and the checks of a request's amounts and currencies. Pure: no I/O, no clock; every amount is
+// exact decimal.
 //   fee          = feeFlat + inputAmount x feePercentage / 100, half-up to the input currency's places
 //   outputAmount = (inputAmount - fee) x exchangeRate, half-up to the output currency's places
 //   with outputAmount asked for: inputAmount is the smallest amount whose output after fee reaches it
@@ -191,7 +192,10 @@ export interface FiatPricingRequest {
   paymentMethod: string;
 }
 
-/** A quote held for a deposit (convert estimation, docs/design.md 3): what the deposit must match and the figures it gets. */
+/**
+ * A quote held for a deposit (convert estimation, docs/design.md, "Quotes, banks, bank transfers"): what the deposit
+ * must match and the figures it gets.
+ */
 export interface HeldQuote {
   inputCurrency: string;
   inputAmount: string;
@@ -369,9 +373,9 @@ export interface CryptoCoveringQuote {
 }
 
 /**
- * What paying an order with a crypto costs (docs/design.md 12): the smallest token amount in min(decimal, 8) places whose
- * exact conversion into `outputCurrency` reaches `target` (crypto deposits carry no fee). Undefined when the crypto
- * has no rate to the output currency or does not pair with it.
+ * What paying an order with a crypto costs (docs/design.md, "The shopper's choice, on any device"): the smallest token
+ * amount in min(decimal, 8) places whose exact conversion into `outputCurrency` reaches `target` (crypto deposits carry
+ * no fee). Undefined when the crypto has no rate to the output currency or does not pair with it.
  */
 export function quoteCryptoCovering(
   crypto: CryptoDef,
@@ -400,7 +404,8 @@ export function quoteCryptoCovering(
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Convert estimation (docs/design.md 3): what a conversion yields at the current rate, before it is held as a quote
+// Convert estimation (docs/design.md, "Quotes, banks, bank transfers"): what a conversion yields at the current rate,
+// before it is held as a quote
 
 /** The body of POST /v1/deposit/convert-estimation. */
 export interface ConversionRequest {

@@ -1,6 +1,6 @@
-// Convert-estimation quotes (docs/design.md 3): priced by pricing.ts, held 60 s in the database, used by one deposit at
-// most. A deposit created with a quoteId is priced from the quote and claims it in its own transaction, so a deposit
-// that fails leaves the quote usable and two deposits can never share one.
+// Convert-estimation quotes (docs/design.md, "Quotes, banks, bank transfers"): priced by pricing.ts, held 60 s in the
+// database, used by one deposit at most. A deposit created with a quoteId is priced from the quote and claims it in its
+// own transaction, so a deposit that fails leaves the quote usable and two deposits can never share one.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { QuoteRow } from '../db/payment-tables.js';
@@ -62,7 +62,10 @@ export async function createQuote(deps: ProviderDeps, merchantId: string, req: C
   };
 }
 
-/** Why a quote cannot be used now, in docs/design.md 3's words; undefined when it can. */
+/**
+ * Why a quote cannot be used now, in the words of docs/design.md, "Quotes, banks, bank transfers"; undefined when it
+ * can.
+ */
 function refusal(row: QuoteRow | undefined, now: string): ApiError | undefined {
   if (!row) return new ApiError(400, 'Quote not found');
   if (row.used_by !== null) return new ApiError(400, 'Quote already used');

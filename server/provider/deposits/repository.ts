@@ -319,7 +319,7 @@ export async function activitiesByDeposit(db: Queryable, depositRowIds: string[]
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Payments (docs/design.md 10)
+// Payments (docs/design.md, "Payments that do not go as planned")
 
 export async function insertPayment(db: Queryable, payment: PaymentRow): Promise<void> {
   await db.insertInto('deposit_payments').values(payment).execute();

@@ -33,7 +33,10 @@ export function transitionOrAnswer(
   return answering(wording, () => transitionDeposit(deps, depositId, kind, merchantId));
 }
 
-/** recordPayment (docs/design.md 10), with DepositNotFound and DepositNotPending thrown as the ApiErrors `wording` says. */
+/**
+ * recordPayment (docs/design.md, "Payments that do not go as planned"), with DepositNotFound and DepositNotPending
+ * thrown as the ApiErrors `wording` says.
+ */
 export function paymentOrAnswer(
   deps: ProviderDeps,
   depositId: string,

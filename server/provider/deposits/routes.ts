@@ -70,7 +70,10 @@ const sharedDepositIdParam = z.object({
     }),
 });
 
-/** Interface 4.2: deposits (list, read, create fiat and crypto, cancel, sandbox status update) and payment methods. */
+/**
+ * The deposit endpoints under /v1/deposit: deposits (list, read, create fiat and crypto, cancel, sandbox status update)
+ * and payment methods.
+ */
 export function depositsRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const signed = signatureAuth(deps);

@@ -362,7 +362,10 @@ export const PaymentMethodSchema = z
   })
   .openapi('PaymentMethod');
 
-/** The body of a deposit webhook (docs/design.md 3, Webhooks): orderId = depositId (= the checkout id for checkout deposits). */
+/**
+ * The body of a deposit webhook (docs/design.md, "Webhooks"): orderId = depositId (= the checkout id for checkout
+ * deposits).
+ */
 export const depositWebhookSchema = (type: DepositEventType) =>
   z
     .object({

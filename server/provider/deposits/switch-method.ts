@@ -1,6 +1,6 @@
-// Switching a pending checkout deposit to another method (the hosted checkout, docs/design.md 3 and 10): the same row
-// gets the new method's price and payment details in one transaction with its history entry; no webhook, since the
-// status does not change.
+// Switching a pending checkout deposit to another method (the hosted checkout, docs/design.md, "Checkout" and "Payments
+// that do not go as planned"): the same row gets the new method's price and payment details in one transaction with its
+// history entry; no webhook, since the status does not change.
 import { merchantOwner } from '../accounts/merchants.js';
 import { ApiError } from '../../common/errors.js';
 import type { ProviderDeps } from '../instance/deps.js';

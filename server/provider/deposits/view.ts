@@ -1,4 +1,4 @@
-// The Deposit resource exactly as interface 2.2 shows it, built from the stored row and its history.
+// The Deposit resource exactly as the payment service's interface shows it, built from the stored row and its history.
 import type { ActivityRow, DepositRow, PaymentRow } from '../db/deposit-tables.js';
 import { toNumber } from './money.js';
 import { ledgerOf, shownValues } from './ledger.js';
@@ -73,7 +73,10 @@ export interface DepositView {
   reference: string;
   note: string;
   bankNote: string;
-  /** docs/design.md 10: what arrived, what is still due and what arrived beyond it, in inputCurrency; every payment. */
+  /**
+   * docs/design.md, "Payments that do not go as planned": what arrived, what is still due and what arrived beyond it,
+   * in inputCurrency; every payment.
+   */
   paidAmount: number;
   remainingAmount: number;
   overpaidAmount: number;
@@ -97,7 +100,7 @@ export interface DepositView {
 
 /**
  * Builds the interface's Deposit from a row, its activity rows and its payments. `detail` adds isReconciled, and
- * payerInfo when there is a payer to show (interface 2.2: "when available", i.e. once paid); list items carry neither.
+ * payerInfo when there is a payer to show (the interface: "when available", i.e. once paid); list items carry neither.
  */
 export function toDepositView(
   row: DepositRow,

@@ -39,7 +39,10 @@ export function checkoutAmount(checkout: CheckoutRow, rates: RateTable): string 
   return offers.length ? toText(offers[0].amount) : checkout.output_amount!;
 }
 
-/** A fiat method of the catalog as the session describes it (interface 2.3 and its display name), before its price. */
+/**
+ * A fiat method of the catalog as the session describes it (GET /v1/deposit/payment-method's fields and a display
+ * name), before its price.
+ */
 const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
   depositPaymentType: METHOD_KINDS[method.kind].depositPaymentType,
   bankName: method.bankName,
@@ -54,7 +57,10 @@ const fiatMethod = (baseUrl: string, method: PaymentMethodDef) => ({
   ...(method.flow ? { flow: method.flow } : {}),
 });
 
-/** A crypto of the catalog as the session describes it (docs/design.md 8: what its wallet payment request needs), before its price. */
+/**
+ * A crypto of the catalog as the session describes it (docs/design.md, "Crypto": what its wallet payment request
+ * needs), before its price.
+ */
 const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
   depositPaymentType: METHOD_KINDS.crypto.depositPaymentType,
   bankName: crypto.name,
@@ -80,7 +86,7 @@ const cryptoMethod = (baseUrl: string, crypto: CryptoDef) => ({
 /**
  * The checkout session (GET /checkout/{id}/session): the fiat methods, then the cryptos that pair with the input
  * currency, each with what paying with it costs; pending after a partial payment, priced for what is still due
- * (docs/design.md 10).
+ * (docs/design.md, "Payments that do not go as planned").
  */
 export function checkoutSession(
   baseUrl: string,

@@ -53,9 +53,9 @@ export interface SandboxOptions {
   /** Per-attempt timeout of a webhook POST, in ms. `KASIR_WEBHOOK_TIMEOUT_MS`, else 10000. */
   webhookTimeoutMs?: number;
   /**
-   * The seeded merchant's underpayment tolerance, a percentage of the amount due from 0 to 100 (docs/design.md 10): a payment
-   * short by no more completes the deposit. Set on every start when given; `KASIR_UNDERPAYMENT_TOLERANCE`, else the
-   * dashboard's setting (0 at first).
+   * The seeded merchant's underpayment tolerance, a percentage of the amount due from 0 to 100 (docs/design.md,
+   * "Payments that do not go as planned"): a payment short by no more completes the deposit. Set on every start when
+   * given; `KASIR_UNDERPAYMENT_TOLERANCE`, else the dashboard's setting (0 at first).
    */
   underpaymentTolerance?: number | string;
   /**
@@ -91,7 +91,7 @@ export interface ProviderConfig {
   sandbox: boolean;
   /** When set (postgres://...), the service uses PostgreSQL instead of the embedded SQLite file. */
   databaseUrl?: string;
-  /** The seeded merchant's webhook URL (docs/design.md section 2). */
+  /** The seeded merchant's webhook URL (docs/design.md, "Running it"). */
   webhookUrl: string;
   /** True when webhookUrl was given (option or KASIR_WEBHOOK_URL): it then replaces one set in the dashboard. */
   webhookUrlExplicit: boolean;

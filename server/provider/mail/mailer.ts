@@ -28,8 +28,9 @@ function maskEmail(email: string): string {
 
 /**
  * The sandbox mailbox: mail is kept in the database and announced in the log. In sandbox mode the line carries the
- * subject, and so the code (docs/design.md: the sandbox prints its mail to the log; a sandbox OTP, never a password or
- * secret). Outside sandbox mode without SMTP, the line only says that mail went nowhere, with the address masked.
+ * subject, and so the code (docs/design.md, "Accounts, login, OTP": the sandbox prints its mail to the log; a sandbox
+ * OTP, never a password or secret). Outside sandbox mode without SMTP, the line only says that mail went nowhere, with
+ * the address masked.
  */
 function mailboxMailer(db: Db, now: () => Date, logger: Logger, sandbox: boolean): Mailer {
   return {

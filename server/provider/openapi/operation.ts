@@ -1,6 +1,6 @@
 // The OpenAPI building blocks the routes and the domain's schemas share: the envelope, the error body, the pagination
-// envelope of interface 2.8, JSON request/response entries and the two security schemes. No web framework here: the
-// domain's schema files import it (the Hono-specific answer of cached JSON text is http/json-text.ts).
+// envelope of the list endpoints, JSON request/response entries and the two security schemes. No web framework here:
+// the domain's schema files import it (the Hono-specific answer of cached JSON text is http/json-text.ts).
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { IDEMPOTENCY_HEADER } from '../../common/idempotency.js';
@@ -13,10 +13,10 @@ export const PUBLIC: Array<Record<string, string[]>> = [];
 /** The largest request body (process/app.ts answers 413 above it). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** An ISO 8601 UTC timestamp (interface section 2: "Timestamps are ISO 8601 date-time strings"). */
+/** An ISO 8601 UTC timestamp (the interface: "Timestamps are ISO 8601 date-time strings"). */
 export const TIMESTAMP = z.string().openapi({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });
 
-/** The error envelope (interface section 7). */
+/** The error envelope (the interface's error table). */
 export const ErrorSchema = z
   .object({
     statusCode: z.number().int(),
@@ -41,7 +41,7 @@ export const errorResponses = <C extends ContentfulStatusCode>(...codes: C[]) =>
 export const envelope = <T extends z.ZodType>(data: T) =>
   z.object({ statusCode: z.number().int(), message: z.string(), data });
 
-/** The pagination envelope of interface 2.8 around a list of `item`. */
+/** The pagination envelope of the list endpoints around a list of `item`. */
 export const pagination = <T extends z.ZodType>(item: T) =>
   z.object({
     docs: z.array(item),

@@ -1,4 +1,4 @@
-/** The pagination envelope of interface 2.8 (the shape mongoose-paginate-v2 produces). */
+/** The pagination envelope of the list endpoints (the shape mongoose-paginate-v2 produces). */
 export interface Page<T> {
   docs: T[];
   totalDocs: number;

@@ -1,7 +1,7 @@
 // The API reference at /docs: a page of our own, rendered on the server from the service's OpenAPI document (the one
 // at /v1/openapi.json), with no script and no dependency. Swagger UI did this before; its package pulls @scarf/scarf,
 // whose install script reports every install of the sandbox, and the viewers that could replace it either pull the
-// same (rapidoc, through swagger-client: 159 MB installed) or ship an analytics library of their own (redoc 3).
+// same (rapidoc, through swagger-client, a large install) or ship an analytics library of their own (redoc 3).
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { createRouter } from '../http/errors.js';

@@ -47,9 +47,10 @@ export interface RunningSandbox {
   startDelivery(webhookUrl?: string): Promise<void>;
   /**
    * Pays a pending deposit, by its depositId (a checkout's deposit has the checkout's id) or `'latest'` (the newest
-   * pending one): what is due, or `amount` (in its inputCurrency; docs/design.md section 10). `currency` and `method` send it
-   * to a method the deposit had before a switch (money still arriving to its old VA, account or address; docs/money.md).
-   * Answers the updated Deposit; its webhook goes out as for any payment (see `webhooks()`).
+   * pending one): what is due, or `amount` (in its inputCurrency; docs/design.md, "Payments that do not go as
+   * planned"). `currency` and `method` send it to a method the deposit had before a switch (money still arriving to its
+   * old VA, account or address; docs/money.md). Answers the updated Deposit; its webhook goes out as for any payment
+   * (see `webhooks()`).
    */
   pay(id: string, options?: { amount?: number | string; currency?: string; method?: string }): Promise<SandboxDeposit>;
   /** Expires a pending deposit (by depositId, checkout id or `'latest'`) as its time running out would. */

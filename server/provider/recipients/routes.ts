@@ -20,7 +20,10 @@ const errors = {
 };
 const notFound = () => new ApiError(404, 'Recipient not found');
 
-/** Interface 4.5, S-authenticated and scoped to the caller's organization (another merchant's recipient is a 404). */
+/**
+ * The recipient endpoints, /v1/recipient, S-authenticated and scoped to the caller's organization (another merchant's
+ * recipient is a 404).
+ */
 export function recipientsRoutes(deps: ProviderDeps) {
   const router = createRouter();
   const middleware = signatureAuth(deps);

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { pagination, stringError, TIMESTAMP } from '../openapi/operation.js';
 
-// Validation of interface 4.5. Messages are short; the envelope prefixes each with the field's path,
-// e.g. "bank.accountType: must be Checking or Savings".
+// Validation of the recipient endpoints (/v1/recipient). Messages are short; the envelope prefixes each with the
+// field's path, e.g. "bank.accountType: must be Checking or Savings".
 
 const text = (max = 200) => z.string(stringError).trim().max(max, `must be at most ${max} characters`);
 const required = (max = 200) => text(max).min(1, 'is required');

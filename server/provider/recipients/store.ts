@@ -128,7 +128,7 @@ function resolvedBankName(b: CreateRecipientInput['bank']): string {
   return byCode?.bankName ?? b.bankName ?? '';
 }
 
-/** docs/design.md: PATCH applies `name` (the interface: "currently only name can be updated"). */
+/** docs/design.md, "Recipients": PATCH applies `name` (the interface: "currently only name can be updated"). */
 export async function updateRecipient(
   db: Db,
   organizationId: string,

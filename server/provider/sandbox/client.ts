@@ -1,6 +1,6 @@
 // What `kasir-sandbox pay | expire | decline | deposits | webhooks | resend` and startSandbox's pay(), expire(), decline() and webhooks() do:
-// calls to a running sandbox over HTTP, signed with the merchant's credentials of sandbox.json (docs/design.md section 3),
-// through the interface's endpoints and the sandbox's own (sandbox/routes.ts). One implementation for both.
+// calls to a running sandbox over HTTP, signed with the merchant's credentials of sandbox.json (docs/design.md, "Signed
+// requests"), through the interface's endpoints and the sandbox's own (sandbox/routes.ts). One implementation for both.
 import { signedRequestHeaders } from '../../common/request-signing.js';
 import type { WebhookAttempt } from '../webhooks/history.js';
 import type { DepositView } from '../deposits/view.js';

@@ -178,8 +178,8 @@ ${found.view.lastFailure ? html`<p class="badge" data-status="failed">Last attem
     const awaits =
       wallet.flow !== 'push' || (!!wallet.pushExpiresAt && wallet.pushExpiresAt > deps.now().toISOString());
     try {
-      // Approving pays exactly what is due (docs/design.md 10). Declining is a failed attempt: the deposit stays pending,
-      // the shopper may try again (docs/indonesian-payments.md).
+      // Approving pays exactly what is due (docs/design.md, "Payments that do not go as planned"). Declining is a
+      // failed attempt: the deposit stays pending, the shopper may try again (docs/indonesian-payments.md).
       if (awaits && kind === 'paid') await recordPayment(deps, id, { pendingOnly: true });
       else if (awaits && kind !== 'paid') await recordFailedAttempt(deps, id, { reason: kind });
     } catch (err) {

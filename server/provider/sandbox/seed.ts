@@ -13,7 +13,7 @@ const isUniqueViolation = (err: unknown) => {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 };
 
-/** The file docs/design.md section 2 promises: everything a merchant backend needs to talk to this sandbox. */
+/** The file docs/design.md promises under "Running it": everything a merchant backend needs to talk to this sandbox. */
 export interface SandboxCredentials {
   baseUrl: string;
   checkoutUrl: string;
@@ -152,7 +152,8 @@ export async function seedSandbox(deps: ProviderDeps): Promise<SandboxCredential
     await updateMerchant(db, merchant.id, { webhook_url: config.webhookUrl });
   }
 
-  // The underpayment tolerance given as an option or KASIR_UNDERPAYMENT_TOLERANCE (docs/design.md 10) wins over the dashboard's.
+  // The underpayment tolerance given as an option or KASIR_UNDERPAYMENT_TOLERANCE (docs/design.md, "Payments that do
+  // not go as planned") wins over the dashboard's.
   if (config.underpaymentTolerance !== undefined) {
     await updateMerchant(db, merchant.id, { underpayment_tolerance: config.underpaymentTolerance });
   }

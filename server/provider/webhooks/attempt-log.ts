@@ -1,5 +1,6 @@
-// The one log line per webhook delivery attempt (docs/design.md section 11), like `stripe listen`: what was sent where, and
-// what came of it. Never a secret: the URL is shown without credentials or query, the body and headers not at all.
+// The one log line per webhook delivery attempt (docs/design.md, "Seeing and testing an integration"), like `stripe
+// listen`: what was sent where, and what came of it. Never a secret: the URL is shown without credentials or query, the
+// body and headers not at all.
 import type { Logger } from '../../common/log.js';
 
 export interface AttemptLine {

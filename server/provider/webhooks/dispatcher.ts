@@ -10,7 +10,9 @@ import { logAttempt, loggableUrl } from './attempt-log.js';
 import { WebhookSender } from './sender.js';
 import { systemResolver } from './url-guard.js';
 
-/** docs/design.md section 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all). */
+/**
+ * docs/design.md, "Webhooks": retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (10 attempts in all).
+ */
 export const RETRY_SCHEDULE_MS: readonly number[] = [
   5_000,
   5 * 60_000,
@@ -135,8 +137,8 @@ async function writeOutcomes(
         succeeded.map((o) => o.row.id),
       )
       // `status || ''`: a condition no index can serve, so the ids' primary key is used. With a plain status = 'pending'
-      // SQLite's planner walks the (status, next_attempt_at) index over every pending row instead: 7.6 ms a write with
-      // 10,000 due, one write costing as much as the backlog (PostgreSQL takes the primary key either way).
+      // SQLite's planner walks the (status, next_attempt_at) index over every pending row instead: each write
+      // costing in proportion to the backlog (PostgreSQL takes the primary key either way).
       .where(sql`${sql.ref('status')} || ''`, '=', 'pending')
       .execute();
   }
@@ -501,11 +503,11 @@ export class WebhookDispatcher {
 const MIN_SLEEP_MS = 10;
 
 /**
- * Delivers outbox rows (signed, retried on docs/design.md's schedule) until stopped, within milliseconds of their
- * enqueueing: woken by every committed change of a deposit (deps.changes: this copy's, and on PostgreSQL every copy's),
- * it claims while rows are due and there is room, and sleeps only until the next retry falls due (at most
- * pollIntervalMs). Attempts run concurrently, bounded in all (`concurrency`) and per endpoint (`perEndpoint`, one
- * p-limit per origin), so a slow receiver never holds up the others.
+ * Delivers outbox rows (signed, retried on the schedule of docs/design.md, "Webhooks") until stopped, within
+ * milliseconds of their enqueueing: woken by every committed change of a deposit (deps.changes: this copy's, and on
+ * PostgreSQL every copy's), it claims while rows are due and there is room, and sleeps only until the next retry falls
+ * due (at most pollIntervalMs). Attempts run concurrently, bounded in all (`concurrency`) and per endpoint
+ * (`perEndpoint`, one p-limit per origin), so a slow receiver never holds up the others.
  * Returns the stop function: it stops claiming, lets the attempts in flight finish for up to `graceMs` (default 0),
  * then aborts the rest (their rows are given back, due at once) and waits for them.
  */

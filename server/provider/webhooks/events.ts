@@ -1,7 +1,8 @@
-// The deposit webhooks the service sends (docs/design.md 3 and 10), one row each: the status its deposit has, its body
-// schema's name in the OpenAPI document and when it is sent. Everything else reads this table: the bodies' schemas
-// (deposits/schemas.ts depositWebhookSchema), the document's `webhooks` (deposits/routes.ts), the outbox's types, and,
-// through the document, the merchant's generated client types (server/merchant/client/openapi.ts).
+// The deposit webhooks the service sends (docs/design.md, "Webhooks" and "Payments that do not go as planned"), one row
+// each: the status its deposit has, its body schema's name in the OpenAPI document and when it is sent. Everything else
+// reads this table: the bodies' schemas (deposits/schemas.ts depositWebhookSchema), the document's `webhooks`
+// (deposits/routes.ts), the outbox's types, and, through the document, the merchant's generated client types
+// (server/merchant/client/openapi.ts).
 
 export const DEPOSIT_WEBHOOKS = {
   'deposit.completed': {

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Convert-estimation quotes (docs/design.md 3): held 60 s, claimed once by the deposit that uses them.
+  // Convert-estimation quotes (docs/design.md, "Quotes, banks, bank transfers"): held 60 s, claimed once by the deposit
+  // that uses them.
   await db.schema
     .createTable('quotes')
     .addColumn('id', 'text', (c) => c.primaryKey())

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Every payment that arrived for a deposit (docs/design.md 10): short, long, late or in parts. Amounts are decimal text
-  // in the currency that arrived; `late` is 1 for a payment after the deposit expired or was cancelled.
+  // Every payment that arrived for a deposit (docs/design.md, "Payments that do not go as planned"): short, long, late
+  // or in parts. Amounts are decimal text in the currency that arrived; `late` is 1 for a payment after the deposit
+  // expired or was cancelled.
   await db.schema
     .createTable('deposit_payments')
     .addColumn('id', 'text', (c) => c.primaryKey())

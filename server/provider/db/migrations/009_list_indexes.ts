@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../engine.js';
 
-// A merchant's list of deposits costs the same at any table size (issue 22):
+// A merchant's list of deposits costs the same at any table size:
 // - one index per filter and sort of GET /v1/deposit, each leading with the merchant and ending with the record id
 //   (the tie-break), so a page is a seek into one index, never a sort or a scan of other merchants' rows;
 // - deposit_counts holds how many deposits each merchant has per status and type, kept by triggers in the

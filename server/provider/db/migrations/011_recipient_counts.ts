@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../engine.js';
 
-// An organization's list of recipients costs the same at any table size (issue 22), as deposits' lists do (009):
+// An organization's list of recipients costs the same at any table size, as deposits' lists do (009):
 // - recipient_counts holds how many recipients each organization has, kept by triggers in the transaction of every
 //   insert and delete, so the unfiltered list's totalDocs is one row, never a count;
 // - an index per sort, leading with the organization and ending with the record id (the tie-break), so a page's ids

@@ -3,11 +3,11 @@ import { engineOf } from '../engine.js';
 
 // PostgreSQL keeps deposit_counts (migration 009) once per statement instead of once per row: a statement that moves
 // many deposits (the expiry sweep's batch) changed the same counts row once per deposit, each change a new version of
-// that row for the next change to walk past (54 ms for 100 rows once such versions piled up). Now each statement adds
-// its net change per (merchant, status, type) in one upsert, in key order (no deadlock between two such statements),
-// read from the statement's transition tables. PostgreSQL allows transition tables only on a trigger of one event and
-// no column list: three triggers, the update one firing on every update and writing nothing when no count moved.
-// SQLite has no statement triggers and runs one write at a time: its row triggers stay.
+// that row for the next change to walk past (each change slower than the one before as such versions piled up). Now
+// each statement adds its net change per (merchant, status, type) in one upsert, in key order (no deadlock between two
+// such statements), read from the statement's transition tables. PostgreSQL allows transition tables only on a trigger
+// of one event and no column list: three triggers, the update one firing on every update and writing nothing when no
+// count moved. SQLite has no statement triggers and runs one write at a time: its row triggers stay.
 const EVENTS = {
   insert: 'new table as new_rows',
   delete: 'old table as old_rows',
