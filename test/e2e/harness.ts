@@ -48,8 +48,8 @@ export async function startKasir(env: Record<string, string> = {}, root = '.'): 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kasir did not start in 30 s:\n${output}`)), 30_000);
+  const started = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kasir did not start in 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       if (output.includes('demo shop on http')) {
@@ -68,6 +68,14 @@ export async function startKasir(env: Record<string, string> = {}, root = '.'): 
       reject(new Error(`kasir exited with ${code}:\n${output}`));
     });
   });
+  try {
+    await started;
+  } catch (err) {
+    // A server that did not start is not left running: the test file would otherwise never end.
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     url: `http://localhost:${port}`,
     providerUrl: `http://localhost:${providerPort}`,
