@@ -7,13 +7,15 @@ import { ApiError } from './errors.js';
 /** C0 and C1 control characters (DEL included) and the bidirectional overrides and isolates. */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
-/**
- * Why `text` is not shopper text, or undefined when it is; a form's zod schema refines its fields with it
- * (`.superRefine`, the problem as the issue's message, so the 400 names the field).
- * @public
- */
-export function shopperTextProblem(text: string, maxLength: number): string | undefined {
-  if (UNSAFE.test(text)) return 'must not hold control characters or text-direction overrides';
+/** What a field holding such a character is told (after its name). */
+export const UNSAFE_TEXT_PROBLEM = 'must not contain control characters or text-direction marks';
+
+/** Whether `text` holds none of those characters (a form's zod schema refines its fields with it). */
+export const isSafeShopperText = (text: string): boolean => !UNSAFE.test(text);
+
+/** Why `text` is not shopper text, or undefined when it is. */
+function shopperTextProblem(text: string, maxLength: number): string | undefined {
+  if (!isSafeShopperText(text)) return UNSAFE_TEXT_PROBLEM;
   if (text.length > maxLength) return `must be at most ${maxLength} characters`;
   return undefined;
 }

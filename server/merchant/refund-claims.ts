@@ -7,6 +7,7 @@
 // onRefundRequested hook runs once for what of that currency no claim covered yet, across copies and restarts (the
 // shared state's claims, as the other hooks). Money that arrives after a claim is owed too and claimed on its own. The
 // amount is always the service's count, never a figure from the page.
+import { isSafeShopperText, UNSAFE_TEXT_PROBLEM } from '../common/shopper-text.js';
 import { Decimal } from 'decimal.js';
 import { Hono, type Context } from 'hono';
 import { rateLimiter } from 'hono-rate-limiter';
@@ -41,16 +42,9 @@ const lockKey = (depositId: string, currency: string) => `refund:${depositId}:${
 const claimKey = (depositId: string, currency: string, payments: number) =>
   `refund:${depositId}:${currency}:${payments}`;
 
-/**
- * Shopper-typed text that could hide or reorder what a shop's staff reads: C0 and C1 control characters and the
- * Unicode text-direction overrides and isolates.
- */
-const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-/** A text field a shopper types: refused when it holds a hidden character. */
+/** A text field a shopper types: refused when it holds a control character or a text-direction mark. */
 const shopperString = (error: Parameters<typeof z.string>[0]) =>
-  z
-    .string(error)
-    .refine((value) => !HIDDEN_CHARACTERS.test(value), 'must not contain control characters or text-direction marks');
+  z.string(error).refine(isSafeShopperText, UNSAFE_TEXT_PROBLEM);
 
 /** Blank form fields are absent ones. */
 const blankIsAbsent = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
