@@ -107,8 +107,6 @@ export type KasirApi = Hono & {
   drain(): void;
   /** drain(), stops the follower, then lets go of the shared state (quits Redis, closes the state file). */
   close(): Promise<void>;
-  /** The checkouts the follower follows now (open ones, and those within their window after expiry). */
-  openCheckouts(): number;
   /** Reads every open checkout again at a pace and runs the hooks of what changed (docs/orders.md); started at once. */
   readonly follower: Follower;
 };
@@ -472,7 +470,6 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       await follower.stop();
       await shared.close();
     },
-    openCheckouts: () => follower.size,
     follower,
   });
 }
