@@ -6,14 +6,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createKasirApi, type KasirApi } from '../../server/merchant/api';
-import { PaymentServiceClient } from '../../server/merchant/client/client';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { Follower, worstFollowDelay } from '../../server/merchant/follower';
 import type { CompletedDeposit } from '../../server/merchant/hooks';
-import { createLogger } from '../../server/merchant/index';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
-import { routeWebhooksTo, startUpstream, waitFor, type Upstream } from './support';
+import { capturedLog, routeWebhooksTo, serviceClient, startUpstream, waitFor, type Upstream } from './support';
 
 const redisUrl = process.env.KASIR_TEST_REDIS_URL;
 /** A fast pace for the tests (the default's bound is checked by arithmetic below). */
@@ -24,27 +22,6 @@ interface Run {
   orderId?: string;
   checkoutId: string;
   at: number;
-}
-
-/** A log that keeps its lines (JSON) for the test to read. */
-function capturedLog() {
-  const lines: Array<{ msg: string } & Record<string, unknown>> = [];
-  const logger = createLogger('kasir-merchant', {
-    level: 'warn',
-    destination: { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) },
-  });
-  return { logger, lines };
-}
-
-/** Pays at the service, as a bank would: no browser, no backend involved. */
-function serviceClient(up: Upstream) {
-  const c = up.provider.credentials;
-  return new PaymentServiceClient({
-    baseUrl: c.baseUrl,
-    clientId: c.clientId,
-    clientSecret: c.clientSecret,
-    accessToken: c.accessToken,
-  });
 }
 
 /** Reads of one checkout's deposit the backends made (GET /v1/deposit/:id). */

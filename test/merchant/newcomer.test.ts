@@ -12,37 +12,22 @@ import { fileURLToPath } from 'node:url';
 import { sandboxDeps } from '../../server/provider/process/main';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { createKasirApi, type KasirApi } from '../../server/merchant/api';
-import { PaymentServiceClient } from '../../server/merchant/client/client';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import type { CompletedDeposit } from '../../server/merchant/hooks';
-import { createLogger } from '../../server/merchant/index';
-import { depositEvent, routeWebhooksTo, runKasirMerchant, startUpstream, type Upstream } from './support';
+import {
+  capturedLog,
+  depositEvent,
+  routeWebhooksTo,
+  runKasirMerchant,
+  serviceClient,
+  startUpstream,
+  type Upstream,
+} from './support';
 
 interface Run {
   orderId?: string;
   checkoutId: string;
   at: number;
-}
-
-/** A log that keeps its lines (JSON) for the test to read. */
-function capturedLog() {
-  const lines: Array<{ msg: string } & Record<string, unknown>> = [];
-  const logger = createLogger('kasir-merchant', {
-    level: 'warn',
-    destination: { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) },
-  });
-  return { logger, lines };
-}
-
-/** Pays at the service, as a bank would: no browser, no backend involved. */
-function serviceClient(up: Upstream) {
-  const c = up.provider.credentials;
-  return new PaymentServiceClient({
-    baseUrl: c.baseUrl,
-    clientId: c.clientId,
-    clientSecret: c.clientSecret,
-    accessToken: c.accessToken,
-  });
 }
 
 describe("the newcomer's reproductions", () => {

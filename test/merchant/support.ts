@@ -11,6 +11,8 @@ import { sandboxDeps, startSandbox, type RunningSandbox } from '../../server/pro
 import type { Checkout, Method } from '@kasir/checkout';
 import { Hono } from 'hono';
 import { createKasirApi } from '../../server/merchant/api';
+import { PaymentServiceClient } from '../../server/merchant/client/client';
+import { createLogger } from '../../server/merchant/index';
 import type { Deposit } from '../../server/merchant/client/types';
 import type { SignableRequest } from '../../server/merchant/client/signing';
 import type { KasirApiOptions } from '../../server/merchant/config';
@@ -383,4 +385,25 @@ export function snapStandIn(
         app.fetch(new Request(input instanceof Request ? input : String(input), init))) as typeof fetch,
     } satisfies KasirApiOptions,
   };
+}
+
+/** A log that keeps its lines (JSON) for the test to read. */
+export function capturedLog() {
+  const lines: Array<{ msg: string } & Record<string, unknown>> = [];
+  const logger = createLogger('kasir-merchant', {
+    level: 'warn',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) },
+  });
+  return { logger, lines };
+}
+
+/** Pays at the service, as a bank would: no browser, no backend involved. */
+export function serviceClient(up: Upstream) {
+  const c = up.provider.credentials;
+  return new PaymentServiceClient({
+    baseUrl: c.baseUrl,
+    clientId: c.clientId,
+    clientSecret: c.clientSecret,
+    accessToken: c.accessToken,
+  });
 }
