@@ -19,7 +19,12 @@ interface OrderDesk {
   readonly client: Pick<PaymentServiceClient, 'cancelDeposit'>;
   readonly now: () => number;
   checkAmount(amount: unknown, currency: unknown): { value: Decimal; code: string };
-  openCheckout(amount: unknown, currency: unknown, orderId: string | undefined): Promise<WidgetCheckout>;
+  openCheckout(
+    amount: unknown,
+    currency: unknown,
+    orderId: string | undefined,
+    byPage: boolean,
+  ): Promise<WidgetCheckout>;
   getCheckout(id: string): Promise<WidgetCheckout>;
   savedCheckout(checkoutId: string): Promise<SavedCheckout | undefined>;
 }
@@ -38,12 +43,15 @@ type Decision = 'keep' | 'keep-if-same-price' | 'new';
  * The checkout of the shop's order `orderId`: its current one when that is still the order's (open, paid, or expired
  * with money received), else a new one at `price()`. `price` is asked only when the answer may depend on it (nothing
  * paid yet); a changed price opens a new checkout only while nothing was paid, and a pending deposit of the old one is
- * cancelled first, so that it can no longer be paid (its onDepositExpired runs, with paidAmount "0").
+ * cancelled first, so that it can no longer be paid (its onDepositExpired runs, with paidAmount "0"). A checkout
+ * opened `byPage` (a page holding the order's token asked) takes that token to be acted on; one the shop's server
+ * made does not.
  */
 export async function orderCheckout(
   service: OrderDesk,
   orderId: string,
   price: () => Promise<PricedOrder | null | undefined>,
+  byPage: boolean,
 ): Promise<WidgetCheckout> {
   const { shared } = service;
   const claim = await claimOrder(service, orderId);
@@ -67,7 +75,7 @@ export async function orderCheckout(
     }
     priced ??= await priceOf(price);
     const { value, code } = service.checkAmount(priced.amount, priced.currency);
-    const checkout = await service.openCheckout(value.toFixed(), code, orderId);
+    const checkout = await service.openCheckout(value.toFixed(), code, orderId, byPage);
     const order: SavedOrder = { checkoutId: checkout.id, amount: value.toFixed(), currency: code };
     await shared.saveOrder(orderId, order, ORDER_TTL_MS);
     return checkout;

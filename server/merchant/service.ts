@@ -161,9 +161,7 @@ export class MerchantService {
       // Nothing is read or priced for an order whose token the page does not hold.
       this.checkOrderToken(orderId, body.orderToken ?? request?.headers.get(ORDER_TOKEN_HEADER) ?? undefined);
       // A checkout this opens is the page's: acting on it takes the order's token too (checkCheckoutProof).
-      const desk: MerchantService = Object.create(this);
-      desk.openCheckout = (amount, currency, id) => this.openCheckout(amount, currency, id, true);
-      return orderCheckout(desk, orderId, async () => priceOrder(orderId, { request }));
+      return orderCheckout(this, orderId, async () => priceOrder(orderId, { request }), true);
     }
     if (!this.config.sandbox && !this.config.allowClientAmounts) {
       throw new ApiError(400, 'amount: this shop prices orders on its server (priceOrder or createCheckout)');
@@ -186,7 +184,7 @@ export class MerchantService {
     if (orderId === undefined) return this.openCheckout(amount, currency, undefined);
     if (!ORDER_ID.test(orderId)) throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
     // The order's one checkout (./orders.ts): a page rendered again, on any device, gets the same one.
-    return orderCheckout(this, orderId, async () => ({ amount, currency }));
+    return orderCheckout(this, orderId, async () => ({ amount, currency }), false);
   }
 
   /**
