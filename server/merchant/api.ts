@@ -8,14 +8,14 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../common/errors.js';
-import { lruMap } from './lru.js';
+import { lruMap } from './state/lru.js';
 import { rateLimiter, type HonoConfigProps } from 'hono-rate-limiter';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
-import { checkOptions, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
-import { isRefusedOrigin, refuseOrigin } from './origins.js';
-import { makeOrderToken, ORDER_TOKEN_HEADER, type OrderTokenOptions } from './order-token.js';
-import { listDepositRecords, type DepositRecord, type DepositsQuery } from './records.js';
+import { checkOptions, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './commands/check.js';
+import { isRefusedOrigin, refuseOrigin } from './widget-api/origins.js';
+import { makeOrderToken, ORDER_TOKEN_HEADER, type OrderTokenOptions } from './orders/order-token.js';
+import { listDepositRecords, type DepositRecord, type DepositsQuery } from './orders/records.js';
 import {
   checkMerchantOptions,
   ConfigError,
@@ -26,21 +26,21 @@ import {
 } from './config.js';
 import { isCheckoutId, jsonBody, ok, stateChanging, widgetApiRoutes } from '../common/widget-api.js';
 import { IDEMPOTENCY_HEADER, idempotency, REPLAYED_HEADER } from '../common/idempotency.js';
-import { eventStreams } from './events-stream.js';
+import { eventStreams } from './widget-api/events-stream.js';
 import { errorBody, errorHandler, onNotFound } from './http.js';
-import { RedisState } from './redis-state.js';
-import { refundClaimRoutes } from './refund-claims.js';
-import { checkoutRenderer, type RenderCheckoutOptions } from './render-checkout.js';
-import { MerchantService } from './service.js';
-import { LocalState, type SharedState } from './shared-state.js';
-import type { WidgetCheckout } from './views.js';
+import { RedisState } from './state/redis-state.js';
+import { refundClaimRoutes } from './refunds/refund-claims.js';
+import { checkoutRenderer, type RenderCheckoutOptions } from './widget-api/render-checkout.js';
+import { MerchantService } from './widget-api/service.js';
+import { LocalState, type SharedState } from './state/shared-state.js';
+import type { WidgetCheckout } from './widget-api/views.js';
 import { Warnings } from './warnings.js';
-import { reconcile, type ReconcileLine, type ReconcileOptions } from './reconcile.js';
-import { deliveryHooks, webhookRoutes } from './webhooks.js';
-import { countChoice, MerchantMetrics, openCheckoutCount, settlementCounter } from './metrics.js';
+import { reconcile, type ReconcileLine, type ReconcileOptions } from './webhooks/reconcile.js';
+import { deliveryHooks, webhookRoutes } from './webhooks/receiver.js';
+import { countChoice, MerchantMetrics, openCheckoutCount, settlementCounter } from './observability/metrics.js';
 import { metricsRoutes, requestSpans } from '../common/observability.js';
-import { observedFetch, observedHooks, tracer } from './tracing.js';
-import { createFollower, type Follower } from './follower.js';
+import { observedFetch, observedHooks, tracer } from './observability/tracing.js';
+import { createFollower, type Follower } from './webhooks/follower.js';
 
 /** What a shop's server passes to `createCheckout`: an order it priced itself. */
 export interface ServerOrder {
@@ -218,7 +218,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
       clientId,
       clientSecret,
       accessToken,
-      // Each call a span carrying traceparent, and timed when metrics are on (./tracing.ts).
+      // Each call a span carrying traceparent, and timed when metrics are on (observability/tracing.ts).
       fetch: observedFetch(
         () => options.fetch ?? globalThis.fetch,
         () => checkoutUrl,
@@ -238,7 +238,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // makes every answer a full WHATWG Response (a third of a status read's cost), so the two headers a
   // cross-origin answer needs are prepared with c.header() instead, and only when there is an Origin.
   // Any origin's preflight is answered, so that a refused page's request itself comes and gets a refusal it can read
-  // (./origins.ts: a 403 before any route runs).
+  // (widget-api/origins.ts: a 403 before any route runs).
   const preflight = cors({
     origin: (origin) => origin || null,
     allowMethods: ['GET', 'POST', 'OPTIONS'],
@@ -344,7 +344,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     ok(c, await service.createCheckout(await jsonBody(c), c.req.raw), 201, 'Checkout created'),
   );
 
-  // Server-sent events (./events-stream.ts), behind the same headers, CORS and guards as the widget API.
+  // Server-sent events (widget-api/events-stream.ts), behind the same headers, CORS and guards as the widget API.
   const streams = eventStreams(service, {
     config,
     addressOf,
@@ -387,7 +387,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         getCheckout: (id) => service.getCheckout(id),
         chooseMethod: async (id, method, wallet) =>
           countChoice(metrics, await service.chooseMethod(id, method, wallet)),
-        // A page of an allowed origin or of the shop's own return page's (which then wins: service.ts).
+        // A page of an allowed origin or of the shop's own return page's (which then wins: widget-api/service.ts).
         isReturnPage: (url) =>
           config.allowedOrigins.includes(url.origin) ||
           (config.returnUrl !== undefined && new URL(config.returnUrl).origin === url.origin),
@@ -411,9 +411,9 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
   // Server-to-server: no CORS and no browser headers, its own body handling; registered first so the widget
   // API's middleware never runs for it.
   const app = new Hono();
-  app.use('*', requestSpans(tracer)); // a span per request (./tracing.ts), continuing a trace it is handed
+  app.use('*', requestSpans(tracer)); // a span per request (observability/tracing.ts), continuing a trace it is handed
   const hookRunner = deliveryHooks(service, { warnings });
-  // Every open checkout read again at a pace, whatever happens to webhooks (./follower.ts).
+  // Every open checkout read again at a pace, whatever happens to webhooks (webhooks/follower.ts).
   const follower = createFollower(service, hookRunner, {
     followMs: config.followMs,
     log,
@@ -459,7 +459,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
         );
       return makeOrderToken(config.orderSecret, orderId, now(), tokenOptions);
     },
-    // The same check as kasir-merchant check's, on the options given and the environment (check.ts).
+    // The same check as kasir-merchant check's, on the options given and the environment (commands/check.ts).
     check: () => checkOptions(options, { env: process.env, pingRedis: () => shared.ping() }),
     listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),
     reconcile: (reconcileOptions?: ReconcileOptions) => reconcile(service, hookRunner, reconcileOptions),

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
-import { COMMANDS_USAGE, isCommand, runCommand } from './commands.js';
-import { reconcileCommand, RECONCILE_USAGE } from './reconcile-command.js';
-import type { CompletedDeposit } from './hooks.js';
+import { COMMANDS_USAGE, isCommand, runCommand } from './commands/subcommands.js';
+import { reconcileCommand, RECONCILE_USAGE } from './commands/reconcile-command.js';
+import type { CompletedDeposit } from './webhooks/hooks.js';
 import { startMerchant } from './server.js';
 
 const USAGE = `Usage: kasir-merchant
@@ -34,7 +34,7 @@ if (existsSync('.env')) {
   }
 }
 
-// `kasir-merchant check`, `deposits`, `login` (./commands.ts): one task, then exit.
+// `kasir-merchant check`, `deposits`, `login` (commands/subcommands.ts): one task, then exit.
 if (isCommand(process.argv[2])) {
   const code = await runCommand(process.argv[2], process.argv.slice(3));
   await new Promise((resolve) => process.stdout.write('', resolve)); // what it printed is out before the exit

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError, nearestName } from '../common/config.js';
 import type { Logger } from '../common/log.js';
 import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
-import type { MerchantHooks } from './hooks.js';
+import type { MerchantHooks } from './webhooks/hooks.js';
 import {
   CONNECTION_VARIABLES,
   ENV_SETTINGS,
@@ -20,7 +20,7 @@ import {
 } from './env.js';
 import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
-import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
+import { ORDER_SECRET_MIN_BYTES } from './orders/order-token.js';
 
 /**
  * What `createKasirApi` takes (docs/design.md, "Packages"): its options as their schema below reads them, and the

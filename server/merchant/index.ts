@@ -1,6 +1,6 @@
 // @kasir/merchant: the merchant backend as a library (createKasirApi, verifyWebhook) and a server (startMerchant).
 export { createKasirApi, type KasirApi, type ServerOrder } from './api.js';
-export type { RenderCheckoutOptions } from './render-checkout.js';
+export type { RenderCheckoutOptions } from './widget-api/render-checkout.js';
 export {
   ConfigError,
   loadMerchantConfig,
@@ -10,7 +10,7 @@ export {
 } from './config.js';
 export { createMerchantApp, startMerchant, type MerchantApp, type RunningMerchant } from './server.js';
 export { toNodeHandler } from './node-handler.js';
-export { widgetScriptRoutes } from './widget-script.js';
+export { widgetScriptRoutes } from './widget-api/widget-script.js';
 export type {
   CompletedDeposit,
   DepositHookEvent,
@@ -24,10 +24,10 @@ export type {
   PricedOrder,
   RefundRecipient,
   RefundRequest,
-} from './hooks.js';
+} from './webhooks/hooks.js';
 export type { FeesPaidBy } from './model.js';
-export { verifyWebhook, type KasirWebhookEvent } from './webhooks.js';
-export type { ReconcileLine, ReconcileOptions } from './reconcile.js';
+export { verifyWebhook, type KasirWebhookEvent } from './webhooks/receiver.js';
+export type { ReconcileLine, ReconcileOptions } from './webhooks/reconcile.js';
 export { createLogger, type Logger } from '../common/log.js';
 export {
   WebhookVerificationError,
@@ -36,8 +36,8 @@ export {
 } from '../common/standard-webhooks.js';
 export { PaymentServiceClient } from './client/client.js';
 export type { RequestSigner, SignableRequest } from './client/signing.js';
-export type { CheckReport, CheckResult } from './check.js';
-export type { DepositRecord, DepositsQuery } from './records.js';
+export type { CheckReport, CheckResult } from './commands/check.js';
+export type { DepositRecord, DepositsQuery } from './orders/records.js';
 export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 export type * from './client/types.js';
-export type { WidgetCheckout, WidgetDeposit, WidgetMethod } from './views.js';
+export type { WidgetCheckout, WidgetDeposit, WidgetMethod } from './widget-api/views.js';

@@ -7,7 +7,7 @@ import { createLogger, requestLogging, type Logger } from '../common/log.js';
 import { kasirRoutes, type KasirApi } from './api.js';
 import type { MerchantServerOptions } from './config.js';
 import { errorHandler, onNotFound } from './http.js';
-import { widgetScriptRoutes } from './widget-script.js';
+import { widgetScriptRoutes } from './widget-api/widget-script.js';
 
 export type MerchantApp = Hono & { api: KasirApi; log: Logger };
 

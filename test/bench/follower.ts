@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
-import { RedisState } from '../../server/merchant/redis-state';
+import { RedisState } from '../../server/merchant/state/redis-state';
 import { upstreamDeposit } from '../merchant/support';
 
 const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');

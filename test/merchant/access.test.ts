@@ -9,8 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { parse } from 'csv-parse/sync';
 import { createLogger } from '../../server/merchant/index';
-import { makeOrderToken } from '../../server/merchant/order-token';
-import { depositsCsv, type DepositRecord } from '../../server/merchant/records';
+import { makeOrderToken } from '../../server/merchant/orders/order-token';
+import { depositsCsv, type DepositRecord } from '../../server/merchant/orders/records';
 import { SandboxClient } from '../../server/provider/sandbox/client';
 import { ORDER_SECRET, call, merchantApp, orderTokenOf, startUpstream, type Envelope, type Upstream } from './support';
 

@@ -15,7 +15,7 @@ import {
 } from '../../server/common/widget-projection';
 import { createLogger } from '../../server/common/log';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
-import { isWebhookEventType, type WebhookEventType } from '../../server/merchant/webhooks';
+import { isWebhookEventType, type WebhookEventType } from '../../server/merchant/webhooks/receiver';
 import { METHOD_KINDS } from '../../server/provider/deposits/method-kinds';
 import { KINDS, type MethodKind as SandboxMethodKind } from '../../server/provider/instance/defaults';
 import { DEPOSIT_WEBHOOKS, type DepositEventType } from '../../server/provider/webhooks/events';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadMerchantConfig } from '../../server/merchant/config';
 import { createMerchantApp } from '../../server/merchant/server';
 import { WIDGET_ENTRY_FILE } from '../../server/common/widget-files';
-import { widgetScriptRoutes } from '../../server/merchant/widget-script';
+import { widgetScriptRoutes } from '../../server/merchant/widget-api/widget-script';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { call, merchantApp, sleep, startUpstream, type Envelope, type Upstream } from './support';
 

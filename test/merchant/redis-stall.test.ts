@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout } from '@kasir/checkout';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
-import { RedisState } from '../../server/merchant/redis-state';
+import { RedisState } from '../../server/merchant/state/redis-state';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import { depositEvent, sleep, startUpstream, upstreamDeposit, waitFor, type Envelope, type Upstream } from './support';
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { CheckoutSession, SessionPaymentMethod } from '../../server/merchant/client/types';
-import { orderAmount } from '../../server/merchant/views';
+import { orderAmount } from '../../server/merchant/widget-api/views';
 import { bodyOf } from '../support/envelope';
 import { call, merchantApp, methodOf, sleep, startUpstream, type Envelope, type Upstream } from './support';
 

@@ -3,8 +3,8 @@
 // failures back off).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BoundedReader, DepositStatusCache } from '../../server/merchant/status-cache';
-import { LocalState } from '../../server/merchant/shared-state';
+import { BoundedReader, DepositStatusCache } from '../../server/merchant/state/status-cache';
+import { LocalState } from '../../server/merchant/state/shared-state';
 import type { StoredDeposit } from '../../server/merchant/model';
 
 /** A load the test settles by hand, and how many were started. */

@@ -1,6 +1,6 @@
 // A real payment-service sandbox (started over HTTP on port 0, fresh data dir, cheap scrypt) and the merchant
 // backend configured from its credentials. Tests may start the provider; the backend itself never imports it.
-import { makeOrderToken } from '../../server/merchant/order-token';
+import { makeOrderToken } from '../../server/merchant/orders/order-token';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';

@@ -1,11 +1,11 @@
-// The merchant backend's shopper views (server/merchant/views.ts): crypto methods and deposits in the
+// The merchant backend's shopper views (server/merchant/widget-api/views.ts): crypto methods and deposits in the
 // widget shape (docs/design.md, "Crypto", paymentUri through server/common/payment-uri.ts) and a bank transfer's unique
 // code, against the real payment service.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import type { Deposit as UpstreamDeposit } from '../../server/merchant/client/types';
-import { depositView } from '../../server/merchant/views';
+import { depositView } from '../../server/merchant/widget-api/views';
 import { call, merchantApp, methodOf, startUpstream, type Envelope, type Upstream } from './support';
 
 describe('merchant views: crypto and bank transfer', () => {

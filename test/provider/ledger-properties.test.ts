@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import type { Checkout as WidgetCheckout } from '@kasir/checkout';
-import { owedBack } from '../../server/merchant/refund-claims';
+import { owedBack } from '../../server/merchant/refunds/refund-claims';
 import type { Deposit as UpstreamDeposit } from '../../server/merchant/client/types';
 import { dataOf } from '../support/envelope';
 import { createTestProvider, testDatabaseUrl, type TestProvider } from '../support/provider';

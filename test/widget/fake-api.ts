@@ -352,7 +352,7 @@ export class FakeApi {
       const code = String(body.currency ?? 'IDR').toUpperCase();
       const dp = code === 'IDR' ? 0 : 2;
       if (body.amount && !dp && /^\d{1,3}(\.\d{3})+$/.test(String(body.amount))) {
-        // The merchant backend's words for a thousands separator (server/merchant/separators.ts).
+        // The merchant backend's words for a thousands separator (server/merchant/widget-api/separators.ts).
         const plain = String(body.amount).split('.').join('');
         const message = `amount: "${body.amount}" is written with "." as a thousands separator; send a plain decimal number without it, e.g. "${plain}"`;
         return this.json(400, { statusCode: 400, error: 'Bad Request', message });

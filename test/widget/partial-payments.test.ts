@@ -369,7 +369,7 @@ describe('<kasir-checkout> failures the shop sees (docs/design.md 11)', () => {
       expect(shopperReads(el)).to.equal(SETUP);
       expect(seen.details.map((d) => d.kind)).to.deep.equal(['config']);
       expect(seen.details[0].message).to.contain(`invalid amount "${amount}"`);
-      // The server's words: "150.000" in rupiah names its thousands separator (server/merchant/separators.ts).
+      // The server's words: "150.000" in rupiah names its thousands separator (server/merchant/widget-api/separators.ts).
       if (plain)
         expect(seen.details[0].message).to.contain(
           amount === '150.000'

@@ -5,11 +5,11 @@
 // as the webhook receiver: a hook that ran (here, by a webhook, or by another copy reconciling at the same time) never
 // runs again.
 import { Decimal } from 'decimal.js';
-import { PaymentServiceError } from './client/errors.js';
-import type { Deposit as UpstreamDeposit } from './client/types.js';
-import { ApiError } from './http.js';
-import type { MerchantService } from './service.js';
-import type { DeliveryHooks, WebhookEventType } from './webhooks.js';
+import { PaymentServiceError } from '../client/errors.js';
+import type { Deposit as UpstreamDeposit } from '../client/types.js';
+import { ApiError } from '../http.js';
+import type { MerchantService } from '../widget-api/service.js';
+import type { DeliveryHooks, WebhookEventType } from './receiver.js';
 
 export interface ReconcileOptions {
   /** Also look again at checkouts settled at or after this time (a Date, or ISO 8601 text). */

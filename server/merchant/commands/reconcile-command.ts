@@ -1,4 +1,4 @@
-// `kasir-merchant reconcile [--since ISO] [--hooks MODULE]`: reconcile (./reconcile.ts) from the command's environment,
+// `kasir-merchant reconcile [--since ISO] [--hooks MODULE]`: reconcile (../webhooks/reconcile.ts) from the command's environment,
 // one line per order (orderId, checkoutId, status, paid, hooks run). The command has no hooks of the shop's: without
 // --hooks it only reports which hooks have not run (running none and marking none, so the shop's own backend still
 // runs them); with --hooks it runs those of the module given, as a delivery would. Exit 1 when a checkout could not
@@ -6,11 +6,11 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Logger } from '../common/log.js';
-import { createKasirApi } from './api.js';
-import { hooksOf, type MerchantServerOptions } from './config.js';
-import type { MerchantHooks } from './hooks.js';
-import { formatReconcileLine } from './reconcile.js';
+import type { Logger } from '../../common/log.js';
+import { createKasirApi } from '../api.js';
+import { hooksOf, type MerchantServerOptions } from '../config.js';
+import type { MerchantHooks } from '../webhooks/hooks.js';
+import { formatReconcileLine } from '../webhooks/reconcile.js';
 
 export const RECONCILE_USAGE = `Usage: kasir-merchant reconcile [--since ISO] [--hooks MODULE]
 Reads from the payment service every checkout this backend holds that is not settled (with --since, also those settled

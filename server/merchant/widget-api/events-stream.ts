@@ -5,13 +5,13 @@
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import ipaddr from 'ipaddr.js';
-import { checkoutIdParam } from '../common/widget-api.js';
-import type { Logger } from '../common/log.js';
-import type { MerchantConfig } from './config.js';
-import { ApiError } from './http.js';
-import { TERMINAL } from './model.js';
+import { checkoutIdParam } from '../../common/widget-api.js';
+import type { Logger } from '../../common/log.js';
+import type { MerchantConfig } from '../config.js';
+import { ApiError } from '../http.js';
+import { TERMINAL } from '../model.js';
 import type { MerchantService } from './service.js';
-import type { CachedDeposit } from './status-cache.js';
+import type { CachedDeposit } from '../state/status-cache.js';
 
 export interface EventStreamOptions {
   config: Pick<MerchantConfig, 'sseMaxPerAddress' | 'sseMaxTotal' | 'statusRefreshMs'>;

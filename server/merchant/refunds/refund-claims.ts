@@ -7,21 +7,21 @@
 // onRefundRequested hook runs once for what of that currency no claim covered yet, across copies and restarts (the
 // shared state's claims, as the other hooks). Money that arrives after a claim is owed too and claimed on its own. The
 // amount is always the service's count, never a figure from the page.
-import { isSafeShopperText, UNSAFE_TEXT_PROBLEM } from '../common/shopper-text.js';
+import { isSafeShopperText, UNSAFE_TEXT_PROBLEM } from '../../common/shopper-text.js';
 import { Decimal } from 'decimal.js';
 import { Hono, type Context } from 'hono';
 import { rateLimiter } from 'hono-rate-limiter';
 import { z } from 'zod';
-import type { Bank, Deposit as UpstreamDeposit } from './client/types.js';
-import { PaymentServiceError } from './client/errors.js';
-import type { Logger } from '../common/log.js';
-import { checkoutIdParam, jsonBody, ok, stateChanging } from '../common/widget-api.js';
-import { evmAddressProblem, stellarAddressProblem, stellarMemoProblem } from '../common/crypto-address.js';
-import type { OrderCustomer, RefundRecipient, RefundRequest } from './hooks.js';
-import { ApiError, errorBody } from './http.js';
-import { ZERO_DECIMAL_CURRENCIES, type MerchantService } from './service.js';
-import type { Claim } from './shared-state.js';
-import { BoundedReader } from './status-cache.js';
+import type { Bank, Deposit as UpstreamDeposit } from '../client/types.js';
+import { PaymentServiceError } from '../client/errors.js';
+import type { Logger } from '../../common/log.js';
+import { checkoutIdParam, jsonBody, ok, stateChanging } from '../../common/widget-api.js';
+import { evmAddressProblem, stellarAddressProblem, stellarMemoProblem } from '../../common/crypto-address.js';
+import type { OrderCustomer, RefundRecipient, RefundRequest } from '../webhooks/hooks.js';
+import { ApiError, errorBody } from '../http.js';
+import { ZERO_DECIMAL_CURRENCIES, type MerchantService } from '../widget-api/service.js';
+import type { Claim } from '../state/shared-state.js';
+import { BoundedReader } from '../state/status-cache.js';
 import type { RefundClaim, RefundField, RefundOwed } from '@kasir/checkout';
 
 /** A claim held while its recipient is created and the hook runs lapses this long after its holder stopped renewing it. */

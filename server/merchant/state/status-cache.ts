@@ -8,7 +8,7 @@
 // whether another one read the deposit within the interval, and every change one copy learns reaches the others.
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { supersedes, TERMINAL, type StoredDeposit } from './model.js';
+import { supersedes, TERMINAL, type StoredDeposit } from '../model.js';
 import type { SharedState } from './shared-state.js';
 
 interface Slot<T> {

@@ -1,21 +1,21 @@
 // The merchant backend's logic behind /api: checkouts, methods, deposits and their status, independent of HTTP.
 import { Decimal } from 'decimal.js';
-import { PaymentServiceClient } from './client/client.js';
-import { PaymentServiceError } from './client/errors.js';
-import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, ShopperDeposit } from './client/types.js';
-import type { MethodDescription } from '../common/widget-projection.js';
-import type { MerchantConfig } from './config.js';
-import type { MerchantHooks, PriceOrderContext } from './hooks.js';
-import { isOrderToken, ORDER_TOKEN_HEADER, orderTokenRefusal } from './order-token.js';
-import type { FeesPaidBy, StoredDeposit } from './model.js';
-import { feesPolicy, passesFees } from '../common/fee-policy.js';
-import type { WalletChoice } from '../common/widget-api.js';
-import { ApiError } from './http.js';
-import { lruMap } from './lru.js';
-import { isCurrentCheckout, orderCheckout } from './orders.js';
-import type { MethodChoice } from '../common/widget-api.js';
-import type { SavedCheckout, SharedState } from './shared-state.js';
-import { BoundedReader, DepositStatusCache, type CachedDeposit } from './status-cache.js';
+import { PaymentServiceClient } from '../client/client.js';
+import { PaymentServiceError } from '../client/errors.js';
+import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, ShopperDeposit } from '../client/types.js';
+import type { MethodDescription } from '../../common/widget-projection.js';
+import type { MerchantConfig } from '../config.js';
+import type { MerchantHooks, PriceOrderContext } from '../webhooks/hooks.js';
+import { isOrderToken, ORDER_TOKEN_HEADER, orderTokenRefusal } from '../orders/order-token.js';
+import type { FeesPaidBy, StoredDeposit } from '../model.js';
+import { feesPolicy, passesFees } from '../../common/fee-policy.js';
+import type { WalletChoice } from '../../common/widget-api.js';
+import { ApiError } from '../http.js';
+import { lruMap } from '../state/lru.js';
+import { isCurrentCheckout, orderCheckout } from '../orders/order-checkout.js';
+import type { MethodChoice } from '../../common/widget-api.js';
+import type { SavedCheckout, SharedState } from '../state/shared-state.js';
+import { BoundedReader, DepositStatusCache, type CachedDeposit } from '../state/status-cache.js';
 import { checkoutView, depositView, orderAmount, type ViewedDeposit, type WidgetCheckout } from './views.js';
 import { separatorRefusal, thousandsSeparatorIn } from './separators.js';
 
@@ -145,7 +145,7 @@ export class MerchantService {
   // ---- checkouts ----
 
   /**
-   * POST /checkouts: `{orderId}` priced by the merchant's priceOrder hook (one checkout per order: ./orders.ts), or an
+   * POST /checkouts: `{orderId}` priced by the merchant's priceOrder hook (one checkout per order: ../orders/order-checkout.ts), or an
    * amount from the page, taken only in sandbox mode or with allowClientAmounts (docs/orders.md).
    */
   async createCheckout(body: Record<string, unknown>, request?: Request): Promise<WidgetCheckout> {
@@ -183,7 +183,7 @@ export class MerchantService {
     const { orderId, amount, currency = this.config.currencies[0]! } = order;
     if (orderId === undefined) return this.openCheckout(amount, currency, undefined);
     if (!ORDER_ID.test(orderId)) throw new ApiError(400, 'orderId: letters, digits, _ . : -, at most 128');
-    // The order's one checkout (./orders.ts): a page rendered again, on any device, gets the same one.
+    // The order's one checkout (../orders/order-checkout.ts): a page rendered again, on any device, gets the same one.
     return orderCheckout(this, orderId, async () => ({ amount, currency }), false);
   }
 
@@ -411,7 +411,7 @@ export class MerchantService {
     await this.onSettled?.(deposit, saved.createdAt).catch(() => undefined);
   }
 
-  /** Told of each checkout's deposit settled (the metrics count it: ./metrics.ts settlementCounter). */
+  /** Told of each checkout's deposit settled (the metrics count it: ../observability/metrics.ts settlementCounter). */
   onSettled?: (deposit: UpstreamDeposit, createdAt: number | undefined) => Promise<void>;
 
   /** 404 unless the id is a checkout's (the only deposits /api may reach). */

@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { IdempotencyClaim, IdempotencyStore, IdempotentAnswer } from '../common/idempotency.js';
+import type { IdempotencyClaim, IdempotencyStore, IdempotentAnswer } from '../../common/idempotency.js';
 import { lruMap } from './lru.js';
-import type { FeesPaidBy, StoredDeposit } from './model.js';
+import type { FeesPaidBy, StoredDeposit } from '../model.js';
 
 /** A claim on a key (a webhook id, a deposit's hook): `claimed` runs the work, then `finish`es or `release`s it. */
 export type Claim =

@@ -4,15 +4,15 @@
 // get one checkout, on one copy or on several.
 import type { Decimal } from 'decimal.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PaymentServiceClient } from './client/client.js';
-import type { CheckoutSession } from './client/types.js';
-import type { PricedOrder } from './hooks.js';
-import { ApiError } from './http.js';
-import type { Claim, SavedCheckout, SavedOrder, SharedState } from './shared-state.js';
-import type { BoundedReader } from './status-cache.js';
-import type { WidgetCheckout } from './views.js';
+import type { PaymentServiceClient } from '../client/client.js';
+import type { CheckoutSession } from '../client/types.js';
+import type { PricedOrder } from '../webhooks/hooks.js';
+import { ApiError } from '../http.js';
+import type { Claim, SavedCheckout, SavedOrder, SharedState } from '../state/shared-state.js';
+import type { BoundedReader } from '../state/status-cache.js';
+import type { WidgetCheckout } from '../widget-api/views.js';
 
-/** What an order's checkout needs of the merchant service (service.ts, which passes itself). */
+/** What an order's checkout needs of the merchant service (widget-api/service.ts, which passes itself). */
 interface OrderDesk {
   readonly shared: SharedState;
   readonly sessions: BoundedReader<CheckoutSession | null>;
@@ -33,7 +33,7 @@ interface OrderDesk {
 const ORDER_LEASE_MS = 10_000;
 /** How long a request waits for another one opening the same order's checkout: past a lease, so a crashed one's lapses. */
 const ORDER_WAIT_MS = ORDER_LEASE_MS + 2_000;
-/** How long an order's checkout is remembered: as long as the checkout itself (service.ts CHECKOUT_TTL_MS). */
+/** How long an order's checkout is remembered: as long as the checkout itself (widget-api/service.ts CHECKOUT_TTL_MS). */
 const ORDER_TTL_MS = 30 * 24 * 3600_000;
 
 /** What the order's checkout allows: keep it, keep it while the price is the same, or open a new one. */

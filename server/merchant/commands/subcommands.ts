@@ -1,11 +1,11 @@
 // The kasir-merchant command's subcommands beside serving (cli.ts): `check`, `deposits` and `login`, each from the same
 // environment the server reads (docs/configuration.md). Each answers its exit code: 0, or 1 with one line saying why.
 import { parseArgs } from 'node:util';
-import { PaymentServiceClient } from './client/client.js';
-import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
+import { PaymentServiceClient } from '../client/client.js';
+import { PaymentServiceError, PaymentServiceUnavailableError } from '../client/errors.js';
 import { checkOptions } from './check.js';
-import { merchantStateFile } from './config.js';
-import { readEnvironment } from './env.js';
+import { merchantStateFile } from '../config.js';
+import { readEnvironment } from '../env.js';
 import { runLogin } from './login.js';
 import {
   depositsCsv,
@@ -13,9 +13,9 @@ import {
   listDepositRecords,
   savedCheckoutsInFile,
   type SavedCheckoutLookup,
-} from './records.js';
-import { RedisState } from './redis-state.js';
-import type { DepositStatus } from './client/types.js';
+} from '../orders/records.js';
+import { RedisState } from '../state/redis-state.js';
+import type { DepositStatus } from '../client/types.js';
 
 export const COMMANDS_USAGE = `Commands:
   kasir-merchant                 serve (the default)

@@ -4,12 +4,12 @@
 // a webhook and the follower never both run a hook). The set of open checkouts is the shared state's (the data dir or
 // Redis), so it survives a restart; on Redis a checkout's read of an interval is claimed for that interval, so one copy
 // in all reads it. It stops following a checkout 10 minutes after its expiry, and once its deposit completed.
-import { PaymentServiceError } from './client/errors.js';
-import type { Deposit as UpstreamDeposit } from './client/types.js';
-import type { Logger } from '../common/log.js';
+import { PaymentServiceError } from '../client/errors.js';
+import type { Deposit as UpstreamDeposit } from '../client/types.js';
+import type { Logger } from '../../common/log.js';
 import { runMissedHooks } from './reconcile.js';
-import type { MerchantService } from './service.js';
-import type { DeliveryHooks } from './webhooks.js';
+import type { MerchantService } from '../widget-api/service.js';
+import type { DeliveryHooks } from './receiver.js';
 
 /** A checkout is followed this long past its expiry (a payment may still arrive late). */
 const AFTER_EXPIRY_MS = 10 * 60_000;

@@ -2,13 +2,13 @@
 // each failing one naming the setting to fix (docs/going-live.md). Reads the settings as given, even broken ones, so
 // every problem is told at once instead of the first one thrown.
 import ipaddr from 'ipaddr.js';
-import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
-import { PaymentServiceClient } from './client/client.js';
-import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
-import type { RequestSigner } from './client/signing.js';
-import { checkMerchantOptions, ConfigError, DEFAULT_DATA_DIR, type KasirApiOptions } from './config.js';
-import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from './env.js';
-import { ORDER_SECRET_MIN_BYTES } from './order-token.js';
+import { WEBHOOK_SECRET_FORMAT } from '../../common/standard-webhooks.js';
+import { PaymentServiceClient } from '../client/client.js';
+import { PaymentServiceError, PaymentServiceUnavailableError } from '../client/errors.js';
+import type { RequestSigner } from '../client/signing.js';
+import { checkMerchantOptions, ConfigError, DEFAULT_DATA_DIR, type KasirApiOptions } from '../config.js';
+import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from '../env.js';
+import { ORDER_SECRET_MIN_BYTES } from '../orders/order-token.js';
 
 export interface CheckResult {
   /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox, orderSecret, settings, metrics. */
@@ -314,7 +314,7 @@ function checkOrderSecret(secret: string | undefined, sandbox: boolean): CheckRe
   return pass(name, 'set: order tokens are signed with it');
 }
 
-/** Who runs the check: kasir.check() (api.ts) or kasir-merchant check (commands.ts). */
+/** Who runs the check: kasir.check() (api.ts) or kasir-merchant check (subcommands.ts). */
 export interface CheckSource {
   /** Where the settings not passed as options are read from (./env.ts, as createKasirApi and the command read it). */
   env: NodeJS.ProcessEnv;

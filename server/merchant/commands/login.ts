@@ -4,7 +4,7 @@
 // Only the token goes to stdout (`kasir-merchant login >> .env`); questions and messages go to stderr.
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { PaymentServiceClient } from './client/client.js';
+import { PaymentServiceClient } from '../client/client.js';
 
 const LOGIN_USAGE = `Usage: kasir-merchant login [--base-url URL] [--email EMAIL] [--password PASSWORD] [--otp CODE] [--mailbox] [--expiring]
 Signs in to the payment service with email, password and the code it emails, and prints KASIR_ACCESS_TOKEN=... on stdout.

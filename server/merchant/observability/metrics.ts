@@ -3,13 +3,13 @@
 // (several apps in one process keep apart). Copies on Redis each count their own; Prometheus sums them.
 import type { MethodKind } from '@kasir/checkout';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { metricsRegistry } from '../common/observability.js';
-import type { Deposit as UpstreamDeposit } from './client/types.js';
-import type { MerchantHooks } from './hooks.js';
-import { TERMINAL, type StoredDeposit } from './model.js';
-import type { MethodChoice } from '../common/widget-api.js';
-import type { MerchantService } from './service.js';
-import type { SharedState } from './shared-state.js';
+import { metricsRegistry } from '../../common/observability.js';
+import type { Deposit as UpstreamDeposit } from '../client/types.js';
+import type { MerchantHooks } from '../webhooks/hooks.js';
+import { TERMINAL, type StoredDeposit } from '../model.js';
+import type { MethodChoice } from '../../common/widget-api.js';
+import type { MerchantService } from '../widget-api/service.js';
+import type { SharedState } from '../state/shared-state.js';
 
 /** Every method kind of the widget API, so each kind's series exists (at 0) before its first checkout. */
 const KINDS: readonly MethodKind[] = ['va', 'bank', 'qris', 'ewallet', 'crypto'];
@@ -111,7 +111,7 @@ export class MerchantMetrics {
     this.methodsChosen.inc({ kind });
   }
 
-  /** A checkout's deposit reached its final status (told once per deposit: ./webhooks.ts claims it). */
+  /** A checkout's deposit reached its final status (told once per deposit: ../webhooks/receiver.ts claims it). */
   settled(deposit: StoredDeposit, createdAt: number | undefined): void {
     const kind = deposit.method.kind;
     this.depositsSettled.inc({ kind, status: deposit.status as Settlement });

@@ -3,9 +3,9 @@
 // reports a `config` error naming the origin instead of a lost connection, and the backend warns once per origin and
 // minute. The request itself is refused before any route runs: nothing is read or changed for that page.
 import type { Context } from 'hono';
-import { errorBody } from '../common/errors.js';
-import type { MerchantConfig } from './config.js';
-import type { Warnings } from './warnings.js';
+import { errorBody } from '../../common/errors.js';
+import type { MerchantConfig } from '../config.js';
+import type { Warnings } from '../warnings.js';
 
 /** What the refusal says: the origin, and the setting that would allow it. */
 const originRefusalMessage = (origin: string) =>

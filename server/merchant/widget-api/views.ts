@@ -7,9 +7,9 @@ import {
   toWidgetCheckout,
   toWidgetDeposit,
   type MethodDescription,
-} from '../common/widget-projection.js';
-import type { CheckoutSession } from './client/types.js';
-import type { FeesPaidBy, StoredDeposit } from './model.js';
+} from '../../common/widget-projection.js';
+import type { CheckoutSession } from '../client/types.js';
+import type { FeesPaidBy, StoredDeposit } from '../model.js';
 
 // The shapes themselves are the widget's contract, declared once beside it (type-only: nothing runs across).
 export type { Checkout as WidgetCheckout, Deposit as WidgetDeposit, Method as WidgetMethod } from '@kasir/checkout';

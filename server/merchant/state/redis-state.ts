@@ -9,8 +9,8 @@
 import { RedisStore, type Store } from 'hono-rate-limiter';
 import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
-import { ApiError } from '../common/errors.js';
-import type { IdempotencyClaim, IdempotencyStore } from '../common/idempotency.js';
+import { ApiError } from '../../common/errors.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../../common/idempotency.js';
 import {
   idempotencyId,
   type Claim,
@@ -20,8 +20,8 @@ import {
   type SharedDepositRead,
   type SharedState,
 } from './shared-state.js';
-import { REDIS_TIMEOUT_MS } from './config.js';
-import type { StoredDeposit } from './model.js';
+import { REDIS_TIMEOUT_MS } from '../config.js';
+import type { StoredDeposit } from '../model.js';
 
 const NOW_MS = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 

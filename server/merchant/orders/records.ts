@@ -2,10 +2,10 @@
 // orderId where this backend knows it, for `kasir.listDeposits()` and `kasir-merchant deposits` (docs/going-live.md).
 import { Decimal } from 'decimal.js';
 import { readFileSync } from 'node:fs';
-import { ApiError } from '../common/errors.js';
-import type { PaymentServiceClient } from './client/client.js';
-import type { Deposit, DepositStatus } from './client/types.js';
-import type { SavedCheckout } from './shared-state.js';
+import { ApiError } from '../../common/errors.js';
+import type { PaymentServiceClient } from '../client/client.js';
+import type { Deposit, DepositStatus } from '../client/types.js';
+import type { SavedCheckout } from '../state/shared-state.js';
 
 /** What `listDeposits` takes. */
 export interface DepositsQuery {
@@ -201,7 +201,7 @@ export function depositsTable(records: readonly DepositRecord[]): string {
 }
 
 /**
- * The created checkouts' orders in a state file of the merchant backend (shared-state.ts's LocalState lines
+ * The created checkouts' orders in a state file of the merchant backend (state/shared-state.ts's LocalState lines
  * `{c, v, x}`), read without opening it for writing: a running backend owns the file.
  */
 export function savedCheckoutsInFile(file: string, now = Date.now()): SavedCheckoutLookup {

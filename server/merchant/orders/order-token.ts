@@ -2,7 +2,7 @@
 // The shop's server renders, beside the order id, a token made with its order secret: an HMAC-SHA256 over the order
 // id and the token's expiry. The widget API opens an order's checkout, and acts on it, only with that token.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../common/errors.js';
+import { ApiError } from '../../common/errors.js';
 
 /** How long a token opens its order unless the shop says otherwise. */
 const ORDER_TOKEN_LIFETIME_SECONDS = 24 * 3600;

@@ -2,8 +2,8 @@
 // @kasir/checkout (an optional peer of this package: installed beside it, it is served), loadable from any storefront
 // origin; how it is served is server/common/widget-files.ts.
 import { Hono } from 'hono';
-import { WIDGET_ENTRY_FILE, WIDGET_FILE_PARAM, widgetFileServer } from '../common/widget-files.js';
-import { onNotFound } from './http.js';
+import { WIDGET_ENTRY_FILE, WIDGET_FILE_PARAM, widgetFileServer } from '../../common/widget-files.js';
+import { onNotFound } from '../http.js';
 
 /** Serves the entry `file` at /kasir-checkout.js and the chunks in its directory beside it. */
 export function widgetScriptRoutes(file: string | undefined = WIDGET_ENTRY_FILE) {

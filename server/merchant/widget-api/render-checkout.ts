@@ -2,8 +2,8 @@
 // renders the element of the installed @kasir/checkout (an optional peer, loaded at the first call) from its own
 // templates into a declarative shadow root, so the method list paints with the page; its `served` attribute holds
 // the checkout and the words it was rendered with, from which the element's script takes over without asking again.
-import { ApiError } from '../common/errors.js';
-import { isCheckoutId } from '../common/widget-api.js';
+import { ApiError } from '../../common/errors.js';
+import { isCheckoutId } from '../../common/widget-api.js';
 import type { WidgetCheckout } from './views.js';
 
 export interface RenderCheckoutOptions {
