@@ -68,6 +68,22 @@ for (const dir of PACKAGES) {
       assert.deepEqual(missing, [], `${manifest.name}'s README links to files its package does not ship`);
     });
 
+    it('ships the guides it links to, each linking only to files of the package', () => {
+      const files = packedFiles(dir);
+      const guides = [...files].filter((file) => /^guides\/[\w-]+\.md$/.test(file));
+      assert.ok(guides.length > 0, `${manifest.name} ships no guides/ (the build makes them from docs/)`);
+      const linked = linkTargets(readme).filter((target) => target.startsWith('guides/'));
+      assert.ok(linked.length > 0, `${manifest.name}'s README links to none of its guides`);
+      const broken = guides.flatMap((guide) =>
+        linkTargets(readFileSync(join(ROOT, dir, guide), 'utf8'))
+          .filter(isRelative)
+          .map((target) => decodeURIComponent(target.split('#')[0]!))
+          .filter((path) => path && !files.has(`guides/${path.replace(/^\.\//, '')}`))
+          .map((path) => `${guide} -> ${path}`),
+      );
+      assert.deepEqual(broken, [], `${manifest.name}'s guides link to files its package does not ship`);
+    });
+
     it("names none of the repository's own files", () => {
       const found = REPOSITORY_ONLY.flatMap(([pattern, what]) => {
         const match = readme.match(pattern);
