@@ -3,7 +3,7 @@
 // id and the token's expiry. The widget API opens an order's checkout, and acts on it, only with that token.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../common/errors.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../../common/config.js';
 
 /** How long a token opens its order unless the shop says otherwise. */
 const ORDER_TOKEN_LIFETIME_SECONDS = 24 * 3600;
