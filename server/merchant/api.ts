@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
-import { checkOptions, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './commands/check.js';
+import { checkOptions, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
 import { orderTokenMaker, type OrderTokenOptions } from './orders/order-token.js';
 import { orderProofGuard } from './orders/proof.js';
 import { listDepositRecords, type DepositRecord, type DepositsQuery } from './orders/records.js';
@@ -175,7 +175,7 @@ export function kasirRoutes(options: KasirApiOptions): KasirApi {
     createCheckout: (order: ServerOrder) => service.createCheckoutFor(order),
     renderCheckout: checkoutRenderer((id) => service.getCheckout(id)),
     orderToken: orderTokenMaker(config.orderSecret, now),
-    // The same check as kasir-merchant check's, on the options given and the environment (commands/check.ts).
+    // The same check as kasir-merchant check's, on the options given and the environment (check.ts).
     check: () => checkOptions(options, { env: process.env, pingRedis: () => shared.ping() }),
     listDeposits: (query?: DepositsQuery) => listDepositRecords(client, (id) => service.savedCheckout(id), query),
     reconcile: (reconcileOptions?: ReconcileOptions) => reconcile(service, webhooks.hooks, reconcileOptions),

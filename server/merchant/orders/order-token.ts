@@ -7,8 +7,6 @@ import { ConfigError } from '../../common/config.js';
 
 /** How long a token opens its order unless the shop says otherwise. */
 const ORDER_TOKEN_LIFETIME_SECONDS = 24 * 3600;
-/** The least length of an order secret, in bytes (UTF-8): what HMAC-SHA256 needs to be unguessable. */
-export const ORDER_SECRET_MIN_BYTES = 32;
 /** The header an action on an order's checkout may carry its token in (or `orderToken` in its JSON body). */
 export const ORDER_TOKEN_HEADER = 'X-Kasir-Order-Token';
 

@@ -3,7 +3,7 @@
 import type { Logger } from '../../common/log.js';
 
 /** Called with the public depositId of a deposit that changed; '' means "anything may have changed" (a missed span). */
-export type ChangeListener = (depositId: string) => void;
+type ChangeListener = (depositId: string) => void;
 
 export interface ChangeFeed {
   /** Calls `listener` for every change from now on; returns what unsubscribes. */
