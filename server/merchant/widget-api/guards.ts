@@ -42,7 +42,7 @@ const CORS_EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-Af
  */
 export function apiHeaders(config: MerchantConfig, warnings: Warnings): MiddlewareHandler {
   // Preflights go through hono's cors. On the actual requests hono's cors writes to c.res.headers, which
-  // makes every answer a full WHATWG Response (a third of a status read's cost), so the two headers a
+  // makes every answer a full WHATWG Response (a cost on the hot status read), so the two headers a
   // cross-origin answer needs are prepared with c.header() instead, and only when there is an Origin.
   // Any origin's preflight is answered, so that a refused page's request itself comes and gets a refusal it can read
   // (widget-api/origins.ts: a 403 before any route runs).
