@@ -19,7 +19,8 @@ export interface ListenOptions {
   /**
    * The longest a client may take to send a whole request, headers and body (default 15 s): one that drips its body,
    * or announces a longer Content-Length than it sends, is answered 408 and its connection closed after this, instead
-   * of holding a socket for Node's 300 s. Every body these servers take is small (64 KB at most).
+   * of holding a socket for Node's 300 s. Every body these servers take is small (each route
+   * bounds its own).
    */
   requestTimeoutMs?: number;
   /** The longest a client may take to send the request's headers (default 10 s, at most requestTimeoutMs). */

@@ -45,8 +45,8 @@ export interface LoggerOptions {
   /** The level when neither `level` nor KASIR_LOG_LEVEL says: `info` for the commands, `silent` for libraries. */
   fallbackLevel?: LogLevel;
   /**
-   * Where lines go. Default: stdout, written asynchronously in chunks of 4 KB (a request does not wait on a write
-   * call of its own), flushed at least every 250 ms and at exit.
+   * Where lines go. Default: stdout, written asynchronously in chunks (a request does not wait on a write call of
+   * its own), flushed periodically and at exit.
    */
   destination?: DestinationStream;
 }

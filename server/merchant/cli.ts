@@ -7,7 +7,7 @@ import { createLogger, LogLevelError, type Logger } from '../common/log.js';
 import { ConfigError, loadMerchantConfig } from './config.js';
 import { COMMANDS_USAGE, isCommand, runCommand } from './commands/subcommands.js';
 import { reconcileCommand, RECONCILE_USAGE } from './commands/reconcile-command.js';
-import type { CompletedDeposit } from './webhooks/hooks.js';
+import type { CompletedDeposit } from './hooks.js';
 import { startMerchant } from './server.js';
 
 const USAGE = `Usage: kasir-merchant

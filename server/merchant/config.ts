@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError, nearestName } from '../common/config.js';
 import type { Logger } from '../common/log.js';
 import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
-import type { MerchantHooks } from './webhooks/hooks.js';
+import type { MerchantHooks } from './hooks.js';
 import {
   CONNECTION_VARIABLES,
   ENV_SETTINGS,
@@ -20,7 +20,6 @@ import {
 } from './env.js';
 import type { RequestSigner } from './client/signing.js';
 import { FEE_KINDS, QRIS_NEVER_SURCHARGED, type FeesPaidByOption } from '../common/fee-policy.js';
-import { ORDER_SECRET_MIN_BYTES } from './orders/order-token.js';
 
 /**
  * What `createKasirApi` takes (docs/design.md, "Packages"): its options as their schema below reads them, and the
@@ -111,6 +110,9 @@ export const DEFAULT_DATA_DIR = './.kasir';
 
 /** Default of the `redisTimeoutMs` option: the longest wait for one Redis call, in ms. */
 export const REDIS_TIMEOUT_MS = 300;
+
+/** The least length of an order secret, in bytes (UTF-8): what HMAC-SHA256 needs to be unguessable. */
+export const ORDER_SECRET_MIN_BYTES = 32;
 
 type Label = (option: string) => string;
 

@@ -1,5 +1,5 @@
 // The merchant backend's environment variables and the one function that reads them (docs/configuration.md):
-// createKasirApi (config.ts), the kasir-merchant command (loadMerchantConfig in config.ts) and the check (commands/check.ts:
+// createKasirApi (config.ts), the kasir-merchant command (loadMerchantConfig in config.ts) and the check (check.ts:
 // kasir.check() and kasir-merchant check) all read the environment through readEnvironment, options winning.
 type Kind = 'string' | 'int' | 'bool' | 'list' | 'fees';
 

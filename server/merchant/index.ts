@@ -24,7 +24,7 @@ export type {
   PricedOrder,
   RefundRecipient,
   RefundRequest,
-} from './webhooks/hooks.js';
+} from './hooks.js';
 export type { FeesPaidBy } from './model.js';
 export { verifyWebhook, type KasirWebhookEvent } from './webhooks/receiver.js';
 export type { ReconcileLine, ReconcileOptions } from './webhooks/reconcile.js';
@@ -36,7 +36,7 @@ export {
 } from '../common/standard-webhooks.js';
 export { PaymentServiceClient } from './client/client.js';
 export type { RequestSigner, SignableRequest } from './client/signing.js';
-export type { CheckReport, CheckResult } from './commands/check.js';
+export type { CheckReport, CheckResult } from './check.js';
 export type { DepositRecord, DepositsQuery } from './orders/records.js';
 export { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
 export type * from './client/types.js';

@@ -30,7 +30,7 @@ function decimalText(units: bigint, decimals: number): string {
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
-describe('payments that do not go as planned, end to end (docs/design.md 10)', () => {
+describe('payments that do not go as planned, end to end (docs/design.md, "Payments that do not go as planned")', () => {
   let kasir: Kasir;
   let browser: Browser;
   let usdc: CryptoReference;

@@ -436,7 +436,7 @@ describe('merchant backend: widget API against the real payment service', () => 
       assert.equal(expired.json.data.status, 'expired');
     });
 
-    it('pay an expired deposit late (docs/design.md 10): recorded, still expired, owed back', async () => {
+    it('pay an expired deposit late (docs/design.md, "Payments that do not go as planned"): recorded, still expired, owed back', async () => {
       const payLate = await api<Envelope<Deposit>>('POST', `/api/sandbox/checkouts/${c.id}/pay`);
       assert.equal(payLate.status, 200, payLate.text);
       assert.deepEqual(

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createKasirApi } from '../../server/merchant/api';
-import type { CheckReport } from '../../server/merchant/commands/check';
+import type { CheckReport } from '../../server/merchant/check';
 import { createLogger } from '../../server/merchant/index';
 import { call, runKasirMerchant, snapStandIn, startUpstream, type Upstream } from './support';
 

@@ -8,7 +8,7 @@ import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
-import type { CompletedDeposit } from '../../server/merchant/webhooks/hooks';
+import type { CompletedDeposit } from '../../server/merchant/hooks';
 import {
   call,
   depositEvent,

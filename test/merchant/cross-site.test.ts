@@ -11,7 +11,7 @@ const EVIL = 'https://evil.example';
 /** What a cross-site form or no-cors fetch may send without a preflight: the CORS-safelisted types, or none. */
 const SIMPLE_TYPES = ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', undefined];
 
-describe('widget API: bodiless cross-site POSTs (issue 19)', () => {
+describe('widget API: bodiless cross-site POSTs', () => {
   let up: Upstream;
   let app: ReturnType<typeof merchantApp>;
   before(async () => {

@@ -8,7 +8,7 @@ import { sandboxDeps } from '../../server/provider/process/main';
 import { fiatBody, fillUniqueCodes } from '../provider/deposit-helpers';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 
-describe('merchant backend edge cases (issue 19: NUL bytes, choices, transfer pools)', () => {
+describe('merchant backend edge cases (NUL bytes, choices, transfer pools)', () => {
   let up: Upstream;
   before(async () => {
     up = await startUpstream();

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createKasirApi, type KasirApi } from '../../server/merchant/api';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { Follower, worstFollowDelay } from '../../server/merchant/webhooks/follower';
-import type { CompletedDeposit } from '../../server/merchant/webhooks/hooks';
+import type { CompletedDeposit } from '../../server/merchant/hooks';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
 import { capturedLog, routeWebhooksTo, serviceClient, startUpstream, waitFor, type Upstream } from './support';

@@ -12,7 +12,7 @@ import { openEvents, startUpstream, waitFor, type Envelope, type Upstream } from
 
 const CLI = join(import.meta.dirname, '../../server/merchant/cli.ts');
 
-describe('merchant backend: hard to break (issue 19)', () => {
+describe('merchant backend: hard to break', () => {
   let up: Upstream;
   before(async () => {
     up = await startUpstream();

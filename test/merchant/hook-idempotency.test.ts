@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
-import type { DepositHookEvent } from '../../server/merchant/webhooks/hooks';
+import type { DepositHookEvent } from '../../server/merchant/hooks';
 import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type Upstream } from './support';
 
 /** The shop's own database and the recipe, as README "Idempotent hooks" writes it. */

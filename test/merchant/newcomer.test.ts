@@ -13,7 +13,7 @@ import { sandboxDeps } from '../../server/provider/process/main';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { createKasirApi, type KasirApi } from '../../server/merchant/api';
 import type { KasirApiOptions } from '../../server/merchant/config';
-import type { CompletedDeposit } from '../../server/merchant/webhooks/hooks';
+import type { CompletedDeposit } from '../../server/merchant/hooks';
 import {
   capturedLog,
   depositEvent,

@@ -20,7 +20,7 @@ import type {
 } from '../../server/merchant/index';
 import { call, merchantApp, runningMerchant, startUpstream, waitFor, type Envelope, type Upstream } from './support';
 
-describe('payment hooks (docs/design.md 10)', () => {
+describe('payment hooks (docs/design.md, "Payments that do not go as planned")', () => {
   let up: Upstream;
   let merchant: RunningMerchant;
   let dataDir: string;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from 'decimal.js';
 import type { Checkout, Deposit, RefundClaim } from '@kasir/checkout';
-import type { RefundRequest } from '../../server/merchant/webhooks/hooks';
+import type { RefundRequest } from '../../server/merchant/hooks';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from 'decimal.js';
 import type { Checkout, Deposit, RefundClaim } from '@kasir/checkout';
-import type { ExpiredDeposit, RefundRequest } from '../../server/merchant/webhooks/hooks';
+import type { ExpiredDeposit, RefundRequest } from '../../server/merchant/hooks';
 import { call, merchantApp, startUpstream, type Envelope, type Upstream } from './support';
 
 type Offer = Extract<RefundClaim, { accepted: true }>;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
 import type { RunningMerchant } from '../../server/merchant/server';
-import type { CompletedDeposit } from '../../server/merchant/webhooks/hooks';
+import type { CompletedDeposit } from '../../server/merchant/hooks';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import { bodyOf, dataOf, errorOf } from '../support/envelope';
 import {

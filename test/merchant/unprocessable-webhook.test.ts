@@ -11,7 +11,7 @@ import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { createLogger } from '../../server/common/log';
 import { call, depositEvent, merchantApp, startUpstream, upstreamDeposit, type Upstream } from './support';
 
-describe('merchant receiver: a webhook it cannot process (issue 28 item 5)', () => {
+describe('merchant receiver: a webhook it cannot process', () => {
   let up: Upstream;
   before(async () => {
     up = await startUpstream();

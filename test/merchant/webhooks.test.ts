@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import type { Checkout, Deposit as WidgetDeposit } from '@kasir/checkout';
-import type { CompletedDeposit } from '../../server/merchant/webhooks/hooks';
+import type { CompletedDeposit } from '../../server/merchant/hooks';
 import { createKasirApi, verifyWebhook, WebhookVerificationError } from '../../server/merchant/index';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
 import {

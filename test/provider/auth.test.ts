@@ -69,7 +69,7 @@ const jwtPayload = (token: string) =>
   };
 const otherCode = (otp: string) => String((Number(otp) + 1) % 1_000_000).padStart(6, '0');
 
-describe('accounts: register, login, verify-login (interface 4.1 and 5)', () => {
+describe('accounts: register, login, verify-login', () => {
   let p: TestProvider;
   before(async () => {
     p = await providerWithLimits({ KASIR_AUTH_RATE_PER_EMAIL: '1000', KASIR_AUTH_RATE_PER_ADDRESS: '1000' });

@@ -152,7 +152,7 @@ describe('deposit expiry', () => {
     }
   });
 
-  describe('the sweep of a backlog (issue 22: >= 1,000 a second, batches that yield)', () => {
+  describe('the sweep of a backlog (>= 1,000 a second, batches that yield)', () => {
     /** Counts the statements run through the database it is plugged into. */
     type Plugin = Parameters<TestProvider['deps']['db']['withPlugin']>[0];
     const counter = () => {

@@ -9,7 +9,7 @@ import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
 import { createTestProvider, type TestProvider } from '../support/provider';
 import { addMerchant, createFiat, fiatBody, fillUniqueCodes, readDeposit, type DepositView } from './deposit-helpers';
 
-describe('hardening (issue 19)', () => {
+describe('hardening: bad input refused in the envelope', () => {
   let p: TestProvider;
   before(async () => {
     p = await createTestProvider();

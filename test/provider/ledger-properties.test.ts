@@ -69,7 +69,7 @@ const scenario = fc.record({
   actions: fc.array(action, { minLength: 1, maxLength: 8 }),
 });
 
-describe(`payment ledger properties (issue 28; seed ${SEED}, ${RUNS} runs)`, () => {
+describe(`payment ledger properties (seed ${SEED}, ${RUNS} runs)`, () => {
   let p: TestProvider;
   before(async () => {
     p = await createTestProvider();

@@ -13,7 +13,7 @@ import { createFiat, outbox, readDeposit, type DepositView } from './deposit-hel
 
 const ORDER = 150000;
 
-describe("issue 28: every rupiah accounted for (the red team's reproductions)", () => {
+describe("every rupiah accounted for (the red team's reproductions)", () => {
   let p: TestProvider;
   before(async () => {
     p = await createTestProvider();

@@ -21,7 +21,7 @@ import {
   type DepositView,
 } from './deposit-helpers';
 
-describe('payments (docs/design.md 10)', () => {
+describe('payments (docs/design.md, "Payments that do not go as planned")', () => {
   let p: TestProvider;
   before(async () => {
     p = await createTestProvider();
@@ -267,7 +267,7 @@ describe('payments (docs/design.md 10)', () => {
     assert.equal(history(done).at(-1), 'Completed by the sandbox status update');
   });
 
-  it('a completion is one transaction of 7 statements (issue 22: each is a round trip on PostgreSQL), with the same answer', async () => {
+  it('a completion is one transaction of 7 statements (each is a round trip on PostgreSQL), with the same answer', async () => {
     const statements: string[] = [];
     const counting: Parameters<TestProvider['deps']['db']['withPlugin']>[0] = {
       transformQuery: (args) => {
@@ -431,7 +431,7 @@ describe('payments (docs/design.md 10)', () => {
   });
 });
 
-describe('payments in the OpenAPI document (docs/design.md 10)', () => {
+describe('payments in the OpenAPI document (docs/design.md, "Payments that do not go as planned")', () => {
   it("documents the Deposit's payment fields, the sandbox payments endpoint and the two webhook types", async () => {
     const p = await createTestProvider();
     try {

@@ -78,7 +78,7 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     assert.match(body.message, message);
   };
 
-  describe('crypto amounts a person can read and type (docs/design.md 12)', () => {
+  describe(`crypto amounts a person can read and type (docs/design.md, "The shopper's choice, on any device")`, () => {
     it('prices ETH and POL in at most 8 places, rounded up to cover the order, the same text in the session, the widget and the deposit', async () => {
       const id = await newCheckout(150000);
       const [s, w] = [await session(id), await widgetCheckout(id)];
@@ -117,7 +117,7 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     });
   });
 
-  describe('a deposit with a quote matches it on what was asked (issue 21)', () => {
+  describe('a deposit with a quote matches it on what was asked', () => {
     const usdc = { inputCurrency: 'IDR', outputCurrency: 'USDC-POLYGON' };
 
     it('fiat deposit, outputAmount.crypto, quote with the same paymentMethod: gets the quote', async () => {
@@ -234,7 +234,7 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     });
   });
 
-  describe('amounts are never changed silently (issue 21)', () => {
+  describe('amounts are never changed silently', () => {
     it('refuses a crypto amount with more places than the asset is priced in, saying it arrived changed', async () => {
       // JSON.parse turns 1.123456789012345678 into 1.1234567890123457: 22 wei more than written.
       const res = await p.app.request('http://localhost/v1/deposit/crypto', {
@@ -265,7 +265,7 @@ describe('exact amounts: crypto prices, quotes, bounds, addresses', () => {
     });
   });
 
-  describe('amounts have an upper bound (issue 19)', () => {
+  describe('amounts have an upper bound', () => {
     for (const huge of [1.797e308, 1e300, 1e30]) {
       it(`refuses ${huge} with a 400 naming the field, wherever an amount is sent`, async () => {
         await refused(

@@ -363,7 +363,7 @@ describe('pricing', () => {
       ); // 9.0936647...
     });
 
-    it('prices an 18-decimal coin in 8 places, rounded up (docs/design.md 12)', () => {
+    it(`prices an 18-decimal coin in 8 places, rounded up (docs/design.md, "The shopper's choice, on any device")`, () => {
       const q = quoteCryptoCovering(eth, 'IDR', money(150000), RATES)!;
       assert.equal(toText(q.inputAmount), '0.00272728'); // 0.0027272727...
       const pol = quoteCryptoCovering(findCrypto('POL-POLYGON')!, 'IDR', money(150000), RATES)!;

@@ -33,7 +33,7 @@ describe('convert estimation and banks', () => {
   };
 
   describe('POST /v1/deposit/convert-estimation', () => {
-    it('quotes a conversion for 60 s, in the shape docs/design.md 3 gives', async () => {
+    it('quotes a conversion for 60 s, in the shape docs/design.md, "What the interface leaves open" gives', async () => {
       const before = Date.now();
       const q = await quote(toUsdc);
       assert.deepEqual(Object.keys(q).sort(), [

@@ -28,7 +28,7 @@ const recipient = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('recipients (interface 4.5)', () => {
+describe('recipients', () => {
   let p: TestProvider;
   let other: { clientId: string; clientSecret: string };
   const tick = () => {

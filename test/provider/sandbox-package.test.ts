@@ -129,7 +129,7 @@ describe('startSandbox (@kasir/sandbox entry)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('listens on the port picked for port 0 and writes sandbox.json exactly as DESIGN section 2 says', async () => {
+  it('listens on the port picked for port 0 and writes sandbox.json with exactly the keys listed in docs/design.md, "Running it"', async () => {
     assert.ok(sandbox.port > 0);
     assert.equal(sandbox.url, `http://localhost:${sandbox.port}`);
     assert.equal(sandbox.dataDir, dataDir);

@@ -52,7 +52,7 @@ function recordFailures() {
   };
 }
 
-describe('<kasir-checkout> payments not as planned (docs/design.md 10)', () => {
+describe('<kasir-checkout> payments not as planned (docs/design.md, "Payments that do not go as planned")', () => {
   let api: FakeApi;
   withFakeApi((a) => (api = a));
 
@@ -195,7 +195,7 @@ describe('<kasir-checkout> payments not as planned (docs/design.md 10)', () => {
   });
 });
 
-describe('<kasir-checkout> crypto amounts and paying on a phone (docs/design.md 12)', () => {
+describe(`<kasir-checkout> crypto amounts and paying on a phone (docs/design.md, "The shopper's choice, on any device")`, () => {
   let api: FakeApi;
   const ua = Object.getOwnPropertyDescriptor(Navigator.prototype, 'userAgent')!;
   const asPhone = () =>
@@ -331,7 +331,7 @@ describe('<kasir-checkout> crypto amounts and paying on a phone (docs/design.md 
   });
 });
 
-describe('<kasir-checkout> failures the shop sees (docs/design.md 11)', () => {
+describe('<kasir-checkout> failures the shop sees (docs/design.md, "Seeing and testing an integration")', () => {
   let api: FakeApi;
   let seen: ReturnType<typeof recordFailures>;
   withFakeApi((a) => (api = a));
@@ -458,7 +458,7 @@ describe('<kasir-checkout> failures the shop sees (docs/design.md 11)', () => {
   });
 });
 
-describe('<kasir-checkout> what arrived, as it arrived, after a switch (issue 28, docs/money.md)', () => {
+describe('<kasir-checkout> what arrived, as it arrived, after a switch (docs/money.md)', () => {
   let api: FakeApi;
   withFakeApi((a) => (api = a));
 

@@ -171,7 +171,7 @@ describe('<kasir-checkout> following the payment', () => {
     expect(polls(api)).to.have.length(count);
   });
 
-  it('follows an expired bank transfer on: a payment may still arrive late (docs/design.md 10)', async () => {
+  it('follows an expired bank transfer on: a payment may still arrive late (docs/design.md, "Payments that do not go as planned")', async () => {
     const el = await pendingWith('BCA_TRANSFER');
     api.settle(api.only.id, 'expired');
     await clock.tick(3000);

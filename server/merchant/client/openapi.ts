@@ -437,7 +437,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * Less than was due arrived while the deposit is pending (docs/design.md 10); it stays pending, remainingAmount says what is still due.
+         * Less than was due arrived while the deposit is pending (docs/design.md, "Payments that do not go as planned"); it stays pending, remainingAmount says what is still due.
          * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
          */
         post: operations["depositPartiallyPaid"];
@@ -457,7 +457,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A payment arrived after the deposit expired or was cancelled (docs/design.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.
+         * A payment arrived after the deposit expired or was cancelled (docs/design.md, "Payments that do not go as planned"): recorded with late: true, the status stays expired; the merchant owes a refund.
          * @description Sent from an outbox written with the change; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h until a 2xx. A method switch in checkout sends none.
          */
         post: operations["depositPaidLate"];
@@ -1024,7 +1024,7 @@ export interface components {
             /** @description The deposit once a method is chosen; null before */
             deposit: components["schemas"]["ShopperDeposit"] | null;
         };
-        /** @description What a wallet payment request (docs/design.md 8) needs besides the deposit: the asset on its network */
+        /** @description What a wallet payment request (docs/design.md, "Crypto") needs besides the deposit: the asset on its network */
         SessionCrypto: {
             symbol: string;
             network: string;

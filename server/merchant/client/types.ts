@@ -31,7 +31,7 @@ export interface Envelope<T = unknown> {
 /** 2.1 */
 export type User = Schemas['User'];
 /**
- * paymentFiat as the interface (spec 2.2) names it: its QR value is `qrCode`, which create and read responses carry
+ * paymentFiat as the payment service's interface names it: its QR value is `qrCode`, which create and read responses carry
  * as `qrData`. The service's document lists only `qrData`; the merchant reads either, so `qrCode` is added here.
  */
 export type PaymentFiat = Schemas['Deposit']['paymentFiat'] & { qrCode?: string };

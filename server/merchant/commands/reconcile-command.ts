@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import type { Logger } from '../../common/log.js';
 import { createKasirApi } from '../api.js';
 import { hooksOf, type MerchantServerOptions } from '../config.js';
-import type { MerchantHooks } from '../webhooks/hooks.js';
+import type { MerchantHooks } from '../hooks.js';
 import { formatReconcileLine } from '../webhooks/reconcile.js';
 
 export const RECONCILE_USAGE = `Usage: kasir-merchant reconcile [--since ISO] [--hooks MODULE]

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { PaymentServiceClient } from '../client/client.js';
 import { PaymentServiceError, PaymentServiceUnavailableError } from '../client/errors.js';
-import { checkOptions } from './check.js';
+import { checkOptions } from '../check.js';
 import { merchantStateFile } from '../config.js';
 import { readEnvironment } from '../env.js';
 import { runLogin } from './login.js';
@@ -51,7 +51,7 @@ async function runCheck(args: string[], env: NodeJS.ProcessEnv): Promise<number>
   } catch (err) {
     return fail(`check: ${err instanceof Error ? err.message : String(err)}`);
   }
-  // The same check as kasir.check()'s (check.ts), on the environment alone: a shop whose service signs otherwise runs
+  // The same check as kasir.check()'s (../check.ts), on the environment alone: a shop whose service signs otherwise runs
   // kasir.check() from its own code, where its signRequest is (docs/going-live.md).
   const report = await checkOptions(
     {},

@@ -5,7 +5,7 @@ import type { MethodKind } from '@kasir/checkout';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { metricsRegistry } from '../../common/observability.js';
 import type { Deposit as UpstreamDeposit } from '../client/types.js';
-import type { MerchantHooks } from '../webhooks/hooks.js';
+import type { MerchantHooks } from '../hooks.js';
 import { TERMINAL, type StoredDeposit } from '../model.js';
 import type { MethodChoice } from '../../common/widget-api.js';
 import type { MerchantService } from '../widget-api/service.js';

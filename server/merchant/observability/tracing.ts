@@ -3,7 +3,7 @@
 // shop's hooks a span, counted by outcome. Only @opentelemetry/api: with no SDK registered nothing is recorded.
 import { context, propagation, SpanKind, SpanStatusCode, trace, isSpanContextValid } from '@opentelemetry/api';
 import { failed, inSpan, tracerOf } from '../../common/observability.js';
-import type { MerchantHooks } from '../webhooks/hooks.js';
+import type { MerchantHooks } from '../hooks.js';
 import type { MerchantMetrics } from './metrics.js';
 
 export const tracer = tracerOf('kasir-merchant');

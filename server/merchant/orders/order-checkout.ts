@@ -6,11 +6,11 @@ import type { Decimal } from 'decimal.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaymentServiceClient } from '../client/client.js';
 import type { CheckoutSession } from '../client/types.js';
-import type { PricedOrder } from '../webhooks/hooks.js';
+import type { PricedOrder } from '../hooks.js';
 import { ApiError } from '../http.js';
 import type { Claim, SavedCheckout, SavedOrder, SharedState } from '../state/shared-state.js';
 import type { BoundedReader } from '../state/status-cache.js';
-import type { WidgetCheckout } from '../widget-api/views.js';
+import type { Checkout as WidgetCheckout } from '@kasir/checkout';
 
 /** What an order's checkout needs of the merchant service (widget-api/service.ts, which passes itself). */
 interface OrderDesk {

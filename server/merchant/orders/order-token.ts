@@ -3,11 +3,10 @@
 // id and the token's expiry. The widget API opens an order's checkout, and acts on it, only with that token.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../common/errors.js';
+import { ConfigError } from '../../common/config.js';
 
 /** How long a token opens its order unless the shop says otherwise. */
 const ORDER_TOKEN_LIFETIME_SECONDS = 24 * 3600;
-/** The least length of an order secret, in bytes (UTF-8): what HMAC-SHA256 needs to be unguessable. */
-export const ORDER_SECRET_MIN_BYTES = 32;
 /** The header an action on an order's checkout may carry its token in (or `orderToken` in its JSON body). */
 export const ORDER_TOKEN_HEADER = 'X-Kasir-Order-Token';
 
@@ -30,6 +29,17 @@ export function makeOrderToken(secret: string, orderId: string, now: number, opt
     throw new TypeError('orderToken: the order id must be a non-empty string');
   const expires = Math.floor(now / 1000) + expiresIn;
   return `${expires}.${signature(secret, orderId, expires).toString('base64url')}`;
+}
+
+/** `kasir.orderToken`: a token under the shop's order secret; throws a ConfigError naming the option without one. */
+export function orderTokenMaker(orderSecret: string | undefined, now: () => number) {
+  return (orderId: string, options?: OrderTokenOptions): string => {
+    if (!orderSecret)
+      throw new ConfigError(
+        'kasir.orderToken needs the orderSecret option (or KASIR_ORDER_SECRET): at least 32 bytes, e.g. openssl rand -base64 32',
+      );
+    return makeOrderToken(orderSecret, orderId, now(), options);
+  };
 }
 
 /** Whether `token` is `orderId`'s, made under `secret` and not expired at `now`. */

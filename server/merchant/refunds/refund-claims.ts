@@ -17,7 +17,7 @@ import { PaymentServiceError } from '../client/errors.js';
 import type { Logger } from '../../common/log.js';
 import { checkoutIdParam, jsonBody, ok, stateChanging } from '../../common/widget-api.js';
 import { evmAddressProblem, stellarAddressProblem, stellarMemoProblem } from '../../common/crypto-address.js';
-import type { OrderCustomer, RefundRecipient, RefundRequest } from '../webhooks/hooks.js';
+import type { OrderCustomer, RefundRecipient, RefundRequest } from '../hooks.js';
 import { ApiError, errorBody } from '../http.js';
 import { ZERO_DECIMAL_CURRENCIES, type MerchantService } from '../widget-api/service.js';
 import type { Claim } from '../state/shared-state.js';

@@ -14,7 +14,7 @@ import type { webhooks } from '../client/openapi.js';
 import type { Deposit as UpstreamDeposit } from '../client/types.js';
 import { errorBody } from '../http.js';
 import { isCheckoutId } from '../../common/widget-api.js';
-import type { DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks } from './hooks.js';
+import type { DepositHookEvent, DepositPayment, ExpiredDeposit, MerchantHooks } from '../hooks.js';
 import type { MerchantService } from '../widget-api/service.js';
 import type { Claim } from '../state/shared-state.js';
 import type { Warnings } from '../warnings.js';

@@ -5,7 +5,7 @@ import { PaymentServiceError } from '../client/errors.js';
 import type { CheckoutSession, Deposit as UpstreamDeposit, PaymentMethod, ShopperDeposit } from '../client/types.js';
 import type { MethodDescription } from '../../common/widget-projection.js';
 import type { MerchantConfig } from '../config.js';
-import type { MerchantHooks, PriceOrderContext } from '../webhooks/hooks.js';
+import type { MerchantHooks, PriceOrderContext } from '../hooks.js';
 import { isOrderToken, ORDER_TOKEN_HEADER, orderTokenRefusal } from '../orders/order-token.js';
 import type { FeesPaidBy, StoredDeposit } from '../model.js';
 import { feesPolicy, passesFees } from '../../common/fee-policy.js';

@@ -80,7 +80,8 @@ const SessionCryptoSchema = z
     address: z.string().openapi({ description: 'Token contract (EVM) or issuer (Stellar); empty for a native coin' }),
   })
   .openapi('SessionCrypto', {
-    description: 'What a wallet payment request (docs/design.md 8) needs besides the deposit: the asset on its network',
+    description:
+      'What a wallet payment request (docs/design.md, "Crypto") needs besides the deposit: the asset on its network',
   });
 
 /** A method of the session: the service's PaymentMethod, with its name and what paying with it costs this checkout. */

@@ -229,7 +229,7 @@ export function dashboardRoutes(deps: ProviderDeps) {
       method: 'put',
       path: '/dashboard/api/underpayment-tolerance',
       operationId: 'setUnderpaymentTolerance',
-      summary: 'Set the underpayment tolerance (docs/design.md 10)',
+      summary: 'Set the underpayment tolerance (docs/design.md, "Payments that do not go as planned")',
       description:
         'A percentage of the amount due, 0 to 100 with at most 2 decimal places: a payment short by no more than it completes the deposit.',
       request: { body: body(UnderpaymentToleranceBody) },

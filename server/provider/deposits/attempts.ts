@@ -9,7 +9,7 @@ import type { ProviderDeps } from '../instance/deps.js';
 import { newRecordId } from '../db/ids.js';
 import { enqueueDepositWebhook } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
-import { expireIfOverdue, isOverdue } from './expire.js';
+import { changeLockedDeposit, isOverdue } from './expire.js';
 import { activitiesOf, depositByDepositId, insertActivities, paymentsOf, seqAfter, versioned } from './repository.js';
 import { paymentFiatOf, toDepositView, type ActivityRow, type DepositRow, type DepositView } from './view.js';
 import { pushWindowFrom } from './payment-details.js';
@@ -34,22 +34,10 @@ export async function recordFailedAttempt(
   depositId: string,
   request: AttemptRequest,
 ): Promise<DepositView> {
-  try {
-    for (;;) {
-      const outcome = await deps.db.transaction().execute(async (trx) => {
-        const row = await depositByDepositId(trx, depositId, request.merchantId, { lock: true });
-        if (!row) throw new DepositNotFound();
-        const now = deps.now();
-        if (isOverdue(row, now)) return { overdue: row.id };
-        if (row.status !== 'pending') throw new DepositNotPending(row.status);
-        return { view: await applyFailure(trx, row, request, now) };
-      });
-      if (outcome.view) return outcome.view;
-      await expireIfOverdue(deps, outcome.overdue);
-    }
-  } finally {
-    deps.changes.announce(depositId);
-  }
+  return changeLockedDeposit(deps, depositId, request.merchantId, (trx, row, now) => {
+    if (row.status !== 'pending') throw new DepositNotPending(row.status);
+    return applyFailure(trx, row, request, now);
+  });
 }
 
 async function applyFailure(

@@ -11,6 +11,7 @@ import { enqueueDepositWebhooks } from '../webhooks/outbox.js';
 import { DepositNotFound, DepositNotPending } from './errors.js';
 import {
   activitiesOf,
+  depositByDepositId,
   depositByRowId,
   depositStateOf,
   insertActivity,
@@ -120,6 +121,35 @@ async function applyTransition(
 /** Expires one deposit if it is pending past its expiredAt (atomically, its row locked; a no-op otherwise). */
 export async function expireIfOverdue(deps: ProviderDeps, rowId: string): Promise<boolean> {
   return (await expireRowsIfOverdue(deps, [rowId])) === 1;
+}
+
+/**
+ * Runs `apply` on a deposit's row, read once and locked in a transaction of its own, with the time taken once the lock
+ * is held (times follow commit order: a racing expiry's come first). A deposit pending past its expiredAt is expired
+ * first (its own history entry and webhook), then `apply` runs on it as it then stands. The deposit's change is
+ * announced whatever happened. Throws DepositNotFound for a deposit that is not (the merchant's).
+ */
+export async function changeLockedDeposit<T>(
+  deps: ProviderDeps,
+  depositId: string,
+  merchantId: string | undefined,
+  apply: (trx: Transaction<Database>, row: DepositRow, now: Date) => Promise<T>,
+): Promise<T> {
+  try {
+    for (;;) {
+      const outcome = await deps.db.transaction().execute(async (trx): Promise<{ done: T } | { overdue: string }> => {
+        const row = await depositByDepositId(trx, depositId, merchantId, { lock: true });
+        if (!row) throw new DepositNotFound();
+        const now = deps.now();
+        if (isOverdue(row, now)) return { overdue: row.id };
+        return { done: await apply(trx, row, now) };
+      });
+      if ('done' in outcome) return outcome.done;
+      await expireIfOverdue(deps, outcome.overdue);
+    }
+  } finally {
+    deps.changes.announce(depositId);
+  }
 }
 
 /**

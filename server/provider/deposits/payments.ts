@@ -18,7 +18,6 @@ import type { DepositEventType } from '../webhooks/events.js';
 import { sandboxPayerInfo } from './payment-details.js';
 import {
   activitiesOf,
-  depositByDepositId,
   earlierPricesOf,
   insertActivities,
   insertPayment,
@@ -28,8 +27,8 @@ import {
   versioned,
 } from './repository.js';
 import { askedFor, currentPrice, ledgerOf, priceOfRow, valueOf, type Price } from './ledger.js';
-import { DepositNotFound, DepositNotPending } from './errors.js';
-import { expireIfOverdue, holdsUniqueCode, isOverdue } from './expire.js';
+import { DepositNotPending } from './errors.js';
+import { changeLockedDeposit, holdsUniqueCode } from './expire.js';
 import { kindOfMethod, METHOD_KINDS } from './method-kinds.js';
 import { toDepositView, type ActivityRow, type DepositRow, type DepositView, type PaymentRow } from './view.js';
 
@@ -67,24 +66,11 @@ export async function recordPayment(
   depositId: string,
   request: PaymentRequest = {},
 ): Promise<DepositView> {
-  try {
-    for (;;) {
-      // The row read once, locked, in the payment's own transaction (no read before it: a completion is one transaction
-      // of seven statements, each a round trip on PostgreSQL).
-      const outcome = await deps.db.transaction().execute(async (trx) => {
-        const row = await depositByDepositId(trx, depositId, request.merchantId, { lock: true });
-        if (!row) throw new DepositNotFound();
-        const now = deps.now(); // once the lock is held: times follow commit order (a racing expiry's come first)
-        // Overdue: the expiry (its own history entry and webhook) comes first, then the payment is a late one.
-        if (isOverdue(row, now)) return { overdue: row.id };
-        return { view: await applyPayment(trx, row, request, now) };
-      });
-      if (outcome.view) return outcome.view;
-      await expireIfOverdue(deps, outcome.overdue);
-    }
-  } finally {
-    deps.changes.announce(depositId);
-  }
+  // The row read once, locked, in the payment's own transaction (no read before it: each statement of a completion is
+  // a round trip on PostgreSQL). Overdue: the expiry comes first, then the payment is a late one.
+  return changeLockedDeposit(deps, depositId, request.merchantId, (trx, row, now) =>
+    applyPayment(trx, row, request, now),
+  );
 }
 
 async function applyPayment(

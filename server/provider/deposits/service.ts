@@ -20,6 +20,12 @@ import {
 import { expireFirstIfOverdue, expireIfOverdue, isOverdue } from './expire.js';
 import { timeOutPushIfOverdue } from './attempts.js';
 import { toDepositView, type DepositRow, type DepositView } from './view.js';
+import type { DepositCaches } from './read-cache.js';
+
+declare module '../instance/deps.js' {
+  /** Among the instance's caches: the deposit core's view cache (made in process/main.ts openProvider). */
+  interface ProviderCaches extends DepositCaches {}
+}
 
 export { quoteMethod, type FiatQuote } from './pricing.js';
 export { recordPayment, type PaymentRequest } from './payments.js';

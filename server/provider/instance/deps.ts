@@ -6,10 +6,9 @@ import type { Logger } from '../../common/log.js';
 import type { ExpiringCache } from './cache.js';
 import type { ProviderConfig } from './config.js';
 import type { Db } from '../db/database.js';
-import type { DepositChangeFeed } from '../deposits/changes.js';
-import type { DepositCaches } from '../deposits/read-cache.js';
 import type { Mailer } from '../mail/mailer.js';
-import type { SandboxTelemetry } from '../http/metrics.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { SandboxTelemetry } from './telemetry.js';
 
 /** What every part of the payment service is built from; route and middleware factories take it. */
 export interface ProviderDeps {
@@ -31,12 +30,16 @@ export interface ProviderDeps {
    */
   caches: ProviderCaches;
   /** Every committed change of a deposit, this instance's and (PostgreSQL) other copies': the read cache and the dispatcher listen. */
-  changes: DepositChangeFeed;
-  /** This instance's metrics (config.metrics) and the traces its webhooks continue (http/metrics.ts). */
+  changes: ChangeFeed;
+  /** This instance's metrics (config.metrics) and the traces its webhooks continue (instance/telemetry.ts). */
   telemetry?: SandboxTelemetry;
 }
 
-export interface ProviderCaches extends DepositCaches {
+/**
+ * The instance's caches of the layers at this level; the deposit core adds its own (deposits/service.ts, by declaration
+ * merging), so this file names nothing above it.
+ */
+export interface ProviderCaches {
   /** Merchant credentials by client id, read by the signature check (auth/credentials.ts). */
   credentials: ExpiringCache<Credential>;
   /** The merchant of each access token recently verified, by token (auth/tokens.ts). */

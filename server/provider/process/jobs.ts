@@ -21,7 +21,7 @@ export function startBackgroundJobs(
   const stopSweeper = startExpirySweeper(deps);
   const stopDispatcher = startWebhookDispatcher(deps, {
     startAfter: options.deliverAfter,
-    // Counted when metrics are on; each webhook continues the trace of its change (http/metrics.ts).
+    // Counted when metrics are on; each webhook continues the trace of its change (instance/telemetry.ts).
     onAttempt: deps.telemetry?.registry && deps.telemetry.attempted,
     traceHeaders: deps.telemetry?.traceHeaders,
   });

@@ -21,7 +21,7 @@ import { ORGANIZATION_NAME_CACHE } from '../deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from '../instance/deps.js';
 import { VERIFIED_TOKEN_CACHE } from '../auth/tokens.js';
 import { startBackgroundJobs } from './jobs.js';
-import { SandboxTelemetry } from '../http/metrics.js';
+import { SandboxTelemetry } from '../instance/telemetry.js';
 import { lockDataDir } from '../db/data-dir-lock.js';
 import type { DepositView as SandboxDeposit } from '../deposits/view.js';
 import { createMailer } from '../mail/mailer.js';

@@ -18,12 +18,12 @@ export const DEPOSIT_WEBHOOKS = {
   'deposit.partially_paid': {
     status: 'pending',
     name: 'DepositPartiallyPaidWebhook',
-    when: 'Less than was due arrived while the deposit is pending (docs/design.md 10); it stays pending, remainingAmount says what is still due.',
+    when: 'Less than was due arrived while the deposit is pending (docs/design.md, "Payments that do not go as planned"); it stays pending, remainingAmount says what is still due.',
   },
   'deposit.paid_late': {
     status: 'expired',
     name: 'DepositPaidLateWebhook',
-    when: 'A payment arrived after the deposit expired or was cancelled (docs/design.md 10): recorded with late: true, the status stays expired; the merchant owes a refund.',
+    when: 'A payment arrived after the deposit expired or was cancelled (docs/design.md, "Payments that do not go as planned"): recorded with late: true, the status stays expired; the merchant owes a refund.',
   },
   'deposit.payment_failed': {
     status: 'pending',

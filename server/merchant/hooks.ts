@@ -1,6 +1,6 @@
 // The merchant's hooks (createKasirApi's priceOrder, onCheckoutCreated, onDeposit*) and what each receives: the shop's
 // side of the backend, named once for config.ts (which checks them), widget-api/service.ts and receiver.ts (which call them).
-import type { Deposit as UpstreamDeposit } from '../client/types.js';
+import type { Deposit as UpstreamDeposit } from './client/types.js';
 
 /** What the merchant's `priceOrder` hook answers: the amount its own order costs. */
 export interface PricedOrder {

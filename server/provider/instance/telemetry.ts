@@ -6,8 +6,8 @@ import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { metricsRegistry } from '../../common/observability.js';
 import type { Db } from '../db/database.js';
-import type { DepositChangeFeed } from '../deposits/changes.js';
-import type { ProviderConfig } from '../instance/config.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { ProviderConfig } from './config.js';
 
 /** What the dispatcher tells of one attempt (DispatcherOptions.onAttempt). */
 interface Attempt {
@@ -44,7 +44,7 @@ export class SandboxTelemetry {
   constructor(
     config: ProviderConfig,
     db: Db,
-    changes: DepositChangeFeed,
+    changes: Pick<ChangeFeed, 'on'>,
     private readonly now: () => Date,
   ) {
     // Announced after the commit, in the request that made the change: its span is the webhook's parent. A change made

@@ -2,13 +2,18 @@
 // each failing one naming the setting to fix (docs/going-live.md). Reads the settings as given, even broken ones, so
 // every problem is told at once instead of the first one thrown.
 import ipaddr from 'ipaddr.js';
-import { WEBHOOK_SECRET_FORMAT } from '../../common/standard-webhooks.js';
-import { PaymentServiceClient } from '../client/client.js';
-import { PaymentServiceError, PaymentServiceUnavailableError } from '../client/errors.js';
-import type { RequestSigner } from '../client/signing.js';
-import { checkMerchantOptions, ConfigError, DEFAULT_DATA_DIR, type KasirApiOptions } from '../config.js';
-import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from '../env.js';
-import { ORDER_SECRET_MIN_BYTES } from '../orders/order-token.js';
+import { WEBHOOK_SECRET_FORMAT } from '../common/standard-webhooks.js';
+import { PaymentServiceClient } from './client/client.js';
+import { PaymentServiceError, PaymentServiceUnavailableError } from './client/errors.js';
+import type { RequestSigner } from './client/signing.js';
+import {
+  checkMerchantOptions,
+  ConfigError,
+  DEFAULT_DATA_DIR,
+  ORDER_SECRET_MIN_BYTES,
+  type KasirApiOptions,
+} from './config.js';
+import { CONNECTION_VARIABLES, readEnvironment, type EnvName } from './env.js';
 
 export interface CheckResult {
   /** service, credentials, accessToken, webhookSecret, allowedOrigins, redis, sandbox, orderSecret, settings, metrics. */
