@@ -5,7 +5,6 @@ import {
   call,
   merchantApp,
   methodOf,
-  sleep,
   startUpstream,
   type AnyEnvelope,
   type Envelope,
@@ -468,6 +467,7 @@ describe('merchant backend: widget API against the real payment service', () => 
 
   describe('while the payment service is down', () => {
     let down = false;
+    let ahead = 0; // how far the backend's clock has been moved on
     let flaky: ReturnType<typeof merchantApp>;
     before(async () => {
       flaky = merchantApp(
@@ -475,6 +475,7 @@ describe('merchant backend: widget API against the real payment service', () => 
         {
           fetch: (input, init) =>
             down ? Promise.reject(new TypeError('fetch failed')) : up.countingFetch(input, init),
+          now: () => Date.now() + ahead,
         },
         { statusRefreshMs: 50 },
       );
@@ -485,7 +486,7 @@ describe('merchant backend: widget API against the real payment service', () => 
         .json.data;
       await call(flaky, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' });
       down = true;
-      await sleep(60);
+      ahead += 60; // past statusRefreshMs
       const stale = await call<Envelope<Deposit>>(flaky, 'GET', `/api/checkouts/${c.id}/deposit`);
       assert.equal(stale.status, 200);
       assert.equal(stale.json.data.status, 'pending');
