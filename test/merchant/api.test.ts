@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
-import {
-  call,
-  merchantApp,
-  methodOf,
-  startUpstream,
-  type AnyEnvelope,
-  type Envelope,
-  type Upstream,
-} from './support';
+import { call, merchantApp, methodOf, startUpstream, type AnyEnvelope, type Envelope, type Upstream } from './support';
 
 const SECRET_FIELDS =
   /clientSecret|accessToken|webhookSecret|userId|"note"|activityHistory|payerInfo|isReconciled|sk_test_|whsec_|kasir_test_|eyJhbGci/;
