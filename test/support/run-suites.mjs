@@ -25,13 +25,16 @@ const STAGES = [
     ['format:check', 'typecheck'],
     ['build', 'pack'],
   ],
+  // Three lanes of about the same length. No two suites share a port (each server listens on one the kernel picks),
+  // a database (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a
+  // database of its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
   [
-    // Node and SQLite: the heaviest suite, in a lane of its own.
-    ['test:server'],
-    // PostgreSQL (each test provider in a database of its own), then the compiled copies on PostgreSQL and Redis.
-    ['test:server:pg', 'test:multi'],
-    // The browsers, then the package tests from the tarballs packed above.
-    ['test:widget', 'test:e2e', 'test:packages'],
+    // Node and SQLite (the longest suite), then the compiled copies on PostgreSQL and Redis.
+    ['test:server', 'test:multi'],
+    // The provider suite on PostgreSQL, then the package tests from the tarballs packed above.
+    ['test:server:pg', 'test:packages'],
+    // The browsers: the widget suites in each, then the end-to-end tests.
+    ['test:widget', 'test:e2e'],
   ],
 ];
 
