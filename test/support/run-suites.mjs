@@ -81,14 +81,16 @@ function runStep(script, lane) {
   });
 }
 
+let stopping = false;
 async function runLane(lane, index) {
-  for (const script of lane) if ((await runStep(script, index + 1)) !== 0) return false;
+  for (const script of lane) if (stopping || (await runStep(script, index + 1)) !== 0) return false;
   return true;
 }
 
 // Ctrl-C or a CI's cancel: each step's whole group is told to stop (with-redis.sh and with-postgres.sh clean up).
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
+    stopping = true;
     for (const child of running) {
       try {
         process.kill(-child.pid, signal);
