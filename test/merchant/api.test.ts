@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
-import {
-  call,
-  merchantApp,
-  methodOf,
-  sleep,
-  startUpstream,
-  type AnyEnvelope,
-  type Envelope,
-  type Upstream,
-} from './support';
+import { call, merchantApp, methodOf, startUpstream, type AnyEnvelope, type Envelope, type Upstream } from './support';
 
 const SECRET_FIELDS =
   /clientSecret|accessToken|webhookSecret|userId|"note"|activityHistory|payerInfo|isReconciled|sk_test_|whsec_|kasir_test_|eyJhbGci/;
@@ -468,6 +459,7 @@ describe('merchant backend: widget API against the real payment service', () => 
 
   describe('while the payment service is down', () => {
     let down = false;
+    let ahead = 0; // how far the backend's clock has been moved on
     let flaky: ReturnType<typeof merchantApp>;
     before(async () => {
       flaky = merchantApp(
@@ -475,6 +467,7 @@ describe('merchant backend: widget API against the real payment service', () => 
         {
           fetch: (input, init) =>
             down ? Promise.reject(new TypeError('fetch failed')) : up.countingFetch(input, init),
+          now: () => Date.now() + ahead,
         },
         { statusRefreshMs: 50 },
       );
@@ -485,7 +478,7 @@ describe('merchant backend: widget API against the real payment service', () => 
         .json.data;
       await call(flaky, 'POST', `/api/checkouts/${c.id}/deposit`, { method: 'BCA_VA' });
       down = true;
-      await sleep(60);
+      ahead += 60; // past statusRefreshMs
       const stale = await call<Envelope<Deposit>>(flaky, 'GET', `/api/checkouts/${c.id}/deposit`);
       assert.equal(stale.status, 200);
       assert.equal(stale.json.data.status, 'pending');

@@ -1,13 +1,16 @@
 // The three packages packed once for every package test of a run: `npm pack --workspaces` (each package's prepack
 // builds it afresh from a clean dist/) into a directory named by a hash of the packages' sources, which the next
 // test file reuses as long as no source changed. A change of any file the packages are built from packs again.
+// KASIR_TEST_PACKED_DIR names the directory instead: `npm test` packs there once, right after its build
+// (`node --import tsx test/support/packed.ts`), so the package tests never clean a dist/ that the suites running
+// beside them read.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** What the packages are built from: their folders (less what is built or installed) and the root's settings. */
@@ -41,7 +44,7 @@ async function sourceHash(): Promise<string> {
 
 /** The tarballs by package name (`@kasir/checkout`, ...), packed now or by an earlier test file of this source. */
 export async function packedTarballs(env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
-  const dir = join(tmpdir(), `kasir-packed-${await sourceHash()}`);
+  const dir = process.env.KASIR_TEST_PACKED_DIR || join(tmpdir(), `kasir-packed-${await sourceHash()}`);
   if (!existsSync(dir)) {
     const staging = await mkdtemp(join(tmpdir(), 'kasir-packing-'));
     try {
@@ -70,4 +73,18 @@ export async function packedTarballs(env: NodeJS.ProcessEnv): Promise<Map<string
       .filter((file) => file.endsWith('.tgz'))
       .map((file) => [`@${file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '').replace('-', '/')}`, join(dir, file)]),
   );
+}
+
+// Run as a command: packs now (into KASIR_TEST_PACKED_DIR or the sources' directory) and names the tarballs. npm's
+// settings for the workspace root are left out, as the package tests leave them out.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) =>
+        !/^(npm_config_(local_prefix|prefix|workspaces?|include_workspace_root|global)|npm_lifecycle_.*|npm_command|NODE_OPTIONS)$/i.test(
+          key,
+        ),
+    ),
+  );
+  for (const [name, file] of await packedTarballs(env)) console.log(`${name}: ${file}`);
 }

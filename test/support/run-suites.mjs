@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// `npm test`: the checks and the suites, in stages. A stage's lanes run side by side, each lane's steps one after
+// another; a stage starts when the one before it passed. Each step is an `npm run <script>` with its output kept in a
+// log of its own, printed whole when the step ends (so the lanes' output does not interleave), and the run ends with
+// a line per step: its lane, its time and whether it passed. It fails if any step failed; a failed step ends its own
+// lane, the other lanes finish. Arguments name scripts to run instead of all (in their stages and lanes), e.g.
+// `node test/support/run-suites.mjs test:server test:widget`. Why the lanes may share the machine:
+// docs/testing-kasir.md, "What each suite costs".
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The steps that are not npm scripts: the command each runs. */
+const COMMANDS = {
+  // The package tests' tarballs, packed once (each package's prepack builds it again from a clean dist/) before any
+  // suite reads the packages' dist/: test/support/packed.ts.
+  pack: [process.execPath, '--import', 'tsx', 'test/support/packed.ts'],
+};
+
+/** Stages of lanes of steps. */
+const STAGES = [
+  // The checks beside the build: the type check and knip read the sources (tsconfig.json maps @kasir/* to them).
+  [
+    ['format:check', 'typecheck'],
+    ['build', 'pack'],
+  ],
+  // Three lanes of about the same length. No two suites share a port (each server listens on one the kernel picks),
+  // a database (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a
+  // database of its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
+  [
+    // Node and SQLite (the longest suite), then the compiled copies on PostgreSQL and Redis.
+    ['test:server', 'test:multi'],
+    // The provider suite on PostgreSQL, then the package tests from the tarballs packed above.
+    ['test:server:pg', 'test:packages'],
+    // The browsers: the widget suites in each, then the end-to-end tests.
+    ['test:widget', 'test:e2e'],
+  ],
+];
+
+const wanted = process.argv.slice(2);
+const known = STAGES.flat(2);
+const unknown = wanted.filter((script) => !known.includes(script));
+if (unknown.length) {
+  console.error(`[tests] not a step of npm test: ${unknown.join(', ')} (the steps: ${known.join(', ')})`);
+  process.exit(2);
+}
+const stages = STAGES.map((lanes) =>
+  lanes.map((lane) => lane.filter((script) => !wanted.length || wanted.includes(script))).filter((l) => l.length),
+).filter((lanes) => lanes.length);
+
+const logs = mkdtempSync(join(tmpdir(), 'kasir-tests-'));
+// Where `pack` puts the tarballs and the package tests find them; removed with the logs.
+const env = { ...process.env, KASIR_TEST_PACKED_DIR: join(logs, 'packed') };
+const running = new Set();
+const results = [];
+const seconds = (since) => Math.round((Date.now() - since) / 1000);
+const began = Date.now();
+
+/** Runs a step (`npm run <script>`) in a process group of its own, its output into a log; resolves with its exit code. */
+function runStep(script, lane) {
+  const log = join(logs, `${script.replace(/:/g, '-')}.log`);
+  const out = openSync(log, 'w');
+  const started = Date.now();
+  console.log(`[tests] ${script} started (lane ${lane})`);
+  const [command, ...args] = COMMANDS[script] ?? ['npm', 'run', script];
+  const child = spawn(command, args, { env, stdio: ['ignore', out, out], detached: true });
+  running.add(child);
+  return new Promise((resolve) => {
+    child.once('close', (code, signal) => {
+      running.delete(child);
+      closeSync(out);
+      const result = { script, lane, seconds: seconds(started), code: code ?? signal };
+      results.push(result);
+      const verdict = result.code === 0 ? 'passed' : `FAILED (exit ${result.code})`;
+      console.log(`\n[tests] ----- ${script}: ${verdict} in ${result.seconds} s; its output:`);
+      process.stdout.write(readFileSync(log, 'utf8'));
+      console.log(`[tests] ----- end of ${script}: ${verdict} in ${result.seconds} s\n`);
+      resolve(result.code);
+    });
+  });
+}
+
+let stopping = false;
+async function runLane(lane, index) {
+  for (const script of lane) if (stopping || (await runStep(script, index + 1)) !== 0) return false;
+  return true;
+}
+
+// Ctrl-C or a CI's cancel: each step's whole group is told to stop (with-redis.sh and with-postgres.sh clean up).
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    stopping = true;
+    for (const child of running) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+    setTimeout(() => process.exit(130), 5000).unref();
+  });
+
+let passed = true;
+for (const lanes of stages) {
+  const lanesPassed = await Promise.all(lanes.map(runLane));
+  if (!lanesPassed.every(Boolean)) {
+    passed = false;
+    break;
+  }
+}
+rmSync(logs, { recursive: true, force: true });
+
+console.log(`[tests] npm test, by step (${seconds(began)} s in all):`);
+for (const r of results)
+  console.log(
+    `[tests]   ${r.script.padEnd(15)} lane ${r.lane}  ${String(r.seconds).padStart(5)} s  ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`}`,
+  );
+const skipped = stages.flat(2).filter((script) => !results.some((r) => r.script === script));
+if (skipped.length) console.log(`[tests]   not run (a step before failed): ${skipped.join(', ')}`);
+process.exit(passed ? 0 : 1);
