@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   context,
+  defaultTextMapGetter,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -16,6 +17,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import type { HttpBindings } from '@hono/node-server';
 import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { errorBody } from './errors.js';
@@ -78,8 +80,17 @@ const headerGetter: TextMapGetter<Headers> = {
   },
 };
 
-/** The trace context a request carries (W3C `traceparent`, with the SDK's propagator), else none. */
-const incomingContext = (headers: Headers): TraceContext => propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+/**
+ * The trace context a request carries (W3C `traceparent`, with the SDK's propagator), else none. Served by
+ * @hono/node-server its fields are read off Node's parsed headers (`c.env.incoming`): asking for `c.req.raw.headers`
+ * there builds a whole Headers object for every request, traced or not.
+ */
+function incomingContext(c: Context): TraceContext {
+  const { incoming } = (c.env ?? {}) as Partial<HttpBindings>;
+  return incoming
+    ? propagation.extract(ROOT_CONTEXT, incoming.headers, defaultTextMapGetter)
+    : propagation.extract(ROOT_CONTEXT, c.req.raw.headers, headerGetter);
+}
 
 /**
  * One server span per request, named by its method and route (`GET /checkouts/:id/deposit`), continuing the trace the
@@ -89,7 +100,7 @@ const incomingContext = (headers: Headers): TraceContext => propagation.extract(
 export function requestSpans(tracer: () => Tracer): MiddlewareHandler {
   // Not async itself: without an SDK the request goes on at once, with no promise of this layer's own.
   return (c, next) => {
-    const parent = incomingContext(c.req.raw.headers);
+    const parent = incomingContext(c);
     const span = tracer().startSpan(c.req.method, { kind: SpanKind.SERVER }, parent);
     return span.isRecording() ? traced(c, next, parent, span) : next();
   };

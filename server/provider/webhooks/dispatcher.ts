@@ -502,6 +502,223 @@ export class WebhookDispatcher {
 
 const MIN_SLEEP_MS = 10;
 
+/** One p-limit per endpoint (origin), `perEndpoint` POSTs at once, dropped when it has nothing running or waiting. */
+class EndpointLimits {
+  private readonly limits = new Map<string, LimitFunction>();
+
+  constructor(private readonly perEndpoint: number) {}
+
+  /** Runs `task` in its endpoint's turn. */
+  run(endpoint: string, task: () => Promise<void>): Promise<void> {
+    let limit = this.limits.get(endpoint);
+    if (!limit) this.limits.set(endpoint, (limit = pLimit(this.perEndpoint)));
+    const turn = limit;
+    return turn(task).finally(() => {
+      if (turn.activeCount === 0 && turn.pendingCount === 0 && this.limits.get(endpoint) === turn)
+        this.limits.delete(endpoint);
+    });
+  }
+}
+
+/**
+ * On PostgreSQL the dispatcher has a pool of its own (two connections): its writes never queue for a connection behind
+ * the requests (a stream of completions holds every connection of the service's pool), so deliveries keep up with
+ * completions however many requests wait. Undefined on SQLite, or when the caller gave the dispatcher its handle.
+ */
+function ownPool(deps: ProviderDeps, options: DispatcherOptions): Promise<Db> | undefined {
+  const { databaseUrl, dataDir } = deps.config;
+  return !options.db && databaseUrl && engineOf(deps.db) === 'postgres'
+    ? openDatabase({ dataDir, databaseUrl, poolSize: 2 })
+    : undefined;
+}
+
+/**
+ * held: waiting for `startAfter` (and its own pool) before anything is sent; running: woken by changes and its timer;
+ * stopped: stop() began, nothing more is claimed.
+ */
+type LoopPhase = 'held' | 'running' | 'stopped';
+
+/**
+ * startWebhookDispatcher's loop. A wake starts a pass (one at a time): it claims while rows are due and there is room
+ * (`concurrency` attempts in flight), hands each row to its endpoint's turn, then sleeps until the next row falls due.
+ */
+class DeliveryLoop {
+  private dispatcher: WebhookDispatcher;
+  private readonly ownDb: Promise<Db> | undefined;
+  private readonly endpoints: EndpointLimits;
+  private readonly log: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly concurrency: number;
+  /** Room that wakes a loop stopped at `concurrency`: refilled in batches, not one claim per finished attempt. */
+  private readonly refill: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private phase: LoopPhase;
+  /** The pass under way, if any. */
+  private passing: Promise<void> | undefined;
+  /** Woken while a pass was under way: that pass looks again before it sleeps. */
+  private wokenInPass = false;
+  /** The last pass stopped at `concurrency` attempts in flight: a finishing attempt wakes the loop once there is room. */
+  private waitingForRoom = false;
+  /** The sleep until the next row falls due (or a retry after a failed pass). */
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: ProviderDeps,
+    private readonly options: DispatcherOptions,
+  ) {
+    this.ownDb = ownPool(deps, options);
+    this.dispatcher = new WebhookDispatcher(deps, options);
+    this.endpoints = new EndpointLimits(this.dispatcher.perEndpoint);
+    this.log = deps.logger.child({ component: 'webhooks' });
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.batchSize = this.dispatcher.batchSize;
+    this.concurrency = options.concurrency ?? 256;
+    this.refill = Math.min(this.batchSize, Math.ceil(this.concurrency / 4));
+    this.phase = options.startAfter || this.ownDb ? 'held' : 'running';
+  }
+
+  start(): void {
+    // Any committed change of a deposit may have put a webhook in the outbox (a resend announces its deposit too).
+    this.unsubscribe = this.deps.changes.on(() => this.wake());
+    if (this.phase === 'running') {
+      this.wake();
+      return;
+    }
+    const ownReady = this.ownDb?.then(
+      (db) => {
+        this.dispatcher = new WebhookDispatcher(this.deps, { ...this.options, db });
+      },
+      (err: unknown) => {
+        // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
+        this.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'webhook dispatcher: no pool of its own; sharing the service pool',
+        );
+      },
+    );
+    void Promise.all([this.options.startAfter, ownReady]).then(() => {
+      if (this.phase === 'held') this.phase = 'running';
+      this.wake();
+    });
+  }
+
+  /** Starts a pass now, or has the one under way look again. */
+  private wake(): void {
+    if (this.phase !== 'running') return;
+    if (this.passing) {
+      this.wokenInPass = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.passing = this.pass()
+      .catch((err) => {
+        if (this.phase === 'stopped') return;
+        this.log.error({ err }, 'webhook dispatcher pass failed');
+        this.sleep(this.pollIntervalMs);
+      })
+      .finally(() => {
+        this.passing = undefined;
+        if (this.wokenInPass) this.wake();
+      });
+  }
+
+  /** Claims while rows are due and there is room; sleeps until the next row falls due once it has them all. */
+  private async pass(): Promise<void> {
+    for (;;) {
+      this.wokenInPass = false;
+      let drained = false;
+      while (this.phase === 'running') {
+        const room = Math.min(this.batchSize, this.concurrency - this.inFlight.size);
+        if (room <= 0) {
+          this.waitingForRoom = true;
+          break;
+        }
+        const { rows, targets } = await this.dispatcher.claim(room);
+        for (const row of rows) this.launch(row, targets.get(row.merchantId));
+        if (rows.length < room) {
+          drained = true;
+          break;
+        }
+      }
+      if (this.phase === 'stopped' || !this.wokenInPass) {
+        if (drained && this.phase === 'running') await this.sleepUntilNextDue();
+        return;
+      }
+    }
+  }
+
+  /** A claimed row's attempt, in flight until recorded; its end may wake a loop that waits for room. */
+  private launch(row: ClaimedDelivery, target: Target | undefined): void {
+    const attempt: Promise<void> = this.deliver(row, target)
+      .catch((err) => this.log.error({ err, deliveryId: row.id }, 'webhook attempt failed to record'))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        if (this.waitingForRoom && this.concurrency - this.inFlight.size >= this.refill) {
+          this.waitingForRoom = false;
+          this.wake();
+        }
+      });
+    this.inFlight.add(attempt);
+  }
+
+  /** In its endpoint's turn: sent (on a renewed lease), or given back unsent once stopping. */
+  private deliver(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
+    return this.endpoints.run(endpointOf(target?.url ?? null), async () => {
+      if (this.phase === 'stopped') await this.dispatcher.release(row);
+      else if (await this.dispatcher.renewLease(row)) await this.dispatcher.attempt(row, target);
+    });
+  }
+
+  /** Sleeps until the next row falls due, or pollIntervalMs at most; a wake cuts it short. */
+  private async sleepUntilNextDue(): Promise<void> {
+    const next = await this.dispatcher.nextDueAt();
+    if (this.phase === 'stopped' || this.wokenInPass) return;
+    // A row due now that the claim did not get is being claimed by another copy (SKIP LOCKED): look again shortly.
+    this.sleep(
+      next === undefined
+        ? this.pollIntervalMs
+        : Math.max(MIN_SLEEP_MS, Math.min(this.pollIntervalMs, next - Date.now())),
+    );
+  }
+
+  private sleep(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), ms);
+  }
+
+  /** Stops claiming, lets the attempts in flight finish for up to `graceMs`, aborts the rest and waits for them. */
+  stop(graceMs: number): Promise<void> {
+    return (this.stopping ??= this.stopNow(graceMs));
+  }
+
+  private async stopNow(graceMs: number): Promise<void> {
+    this.phase = 'stopped';
+    clearTimeout(this.timer);
+    this.unsubscribe?.();
+    await this.passing;
+    if (graceMs > 0 && this.inFlight.size > 0) {
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(this.inFlight),
+        new Promise((resolve) => {
+          grace = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(grace);
+    }
+    this.dispatcher.abort();
+    await Promise.all(this.inFlight);
+    this.dispatcher.close();
+    await this.ownDb?.then(
+      (db) => db.destroy(),
+      () => {},
+    );
+  }
+}
+
 /**
  * Delivers outbox rows (signed, retried on the schedule of docs/design.md, "Webhooks") until stopped, within
  * milliseconds of their enqueueing: woken by every committed change of a deposit (deps.changes: this copy's, and on
@@ -515,158 +732,7 @@ export function startWebhookDispatcher(
   deps: ProviderDeps,
   options: DispatcherOptions = {},
 ): (graceMs?: number) => Promise<void> {
-  // On PostgreSQL the dispatcher has a pool of its own (two connections): its writes never queue for a connection
-  // behind the requests (a stream of completions holds every connection of the service's pool), so deliveries keep
-  // up with completions however many requests wait.
-  const { databaseUrl } = deps.config;
-  const ownDb =
-    !options.db && databaseUrl && engineOf(deps.db) === 'postgres'
-      ? openDatabase({ dataDir: deps.config.dataDir, databaseUrl, poolSize: 2 })
-      : undefined;
-  let dispatcher = new WebhookDispatcher(deps, options);
-  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const { batchSize, perEndpoint } = dispatcher;
-  const concurrency = options.concurrency ?? 256;
-  const refill = Math.min(batchSize, Math.ceil(concurrency / 4));
-  const log = deps.logger.child({ component: 'webhooks' });
-  /** One limiter per endpoint (origin), dropped when it has nothing running or waiting. */
-  const endpoints = new Map<string, LimitFunction>();
-  const inFlight = new Set<Promise<void>>();
-  let held = options.startAfter !== undefined;
-  let stopped = false;
-  let passing: Promise<void> | undefined;
-  let again = false;
-  let full = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const deliver = (row: ClaimedDelivery, target: Target | undefined): Promise<void> => {
-    const endpoint = endpointOf(target?.url ?? null);
-    let limit = endpoints.get(endpoint);
-    if (!limit) endpoints.set(endpoint, (limit = pLimit(perEndpoint)));
-    const turn = limit;
-    return turn(async () => {
-      if (stopped) await dispatcher.release(row);
-      else if (await dispatcher.renewLease(row)) await dispatcher.attempt(row, target);
-    }).finally(() => {
-      if (turn.activeCount === 0 && turn.pendingCount === 0 && endpoints.get(endpoint) === turn)
-        endpoints.delete(endpoint);
-    });
-  };
-
-  const pass = async () => {
-    for (;;) {
-      again = false;
-      let drained = false;
-      while (!stopped) {
-        const room = Math.min(batchSize, concurrency - inFlight.size);
-        if (room <= 0) {
-          full = true; // a finishing attempt wakes the next pass
-          break;
-        }
-        const { rows, targets } = await dispatcher.claim(room);
-        for (const row of rows) {
-          const attempt: Promise<void> = deliver(row, targets.get(row.merchantId))
-            .catch((err) => log.error({ err, deliveryId: row.id }, 'webhook attempt failed to record'))
-            .finally(() => {
-              inFlight.delete(attempt);
-              // Refilled in batches, not one claim per finished attempt.
-              if (full && concurrency - inFlight.size >= refill) {
-                full = false;
-                wake();
-              }
-            });
-          inFlight.add(attempt);
-        }
-        if (rows.length < room) {
-          drained = true;
-          break;
-        }
-      }
-      if (stopped || !again) {
-        if (drained && !stopped) await sleepUntilNextDue();
-        return;
-      }
-    }
-  };
-
-  /** Sleeps until the next row falls due, or pollIntervalMs at most; a wake cuts it short. */
-  const sleepUntilNextDue = async () => {
-    const next = await dispatcher.nextDueAt();
-    if (stopped || again) return;
-    // A row due now that the claim did not get is being claimed by another copy (SKIP LOCKED): look again shortly.
-    const delay =
-      next === undefined ? pollIntervalMs : Math.max(MIN_SLEEP_MS, Math.min(pollIntervalMs, next - Date.now()));
-    clearTimeout(timer);
-    timer = setTimeout(wake, delay);
-  };
-
-  function wake(): void {
-    if (stopped || held) return;
-    if (passing) {
-      again = true;
-      return;
-    }
-    clearTimeout(timer);
-    passing = pass()
-      .catch((err) => {
-        if (stopped) return;
-        log.error({ err }, 'webhook dispatcher pass failed');
-        clearTimeout(timer);
-        timer = setTimeout(wake, pollIntervalMs);
-      })
-      .finally(() => {
-        passing = undefined;
-        if (again) wake();
-      });
-  }
-
-  // Any committed change of a deposit may have put a webhook in the outbox (a resend announces its deposit too).
-  const unsubscribe = deps.changes.on(() => wake());
-  if (options.startAfter || ownDb) {
-    held = true;
-    const ownReady = ownDb?.then(
-      (db) => {
-        dispatcher = new WebhookDispatcher(deps, { ...options, db });
-      },
-      (err: unknown) => {
-        // Without a pool of its own (PostgreSQL refused a connection at start), it shares the service's.
-        log.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          'webhook dispatcher: no pool of its own; sharing the service pool',
-        );
-      },
-    );
-    void Promise.all([options.startAfter, ownReady]).then(() => {
-      held = false;
-      wake();
-    });
-  } else {
-    wake();
-  }
-
-  let stopping: Promise<void> | undefined;
-  return (graceMs = 0) =>
-    (stopping ??= (async () => {
-      stopped = true;
-      clearTimeout(timer);
-      unsubscribe();
-      await passing;
-      if (graceMs > 0 && inFlight.size > 0) {
-        let grace: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.all(inFlight),
-          new Promise((resolve) => {
-            grace = setTimeout(resolve, graceMs);
-          }),
-        ]);
-        clearTimeout(grace);
-      }
-      dispatcher.abort();
-      await Promise.all(inFlight);
-      dispatcher.close();
-      await ownDb?.then(
-        (db) => db.destroy(),
-        () => {},
-      );
-    })());
+  const loop = new DeliveryLoop(deps, options);
+  loop.start();
+  return (graceMs = 0) => loop.stop(graceMs);
 }
