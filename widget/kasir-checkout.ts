@@ -41,7 +41,7 @@ import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './typ
 import type { Described } from './failures.js';
 import { methodKinds } from './method-kinds.js';
 import type { DepositStatusController } from './views/deposit-status-controller.js';
-import type { PaidKit, PendingModule, RefundPanel } from './views/view.js';
+import type { PaidKit, PendingModule, RefundPanel, ViewKit } from './views/view.js';
 import type { AttributeName, KasirCheckoutOptions } from './props.js';
 
 export * from './events.js';
@@ -460,10 +460,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return { ...offline[this.__locale], ...this.__words, ...this.strings } as Messages;
   }
 
-  /** Words in the element's language (a screen's, a failure's), with the shop's `strings` over them. */
-  private __text<T>(words: Record<Locale, T>): T {
-    return { ...words[this.__locale], ...this.strings };
-  }
+  /**
+   * Words in the element's language (a screen's, a failure's), with the shop's `strings` over them. A field, so it is
+   * handed to the views and the dialog as it is.
+   */
+  private __text: ViewKit['text'] = (words) => ({ ...words[this.__locale], ...this.strings });
 
   /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
   private get __locale(): Locale {
@@ -531,7 +532,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     if (!err) return null;
     return (
       failures?.(err, {
-        text: (w) => this.__text(w),
+        text: this.__text,
         endpoint,
         amount,
         currency,
@@ -581,7 +582,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const d = this.__deposit;
     const view = d && loaded[`${d.method.kind} ${this.__locale}`];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
-    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
+    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, this.__text) : undefined;
     const listed = this.__switching && d?.status === 'pending';
     const loading = !this.__load.status || this.__load.status === 'pending';
     this.state =
@@ -694,7 +695,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       <p class="sr" role="status">${this.__notice}</p>
     </div>`;
     // Modal: the card in a native dialog (modal.ts); nothing until that is loaded (a closed dialog shows nothing either).
-    return this.modal ? (dialog?.dialog(this, (words) => this.__text(words), card) ?? nothing) : card;
+    return this.modal ? (dialog?.dialog(this, this.__text, card) ?? nothing) : card;
   }
 
   private __screen(t: Messages) {
@@ -765,7 +766,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return view.default({
       t,
       loc: this.__locale,
-      text: (words) => this.__text(words),
+      text: this.__text,
       d,
       due,
       amount: this.__money(due, d),
@@ -799,7 +800,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __kit(d: Deposit): PaidKit {
     return {
       d,
-      text: (words) => this.__text(words),
+      text: this.__text,
       money: (amount: string) => this.__money(amount, d),
       moneyIn: (amount: string, currency: string, symbol?: string) => this.__money(amount, { currency, symbol }),
       host: this,
@@ -834,7 +835,7 @@ if (typeof customElements !== 'undefined') {
   const defined = customElements.get('kasir-checkout');
   if (!defined) customElements.define('kasir-checkout', KasirCheckout);
   else if (defined !== KasirCheckout)
-    console.warn('<kasir-checkout> is already defined (another copy of @kasir/checkout): the first one is used.');
+    console.warn('<kasir-checkout> is already defined (another copy): the first one is used.');
 }
 
 declare global {

@@ -17,7 +17,10 @@ import { defineConfig, type Plugin } from 'vite';
 // kasir-checkout.node.js, which does nothing (noDomEntry).
 /**
  * Squeezes the whitespace out of the widget's html`` and css`` templates (the minifier leaves template text alone).
- * Finds the templates with the TypeScript parser, so expressions and nested templates are never touched.
+ * Finds the templates with the TypeScript parser, so expressions and nested templates are never touched. A css``
+ * template becomes Lit's unsafeCSS() of the same text: Lit's css tag only adds a check that what it interpolates is
+ * CSS (the widget's styles are its own source, checked by the type checker) and that check's long error message,
+ * which the entry would otherwise carry.
  */
 const minifyTemplates = (): Plugin => ({
   name: 'kasir-minify-templates',
@@ -39,6 +42,10 @@ const minifyTemplates = (): Plugin => ({
         const literals = ts.isNoSubstitutionTemplateLiteral(t)
           ? [t]
           : [t.head, ...t.templateSpans.map((s) => s.literal)];
+        if (node.tag.text === 'css') {
+          edits.push([node.tag.getStart(file), node.tag.getEnd(), 'unsafeCSS(']);
+          edits.push([t.getEnd(), t.getEnd(), ')']);
+        }
         for (const lit of literals) {
           const start = lit.getStart(file) + 1;
           const end = lit.getEnd() - (ts.isTemplateHead(lit) || ts.isTemplateMiddle(lit) ? 2 : 1);
@@ -71,6 +78,7 @@ const minifyTemplates = (): Plugin => ({
     let out = code;
     for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0]))
       out = out.slice(0, start) + text + out.slice(end);
+    if (edits.some(([, , text]) => text === 'unsafeCSS(')) out = `import { unsafeCSS } from 'lit';\n${out}`;
     return { code: out, map: null };
   },
 });
@@ -195,12 +203,30 @@ const dropAnnotations = (): Plugin => ({
     for (const chunk of Object.values(bundle)) {
       if (chunk.type !== 'chunk' || !chunk.code.includes('__PURE__')) continue;
       const printed = await minify(chunk.code, {
+        ecma: 2020,
         module: true,
         compress: false,
         mangle: false,
         format: { comments: false, preserve_annotations: false },
       });
       chunk.code = printed.code!;
+    }
+  },
+});
+
+/**
+ * A locale's words chunk is one object, printed by the minifier as `var e={…};export{e as default};`: written as the
+ * `export default{…};` it is.
+ */
+const wordsAsDefault = (): Plugin => ({
+  name: 'kasir-words-as-default',
+  apply: 'build',
+  generateBundle(_, bundle) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk' || chunk.moduleIds.length !== 1 || !chunk.facadeModuleId?.includes('/widget/locales/'))
+        continue;
+      const declared = /^var (\w+)=(\{.*\});export\{\1 as default\};?\n?$/s.exec(chunk.code);
+      if (declared) chunk.code = `export default${declared[2]};\n`;
     }
   },
 });
@@ -264,6 +290,7 @@ export default defineConfig({
     minifyTemplates(),
     checkChunks(),
     dropAnnotations(),
+    wordsAsDefault(),
     precompress(),
     noDomEntry(),
     keepNameCache(),
@@ -300,7 +327,7 @@ export default defineConfig({
         chunkFileNames: (chunk) =>
           chunk.facadeModuleId?.includes('/widget/locales/')
             ? 'kasir-checkout-words-[name].js'
-            : `kasir-checkout-${/\?view=\w+_([a-z]+)$/.test(chunk.facadeModuleId ?? '') ? `[name]-${chunk.facadeModuleId!.split('_').at(-1)}` : '[name]'}-[hash].js`,
+            : `kasir-checkout-${/\?view=\w+_([a-z]+)$/.test(chunk.facadeModuleId ?? '') ? `[name]-${chunk.facadeModuleId!.split('_').at(-1)}` : '[name]'}-[hash:6].js`,
         hashCharacters: 'base36',
       },
     },
