@@ -158,9 +158,10 @@ const chunkPerView = (): Plugin => {
         emptied.set(id, resolved.id);
         return id;
       }
+      // (The event classes, events.ts, are copied too: the entry then carries none of those only views dispatch.)
       const shared =
         /\/node_modules\/(lit|lit-html|lit-element|@lit\/[\w-]+)\//.test(resolved.id) ||
-        /\/widget\/[^/]+\.ts$/.test(resolved.id);
+        (/\/widget\/[^/]+\.ts$/.test(resolved.id) && !resolved.id.endsWith('/widget/events.ts'));
       return shared ? resolved : { ...resolved, id: `${resolved.id}?view=${view}` };
     },
     load(id) {
@@ -171,6 +172,21 @@ const chunkPerView = (): Plugin => {
     },
   };
 };
+
+/**
+ * The modal dialog's chunk (modal.ts) gets its own copy of the event classes (events.ts, of which it uses the one it
+ * dispatches, kasir-close), as a view's chunk does (chunkPerView): the entry then carries none of it.
+ */
+const dialogEvents = (): Plugin => ({
+  name: 'kasir-dialog-events',
+  apply: 'build',
+  enforce: 'pre',
+  async resolveId(source, importer, options) {
+    if (!importer?.endsWith('/widget/modal.ts')) return null;
+    const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+    return resolved?.id.endsWith('/widget/events.ts') ? { ...resolved, id: `${resolved.id}?copy=modal` } : resolved;
+  },
+});
 
 /**
  * Checks the shape the budgets rely on: the entry imports nothing statically (all the first paint is in it), and a
@@ -287,6 +303,7 @@ export default defineConfig({
   plugins: [
     registers(),
     chunkPerView(),
+    dialogEvents(),
     minifyTemplates(),
     checkChunks(),
     dropAnnotations(),
