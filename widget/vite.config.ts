@@ -286,6 +286,18 @@ const noDomEntry = (): Plugin => ({
  * does) with terser, keeping each name's short form in widget/mangle-cache.json, so the same source builds the same
  * files and a change renames nothing else. Written back when a new private member gets its name.
  */
+/**
+ * Members of the objects the element's own modules and chunks hand each other, and nothing else names: the load
+ * controller's options and outcome, the countdown's, the deposit follower's callbacks, and the kits of the picker, the
+ * views and views/paid.ts (views/view.ts), with the paid module's functions. Shortened like private members (the same
+ * name cache, so every chunk agrees). Not here: a words key (a shop's `strings` replace words by key), a field of the
+ * widget API's JSON or of an event, a module's export, and DOM names (the minifier leaves those alone anyway).
+ */
+const INTERNAL_NAMES = [
+  ...['args', 'task', 'onDone', 'settled', 'remaining', 'spoken', 'onDeposit', 'onTrouble'],
+  ...['picked', 'expanded', 'pick', 'money', 'moneyIn', 'api', 'keepRefund', 'shown', 'loc', 'say', 'timer'],
+  ...['said', 'row'],
+];
 const CACHE_FILE = fileURLToPath(new URL('./mangle-cache.json', import.meta.url));
 const nameCache: { vars?: object; props?: object } = existsSync(CACHE_FILE)
   ? JSON.parse(readFileSync(CACHE_FILE, 'utf8'))
@@ -328,8 +340,8 @@ export default defineConfig({
       // Vite asks for Safari 10's workarounds; the build's target (es2021) is newer.
       safari10: false,
       compress: { passes: 2 },
-      // Private members only: a `__` name (Lit's own build mangles the same way).
-      mangle: { properties: { regex: /^__/ } },
+      // Private members (a `__` name, as Lit's own build mangles) and the internal names below.
+      mangle: { properties: { regex: new RegExp(`^(__.+|${INTERNAL_NAMES.join('|')})$`) } },
       nameCache,
       format: { comments: false },
     },
