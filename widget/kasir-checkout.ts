@@ -10,7 +10,7 @@ import {
   type PropertyValues,
   type TemplateResult,
 } from 'lit';
-import { ApiError, WidgetApi } from './api.js';
+import { ApiError, detail, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import { LoadController } from './load-controller.js';
 import {
@@ -100,8 +100,8 @@ let Follower: PendingModule['DepositStatusController'] | undefined;
  */
 const loadView = async (kind: MethodKind, locale: Locale) => {
   try {
-    const view = (loaded[`${kind} ${locale}`] = await (methodKinds[kind] || methodKinds.va).view(locale));
-    Follower = view.DepositStatusController;
+    Follower = (loaded[`${kind} ${locale}`] = await (methodKinds[kind] || methodKinds.va).view(locale))
+      .DepositStatusController;
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -144,15 +144,6 @@ const failed = async (err: unknown): Promise<never> => {
     );
   throw err;
 };
-
-/**
- * A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending (and an
- * exception that is no ApiError, with no kind: told as a lost connection, with its own words for the developers).
- */
-const detail = (
-  { kind = 'network', message, status, url }: Partial<KasirErrorDetail>,
-  fallback: string,
-): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
@@ -447,12 +438,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
    * `modal`, the dialog.
    */
   protected override async getUpdateComplete() {
-    let done = await super.getUpdateComplete();
-    if (this.__wordsLoad.status === 'pending' || this.__dialogLoad.status === 'pending') {
-      await Promise.all([this.__wordsLoad.settled, this.__dialogLoad.settled]);
-      done = await super.getUpdateComplete();
-    }
-    return done;
+    await super.getUpdateComplete();
+    await Promise.all([this.__wordsLoad.settled, this.__dialogLoad.settled]);
+    return super.getUpdateComplete();
   }
 
   /** The element's words, with the shop's `strings` over them (a lost connection's while none could be loaded). */
@@ -632,23 +620,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       if (state === 'completed') this.__say(this.__t.paidTitle);
       if (state === 'expired') this.__say(this.__t.expiredTitle);
       if (state === 'pending') {
-        this.__follower ??= new Follower!(this, {
-          late: (deposit) => methodKinds[deposit.method.kind]?.late,
-          read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
-          // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
-          // a deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
-          onDeposit: (deposit) =>
-            deposit.id === this.__deposit?.id &&
-            deposit.version >= this.__deposit.version &&
-            (this.__deposit = deposit),
-          // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
-          onTrouble: (err) => {
-            if (err && !this.__offline) this.__report(detail(err, this.__t.offline));
-            this.__offline = !!err;
-          },
-          // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
-          interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
-        });
+        this.__follower ??= new Follower!(this);
         this.__follower.start(
           checkout!.capabilities?.events ? this.__api.url(`/checkouts/${checkout!.id}/events`) : null,
         );
@@ -668,19 +640,12 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const before = changed.get('state');
     // Loaded, or started from the page's HTML (the first update).
     if ((before || 'loading') == 'loading' && checkout) this.__emit(new KasirReadyEvent(checkout));
-    switch (this.state) {
-      case 'pending':
-        this.__emit(new KasirPendingEvent(deposit!));
-        break;
-      case 'completed':
-        this.__emit(new KasirCompletedEvent(deposit!));
-        break;
-      case 'expired':
-        this.__emit(new KasirExpiredEvent(deposit));
-        break;
-      case 'error':
-        this.__report(this.__failure()!.detail);
-    }
+    // A deposit's phase is told with its event; an error is reported.
+    const told = { pending: KasirPendingEvent, completed: KasirCompletedEvent, expired: KasirExpiredEvent }[
+      this.state as 'pending'
+    ];
+    if (told) this.__emit(new told(deposit!));
+    if (this.state == 'error') this.__report(this.__failure()!.detail);
     // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
     const active = document.activeElement;
     if (before && before !== 'loading' && (active === this || !active || active === document.body)) {

@@ -62,6 +62,10 @@ const minifyTemplates = (): Plugin => ({
                   .replace(/;}/g, '}')
                   // 0.5rem: .5rem
                   .replace(/([^\w.])0\.(\d)/g, '$1.$2')
+                  // [part='qr']: [part=qr] (a value that is a CSS identifier needs no quotes)
+                  .replace(/\[([\w-]+)='([a-z][\w-]*)'\]/g, '[$1=$2]')
+                  // (the spaces around a template with no expressions)
+                  .replace(ts.isNoSubstitutionTemplateLiteral(t) ? /^ | $/g : /$^/, '')
               : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space. An
                 // attribute's value that needs no quotes (HTML's unquoted value: no space, quote, =, <, >, `) loses them.
                 text
