@@ -711,7 +711,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       expanded: this.__expanded,
       toggle: (kind) => (this.__expanded = this.__expanded === kind ? '' : kind),
       pick: (m) => this.__pick(m),
-      money: (amount, of) => this.__money(amount, of),
+      money: this.__money,
     })}
     ${this.__timer(this.__deposit ? t.payWithin : t.chooseWithin)}`;
   }
@@ -736,7 +736,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       due,
       amount: this.__money(due, d),
       paid: paid?.row(this.__kit(d)),
-      money: (amount, currency, symbol) => money(amount, currency, this.__locale, symbol),
+      money: this.__money,
       root: this.renderRoot,
       say: (text) => this.__say(text),
       update: () => this.requestUpdate(),
@@ -766,8 +766,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return {
       d,
       text: this.__text,
-      money: (amount: string) => this.__money(amount, d),
-      moneyIn: (amount: string, currency: string, symbol?: string) => this.__money(amount, { currency, symbol }),
+      money: (amount, of = d) => this.__money(amount, of),
       host: this,
       api: this.__api,
       shown: () => this.__deposit?.id,
@@ -778,10 +777,12 @@ export class KasirCheckout extends LitElement implements OptionFields {
     };
   }
 
-  /** An amount of a method or deposit: in its currency, or exactly in its token (crypto). */
-  private __money(amount: string, { currency, symbol }: { currency: string; symbol?: string }) {
-    return money(amount, currency, this.__locale, symbol);
-  }
+  /**
+   * An amount of a method, a deposit or any `of` with a currency: in that currency, or exactly in its token (crypto). A
+   * field, so it is handed to the picker and the views as it is.
+   */
+  private __money: ViewKit['money'] = (amount, { currency, symbol }) =>
+    money(amount, currency, this.__locale, symbol);
 
   private __say(text: string) {
     // A trailing no-break space makes a repeated message a change, so it is announced again.
