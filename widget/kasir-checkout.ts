@@ -781,8 +781,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
    * An amount of a method, a deposit or any `of` with a currency: in that currency, or exactly in its token (crypto). A
    * field, so it is handed to the picker and the views as it is.
    */
-  private __money: ViewKit['money'] = (amount, { currency, symbol }) =>
-    money(amount, currency, this.__locale, symbol);
+  private __money: ViewKit['money'] = (amount, { currency, symbol }) => money(amount, currency, this.__locale, symbol);
 
   private __say(text: string) {
     // A trailing no-break space makes a repeated message a change, so it is announced again.
