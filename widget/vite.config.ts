@@ -299,7 +299,7 @@ const noDomEntry = (): Plugin => ({
  */
 const INTERNAL_NAMES = [
   ...['args', 'task', 'onDone', 'settled', 'remaining', 'spoken', 'onDeposit', 'onTrouble'],
-  ...['picked', 'expanded', 'pick', 'money', 'moneyIn', 'api', 'keepRefund', 'shown', 'loc', 'say', 'timer'],
+  ...['picked', 'expanded', 'pick', 'money', 'api', 'keepRefund', 'shown', 'loc', 'say', 'timer'],
   ...['said', 'row'],
 ];
 const CACHE_FILE = fileURLToPath(new URL('./mangle-cache.json', import.meta.url));
