@@ -17,6 +17,15 @@ export class ApiError extends Error implements KasirErrorDetail {
   }
 }
 
+/**
+ * A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending (and an
+ * exception that is no ApiError, with no kind: told as a lost connection, with its own words for the developers).
+ */
+export const detail = (
+  { kind = 'network', message, status, url }: Partial<KasirErrorDetail>,
+  fallback: string,
+): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
+
 export class WidgetApi {
   /** Last answer and its ETag, per path, so an unchanged resource costs a 304 with no body. */
   private __cache = new Map<string, { etag: string; data: unknown }>();

@@ -4,7 +4,8 @@ export const styles = css`
   :host {
     display: block;
     max-width: var(--kasir-max-width, 30rem);
-    color: var(--kasir-text, #1d2433);
+    --t: var(--kasir-text, #1d2433);
+    color: var(--t);
     font: 1rem/1.45 var(--kasir-font, system-ui, sans-serif);
     --a: var(--kasir-accent, #0b5cd5);
     --m: var(--kasir-muted, #5b6475);
@@ -136,7 +137,7 @@ export const styles = css`
   }
   .kind {
     font-size: 1rem;
-    color: var(--kasir-text, #1d2433);
+    color: var(--t);
   }
   /* Open or closed. */
   .kind::after {
@@ -166,7 +167,7 @@ export const styles = css`
     color: var(--m);
   }
   .row strong {
-    color: var(--kasir-text, #1d2433);
+    color: var(--t);
   }
   .mono {
     font-variant-numeric: tabular-nums;

@@ -10,7 +10,7 @@ import {
   type PropertyValues,
   type TemplateResult,
 } from 'lit';
-import { ApiError, WidgetApi } from './api.js';
+import { ApiError, detail, WidgetApi } from './api.js';
 import { CountdownController } from './countdown-controller.js';
 import { LoadController } from './load-controller.js';
 import {
@@ -41,7 +41,7 @@ import type { Checkout, CheckoutState, Deposit, Method, MethodKind } from './typ
 import type { Described } from './failures.js';
 import { methodKinds } from './method-kinds.js';
 import type { DepositStatusController } from './views/deposit-status-controller.js';
-import type { PaidKit, PendingModule, RefundPanel } from './views/view.js';
+import type { PaidKit, PendingModule, RefundPanel, ViewKit } from './views/view.js';
 import type { AttributeName, KasirCheckoutOptions } from './props.js';
 
 export * from './events.js';
@@ -100,8 +100,8 @@ let Follower: PendingModule['DepositStatusController'] | undefined;
  */
 const loadView = async (kind: MethodKind, locale: Locale) => {
   try {
-    const view = (loaded[`${kind} ${locale}`] = await (methodKinds[kind] || methodKinds.va).view(locale));
-    Follower = view.DepositStatusController;
+    Follower = (loaded[`${kind} ${locale}`] = await (methodKinds[kind] || methodKinds.va).view(locale))
+      .DepositStatusController;
   } catch {
     throw new ApiError({ kind: 'network' });
   }
@@ -144,15 +144,6 @@ const failed = async (err: unknown): Promise<never> => {
     );
   throw err;
 };
-
-/**
- * A failure as `kasir-error` tells it, where failures.ts does not: a lost connection, a read while pending (and an
- * exception that is no ApiError, with no kind: told as a lost connection, with its own words for the developers).
- */
-const detail = (
-  { kind = 'network', message, status, url }: Partial<KasirErrorDetail>,
-  fallback: string,
-): KasirErrorDetail => ({ kind, message: message || fallback, status, url });
 
 /** The window to choose a method closed before anything was chosen. */
 const lapsed = (c: Checkout) => !c.deposit && Date.parse(c.expiresAt) <= Date.parse(c.serverTime);
@@ -447,12 +438,9 @@ export class KasirCheckout extends LitElement implements OptionFields {
    * `modal`, the dialog.
    */
   protected override async getUpdateComplete() {
-    let done = await super.getUpdateComplete();
-    if (this.__wordsLoad.status === 'pending' || this.__dialogLoad.status === 'pending') {
-      await Promise.all([this.__wordsLoad.settled, this.__dialogLoad.settled]);
-      done = await super.getUpdateComplete();
-    }
-    return done;
+    await super.getUpdateComplete();
+    await Promise.all([this.__wordsLoad.settled, this.__dialogLoad.settled]);
+    return super.getUpdateComplete();
   }
 
   /** The element's words, with the shop's `strings` over them (a lost connection's while none could be loaded). */
@@ -460,10 +448,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return { ...offline[this.__locale], ...this.__words, ...this.strings } as Messages;
   }
 
-  /** Words in the element's language (a screen's, a failure's), with the shop's `strings` over them. */
-  private __text<T>(words: Record<Locale, T>): T {
-    return { ...words[this.__locale], ...this.strings };
-  }
+  /**
+   * Words in the element's language (a screen's, a failure's), with the shop's `strings` over them. A field, so it is
+   * handed to the views and the dialog as it is.
+   */
+  private __text: ViewKit['text'] = (words) => ({ ...words[this.__locale], ...this.strings });
 
   /** `locale`, else the page's language, else the browser's: the first of a locale the element has (i18n.ts); else English. */
   private get __locale(): Locale {
@@ -531,7 +520,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     if (!err) return null;
     return (
       failures?.(err, {
-        text: (w) => this.__text(w),
+        text: this.__text,
         endpoint,
         amount,
         currency,
@@ -581,7 +570,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const d = this.__deposit;
     const view = d && loaded[`${d.method.kind} ${this.__locale}`];
     // A link of a scheme the element does not open (a hostile or broken backend's `javascript:`): no link, an error.
-    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, (words) => this.__text(words)) : undefined;
+    this.__badLink = d?.status === 'pending' ? view?.unsafe?.(d, this.__text) : undefined;
     const listed = this.__switching && d?.status === 'pending';
     const loading = !this.__load.status || this.__load.status === 'pending';
     this.state =
@@ -631,23 +620,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       if (state === 'completed') this.__say(this.__t.paidTitle);
       if (state === 'expired') this.__say(this.__t.expiredTitle);
       if (state === 'pending') {
-        this.__follower ??= new Follower!(this, {
-          late: (deposit) => methodKinds[deposit.method.kind]?.late,
-          read: () => this.__api.call<Deposit>(`/checkouts/${this.__checkout!.id}/deposit`),
-          // A read of an older version than the deposit shown (begun before a switch, or a cached 304: versions order
-          // a deposit's changes, clocks do not), or answered after the element moved on to another checkout, is not news.
-          onDeposit: (deposit) =>
-            deposit.id === this.__deposit?.id &&
-            deposit.version >= this.__deposit.version &&
-            (this.__deposit = deposit),
-          // A failed read is reported once, when the trouble begins; the shopper reads "Connection lost. Retrying…".
-          onTrouble: (err) => {
-            if (err && !this.__offline) this.__report(detail(err, this.__t.offline));
-            this.__offline = !!err;
-          },
-          // Not a positive number: the default; else at least a second, so a typo cannot flood the server.
-          interval: () => (this.pollInterval > 0 ? Math.max(1000, this.pollInterval) : 3000),
-        });
+        this.__follower ??= new Follower!(this);
         this.__follower.start(
           checkout!.capabilities?.events ? this.__api.url(`/checkouts/${checkout!.id}/events`) : null,
         );
@@ -667,19 +640,12 @@ export class KasirCheckout extends LitElement implements OptionFields {
     const before = changed.get('state');
     // Loaded, or started from the page's HTML (the first update).
     if ((before || 'loading') == 'loading' && checkout) this.__emit(new KasirReadyEvent(checkout));
-    switch (this.state) {
-      case 'pending':
-        this.__emit(new KasirPendingEvent(deposit!));
-        break;
-      case 'completed':
-        this.__emit(new KasirCompletedEvent(deposit!));
-        break;
-      case 'expired':
-        this.__emit(new KasirExpiredEvent(deposit));
-        break;
-      case 'error':
-        this.__report(this.__failure()!.detail);
-    }
+    // A deposit's phase is told with its event; an error is reported.
+    const told = { pending: KasirPendingEvent, completed: KasirCompletedEvent, expired: KasirExpiredEvent }[
+      this.state as 'pending'
+    ];
+    if (told) this.__emit(new told(deposit!));
+    if (this.state == 'error') this.__report(this.__failure()!.detail);
     // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
     const active = document.activeElement;
     if (before && before !== 'loading' && (active === this || !active || active === document.body)) {
@@ -694,7 +660,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       <p class="sr" role="status">${this.__notice}</p>
     </div>`;
     // Modal: the card in a native dialog (modal.ts); nothing until that is loaded (a closed dialog shows nothing either).
-    return this.modal ? (dialog?.dialog(this, (words) => this.__text(words), card) ?? nothing) : card;
+    return this.modal ? (dialog?.dialog(this, this.__text, card) ?? nothing) : card;
   }
 
   private __screen(t: Messages) {
@@ -745,7 +711,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
       expanded: this.__expanded,
       toggle: (kind) => (this.__expanded = this.__expanded === kind ? '' : kind),
       pick: (m) => this.__pick(m),
-      money: (amount, of) => this.__money(amount, of),
+      money: this.__money,
     })}
     ${this.__timer(this.__deposit ? t.payWithin : t.chooseWithin)}`;
   }
@@ -765,12 +731,12 @@ export class KasirCheckout extends LitElement implements OptionFields {
     return view.default({
       t,
       loc: this.__locale,
-      text: (words) => this.__text(words),
+      text: this.__text,
       d,
       due,
       amount: this.__money(due, d),
       paid: paid?.row(this.__kit(d)),
-      money: (amount, currency, symbol) => money(amount, currency, this.__locale, symbol),
+      money: this.__money,
       root: this.renderRoot,
       say: (text) => this.__say(text),
       update: () => this.requestUpdate(),
@@ -799,9 +765,8 @@ export class KasirCheckout extends LitElement implements OptionFields {
   private __kit(d: Deposit): PaidKit {
     return {
       d,
-      text: (words) => this.__text(words),
-      money: (amount: string) => this.__money(amount, d),
-      moneyIn: (amount: string, currency: string, symbol?: string) => this.__money(amount, { currency, symbol }),
+      text: this.__text,
+      money: (amount, of = d) => this.__money(amount, of),
       host: this,
       api: this.__api,
       shown: () => this.__deposit?.id,
@@ -812,10 +777,11 @@ export class KasirCheckout extends LitElement implements OptionFields {
     };
   }
 
-  /** An amount of a method or deposit: in its currency, or exactly in its token (crypto). */
-  private __money(amount: string, { currency, symbol }: { currency: string; symbol?: string }) {
-    return money(amount, currency, this.__locale, symbol);
-  }
+  /**
+   * An amount of a method, a deposit or any `of` with a currency: in that currency, or exactly in its token (crypto). A
+   * field, so it is handed to the picker and the views as it is.
+   */
+  private __money: ViewKit['money'] = (amount, { currency, symbol }) => money(amount, currency, this.__locale, symbol);
 
   private __say(text: string) {
     // A trailing no-break space makes a repeated message a change, so it is announced again.
@@ -834,7 +800,7 @@ if (typeof customElements !== 'undefined') {
   const defined = customElements.get('kasir-checkout');
   if (!defined) customElements.define('kasir-checkout', KasirCheckout);
   else if (defined !== KasirCheckout)
-    console.warn('<kasir-checkout> is already defined (another copy of @kasir/checkout): the first one is used.');
+    console.warn('<kasir-checkout> is already defined (another copy): the first one is used.');
 }
 
 declare global {

@@ -17,7 +17,10 @@ import { defineConfig, type Plugin } from 'vite';
 // kasir-checkout.node.js, which does nothing (noDomEntry).
 /**
  * Squeezes the whitespace out of the widget's html`` and css`` templates (the minifier leaves template text alone).
- * Finds the templates with the TypeScript parser, so expressions and nested templates are never touched.
+ * Finds the templates with the TypeScript parser, so expressions and nested templates are never touched. A css``
+ * template becomes Lit's unsafeCSS() of the same text: Lit's css tag only adds a check that what it interpolates is
+ * CSS (the widget's styles are its own source, checked by the type checker) and that check's long error message,
+ * which the entry would otherwise carry.
  */
 const minifyTemplates = (): Plugin => ({
   name: 'kasir-minify-templates',
@@ -39,6 +42,10 @@ const minifyTemplates = (): Plugin => ({
         const literals = ts.isNoSubstitutionTemplateLiteral(t)
           ? [t]
           : [t.head, ...t.templateSpans.map((s) => s.literal)];
+        if (node.tag.text === 'css') {
+          edits.push([node.tag.getStart(file), node.tag.getEnd(), 'unsafeCSS(']);
+          edits.push([t.getEnd(), t.getEnd(), ')']);
+        }
         for (const lit of literals) {
           const start = lit.getStart(file) + 1;
           const end = lit.getEnd() - (ts.isTemplateHead(lit) || ts.isTemplateMiddle(lit) ? 2 : 1);
@@ -55,6 +62,10 @@ const minifyTemplates = (): Plugin => ({
                   .replace(/;}/g, '}')
                   // 0.5rem: .5rem
                   .replace(/([^\w.])0\.(\d)/g, '$1.$2')
+                  // [part='qr']: [part=qr] (a value that is a CSS identifier needs no quotes)
+                  .replace(/\[([\w-]+)='([a-z][\w-]*)'\]/g, '[$1=$2]')
+                  // (the spaces around a template with no expressions)
+                  .replace(ts.isNoSubstitutionTemplateLiteral(t) ? /^ | $/g : /$^/, '')
               : // Line breaks: none next to a tag (whitespace there is not meant as a space), else one space. An
                 // attribute's value that needs no quotes (HTML's unquoted value: no space, quote, =, <, >, `) loses them.
                 text
@@ -71,6 +82,7 @@ const minifyTemplates = (): Plugin => ({
     let out = code;
     for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0]))
       out = out.slice(0, start) + text + out.slice(end);
+    if (edits.some(([, , text]) => text === 'unsafeCSS(')) out = `import { unsafeCSS } from 'lit';\n${out}`;
     return { code: out, map: null };
   },
 });
@@ -150,9 +162,10 @@ const chunkPerView = (): Plugin => {
         emptied.set(id, resolved.id);
         return id;
       }
+      // (The event classes, events.ts, are copied too: the entry then carries none of those only views dispatch.)
       const shared =
         /\/node_modules\/(lit|lit-html|lit-element|@lit\/[\w-]+)\//.test(resolved.id) ||
-        /\/widget\/[^/]+\.ts$/.test(resolved.id);
+        (/\/widget\/[^/]+\.ts$/.test(resolved.id) && !resolved.id.endsWith('/widget/events.ts'));
       return shared ? resolved : { ...resolved, id: `${resolved.id}?view=${view}` };
     },
     load(id) {
@@ -163,6 +176,21 @@ const chunkPerView = (): Plugin => {
     },
   };
 };
+
+/**
+ * The modal dialog's chunk (modal.ts) gets its own copy of the event classes (events.ts, of which it uses the one it
+ * dispatches, kasir-close), as a view's chunk does (chunkPerView): the entry then carries none of it.
+ */
+const dialogEvents = (): Plugin => ({
+  name: 'kasir-dialog-events',
+  apply: 'build',
+  enforce: 'pre',
+  async resolveId(source, importer, options) {
+    if (!importer?.endsWith('/widget/modal.ts')) return null;
+    const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+    return resolved?.id.endsWith('/widget/events.ts') ? { ...resolved, id: `${resolved.id}?copy=modal` } : resolved;
+  },
+});
 
 /**
  * Checks the shape the budgets rely on: the entry imports nothing statically (all the first paint is in it), and a
@@ -195,12 +223,30 @@ const dropAnnotations = (): Plugin => ({
     for (const chunk of Object.values(bundle)) {
       if (chunk.type !== 'chunk' || !chunk.code.includes('__PURE__')) continue;
       const printed = await minify(chunk.code, {
+        ecma: 2020,
         module: true,
         compress: false,
         mangle: false,
         format: { comments: false, preserve_annotations: false },
       });
       chunk.code = printed.code!;
+    }
+  },
+});
+
+/**
+ * A locale's words chunk is one object, printed by the minifier as `var e={…};export{e as default};`: written as the
+ * `export default{…};` it is.
+ */
+const wordsAsDefault = (): Plugin => ({
+  name: 'kasir-words-as-default',
+  apply: 'build',
+  generateBundle(_, bundle) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk' || chunk.moduleIds.length !== 1 || !chunk.facadeModuleId?.includes('/widget/locales/'))
+        continue;
+      const declared = /^var (\w+)=(\{.*\});export\{\1 as default\};?\n?$/s.exec(chunk.code);
+      if (declared) chunk.code = `export default${declared[2]};\n`;
     }
   },
 });
@@ -244,6 +290,18 @@ const noDomEntry = (): Plugin => ({
  * does) with terser, keeping each name's short form in widget/mangle-cache.json, so the same source builds the same
  * files and a change renames nothing else. Written back when a new private member gets its name.
  */
+/**
+ * Members of the objects the element's own modules and chunks hand each other, and nothing else names: the load
+ * controller's options and outcome, the countdown's, the deposit follower's callbacks, and the kits of the picker, the
+ * views and views/paid.ts (views/view.ts), with the paid module's functions. Shortened like private members (the same
+ * name cache, so every chunk agrees). Not here: a words key (a shop's `strings` replace words by key), a field of the
+ * widget API's JSON or of an event, a module's export, and DOM names (the minifier leaves those alone anyway).
+ */
+const INTERNAL_NAMES = [
+  ...['args', 'task', 'onDone', 'settled', 'remaining', 'spoken', 'onDeposit', 'onTrouble'],
+  ...['picked', 'expanded', 'pick', 'money', 'api', 'keepRefund', 'shown', 'loc', 'say', 'timer'],
+  ...['said', 'row'],
+];
 const CACHE_FILE = fileURLToPath(new URL('./mangle-cache.json', import.meta.url));
 const nameCache: { vars?: object; props?: object } = existsSync(CACHE_FILE)
   ? JSON.parse(readFileSync(CACHE_FILE, 'utf8'))
@@ -261,9 +319,11 @@ export default defineConfig({
   plugins: [
     registers(),
     chunkPerView(),
+    dialogEvents(),
     minifyTemplates(),
     checkChunks(),
     dropAnnotations(),
+    wordsAsDefault(),
     precompress(),
     noDomEntry(),
     keepNameCache(),
@@ -284,8 +344,8 @@ export default defineConfig({
       // Vite asks for Safari 10's workarounds; the build's target (es2021) is newer.
       safari10: false,
       compress: { passes: 2 },
-      // Private members only: a `__` name (Lit's own build mangles the same way).
-      mangle: { properties: { regex: /^__/ } },
+      // Private members (a `__` name, as Lit's own build mangles) and the internal names below.
+      mangle: { properties: { regex: new RegExp(`^(__.+|${INTERNAL_NAMES.join('|')})$`) } },
       nameCache,
       format: { comments: false },
     },
@@ -300,7 +360,7 @@ export default defineConfig({
         chunkFileNames: (chunk) =>
           chunk.facadeModuleId?.includes('/widget/locales/')
             ? 'kasir-checkout-words-[name].js'
-            : `kasir-checkout-${/\?view=\w+_([a-z]+)$/.test(chunk.facadeModuleId ?? '') ? `[name]-${chunk.facadeModuleId!.split('_').at(-1)}` : '[name]'}-[hash].js`,
+            : `kasir-checkout-${/\?view=\w+_([a-z]+)$/.test(chunk.facadeModuleId ?? '') ? `[name]-${chunk.facadeModuleId!.split('_').at(-1)}` : '[name]'}-[hash:6].js`,
         hashCharacters: 'base36',
       },
     },

@@ -1,19 +1,9 @@
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController } from 'lit';
+import { detail } from '../api.js';
 import type { KasirErrorDetail } from '../events.js';
+import type { KasirCheckout } from '../kasir-checkout.js';
+import { methodKinds } from '../method-kinds.js';
 import type { Deposit } from '../types.js';
-
-export interface DepositStatusOptions {
-  /** Reads the deposit once (GET .../deposit, with If-None-Match). */
-  read: () => Promise<Deposit>;
-  /** Called with every deposit read or pushed. */
-  onDeposit: (deposit: Deposit) => void;
-  /** Called when a read fails (`read`'s ApiError; the controller keeps trying), and with `null` when one succeeds again. */
-  onTrouble?: (error: KasirErrorDetail | null) => void;
-  /** First interval in ms (the `poll-interval` attribute); 3 s by default. */
-  interval?: () => number;
-  /** Whether money may still arrive for a deposit of this kind after it expired (method-kinds.ts `late`). */
-  late?: (deposit: Deposit) => boolean | undefined;
-}
 
 /** After the first minute the interval grows by half each poll up to this. */
 const MAX_INTERVAL = 10_000;
@@ -22,11 +12,13 @@ const FAST_PHASE = 60_000;
 const RECONNECT_GRACE_MS = 5_000;
 
 /**
- * Follows a pending deposit until it is completed or expired (a bank transfer or crypto one on past expiry): by server-sent events when the backend offers
- * them (`start(eventsUrl)`), else by polling: at once, every 3 s for the first minute, then backing off to 10 s.
- * One request is in flight at a time; polling pauses while the tab is hidden and polls at once when it shows
- * again; `checkNow()` polls out of turn (joining a request already in flight). An event stream that fails for
- * good falls back to polling.
+ * Follows the element's pending deposit until it is completed or expired (a bank transfer or crypto one on past
+ * expiry): by server-sent events when the backend offers them (`start(eventsUrl)`), else by polling: at once, every
+ * `poll-interval` (3 s by default) for the first minute, then backing off to 10 s. One request is in flight at a time;
+ * polling pauses while the tab is hidden and polls at once when it shows again; `checkNow()` polls out of turn
+ * (joining a request already in flight). An event stream that fails for good falls back to polling. The element's own
+ * code, in the views' chunks so that the first paint does not carry it: it reads and sets the element's private
+ * members by name (`el['__deposit']`), as the element itself would.
  */
 export class DepositStatusController implements ReactiveController {
   /** True while a read is in flight. */
@@ -41,12 +33,10 @@ export class DepositStatusController implements ReactiveController {
   /** The element is off the page: no polling until it is back. */
   private __detached = false;
 
-  private __host: ReactiveControllerHost;
-  private __options: DepositStatusOptions;
+  private __host: KasirCheckout;
 
-  constructor(host: ReactiveControllerHost, options: DepositStatusOptions) {
+  constructor(host: KasirCheckout) {
     this.__host = host;
-    this.__options = options;
     host.addController(this);
   }
 
@@ -71,14 +61,15 @@ export class DepositStatusController implements ReactiveController {
     clearTimeout(this.__timer);
     this.busy = true;
     this.__host.requestUpdate();
-    this.__inFlight = this.__options
-      .read()
+    const el = this.__host;
+    this.__inFlight = el['__api']
+      .call<Deposit>(`/checkouts/${el['__checkout']!.id}/deposit`)
       .then(
         (deposit) => {
-          this.__options.onTrouble?.(null);
+          this.__trouble(null);
           this.__accept(deposit);
         },
-        (err) => this.__options.onTrouble?.(err),
+        (err) => this.__trouble(err),
       )
       .finally(() => {
         this.__inFlight = null;
@@ -101,12 +92,29 @@ export class DepositStatusController implements ReactiveController {
     this.__pause();
   }
 
+  /**
+   * A deposit read or pushed, shown unless it is of an older version than the deposit shown (a read begun before a
+   * switch, or a cached 304: versions order a deposit's changes, clocks do not) or the element moved on to another
+   * checkout meanwhile.
+   */
   private __accept(deposit: Deposit) {
-    this.__options.onDeposit(deposit);
+    const el = this.__host;
+    if (deposit.id === el['__deposit']?.id && deposit.version >= el['__deposit'].version) el['__deposit'] = deposit;
     // A bank transfer or crypto deposit can still be paid after it expired (docs/design.md, "Payments that do not go as
     // planned"): followed on, so the shopper reads that the shop will refund it. Anything else is over.
     // An expired deposit of a kind whose payer types the amount: a payment may still arrive.
-    if (deposit.status !== 'pending' && !(deposit.status == 'expired' && this.__options.late?.(deposit))) this.stop();
+    if (deposit.status !== 'pending' && !(deposit.status == 'expired' && methodKinds[deposit.method.kind]?.late))
+      this.stop();
+  }
+
+  /**
+   * A failed read (the follower keeps trying), or `null` once one succeeds again: reported once, when the trouble
+   * begins; the shopper reads "Connection lost. Retrying…".
+   */
+  private __trouble(err: KasirErrorDetail | null) {
+    const el = this.__host;
+    if (err && !el['__offline']) el['__report'](detail(err, el['__t'].offline));
+    el['__offline'] = !!err;
   }
 
   private __resume() {
@@ -135,13 +143,13 @@ export class DepositStatusController implements ReactiveController {
     let trouble: ReturnType<typeof setTimeout> | undefined;
     source.onopen = () => {
       clearTimeout(trouble);
-      this.__options.onTrouble?.(null);
+      this.__trouble(null);
     };
     source.onerror = () => {
       clearTimeout(trouble);
       if (source.readyState !== EventSource.CLOSED) {
         trouble = setTimeout(
-          () => source === this.__source && this.__options.onTrouble?.({ kind: 'network', message: 'reconnecting' }),
+          () => source === this.__source && this.__trouble({ kind: 'network', message: 'reconnecting' }),
           RECONNECT_GRACE_MS,
         );
         return;
@@ -158,7 +166,9 @@ export class DepositStatusController implements ReactiveController {
     clearTimeout(this.__timer);
     // Off the page, a read that was in flight when the element was removed plans no next one.
     if (!this.__running || this.__detached || this.__source || document.hidden) return;
-    const base = this.__options.interval?.() || 3000;
+    // `poll-interval`: not a positive number, the default; else at least a second, so a typo cannot flood the server.
+    const { pollInterval } = this.__host;
+    const base = pollInterval > 0 ? Math.max(1000, pollInterval) : 3000;
     this.__delay =
       Date.now() - this.__startedAt < FAST_PHASE
         ? base

@@ -16,12 +16,10 @@ const words = { en, id } satisfies Record<Locale, typeof en>;
  * What arrived, as it arrived (docs/money.md): in the deposit's currency when every payment was; after a switch, each
  * currency's sum in its own ("Rp 100,000 + 1.5 USDC"), never converted.
  */
-const received = ({ d, money, moneyIn }: PaidKit) => {
+const received = ({ d, money }: PaidKit) => {
   const list = d.received ?? [];
-  if (!moneyIn || !list.length || list.every((r) => r.currency === d.currency)) return money(d.paidAmount);
-  return list
-    .map((r) => (r.currency === d.currency ? money(r.amount) : moneyIn(r.amount, r.currency, r.symbol)))
-    .join(' + ');
+  if (!list.length || list.every((r) => r.currency === d.currency)) return money(d.paidAmount);
+  return list.map((r) => (r.currency === d.currency ? money(r.amount) : money(r.amount, r))).join(' + ');
 };
 
 const filled = (k: PaidKit, key: keyof (typeof words)['en']) =>

@@ -16,6 +16,6 @@ export const rateRow = ({ d, text, money }: ViewKit): TemplateResult | typeof no
   // A crypto id ("USDC-POLYGON") is named by its token's symbol.
   const name = (currency: string) => (currency === d.method.code && d.symbol) || currency;
   return rate
-    ? html`<p part="rate" class="row"><span>${text(words).rate}</span><strong>1 ${name(rate.from)} = ${money(rate.rate, '', name(rate.to))}</strong></p>`
+    ? html`<p part="rate" class="row"><span>${text(words).rate}</span><strong>1 ${name(rate.from)} = ${money(rate.rate, { currency: '', symbol: name(rate.to) })}</strong></p>`
     : nothing;
 };

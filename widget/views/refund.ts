@@ -91,15 +91,12 @@ class RefundForm implements ReactiveController {
     if (root && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
     // An amount in the currency it arrived in (not the deposit's current one: a switch may have come between).
     const inCurrency = (value: string, currency: string) =>
-      kit.moneyIn
-        ? kit.moneyIn(
-            value,
-            currency,
-            /^[A-Z]{3}$/.test(currency)
-              ? undefined
-              : (currency === offer.currency && offer.symbol) || currency.split('-')[0],
-          )
-        : kit.money(value);
+      kit.money(value, {
+        currency,
+        symbol: /^[A-Z]{3}$/.test(currency)
+          ? undefined
+          : (currency === offer.currency && offer.symbol) || currency.split('-')[0],
+      });
     const owed = offer.owed || [];
     if (this.sent)
       return html`<p class="sent" role="status">

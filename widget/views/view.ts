@@ -23,7 +23,7 @@ export interface ViewKit {
   /** `due`, formatted for `loc` (a token amount exactly, with its symbol). */
   amount: string;
   /** Formats another amount for `loc` (with `symbol`: a token amount). */
-  money(amount: string, currency: string, symbol?: string): string;
+  money(amount: string, of: { currency: string; symbol?: string }): string;
   /** The element's shadow root. */
   root: ParentNode;
   /** Announces `text` to screen readers. */
@@ -82,8 +82,8 @@ export interface PaidKit {
   /** Words in the element's language, with the shop's `strings` over them. */
   text<W>(w: Record<Locale, W>): W;
   d: Deposit;
-  /** Formats an amount of the deposit's currency (a token amount with its symbol). */
-  money(amount: string): string;
+  /** Formats an amount of the deposit's currency, or of another (`of`: a token amount with its symbol). */
+  money(amount: string, of?: { currency: string; symbol?: string }): string;
   /** The element: a finished deposit with money owed back gets its refund form (views/refund.ts). */
   host: HTMLElement & ReactiveControllerHost;
   /** The widget API the element speaks (the refund form asks it what is owed). */
@@ -92,6 +92,4 @@ export interface PaidKit {
   shown(): string | undefined;
   /** Keeps the refund form the element renders in its result panel: given the one it holds, answers the one to hold. */
   keepRefund(next: (held: RefundPanel | undefined) => RefundPanel): void;
-  /** Formats an amount of another currency (a token amount with its symbol). */
-  moneyIn?(amount: string, currency: string, symbol?: string): string;
 }
