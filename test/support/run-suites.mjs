@@ -45,8 +45,11 @@ if (unknown.length) {
   console.error(`[tests] not a step of npm test: ${unknown.join(', ')} (the steps: ${known.join(', ')})`);
   process.exit(2);
 }
+// Each lane keeps its number when arguments leave some of its steps out.
 const stages = STAGES.map((lanes) =>
-  lanes.map((lane) => lane.filter((script) => !wanted.length || wanted.includes(script))).filter((l) => l.length),
+  lanes
+    .map((lane, index) => ({ number: index + 1, steps: lane.filter((s) => !wanted.length || wanted.includes(s)) }))
+    .filter((lane) => lane.steps.length),
 ).filter((lanes) => lanes.length);
 
 const logs = mkdtempSync(join(tmpdir(), 'kasir-tests-'));
@@ -82,8 +85,8 @@ function runStep(script, lane) {
 }
 
 let stopping = false;
-async function runLane(lane, index) {
-  for (const script of lane) if (stopping || (await runStep(script, index + 1)) !== 0) return false;
+async function runLane({ number, steps }) {
+  for (const script of steps) if (stopping || (await runStep(script, number)) !== 0) return false;
   return true;
 }
 
@@ -116,6 +119,8 @@ for (const r of results)
   console.log(
     `[tests]   ${r.script.padEnd(15)} lane ${r.lane}  ${String(r.seconds).padStart(5)} s  ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`}`,
   );
-const skipped = stages.flat(2).filter((script) => !results.some((r) => r.script === script));
+const skipped = stages
+  .flatMap((lanes) => lanes.flatMap((lane) => lane.steps))
+  .filter((script) => !results.some((r) => r.script === script));
 if (skipped.length) console.log(`[tests]   not run (a step before failed): ${skipped.join(', ')}`);
 process.exit(passed ? 0 : 1);
