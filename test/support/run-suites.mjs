@@ -25,17 +25,20 @@ const STAGES = [
     ['format:check', 'typecheck'],
     ['build', 'pack'],
   ],
-  // Three lanes of about the same length. No two suites share a port (each server listens on one the kernel picks),
-  // a database (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a
-  // database of its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
+  // Three lanes. No two suites share a port (each server listens on one the kernel picks), a database
+  // (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a database of
+  // its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
   [
-    // Node and SQLite (the longest suite), then the compiled copies on PostgreSQL and Redis.
-    ['test:server', 'test:multi'],
+    // Node and SQLite.
+    ['test:server'],
     // The provider suite on PostgreSQL, then the package tests from the tarballs packed above.
     ['test:server:pg', 'test:packages'],
     // The browsers: the widget suites in each, then the end-to-end tests.
     ['test:widget', 'test:e2e'],
   ],
+  // Alone: the compiled copies on PostgreSQL and Redis, killed mid-load, whose tests time what the survivors do (two
+  // of them failed beside the widget suites on a loaded machine).
+  [['test:multi']],
 ];
 
 const wanted = process.argv.slice(2);
@@ -45,12 +48,16 @@ if (unknown.length) {
   console.error(`[tests] not a step of npm test: ${unknown.join(', ')} (the steps: ${known.join(', ')})`);
   process.exit(2);
 }
+// KASIR_TEST_SERIAL=1: each stage's lanes one after another, in one lane (a machine busy with other work).
+const serial = process.env.KASIR_TEST_SERIAL === '1';
 // Each lane keeps its number when arguments leave some of its steps out.
-const stages = STAGES.map((lanes) =>
-  lanes
-    .map((lane, index) => ({ number: index + 1, steps: lane.filter((s) => !wanted.length || wanted.includes(s)) }))
-    .filter((lane) => lane.steps.length),
-).filter((lanes) => lanes.length);
+const stages = (serial ? STAGES.map((lanes) => [lanes.flat()]) : STAGES)
+  .map((lanes) =>
+    lanes
+      .map((lane, index) => ({ number: index + 1, steps: lane.filter((s) => !wanted.length || wanted.includes(s)) }))
+      .filter((lane) => lane.steps.length),
+  )
+  .filter((lanes) => lanes.length);
 
 const logs = mkdtempSync(join(tmpdir(), 'kasir-tests-'));
 // Where `pack` puts the tarballs and the package tests find them; removed with the logs.
