@@ -4,8 +4,8 @@
 // log of its own, printed whole when the step ends (so the lanes' output does not interleave), and the run ends with
 // a line per step: its lane, its time and whether it passed. It fails if any step failed; a failed step ends its own
 // lane, the other lanes finish. Arguments name scripts to run instead of all (in their stages and lanes), e.g.
-// `node test/support/run-suites.mjs test:server test:widget`. Why the lanes may share the machine:
-// docs/testing-kasir.md, "What each suite costs".
+// `node test/support/run-suites.mjs test:server test:widget`; KASIR_TEST_SERIAL=1 runs every step one after another.
+// Why the lanes may share the machine: docs/testing-kasir.md, "What each suite costs".
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
