@@ -4,8 +4,8 @@
 // log of its own, printed whole when the step ends (so the lanes' output does not interleave), and the run ends with
 // a line per step: its lane, its time and whether it passed. It fails if any step failed; a failed step ends its own
 // lane, the other lanes finish. Arguments name scripts to run instead of all (in their stages and lanes), e.g.
-// `node test/support/run-suites.mjs test:server test:widget`. Why the lanes may share the machine:
-// docs/testing-kasir.md, "What each suite costs".
+// `node test/support/run-suites.mjs test:server test:widget`; KASIR_TEST_SERIAL=1 runs every step one after another.
+// Why the lanes may share the machine: docs/testing-kasir.md, "What each suite costs".
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,17 +25,20 @@ const STAGES = [
     ['format:check', 'typecheck'],
     ['build', 'pack'],
   ],
-  // Three lanes of about the same length. No two suites share a port (each server listens on one the kernel picks),
-  // a database (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a
-  // database of its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
+  // Three lanes. No two suites share a port (each server listens on one the kernel picks), a database
+  // (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a database of
+  // its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
   [
-    // Node and SQLite (the longest suite), then the compiled copies on PostgreSQL and Redis.
-    ['test:server', 'test:multi'],
+    // Node and SQLite.
+    ['test:server'],
     // The provider suite on PostgreSQL, then the package tests from the tarballs packed above.
     ['test:server:pg', 'test:packages'],
     // The browsers: the widget suites in each, then the end-to-end tests.
     ['test:widget', 'test:e2e'],
   ],
+  // Alone: the compiled copies on PostgreSQL and Redis, killed mid-load, whose tests time what the survivors do (two
+  // of them failed beside the widget suites on a loaded machine).
+  [['test:multi']],
 ];
 
 const wanted = process.argv.slice(2);
@@ -45,9 +48,16 @@ if (unknown.length) {
   console.error(`[tests] not a step of npm test: ${unknown.join(', ')} (the steps: ${known.join(', ')})`);
   process.exit(2);
 }
-const stages = STAGES.map((lanes) =>
-  lanes.map((lane) => lane.filter((script) => !wanted.length || wanted.includes(script))).filter((l) => l.length),
-).filter((lanes) => lanes.length);
+// KASIR_TEST_SERIAL=1: each stage's lanes one after another, in one lane (a machine busy with other work).
+const serial = process.env.KASIR_TEST_SERIAL === '1';
+// Each lane keeps its number when arguments leave some of its steps out.
+const stages = (serial ? STAGES.map((lanes) => [lanes.flat()]) : STAGES)
+  .map((lanes) =>
+    lanes
+      .map((lane, index) => ({ number: index + 1, steps: lane.filter((s) => !wanted.length || wanted.includes(s)) }))
+      .filter((lane) => lane.steps.length),
+  )
+  .filter((lanes) => lanes.length);
 
 const logs = mkdtempSync(join(tmpdir(), 'kasir-tests-'));
 // Where `pack` puts the tarballs and the package tests find them; removed with the logs.
@@ -82,8 +92,8 @@ function runStep(script, lane) {
 }
 
 let stopping = false;
-async function runLane(lane, index) {
-  for (const script of lane) if (stopping || (await runStep(script, index + 1)) !== 0) return false;
+async function runLane({ number, steps }) {
+  for (const script of steps) if (stopping || (await runStep(script, number)) !== 0) return false;
   return true;
 }
 
@@ -116,6 +126,8 @@ for (const r of results)
   console.log(
     `[tests]   ${r.script.padEnd(15)} lane ${r.lane}  ${String(r.seconds).padStart(5)} s  ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`}`,
   );
-const skipped = stages.flat(2).filter((script) => !results.some((r) => r.script === script));
+const skipped = stages
+  .flatMap((lanes) => lanes.flatMap((lane) => lane.steps))
+  .filter((script) => !results.some((r) => r.script === script));
 if (skipped.length) console.log(`[tests]   not run (a step before failed): ${skipped.join(', ')}`);
 process.exit(passed ? 0 : 1);

@@ -303,7 +303,7 @@ describe('<kasir-checkout> switching method', () => {
     api.hold = api.lagging = true;
     const reads = api.requests('GET', '/deposit').length;
     part(el, 'check-now')!.click(); // a read of the virtual account deposit, answered late
-    await waitUntil(() => api.requests('GET', '/deposit').length > reads);
+    await waitUntil(() => api.requests('GET', '/deposit').length > reads, 'the read was sent', { timeout: 3000 });
     part(el, 'change-method')!.click();
     await reached(el, 'choosing');
     method(el, 'USDC-STELLAR').click();
@@ -332,7 +332,7 @@ describe('<kasir-checkout> switching method', () => {
       api.hold = api.lagging = true;
       const reads = api.requests('GET', '/deposit').length;
       part(el, 'check-now')!.click(); // a read of version 1 (the virtual account), answered late
-      await waitUntil(() => api.requests('GET', '/deposit').length > reads);
+      await waitUntil(() => api.requests('GET', '/deposit').length > reads, 'the read was sent', { timeout: 3000 });
       part(el, 'change-method')!.click();
       await reached(el, 'choosing');
       method(el, 'USDC-STELLAR').click();
