@@ -52,20 +52,20 @@ export class DepositChangeFeed {
   }
 
   private ask(): void {
-    const client = this.listening;
     if (this.asking || !this.waiting.length) return;
-    const batch = this.waiting;
-    this.waiting = [];
-    if (!client) {
-      for (const resolve of batch) resolve(false);
-      return;
-    }
     this.asking = true;
-    // An empty query: its answer comes after every notification of a transaction committed before it was sent.
-    client.query('').then(
-      () => this.answer(batch, this.listening === client),
-      () => this.answer(batch, false),
-    );
+    // The callers until the event loop's next turn join this round trip.
+    setImmediate(() => {
+      const client = this.listening;
+      const batch = this.waiting;
+      this.waiting = [];
+      if (!client) return this.answer(batch, false);
+      // An empty query: its answer comes after the notifications of every transaction committed before it was sent.
+      client.query('').then(
+        () => this.answer(batch, this.listening === client),
+        () => this.answer(batch, false),
+      );
+    });
   }
 
   private answer(batch: Array<(heard: boolean) => void>, heard: boolean): void {
@@ -76,7 +76,8 @@ export class DepositChangeFeed {
 
   /**
    * Hears every copy's changes from PostgreSQL (this one's too) until close(). The LISTEN holds a connection of its
-   * own (a pooled one cannot); after a dropped connection comes back, announces '' (changes may have been missed).
+   * own (a pooled one cannot); each time it listens (the first time, and after a dropped connection comes back),
+   * announces '' (changes may have been missed before).
    */
   listen(databaseUrl: string, logger: Logger): void {
     if (this.stopListening) return;
