@@ -15,6 +15,17 @@ interface ViewEntry {
 }
 
 /**
+ * Whether a view may still be answered at `now`: not a pending one past its expiredAt, nor one whose wallet push is
+ * past its window (it times out on the next read).
+ */
+function servable(view: DepositView, now: Date): boolean {
+  if (view.status !== 'pending') return true;
+  const at = now.toISOString();
+  const pushEnds = view.paymentFiat.pushExpiresAt;
+  return at < view.expiredAt && !(pushEnds && at >= pushEnds);
+}
+
+/**
  * Deposit views of the hot read path (GET /v1/deposit/:id, polled by merchant backends), by depositId: an LRU of
  * MAX_ENTRIES whose entries live READ_CACHE_MS at most on the service's clock. Every committed change of a deposit
  * drops its entry (the deposit-change feed: this instance's changes, and on PostgreSQL every copy's as it commits),
@@ -63,26 +74,22 @@ class DepositViewCache {
   /**
    * The cached view of a deposit, if there is one and it is still the deposit's latest state. Another copy's change
    * reaches this cache by its NOTIFY, which may come after that copy has answered it: so, with other copies, the view
-   * answered is the one here once every change committed before this call has been heard (a change heard drops it,
-   * and a read that began before the change does not store).
+   * is answered once every change committed before this call has been heard, if none of them dropped the deposit
+   * meanwhile (a view kept is never older than a drop: a read that began before one does not store).
    */
   async latest(depositId: string, merchantId: string, now: () => Date): Promise<DepositView | undefined> {
+    const generation = this.generationOf(depositId);
     const view = this.get(depositId, merchantId, now());
     if (!view || !this.heardUpToNow) return view;
-    return (await this.heardUpToNow()) ? this.get(depositId, merchantId, now()) : undefined;
+    if (!(await this.heardUpToNow()) || this.generationOf(depositId) !== generation) return undefined;
+    return servable(view, now()) ? view : undefined;
   }
 
   private get(depositId: string, merchantId: string, now: Date): DepositView | undefined {
     const entry = this.entries.get(depositId);
     if (!entry || entry.merchantId !== merchantId) return undefined;
-    // A clock moved back (tests) or a pending view past its expiredAt is not served.
-    // Nor one whose wallet push is past its window (it times out on the next read).
-    const pushEnds = entry.view.paymentFiat.pushExpiresAt;
-    if (
-      now.getTime() < entry.storedAt ||
-      (entry.view.status === 'pending' &&
-        (now.toISOString() >= entry.view.expiredAt || (!!pushEnds && now.toISOString() >= pushEnds)))
-    ) {
+    // A clock moved back (tests) is not served.
+    if (now.getTime() < entry.storedAt || !servable(entry.view, now)) {
       this.entries.delete(depositId);
       return undefined;
     }
