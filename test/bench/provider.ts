@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import { startLeastCodeRead } from './least-code-read';
+import { cpuSeconds } from './metrics';
 import { load, printRow, startBareHono, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
 
 /** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
@@ -44,6 +45,55 @@ function medianRatio({ rounds }: Rounds, a: string, b: string): number {
   const ratios = rounds.map((r) => r[a].requestsPerSecond / r[b].requestsPerSecond).sort((x, y) => x - y);
   const mid = Math.floor(ratios.length / 2);
   return ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+}
+
+/**
+ * The signed read on PostgreSQL (BENCH_PG_URL=postgres://..., a database of its own that the sandbox migrates and
+ * seeds), where a copy answers a cached view only once its change feed has heard every change committed before the
+ * read (deposits/read-cache.ts): req/s next to bare Hono and the service's CPU time per request, the medians of
+ * alternating rounds (the CPU time is what other work on a shared machine disturbs least).
+ */
+async function postgresRead(databaseUrl: string, rounds: number, bare: { url: string }): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-pg-'));
+  const provider = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl });
+  try {
+    const { clientId, clientSecret, accessToken } = provider.credentials;
+    const res = await fetch(`${provider.base}/v1/deposit/fiat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({
+        inputCurrency: 'IDR',
+        inputAmount: 250000,
+        outputCurrency: 'IDR',
+        balanceType: 'fiat',
+        paymentMethod: 'QRIS',
+      }),
+    });
+    const target = `/v1/deposit/${((await res.json()) as { data: { depositId: string } }).data.depositId}`;
+    const read = () => ({
+      url: `${provider.base}${target}`,
+      headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
+    });
+    await load({ ...read(), durationSeconds: 1 }); // warm-up
+    const ratios: number[] = [];
+    const cpuPerRequest: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const bareResult = await load({ url: bare.url });
+      const cpu = cpuSeconds(provider.pid);
+      const started = Date.now();
+      const result = await load(read());
+      const requests = (result.requestsPerSecond * (Date.now() - started)) / 1000;
+      cpuPerRequest.push(((cpuSeconds(provider.pid) - cpu) * 1e6) / Math.max(1, requests));
+      ratios.push(result.requestsPerSecond / bareResult.requestsPerSecond);
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    console.log(
+      `  GET /v1/deposit/:id on PostgreSQL (signed, log silent): ${median(ratios).toFixed(2)}x of bare Hono, ${median(cpuPerRequest).toFixed(0)} µs CPU per request (medians of ${rounds} rounds)`,
+    );
+  } finally {
+    await provider.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 export async function run(): Promise<void> {
@@ -154,6 +204,7 @@ export async function run(): Promise<void> {
     console.log(
       `  signed read / the least code doing it, median of the rounds' own ratios: ${leastRatio.toFixed(2)} (target >= 0.80: ${leastRatio >= 0.8 ? 'met' : 'NOT met'})`,
     );
+    if (process.env.BENCH_PG_URL) await postgresRead(process.env.BENCH_PG_URL, rounds, bare);
   } finally {
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the last in-flight requests finish
     await bare.stop();

@@ -15,6 +15,17 @@ interface ViewEntry {
 }
 
 /**
+ * Whether a view may still be answered at `now`: not a pending one past its expiredAt, nor one whose wallet push is
+ * past its window (it times out on the next read).
+ */
+function servable(view: DepositView, now: Date): boolean {
+  if (view.status !== 'pending') return true;
+  const at = now.toISOString();
+  const pushEnds = view.paymentFiat.pushExpiresAt;
+  return at < view.expiredAt && !(pushEnds && at >= pushEnds);
+}
+
+/**
  * Deposit views of the hot read path (GET /v1/deposit/:id, polled by merchant backends), by depositId: an LRU of
  * MAX_ENTRIES whose entries live READ_CACHE_MS at most on the service's clock. Every committed change of a deposit
  * drops its entry (the deposit-change feed: this instance's changes, and on PostgreSQL every copy's as it commits),
@@ -23,17 +34,29 @@ interface ViewEntry {
  */
 class DepositViewCache {
   private readonly entries: LRUCache<string, ViewEntry>;
-  /** Bumped by every forget: a read that began before a change must not store what it read. */
-  private readonly generations = new LRUCache<string, number>({ max: MAX_ENTRIES });
-  private readonly versions?: LatestVersions;
+  /** Every drop counts one: each deposit's last drop and the last clear have marks no other drop has. */
+  private drops = 0;
+  /** The mark of each deposit's last drop: a read that began before a drop must not store. */
+  private readonly droppedAt = new LRUCache<string, number>({
+    max: MAX_ENTRIES,
+    // A mark pushed out raises the floor: that deposit's generation still moves on.
+    dispose: (mark, _depositId, reason) => {
+      if (reason === 'evict') this.floor = Math.max(this.floor, mark);
+    },
+  });
+  /** The generation of a deposit without a mark of its own: the last clear's, or the latest mark pushed out. */
+  private floor = 0;
 
   /**
-   * `latestVersions`: where other copies write the same database (PostgreSQL), how a cached view is checked against
-   * its row before it is answered; without it (one copy holds the database: SQLite) every change reaches this cache
-   * in process before it is answered, and a view is answered as it is.
+   * `heardUpToNow`: where other copies write the same database (PostgreSQL), the change feed's word that every change
+   * committed before the call has reached this cache (deposits/changes.ts); a cached view is answered only after it,
+   * if the view is still there. Without it (one copy holds the database: SQLite) every change reaches this cache in
+   * process before it is answered, and a view is answered as it is.
    */
-  constructor(clock: () => Date, latestVersions?: (depositIds: string[]) => Promise<Map<string, number>>) {
-    if (latestVersions) this.versions = new LatestVersions(latestVersions);
+  constructor(
+    clock: () => Date,
+    private readonly heardUpToNow?: () => Promise<boolean>,
+  ) {
     // ttlResolution 0: the clock is asked on every get (tests move it).
     this.entries = new LRUCache({
       max: MAX_ENTRIES,
@@ -45,34 +68,32 @@ class DepositViewCache {
 
   /** Take this before reading the database; hand it to store(). */
   generationOf(depositId: string): number {
-    return this.generations.get(depositId) ?? 0;
+    return Math.max(this.droppedAt.get(depositId) ?? 0, this.floor);
   }
 
-  get(depositId: string, merchantId: string, now: Date): DepositView | undefined {
+  /**
+   * The cached view of a deposit, if there is one and it is still the deposit's latest state. Another copy's change
+   * reaches this cache by its NOTIFY, which may come after that copy has answered it: so, with other copies, the view
+   * is answered once every change committed before this call has been heard, if none of them dropped the deposit
+   * meanwhile (a view kept is never older than a drop: a read that began before one does not store).
+   */
+  async latest(depositId: string, merchantId: string, now: () => Date): Promise<DepositView | undefined> {
+    const generation = this.generationOf(depositId);
+    const view = this.get(depositId, merchantId, now());
+    if (!view || !this.heardUpToNow) return view;
+    if (!(await this.heardUpToNow()) || this.generationOf(depositId) !== generation) return undefined;
+    return servable(view, now()) ? view : undefined;
+  }
+
+  private get(depositId: string, merchantId: string, now: Date): DepositView | undefined {
     const entry = this.entries.get(depositId);
     if (!entry || entry.merchantId !== merchantId) return undefined;
-    // A clock moved back (tests) or a pending view past its expiredAt is not served.
-    // Nor one whose wallet push is past its window (it times out on the next read).
-    const pushEnds = entry.view.paymentFiat.pushExpiresAt;
-    if (
-      now.getTime() < entry.storedAt ||
-      (entry.view.status === 'pending' &&
-        (now.toISOString() >= entry.view.expiredAt || (!!pushEnds && now.toISOString() >= pushEnds)))
-    ) {
+    // A clock moved back (tests) is not served.
+    if (now.getTime() < entry.storedAt || !servable(entry.view, now)) {
       this.entries.delete(depositId);
       return undefined;
     }
     return entry.view;
-  }
-
-  /**
-   * Whether a view from get() is still its deposit's latest state. Another copy's change reaches this cache by its
-   * NOTIFY, which may come after that copy has answered it: so, with other copies, the row's version is read (the
-   * reads waiting at one moment share one query) and a view older than the row is not answered.
-   */
-  async isLatest(view: DepositView): Promise<boolean> {
-    if (!this.versions) return true;
-    return (await this.versions.of(view.depositId)) === view.version;
   }
 
   /** Keeps a view read at `generation`, unless a change has dropped the deposit since. */
@@ -84,58 +105,13 @@ class DepositViewCache {
   /** Drops a deposit's view; reads that began before this call will not store theirs. */
   forget(depositId: string): void {
     this.entries.delete(depositId);
-    this.generations.set(depositId, this.generationOf(depositId) + 1);
+    this.droppedAt.set(depositId, ++this.drops);
   }
 
-  /** Drops every view (changes may have been missed: the feed's connection to PostgreSQL dropped). */
+  /** Drops every view, and reads that began before this call will not store theirs (changes may have been missed). */
   clear(): void {
-    for (const depositId of this.entries.keys()) this.forget(depositId);
-  }
-}
-
-/**
- * Deposits' current versions read in batches: a version asked for while a batch is being read goes into the next
- * batch, so its answer is always read after it was asked (never one read before a change another copy answered).
- */
-class LatestVersions {
-  private waiting = new Map<
-    string,
-    Array<{ resolve: (version: number | undefined) => void; reject: (err: unknown) => void }>
-  >();
-  private reading = false;
-
-  constructor(private readonly read: (depositIds: string[]) => Promise<Map<string, number>>) {}
-
-  of(depositId: string): Promise<number | undefined> {
-    return new Promise((resolve, reject) => {
-      const waiters = this.waiting.get(depositId);
-      if (waiters) waiters.push({ resolve, reject });
-      else this.waiting.set(depositId, [{ resolve, reject }]);
-      this.next();
-    });
-  }
-
-  private next(): void {
-    if (this.reading || !this.waiting.size) return;
-    this.reading = true;
-    // The reads that arrive until the event loop's next turn join this batch: one query for all of them.
-    setImmediate(() => {
-      const batch = this.waiting;
-      this.waiting = new Map();
-      this.read([...batch.keys()])
-        .then(
-          (versions) => {
-            for (const [id, waiters] of batch) for (const w of waiters) w.resolve(versions.get(id));
-          },
-          (err: unknown) => {
-            for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-          },
-        )
-        .finally(() => {
-          this.reading = false;
-          this.next();
-        });
-    });
+    this.entries.clear();
+    this.floor = ++this.drops;
   }
 }
 
@@ -146,14 +122,10 @@ export interface DepositCaches {
 
 /**
  * The caches of one instance; the views follow the instance's deposit-change feed and clock, and, where other copies
- * write the same database, are checked against `latestVersions` before they are answered.
+ * write the same database (`shared`), are answered only once the feed has heard every change committed before.
  */
-export function createDepositCaches(
-  changes: DepositChangeFeed,
-  clock: () => Date,
-  latestVersions?: (depositIds: string[]) => Promise<Map<string, number>>,
-): DepositCaches {
-  const depositViews = new DepositViewCache(clock, latestVersions);
+export function createDepositCaches(changes: DepositChangeFeed, clock: () => Date, shared: boolean): DepositCaches {
+  const depositViews = new DepositViewCache(clock, shared ? () => changes.heardUpToNow() : undefined);
   changes.on((depositId) => (depositId ? depositViews.forget(depositId) : depositViews.clear()));
   return { depositViews };
 }

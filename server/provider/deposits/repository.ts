@@ -67,16 +67,6 @@ export function depositByDepositId(
   return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
-/** Deposits' versions alone, by depositId (an index read): whether views of them are still the latest. */
-export async function depositVersionsOf(db: Queryable, depositIds: string[]): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('deposits')
-    .select(['deposit_id', 'version'])
-    .where('deposit_id', 'in', depositIds)
-    .execute();
-  return new Map(rows.map((row) => [row.deposit_id, Number(row.version)]));
-}
-
 /** A merchant's deposit by its depositId, else by its reference. */
 export async function depositByIdOrReference(
   db: Queryable,

@@ -57,8 +57,8 @@ export async function readDeposit(
   idOrReference: string,
 ): Promise<DepositView | undefined> {
   const cache = deps.caches.depositViews;
-  const hit = cache.get(idOrReference, merchantId, deps.now());
-  if (hit && (await cache.isLatest(hit))) return hit;
+  const hit = await cache.latest(idOrReference, merchantId, deps.now);
+  if (hit) return hit;
   const generation = cache.generationOf(idOrReference);
   const find = () => depositByIdOrReference(deps.db, merchantId, idOrReference);
   const found = await find();

@@ -13,10 +13,9 @@ import {
   type ProviderConfig,
   type SandboxOptions,
 } from '../instance/config.js';
-import { openDatabase, type Db } from '../db/database.js';
+import { openDatabase } from '../db/database.js';
 import { DepositChangeFeed } from '../deposits/changes.js';
 import { createDepositCaches } from '../deposits/read-cache.js';
-import { depositVersionsOf } from '../deposits/repository.js';
 import { ORGANIZATION_NAME_CACHE } from '../deposits/payment-plan.js';
 import type { ProviderCaches, ProviderDeps } from '../instance/deps.js';
 import { VERIFIED_TOKEN_CACHE } from '../auth/tokens.js';
@@ -99,11 +98,11 @@ function describeDatabase(config: ProviderConfig): string {
 
 /**
  * A service instance's own, empty caches, on its clock. On PostgreSQL other copies may write the same database: a
- * cached deposit view is checked against its row's version before it is answered.
+ * cached deposit view is answered only once the change feed has heard every change committed before the read.
  */
-function createProviderCaches(changes: DepositChangeFeed, now: () => Date, db: Db, shared: boolean): ProviderCaches {
+function createProviderCaches(changes: DepositChangeFeed, now: () => Date, shared: boolean): ProviderCaches {
   return {
-    ...createDepositCaches(changes, now, shared ? (ids) => depositVersionsOf(db, ids) : undefined),
+    ...createDepositCaches(changes, now, shared),
     credentials: expiringCache(now, CREDENTIAL_CACHE),
     verifiedTokens: expiringCache(now, VERIFIED_TOKEN_CACHE),
     organizationNames: expiringCache(now, ORGANIZATION_NAME_CACHE),
@@ -136,7 +135,7 @@ export async function openProvider(config: ProviderConfig, now: () => Date = () 
       now,
       logger,
       mailer: createMailer(config, db, now, logger),
-      caches: createProviderCaches(changes, now, db, !!config.databaseUrl),
+      caches: createProviderCaches(changes, now, !!config.databaseUrl),
       changes,
       telemetry: new SandboxTelemetry(config, db, changes, now),
     };
