@@ -12,13 +12,14 @@
 import pg from 'pg';
 import type { Logger } from '../../common/log.js';
 import { DEPOSIT_CHANGES_CHANNEL } from '../db/migrations/010_deposit_changes.js';
+import type { ChangeFeed } from '../instance/change-feed.js';
 
 /** Called with the public depositId of a deposit that changed; '' means "anything may have changed" (a missed span). */
 export type DepositChangeListener = (depositId: string) => void;
 
 const RECONNECT_MS = [100, 500, 1000, 5000];
 
-export class DepositChangeFeed {
+export class DepositChangeFeed implements ChangeFeed {
   private readonly listeners = new Set<DepositChangeListener>();
   private stopListening?: () => Promise<void>;
   /** The LISTEN connection while it listens (none before, while it reconnects, or on SQLite). */

@@ -10,6 +10,11 @@ export interface ChangeFeed {
   on(listener: ChangeListener): () => void;
   /** Tells the listeners that `depositId` changed (once the change committed, or when it may have). */
   announce(depositId: string): void;
+  /**
+   * Answers true once every change committed before the call has been announced here (a round trip on the LISTEN
+   * connection); false when this copy does not hear other copies (not listening, or its connection is down).
+   */
+  heardUpToNow(): Promise<boolean>;
   /** Hears every copy's changes from PostgreSQL until close(). */
   listen(databaseUrl: string, logger: Logger): void;
   close(): Promise<void>;
