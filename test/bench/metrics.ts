@@ -18,7 +18,7 @@ import { Hono } from 'hono';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import { requestSpans, tracerOf } from '../../server/common/observability';
 import { startSandbox } from '../../server/provider/process/main';
-import { load, startSandboxCommand, type LoadResult } from './support';
+import { load, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
 
 const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
 const SANDBOX_BIN = resolve(import.meta.dirname, '../../server/provider/dist/provider/cli.js');
@@ -134,7 +134,7 @@ type Measured = LoadResult & { cpuUsPerRequest: number };
  * A load on the server `pid`, with one Prometheus scrape of `metricsUrl` in its middle (as a 15 s scrape interval
  * would fall).
  */
-async function loadScraped(pid: number, options: Parameters<typeof load>[0], metricsUrl?: string): Promise<Measured> {
+async function loadScraped(pid: number, options: LoadOptions, metricsUrl?: string): Promise<Measured> {
   const cpu = cpuSeconds(pid);
   const scraped = metricsUrl
     ? new Promise((r) => setTimeout(r, (SECONDS * 1000) / 2)).then(() => fetch(metricsUrl).then((res) => res.text()))
@@ -176,14 +176,19 @@ async function both<T extends { stop(): Promise<void> }, R>(
   }
 }
 
+/** Requests a fresh server answers before it is measured: a count, not a time, so a busy machine warms it as much. */
+const WARM_UP_REQUESTS = 20_000;
+
 /**
- * After a server started: pinned to its core, warmed up by `warmUp` (and, with metrics, a first scrape: prom-client's
- * first collect compiles what later ones reuse), its profile (BENCH_CPU_PROF) begun afresh from there.
+ * After a server started: pinned to its core, warmed up by `options`' load until it answered WARM_UP_REQUESTS (and,
+ * with metrics, a first scrape: prom-client's first collect compiles what later ones reuse), its profile
+ * (BENCH_CPU_PROF) begun afresh from there.
  */
-async function ready(mode: Mode, pid: number, metricsUrl: string, warmUp: () => Promise<unknown>): Promise<void> {
+async function ready(mode: Mode, pid: number, metricsUrl: string, options: LoadOptions): Promise<void> {
   if (PINNING) pin(pid, PINNING.server);
   if (mode === 'on' && !CONTROL) await fetch(metricsUrl).then((r) => r.text());
-  await warmUp();
+  for (let answered = 0; answered < WARM_UP_REQUESTS;)
+    answered += (await load({ ...options, durationSeconds: 1 })).requestsPerSecond;
   if (process.env.BENCH_CPU_PROF) process.kill(pid, 'SIGUSR2');
 }
 
@@ -213,7 +218,7 @@ async function startSignedRead(mode: Mode) {
     url: `${base}${target}`,
     headers: signedRequestHeaders(credentials.clientId, credentials.clientSecret, 'GET', target, ''),
   });
-  await ready(mode, pid, `${base}/metrics`, () => load({ ...read(), durationSeconds: 2 }));
+  await ready(mode, pid, `${base}/metrics`, read());
   return {
     pid,
     read,
@@ -290,9 +295,7 @@ async function statusRead(): Promise<void> {
       });
       paths.push(`/api/checkouts/${data.id}/deposit`);
     }
-    await ready(mode, pid, `${url}/metrics`, () =>
-      load({ url: `${url}${paths[0]}`, connections: 1000, durationSeconds: 2 }),
-    );
+    await ready(mode, pid, `${url}/metrics`, { url: `${url}${paths[0]}`, connections: 1000 });
     return { ...merchant, paths, metricsUrl: mode === 'on' && !CONTROL ? `${url}/metrics` : undefined };
   };
   type Shoppers = Awaited<ReturnType<typeof shoppers>> & { cpuUsPerRead: number };
