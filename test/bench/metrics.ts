@@ -20,8 +20,10 @@ import { requestSpans, tracerOf } from '../../server/common/observability';
 import { startSandbox } from '../../server/provider/process/main';
 import { load, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
 
-const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
-const SANDBOX_BIN = resolve(import.meta.dirname, '../../server/provider/dist/provider/cli.js');
+/** Where the compiled servers are: this checkout, or BENCH_ROOT (another build of them, e.g. one before a change). */
+const ROOT = resolve(process.env.BENCH_ROOT || resolve(import.meta.dirname, '../..'));
+const BIN = join(ROOT, 'server/merchant/dist/merchant/cli.js');
+const SANDBOX_BIN = join(ROOT, 'server/provider/dist/provider/cli.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const SECONDS = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
 const SHOPPERS = 1000;
@@ -195,11 +197,15 @@ async function ready(mode: Mode, pid: number, metricsUrl: string, options: LoadO
 /** The compiled kasir-sandbox with one pending deposit, and its signed read of it. */
 async function startSignedRead(mode: Mode) {
   const dir = mkdtempSync(join(tmpdir(), `kasir-bench-metrics-${mode}-`));
-  const sandbox = await startSandboxCommand(dir, {
-    KASIR_LOG_LEVEL: 'silent',
-    KASIR_METRICS: metricsFlag(mode),
-    ...profiled(),
-  });
+  const sandbox = await startSandboxCommand(
+    dir,
+    {
+      KASIR_LOG_LEVEL: 'silent',
+      KASIR_METRICS: metricsFlag(mode),
+      ...profiled(),
+    },
+    ROOT,
+  );
   const { base, credentials, pid } = sandbox;
   const res = await fetch(`${base}/v1/deposit/fiat`, {
     method: 'POST',
