@@ -164,14 +164,18 @@ function summary(rows: Array<Record<Mode, Measured>>): string {
   );
 }
 
-/** Starts the server of each mode, one after the other (their start-up loads the machine), both stopped when `use` ends. */
+/**
+ * Starts the server of each mode one after the other (their start-up loads the machine), in round `round`'s order (the
+ * younger process is not always the same mode), both stopped when `use` ends.
+ */
 async function both<T extends { stop(): Promise<void> }, R>(
+  round: number,
   start: (mode: Mode) => Promise<T>,
   use: (servers: Record<Mode, T>) => Promise<R>,
 ): Promise<R> {
   const servers = {} as Record<Mode, T>;
   try {
-    for (const mode of MODES) servers[mode] = await start(mode);
+    for (const mode of inTurn(round)) servers[mode] = await start(mode);
     return await use(servers);
   } finally {
     for (const server of Object.values(servers)) await server.stop();
@@ -244,7 +248,7 @@ async function signedRead(): Promise<void> {
   const rows: Array<Record<Mode, Measured>> = [];
   for (let round = 0; round < ROUNDS; round++)
     rows.push(
-      await both(startSignedRead, async (sandboxes) => {
+      await both(round, startSignedRead, async (sandboxes) => {
         const row = {} as Record<Mode, Measured>;
         for (const mode of inTurn(round)) {
           const { pid, read, metricsUrl } = sandboxes[mode];
@@ -309,7 +313,7 @@ async function statusRead(): Promise<void> {
   const full: Array<Record<Mode, Measured>> = [];
   try {
     for (let round = 0; round < ROUNDS; round++)
-      await both(startStatusRead, async (merchants) => {
+      await both(round, startStatusRead, async (merchants) => {
         const shopperRound = {} as Record<Mode, Shoppers>;
         const fullRound = {} as Record<Mode, Measured>;
         for (const mode of inTurn(round)) {
