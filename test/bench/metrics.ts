@@ -1,28 +1,48 @@
 // What metrics and tracing cost (docs/observability.md): the sandbox's signed read (GET /v1/deposit/:id, the compiled
 // kasir-sandbox, log silent) and the merchant backend's status read (the compiled kasir-merchant: 1,000 shoppers polling
-// once a second, and the read at full speed with 1,000 connections), each with KASIR_METRICS off and on, the two
-// loaded at the same time round by round (BENCH_ROUNDS, default 5) with Prometheus scraping the "on" one during each round; the
-// figures are the medians of the rounds' on/off ratios, of throughput and of the server's CPU time per request (which
-// other work on a shared machine disturbs least). Then the price of a request's span when no SDK is registered,
-// timed in process. `npx tsx test/bench/metrics.ts` alone (after `npm run build`), or a part of `npm run bench`.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// once a second, and the read at full speed with 1,000 connections), each with KASIR_METRICS off and on. Each round
+// (BENCH_ROUNDS, default 5) starts both servers afresh and loads them one at a time, off and on in turn (which goes
+// first alternating), with one Prometheus scrape of the "on" one. Where `taskset` exists, the
+// server measured keeps one core and the load generators the other, so they never queue on the same one. The headline is
+// the median of the rounds' on/off ratios of the server's CPU time per request (what the machine's other work disturbs
+// least), throughput beside it. BENCH_CONTROL=1 runs the "on" server with metrics off too: the ratios it prints are
+// the bench's own noise. Then the price of a request's span when no SDK is registered, timed in process.
+// `npx tsx test/bench/metrics.ts` alone (after `npm run build`), or a part of `npm run bench`.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import { requestSpans, tracerOf } from '../../server/common/observability';
 import { startSandbox } from '../../server/provider/process/main';
-import { load, startSandboxCommand, type LoadResult } from './support';
+import { load, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
 
-const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
-const SANDBOX_BIN = resolve(import.meta.dirname, '../../server/provider/dist/provider/cli.js');
+/** Where the compiled servers are: this checkout, or BENCH_ROOT (another build of them, e.g. one before a change). */
+const ROOT = resolve(process.env.BENCH_ROOT || resolve(import.meta.dirname, '../..'));
+const BIN = join(ROOT, 'server/merchant/dist/merchant/cli.js');
+const SANDBOX_BIN = join(ROOT, 'server/provider/dist/provider/cli.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const SECONDS = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
 const SHOPPERS = 1000;
 const SHOPPER_SECONDS = Math.max(SECONDS, 10);
+/**
+ * BENCH_CPU_PROF=<dir>: the servers run under the CPU profiler (cpu-profile.cjs), started afresh after the warm-up, a
+ * profile per process written there when it stops (read it with cpu-profile-top.mjs).
+ */
+const profiled = (): Record<string, string> =>
+  process.env.BENCH_CPU_PROF
+    ? { NODE_OPTIONS: `--require=${fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url))}` }
+    : {};
+/** A control: the "on" server runs with metrics off as well, so the on/off ratios show what the bench alone moves. */
+const CONTROL = process.env.BENCH_CONTROL === '1';
+const metricsFlag = (mode: Mode) => String(mode === 'on' && !CONTROL);
+const MODES = ['off', 'on'] as const;
+type Mode = (typeof MODES)[number];
+/** Round `round`'s order: off first in even rounds, on first in odd ones (what drifts over a run falls on both alike). */
+const inTurn = (round: number): Mode[] => (round % 2 ? ['on', 'off'] : ['off', 'on']);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -31,10 +51,36 @@ const median = (values: number[]) => {
 };
 const percent = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)} %`;
 
-/** CPU seconds a process has used so far (user + system), from /proc (Linux). */
+/**
+ * CPU seconds a process has used so far: the sum of its threads' run time in /proc/<pid>/task/<tid>/schedstat, in
+ * nanoseconds (Linux), where /proc/<pid>/stat counts whole clock ticks.
+ */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, { encoding: 'utf8', flag: 'r' }).split(' ');
+    ns += Number(stat[0]);
+  }
+  return ns / 1e9;
+}
+
+/** Where `taskset` (util-linux) exists and there are two cores or more: the cores of the server measured and of the rest. */
+const PINNING = (() => {
+  if (availableParallelism() < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    const last = availableParallelism() - 1;
+    return { server: '0', rest: last > 1 ? `1-${last}` : '1' };
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Sets the CPU affinity of every thread of process `pid` (a list like `0` or `1-3`); returns the one it had. */
+function pin(pid: number, cpus: string): string {
+  const before = /: (\S+)\s*$/.exec(execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' }))![1]!;
+  execFileSync('taskset', ['-a', '-pc', cpus, String(pid)], { stdio: 'ignore' });
+  return before;
 }
 
 async function freePort(): Promise<number> {
@@ -90,7 +136,7 @@ type Measured = LoadResult & { cpuUsPerRequest: number };
  * A load on the server `pid`, with one Prometheus scrape of `metricsUrl` in its middle (as a 15 s scrape interval
  * would fall).
  */
-async function loadScraped(pid: number, options: Parameters<typeof load>[0], metricsUrl?: string): Promise<Measured> {
+async function loadScraped(pid: number, options: LoadOptions, metricsUrl?: string): Promise<Measured> {
   const cpu = cpuSeconds(pid);
   const scraped = metricsUrl
     ? new Promise((r) => setTimeout(r, (SECONDS * 1000) / 2)).then(() => fetch(metricsUrl).then((res) => res.text()))
@@ -100,69 +146,118 @@ async function loadScraped(pid: number, options: Parameters<typeof load>[0], met
   return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - cpu) * 1e6) / Math.max(1, requests) };
 }
 
-/** The medians of two alternating series of loads, and of their ratios round by round. */
-function summary(rows: Array<Record<'off' | 'on', Measured>>): string {
-  const rps = (mode: 'off' | 'on') => median(rows.map((r) => r[mode].requestsPerSecond));
-  const cpu = (mode: 'off' | 'on') => median(rows.map((r) => r[mode].cpuUsPerRequest)).toFixed(0);
-  const rpsRatio = median(rows.map((r) => r.on.requestsPerSecond / r.off.requestsPerSecond));
-  const cpuRatio = median(rows.map((r) => r.on.cpuUsPerRequest / r.off.cpuUsPerRequest));
+/** The rounds' on/off ratios of one figure: their median (the headline) and each round's. */
+function ratios<T>(rows: Array<Record<Mode, T>>, pick: (row: T) => number): string {
+  const each = rows.map((r) => pick(r.on) / pick(r.off));
+  return `${percent(median(each))} (rounds ${each.map(percent).join(', ')})`;
+}
+
+/** CPU per request first (the headline), throughput beside it: the medians of each mode, and of the on/off ratios. */
+function summary(rows: Array<Record<Mode, Measured>>): string {
+  const of = (mode: Mode, pick: (row: Measured) => number) => median(rows.map((r) => pick(r[mode])));
+  const cpu = (r: Measured) => r.cpuUsPerRequest;
+  const rps = (r: Measured) => r.requestsPerSecond;
   return (
-    `off ${rps('off')} req/s, ${cpu('off')} µs CPU each; on ${rps('on')} req/s, ${cpu('on')} µs CPU each (medians of ${rows.length} rounds); ` +
-    `on/off: throughput ${percent(rpsRatio)}, CPU per request ${percent(cpuRatio)} (rounds: ${rows.map((r) => percent(r.on.cpuUsPerRequest / r.off.cpuUsPerRequest)).join(', ')}; goal: at most 3 % lost)`
+    `CPU per request off ${of('off', cpu).toFixed(1)} µs, on ${of('on', cpu).toFixed(1)} µs: on/off ${ratios(rows, cpu)}; ` +
+    `throughput off ${of('off', rps)} req/s, on ${of('on', rps)} req/s: on/off ${ratios(rows, rps)} ` +
+    `(medians of ${rows.length} rounds; goal: at most 3 % lost)`
   );
 }
 
-async function signedRead(): Promise<void> {
-  const dirs = {
-    off: mkdtempSync(join(tmpdir(), 'kasir-bench-m0-')),
-    on: mkdtempSync(join(tmpdir(), 'kasir-bench-m1-')),
-  };
-  const sandboxes = {
-    off: await startSandboxCommand(dirs.off, { KASIR_LOG_LEVEL: 'silent', KASIR_METRICS: 'false' }),
-    on: await startSandboxCommand(dirs.on, { KASIR_LOG_LEVEL: 'silent', KASIR_METRICS: 'true' }),
-  };
+/**
+ * Starts the server of each mode one after the other (their start-up loads the machine), in round `round`'s order (the
+ * younger process is not always the same mode), both stopped when `use` ends.
+ */
+async function both<T extends { stop(): Promise<void> }, R>(
+  round: number,
+  start: (mode: Mode) => Promise<T>,
+  use: (servers: Record<Mode, T>) => Promise<R>,
+): Promise<R> {
+  const servers = {} as Record<Mode, T>;
   try {
-    const reads: Record<'off' | 'on', () => Parameters<typeof load>[0]> = {
-      off: () => ({ url: '' }),
-      on: () => ({ url: '' }),
-    };
-    for (const mode of ['off', 'on'] as const) {
-      const { base, credentials } = sandboxes[mode];
-      const res = await fetch(`${base}/v1/deposit/fiat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.accessToken}` },
-        body: JSON.stringify({
-          inputCurrency: 'IDR',
-          inputAmount: 250000,
-          outputCurrency: 'IDR',
-          balanceType: 'fiat',
-          paymentMethod: 'QRIS',
-        }),
-      });
-      const { data } = (await res.json()) as { data: { depositId: string } };
-      const target = `/v1/deposit/${data.depositId}`;
-      reads[mode] = () => ({
-        url: `${base}${target}`,
-        headers: signedRequestHeaders(credentials.clientId, credentials.clientSecret, 'GET', target, ''),
-      });
-      await load({ ...reads[mode](), durationSeconds: 1 }); // warm-up
-    }
-    const rows: Array<Record<'off' | 'on', Measured>> = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      // Both at once: whatever else the machine does falls on both alike.
-      const [off, on] = await Promise.all([
-        loadScraped(sandboxes.off.pid, reads.off()),
-        loadScraped(sandboxes.on.pid, reads.on(), `${sandboxes.on.base}/metrics`),
-      ]);
-      rows.push({ off, on });
-    }
-    console.log(`  signed read GET /v1/deposit/:id (50 connections, log silent): ${summary(rows)}`);
+    for (const mode of inTurn(round)) servers[mode] = await start(mode);
+    return await use(servers);
   } finally {
-    await sandboxes.off.stop();
-    await sandboxes.on.stop();
-    rmSync(dirs.off, { recursive: true, force: true });
-    rmSync(dirs.on, { recursive: true, force: true });
+    for (const server of Object.values(servers)) await server.stop();
   }
+}
+
+/** Requests a fresh server answers before it is measured: a count, not a time, so a busy machine warms it as much. */
+const WARM_UP_REQUESTS = 20_000;
+
+/**
+ * After a server started: pinned to its core, warmed up by `options`' load until it answered WARM_UP_REQUESTS (and,
+ * with metrics, a first scrape: prom-client's first collect compiles what later ones reuse), its profile
+ * (BENCH_CPU_PROF) begun afresh from there.
+ */
+async function ready(mode: Mode, pid: number, metricsUrl: string, options: LoadOptions): Promise<void> {
+  if (PINNING) pin(pid, PINNING.server);
+  if (mode === 'on' && !CONTROL) await fetch(metricsUrl).then((r) => r.text());
+  for (let answered = 0; answered < WARM_UP_REQUESTS;)
+    answered += (await load({ ...options, durationSeconds: 1 })).requestsPerSecond;
+  if (process.env.BENCH_CPU_PROF) process.kill(pid, 'SIGUSR2');
+}
+
+/** The compiled kasir-sandbox with one pending deposit, and its signed read of it. */
+async function startSignedRead(mode: Mode) {
+  const dir = mkdtempSync(join(tmpdir(), `kasir-bench-metrics-${mode}-`));
+  const sandbox = await startSandboxCommand(
+    dir,
+    {
+      KASIR_LOG_LEVEL: 'silent',
+      KASIR_METRICS: metricsFlag(mode),
+      ...profiled(),
+    },
+    ROOT,
+  );
+  const { base, credentials, pid } = sandbox;
+  const res = await fetch(`${base}/v1/deposit/fiat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.accessToken}` },
+    body: JSON.stringify({
+      inputCurrency: 'IDR',
+      inputAmount: 250000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'QRIS',
+    }),
+  });
+  const { data } = (await res.json()) as { data: { depositId: string } };
+  const target = `/v1/deposit/${data.depositId}`;
+  const read = () => ({
+    url: `${base}${target}`,
+    headers: signedRequestHeaders(credentials.clientId, credentials.clientSecret, 'GET', target, ''),
+  });
+  await ready(mode, pid, `${base}/metrics`, read());
+  return {
+    pid,
+    read,
+    metricsUrl: mode === 'on' && !CONTROL ? `${base}/metrics` : undefined,
+    async stop() {
+      await sandbox.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Each round starts both servers afresh: what one process's start draws (its code's optimisation, its heap's layout)
+ * moves its figures by more than the 3 % measured, and a draw kept for the whole run would be read as the metrics' cost.
+ */
+async function signedRead(): Promise<void> {
+  const rows: Array<Record<Mode, Measured>> = [];
+  for (let round = 0; round < ROUNDS; round++)
+    rows.push(
+      await both(round, startSignedRead, async (sandboxes) => {
+        const row = {} as Record<Mode, Measured>;
+        for (const mode of inTurn(round)) {
+          const { pid, read, metricsUrl } = sandboxes[mode];
+          row[mode] = await loadScraped(pid, read(), metricsUrl);
+        }
+        return row;
+      }),
+    );
+  console.log(`  signed read GET /v1/deposit/:id (50 connections, log silent): ${summary(rows)}`);
 }
 
 async function statusRead(): Promise<void> {
@@ -174,88 +269,78 @@ async function statusRead(): Promise<void> {
     sweepIntervalMs: 60_000,
   });
   const c = provider.credentials;
-  const env = (metrics: boolean): NodeJS.ProcessEnv => ({
-    ...process.env,
-    HOST: '127.0.0.1',
-    KASIR_DATA_DIR: join(dataDir, metrics ? 'merchant-on' : 'merchant-off'),
-    REDIS_URL: '',
-    KASIR_BASE_URL: c.baseUrl.replace('localhost', '127.0.0.1'),
-    KASIR_CHECKOUT_URL: c.checkoutUrl,
-    KASIR_CLIENT_ID: c.clientId,
-    KASIR_CLIENT_SECRET: c.clientSecret,
-    KASIR_ACCESS_TOKEN: c.accessToken,
-    KASIR_WEBHOOK_SECRET: c.webhookSecret,
-    KASIR_SANDBOX: 'true',
-    KASIR_CHECKOUT_RATE_LIMIT: '10000',
-    KASIR_STATUS_REFRESH_MS: '2000',
-    KASIR_METRICS: String(metrics),
-  });
-  const merchants = { off: await startMerchantProcess(env(false)), on: await startMerchantProcess(env(true)) };
+  let started = 0;
+  /** The compiled kasir-merchant (a data directory of its own) with 50 pending checkouts, and their status paths. */
+  const startStatusRead = async (mode: Mode) => {
+    const merchant = await startMerchantProcess({
+      ...process.env,
+      HOST: '127.0.0.1',
+      KASIR_DATA_DIR: join(dataDir, `merchant-${started++}`),
+      REDIS_URL: '',
+      KASIR_BASE_URL: c.baseUrl.replace('localhost', '127.0.0.1'),
+      KASIR_CHECKOUT_URL: c.checkoutUrl,
+      KASIR_CLIENT_ID: c.clientId,
+      KASIR_CLIENT_SECRET: c.clientSecret,
+      KASIR_ACCESS_TOKEN: c.accessToken,
+      KASIR_WEBHOOK_SECRET: c.webhookSecret,
+      KASIR_SANDBOX: 'true',
+      KASIR_CHECKOUT_RATE_LIMIT: '10000',
+      KASIR_STATUS_REFRESH_MS: '2000',
+      KASIR_METRICS: metricsFlag(mode),
+      ...profiled(),
+    });
+    const { url, pid } = merchant;
+    const paths: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const created = await fetch(`${url}/api/checkouts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: String(100000 + i), currency: 'IDR' }),
+      });
+      const { data } = (await created.json()) as { data: { id: string } };
+      await fetch(`${url}/api/checkouts/${data.id}/deposit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: i % 2 ? 'QRIS' : 'BCA_VA' }),
+      });
+      paths.push(`/api/checkouts/${data.id}/deposit`);
+    }
+    await ready(mode, pid, `${url}/metrics`, { url: `${url}${paths[0]}`, connections: 1000 });
+    return { ...merchant, paths, metricsUrl: mode === 'on' && !CONTROL ? `${url}/metrics` : undefined };
+  };
+  type Shoppers = Awaited<ReturnType<typeof shoppers>> & { cpuUsPerRead: number };
+  const polled: Array<Record<Mode, Shoppers>> = [];
+  const full: Array<Record<Mode, Measured>> = [];
   try {
-    const paths: Record<'off' | 'on', string[]> = { off: [], on: [] };
-    for (const mode of ['off', 'on'] as const) {
-      const { url } = merchants[mode];
-      for (let i = 0; i < 50; i++) {
-        const created = await fetch(`${url}/api/checkouts`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ amount: String(100000 + i), currency: 'IDR' }),
-        });
-        const { data } = (await created.json()) as { data: { id: string } };
-        await fetch(`${url}/api/checkouts/${data.id}/deposit`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ method: i % 2 ? 'QRIS' : 'BCA_VA' }),
-        });
-        paths[mode].push(`/api/checkouts/${data.id}/deposit`);
-      }
-      await load({ url: `${url}${paths[mode][0]}`, connections: 1000, durationSeconds: 2 }); // warm-up
-    }
-    type Shoppers = Awaited<ReturnType<typeof shoppers>> & { cpuMsPer1000: number };
-    const polled: Array<Record<'off' | 'on', Shoppers>> = [];
-    const full: Array<Record<'off' | 'on', Measured>> = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const shopperRound = {} as Record<'off' | 'on', Shoppers>;
-      const fullRound = {} as Record<'off' | 'on', Measured>;
-      // Both at once: whatever else the machine does falls on both alike.
-      await Promise.all(
-        (['off', 'on'] as const).map(async (mode) => {
-          const { url, pid } = merchants[mode];
+    for (let round = 0; round < ROUNDS; round++)
+      await both(round, startStatusRead, async (merchants) => {
+        const shopperRound = {} as Record<Mode, Shoppers>;
+        const fullRound = {} as Record<Mode, Measured>;
+        for (const mode of inTurn(round)) {
+          const { url, pid, paths, metricsUrl } = merchants[mode];
           const cpu = cpuSeconds(pid);
-          const scraped = mode === 'on' ? fetch(`${url}/metrics`).then((r) => r.text()) : undefined;
-          const result = await shoppers(url, paths[mode]);
+          const scraped = metricsUrl && fetch(metricsUrl).then((r) => r.text());
+          const result = await shoppers(url, paths);
           await scraped;
-          shopperRound[mode] = { ...result, cpuMsPer1000: ((cpuSeconds(pid) - cpu) * 1e6) / result.reads };
-        }),
-      );
-      await Promise.all(
-        (['off', 'on'] as const).map(async (mode) => {
-          const { url, pid } = merchants[mode];
-          fullRound[mode] = await loadScraped(
-            pid,
-            { url: `${url}${paths[mode][0]}`, connections: 1000 },
-            mode === 'on' ? `${url}/metrics` : undefined,
-          );
-        }),
-      );
-      polled.push(shopperRound);
-      full.push(fullRound);
-    }
-    const of = <T>(rows: Array<Record<'off' | 'on', T>>, mode: 'off' | 'on', pick: (row: T) => number) =>
-      median(rows.map((row) => pick(row[mode])));
-    const cpuRatio = median(polled.map((r) => r.on.cpuMsPer1000 / r.off.cpuMsPer1000));
-    console.log(
-      `  ${SHOPPERS} shoppers polling once a second (${SHOPPER_SECONDS} s): off p50 ${of(polled, 'off', (r) => r.p50Ms)} ms p99 ${of(polled, 'off', (r) => r.p99Ms)} ms, ` +
-        `on p50 ${of(polled, 'on', (r) => r.p50Ms)} ms p99 ${of(polled, 'on', (r) => r.p99Ms)} ms; CPU per 1,000 reads off ${of(polled, 'off', (r) => r.cpuMsPer1000).toFixed(0)} ms, on ${of(polled, 'on', (r) => r.cpuMsPer1000).toFixed(0)} ms ` +
-        `(median on/off ${percent(cpuRatio)}); errors ${polled.reduce((n, r) => n + r.off.errors + r.on.errors + r.off.non2xx + r.on.non2xx, 0)}`,
-    );
-    console.log(`  status read at full speed (1,000 connections): ${summary(full)}`);
+          shopperRound[mode] = { ...result, cpuUsPerRead: ((cpuSeconds(pid) - cpu) * 1e6) / result.reads };
+          fullRound[mode] = await loadScraped(pid, { url: `${url}${paths[0]}`, connections: 1000 }, metricsUrl);
+        }
+        polled.push(shopperRound);
+        full.push(fullRound);
+      });
   } finally {
-    await merchants.off.stop();
-    await merchants.on.stop();
     await provider.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const of = <T>(rows: Array<Record<Mode, T>>, mode: Mode, pick: (row: T) => number) =>
+    median(rows.map((row) => pick(row[mode])));
+  const cpu = (r: Shoppers) => r.cpuUsPerRead;
+  console.log(
+    `  ${SHOPPERS} shoppers polling once a second (${SHOPPER_SECONDS} s): CPU per read off ${of(polled, 'off', cpu).toFixed(1)} µs, on ${of(polled, 'on', cpu).toFixed(1)} µs: on/off ${ratios(polled, cpu)}; ` +
+      `off p50 ${of(polled, 'off', (r) => r.p50Ms).toFixed(1)} ms p99 ${of(polled, 'off', (r) => r.p99Ms).toFixed(1)} ms, ` +
+      `on p50 ${of(polled, 'on', (r) => r.p50Ms).toFixed(1)} ms p99 ${of(polled, 'on', (r) => r.p99Ms).toFixed(1)} ms; errors ${polled.reduce((n, r) => n + r.off.errors + r.on.errors + r.off.non2xx + r.on.non2xx, 0)}`,
+  );
+  console.log(`  status read at full speed (1,000 connections): ${summary(full)}`);
 }
 
 /** A request's span with no SDK registered, against a middleware that only calls next(): nanoseconds per request. */
@@ -293,11 +378,20 @@ export async function run(): Promise<void> {
     return;
   }
   console.log(
-    `\nmetrics off and on (KASIR_METRICS), loaded side by side, ${ROUNDS} rounds of ${SECONDS} s, one scrape per round`,
+    `\nmetrics off and on (KASIR_METRICS${CONTROL ? ': a control, off on both' : ''}), loaded in turn, ${ROUNDS} rounds of ${SECONDS} s, one scrape per round; ` +
+      (PINNING
+        ? `the server measured on core ${PINNING.server}, the load generators on ${PINNING.rest} (taskset)`
+        : 'not pinned to cores (no taskset, or one core)'),
   );
   await spanWithoutSdk();
-  await signedRead();
-  await statusRead();
+  // This process and the load generators it starts keep off the server's core; as it was afterwards.
+  const affinity = PINNING && pin(process.pid, PINNING.rest);
+  try {
+    await signedRead();
+    await statusRead();
+  } finally {
+    if (affinity) pin(process.pid, affinity);
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import perfHooks from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout } from '@kasir/checkout';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
@@ -402,6 +403,20 @@ describe('metrics: the token and the switch', () => {
     assert.match(await lineOf({}), /^off/);
     assert.match(await lineOf({ metrics: true }), /not protected: .*KASIR_METRICS_TOKEN/);
     assert.match(await lineOf({ metrics: true, metricsToken: 'scrape-me' }), /protected by KASIR_METRICS_TOKEN/);
+  });
+
+  it('the process metrics wake an idle server at most 20 times a second to sample its event loop', async (t) => {
+    // Each sample of the event loop's delay is a timer that wakes the process, whether or not a request came.
+    const monitor = t.mock.method(perfHooks, 'monitorEventLoopDelay');
+    const api = createKasirApi({ ...options, metrics: true });
+    try {
+      assert.equal(monitor.mock.callCount(), 1);
+      const [sampling] = monitor.mock.calls[0]!.arguments;
+      assert.ok((sampling?.resolution ?? 10) >= 50, `sampled every ${sampling?.resolution ?? 10} ms`);
+      assert.ok(parsePrometheus(await (await api.request('/metrics')).text()).has('nodejs_eventloop_lag_p99_seconds'));
+    } finally {
+      await api.close();
+    }
   });
 
   it('the sandbox answers 401 without its token', async () => {
