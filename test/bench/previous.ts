@@ -20,7 +20,7 @@ import { load, startSandboxCommand } from './support';
 import { Service, startReceiver, stream } from './webhooks';
 
 const QUICK = process.argv.includes('--quick');
-const PREVIOUS = process.env.BENCH_PREVIOUS || '646a622';
+const PREVIOUS = process.env.BENCH_PREVIOUS || '527ac66';
 const ROUNDS = Number(process.env.BENCH_PREVIOUS_ROUNDS || (QUICK ? 3 : 5));
 /** BENCH_PREVIOUS_ONLY=first-paint (or service) measures only those figures. */
 const ONLY = process.env.BENCH_PREVIOUS_ONLY;
