@@ -15,10 +15,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
-import { signedRequestHeaders } from '../../server/common/request-signing';
 import { requestSpans, tracerOf } from '../../server/common/observability';
 import { startSandbox } from '../../server/provider/process/main';
-import { load, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
+import { load, signedDepositRead, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
 
 /** Where the compiled servers are: this checkout, or BENCH_ROOT (another build of them, e.g. one before a change). */
 const ROOT = resolve(process.env.BENCH_ROOT || resolve(import.meta.dirname, '../..'));
@@ -210,24 +209,8 @@ async function startSignedRead(mode: Mode) {
     },
     ROOT,
   );
-  const { base, credentials, pid } = sandbox;
-  const res = await fetch(`${base}/v1/deposit/fiat`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.accessToken}` },
-    body: JSON.stringify({
-      inputCurrency: 'IDR',
-      inputAmount: 250000,
-      outputCurrency: 'IDR',
-      balanceType: 'fiat',
-      paymentMethod: 'QRIS',
-    }),
-  });
-  const { data } = (await res.json()) as { data: { depositId: string } };
-  const target = `/v1/deposit/${data.depositId}`;
-  const read = () => ({
-    url: `${base}${target}`,
-    headers: signedRequestHeaders(credentials.clientId, credentials.clientSecret, 'GET', target, ''),
-  });
+  const { base, pid } = sandbox;
+  const { read } = await signedDepositRead(sandbox);
   await ready(mode, pid, `${base}/metrics`, read());
   return {
     pid,

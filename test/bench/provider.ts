@@ -8,10 +8,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { signedRequestHeaders } from '../../server/common/request-signing';
 import { startLeastCodeRead } from './least-code-read';
 import { cpuSeconds } from './metrics';
-import { load, printRow, startBareHono, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
+import {
+  load,
+  printRow,
+  signedDepositRead,
+  startBareHono,
+  startSandboxCommand,
+  type LoadOptions,
+  type LoadResult,
+} from './support';
 
 /** Runs the scenarios in alternation for `rounds` rounds and keeps each one's best round. */
 /** Each scenario's best round, and each round's results (for ratios taken within one round). */
@@ -57,23 +64,7 @@ async function postgresRead(databaseUrl: string, rounds: number, bare: { url: st
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-pg-'));
   const provider = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl });
   try {
-    const { clientId, clientSecret, accessToken } = provider.credentials;
-    const res = await fetch(`${provider.base}/v1/deposit/fiat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-      body: JSON.stringify({
-        inputCurrency: 'IDR',
-        inputAmount: 250000,
-        outputCurrency: 'IDR',
-        balanceType: 'fiat',
-        paymentMethod: 'QRIS',
-      }),
-    });
-    const target = `/v1/deposit/${((await res.json()) as { data: { depositId: string } }).data.depositId}`;
-    const read = () => ({
-      url: `${provider.base}${target}`,
-      headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
-    });
+    const { read } = await signedDepositRead(provider);
     await load({ ...read(), durationSeconds: 1 }); // warm-up
     const ratios: number[] = [];
     const cpuPerRequest: number[] = [];
@@ -101,23 +92,11 @@ export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kasir-bench-'));
   let provider = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'info' });
   const bare = await startBareHono();
-  const { clientId, clientSecret, accessToken } = provider.credentials;
+  const { accessToken } = provider.credentials;
   let stopLeast = async () => {};
   try {
     // One deposit to read; GET signatures are not replay-checked, but each request is signed afresh anyway.
-    const res = await fetch(`${provider.base}/v1/deposit/fiat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-      body: JSON.stringify({
-        inputCurrency: 'IDR',
-        inputAmount: 250000,
-        outputCurrency: 'IDR',
-        balanceType: 'fiat',
-        paymentMethod: 'QRIS',
-      }),
-    });
-    const { data } = (await res.json()) as { data: { depositId: string } };
-    const target = `/v1/deposit/${data.depositId}`;
+    const { read } = await signedDepositRead(provider);
     // The load runs in its own process, so requests are fixed shapes: a GET signature is not replay-checked and
     // stays valid for the 300 s window (signed afresh each round), and a create without a reference may repeat.
     const createBody = JSON.stringify({
@@ -127,22 +106,15 @@ export async function run(): Promise<void> {
       balanceType: 'fiat',
       paymentMethod: 'BCA_VA',
     });
-    const read = () => ({
-      url: `${provider.base}${target}`,
-      headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
-    });
     // The least code doing the same work, on the same database file (test/bench/least-code-read.ts).
     const least = await startLeastCodeRead(join(dataDir, 'kasir.sqlite'));
     stopLeast = least.stop;
-    const leastRead = () => ({
-      url: `${least.url}${target}`,
-      headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
-    });
+    const leastRead = () => read(least.url);
     const measured = await bestOf(
       {
         bareGet: () => ({ url: bare.url }),
         leastRead,
-        read,
+        read: () => read(),
         barePost: () => ({
           url: bare.url,
           method: 'POST',
@@ -162,7 +134,7 @@ export async function run(): Promise<void> {
     // The same read with the request log off: the log's cost on the hot path.
     await provider.stop();
     provider = await startSandboxCommand(dataDir, { KASIR_LOG_LEVEL: 'silent' });
-    const quietRounds = await bestOf({ bareGet: () => ({ url: bare.url }), read }, rounds);
+    const quietRounds = await bestOf({ bareGet: () => ({ url: bare.url }), read: () => read(provider.base) }, rounds);
     const quiet = quietRounds.best;
 
     const { bareGet, barePost, create } = results;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
+import { signedRequestHeaders } from '../../server/common/request-signing';
 import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 
 export interface LoadResult {
@@ -144,4 +145,34 @@ export async function startSandboxCommand(dataDir: string, env: Record<string, s
       await done;
     },
   };
+}
+
+/**
+ * One QRIS deposit made on a started sandbox, and its signed read (GET /v1/deposit/:id) as the load's url and headers:
+ * a GET signature is not replay-checked and stays valid for the 300 s window, so one signature serves a load (sign
+ * afresh each round by calling `read()` again); `target` is its path, and `read(base)` the same read from another server (a restarted sandbox, a yardstick).
+ */
+export async function signedDepositRead(sandbox: {
+  base: string;
+  credentials: SandboxCredentials;
+}): Promise<{ target: string; read: (base?: string) => { url: string; headers: Record<string, string> } }> {
+  const { clientId, clientSecret, accessToken } = sandbox.credentials;
+  const res = await fetch(`${sandbox.base}/v1/deposit/fiat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+    body: JSON.stringify({
+      inputCurrency: 'IDR',
+      inputAmount: 250000,
+      outputCurrency: 'IDR',
+      balanceType: 'fiat',
+      paymentMethod: 'QRIS',
+    }),
+  });
+  const { data } = (await res.json()) as { data: { depositId: string } };
+  const target = `/v1/deposit/${data.depositId}`;
+  const read = (base = sandbox.base) => ({
+    url: `${base}${target}`,
+    headers: signedRequestHeaders(clientId, clientSecret, 'GET', target, ''),
+  });
+  return { target, read };
 }
