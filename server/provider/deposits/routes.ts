@@ -22,6 +22,7 @@ import {
   SandboxStatusSchema,
 } from './schemas.js';
 import type { DepositView } from './view.js';
+import type { DepositOwner } from './payment-plan.js';
 import { bearerAuth, bearerOrSignature } from '../auth/bearer.js';
 import { idempotentWrites } from '../http/idempotency.js';
 import { attemptOrAnswer, paymentOrAnswer, transitionOrAnswer } from './route-answers.js';
@@ -252,40 +253,30 @@ function readRoute(router: DepositRouter, deps: ProviderDeps, { signed }: RouteG
 }
 
 /** POST /v1/deposit/fiat and /v1/deposit/crypto, each idempotent under its Idempotency-Key. */
-function createRoutes(router: DepositRouter, deps: ProviderDeps, { bearer, idempotent }: RouteGuards) {
-  router.openapi(
-    operation({
-      method: 'post',
-      path: '/v1/deposit/fiat',
-      operationId: 'createFiatDeposit',
-      tags: ['Deposits'],
-      summary: 'Create a fiat deposit',
-      security: BEARER,
-      middleware: [bearer, idempotent] as const,
-      request: { body: body(FiatDepositSchema) },
-      parameters: [IDEMPOTENCY_PARAMETER],
-      responses: {
-        201: json(envelope(DepositSchema), 'The pending deposit'),
-        ...errorResponses(400, 401),
-        ...IDEMPOTENCY_RESPONSES,
-      },
-    }),
-    async (c) => {
-      const view = await createFiatDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
-      return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
-    },
-  );
+function createRoutes(router: DepositRouter, deps: ProviderDeps, guards: RouteGuards) {
+  createRoute(router, deps, guards, 'fiat', FiatDepositSchema, createFiatDeposit);
+  createRoute(router, deps, guards, 'crypto', CryptoDepositSchema, createCryptoDeposit);
+}
 
+/** One kind's create route: the two differ in their body's schema and what makes the deposit, nothing else. */
+function createRoute<Body extends typeof FiatDepositSchema | typeof CryptoDepositSchema>(
+  router: DepositRouter,
+  deps: ProviderDeps,
+  { bearer, idempotent }: RouteGuards,
+  kind: 'fiat' | 'crypto',
+  schema: Body,
+  create: (deps: ProviderDeps, owner: DepositOwner, req: z.infer<Body>) => Promise<DepositView>,
+) {
   router.openapi(
     operation({
       method: 'post',
-      path: '/v1/deposit/crypto',
-      operationId: 'createCryptoDeposit',
+      path: `/v1/deposit/${kind}`,
+      operationId: kind === 'fiat' ? 'createFiatDeposit' : 'createCryptoDeposit',
       tags: ['Deposits'],
-      summary: 'Create a crypto deposit',
+      summary: `Create a ${kind} deposit`,
       security: BEARER,
       middleware: [bearer, idempotent] as const,
-      request: { body: body(CryptoDepositSchema) },
+      request: { body: body(schema) },
       parameters: [IDEMPOTENCY_PARAMETER],
       responses: {
         201: json(envelope(DepositSchema), 'The pending deposit'),
@@ -294,7 +285,8 @@ function createRoutes(router: DepositRouter, deps: ProviderDeps, { bearer, idemp
       },
     }),
     async (c) => {
-      const view = await createCryptoDeposit(deps, ownerOf(c.get('merchant')), c.req.valid('json'));
+      // The body was validated against `schema`; Hono's types lose which one through the generic.
+      const view = await create(deps, ownerOf(c.get('merchant')), c.req.valid('json') as z.infer<Body>);
       return c.json({ statusCode: 201, message: 'Deposit created successfully', data: view }, 201);
     },
   );
