@@ -5,7 +5,6 @@
 // KASIR_TEST_REDIS_URL, e.g. under test/support/with-redis.sh), on Redis. The calls that reached the payment service
 // meanwhile are counted by a pass-through proxy in front of it. BENCH_CPU_PROF=<dir> runs the merchant process under a
 // CPU profiler (cpu-profile.cjs: the profile is written there when it stops; read it with cpu-profile-top.mjs).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,13 +12,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { startSandbox } from '../../server/provider/process/main';
-import { load, printRow, startBareHono } from './support';
+import { load, MERCHANT_COMMAND, printRow, runShoppers, startBareHono, startMerchantCommand } from './support';
 
 const CONNECTIONS = 1000;
 /** What shoppers meet: this many shoppers, each polling once a second. */
 const SHOPPERS = 1000;
 const STATUS_REFRESH_MS = 2000;
-const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
+const BIN = resolve(import.meta.dirname, '../..', MERCHANT_COMMAND);
 
 /** Forwards every request to `target`, counting them. */
 async function countingProxy(target: string) {
@@ -53,64 +52,11 @@ async function countingProxy(target: string) {
   };
 }
 
-/** Runs test/bench/shoppers-worker.mjs in its own process. */
-async function shoppers(options: { url: string; paths: string[]; shoppers: number; durationSeconds: number }) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./shoppers-worker.mjs', import.meta.url))], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  child.stdin.end(JSON.stringify(options));
-  let out = '';
-  for await (const chunk of child.stdout) out += chunk;
-  return JSON.parse(out) as {
-    reads: number;
-    p50Ms: number;
-    p99Ms: number;
-    maxMs: number;
-    non2xx: number;
-    errors: number;
-  };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 /** With BENCH_CPU_PROF, the merchant process runs under the profiler. */
 const profiled = (): Record<string, string> =>
   process.env.BENCH_CPU_PROF
     ? { NODE_OPTIONS: `--require=${fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url))}` }
     : {};
-
-/** The command on a free port, ready once /readyz answers 200 (whatever KASIR_LOG_LEVEL prints). */
-async function startMerchantProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN], {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    if (child.exitCode !== null) throw new Error(`kasir-merchant exited with ${child.exitCode}`);
-    const ready = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (tries > 200) throw new Error('kasir-merchant did not become ready');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
 
 export async function run(): Promise<void> {
   if (!existsSync(BIN)) {
@@ -134,7 +80,7 @@ export async function run(): Promise<void> {
       `\nmerchant backend: the compiled kasir-merchant (widget API status reads, ${CONNECTIONS} connections, ${seconds} s each, status refresh ${STATUS_REFRESH_MS} ms; each ratio to the bare Hono run just before it)`,
     );
     for (const shared of redisUrl ? [undefined, redisUrl] : [undefined]) {
-      const merchant = await startMerchantProcess({
+      const merchant = await startMerchantCommand({
         ...process.env,
         HOST: '127.0.0.1',
         KASIR_DATA_DIR: join(dataDir, shared ? 'merchant-redis' : 'merchant'),
@@ -204,7 +150,7 @@ export async function run(): Promise<void> {
         {
           const shopperSeconds = Math.max(seconds, 10);
           const before = proxy.calls;
-          const result = await shoppers({
+          const result = await runShoppers({
             url: merchant.url,
             paths: ids.map((id) => `/api/checkouts/${id}/deposit`),
             shoppers: SHOPPERS,

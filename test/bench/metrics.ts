@@ -8,20 +8,29 @@
 // least), throughput beside it. BENCH_CONTROL=1 runs the "on" server with metrics off too: the ratios it prints are
 // the bench's own noise. Then the price of a request's span when no SDK is registered, timed in process.
 // `npx tsx test/bench/metrics.ts` alone (after `npm run build`), or a part of `npm run bench`.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { requestSpans, tracerOf } from '../../server/common/observability';
 import { startSandbox } from '../../server/provider/process/main';
-import { load, signedDepositRead, startSandboxCommand, type LoadOptions, type LoadResult } from './support';
+import {
+  load,
+  MERCHANT_COMMAND,
+  runShoppers,
+  signedDepositRead,
+  startMerchantCommand,
+  startSandboxCommand,
+  type LoadOptions,
+  type LoadResult,
+  type ShoppersResult,
+} from './support';
 
 /** Where the compiled servers are: this checkout, or BENCH_ROOT (another build of them, e.g. one before a change). */
 const ROOT = resolve(process.env.BENCH_ROOT || resolve(import.meta.dirname, '../..'));
-const BIN = join(ROOT, 'server/merchant/dist/merchant/cli.js');
+const BIN = join(ROOT, MERCHANT_COMMAND);
 const SANDBOX_BIN = join(ROOT, 'server/provider/dist/provider/cli.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const SECONDS = Number(process.env.BENCH_SECONDS || (process.argv.includes('--quick') ? 2 : 5));
@@ -80,52 +89,6 @@ function pin(pid: number, cpus: string): string {
   const before = /: (\S+)\s*$/.exec(execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' }))![1]!;
   execFileSync('taskset', ['-a', '-pc', cpus, String(pid)], { stdio: 'ignore' });
   return before;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-/** The compiled kasir-merchant on a free port, ready once /readyz answers. */
-async function startMerchantProcess(env: NodeJS.ProcessEnv) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN], { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    if (child.exitCode !== null) throw new Error(`kasir-merchant exited with ${child.exitCode}`);
-    if (
-      await fetch(`${url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (tries > 400) throw new Error('kasir-merchant did not become ready');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    pid: child.pid!,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
-
-/** 1,000 shoppers polling once a second (test/bench/shoppers-worker.mjs, its own process). */
-async function shoppers(url: string, paths: string[]) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./shoppers-worker.mjs', import.meta.url))], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  child.stdin.end(JSON.stringify({ url, paths, shoppers: SHOPPERS, durationSeconds: SHOPPER_SECONDS }));
-  let out = '';
-  for await (const chunk of child.stdout) out += chunk;
-  return JSON.parse(out) as { reads: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number };
 }
 
 /** What a load measured, and the server's CPU time per request meanwhile (what other work on the machine disturbs least). */
@@ -255,23 +218,26 @@ async function statusRead(): Promise<void> {
   let started = 0;
   /** The compiled kasir-merchant (a data directory of its own) with 50 pending checkouts, and their status paths. */
   const startStatusRead = async (mode: Mode) => {
-    const merchant = await startMerchantProcess({
-      ...process.env,
-      HOST: '127.0.0.1',
-      KASIR_DATA_DIR: join(dataDir, `merchant-${started++}`),
-      REDIS_URL: '',
-      KASIR_BASE_URL: c.baseUrl.replace('localhost', '127.0.0.1'),
-      KASIR_CHECKOUT_URL: c.checkoutUrl,
-      KASIR_CLIENT_ID: c.clientId,
-      KASIR_CLIENT_SECRET: c.clientSecret,
-      KASIR_ACCESS_TOKEN: c.accessToken,
-      KASIR_WEBHOOK_SECRET: c.webhookSecret,
-      KASIR_SANDBOX: 'true',
-      KASIR_CHECKOUT_RATE_LIMIT: '10000',
-      KASIR_STATUS_REFRESH_MS: '2000',
-      KASIR_METRICS: metricsFlag(mode),
-      ...profiled(),
-    });
+    const merchant = await startMerchantCommand(
+      {
+        ...process.env,
+        HOST: '127.0.0.1',
+        KASIR_DATA_DIR: join(dataDir, `merchant-${started++}`),
+        REDIS_URL: '',
+        KASIR_BASE_URL: c.baseUrl.replace('localhost', '127.0.0.1'),
+        KASIR_CHECKOUT_URL: c.checkoutUrl,
+        KASIR_CLIENT_ID: c.clientId,
+        KASIR_CLIENT_SECRET: c.clientSecret,
+        KASIR_ACCESS_TOKEN: c.accessToken,
+        KASIR_WEBHOOK_SECRET: c.webhookSecret,
+        KASIR_SANDBOX: 'true',
+        KASIR_CHECKOUT_RATE_LIMIT: '10000',
+        KASIR_STATUS_REFRESH_MS: '2000',
+        KASIR_METRICS: metricsFlag(mode),
+        ...profiled(),
+      },
+      ROOT,
+    );
     const { url, pid } = merchant;
     const paths: string[] = [];
     for (let i = 0; i < 50; i++) {
@@ -291,7 +257,7 @@ async function statusRead(): Promise<void> {
     await ready(mode, pid, `${url}/metrics`, { url: `${url}${paths[0]}`, connections: 1000 });
     return { ...merchant, paths, metricsUrl: mode === 'on' && !CONTROL ? `${url}/metrics` : undefined };
   };
-  type Shoppers = Awaited<ReturnType<typeof shoppers>> & { cpuUsPerRead: number };
+  type Shoppers = ShoppersResult & { cpuUsPerRead: number };
   const polled: Array<Record<Mode, Shoppers>> = [];
   const full: Array<Record<Mode, Measured>> = [];
   try {
@@ -303,7 +269,7 @@ async function statusRead(): Promise<void> {
           const { url, pid, paths, metricsUrl } = merchants[mode];
           const cpu = cpuSeconds(pid);
           const scraped = metricsUrl && fetch(metricsUrl).then((r) => r.text());
-          const result = await shoppers(url, paths);
+          const result = await runShoppers({ url, paths, shoppers: SHOPPERS, durationSeconds: SHOPPER_SECONDS });
           await scraped;
           shopperRound[mode] = { ...result, cpuUsPerRead: ((cpuSeconds(pid) - cpu) * 1e6) / result.reads };
           fullRound[mode] = await loadScraped(pid, { url: `${url}${paths[0]}`, connections: 1000 }, metricsUrl);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
+import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
@@ -95,6 +96,79 @@ export function printRow(label: string, rps: number, baseline: number, extra = '
 }
 
 const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
+
+/** A port free on 127.0.0.1 now (taken from the system, then released for the server started next). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** The compiled merchant command, in this checkout or under `root` (another build of it). */
+export const MERCHANT_COMMAND = 'server/merchant/dist/merchant/cli.js';
+
+/**
+ * The merchant backend as it ships: the compiled kasir-merchant command (`npm run bench` builds first) in its own
+ * process on a free port, with `env` as its whole environment, ready once /readyz answers 200 (whatever
+ * KASIR_LOG_LEVEL prints; its stderr is the bench's). `pid` for its CPU time, `stop()` as an operator stops it.
+ */
+export async function startMerchantCommand(env: NodeJS.ProcessEnv, root = '.') {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, MERCHANT_COMMAND)], {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`kasir-merchant exited with ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (tries > 400) throw new Error('kasir-merchant did not become ready');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    async stop(): Promise<void> {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** What test/bench/shoppers-worker.mjs measured: reads answered, their latency, and what went wrong. */
+export interface ShoppersResult {
+  reads: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Shoppers each polling one of `paths` of `url` once a second (test/bench/shoppers-worker.mjs, its own process). */
+export async function runShoppers(options: {
+  url: string;
+  paths: string[];
+  shoppers: number;
+  durationSeconds: number;
+}): Promise<ShoppersResult> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./shoppers-worker.mjs', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.stdin.end(JSON.stringify(options));
+  let out = '';
+  for await (const chunk of child.stdout) out += chunk;
+  return JSON.parse(out) as ShoppersResult;
+}
 
 /**
  * The payment service as it ships: the compiled kasir-sandbox command (`npm run bench` builds first) in its own
