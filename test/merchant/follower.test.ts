@@ -10,6 +10,7 @@ import type { KasirApiOptions } from '../../server/merchant/config';
 import { Follower, worstFollowDelay } from '../../server/merchant/webhooks/follower';
 import type { CompletedDeposit } from '../../server/merchant/hooks';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
+import { LocalState } from '../../server/merchant/state/shared-state';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
 import { capturedLog, routeWebhooksTo, serviceClient, startUpstream, waitFor, type Upstream } from './support';
 
@@ -85,40 +86,72 @@ function assertEachOnce(
   }
 }
 
+/**
+ * Test time for the follower: its clock and one-shot timers; advance() runs each timer when due and lets what it
+ * started settle before the next.
+ */
+class TestClock {
+  now = Date.UTC(2026, 10, 29);
+  private timers: Array<{ at: number; seq: number; fire: () => void }> = [];
+  private seq = 0;
+
+  after = (ms: number, fire: () => void) => {
+    const timer = { at: this.now + ms, seq: this.seq++, fire };
+    this.timers.push(timer);
+    return { stop: () => void (this.timers = this.timers.filter((t) => t !== timer)) };
+  };
+
+  /** Resolves after `ms` of test time (a read's round trip). */
+  sleep = (ms: number) => new Promise<void>((resolve) => this.after(ms, resolve));
+
+  async advance(ms: number): Promise<void> {
+    const end = this.now + ms;
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      let next: (typeof this.timers)[number] | undefined;
+      for (const timer of this.timers)
+        if (!next || timer.at < next.at || (timer.at === next.at && timer.seq < next.seq)) next = timer;
+      if (!next || next.at > end) break;
+      this.timers = this.timers.filter((t) => t !== next);
+      this.now = Math.max(this.now, next.at);
+      next.fire();
+    }
+    this.now = end;
+  }
+}
+
 describe('the follower: the pace', () => {
   it('with the defaults, a change is read within 60 s wherever the checkout is in its life, at most once per interval', async () => {
     assert.ok(worstFollowDelay(20_000) <= 60_000, `${worstFollowDelay(20_000)} ms`);
-    // An injected clock and timer: one open checkout far from expiry (a VA, 24 h), one near it; the change lands at
-    // each second of the first five minutes, and the read that sees it comes within the bound.
-    let now = Date.UTC(2026, 10, 29);
-    const start = now;
+    // An injected clock and timers: one open checkout far from expiry (a VA, 24 h), one near it; the change lands at
+    // each second of the first ten minutes, and the read that sees it comes within the bound.
+    const clock = new TestClock();
+    const start = clock.now;
     const reads: Array<{ id: string; at: number }> = [];
     const expiries: Record<string, number> = { far: start + 24 * 3600_000, near: start + 30 * 60_000 };
     const follower = new Follower(20_000, {
       list: async () => ['far', 'near'],
       claim: async () => true,
       follow: async (id) => {
-        reads.push({ id, at: now });
+        reads.push({ id, at: clock.now });
         return { expiresAt: expiries[id], finished: false };
       },
-      now: () => now,
-      every: (ms) => {
-        assert.equal(ms, 5_000); // four passes per interval; the test runs each pass itself
-        return { stop: () => undefined };
-      },
+      now: () => clock.now,
+      after: clock.after,
     });
     follower.start();
-    for (; now < start + 10 * 60_000; now += 5_000) await follower.tick();
+    await clock.advance(10 * 60_000);
     for (const id of ['far', 'near']) {
       const times = reads.filter((read) => read.id === id).map((read) => read.at);
-      // First seen: read within one interval, then never more than the bound apart, never twice in one interval.
-      assert.ok(times[0]! - start <= 20_000, `${id} first read at +${times[0]! - start} ms`);
+      // First seen (listed a quarter interval after the start): read within one interval of it, then never more than
+      // the bound apart, never twice in one interval.
+      assert.ok(times[0]! - start <= 25_000, `${id} first read at +${times[0]! - start} ms`);
       for (let i = 1; i < times.length; i++) {
         const gap = times[i]! - times[i - 1]!;
         assert.ok(gap <= 60_000 && gap >= 20_000, `${id}: ${gap} ms between reads`);
       }
       // Whenever the change lands, the next read is within 60 s of it.
-      for (let changedAt = start + 20_000; changedAt < start + 9 * 60_000; changedAt += 1_000) {
+      for (let changedAt = start + 25_000; changedAt < start + 9 * 60_000; changedAt += 1_000) {
         const seen = times.find((at) => at >= changedAt);
         assert.ok(seen !== undefined && seen - changedAt <= 60_000, `${id}: change at +${changedAt - start}`);
       }
@@ -126,6 +159,92 @@ describe('the follower: the pace', () => {
     // The far one at the slower pace: fewer reads than the near one.
     assert.ok(reads.filter((r) => r.id === 'far').length < reads.filter((r) => r.id === 'near').length);
     await follower.stop();
+  });
+
+  /**
+   * `copies` followers of the same `count` checkouts (half near expiry, half a day off) on one test clock, their
+   * read claims on one shared state (as copies on Redis share theirs: a claim round trip of a few ms, its lease timed
+   * where it lands), each read a round trip of `readMs`. Answers every read's checkout and time, by copy.
+   */
+  async function followed(options: { copies: number; count: number; readMs: number; intervals: number }) {
+    const clock = new TestClock();
+    const start = clock.now;
+    const ids = Array.from({ length: options.count }, (_, i) => `checkout-${i}`);
+    const expiresAt = (id: string) => start + (Number(id.split('-')[1]) % 2 ? 24 * 3600_000 : 30 * 60_000);
+    const claims = new LocalState(undefined, () => clock.now);
+    const reads: Array<{ id: string; at: number; copy: number }> = [];
+    const followers = Array.from(
+      { length: options.copies },
+      (_, copy) =>
+        new Follower(20_000, {
+          list: async () => ids,
+          claim: async (id, leaseMs) => {
+            if (options.copies === 1) return true;
+            await clock.sleep(1 + Math.floor(Math.random() * 4));
+            return (await claims.claim(`follow:${id}`, leaseMs)).state === 'claimed';
+          },
+          follow: async (id) => {
+            reads.push({ id, at: clock.now, copy });
+            await clock.sleep(options.readMs);
+            return { expiresAt: expiresAt(id), finished: false };
+          },
+          now: () => clock.now,
+          after: clock.after,
+        }),
+    );
+    for (const follower of followers) follower.start();
+    await clock.advance(options.intervals * 20_000);
+    const stopped = Promise.all(followers.map((follower) => follower.stop()));
+    await clock.advance(1_000); // the reads under way end
+    await stopped;
+    return { start, reads, expiresAt };
+  }
+
+  /** Per checkout, its reads in [from, to). */
+  function readsPerCheckout(reads: Array<{ id: string; at: number }>, from: number, to: number) {
+    const counts = new Map<string, number>();
+    for (const read of reads) if (read.at >= from && read.at < to) counts.set(read.id, (counts.get(read.id) ?? 0) + 1);
+    return counts;
+  }
+
+  it('one copy: over 30 intervals a checkout is read 30 times (15 at the slower pace), reads taking their time', async () => {
+    const intervals = 30;
+    const { start, reads } = await followed({ copies: 1, count: 1000, readMs: 20, intervals: intervals + 4 });
+    // From the fourth interval on (the first reads were spread over the first, the slower ones over the next two).
+    const counts = readsPerCheckout(reads, start + 4 * 20_000, start + (intervals + 4) * 20_000);
+    let near = 0;
+    let far = 0;
+    for (let i = 0; i < 1000; i++) {
+      const count = counts.get(`checkout-${i}`) ?? 0;
+      const expected = i % 2 ? intervals / 2 : intervals;
+      assert.ok(Math.abs(count - expected) <= 1, `checkout-${i}: ${count} reads, not ${expected}`);
+      if (i % 2) far += count;
+      else near += count;
+    }
+    assert.ok(Math.abs(near / 500 - intervals) < 0.1, `near: ${near / 500} reads each`);
+    assert.ok(Math.abs(far / 500 - intervals / 2) < 0.1, `far: ${far / 500} reads each`);
+  });
+
+  it('two copies sharing their claims: each checkout read once per interval in all, none lost', async () => {
+    const intervals = 30;
+    const { start, reads } = await followed({ copies: 2, count: 400, readMs: 20, intervals: intervals + 4 });
+    const counts = readsPerCheckout(reads, start + 4 * 20_000, start + (intervals + 4) * 20_000);
+    for (let i = 0; i < 400; i++) {
+      const count = counts.get(`checkout-${i}`) ?? 0;
+      const expected = i % 2 ? intervals / 2 : intervals;
+      assert.ok(count <= expected + 1, `checkout-${i}: ${count} reads in all, more than ${expected} + 1`);
+      assert.ok(count >= expected - 1, `checkout-${i}: ${count} reads in all, fewer than ${expected} - 1`);
+    }
+    // Never two reads of one checkout (by either copy) closer than the claim's lease.
+    const byCheckout = new Map<string, number[]>();
+    for (const read of reads) byCheckout.set(read.id, [...(byCheckout.get(read.id) ?? []), read.at]);
+    for (const [id, times] of byCheckout) {
+      times.sort((a, b) => a - b);
+      for (let i = 1; i < times.length; i++)
+        assert.ok(times[i]! - times[i - 1]! >= 17_500, `${id}: ${times[i]! - times[i - 1]!} ms between reads`);
+    }
+    // The work is shared.
+    assert.ok(new Set(reads.map((read) => read.copy)).size === 2, 'both copies read');
   });
 });
 
