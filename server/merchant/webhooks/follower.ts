@@ -54,14 +54,20 @@ interface FollowOutcome {
   finished: boolean;
 }
 
+/** A copy's hold on a checkout's read. */
+export interface ReadLease {
+  /** Holds it `leaseMs` from now instead. */
+  renew(leaseMs: number): Promise<void>;
+}
+
 /** A one-shot timer: `fire` after `ms`, unless stopped. */
 type After = (ms: number, fire: () => void) => { stop(): void };
 
 export interface FollowerDeps {
   /** The checkouts to follow: open ones, and those settled within the follow window after expiry. */
   list(settledSince: number): Promise<string[]>;
-  /** Takes the read of `id` for `leaseMs` (one copy per interval); false when another copy holds it. */
-  claim(id: string, leaseMs: number): Promise<boolean>;
+  /** Takes the read of `id` for `leaseMs` (one copy per interval); undefined when another copy holds it. */
+  claim(id: string, leaseMs: number): Promise<ReadLease | undefined>;
   /** Reads the checkout from the service and runs the hooks of what changed. */
   follow(id: string): Promise<FollowOutcome>;
   now: () => number;
@@ -275,10 +281,10 @@ export class Follower {
   }
 
   private async read(entry: Scheduled, at: number): Promise<void> {
-    const first = entry.readAt === -Infinity;
     let interval = entry.interval;
     try {
-      if (await this.deps.claim(entry.id, Math.floor(entry.interval * LEASE_SHARE))) {
+      const lease = await this.deps.claim(entry.id, Math.floor(interval * LEASE_SHARE));
+      if (lease) {
         this.reads++;
         entry.readAt = at;
         const outcome = await this.deps.follow(entry.id);
@@ -288,18 +294,16 @@ export class Follower {
         }
         entry.expiresAt = outcome.expiresAt;
         interval = followInterval(this.followMs, outcome.expiresAt, at);
+        // Its pace changed (its expiry now known, or near): the claim then covers this copy's next read's interval.
+        if (interval !== entry.interval)
+          await lease.renew(Math.max(1, at + Math.floor(interval * LEASE_SHARE) - this.deps.now()));
       } // else another copy reads it this interval
     } catch (err) {
       this.failed(entry.id, err);
     }
     if (entry.dropped) return;
-    // Its next read one interval after this one was due. A checkout found at the slower pace on its first read is
-    // spread over the longer interval, as the first reads were over the shorter one.
-    const next =
-      first && interval > entry.interval
-        ? entry.dueAt + entry.interval + Math.floor(Math.random() * (interval - entry.interval))
-        : entry.dueAt + interval;
-    entry.dueAt = Math.max(next, entry.readAt + interval * LEASE_SHARE);
+    // Its next read one interval after this one was due (later if this one came late: see LEASE_SHARE).
+    entry.dueAt = Math.max(entry.dueAt + interval, entry.readAt + Math.floor(interval * LEASE_SHARE));
     this.rate += 1 / interval - 1 / entry.interval;
     entry.interval = interval;
     this.due.push(entry);
@@ -322,6 +326,9 @@ export class Follower {
     this.finished.add(entry.id);
   }
 }
+
+/** The read lease of a copy with no other (nothing to hold). */
+const ALONE: ReadLease = { renew: async () => undefined };
 
 /**
  * The follower of a merchant service: its checkouts from the shared state, each read claimed on Redis, the hooks of a
@@ -397,8 +404,11 @@ export function createFollower(
   return new Follower(options.followMs, {
     list: (settledSince) => shared.listCheckouts(settledSince),
     // One process needs no claim; copies on Redis share one read per checkout per interval (the claim lapses then).
-    claim: async (id, leaseMs) =>
-      !shared.distributed || (await shared.claim(`follow:${id}`, leaseMs)).state === 'claimed',
+    claim: async (id, leaseMs) => {
+      if (!shared.distributed) return ALONE;
+      const claim = await shared.claim(`follow:${id}`, leaseMs);
+      return claim.state === 'claimed' ? { renew: (ms) => shared.extend(claim, ms) } : undefined;
+    },
     follow,
     now,
     log: options.log,
