@@ -221,10 +221,11 @@ export class Follower {
     const listed = new Set(ids);
     for (const entry of this.schedule.values()) if (!listed.has(entry.id) && entry.since < now) this.drop(entry);
     for (const id of ids) {
-      // First seen (a restart, another copy's checkout): spread over one interval, so a restart with thousands open
-      // does not read them all at once.
+      // First seen (a restart, another copy's checkout): spread over the slower interval, so a restart with thousands
+      // open does not read them all at once, and the reads of those far from expiry (not known yet) fall evenly
+      // over theirs.
       if (!this.schedule.has(id) && !this.finished.has(id))
-        this.take(id, now + Math.floor(Math.random() * this.followMs), now);
+        this.take(id, now + Math.floor(Math.random() * this.followMs * FAR_PACE), now);
     }
     this.pump();
   }
