@@ -19,9 +19,17 @@ const CHECKOUT_PAGE_MS = 15 * 60_000;
 const FAR_FROM_EXPIRY_MS = 60 * 60_000;
 /** How much slower a checkout far from expiry is read (the worst delay then stays within a minute at the default). */
 const FAR_PACE = 2;
-/** Ticks per interval: a due checkout waits at most this fraction of an interval for its read. */
-const TICKS_PER_INTERVAL = 4;
-/** Reads in flight at once (a pass must keep up with 10,000 open checkouts per interval on a slow link). */
+/**
+ * The share of its interval after which a checkout's read claim lapses, and the least time between two reads of it by
+ * one copy: a read that came later than the rest of the interval moves its schedule on, rather than being followed by
+ * the next too soon (or by a claim its own lease still holds).
+ */
+const LEASE_SHARE = 7 / 8;
+/** How much faster than the schedule's own rate reads may start: what catches up after a stall, without a burst. */
+const CATCH_UP = 1.5;
+/** Reads started back to back at most (a timer that fired late), before the pace spaces them again. */
+const BURST = 2;
+/** Reads in flight at once (a slow link: the pace starts them, this bounds how many wait on the service together). */
 const CONCURRENCY = 32;
 /** A change older than this (or than the interval, when shorter) that no webhook had brought: webhooks are missing. */
 const WEBHOOK_GRACE_MS = 10_000;
@@ -33,9 +41,9 @@ function followInterval(followMs: number, expiresAt: number | undefined, now: nu
   return expiresAt !== undefined && expiresAt - now > FAR_FROM_EXPIRY_MS ? followMs * FAR_PACE : followMs;
 }
 
-/** The longest a change waits for the follower's read with `followMs` (the slowest pace plus one tick). */
+/** The longest a change waits for the follower's read with `followMs` (the slowest pace, and a quarter interval late). */
 export function worstFollowDelay(followMs: number): number {
-  return followMs * FAR_PACE + Math.ceil(followMs / TICKS_PER_INTERVAL);
+  return followMs * FAR_PACE + Math.ceil(followMs / 4);
 }
 
 /** What one read of a checkout told the follower. */
@@ -46,30 +54,103 @@ interface FollowOutcome {
   finished: boolean;
 }
 
+/** A copy's hold on a checkout's read. */
+export interface ReadLease {
+  /** Holds it `leaseMs` from now instead. */
+  renew(leaseMs: number): Promise<void>;
+}
+
+/** A one-shot timer: `fire` after `ms`, unless stopped. */
+type After = (ms: number, fire: () => void) => { stop(): void };
+
 export interface FollowerDeps {
   /** The checkouts to follow: open ones, and those settled within the follow window after expiry. */
   list(settledSince: number): Promise<string[]>;
-  /** Takes the read of `id` for `leaseMs` (one copy per interval); false when another copy holds it. */
-  claim(id: string, leaseMs: number): Promise<boolean>;
+  /** Takes the read of `id` for `leaseMs` (one copy per interval); undefined when another copy holds it. */
+  claim(id: string, leaseMs: number): Promise<ReadLease | undefined>;
   /** Reads the checkout from the service and runs the hooks of what changed. */
   follow(id: string): Promise<FollowOutcome>;
   now: () => number;
-  /** Timers, injected so tests drive the schedule (default setInterval, unref'd). */
-  every?: (ms: number, tick: () => void) => { stop(): void };
+  /** Timers, injected so tests drive the schedule (default setTimeout, unref'd). */
+  after?: After;
   log?: Logger;
 }
 
+/** One checkout followed by this copy. */
 interface Scheduled {
+  id: string;
+  /** When its next read is due: its last due time plus its interval, whenever that read actually came. */
   dueAt: number;
+  interval: number;
   expiresAt?: number;
+  /** When this copy last read it (none yet: -Infinity). */
+  readAt: number;
+  /** When this copy took it up: a listing begun before then may not hold it yet. */
+  since: number;
+  /** Not followed any more (unlisted, or finished): let go of when it comes up. */
+  dropped: boolean;
 }
 
-/** Paces the reads of the open checkouts: see the file's head. */
+/** The followed checkouts by due time, soonest first (a binary heap). */
+class DueQueue {
+  private readonly heap: Scheduled[] = [];
+
+  peek(): Scheduled | undefined {
+    return this.heap[0];
+  }
+
+  push(entry: Scheduled): void {
+    const heap = this.heap;
+    let i = heap.push(entry) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.dueAt <= entry.dueAt) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = entry;
+  }
+
+  pop(): Scheduled | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (!heap.length || !last) return top;
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= heap.length) break;
+      if (child + 1 < heap.length && heap[child + 1]!.dueAt < heap[child]!.dueAt) child++;
+      if (heap[child]!.dueAt >= last.dueAt) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
+  }
+}
+
+/**
+ * Paces the reads of the open checkouts: see the file's head. Each checkout's reads keep to its own schedule (due every
+ * interval from its first), and reads start one by one as they come due, spaced at least by what the schedule's rate
+ * allows (plus a margin to catch up), so their answers do not arrive together and hold up the shoppers' requests. The
+ * listing of the shared state that finds other copies' checkouts (and drops the settled ones) runs apart, once an
+ * interval.
+ */
 export class Follower {
   private readonly schedule = new Map<string, Scheduled>();
+  private readonly due = new DueQueue();
   private readonly finished = new Set<string>();
-  private timer?: { stop(): void };
-  private ticking?: Promise<number>;
+  private readonly after: After;
+  private running = false;
+  private listTimer?: { stop(): void };
+  private wake?: { at: number; timer: { stop(): void } };
+  /** Reads due per ms in all, at the followed checkouts' intervals. */
+  private rate = 0;
+  /** The earliest the next read may start. */
+  private nextStartAt = -Infinity;
+  private readonly inFlight = new Set<Promise<void>>();
+  private listing?: Promise<void>;
   /** Reads made by this copy since it started. */
   reads = 0;
   private lastFailureToldAt = -Infinity;
@@ -77,97 +158,156 @@ export class Follower {
   constructor(
     private readonly followMs: number,
     private readonly deps: FollowerDeps,
-  ) {}
-
-  /** Ticks a few times per interval until stop(). */
-  start(): void {
-    const every =
-      this.deps.every ??
-      ((ms: number, tick: () => void) => {
-        const timer = setInterval(tick, ms).unref();
-        return { stop: () => clearInterval(timer) };
+  ) {
+    this.after =
+      deps.after ??
+      ((ms, fire) => {
+        const timer = setTimeout(fire, ms).unref();
+        return { stop: () => clearTimeout(timer) };
       });
-    this.timer ??= every(Math.max(1, Math.floor(this.followMs / TICKS_PER_INTERVAL)), () => void this.tick());
+  }
+
+  /** Lists the open checkouts a quarter interval from now, then once an interval, and reads them as they come due. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.listEvery(Math.ceil(this.followMs / 4));
+    this.pump();
   }
 
   async stop(): Promise<void> {
-    this.timer?.stop();
-    this.timer = undefined;
-    await this.ticking?.catch(() => undefined);
+    this.running = false;
+    this.listTimer?.stop();
+    this.listTimer = undefined;
+    this.wake?.timer.stop();
+    this.wake = undefined;
+    await Promise.all([this.listing, ...this.inFlight]);
   }
 
   /** A checkout this copy just made: its first read is one interval away. */
   add(id: string): void {
-    if (!this.schedule.has(id)) this.schedule.set(id, { dueAt: this.deps.now() + this.followMs });
+    if (this.schedule.has(id)) return;
+    const now = this.deps.now();
+    this.take(id, now + this.followMs, now);
+    this.pump();
   }
 
-  /** How many checkouts this copy follows now (what it last listed). */
+  /** How many checkouts this copy follows now. */
   get size(): number {
     return this.schedule.size;
   }
 
-  /** One pass: reads every checkout due (a tick already running is waited for, not doubled); answers the reads made. */
-  tick(): Promise<number> {
-    this.ticking ??= this.pass().finally(() => {
-      this.ticking = undefined;
+  private listEvery(ms: number): void {
+    this.listTimer = this.after(ms, () => {
+      if (!this.running) return;
+      this.listing ??= this.list().finally(() => {
+        this.listing = undefined;
+      });
+      this.listEvery(this.followMs);
     });
-    return this.ticking;
   }
 
-  private async pass(): Promise<number> {
+  /** Takes up the listed checkouts not followed yet, lets go of those no longer listed. */
+  private async list(): Promise<void> {
     const now = this.deps.now();
     let ids: string[];
     try {
       ids = await this.deps.list(now - AFTER_EXPIRY_MS);
     } catch (err) {
       this.deps.log?.warn({ err: messageOf(err) }, 'follower: the open checkouts could not be listed');
-      return 0;
+      return;
     }
+    if (!this.running) return;
     const listed = new Set(ids);
-    for (const id of this.schedule.keys()) if (!listed.has(id)) this.schedule.delete(id);
-    const due: string[] = [];
+    for (const entry of this.schedule.values()) if (!listed.has(entry.id) && entry.since < now) this.drop(entry);
     for (const id of ids) {
-      if (this.finished.has(id)) continue;
-      let entry = this.schedule.get(id);
-      if (!entry) {
-        // First seen (a restart, another copy's checkout): spread over one interval, so a restart with thousands
-        // open does not read them all at once.
-        entry = { dueAt: now + Math.floor(Math.random() * this.followMs) };
-        this.schedule.set(id, entry);
-      }
-      if (entry.dueAt <= now) due.push(id);
+      // First seen (a restart, another copy's checkout): spread over the slower interval, so a restart with thousands
+      // open does not read them all at once, and the reads of those far from expiry (not known yet) fall evenly
+      // over theirs.
+      if (!this.schedule.has(id) && !this.finished.has(id))
+        this.take(id, now + Math.floor(Math.random() * this.followMs * FAR_PACE), now);
     }
-    // In an order of this copy's own: copies on Redis then split the due checkouts between them instead of racing for
-    // the same claims.
-    for (let i = due.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [due[i], due[j]] = [due[j]!, due[i]!];
-    }
-    let reads = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < due.length) {
-        const id = due[next++]!;
-        const entry = this.schedule.get(id)!;
-        const at = this.deps.now();
-        const interval = followInterval(this.followMs, entry.expiresAt, at);
-        entry.dueAt = at + interval;
-        try {
-          if (!(await this.deps.claim(id, interval))) continue; // another copy reads it this interval
-          reads++;
-          this.reads++;
-          const outcome = await this.deps.follow(id);
-          // Its next read at the pace its expiry (known now) sets.
-          entry.expiresAt = outcome.expiresAt;
-          entry.dueAt = at + followInterval(this.followMs, outcome.expiresAt, at);
-          if (outcome.finished) this.finish(id);
-        } catch (err) {
-          this.failed(id, err);
-        }
+    this.pump();
+  }
+
+  private take(id: string, dueAt: number, now: number): void {
+    const entry: Scheduled = { id, dueAt, interval: this.followMs, readAt: -Infinity, since: now, dropped: false };
+    this.schedule.set(id, entry);
+    this.rate += 1 / entry.interval;
+    this.due.push(entry);
+  }
+
+  private drop(entry: Scheduled): void {
+    entry.dropped = true;
+    this.schedule.delete(entry.id);
+    this.rate -= 1 / entry.interval;
+  }
+
+  /** Starts every read due, as the pace and the bound in flight allow; sets the timer for the next. */
+  private pump(): void {
+    while (this.running && this.inFlight.size < CONCURRENCY) {
+      const head = this.due.peek();
+      if (!head) return;
+      if (head.dropped) {
+        this.due.pop();
+        continue;
       }
+      const now = this.deps.now();
+      const at = Math.max(head.dueAt, this.nextStartAt);
+      if (at > now) {
+        this.wakeAt(at, now);
+        return;
+      }
+      this.due.pop();
+      const spacing = this.rate > 0 ? 1 / (this.rate * CATCH_UP) : 0;
+      this.nextStartAt = Math.max(this.nextStartAt, now - BURST * spacing) + spacing;
+      const reading = this.read(head, now).finally(() => {
+        this.inFlight.delete(reading);
+        this.pump();
+      });
+      this.inFlight.add(reading);
+    }
+  }
+
+  private wakeAt(at: number, now: number): void {
+    if (this.wake && this.wake.at <= at) return;
+    this.wake?.timer.stop();
+    this.wake = {
+      at,
+      timer: this.after(Math.max(1, Math.ceil(at - now)), () => {
+        this.wake = undefined;
+        this.pump();
+      }),
     };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
-    return reads;
+  }
+
+  private async read(entry: Scheduled, at: number): Promise<void> {
+    let interval = entry.interval;
+    try {
+      const lease = await this.deps.claim(entry.id, Math.floor(interval * LEASE_SHARE));
+      if (lease) {
+        this.reads++;
+        entry.readAt = at;
+        const outcome = await this.deps.follow(entry.id);
+        if (outcome.finished) {
+          this.finish(entry);
+          return;
+        }
+        entry.expiresAt = outcome.expiresAt;
+        interval = followInterval(this.followMs, outcome.expiresAt, at);
+        // Its pace changed (its expiry now known, or near): the claim then covers this copy's next read's interval.
+        if (interval !== entry.interval)
+          await lease.renew(Math.max(1, at + Math.floor(interval * LEASE_SHARE) - this.deps.now()));
+      } // else another copy reads it this interval
+    } catch (err) {
+      this.failed(entry.id, err);
+    }
+    if (entry.dropped) return;
+    // Its next read one interval after this one was due (later if this one came late: see LEASE_SHARE).
+    entry.dueAt = Math.max(entry.dueAt + interval, entry.readAt + Math.floor(interval * LEASE_SHARE));
+    this.rate += 1 / interval - 1 / entry.interval;
+    entry.interval = interval;
+    this.due.push(entry);
   }
 
   /** A read or a hook failed (tried again next interval): told at most once a minute, however many fail. */
@@ -181,12 +321,15 @@ export class Follower {
     );
   }
 
-  private finish(id: string) {
-    this.schedule.delete(id);
+  private finish(entry: Scheduled) {
+    this.drop(entry);
     if (this.finished.size >= MAX_FINISHED) this.finished.delete(this.finished.values().next().value!);
-    this.finished.add(id);
+    this.finished.add(entry.id);
   }
 }
+
+/** The read lease of a copy with no other (nothing to hold). */
+const ALONE: ReadLease = { renew: async () => undefined };
 
 /**
  * The follower of a merchant service: its checkouts from the shared state, each read claimed on Redis, the hooks of a
@@ -198,7 +341,6 @@ export function createFollower(
   options: {
     followMs: number;
     log: Logger;
-    every?: FollowerDeps['every'];
     /** Where the shop is told to check its webhooks (the URL registered at the service). */
     webhookUrlHint: string;
   },
@@ -263,11 +405,13 @@ export function createFollower(
   return new Follower(options.followMs, {
     list: (settledSince) => shared.listCheckouts(settledSince),
     // One process needs no claim; copies on Redis share one read per checkout per interval (the claim lapses then).
-    claim: async (id, leaseMs) =>
-      !shared.distributed || (await shared.claim(`follow:${id}`, leaseMs)).state === 'claimed',
+    claim: async (id, leaseMs) => {
+      if (!shared.distributed) return ALONE;
+      const claim = await shared.claim(`follow:${id}`, leaseMs);
+      return claim.state === 'claimed' ? { renew: (ms) => shared.extend(claim, ms) } : undefined;
+    },
     follow,
     now,
-    every: options.every,
     log: options.log,
   });
 }
