@@ -44,7 +44,7 @@ export class WidgetApi {
 
   /** Asks `path` (with `body`: a POST); `signal` aborts the request (a newer load or choice superseded it). */
   async call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    const cached = body ? undefined : this.__cache.get(path);
+    const cached = !body && this.__cache.get(path);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
     if (body && this.__token) headers['x-kasir-order-token'] = this.__token;
