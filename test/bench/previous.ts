@@ -9,10 +9,19 @@
 // previous (above 1: this build is faster, for a time below 1). BENCH_PREVIOUS_ONLY=first-paint or service measures
 // only those.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { launch, sparePort, startKasir } from '../e2e/harness';
 import { page, VARIANTS, visit } from './first-paint';
 import { signedRequestHeaders } from '../../server/common/request-signing';
@@ -45,12 +54,76 @@ function buildPrevious(): { root: string; remove(): void } {
     // The same dependencies, as hard links (a copy of the directory tree, not of the files' bytes).
     for (const dir of ['node_modules', 'server/merchant/node_modules', 'server/provider/node_modules'])
       if (existsSync(dir)) execFileSync('cp', ['-al', dir, join(root, dir)]);
+    installMissing(root);
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   } catch (err) {
     remove();
     throw err;
   }
   return { root, remove };
+}
+
+/**
+ * What the previous release depends on that these node_modules lack (a dependency dropped since, such as an older
+ * sandbox's swagger-ui-dist), at its lock file's version: installed by npm into a directory of its own outside any
+ * workspace, then moved into the previous release's node_modules, so the hard-linked files shared with this checkout
+ * are never written.
+ */
+function installMissing(root: string) {
+  const manifest = (dir: string) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+  const top = manifest('.');
+  const workspaces: string[] = top.workspaces ?? [];
+  const own = new Set(workspaces.map((dir) => manifest(dir).name));
+  const lock = existsSync(join(root, 'package-lock.json'))
+    ? JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages
+    : {};
+  const missing = new Set<string>();
+  for (const dir of ['.', ...workspaces]) {
+    const { dependencies, devDependencies, optionalDependencies } = manifest(dir);
+    for (const [name, range] of Object.entries<string>({
+      ...dependencies,
+      ...devDependencies,
+      ...optionalDependencies,
+    }))
+      if (!own.has(name) && ![dir, '.'].some((at) => existsSync(join(root, at, 'node_modules', name))))
+        missing.add(`${name}@${lock[`node_modules/${name}`]?.version ?? range}`);
+  }
+  if (!missing.size) return;
+  console.log(`  installing what ${PREVIOUS} needs and this checkout no longer has: ${[...missing].join(', ')}`);
+  const extra = mkdtempSync(join(tmpdir(), 'kasir-previous-deps-'));
+  try {
+    writeFileSync(join(extra, 'package.json'), '{"private":true}');
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        extra,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        ...missing,
+      ],
+      { cwd: extra, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    // Each package installed (and what it needs) that the previous release's node_modules lacks, moved there.
+    const installed = join(extra, 'node_modules');
+    const names = readdirSync(installed)
+      .filter((name) => !name.startsWith('.'))
+      .flatMap((name) =>
+        name.startsWith('@') ? readdirSync(join(installed, name)).map((scoped) => `${name}/${scoped}`) : [name],
+      );
+    for (const name of names) {
+      const to = join(root, 'node_modules', name);
+      if (existsSync(to)) continue;
+      mkdirSync(dirname(to), { recursive: true });
+      renameSync(join(installed, name), to);
+    }
+  } finally {
+    rmSync(extra, { recursive: true, force: true });
+  }
 }
 
 interface Figures {
