@@ -53,11 +53,11 @@ export class WidgetApi {
     let res: Response;
     try {
       res = await fetch(url, {
-        method: body ? 'POST' : 'GET',
         headers,
-        body: body ? JSON.stringify(body) : undefined,
-        cache: 'no-store',
         signal,
+        // A read past every cache; a POST is not cached, and "no-store" on it would make Chromium skip the preflight
+        // answer it holds (the element asks it ahead: kasir-checkout.ts).
+        ...(body ? { method: 'POST', body: JSON.stringify(body) } : { cache: 'no-store' }),
       });
     } catch {
       throw new ApiError({ kind: 'network', url });
