@@ -178,14 +178,17 @@ const median = (xs: number[]) => {
 };
 const ms = (x: number) => (Number.isFinite(x) ? `${Math.round(x)} ms` : 'n/a');
 
-export async function run(): Promise<void> {
-  const shopPort = await sparePort();
-  const shop = `http://127.0.0.1:${shopPort}`; // the merchant backend is on localhost: another origin
-  const kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shop, KASIR_CHECKOUT_RATE_LIMIT: '100000' });
-  // The shop's own server mounting createKasirApi (README, "Any server"), for renderCheckout: on the same payment
-  // service as npm start's merchant backend, which serves the page's /api through the shop's origin below.
+/** What renders the element with the page: a shop's `createKasirApi` (of this build, or of an earlier one's). */
+export type Renderer = Pick<KasirApi, 'renderCheckout' | 'close'>;
+
+/**
+ * The shop's own server mounting createKasirApi (README, "Any server"), for renderCheckout: on the same payment service
+ * as npm start's merchant backend (its data dir's sandbox.json), which serves the page's /api through the shop's
+ * origin. `create` is the createKasirApi of the build measured.
+ */
+export function shopRenderer(kasir: Kasir, create: typeof createKasirApi = createKasirApi): Renderer {
   const credentials = JSON.parse(readFileSync(join(kasir.dataDir, 'sandbox.json'), 'utf8'));
-  const shopApi: KasirApi = createKasirApi({
+  return create({
     baseUrl: credentials.baseUrl,
     checkoutUrl: credentials.checkoutUrl,
     clientId: credentials.clientId,
@@ -194,57 +197,75 @@ export async function run(): Promise<void> {
     webhookSecret: credentials.webhookSecret,
     sandbox: true,
   });
+}
+
+/**
+ * The shop's server on `port`: each variant's page at `/?v=<its place in VARIANTS>`, everything else forwarded to
+ * kasir's merchant backend (the script, its chunks and /api on the shop's own origin). Without `renderer` the rendered
+ * variant is answered 404.
+ */
+export async function startShop(port: number, kasir: Kasir, renderer?: Renderer): Promise<Server> {
+  const shop = `http://127.0.0.1:${port}`;
+  const upstream = new URL(kasir.url);
+  const server = createServer((req, res) => {
+    if (req.url !== '/' && !req.url?.startsWith('/?')) {
+      // The element's script, its chunks and /api through the shop's own origin: what mounting createKasirApi in
+      // the shop's server (README, "Any server") gives.
+      const forwarded = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: upstream.host },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on('error', () => res.writeHead(502).end());
+      return void req.pipe(forwarded);
+    }
+    const n = Number(new URL(req.url ?? '/', shop).searchParams.get('v'));
+    const variant = VARIANTS[n];
+    if (!variant || (variant.rendered && !renderer)) return void res.writeHead(404).end();
+    // Gzipped, as any shop's server or CDN sends its HTML (the rendered element included).
+    const answer = (checkoutId?: string, rendered?: string) => {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-encoding': 'gzip',
+      });
+      res.end(gzipSync(page(kasir, variant, checkoutId, rendered)));
+    };
+    if (!variant.serverCheckout) return answer();
+    // The shop's server creates the checkout before it answers the page (server to server: no CORS, no shopper's
+    // round trip); in a shop that mounts createKasirApi this is an in-process kasir.createCheckout().
+    fetch(`${kasir.url}/api/checkouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
+    })
+      .then((r) => r.json() as Promise<{ data: { id: string } }>)
+      .then(async ({ data }) =>
+        answer(data.id, variant.rendered ? await renderer!.renderCheckout(data.id, { locale: 'en' }) : undefined),
+      )
+      .catch(() => res.writeHead(502).end());
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return server;
+}
+
+export async function run(): Promise<void> {
+  const shopPort = await sparePort();
+  const shop = `http://127.0.0.1:${shopPort}`; // the merchant backend is on localhost: another origin
+  const kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shop, KASIR_CHECKOUT_RATE_LIMIT: '100000' });
+  const shopApi = shopRenderer(kasir);
   let server: Server | undefined;
   const browser = await launch();
   try {
-    const upstream = new URL(kasir.url);
-    server = createServer((req, res) => {
-      if (req.url !== '/' && !req.url?.startsWith('/?')) {
-        // The element's script, its chunks and /api through the shop's own origin: what mounting createKasirApi in
-        // the shop's server (README, "Any server") gives.
-        const forwarded = request(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            path: req.url,
-            method: req.method,
-            headers: { ...req.headers, host: upstream.host },
-          },
-          (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-          },
-        );
-        forwarded.on('error', () => res.writeHead(502).end());
-        return void req.pipe(forwarded);
-      }
-      const n = Number(new URL(req.url ?? '/', shop).searchParams.get('v'));
-      const variant = VARIANTS[n];
-      if (!variant) return void res.writeHead(404).end();
-      // Gzipped, as any shop's server or CDN sends its HTML (the rendered element included).
-      const answer = (checkoutId?: string, rendered?: string) => {
-        res.writeHead(200, {
-          'content-type': 'text/html; charset=utf-8',
-          'cache-control': 'no-store',
-          'content-encoding': 'gzip',
-        });
-        res.end(gzipSync(page(kasir, variant, checkoutId, rendered)));
-      };
-      if (!variant.serverCheckout) return answer();
-      // The shop's server creates the checkout before it answers the page (server to server: no CORS, no shopper's
-      // round trip); in a shop that mounts createKasirApi this is an in-process kasir.createCheckout().
-      fetch(`${kasir.url}/api/checkouts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
-      })
-        .then((r) => r.json() as Promise<{ data: { id: string } }>)
-        .then(async ({ data }) =>
-          answer(data.id, variant.rendered ? await shopApi.renderCheckout(data.id, { locale: 'en' }) : undefined),
-        )
-        .catch(() => res.writeHead(502).end());
-    });
-    await new Promise<void>((resolve) => server!.listen(shopPort, '127.0.0.1', resolve));
+    server = await startShop(shopPort, kasir, shopApi);
     // Warm-up: the servers' JIT and caches, Chromium's first start (not counted).
     const measured = (i: number) => !ONLY || ONLY.includes(i);
     for (let i = 0; i < VARIANTS.length; i++)
