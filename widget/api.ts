@@ -44,7 +44,7 @@ export class WidgetApi {
 
   /** Asks `path` (with `body`: a POST); `signal` aborts the request (a newer load or choice superseded it). */
   async call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    const cached = body ? undefined : this.__cache.get(path);
+    const cached = !body && this.__cache.get(path);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
     if (body && this.__token) headers['x-kasir-order-token'] = this.__token;
@@ -53,11 +53,11 @@ export class WidgetApi {
     let res: Response;
     try {
       res = await fetch(url, {
-        method: body ? 'POST' : 'GET',
         headers,
-        body: body ? JSON.stringify(body) : undefined,
-        cache: 'no-store',
         signal,
+        // A read past every cache; a POST is not cached, and "no-store" on it would make Chromium skip the preflight
+        // answer it holds (the element asks it ahead: kasir-checkout.ts).
+        ...(body ? { method: 'POST', body: JSON.stringify(body) } : { cache: 'no-store' }),
       });
     } catch {
       throw new ApiError({ kind: 'network', url });

@@ -1,7 +1,8 @@
 // `npm run bench` (first-paint part): the shopper's first paint on a mid-range phone over a mobile
 // network, as Lighthouse's mobile profile judges a page: Chromium with a 4x CPU slowdown (CDP
 // Emulation.setCPUThrottlingRate) and slow 4G (Network.emulateNetworkConditions: 1.6 Mbit/s down, 750 kbit/s up,
-// 150 ms round trip), 390 px wide, the element on a plain page of another origin (a shop) loading the script and the
+// 150 ms round trip; each CORS preflight, which the emulation does not slow, held as long by a proxy in front of the
+// backend), 390 px wide, the element on a plain page of another origin (a shop) loading the script and the
 // widget API from `npm start`'s merchant backend (dist/server/start.js). Each run is a fresh browser context (cold
 // cache, no remembered method). Measured in the page: navigation to the method list painted, the tap on QRIS to its QR
 // painted, and the layout shifts (CLS, shifts within 500 ms of an input excluded, as the metric does). Targets: method
@@ -11,7 +12,7 @@
 // contentful paint under the same throttling. Last, a checkout the shop's server made on a page of the shop's origin,
 // without and with the element rendered with the page (kasir.renderCheckout, docs/server-rendering.md): for that one
 // the target is the method list within 50 ms of the page's first contentful paint.
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -103,11 +104,12 @@ interface Figures {
   cls: number;
 }
 
-export function page(kasir: Kasir, variant: Variant, checkoutId?: string, rendered?: string): string {
-  const origin = variant.sameOrigin ? '' : kasir.url;
+/** The shop's page of `variant`, the element's API on `api` (another origin) unless the variant has it on the shop's. */
+export function page(api: string, variant: Variant, checkoutId?: string, rendered?: string): string {
+  const origin = variant.sameOrigin ? '' : api;
   const script = `${origin}/kasir-checkout.js`;
   const head = [
-    variant.preconnect ? `<link rel="preconnect" href="${kasir.url}" crossorigin>` : '',
+    variant.preconnect ? `<link rel="preconnect" href="${api}" crossorigin>` : '',
     variant.modulepreload ? `<link rel="modulepreload" href="${script}">` : '',
     variant.preloadCheckout && checkoutId
       ? `<link rel="preload" as="fetch" crossorigin href="${origin}/api/checkouts/${checkoutId}">` +
@@ -178,14 +180,17 @@ const median = (xs: number[]) => {
 };
 const ms = (x: number) => (Number.isFinite(x) ? `${Math.round(x)} ms` : 'n/a');
 
-export async function run(): Promise<void> {
-  const shopPort = await sparePort();
-  const shop = `http://127.0.0.1:${shopPort}`; // the merchant backend is on localhost: another origin
-  const kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shop, KASIR_CHECKOUT_RATE_LIMIT: '100000' });
-  // The shop's own server mounting createKasirApi (README, "Any server"), for renderCheckout: on the same payment
-  // service as npm start's merchant backend, which serves the page's /api through the shop's origin below.
+/** What renders the element with the page: a shop's `createKasirApi` (of this build, or of an earlier one's). */
+export type Renderer = Pick<KasirApi, 'renderCheckout' | 'close'>;
+
+/**
+ * The shop's own server mounting createKasirApi (README, "Any server"), for renderCheckout: on the same payment service
+ * as npm start's merchant backend (its data dir's sandbox.json), which serves the page's /api through the shop's
+ * origin. `create` is the createKasirApi of the build measured.
+ */
+export function shopRenderer(kasir: Kasir, create: typeof createKasirApi = createKasirApi): Renderer {
   const credentials = JSON.parse(readFileSync(join(kasir.dataDir, 'sandbox.json'), 'utf8'));
-  const shopApi: KasirApi = createKasirApi({
+  return create({
     baseUrl: credentials.baseUrl,
     checkoutUrl: credentials.checkoutUrl,
     clientId: credentials.clientId,
@@ -194,57 +199,107 @@ export async function run(): Promise<void> {
     webhookSecret: credentials.webhookSecret,
     sandbox: true,
   });
-  let server: Server | undefined;
+}
+
+/** Sends `req` on to `upstream` (its host header too) and its answer back; `delay` ms first. */
+function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, delay = 0) {
+  const send = () => {
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forwarded.on('error', () => res.writeHead(502).end());
+    req.pipe(forwarded);
+  };
+  if (delay) setTimeout(send, delay);
+  else send();
+}
+
+/** The shop's server and the API's origin its pages name. */
+export interface Shop {
+  /** The merchant backend as a page of another origin reaches it. */
+  api: string;
+  close(): void;
+}
+
+/**
+ * The shop's server on `port`: each variant's page at `/?v=<its place in VARIANTS>`, everything else forwarded to
+ * kasir's merchant backend (the script, its chunks and /api on the shop's own origin). Without `renderer` the rendered
+ * variant is answered 404. A page of another origin reaches the backend through a proxy of its own that holds each
+ * CORS preflight for the emulated round trip: DevTools' emulation slows the page's requests but not the preflights
+ * Chromium makes for them (here a cross-origin JSON POST took about 20 ms more than a simple GET, not a round trip),
+ * where on a real network each is one.
+ */
+export async function startShop(port: number, kasir: Kasir, renderer?: Renderer): Promise<Shop> {
+  const shop = `http://127.0.0.1:${port}`;
+  const upstream = new URL(kasir.url);
+  const server = createServer((req, res) => {
+    // The element's script, its chunks and /api through the shop's own origin: what mounting createKasirApi in the
+    // shop's server (README, "Any server") gives.
+    if (req.url !== '/' && !req.url?.startsWith('/?')) return forward(req, res, upstream);
+    const n = Number(new URL(req.url ?? '/', shop).searchParams.get('v'));
+    const variant = VARIANTS[n];
+    if (!variant || (variant.rendered && !renderer)) return void res.writeHead(404).end();
+    // Gzipped, as any shop's server or CDN sends its HTML (the rendered element included).
+    const answer = (checkoutId?: string, rendered?: string) => {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-encoding': 'gzip',
+      });
+      res.end(gzipSync(page(api, variant, checkoutId, rendered)));
+    };
+    if (!variant.serverCheckout) return answer();
+    // The shop's server creates the checkout before it answers the page (server to server: no CORS, no shopper's
+    // round trip); in a shop that mounts createKasirApi this is an in-process kasir.createCheckout().
+    fetch(`${kasir.url}/api/checkouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
+    })
+      .then((r) => r.json() as Promise<{ data: { id: string } }>)
+      .then(async ({ data }) =>
+        answer(data.id, variant.rendered ? await renderer!.renderCheckout(data.id, { locale: 'en' }) : undefined),
+      )
+      .catch(() => res.writeHead(502).end());
+  });
+  const apiProxy = createServer((req, res) =>
+    forward(req, res, upstream, req.headers['access-control-request-method'] ? NETWORK.latency : 0),
+  );
+  const apiPort = await sparePort();
+  // localhost: another origin than the shop's 127.0.0.1, as npm start's backend was before.
+  const api = `http://localhost:${apiPort}`;
+  await Promise.all([
+    new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    new Promise<void>((resolve) => apiProxy.listen(apiPort, resolve)),
+  ]);
+  return {
+    api,
+    close() {
+      server.close();
+      apiProxy.close();
+    },
+  };
+}
+
+export async function run(): Promise<void> {
+  const shopPort = await sparePort();
+  const shop = `http://127.0.0.1:${shopPort}`; // the merchant backend is on localhost: another origin
+  const kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shop, KASIR_CHECKOUT_RATE_LIMIT: '100000' });
+  const shopApi = shopRenderer(kasir);
+  let server: Shop | undefined;
   const browser = await launch();
   try {
-    const upstream = new URL(kasir.url);
-    server = createServer((req, res) => {
-      if (req.url !== '/' && !req.url?.startsWith('/?')) {
-        // The element's script, its chunks and /api through the shop's own origin: what mounting createKasirApi in
-        // the shop's server (README, "Any server") gives.
-        const forwarded = request(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            path: req.url,
-            method: req.method,
-            headers: { ...req.headers, host: upstream.host },
-          },
-          (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-          },
-        );
-        forwarded.on('error', () => res.writeHead(502).end());
-        return void req.pipe(forwarded);
-      }
-      const n = Number(new URL(req.url ?? '/', shop).searchParams.get('v'));
-      const variant = VARIANTS[n];
-      if (!variant) return void res.writeHead(404).end();
-      // Gzipped, as any shop's server or CDN sends its HTML (the rendered element included).
-      const answer = (checkoutId?: string, rendered?: string) => {
-        res.writeHead(200, {
-          'content-type': 'text/html; charset=utf-8',
-          'cache-control': 'no-store',
-          'content-encoding': 'gzip',
-        });
-        res.end(gzipSync(page(kasir, variant, checkoutId, rendered)));
-      };
-      if (!variant.serverCheckout) return answer();
-      // The shop's server creates the checkout before it answers the page (server to server: no CORS, no shopper's
-      // round trip); in a shop that mounts createKasirApi this is an in-process kasir.createCheckout().
-      fetch(`${kasir.url}/api/checkouts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: '150000', currency: 'IDR' }),
-      })
-        .then((r) => r.json() as Promise<{ data: { id: string } }>)
-        .then(async ({ data }) =>
-          answer(data.id, variant.rendered ? await shopApi.renderCheckout(data.id, { locale: 'en' }) : undefined),
-        )
-        .catch(() => res.writeHead(502).end());
-    });
-    await new Promise<void>((resolve) => server!.listen(shopPort, '127.0.0.1', resolve));
+    server = await startShop(shopPort, kasir, shopApi);
     // Warm-up: the servers' JIT and caches, Chromium's first start (not counted).
     const measured = (i: number) => !ONLY || ONLY.includes(i);
     for (let i = 0; i < VARIANTS.length; i++)

@@ -3,12 +3,13 @@
 // `<link rel="preload" as="fetch" crossorigin>` serves, so the checkout downloads beside the script and is asked for
 // once. Every request reaching the merchant backend is counted by a proxy in front of it (a preflight is an OPTIONS
 // request the page cannot see); a header added to that GET, or another fetch mode, would show here as a preflight or
-// a second GET.
+// a second GET. Once the list is shown the element asks the preflight of the method's choice (its POST to
+// /checkouts/:id/deposit) ahead, so the tap's POST goes without one.
 import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launch, sparePort, startKasir, waitForState, type Kasir } from './harness';
+import { launch, showMethod, sparePort, startKasir, waitForState, type Kasir } from './harness';
 
 describe("a checkout the shop's server made: the element's first request (Chromium)", { timeout: 120_000 }, () => {
   let kasir: Kasir;
@@ -17,7 +18,7 @@ describe("a checkout the shop's server made: the element's first request (Chromi
   let shop: Server;
   let apiUrl: string;
   let shopUrl: string;
-  /** Each request the browser sent to the merchant backend: "METHOD /path". */
+  /** Each request the browser sent to the merchant backend: "METHOD /path", a preflight's "OPTIONS /path (POST)". */
   const seen: string[] = [];
 
   before(async () => {
@@ -27,7 +28,8 @@ describe("a checkout the shop's server made: the element's first request (Chromi
     kasir = await startKasir({ KASIR_ALLOWED_ORIGINS: shopUrl });
     const upstream = new URL(kasir.url);
     api = createServer((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
+      const preflightOf = req.headers['access-control-request-method'];
+      seen.push(`${req.method} ${req.url}${preflightOf ? ` (${preflightOf})` : ''}`);
       const forwarded = request(
         { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
         (answer) => {
@@ -69,7 +71,13 @@ describe("a checkout the shop's server made: the element's first request (Chromi
     await kasir?.stop();
   });
 
-  /** Opens the shop's page in a fresh context and answers the requests its element made to /api until the list. */
+  /** The choice's preflight asked ahead: an OPTIONS request, and its own preflight. */
+  const choicePreflight = /^OPTIONS \/api\/checkouts\/[\w-]+\/deposit( \(OPTIONS\))?$/;
+
+  /**
+   * Opens the shop's page in a fresh context and answers the requests its element made to /api for the checkout until
+   * the list (the choice's preflight asked ahead is the last test's).
+   */
   async function visit(path: string) {
     seen.length = 0;
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
@@ -77,7 +85,7 @@ describe("a checkout the shop's server made: the element's first request (Chromi
       const page = await context.newPage();
       await page.goto(`${shopUrl}${path}`);
       await waitForState(page, 'choosing');
-      return seen.filter((line) => line.includes('/api/'));
+      return seen.filter((line) => line.includes('/api/') && !choicePreflight.test(line));
     } finally {
       await context.close();
     }
@@ -96,5 +104,34 @@ describe("a checkout the shop's server made: the element's first request (Chromi
       ['GET /api/checkouts/:id'],
       requests.join('\n'),
     );
+  });
+
+  it("asks the choice's preflight while the list is read: the tap's POST needs none of its own", async () => {
+    seen.length = 0;
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${shopUrl}/order`);
+      await waitForState(page, 'choosing');
+      // The OPTIONS request itself follows its preflight's answer, which the browser then holds.
+      const asked = () => seen.some((line) => /^OPTIONS \/api\/checkouts\/[\w-]+\/deposit$/.test(line));
+      for (let waited = 0; !asked() && waited < 10_000; waited += 50) await page.waitForTimeout(50);
+      assert.ok(asked(), `no preflight of the choice asked before the tap:\n${seen.join('\n')}`);
+      const before = seen.length;
+      await (await showMethod(page, 'QRIS')).click();
+      await waitForState(page, 'pending');
+      const afterTap = seen.slice(before);
+      assert.ok(
+        afterTap.some((line) => /^POST \/api\/checkouts\/[\w-]+\/deposit$/.test(line)),
+        afterTap.join('\n'),
+      );
+      assert.deepEqual(
+        afterTap.filter((line) => line.startsWith('OPTIONS')),
+        [],
+        afterTap.join('\n'),
+      );
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -10,6 +10,8 @@ export interface Call {
   headers: Headers;
   /** Date.now() when the request was made. */
   at: number;
+  /** The request's cache mode, as the element asked it. */
+  cache?: RequestCache;
 }
 
 const LOGO = 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
@@ -332,7 +334,7 @@ export class FakeApi {
     const body = init.body ? JSON.parse(String(init.body)) : undefined;
     const headers = new Headers(init.headers);
     const path = u.pathname.replace(/^.*?\/api/, '');
-    this.calls.push({ method, path, body, headers, at: Date.now() });
+    this.calls.push({ method, path, body, headers, at: Date.now(), cache: init.cache });
     if (this.failWith !== null) {
       if (this.failWith === 0) throw new TypeError('Failed to fetch');
       if (this.failRaw !== null)

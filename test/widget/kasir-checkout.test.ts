@@ -589,6 +589,19 @@ describe('<kasir-checkout>', () => {
     expect(text(part(el, 'amount'))).to.equal('Rp 275,000');
   });
 
+  it("asks the choice's preflight ahead on another origin (an endpoint given as a URL); reads past every cache, a POST with no cache mode", async () => {
+    const made = api.newCheckout('150000');
+    const el = await mount({ endpoint: 'https://api.shop.example/api', 'checkout-id': made.id, amount: '' });
+    await reached(el, 'choosing');
+    await waitUntil(() => api.requests('OPTIONS', '/deposit').length, 'the choice was not asked ahead');
+    await choose(el, 'QRIS');
+    expect(api.calls.map((c) => `${c.method} ${c.path} ${c.cache}`).slice(0, 3)).to.deep.equal([
+      `GET /checkouts/${made.id} no-store`,
+      `OPTIONS /checkouts/${made.id}/deposit undefined`,
+      `POST /checkouts/${made.id}/deposit undefined`,
+    ]);
+  });
+
   it('speaks Indonesian with Indonesian amounts', async () => {
     const el = await mount({ locale: 'id' });
     await reached(el, 'choosing');

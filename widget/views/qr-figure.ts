@@ -22,7 +22,6 @@ export const qrFigure = (data: string, label: string): TemplateResult => {
   const px = box * Math.max(3, Math.floor(250 / box));
   return html`<figure part="qr">
     <svg role="img" aria-label=${label} viewBox="${-QUIET} ${-QUIET} ${box} ${box}" width=${px} height=${px} shape-rendering="crispEdges">
-      <rect x=${-QUIET} y=${-QUIET} width=${box} height=${box} fill="#fff" />
       <path d=${d} fill="#000" />
     </svg>
   </figure>`;

@@ -12,9 +12,11 @@ export const qrStyles = css`
     border-radius: calc(var(--r) - 4px);
     padding: 0.25rem;
   }
+  /* The quiet zone white whatever the page's styles: a shop's ::part(qr) does not reach the svg. */
   [part='qr'] svg {
     display: block;
     max-width: 100%;
     height: auto;
+    background: #fff;
   }
 `;
