@@ -52,12 +52,16 @@ if (unknown.length) {
 const serial = process.env.KASIR_TEST_SERIAL === '1';
 // Each lane keeps its number when arguments leave some of its steps out.
 const stages = (serial ? STAGES.map((lanes) => [lanes.flat()]) : STAGES)
-  .map((lanes) =>
-    lanes
+  .map((lanes, stage) => ({
+    stage,
+    lanes: lanes
       .map((lane, index) => ({ number: index + 1, steps: lane.filter((s) => !wanted.length || wanted.includes(s)) }))
       .filter((lane) => lane.steps.length),
-  )
-  .filter((lanes) => lanes.length);
+  }))
+  .filter(({ lanes }) => lanes.length);
+// KASIR_TEST_BEFORE_SUITES: a shell command run once the checks and the build passed, before the suites (which need
+// the system packages: .ci/run installs them meanwhile and waits for that here); the run fails when it fails.
+let beforeSuites = process.env.KASIR_TEST_BEFORE_SUITES;
 
 const logs = mkdtempSync(join(tmpdir(), 'kasir-tests-'));
 // Where `pack` puts the tarballs and the package tests find them; removed with the logs.
@@ -111,8 +115,31 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     setTimeout(() => process.exit(130), 5000).unref();
   });
 
+/** Runs KASIR_TEST_BEFORE_SUITES; resolves with whether it passed. */
+function runBeforeSuites() {
+  const started = Date.now();
+  console.log('[tests] before the suites: KASIR_TEST_BEFORE_SUITES');
+  const child = spawn(beforeSuites, { env, stdio: 'inherit', shell: true });
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      console.log(
+        `[tests] before the suites: KASIR_TEST_BEFORE_SUITES ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds(started)} s`,
+      );
+      resolve(code === 0);
+    }),
+  );
+}
+
 let passed = true;
-for (const lanes of stages) {
+for (const { stage, lanes } of stages) {
+  if (beforeSuites && stage > 0 && !stopping) {
+    const ready = await runBeforeSuites();
+    beforeSuites = undefined;
+    if (!ready) {
+      passed = false;
+      break;
+    }
+  }
   const lanesPassed = await Promise.all(lanes.map(runLane));
   if (!lanesPassed.every(Boolean)) {
     passed = false;
@@ -127,7 +154,7 @@ for (const r of results)
     `[tests]   ${r.script.padEnd(15)} lane ${r.lane}  ${String(r.seconds).padStart(5)} s  ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`}`,
   );
 const skipped = stages
-  .flatMap((lanes) => lanes.flatMap((lane) => lane.steps))
+  .flatMap(({ lanes }) => lanes.flatMap((lane) => lane.steps))
   .filter((script) => !results.some((r) => r.script === script));
 if (skipped.length) console.log(`[tests]   not run (a step before failed): ${skipped.join(', ')}`);
 process.exit(passed ? 0 : 1);
