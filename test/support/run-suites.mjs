@@ -11,11 +11,17 @@ import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The steps that are not npm scripts: the command each runs. */
+const wanted = process.argv.slice(2);
+/** Whether this run builds: then the pack packs what the build made. */
+const building = !wanted.length || wanted.includes('build');
+/** The steps that are not plain npm scripts: the command each runs. */
 const COMMANDS = {
-  // The package tests' tarballs, packed once (each package's prepack builds it again from a clean dist/) before any
-  // suite reads the packages' dist/: test/support/packed.ts.
-  pack: [process.execPath, '--import', 'tsx', 'test/support/packed.ts'],
+  // From clean dist/ folders of the three packages, as each package's prepack builds it, so the pack after it can
+  // pack them as built.
+  build: ['sh', '-c', 'rm -rf widget/dist server/merchant/dist server/provider/dist && npm run build'],
+  // The package tests' tarballs, packed once before any suite reads the packages' dist/: test/support/packed.ts. After
+  // this run's build, as built; without it, each package's prepack builds it again from a clean dist/.
+  pack: [process.execPath, '--import', 'tsx', 'test/support/packed.ts', ...(building ? ['--as-built'] : [])],
 };
 
 /** Stages of lanes of steps. */
@@ -41,7 +47,6 @@ const STAGES = [
   [['test:multi']],
 ];
 
-const wanted = process.argv.slice(2);
 const known = STAGES.flat(2);
 const unknown = wanted.filter((script) => !known.includes(script));
 if (unknown.length) {
@@ -64,8 +69,13 @@ const stages = (serial ? STAGES.map((lanes) => [lanes.flat()]) : STAGES)
 let beforeSuites = process.env.KASIR_TEST_BEFORE_SUITES;
 
 const logs = mkdtempSync(join(tmpdir(), 'kasir-tests-'));
-// Where `pack` puts the tarballs and the package tests find them; removed with the logs.
-const env = { ...process.env, KASIR_TEST_PACKED_DIR: join(logs, 'packed') };
+// Where `pack` puts the tarballs and the package tests find them; removed with the logs. KASIR_TEST_BUILT: the suites
+// start the kasir-sandbox and kasir-merchant commands from this run's build (test/support/commands.ts).
+const env = {
+  ...process.env,
+  KASIR_TEST_PACKED_DIR: join(logs, 'packed'),
+  ...(building ? { KASIR_TEST_BUILT: '1' } : {}),
+};
 const running = new Set();
 const results = [];
 const seconds = (since) => Math.round((Date.now() - since) / 1000);
