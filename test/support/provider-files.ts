@@ -1,11 +1,5 @@
-// The payment service's test files (test/provider/*.test.ts) in one process, as test:server and test:server:pg run
-// them: each file's own process cost (tsx's loader thread, importing the service and its packages, node:test's
-// harness: about 2 s of CPU, most of a small file's) is paid once instead of 48 times. The files share nothing else:
-// each opens its own providers, data dirs and databases and closes them. A file alone still runs as
-// `node --import tsx --test test/provider/x.test.ts`. A test below fails when a file of the folder is not imported here.
-import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { it } from 'node:test';
+// The payment service's test files in one process (test/support/in-one-process.ts).
+import { everyFileImported } from './in-one-process';
 import '../provider/auth.test';
 import '../provider/body-timeout.test';
 import '../provider/checkout-crypto.test';
@@ -55,10 +49,4 @@ import '../provider/webhook-stream.test';
 import '../provider/webhook-url-guard.test';
 import '../provider/webhooks.test';
 
-it('runs every test file of test/provider', () => {
-  const imported = [
-    ...readFileSync(new URL(import.meta.url), 'utf8').matchAll(/^import '\.\.\/provider\/(.+)';$/gm),
-  ].map(([, name]) => `${name}.ts`);
-  const files = readdirSync(new URL('../provider/', import.meta.url)).filter((file) => file.endsWith('.test.ts'));
-  assert.deepEqual(files.sort(), imported.sort(), 'import each file of test/provider here');
-});
+everyFileImported(import.meta.url, 'provider');
