@@ -34,13 +34,15 @@ const STAGES = [
   // Three lanes. No two suites share a port (each server listens on one the kernel picks), a database
   // (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a database of
   // its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
+  // The lanes end about together: the server suites (their files sharing a process per folder) take about half the
+  // time of the browser suites, which run in two lanes.
   [
-    // Node and SQLite.
-    ['test:server'],
+    // Node and SQLite, then the widget suites in each browser.
+    ['test:server', 'test:widget'],
     // The provider suite on PostgreSQL, then the package tests from the tarballs packed above.
     ['test:server:pg', 'test:packages'],
-    // The browsers: the widget suites in each, then the end-to-end tests.
-    ['test:widget', 'test:e2e'],
+    // The end-to-end tests in the browsers.
+    ['test:e2e'],
   ],
   // Alone: the compiled copies on PostgreSQL and Redis, killed mid-load, whose tests time what the survivors do (two
   // of them failed beside the widget suites on a loaded machine).
