@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Checkout, Deposit } from '@kasir/checkout';
 import type { FailedPayment, RunningMerchant } from '../../server/merchant/index';
 import { SandboxClient } from '../../server/provider/sandbox/client';
+import { commandArgs } from '../support/commands';
 import { call, merchantApp, runningMerchant, startUpstream, waitFor, type Envelope, type Upstream } from './support';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -40,7 +41,7 @@ describe('failed attempts: onPaymentFailed', () => {
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', join(ROOT, 'server/provider/cli.ts'), ...args, '--data-dir', up.provider.dataDir],
+        [...commandArgs('kasir-sandbox'), ...args, '--data-dir', up.provider.dataDir],
         { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
         (err, stdout, stderr) =>
           resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

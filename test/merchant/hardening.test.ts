@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Checkout } from '@kasir/checkout';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
+import { commandArgs } from '../support/commands';
 import { openEvents, startUpstream, waitFor, type Envelope, type Upstream } from './support';
-
-const CLI = join(import.meta.dirname, '../../server/merchant/cli.ts');
 
 describe('merchant backend: hard to break', () => {
   let up: Upstream;
@@ -73,7 +72,7 @@ describe('merchant backend: hard to break', () => {
     const run = (level: string) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
         const c = up.provider.credentials;
-        const child = spawn(process.execPath, ['--import', 'tsx', CLI], {
+        const child = spawn(process.execPath, commandArgs('kasir-merchant'), {
           env: {
             ...process.env,
             KASIR_LOG_LEVEL: level,

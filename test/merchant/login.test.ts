@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { RunningSandbox } from '../../server/provider/process/main';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
+import { commandArgs } from '../support/commands';
 import { startTestSandbox, type TestSandbox } from '../support/provider';
 
 const jwtPayload = (token: string) =>
@@ -24,7 +25,7 @@ describe('kasir-merchant login against a running sandbox', () => {
   after(() => running.stop());
   const run = (args: string[], input?: string, env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', 'login', ...args], {
+      const child = spawn(process.execPath, [...commandArgs('kasir-merchant'), 'login', ...args], {
         stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
         env: { ...process.env, KASIR_PASSWORD: '', KASIR_EMAIL: '', KASIR_BASE_URL: '', ...env },
       });

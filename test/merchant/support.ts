@@ -18,6 +18,7 @@ import type { SignableRequest } from '../../server/merchant/client/signing';
 import type { KasirApiOptions } from '../../server/merchant/config';
 import { startMerchant, type RunningMerchant } from '../../server/merchant/server';
 import { testDatabaseEnv } from '../support/provider';
+import { commandArgs } from '../support/commands';
 export type { Envelope } from '../support/envelope';
 
 /** The fields every envelope of the widget API has, success or error (an error adds its label). */
@@ -310,7 +311,7 @@ export function runKasirMerchant(args: string[], env: Record<string, string>) {
     Object.entries(process.env).filter(([key]) => !key.startsWith('KASIR_') && key !== 'REDIS_URL'),
   );
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/merchant/cli.ts', ...args], {
+    const child = spawn(process.execPath, [...commandArgs('kasir-merchant'), ...args], {
       env: { ...clean, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

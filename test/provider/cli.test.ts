@@ -16,9 +16,9 @@ import { createLogger, readableLine } from '../../server/common/log';
 import { logAttempt } from '../../server/provider/webhooks/attempt-log';
 import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 import { runSandboxCommand, testDatabaseEnv } from '../support/provider';
+import { commandArgs } from '../support/commands';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'server/provider/cli.ts');
 const BASE_ENV = { ...process.env, KASIR_LOG_LEVEL: undefined, KASIR_SCRYPT_N: '1024', PROVIDER_HOST: undefined };
 
 /** Runs a kasir-sandbox command to its end (test/support/provider.ts). */
@@ -27,7 +27,7 @@ const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
 
 /** Starts `kasir-sandbox start`, collecting its output. */
 function startCli(env: Record<string, string | undefined>, args: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'start', ...args], {
+  const child = spawn(process.execPath, [...commandArgs('kasir-sandbox'), 'start', ...args], {
     cwd: ROOT,
     env: { ...BASE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -248,7 +248,7 @@ describe('kasir-sandbox commands against a running sandbox', () => {
 
     const follow = spawn(
       process.execPath,
-      ['--import', 'tsx', CLI, 'webhooks', '--follow', '--json', '--limit', '50'],
+      [...commandArgs('kasir-sandbox'), 'webhooks', '--follow', '--json', '--limit', '50'],
       { cwd: ROOT, env: { ...BASE_ENV, ...env } },
     );
     let followed = '';

@@ -14,6 +14,7 @@ import { resolveProviderConfig } from '../../server/provider/instance/config';
 import { createMailer } from '../../server/provider/mail/mailer';
 import { openProvider } from '../../server/provider/process/main';
 import { bodyOf, errorOf } from '../support/envelope';
+import { commandArgs } from '../support/commands';
 import { createTestProvider, signHeaders, testDatabaseEnv, type TestProvider } from '../support/provider';
 
 describe('probes', () => {
@@ -281,7 +282,7 @@ describe('kasir-sandbox on SIGTERM', () => {
   it('stops gracefully and exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kasir-sigterm-'));
     const database = await testDatabaseEnv();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/provider/cli.ts'], {
+    const child = spawn(process.execPath, commandArgs('kasir-sandbox'), {
       env: {
         ...process.env,
         KASIR_DATA_DIR: dataDir,

@@ -3,7 +3,8 @@
 // test file reuses as long as no source changed. A change of any file the packages are built from packs again.
 // KASIR_TEST_PACKED_DIR names the directory instead: `npm test` packs there once, right after its build
 // (`node --import tsx test/support/packed.ts`), so the package tests never clean a dist/ that the suites running
-// beside them read.
+// beside them read. `npm test`'s build starts from clean dist/ folders, as a prepack does, so it packs them as built
+// (`packed.ts --as-built`: `npm pack --ignore-scripts`) instead of building the three packages a second time.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -42,8 +43,11 @@ async function sourceHash(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The tarballs by package name (`@kasir/checkout`, ...), packed now or by an earlier test file of this source. */
-export async function packedTarballs(env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
+/**
+ * The tarballs by package name (`@kasir/checkout`, ...), packed now or by an earlier test file of this source.
+ * `asBuilt`: pack the packages' dist/ as they are (only right after a build from clean dist/ folders).
+ */
+export async function packedTarballs(env: NodeJS.ProcessEnv, asBuilt = false): Promise<Map<string, string>> {
   const dir = process.env.KASIR_TEST_PACKED_DIR || join(tmpdir(), `kasir-packed-${await sourceHash()}`);
   if (!existsSync(dir)) {
     const staging = await mkdtemp(join(tmpdir(), 'kasir-packing-'));
@@ -51,7 +55,14 @@ export async function packedTarballs(env: NodeJS.ProcessEnv): Promise<Map<string
       await new Promise<void>((resolve, reject) =>
         execFile(
           'npm',
-          ['pack', '--workspaces', '--pack-destination', staging, '--loglevel=error'],
+          [
+            'pack',
+            '--workspaces',
+            '--pack-destination',
+            staging,
+            '--loglevel=error',
+            ...(asBuilt ? ['--ignore-scripts'] : []),
+          ],
           { cwd: ROOT, env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
           (err, stdout, stderr) =>
             err
@@ -86,5 +97,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         ),
     ),
   );
-  for (const [name, file] of await packedTarballs(env)) console.log(`${name}: ${file}`);
+  for (const [name, file] of await packedTarballs(env, process.argv.includes('--as-built')))
+    console.log(`${name}: ${file}`);
 }

@@ -14,6 +14,7 @@ import { resolveProviderConfig, type SandboxOptions } from '../../server/provide
 import type { ProviderDeps } from '../../server/provider/instance/deps';
 import { openProvider, startSandbox, type RunningSandbox } from '../../server/provider/process/main';
 import { seedSandbox, type SandboxCredentials } from '../../server/provider/sandbox/seed';
+import { commandArgs } from './commands';
 import { ResponseChecker, type OpenApiDocument } from './openapi-responses';
 
 export interface TestProvider {
@@ -205,7 +206,7 @@ export function runSandboxCommand(args: string[], env: NodeJS.ProcessEnv) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'server/provider/cli.ts'), ...args],
+      [...commandArgs('kasir-sandbox'), ...args],
       { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env },
       (err, stdout, stderr) =>
         resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),

@@ -11,11 +11,17 @@ import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The steps that are not npm scripts: the command each runs. */
+const wanted = process.argv.slice(2);
+/** Whether this run builds: then the pack packs what the build made. */
+const building = !wanted.length || wanted.includes('build');
+/** The steps that are not plain npm scripts: the command each runs. */
 const COMMANDS = {
-  // The package tests' tarballs, packed once (each package's prepack builds it again from a clean dist/) before any
-  // suite reads the packages' dist/: test/support/packed.ts.
-  pack: [process.execPath, '--import', 'tsx', 'test/support/packed.ts'],
+  // From clean dist/ folders of the three packages, as each package's prepack builds it, so the pack after it can
+  // pack them as built.
+  build: ['sh', '-c', 'rm -rf widget/dist server/merchant/dist server/provider/dist && npm run build'],
+  // The package tests' tarballs, packed once before any suite reads the packages' dist/: test/support/packed.ts. After
+  // this run's build, as built; without it, each package's prepack builds it again from a clean dist/.
+  pack: [process.execPath, '--import', 'tsx', 'test/support/packed.ts', ...(building ? ['--as-built'] : [])],
 };
 
 /** Stages of lanes of steps. */
@@ -28,20 +34,21 @@ const STAGES = [
   // Three lanes. No two suites share a port (each server listens on one the kernel picks), a database
   // (with-postgres.sh and with-redis.sh start a server of their own per suite; each test provider makes a database of
   // its own, each Redis test a key prefix of its own) or a directory (data dirs are fresh temp dirs).
+  // The lanes end about together: the server suites (their files sharing a process per folder) take about half the
+  // time of the browser suites, which run in two lanes.
   [
-    // Node and SQLite.
-    ['test:server'],
+    // Node and SQLite, then the widget suites in each browser.
+    ['test:server', 'test:widget'],
     // The provider suite on PostgreSQL, then the package tests from the tarballs packed above.
     ['test:server:pg', 'test:packages'],
-    // The browsers: the widget suites in each, then the end-to-end tests.
-    ['test:widget', 'test:e2e'],
+    // The end-to-end tests in the browsers.
+    ['test:e2e'],
   ],
   // Alone: the compiled copies on PostgreSQL and Redis, killed mid-load, whose tests time what the survivors do (two
   // of them failed beside the widget suites on a loaded machine).
   [['test:multi']],
 ];
 
-const wanted = process.argv.slice(2);
 const known = STAGES.flat(2);
 const unknown = wanted.filter((script) => !known.includes(script));
 if (unknown.length) {
@@ -52,16 +59,25 @@ if (unknown.length) {
 const serial = process.env.KASIR_TEST_SERIAL === '1';
 // Each lane keeps its number when arguments leave some of its steps out.
 const stages = (serial ? STAGES.map((lanes) => [lanes.flat()]) : STAGES)
-  .map((lanes) =>
-    lanes
+  .map((lanes, stage) => ({
+    stage,
+    lanes: lanes
       .map((lane, index) => ({ number: index + 1, steps: lane.filter((s) => !wanted.length || wanted.includes(s)) }))
       .filter((lane) => lane.steps.length),
-  )
-  .filter((lanes) => lanes.length);
+  }))
+  .filter(({ lanes }) => lanes.length);
+// KASIR_TEST_BEFORE_SUITES: a shell command run once the checks and the build passed, before the suites (which need
+// the system packages: .ci/run installs them meanwhile and waits for that here); the run fails when it fails.
+let beforeSuites = process.env.KASIR_TEST_BEFORE_SUITES;
 
 const logs = mkdtempSync(join(tmpdir(), 'kasir-tests-'));
-// Where `pack` puts the tarballs and the package tests find them; removed with the logs.
-const env = { ...process.env, KASIR_TEST_PACKED_DIR: join(logs, 'packed') };
+// Where `pack` puts the tarballs and the package tests find them; removed with the logs. KASIR_TEST_BUILT: the suites
+// start the kasir-sandbox and kasir-merchant commands from this run's build (test/support/commands.ts).
+const env = {
+  ...process.env,
+  KASIR_TEST_PACKED_DIR: join(logs, 'packed'),
+  ...(building ? { KASIR_TEST_BUILT: '1' } : {}),
+};
 const running = new Set();
 const results = [];
 const seconds = (since) => Math.round((Date.now() - since) / 1000);
@@ -111,8 +127,31 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     setTimeout(() => process.exit(130), 5000).unref();
   });
 
+/** Runs KASIR_TEST_BEFORE_SUITES; resolves with whether it passed. */
+function runBeforeSuites() {
+  const started = Date.now();
+  console.log('[tests] before the suites: KASIR_TEST_BEFORE_SUITES');
+  const child = spawn(beforeSuites, { env, stdio: 'inherit', shell: true });
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      console.log(
+        `[tests] before the suites: KASIR_TEST_BEFORE_SUITES ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds(started)} s`,
+      );
+      resolve(code === 0);
+    }),
+  );
+}
+
 let passed = true;
-for (const lanes of stages) {
+for (const { stage, lanes } of stages) {
+  if (beforeSuites && stage > 0 && !stopping) {
+    const ready = await runBeforeSuites();
+    beforeSuites = undefined;
+    if (!ready) {
+      passed = false;
+      break;
+    }
+  }
   const lanesPassed = await Promise.all(lanes.map(runLane));
   if (!lanesPassed.every(Boolean)) {
     passed = false;
@@ -127,7 +166,7 @@ for (const r of results)
     `[tests]   ${r.script.padEnd(15)} lane ${r.lane}  ${String(r.seconds).padStart(5)} s  ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`}`,
   );
 const skipped = stages
-  .flatMap((lanes) => lanes.flatMap((lane) => lane.steps))
+  .flatMap(({ lanes }) => lanes.flatMap((lane) => lane.steps))
   .filter((script) => !results.some((r) => r.script === script));
 if (skipped.length) console.log(`[tests]   not run (a step before failed): ${skipped.join(', ')}`);
 process.exit(passed ? 0 : 1);
