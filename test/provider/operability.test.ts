@@ -243,7 +243,10 @@ describe('graceful close of the listener', () => {
   it('stops accepting, calls beforeClose first, lets a request in flight finish, then closes', async () => {
     const app = new Hono();
     const events: string[] = [];
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((r) => (arrived = r));
     app.get('/slow', async (c) => {
+      arrived();
       await new Promise((r) => setTimeout(r, 300));
       events.push('slow answered');
       return c.text('done');
@@ -256,7 +259,9 @@ describe('graceful close of the listener', () => {
     });
     const url = `http://127.0.0.1:${server.port}/slow`;
     const inFlight = fetch(url).then((r) => r.text());
-    await new Promise((r) => setTimeout(r, 50));
+    // Closed once the server holds the request (not after a fixed wait: on a busy machine it may not have arrived, and a
+    // connection with no request yet is idle, which close() rightly cuts).
+    await requestArrived;
     const closed = server.close().then(() => events.push('closed'));
     await new Promise((r) => setTimeout(r, 20));
     await assert.rejects(fetch(url, { headers: { connection: 'close' } }), 'a new connection is refused while closing');
