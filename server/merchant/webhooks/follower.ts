@@ -4,6 +4,7 @@
 // a webhook and the follower never both run a hook). The set of open checkouts is the shared state's (the data dir or
 // Redis), so it survives a restart; on Redis a checkout's read of an interval is claimed for that interval, so one copy
 // in all reads it. It stops following a checkout 10 minutes after its expiry, and once its deposit completed.
+import TinyQueue from 'tinyqueue';
 import { PaymentServiceError } from '../client/errors.js';
 import type { Deposit as UpstreamDeposit } from '../client/types.js';
 import type { Logger } from '../../common/log.js';
@@ -91,45 +92,6 @@ interface Scheduled {
   dropped: boolean;
 }
 
-/** The followed checkouts by due time, soonest first (a binary heap). */
-class DueQueue {
-  private readonly heap: Scheduled[] = [];
-
-  peek(): Scheduled | undefined {
-    return this.heap[0];
-  }
-
-  push(entry: Scheduled): void {
-    const heap = this.heap;
-    let i = heap.push(entry) - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.dueAt <= entry.dueAt) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-    }
-    heap[i] = entry;
-  }
-
-  pop(): Scheduled | undefined {
-    const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (!heap.length || !last) return top;
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= heap.length) break;
-      if (child + 1 < heap.length && heap[child + 1]!.dueAt < heap[child]!.dueAt) child++;
-      if (heap[child]!.dueAt >= last.dueAt) break;
-      heap[i] = heap[child]!;
-      i = child;
-    }
-    heap[i] = last;
-    return top;
-  }
-}
-
 /**
  * Paces the reads of the open checkouts: see the file's head. Each checkout's reads keep to its own schedule (due every
  * interval from its first), and reads start one by one as they come due, spaced at least by what the schedule's rate
@@ -139,7 +101,8 @@ class DueQueue {
  */
 export class Follower {
   private readonly schedule = new Map<string, Scheduled>();
-  private readonly due = new DueQueue();
+  /** The followed checkouts by due time, soonest first. */
+  private readonly due = new TinyQueue<Scheduled>([], (a, b) => a.dueAt - b.dueAt);
   private readonly finished = new Set<string>();
   private readonly after: After;
   private running = false;
