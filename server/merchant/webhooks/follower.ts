@@ -59,7 +59,7 @@ interface FollowOutcome {
 }
 
 /** A copy's hold on a checkout's read. */
-export interface ReadLease {
+interface ReadLease {
   /** Holds it `leaseMs` from now instead. */
   renew(leaseMs: number): Promise<void>;
 }
