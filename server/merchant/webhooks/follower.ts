@@ -242,8 +242,9 @@ export class Follower {
   }
 
   private drop(entry: Scheduled): void {
+    if (entry.dropped) return; // unlisted while its read ran, and finished by it
     entry.dropped = true;
-    this.schedule.delete(entry.id);
+    if (this.schedule.get(entry.id) === entry) this.schedule.delete(entry.id);
     this.rate -= 1 / entry.interval;
   }
 
