@@ -28,8 +28,12 @@ const FAR_PACE = 2;
 const LEASE_SHARE = 7 / 8;
 /** How much faster than the schedule's own rate reads may start: what catches up after a stall, without a burst. */
 const CATCH_UP = 1.5;
-/** Reads started back to back at most (a timer that fired late), before the pace spaces them again. */
+/**
+ * How far behind the pace reads may start back to back: a few, or what this long a wait let pile up (a timer that
+ * fired late on a busy machine), so the pace holds however coarse the timers, yet a stall is caught up at its pace.
+ */
 const BURST = 2;
+const BURST_MS = 25;
 /** Reads in flight at once (a slow link: the pace starts them, this bounds how many wait on the service together). */
 const CONCURRENCY = 32;
 /** A change older than this (or than the interval, when shorter) that no webhook had brought: webhooks are missing. */
@@ -56,7 +60,7 @@ interface FollowOutcome {
 }
 
 /** A copy's hold on a checkout's read. */
-export interface ReadLease {
+interface ReadLease {
   /** Holds it `leaseMs` from now instead. */
   renew(leaseMs: number): Promise<void>;
 }
@@ -201,8 +205,9 @@ export class Follower {
   }
 
   private drop(entry: Scheduled): void {
+    if (entry.dropped) return; // unlisted while its read ran, and finished by it
     entry.dropped = true;
-    this.schedule.delete(entry.id);
+    if (this.schedule.get(entry.id) === entry) this.schedule.delete(entry.id);
     this.rate -= 1 / entry.interval;
   }
 
@@ -223,7 +228,7 @@ export class Follower {
       }
       this.due.pop();
       const spacing = this.rate > 0 ? 1 / (this.rate * CATCH_UP) : 0;
-      this.nextStartAt = Math.max(this.nextStartAt, now - BURST * spacing) + spacing;
+      this.nextStartAt = Math.max(this.nextStartAt, now - Math.max(BURST * spacing, BURST_MS)) + spacing;
       const reading = this.read(head, now).finally(() => {
         this.inFlight.delete(reading);
         this.pump();
