@@ -10,19 +10,19 @@
 // poll (the connection's setup: 1,000 shoppers connect within the first second) and a warm-up are not measured, so the
 // p99 is the status read's (the setup's p99 is printed beside it). With a Redis (REDIS_URL or KASIR_TEST_REDIS_URL),
 // the same checkouts on two copies: the reads stay those of one.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { newWebhookSecret } from '../../server/provider/accounts/merchants';
 import { RedisState } from '../../server/merchant/state/redis-state';
 import { upstreamDeposit } from '../merchant/support';
+import { MERCHANT_COMMAND, runShoppers, startMerchantCommand, type ShoppersResult } from './support';
 
-const BIN = resolve(import.meta.dirname, '../../server/merchant/dist/merchant/cli.js');
+const BIN = resolve(import.meta.dirname, '../..', MERCHANT_COMMAND);
 const OPEN_CHECKOUTS = 10_000;
 const FOLLOW_MS = 20_000;
 const SHOPPERS = 1000;
@@ -86,149 +86,11 @@ async function standInService(expiries: Map<string, number>) {
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 /** The process's CPU time so far (user + system), in ms, from /proc (Linux). */
 function cpuMs(child: ChildProcess): number {
   const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (after pid and comm)
   return (ticks * 1000) / 100; // USER_HZ
-}
-
-async function startMerchant(env: NodeJS.ProcessEnv) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN], {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    if (child.exitCode !== null) throw new Error(`kasir-merchant exited with ${child.exitCode}`);
-    if (
-      await fetch(`${url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (tries > 400) throw new Error('kasir-merchant did not become ready');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    child,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
-
-interface ShoppersResult {
-  reads: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  /** The first poll of each shopper: its connection's setup, not measured in the rest. */
-  connectP99Ms: number;
-  non2xx: number;
-  errors: number;
-}
-
-/** Shoppers polling (shoppersProcess), in their own process: this file run with --shoppers. */
-async function shoppers(options: {
-  url: string;
-  paths: string[];
-  shoppers: number;
-  warmUpSeconds: number;
-  durationSeconds: number;
-}): Promise<ShoppersResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--shoppers'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  child.stdin.end(JSON.stringify(options));
-  let out = '';
-  for await (const chunk of child.stdout) out += chunk;
-  return JSON.parse(out) as ShoppersResult;
-}
-
-/**
- * Shoppers polling, as they do (test/bench/shoppers-worker.mjs, with a warm-up): each keeps one keep-alive connection
- * and reads its checkout's status once a second, starting at a random moment of the first second. What comes before
- * `warmUpSeconds` is not measured (the server's first requests), nor is any shopper's first poll (its connection's
- * setup, whose p99 is told apart). Reads the options as JSON on stdin, prints a ShoppersResult as JSON.
- */
-async function shoppersProcess(): Promise<void> {
-  let input = '';
-  for await (const chunk of process.stdin) input += chunk;
-  const { url, paths, shoppers, warmUpSeconds, durationSeconds } = JSON.parse(input) as {
-    url: string;
-    paths: string[];
-    shoppers: number;
-    warmUpSeconds: number;
-    durationSeconds: number;
-  };
-  const target = new URL(url);
-  const agent = new Agent({ keepAlive: true, maxSockets: shoppers, maxFreeSockets: shoppers });
-  const latencies: number[] = [];
-  const connects: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  const measureFrom = Date.now() + warmUpSeconds * 1000;
-  const end = measureFrom + durationSeconds * 1000;
-  const poll = (path: string, first: boolean) =>
-    new Promise<void>((resolve) => {
-      const started = process.hrtime.bigint();
-      const measured = Date.now() >= measureFrom;
-      const req = request({ host: target.hostname, port: target.port, path, agent, method: 'GET' }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          const ms = Number(process.hrtime.bigint() - started) / 1e6;
-          if (first) connects.push(ms);
-          else if (measured) {
-            latencies.push(ms);
-            if (res.statusCode! < 200 || res.statusCode! > 299) non2xx++;
-          }
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
-  const shopper = async (index: number) => {
-    const path = paths[index % paths.length]!;
-    await new Promise((r) => setTimeout(r, Math.random() * 1000));
-    for (let next = Date.now(), first = true; next < end; next += 1000, first = false) {
-      await poll(path, first);
-      const wait = next + 1000 - Date.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  };
-  await Promise.all(Array.from({ length: shoppers }, (_, i) => shopper(i)));
-  agent.destroy();
-  const at = (list: number[], q: number) => {
-    list.sort((a, b) => a - b);
-    return Math.round((list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? 0) * 10) / 10;
-  };
-  const result: ShoppersResult = {
-    reads: latencies.length,
-    p50Ms: at(latencies, 0.5),
-    p99Ms: at(latencies, 0.99),
-    maxMs: at(latencies, 1),
-    connectP99Ms: at(connects, 0.99),
-    non2xx,
-    errors,
-  };
-  process.stdout.write(JSON.stringify(result));
 }
 
 /** The open checkouts, as a copy saves them (one line each in its state file). */
@@ -312,7 +174,7 @@ export async function run(): Promise<void> {
         const followMs = side === 'on' ? FOLLOW_MS : 3600_000;
         const dir = join(dataDir, `one-${round}-${side}`);
         stateFile(dir, ids);
-        const merchant = await startMerchant({ ...env, KASIR_DATA_DIR: dir, KASIR_FOLLOW_MS: String(followMs) });
+        const merchant = await startMerchantCommand({ ...env, KASIR_DATA_DIR: dir, KASIR_FOLLOW_MS: String(followMs) });
         try {
           if (side === 'on' && round === 0) {
             const { readsPerSecond, cpuShare, perCheckout } = await window([merchant.child]);
@@ -321,7 +183,7 @@ export async function run(): Promise<void> {
             );
           } else if (side === 'on') await new Promise((r) => setTimeout(r, STEADY_AFTER_MS));
           measured[side].push(
-            await shoppers({
+            await runShoppers({
               url: merchant.url,
               paths,
               shoppers: SHOPPERS,
@@ -375,7 +237,7 @@ export async function run(): Promise<void> {
       }
       const copies = await Promise.all(
         [0, 1].map(() =>
-          startMerchant({
+          startMerchantCommand({
             ...env,
             REDIS_URL: redisUrl,
             KASIR_REDIS_PREFIX: prefix,
@@ -398,7 +260,4 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  if (process.argv.includes('--shoppers')) await shoppersProcess();
-  else await run();
-}
+if (import.meta.url === `file://${process.argv[1]}`) await run();

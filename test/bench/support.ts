@@ -150,15 +150,19 @@ export interface ShoppersResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** The first poll of each shopper: its connection's setup, not measured in the rest. */
+  connectP99Ms: number;
   non2xx: number;
   errors: number;
 }
 
-/** Shoppers each polling one of `paths` of `url` once a second (test/bench/shoppers-worker.mjs, its own process). */
+/** Shoppers each polling one of `paths` of `url` once a second (test/bench/shoppers-worker.mjs, in its own process). */
 export async function runShoppers(options: {
   url: string;
   paths: string[];
   shoppers: number;
+  /** Seconds of polling before the measure begins (the server's first requests). */
+  warmUpSeconds?: number;
   durationSeconds: number;
 }): Promise<ShoppersResult> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./shoppers-worker.mjs', import.meta.url))], {
