@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { signRequest } from '../../server/common/request-signing';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
@@ -203,6 +205,29 @@ describe('payment-service client against the real sandbox', () => {
     );
     const dead = new PaymentServiceClient({ baseUrl: 'http://127.0.0.1:1', clientId: 'a', clientSecret: 'b' });
     await assert.rejects(dead.listDeposits(), (err: unknown) => err instanceof PaymentServiceUnavailableError);
+  });
+
+  it('times a call out after timeoutMs, naming it', { timeout: 10_000 }, async () => {
+    // A service that takes the connection and never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      const slow = new PaymentServiceClient({
+        baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        clientId: 'a',
+        clientSecret: 'b',
+        timeoutMs: 200,
+      });
+      const started = Date.now();
+      await assert.rejects(
+        slow.listDeposits(),
+        (err: unknown) => err instanceof PaymentServiceUnavailableError && /timed out/.test(err.message),
+      );
+      assert.ok(Date.now() - started < 5_000, 'gave up near its timeout');
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 
   it('covers recipients: create, read, list with search, update by ?id=, delete', async () => {
