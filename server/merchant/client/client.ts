@@ -362,7 +362,6 @@ export class PaymentServiceClient {
       res = await this.fetchImpl(url, { method, headers, body: raw || undefined, signal, redirect: 'error' });
       text = await res.text().catch(() => '');
     } catch (err) {
-      clearTimeout(timer);
       const why = err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
       const code = (err instanceof Error && (err.cause as NodeJS.ErrnoException | undefined)?.code) || undefined;
       throw new PaymentServiceUnavailableError(
@@ -371,8 +370,9 @@ export class PaymentServiceClient {
         { cause: err },
         url.origin,
       );
+    } finally {
+      clearTimeout(timer);
     }
-    clearTimeout(timer);
     let body: Envelope<T>;
     try {
       body = JSON.parse(text) as Envelope<T>;

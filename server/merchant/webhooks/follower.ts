@@ -46,9 +46,14 @@ function followInterval(followMs: number, expiresAt: number | undefined, now: nu
   return expiresAt !== undefined && expiresAt - now > FAR_FROM_EXPIRY_MS ? followMs * FAR_PACE : followMs;
 }
 
-/** The longest a change waits for the follower's read with `followMs` (the slowest pace, and a quarter interval late). */
+/** The longest a change waits for the follower's read with `followMs`: the first listing, then the slowest pace. */
 export function worstFollowDelay(followMs: number): number {
-  return followMs * FAR_PACE + Math.ceil(followMs / 4);
+  return firstListingAfter(followMs) + followMs * FAR_PACE;
+}
+
+/** When a copy first lists the shared state after it starts: its checkouts then come due over the slower interval. */
+function firstListingAfter(followMs: number): number {
+  return Math.ceil(followMs / 4);
 }
 
 /** What one read of a checkout told the follower. */
@@ -138,7 +143,7 @@ export class Follower {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.listEvery(Math.ceil(this.followMs / 4));
+    this.listEvery(firstListingAfter(this.followMs));
     this.pump();
   }
 
