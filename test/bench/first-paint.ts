@@ -12,13 +12,14 @@
 // contentful paint under the same throttling. Last, a checkout the shop's server made on a page of the shop's origin,
 // without and with the element rendered with the page (kasir.renderCheckout, docs/server-rendering.md): for that one
 // the target is the method list within 50 ms of the page's first contentful paint.
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { createKasirApi, type KasirApi } from '../../server/merchant/index';
 import { launch, showMethod, sparePort, startKasir, type Kasir } from '../e2e/harness';
+import { forward } from './support';
 
 const QUICK = process.argv.includes('--quick');
 const RUNS = Number(process.env.BENCH_FIRST_PAINT_RUNS || (QUICK ? 3 : 7));
@@ -199,29 +200,6 @@ export function shopRenderer(kasir: Kasir, create: typeof createKasirApi = creat
     webhookSecret: credentials.webhookSecret,
     sandbox: true,
   });
-}
-
-/** Sends `req` on to `upstream` (its host header too) and its answer back; `delay` ms first. */
-function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, delay = 0) {
-  const send = () => {
-    const forwarded = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: req.url,
-        method: req.method,
-        headers: { ...req.headers, host: upstream.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on('error', () => res.writeHead(502).end());
-    req.pipe(forwarded);
-  };
-  if (delay) setTimeout(send, delay);
-  else send();
 }
 
 /** The shop's server and the API's origin its pages name. */

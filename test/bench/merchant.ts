@@ -6,13 +6,22 @@
 // meanwhile are counted by a pass-through proxy in front of it. BENCH_CPU_PROF=<dir> runs the merchant process under a
 // CPU profiler (cpu-profile.cjs: the profile is written there when it stops; read it with cpu-profile-top.mjs).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { startSandbox } from '../../server/provider/process/main';
-import { load, MERCHANT_COMMAND, printRow, runShoppers, startBareHono, startMerchantCommand } from './support';
+import {
+  forward,
+  load,
+  MERCHANT_COMMAND,
+  printRow,
+  runShoppers,
+  sandboxConnectionEnv,
+  startBareHono,
+  startMerchantCommand,
+} from './support';
 
 const CONNECTIONS = 1000;
 /** What shoppers meet: this many shoppers, each polling once a second. */
@@ -26,21 +35,7 @@ async function countingProxy(target: string) {
   let calls = 0;
   const server = createServer((req, res) => {
     calls++;
-    const forwarded = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: upstream.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on('error', () => res.destroy());
-    req.pipe(forwarded);
+    forward(req, res, upstream);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
@@ -86,13 +81,7 @@ export async function run(): Promise<void> {
         KASIR_DATA_DIR: join(dataDir, shared ? 'merchant-redis' : 'merchant'),
         REDIS_URL: shared ?? '',
         KASIR_REDIS_PREFIX: `kasir-bench-${Date.now()}:`,
-        KASIR_BASE_URL: proxy.url,
-        KASIR_CHECKOUT_URL: c.checkoutUrl,
-        KASIR_CLIENT_ID: c.clientId,
-        KASIR_CLIENT_SECRET: c.clientSecret,
-        KASIR_ACCESS_TOKEN: c.accessToken,
-        KASIR_WEBHOOK_SECRET: c.webhookSecret,
-        KASIR_SANDBOX: 'true',
+        ...sandboxConnectionEnv(c, proxy.url),
         KASIR_CHECKOUT_RATE_LIMIT: '10000',
         KASIR_STATUS_REFRESH_MS: String(STATUS_REFRESH_MS),
         ...profiled(),
