@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { refuseNulBytes } from '../common/nul-guard.js';
 import { createLogger, type Logger } from '../common/log.js';
 import { PaymentServiceClient } from './client/client.js';
+import { pooledFetch } from './client/pooled-fetch.js';
 import { checkOptions, SANDBOX_REMOTE_WARNING, sandboxAgainstRemote, type CheckReport } from './check.js';
 import { orderTokenMaker, type OrderTokenOptions } from './orders/order-token.js';
 import { orderProofGuard } from './orders/proof.js';
@@ -274,7 +275,7 @@ function paymentServiceClient(
       clientSecret,
       accessToken,
       fetch: observedFetch(
-        () => options.fetch ?? globalThis.fetch,
+        () => options.fetch ?? pooledFetch,
         () => checkoutUrl,
         metrics,
       ),

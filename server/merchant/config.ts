@@ -267,7 +267,7 @@ const optionsSchema = z.strictObject({
   webhookToleranceSeconds: optional(int(1)),
   /** Take the client address from `X-Forwarded-For` (behind a reverse proxy; default false). */
   trustProxy: optional(flag),
-  /** The fetch the payment-service client uses (default the global fetch; tests count calls with it). */
+  /** The fetch the payment-service client uses (default a keep-alive pool, client/pooled-fetch.ts; tests count calls with it). */
   fetch: optional(fn<typeof fetch>()),
   /** The backend's clock in ms (default Date.now). */
   now: optional(fn<() => number>()),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { signRequest } from '../../server/common/request-signing';
@@ -331,5 +331,84 @@ describe('payment-service client: a refused signed call', () => {
       (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 401,
     );
     assert.equal(calls.length, 1);
+  });
+});
+
+describe('the client on its default transport (a keep-alive pool, not the global fetch)', () => {
+  /** A stand-in service answering each request with `answer`, counting the connections it was asked on. */
+  async function service(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+    const server = createServer(answer);
+    let connections = 0;
+    server.on('connection', () => (connections += 1));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const client = new PaymentServiceClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      clientId: 'a',
+      clientSecret: 'b',
+      timeoutMs: 2_000,
+    });
+    return {
+      client,
+      connections: () => connections,
+      close() {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
+  const envelope = (res: ServerResponse, status: number, body: object) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  it('reads one call after another over kept-alive connections', async () => {
+    const up = await service((_req, res) => envelope(res, 200, { statusCode: 200, message: 'Success', data: [] }));
+    try {
+      for (let i = 0; i < 20; i++) assert.deepEqual(await up.client.listBanks(), []);
+      // Not one per call (a call may start before the last one's connection is back in the pool).
+      assert.ok(up.connections() <= 2, `${up.connections()} connections for 20 calls`);
+    } finally {
+      up.close();
+    }
+  });
+
+  it('answers an error envelope as a typed error, with its headers (Retry-After) read', async () => {
+    const up = await service((_req, res) =>
+      res
+        .writeHead(409, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end(JSON.stringify({ statusCode: 409, error: 'Conflict', message: 'In progress' })),
+    );
+    try {
+      await assert.rejects(
+        up.client.createCheckout({ inputCurrency: 'IDR', inputAmount: 10000 }, { idempotencyKey: 'k' }),
+        (err: unknown) => err instanceof PaymentServiceError && err.statusCode === 409 && err.inProgress === true,
+      );
+    } finally {
+      up.close();
+    }
+  });
+
+  it('refuses a redirect, names a refused connection, and gives up on a caller abort', async () => {
+    const up = await service((_req, res) => res.writeHead(302, { location: 'http://elsewhere.invalid/' }).end());
+    try {
+      await assert.rejects(
+        up.client.listBanks(),
+        (err: unknown) => err instanceof PaymentServiceUnavailableError && /could not be reached/.test(err.message),
+      );
+    } finally {
+      up.close();
+    }
+    const dead = new PaymentServiceClient({ baseUrl: 'http://127.0.0.1:1', clientId: 'a', clientSecret: 'b' });
+    await assert.rejects(
+      dead.listBanks(),
+      (err: unknown) => err instanceof PaymentServiceUnavailableError && /ECONNREFUSED/.test(err.message),
+    );
+    const silent = await service(() => undefined);
+    try {
+      const abort = new AbortController();
+      const read = silent.client.getDeposit('d1', { signal: abort.signal });
+      abort.abort(new Error('the shopper left'));
+      await assert.rejects(read, (err: unknown) => err instanceof PaymentServiceUnavailableError);
+    } finally {
+      silent.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import { defaultRequestSigner, type RequestSigner } from './signing.js';
+import { pooledFetch } from './pooled-fetch.js';
 import type {
   Bank,
   BanksQuery,
@@ -50,7 +51,7 @@ export interface PaymentServiceClientOptions {
    * its tries, so a service that keeps keys makes it once (docs/idempotency.md).
    */
   retries?: number;
-  /** The fetch to use (default globalThis.fetch); benchmarks and tests pass a counting one. */
+  /** The fetch to use (default `pooledFetch`, a keep-alive pool); benchmarks and tests pass a counting one. */
   fetch?: typeof fetch;
   /** Clock for X-Timestamp (default Date.now). */
   now?: () => number;
@@ -117,7 +118,7 @@ export class PaymentServiceClient {
     return this.options.checkoutUrl;
   }
   private fetchImpl(input: URL, init: RequestInit): Promise<Response> {
-    return (this.options.fetch ?? globalThis.fetch)(input, init);
+    return (this.options.fetch ?? pooledFetch)(input, init);
   }
 
   // ---- 4.1 Authentication (no auth header) ----
