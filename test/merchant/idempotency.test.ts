@@ -144,7 +144,9 @@ describe('Idempotency-Key on the widget API and in the merchant client', () => {
     () => {
       it('a create on one copy is replayed by the other; another body there is a 422; a choice too', async () => {
         const redisPrefix = `kasir-test-${randomUUID()}:`;
-        const [a, b] = [merchantApp(up, { redisUrl, redisPrefix }), merchantApp(up, { redisUrl, redisPrefix })];
+        // A loaded test machine may take longer than the default 300 ms to connect: not a stall.
+        const shared = { redisUrl, redisPrefix, redisTimeoutMs: 3_000 };
+        const [a, b] = [merchantApp(up, shared), merchantApp(up, shared)];
         try {
           const key = randomUUID();
           const before = upstreamCalls('POST /v1/checkout');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PaymentServiceError, PaymentServiceUnavailableError } from './errors.js';
 import { defaultRequestSigner, type RequestSigner } from './signing.js';
-import { pooledFetch } from './pooled-fetch.js';
+import { pooledFetch, type ServiceAnswer, type ServiceFetch } from './pooled-fetch.js';
 import type {
   Bank,
   BanksQuery,
@@ -52,7 +52,7 @@ export interface PaymentServiceClientOptions {
    */
   retries?: number;
   /** The fetch to use (default `pooledFetch`, a keep-alive pool); benchmarks and tests pass a counting one. */
-  fetch?: typeof fetch;
+  fetch?: ServiceFetch;
   /** Clock for X-Timestamp (default Date.now). */
   now?: () => number;
   /** Signs the server-to-server calls another way than the default scheme (./signing.ts): answers their headers. */
@@ -117,7 +117,7 @@ export class PaymentServiceClient {
   get checkoutUrl(): string {
     return this.options.checkoutUrl;
   }
-  private fetchImpl(input: URL, init: RequestInit): Promise<Response> {
+  private fetchImpl(input: URL, init: RequestInit): Promise<ServiceAnswer> {
     return (this.options.fetch ?? pooledFetch)(input, init);
   }
 
@@ -357,7 +357,7 @@ export class PaymentServiceClient {
     );
     timer.unref?.();
     const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
-    let res: Response;
+    let res: ServiceAnswer;
     let text: string;
     try {
       res = await this.fetchImpl(url, { method, headers, body: raw || undefined, signal, redirect: 'error' });

@@ -3,6 +3,7 @@
 // shop's hooks a span, counted by outcome. Only @opentelemetry/api: with no SDK registered nothing is recorded.
 import { context, propagation, SpanKind, SpanStatusCode, trace, isSpanContextValid } from '@opentelemetry/api';
 import { failed, inSpan, tracerOf } from '../../common/observability.js';
+import type { ServiceFetch } from '../client/pooled-fetch.js';
 import type { MerchantHooks } from '../hooks.js';
 import type { MerchantMetrics } from './metrics.js';
 
@@ -52,13 +53,12 @@ function operationOf(method: string, url: URL, checkoutUrl: string | undefined):
  * global one); `checkoutUrl` is asked per call too (the connection is read at the first request).
  */
 export function observedFetch(
-  base: () => typeof fetch,
+  base: () => ServiceFetch,
   checkoutUrl: () => string | undefined,
   metrics: MerchantMetrics | undefined,
-): typeof fetch {
-  return async (input, init = {}) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const method = init.method ?? (input instanceof Request ? input.method : 'GET');
+): ServiceFetch {
+  return async (url, init) => {
+    const method = init.method ?? 'GET';
     const operation = operationOf(method, url, checkoutUrl());
     const span = tracer().startSpan(operation, {
       kind: SpanKind.CLIENT,
@@ -73,7 +73,7 @@ export function observedFetch(
     const started = performance.now();
     const done = (status: string) => metrics?.serviceCall(operation, status, (performance.now() - started) / 1000);
     try {
-      const res = await base()(input, init);
+      const res = await base()(url, init);
       done(String(res.status));
       span.setAttribute('http.response.status_code', res.status);
       if (res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
