@@ -2,7 +2,7 @@
 // kasir-sandbox, log silent) and the merchant backend's status read (the compiled kasir-merchant: 1,000 shoppers polling
 // once a second, and the read at full speed with 1,000 connections), each with KASIR_METRICS off and on. Each round
 // (BENCH_ROUNDS, default 5) starts both servers afresh and loads them one at a time, off and on in turn (which goes
-// first alternating), with one Prometheus scrape of the "on" one. Where `taskset` exists, the
+// first alternating; the signed read in four turns each, off on on off...), with one Prometheus scrape of the "on" one. Where `taskset` exists, the
 // server measured keeps one core and the load generators the other, so they never queue on the same one. The headline is
 // the median of the rounds' on/off ratios of the server's CPU time per request (what the machine's other work disturbs
 // least), throughput beside it. BENCH_CONTROL=1 runs the "on" server with metrics off too: the ratios it prints are
@@ -101,12 +101,48 @@ type Measured = LoadResult & { cpuUsPerRequest: number };
  */
 async function loadScraped(pid: number, options: LoadOptions, metricsUrl?: string): Promise<Measured> {
   const cpu = cpuSeconds(pid);
+  const seconds = options.durationSeconds ?? SECONDS;
   const scraped = metricsUrl
-    ? new Promise((r) => setTimeout(r, (SECONDS * 1000) / 2)).then(() => fetch(metricsUrl).then((res) => res.text()))
+    ? new Promise((r) => setTimeout(r, (seconds * 1000) / 2)).then(() => fetch(metricsUrl).then((res) => res.text()))
     : undefined;
   const [result] = await Promise.all([load(options), scraped]);
-  const requests = result.requestsPerSecond * (options.durationSeconds ?? SECONDS);
+  const requests = result.requestsPerSecond * seconds;
   return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - cpu) * 1e6) / Math.max(1, requests) };
+}
+
+/** Turns per mode in a round of the signed read. */
+const SLICES = 4;
+
+/**
+ * Each mode's load in SLICES turns of SECONDS / SLICES, alternating as off, on, on, off, off, on...: what the machine's
+ * other work does over the round (this machine is shared) falls on both modes alike, where one turn each would leave
+ * it to whichever ran second. The scrape falls in the middle of "on"'s turns.
+ */
+async function inSlices(
+  round: number,
+  servers: Record<Mode, { pid: number; options: () => LoadOptions; metricsUrl?: string }>,
+): Promise<Record<Mode, Measured>> {
+  const turns: Record<Mode, Measured[]> = { off: [], on: [] };
+  const seconds = SECONDS / SLICES;
+  for (let slice = 0; slice < SLICES; slice++)
+    for (const mode of inTurn(round + slice)) {
+      const { pid, options, metricsUrl } = servers[mode];
+      const scrape = slice === SLICES / 2 ? metricsUrl : undefined;
+      turns[mode].push(await loadScraped(pid, { ...options(), durationSeconds: seconds }, scrape));
+    }
+  const combined = (parts: Measured[]): Measured => {
+    const requests = parts.map((part) => part.requestsPerSecond * seconds);
+    const total = requests.reduce((a, b) => a + b, 0);
+    return {
+      requestsPerSecond: Math.round(total / (seconds * parts.length)),
+      cpuUsPerRequest:
+        parts.reduce((sum, part, i) => sum + part.cpuUsPerRequest * requests[i]!, 0) / Math.max(1, total),
+      p99Ms: Math.max(...parts.map((part) => part.p99Ms)),
+      non2xx: parts.reduce((sum, part) => sum + part.non2xx, 0),
+      errors: parts.reduce((sum, part) => sum + part.errors, 0),
+    };
+  };
+  return { off: combined(turns.off), on: combined(turns.on) };
 }
 
 /** The rounds' on/off ratios of one figure: their median (the headline) and each round's. */
@@ -195,16 +231,16 @@ async function signedRead(): Promise<void> {
   const rows: Array<Record<Mode, Measured>> = [];
   for (let round = 0; round < ROUNDS; round++)
     rows.push(
-      await both(round, startSignedRead, async (sandboxes) => {
-        const row = {} as Record<Mode, Measured>;
-        for (const mode of inTurn(round)) {
-          const { pid, read, metricsUrl } = sandboxes[mode];
-          row[mode] = await loadScraped(pid, read(), metricsUrl);
-        }
-        return row;
-      }),
+      await both(round, startSignedRead, (sandboxes) =>
+        inSlices(round, {
+          off: { pid: sandboxes.off.pid, options: sandboxes.off.read, metricsUrl: sandboxes.off.metricsUrl },
+          on: { pid: sandboxes.on.pid, options: sandboxes.on.read, metricsUrl: sandboxes.on.metricsUrl },
+        }),
+      ),
     );
-  console.log(`  signed read GET /v1/deposit/:id (50 connections, log silent): ${summary(rows)}`);
+  console.log(
+    `  signed read GET /v1/deposit/:id (50 connections, log silent, ${SLICES} turns of each mode a round): ${summary(rows)}`,
+  );
 }
 
 async function statusRead(): Promise<void> {
