@@ -521,6 +521,49 @@ describe('webhook dispatcher', () => {
     assert.equal(most, 3);
   });
 
+  it("sends an endpoint's next webhook once the one before is answered, not once that one's outcome is written", async () => {
+    await forgetPending();
+    const arrivals: number[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrivals.push(performance.now());
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await setUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    // One POST at a time to the endpoint; an outcome alone written only a long tick after the last write, and no poll.
+    const stop = start({ pollIntervalMs: 60_000, timeoutMs: 2000, perEndpoint: 1, tickMs: 3000 });
+    try {
+      await sleep(100); // the dispatcher's first look found nothing
+      const ids = await Promise.all(Array.from({ length: 3 }, () => enqueue()));
+      await waitFor(() => arrivals.length === 3, 8000, 'three arrivals');
+      await waitFor(
+        async () =>
+          (
+            await p.deps.db
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('id', 'in', ids)
+              .where('status', '=', 'succeeded')
+              .execute()
+          ).length === 3,
+        8000,
+        'the recorded successes',
+      );
+    } finally {
+      await stop();
+      server.closeAllConnections();
+      server.close();
+    }
+    const gaps = arrivals.slice(1).map((at, i) => Math.round(at - arrivals[i]));
+    assert.ok(
+      gaps.every((gap) => gap < 1000),
+      `webhooks ${gaps.join(' and ')} ms apart`,
+    );
+  });
+
   describe('a claim whose dispatcher died (its lease runs out)', () => {
     let receiver: Receiver;
     let id: string;

@@ -421,7 +421,15 @@ export class WebhookDispatcher {
 
   /** One attempt at a claimed row: POST, then record the attempt and the outcome (in the next write). */
   async attempt(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
-    const { id } = row;
+    const outcome = await this.post(row, target);
+    if (outcome) await this.settle(outcome, target);
+  }
+
+  /**
+   * The POST of one attempt and what it came to; undefined when the dispatcher stopped mid-attempt (not an attempt:
+   * the row is given back, due at once, so a restart or another copy sends it).
+   */
+  async post(row: ClaimedDelivery, target: Target | undefined): Promise<Outcome | undefined> {
     const started = this.deps.now();
     const t0 = performance.now();
     let responseStatus: number | null = null;
@@ -430,7 +438,7 @@ export class WebhookDispatcher {
       error = 'No webhook URL is set for this merchant account';
     } else {
       try {
-        const headers = webhookHeaders(target.secret, id, row.payload, started);
+        const headers = webhookHeaders(target.secret, row.id, row.payload, started);
         responseStatus = await this.sender.post(
           target.url,
           {
@@ -445,25 +453,27 @@ export class WebhookDispatcher {
         if (responseStatus < 200 || responseStatus > 299) error = `Receiver answered HTTP ${responseStatus}`;
       } catch (err) {
         if (this.stopController.signal.aborted) {
-          // Stopped mid-attempt: not an attempt; give the row back so a restart (or another copy) sends it at once.
           await this.release(row);
-          return;
+          return undefined;
         }
         error = describeError(err);
       }
     }
-    const durationMs = Math.round(performance.now() - t0);
-    const ok = error === null;
-    const url = target?.url ? loggableUrl(target.url) : null;
-    await this.record({
+    return {
       row,
-      url,
+      url: target?.url ? loggableUrl(target.url) : null,
       attemptedAt: started.toISOString(),
       responseStatus,
       error,
-      durationMs,
+      durationMs: Math.round(performance.now() - t0),
       finishedAt: this.deps.now(),
-    });
+    };
+  }
+
+  /** Records a POST's outcome in the next write (resolves once committed), then logs it and tells onAttempt. */
+  async settle(outcome: Outcome, target: Target | undefined): Promise<void> {
+    await this.record(outcome);
+    const { row, responseStatus, error, durationMs } = outcome;
     logAttempt(
       this.attemptLog,
       {
@@ -474,14 +484,14 @@ export class WebhookDispatcher {
         error,
         ms: durationMs,
         attempt: row.attemptCount + 1,
-        deliveryId: id,
+        deliveryId: row.id,
       },
       this.deps.config.sandbox,
     );
     this.options.onAttempt?.({
-      deliveryId: id,
+      deliveryId: row.id,
       attempt: row.attemptCount + 1,
-      ok,
+      ok: error === null,
       responseStatus,
       error,
       durationMs,
@@ -509,7 +519,7 @@ class EndpointLimits {
   constructor(private readonly perEndpoint: number) {}
 
   /** Runs `task` in its endpoint's turn. */
-  run(endpoint: string, task: () => Promise<void>): Promise<void> {
+  run<T>(endpoint: string, task: () => Promise<T>): Promise<T> {
     let limit = this.limits.get(endpoint);
     if (!limit) this.limits.set(endpoint, (limit = pLimit(this.perEndpoint)));
     const turn = limit;
@@ -664,12 +674,18 @@ class DeliveryLoop {
     this.inFlight.add(attempt);
   }
 
-  /** In its endpoint's turn: sent (on a renewed lease), or given back unsent once stopping. */
-  private deliver(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
-    return this.endpoints.run(endpointOf(target?.url ?? null), async () => {
+  /**
+   * In its endpoint's turn: sent (on a renewed lease), or given back unsent once stopping. The turn ends with the POST's
+   * answer: the outcome waits for its write (up to tickMs) while the endpoint's next webhook goes out. The row stays
+   * claimed, and in flight, until the outcome is committed.
+   */
+  private async deliver(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
+    const outcome = await this.endpoints.run(endpointOf(target?.url ?? null), async () => {
       if (this.phase === 'stopped') await this.dispatcher.release(row);
-      else if (await this.dispatcher.renewLease(row)) await this.dispatcher.attempt(row, target);
+      else if (await this.dispatcher.renewLease(row)) return this.dispatcher.post(row, target);
+      return undefined;
     });
+    if (outcome) await this.dispatcher.settle(outcome, target);
   }
 
   /** Sleeps until the next row falls due, or pollIntervalMs at most; a wake cuts it short. */
