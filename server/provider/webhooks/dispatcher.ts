@@ -209,9 +209,10 @@ interface PendingOutcome {
  * - Every attempt carries the same webhook-id and a fresh webhook-timestamp and signature.
  *
  * Its database work is one write at a time, each one transaction holding the outcomes that came in since the last
- * write and the next claim (with its merchants' URLs and secrets). A claim goes at once; outcomes wait for it, or
- * `tickMs`. Under a stream of completions a delivery then costs a share of a commit instead of a claim, a read of its
- * merchant and a commit of its own; the rows per write grow with the load, not the writes.
+ * write and the next claim (with its merchants' URLs and secrets); a claim with no outcome waiting is its one UPDATE,
+ * with no transaction around it. A claim goes at once; outcomes wait for it, or `tickMs`. Under a stream of
+ * completions a delivery then costs a share of a commit instead of a claim, a read of its merchant and a commit of its
+ * own; the rows per write grow with the load, not the writes.
  */
 export class WebhookDispatcher {
   private readonly schedule: readonly number[];
@@ -308,7 +309,10 @@ export class WebhookDispatcher {
     }, wait);
   }
 
-  /** One transaction: the outcomes waiting, then the claim asked for (so a finished attempt's room is refilled in it). */
+  /**
+   * One transaction: the outcomes waiting, then the claim asked for (so a finished attempt's room is refilled in it).
+   * A claim alone needs none: its UPDATE is atomic, and its merchants' targets are read after it.
+   */
   private async write(): Promise<void> {
     this.writing = true;
     this.lastWriteAt = Date.now();
@@ -316,14 +320,17 @@ export class WebhookDispatcher {
     const request = this.claimRequest;
     this.claimRequest = undefined;
     try {
-      const claim = await this.db.transaction().execute(async (trx) => {
-        await writeOutcomes(
-          trx,
-          outcomes.map((o) => o.outcome),
-          this.schedule,
-        );
-        return request ? this.claimIn(trx, request.max) : undefined;
-      });
+      const claim =
+        outcomes.length === 0
+          ? request && (await this.claimIn(this.db, request.max))
+          : await this.db.transaction().execute(async (trx) => {
+              await writeOutcomes(
+                trx,
+                outcomes.map((o) => o.outcome),
+                this.schedule,
+              );
+              return request ? this.claimIn(trx, request.max) : undefined;
+            });
       for (const o of outcomes) o.done();
       if (request) request.resolve(claim!);
     } catch (err) {
@@ -342,11 +349,11 @@ export class WebhookDispatcher {
    * row's latest version); SQLite runs one writer at a time. The merchants' webhook URL and secret are read with it
    * (a rotated secret applies to the next claim).
    */
-  private async claimIn(trx: Transaction<Database>, max: number): Promise<Claim> {
+  private async claimIn(db: Db, max: number): Promise<Claim> {
     const now = Date.now();
     const lease = now + this.leaseMs;
-    const postgres = engineOf(trx) === 'postgres';
-    let claim = trx
+    const postgres = engineOf(db) === 'postgres';
+    let claim = db
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: lease })
       .where('id', 'in', (eb) => {
@@ -375,7 +382,7 @@ export class WebhookDispatcher {
       lease,
     }));
     const ids = [...new Set(rows.map((r) => r.merchantId))];
-    return { rows, targets: await webhookTargets(trx, ids) };
+    return { rows, targets: await webhookTargets(db, ids) };
   }
 
   /**
@@ -572,6 +579,8 @@ class DeliveryLoop {
   private waitingForRoom = false;
   /** The sleep until the next row falls due (or a retry after a failed pass). */
   private timer: NodeJS.Timeout | undefined;
+  /** The last look at when the next pending row falls due (see nextDue). */
+  private looked: { at: number; next: number | undefined } | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
 
@@ -685,12 +694,14 @@ class DeliveryLoop {
       else if (await this.dispatcher.renewLease(row)) return this.dispatcher.post(row, target);
       return undefined;
     });
-    if (outcome) await this.dispatcher.settle(outcome, target);
+    if (!outcome) return;
+    await this.dispatcher.settle(outcome, target);
+    if (outcome.error !== null) this.looked = undefined; // its retry is due sooner than what the last look found
   }
 
   /** Sleeps until the next row falls due, or pollIntervalMs at most; a wake cuts it short. */
   private async sleepUntilNextDue(): Promise<void> {
-    const next = await this.dispatcher.nextDueAt();
+    const next = await this.nextDue();
     if (this.phase === 'stopped' || this.wokenInPass) return;
     // A row due now that the claim did not get is being claimed by another copy (SKIP LOCKED): look again shortly.
     this.sleep(
@@ -698,6 +709,20 @@ class DeliveryLoop {
         ? this.pollIntervalMs
         : Math.max(MIN_SLEEP_MS, Math.min(this.pollIntervalMs, next - Date.now())),
     );
+  }
+
+  /**
+   * When the next pending row falls due. Under a stream every pass ends here, so a look is reused for pollIntervalMs
+   * (the longest sleep): what it cannot have seen, another copy's row falling due, is claimed by the next pass anyway.
+   * It is taken again once an attempt here failed (a retry was scheduled) or when it found a row due already.
+   */
+  private async nextDue(): Promise<number | undefined> {
+    const now = Date.now();
+    const last = this.looked;
+    if (last && now - last.at < this.pollIntervalMs && (last.next === undefined || last.next > now)) return last.next;
+    const next = await this.dispatcher.nextDueAt();
+    this.looked = { at: now, next };
+    return next;
   }
 
   private sleep(ms: number): void {
