@@ -564,6 +564,31 @@ describe('webhook dispatcher', () => {
     );
   });
 
+  it('looks when the next row falls due once per poll interval under a stream, not after each delivery', async () => {
+    await forgetPending();
+    const receiver = await startReceiver([204]);
+    await setUrl(receiver.url);
+    let looks = 0;
+    const counted = p.deps.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (node.kind === 'SelectQueryNode' && JSON.stringify(node.selections).includes('next_attempt_at')) looks++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const stop = start({ pollIntervalMs: 60_000, timeoutMs: 2000, db: counted });
+    try {
+      for (let i = 0; i < 20; i++) {
+        await enqueue();
+        await waitFor(() => receiver.received.length === i + 1, 2000, `delivery ${i + 1}`);
+      }
+    } finally {
+      await stop();
+      await receiver.close();
+    }
+    assert.ok(looks <= 2, `${looks} looks for 20 deliveries`);
+  });
+
   describe('a claim whose dispatcher died (its lease runs out)', () => {
     let receiver: Receiver;
     let id: string;
