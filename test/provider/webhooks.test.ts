@@ -523,6 +523,83 @@ describe('webhook dispatcher', () => {
     assert.equal(most, 3);
   });
 
+  it("sends an endpoint's next webhook once the one before is answered, not once that one's outcome is written", async () => {
+    await forgetPending();
+    const arrivals: number[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrivals.push(performance.now());
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await setUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    // One POST at a time to the endpoint; an outcome alone written only a long tick after the last write; no poll, and
+    // no sleep that ends before the claims' leases do.
+    const stop = start({
+      pollIntervalMs: 60_000,
+      timeoutMs: 2000,
+      leaseMarginMs: 30_000,
+      perEndpoint: 1,
+      tickMs: 5000,
+    });
+    try {
+      await sleep(100); // the dispatcher's first look found nothing
+      const ids = await Promise.all(Array.from({ length: 3 }, () => enqueue()));
+      await waitFor(() => arrivals.length === 3, 20_000, 'three arrivals');
+      await waitFor(
+        async () =>
+          (
+            await p.deps.db
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('id', 'in', ids)
+              .where('status', '=', 'succeeded')
+              .execute()
+          ).length === 3,
+        20_000,
+        'the recorded successes',
+      );
+    } finally {
+      await stop();
+      server.closeAllConnections();
+      server.close();
+    }
+    const gaps = arrivals.slice(1).map((at, i) => Math.round(at - arrivals[i]));
+    // With the turn held for the outcome's write, each came about a tick (5 s) after the one before; the bound leaves room
+    // for a loaded machine.
+    assert.ok(
+      gaps.every((gap) => gap < 2000),
+      `webhooks ${gaps.join(' and ')} ms apart`,
+    );
+  });
+
+  it('looks when the next row falls due once per poll interval under a stream, not after each delivery', async () => {
+    await forgetPending();
+    const receiver = await startReceiver([204]);
+    await setUrl(receiver.url);
+    let looks = 0;
+    const counted = p.deps.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (node.kind === 'SelectQueryNode' && JSON.stringify(node.selections).includes('next_attempt_at')) looks++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const stop = start({ pollIntervalMs: 60_000, timeoutMs: 2000, db: counted });
+    try {
+      for (let i = 0; i < 20; i++) {
+        await enqueue();
+        await waitFor(() => receiver.received.length === i + 1, 20_000, `delivery ${i + 1}`);
+      }
+    } finally {
+      await stop();
+      await receiver.close();
+    }
+    assert.ok(looks <= 2, `${looks} looks for 20 deliveries`);
+  });
+
   describe('a claim whose dispatcher died (its lease runs out)', () => {
     let receiver: Receiver;
     let id: string;

@@ -209,9 +209,10 @@ interface PendingOutcome {
  * - Every attempt carries the same webhook-id and a fresh webhook-timestamp and signature.
  *
  * Its database work is one write at a time, each one transaction holding the outcomes that came in since the last
- * write and the next claim (with its merchants' URLs and secrets). A claim goes at once; outcomes wait for it, or
- * `tickMs`. Under a stream of completions a delivery then costs a share of a commit instead of a claim, a read of its
- * merchant and a commit of its own; the rows per write grow with the load, not the writes.
+ * write and the next claim (with its merchants' URLs and secrets); a claim with no outcome waiting is its one UPDATE,
+ * with no transaction around it. A claim goes at once; outcomes wait for it, or `tickMs`. Under a stream of
+ * completions a delivery then costs a share of a commit instead of a claim, a read of its merchant and a commit of its
+ * own; the rows per write grow with the load, not the writes.
  */
 export class WebhookDispatcher {
   private readonly schedule: readonly number[];
@@ -308,7 +309,10 @@ export class WebhookDispatcher {
     }, wait);
   }
 
-  /** One transaction: the outcomes waiting, then the claim asked for (so a finished attempt's room is refilled in it). */
+  /**
+   * One transaction: the outcomes waiting, then the claim asked for (so a finished attempt's room is refilled in it).
+   * A claim alone needs none: its UPDATE is atomic, and its merchants' targets are read after it.
+   */
   private async write(): Promise<void> {
     this.writing = true;
     this.lastWriteAt = Date.now();
@@ -316,14 +320,17 @@ export class WebhookDispatcher {
     const request = this.claimRequest;
     this.claimRequest = undefined;
     try {
-      const claim = await this.db.transaction().execute(async (trx) => {
-        await writeOutcomes(
-          trx,
-          outcomes.map((o) => o.outcome),
-          this.schedule,
-        );
-        return request ? this.claimIn(trx, request.max) : undefined;
-      });
+      const claim =
+        outcomes.length === 0
+          ? request && (await this.claimIn(this.db, request.max))
+          : await this.db.transaction().execute(async (trx) => {
+              await writeOutcomes(
+                trx,
+                outcomes.map((o) => o.outcome),
+                this.schedule,
+              );
+              return request ? this.claimIn(trx, request.max) : undefined;
+            });
       for (const o of outcomes) o.done();
       if (request) request.resolve(claim!);
     } catch (err) {
@@ -342,11 +349,11 @@ export class WebhookDispatcher {
    * row's latest version); SQLite runs one writer at a time. The merchants' webhook URL and secret are read with it
    * (a rotated secret applies to the next claim).
    */
-  private async claimIn(trx: Transaction<Database>, max: number): Promise<Claim> {
+  private async claimIn(db: Db, max: number): Promise<Claim> {
     const now = Date.now();
     const lease = now + this.leaseMs;
-    const postgres = engineOf(trx) === 'postgres';
-    let claim = trx
+    const postgres = engineOf(db) === 'postgres';
+    let claim = db
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: lease })
       .where('id', 'in', (eb) => {
@@ -375,7 +382,7 @@ export class WebhookDispatcher {
       lease,
     }));
     const ids = [...new Set(rows.map((r) => r.merchantId))];
-    return { rows, targets: await webhookTargets(trx, ids) };
+    return { rows, targets: await webhookTargets(db, ids) };
   }
 
   /**
@@ -421,7 +428,15 @@ export class WebhookDispatcher {
 
   /** One attempt at a claimed row: POST, then record the attempt and the outcome (in the next write). */
   async attempt(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
-    const { id } = row;
+    const outcome = await this.post(row, target);
+    if (outcome) await this.settle(outcome, target);
+  }
+
+  /**
+   * The POST of one attempt and what it came to; undefined when the dispatcher stopped mid-attempt (not an attempt:
+   * the row is given back, due at once, so a restart or another copy sends it).
+   */
+  async post(row: ClaimedDelivery, target: Target | undefined): Promise<Outcome | undefined> {
     const started = this.deps.now();
     const t0 = performance.now();
     let responseStatus: number | null = null;
@@ -430,7 +445,7 @@ export class WebhookDispatcher {
       error = 'No webhook URL is set for this merchant account';
     } else {
       try {
-        const headers = webhookHeaders(target.secret, id, row.payload, started);
+        const headers = webhookHeaders(target.secret, row.id, row.payload, started);
         responseStatus = await this.sender.post(
           target.url,
           {
@@ -445,25 +460,27 @@ export class WebhookDispatcher {
         if (responseStatus < 200 || responseStatus > 299) error = `Receiver answered HTTP ${responseStatus}`;
       } catch (err) {
         if (this.stopController.signal.aborted) {
-          // Stopped mid-attempt: not an attempt; give the row back so a restart (or another copy) sends it at once.
           await this.release(row);
-          return;
+          return undefined;
         }
         error = describeError(err);
       }
     }
-    const durationMs = Math.round(performance.now() - t0);
-    const ok = error === null;
-    const url = target?.url ? loggableUrl(target.url) : null;
-    await this.record({
+    return {
       row,
-      url,
+      url: target?.url ? loggableUrl(target.url) : null,
       attemptedAt: started.toISOString(),
       responseStatus,
       error,
-      durationMs,
+      durationMs: Math.round(performance.now() - t0),
       finishedAt: this.deps.now(),
-    });
+    };
+  }
+
+  /** Records a POST's outcome in the next write (resolves once committed), then logs it and tells onAttempt. */
+  async settle(outcome: Outcome, target: Target | undefined): Promise<void> {
+    await this.record(outcome);
+    const { row, responseStatus, error, durationMs } = outcome;
     logAttempt(
       this.attemptLog,
       {
@@ -474,14 +491,14 @@ export class WebhookDispatcher {
         error,
         ms: durationMs,
         attempt: row.attemptCount + 1,
-        deliveryId: id,
+        deliveryId: row.id,
       },
       this.deps.config.sandbox,
     );
     this.options.onAttempt?.({
-      deliveryId: id,
+      deliveryId: row.id,
       attempt: row.attemptCount + 1,
-      ok,
+      ok: error === null,
       responseStatus,
       error,
       durationMs,
@@ -509,7 +526,7 @@ class EndpointLimits {
   constructor(private readonly perEndpoint: number) {}
 
   /** Runs `task` in its endpoint's turn. */
-  run(endpoint: string, task: () => Promise<void>): Promise<void> {
+  run<T>(endpoint: string, task: () => Promise<T>): Promise<T> {
     let limit = this.limits.get(endpoint);
     if (!limit) this.limits.set(endpoint, (limit = pLimit(this.perEndpoint)));
     const turn = limit;
@@ -562,6 +579,8 @@ class DeliveryLoop {
   private waitingForRoom = false;
   /** The sleep until the next row falls due (or a retry after a failed pass). */
   private timer: NodeJS.Timeout | undefined;
+  /** The last look at when the next pending row falls due (see nextDue). */
+  private looked: { at: number; next: number | undefined } | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
 
@@ -664,17 +683,25 @@ class DeliveryLoop {
     this.inFlight.add(attempt);
   }
 
-  /** In its endpoint's turn: sent (on a renewed lease), or given back unsent once stopping. */
-  private deliver(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
-    return this.endpoints.run(endpointOf(target?.url ?? null), async () => {
+  /**
+   * In its endpoint's turn: sent (on a renewed lease), or given back unsent once stopping. The turn ends with the POST's
+   * answer: the outcome waits for its write (up to tickMs) while the endpoint's next webhook goes out. The row stays
+   * claimed, and in flight, until the outcome is committed.
+   */
+  private async deliver(row: ClaimedDelivery, target: Target | undefined): Promise<void> {
+    const outcome = await this.endpoints.run(endpointOf(target?.url ?? null), async () => {
       if (this.phase === 'stopped') await this.dispatcher.release(row);
-      else if (await this.dispatcher.renewLease(row)) await this.dispatcher.attempt(row, target);
+      else if (await this.dispatcher.renewLease(row)) return this.dispatcher.post(row, target);
+      return undefined;
     });
+    if (!outcome) return;
+    await this.dispatcher.settle(outcome, target);
+    if (outcome.error !== null) this.looked = undefined; // its retry is due sooner than what the last look found
   }
 
   /** Sleeps until the next row falls due, or pollIntervalMs at most; a wake cuts it short. */
   private async sleepUntilNextDue(): Promise<void> {
-    const next = await this.dispatcher.nextDueAt();
+    const next = await this.nextDue();
     if (this.phase === 'stopped' || this.wokenInPass) return;
     // A row due now that the claim did not get is being claimed by another copy (SKIP LOCKED): look again shortly.
     this.sleep(
@@ -682,6 +709,20 @@ class DeliveryLoop {
         ? this.pollIntervalMs
         : Math.max(MIN_SLEEP_MS, Math.min(this.pollIntervalMs, next - Date.now())),
     );
+  }
+
+  /**
+   * When the next pending row falls due. Under a stream every pass ends here, so a look is reused for pollIntervalMs
+   * (the longest sleep): what it cannot have seen, another copy's row falling due, is claimed by the next pass anyway.
+   * It is taken again once an attempt here failed (a retry was scheduled) or when it found a row due already.
+   */
+  private async nextDue(): Promise<number | undefined> {
+    const now = Date.now();
+    const last = this.looked;
+    if (last && now - last.at < this.pollIntervalMs && (last.next === undefined || last.next > now)) return last.next;
+    const next = await this.dispatcher.nextDueAt();
+    this.looked = { at: now, next };
+    return next;
   }
 
   private sleep(ms: number): void {
