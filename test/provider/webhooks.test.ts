@@ -472,8 +472,9 @@ describe('webhook dispatcher', () => {
       assert.equal(receiver.received.length, 0, 'nothing sent while held');
       const t0 = performance.now();
       release();
-      await waitFor(async () => (await delivery(id)).status === 'succeeded', 2000, 'the delivery once released');
-      assert.ok(performance.now() - t0 < 500);
+      await waitFor(async () => (await delivery(id)).status === 'succeeded', 5000, 'the delivery once released');
+      // At once, not a retry's or a lease's wait later (seconds); the room is a loaded machine's.
+      assert.ok(performance.now() - t0 < 3000, `delivered ${Math.round(performance.now() - t0)} ms after release`);
       assert.equal(receiver.received.length, 1);
     } finally {
       await stop();
