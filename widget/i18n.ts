@@ -104,7 +104,7 @@ export function duration(value: number, unit: 'hour' | 'minute' | 'second', loca
 /** "23:59:07" or "14:07": the visible countdown of `ms` (not negative) left. */
 export function clock(ms: number) {
   const s = Math.ceil(ms / 1000);
-  const two = (n: number) => String(n).padStart(2, '0');
+  const two = (n: number) => ('0' + n).slice(-2);
   const h = Math.floor(s / 3600);
-  return (h ? `${h}:${two(Math.floor(s / 60) % 60)}` : `${Math.floor(s / 60)}`) + `:${two(s % 60)}`;
+  return `${h ? `${h}:${two(Math.floor(s / 60) % 60)}` : Math.floor(s / 60)}:${two(s % 60)}`;
 }

@@ -51,7 +51,6 @@ export const styles = css`
   p,
   ol,
   ul,
-  dl,
   figure {
     margin: 0;
   }
@@ -68,8 +67,7 @@ export const styles = css`
     object-fit: contain;
     flex: none;
   }
-  button,
-  .button {
+  button {
     font: inherit;
     min-height: 44px;
     border-radius: calc(var(--r) - 4px);
@@ -78,8 +76,6 @@ export const styles = css`
     color: inherit;
     padding: 0.5rem 1rem;
     cursor: pointer;
-    text-decoration: none;
-    text-align: center;
   }
   .primary {
     background: var(--a);
@@ -88,7 +84,6 @@ export const styles = css`
     font-weight: 600;
   }
   button:focus-visible,
-  a:focus-visible,
   h2:focus-visible {
     outline: 3px solid var(--a);
     outline-offset: 2px;

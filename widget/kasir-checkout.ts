@@ -651,6 +651,10 @@ export class KasirCheckout extends LitElement implements OptionFields {
     ];
     if (told) this.dispatchEvent(new told(deposit!));
     if (this.state == 'error') this.__report(this.__failure()!.detail);
+    // The list shown: once the browser is idle, QRIS's view (the screen that costs most to draw) is loaded, so a tap on
+    // it waits for the deposit only, and its encoder is warmed (views/qris.ts). Nothing shows; the chunk is the tap's.
+    if (this.state == 'choosing' && checkout!.methods.some((m) => m.kind == 'qris'))
+      (self.requestIdleCallback || setTimeout)(() => loadView('qris', this.__locale).catch(() => {}));
     // Move focus to the new screen's heading when the shopper was working in the element (not on first load).
     const active = document.activeElement;
     if (before && before !== 'loading' && (active === this || !active || active === document.body)) {
@@ -799,8 +803,7 @@ export class KasirCheckout extends LitElement implements OptionFields {
 if (typeof customElements !== 'undefined') {
   const defined = customElements.get('kasir-checkout');
   if (!defined) customElements.define('kasir-checkout', KasirCheckout);
-  else if (defined !== KasirCheckout)
-    console.warn('<kasir-checkout> is already defined (another copy): the first one is used.');
+  else if (defined !== KasirCheckout) console.warn('<kasir-checkout> is already defined: the first copy is used.');
 }
 
 declare global {

@@ -46,6 +46,8 @@ const minifyTemplates = (): Plugin => ({
           edits.push([node.tag.getStart(file), node.tag.getEnd(), 'unsafeCSS(']);
           edits.push([t.getEnd(), t.getEnd(), ')']);
         }
+        // HTML's void elements need no `/>` (SVG's elements do: an svg`` template, or one with an <svg>, keeps them).
+        const html = node.tag.text === 'html' && !literals.some((lit) => lit.getText(file).includes('<svg'));
         for (const lit of literals) {
           const start = lit.getStart(file) + 1;
           const end = lit.getEnd() - (ts.isTemplateHead(lit) || ts.isTemplateMiddle(lit) ? 2 : 1);
@@ -72,6 +74,9 @@ const minifyTemplates = (): Plugin => ({
                   .replace(/\s*\n\s*([<>])|([<>])\s*\n\s*/g, '$1$2')
                   .replace(/\s*\n\s*/g, ' ')
                   .replace(/>\s+</g, '><')
+                  .replace(html ? /\s*\/>/g : /$^/, '>')
+                  // An empty value is the attribute alone (alt="": alt).
+                  .replace(/(\s[\w-]+)=""/g, '$1')
                   .replace(/(\s[\w-]+)="([^\s"'=<>`/]+)"/g, '$1=$2'),
           ]);
         }

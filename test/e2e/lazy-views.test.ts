@@ -1,5 +1,6 @@
 // The views of pending deposits are chunks the element's entry loads when needed, end to end in Chromium against the
-// real `npm start`: the method list loads the entry and the shopper's words alone; choosing a method fetches that view's chunk (one file) while
+// real `npm start`: the method list loads the entry and the shopper's words alone, then, once it is shown and the browser
+// idle, the QRIS view's chunk ahead of a tap; choosing a method fetches that view's chunk (one file) while
 // the deposit is made; switching to a method of another kind fetches that kind's chunk; a chunk that fails to load
 // shows the network error and "Try again" recovers; a modal whose dialog cannot load says so at open(); the words of a failure are a chunk of their own, fetched only when
 // one happens; and a page of another origin and path loads the entry and its chunks from the merchant backend.
@@ -54,31 +55,23 @@ describe("the widget's lazy views, end to end", () => {
 
   const choose = async (page: Page, code: string) => (await showMethod(page, code)).click();
 
-  it("the method list loads the entry and the shopper's words alone; choosing QRIS fetches its chunk while the deposit is made, and nothing more", async () => {
+  it("the method list loads the entry and the shopper's words alone; once it is idle, QRIS's chunk ahead of the tap; choosing QRIS then fetches nothing more", async () => {
     const { context, page, scripts, problems } = await shopper();
-    const started: Record<string, number> = {};
-    page.on('request', (r) => {
-      if (r.url().endsWith('/deposit') && r.method() === 'POST') started.deposit ??= Date.now();
-      if (viewOf(new URL(r.url()).pathname.slice(1)) === 'qris') started.chunk ??= Date.now();
-    });
-    let depositAnswered = 0;
-    page.on('response', (r) => {
-      if (r.url().endsWith('/deposit') && r.request().method() === 'POST') depositAnswered ||= Date.now();
-    });
     await page.goto(kasir.url);
     await waitForState(page, 'choosing');
     assert.deepEqual(
-      scripts.map((s) => viewOf(s) ?? s),
+      scripts.slice(0, 2).map((s) => viewOf(s) ?? s),
       ['kasir-checkout.js', 'en'],
+    );
+    for (let waited = 0; scripts.length < 3 && waited < 10_000; waited += 50) await page.waitForTimeout(50);
+    assert.deepEqual(
+      scripts.map((s) => viewOf(s) ?? s),
+      ['kasir-checkout.js', 'en', 'qris'],
+      'the QRIS chunk is fetched while the list is read, before any tap',
     );
     await choose(page, 'QRIS');
     await waitForState(page, 'pending');
     assert.equal(scripts.length, 3, scripts.join(', '));
-    assert.equal(viewOf(scripts[2]), 'qris');
-    assert.ok(
-      started.chunk <= depositAnswered,
-      'the chunk is requested before the deposit is answered (in parallel with it)',
-    );
     await page.locator('kasir-checkout [part="qr"] svg').waitFor();
     await page.click('#pay');
     await waitForState(page, 'completed');
@@ -162,26 +155,36 @@ describe("the widget's lazy views, end to end", () => {
     await context.close();
   });
 
-  it('choosing a crypto fetches the crypto chunk; switching to QRIS fetches the QRIS chunk; nothing for the failures', async () => {
+  it('choosing a crypto fetches the crypto chunk while the deposit is made; switching to QRIS fetches the QRIS chunk once (or it came ahead); nothing for the failures', async () => {
     const { context, page, scripts, problems } = await shopper();
+    let chunkAsked = 0;
+    page.on('request', (r) => {
+      if (viewOf(new URL(r.url()).pathname.slice(1)) === 'crypto') chunkAsked ||= Date.now();
+    });
+    let depositAnswered = 0;
+    page.on('response', (r) => {
+      if (r.url().endsWith('/deposit') && r.request().method() === 'POST') depositAnswered ||= Date.now();
+    });
     await page.goto(kasir.url);
     await waitForState(page, 'choosing');
     await choose(page, 'USDC-POLYGON');
     await waitForState(page, 'pending');
     await page.locator('kasir-checkout [part="address"]').waitFor();
+    // (The QRIS chunk, fetched once the list was idle, may come before or after the tap: left out here.)
     assert.deepEqual(
-      scripts.map((s) => viewOf(s) ?? s),
+      scripts.filter((s) => viewOf(s) !== 'qris').map((s) => viewOf(s) ?? s),
       ['kasir-checkout.js', 'en', 'crypto'],
+    );
+    assert.ok(
+      chunkAsked <= depositAnswered,
+      'the chunk is requested before the deposit is answered (in parallel with it)',
     );
     await page.locator('kasir-checkout [part="change-method"]').click();
     await waitForState(page, 'choosing');
     await choose(page, 'QRIS');
     await waitForState(page, 'pending');
     await page.locator('kasir-checkout [part="qr"] svg').waitFor();
-    assert.deepEqual(
-      scripts.map((s) => viewOf(s) ?? s),
-      ['kasir-checkout.js', 'en', 'crypto', 'qris'],
-    );
+    assert.deepEqual(scripts.map((s) => viewOf(s) ?? s).sort(), ['crypto', 'en', 'kasir-checkout.js', 'qris']);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -203,8 +206,9 @@ describe("the widget's lazy views, end to end", () => {
     await waitForState(page, 'error');
     const result = page.locator('kasir-checkout [part="result"]');
     assert.match((await result.textContent())!, /cannot be used for this payment[^]*Payment method not found/);
+    // (The QRIS chunk, fetched once the list was idle: left out.)
     assert.deepEqual(
-      scripts.map((s) => viewOf(s) ?? s),
+      scripts.filter((s) => viewOf(s) !== 'qris').map((s) => viewOf(s) ?? s),
       ['kasir-checkout.js', 'en', 'crypto', 'failures'],
     );
     await result.locator('button', { hasText: 'Back to payment methods' }).click();
@@ -224,10 +228,14 @@ describe("the widget's lazy views, end to end", () => {
     await choose(page, 'DANA');
     await waitForState(page, 'pending');
     // A view imports Lit from the entry by its plain name: a page that loads the entry with a query (`?v=2`) gets a
-    // second copy of it then (widget/README.md: load it by its plain URL); the payment goes on all the same.
+    // second copy of it then (widget/README.md: load it by its plain URL), for the first view it loads (here the QRIS
+    // chunk, fetched once the list was idle, or the e-wallet's); the payment goes on all the same.
     assert.deepEqual(
-      scripts.map((s) => viewOf(s) ?? s),
-      ['kasir-checkout.js', 'en', 'ewallet', 'kasir-checkout.js'],
+      scripts
+        .filter((s) => viewOf(s) !== 'qris')
+        .map((s) => viewOf(s) ?? s)
+        .sort(),
+      ['en', 'ewallet', 'kasir-checkout.js', 'kasir-checkout.js'],
     );
     assert.match((await page.locator('kasir-checkout a.button').getAttribute('href'))!, /^https?:\/\//);
     assert.deepEqual(problems, []);

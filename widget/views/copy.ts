@@ -16,6 +16,7 @@ const copied = new WeakMap<object, string>();
 /** The style of the copy buttons and of the list of values they sit in (the views that use them add it to theirs). */
 export const copyStyles = css`
   dl {
+    margin: 0;
     display: grid;
     gap: 0.6rem;
     background: var(--s);

@@ -7,7 +7,7 @@ import { css, html, nothing } from 'lit';
 import { exact, fill, type Locale } from '../i18n.js';
 import { copyButton, copyStyles } from './copy.js';
 import { memoRow, memoStyles } from './memo.js';
-import { opening, phone } from './external.js';
+import { linkStyles, opening, phone } from './external.js';
 import { frameStyles, screen } from './pending.js';
 import { qrFigure, qrStyles } from './qr-figure.js';
 import { rateRow } from './rate.js';
@@ -24,6 +24,7 @@ export const styles = [
   copyStyles,
   qrStyles,
   memoStyles,
+  linkStyles,
   css`
   [part='network'] {
     border-left: 4px solid var(--kasir-danger, #b42318);
@@ -35,9 +36,6 @@ export const styles = [
   [part='network'] strong {
     display: block;
     font-size: 1rem;
-  }
-  .button {
-    display: block;
   }
   [part='address'] {
     font-family: ui-monospace, Menlo, Consolas, monospace;

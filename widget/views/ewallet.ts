@@ -1,8 +1,8 @@
 // The pending screen of an e-wallet: the amount and a link to the wallet's approval page (`part="open-app"`, which a
 // phone opens in the wallet's app; only a link of an allowed scheme gets here: links.ts), and the steps.
-import { css, html } from 'lit';
+import { html } from 'lit';
 import { fill, type Locale } from '../i18n.js';
-import { opening } from './external.js';
+import { linkStyles, opening } from './external.js';
 import { failureStyles } from './failure.js';
 import { pushStyles, pushView } from './ewallet-push.js';
 import { qrOrAppView } from './ewallet-qr-or-app.js';
@@ -19,17 +19,7 @@ export { DepositStatusController } from './pending.js';
 export { unsafe } from './external.js';
 
 /** The frame's styles and the view's own. */
-export const styles = [
-  frameStyles,
-  qrStyles,
-  failureStyles,
-  pushStyles,
-  css`
-  .button {
-    display: block;
-  }
-`,
-];
+export const styles = [frameStyles, qrStyles, failureStyles, pushStyles, linkStyles];
 
 /** The words, one module per locale (locales/ewallet.<locale>.ts). */
 const words = { en, id } satisfies Record<Locale, typeof en>;

@@ -2,6 +2,7 @@
 // the element says so first with
 // `kasir-open-external` (cancelable), so a shop inside an app's WebView, where such links do not open by themselves,
 // opens them its own way. Part of the views that offer such a link (crypto, e-wallet), not of the first paint.
+import { css } from 'lit';
 import { KasirOpenExternalEvent } from '../events.js';
 import type { Deposit } from '../types.js';
 import { allowedLink } from './links.js';
@@ -18,6 +19,30 @@ export const phone = () =>
 export const opening = (url: string, kind: 'wallet' | 'app') => (e: Event) => {
   if (!e.currentTarget!.dispatchEvent(new KasirOpenExternalEvent(url, kind))) e.preventDefault();
 };
+
+/**
+ * Such a link drawn as the element's buttons are (kasir-checkout.styles.ts), and its focus ring: in the views that show
+ * one only. Without weight (`:where`), so `.primary` still colours it.
+ */
+export const linkStyles = css`
+  :where(.button) {
+    display: block;
+    font: inherit;
+    min-height: 44px;
+    border-radius: calc(var(--r) - 4px);
+    border: 1px solid var(--b);
+    background: var(--kasir-bg, #fff);
+    color: inherit;
+    padding: 0.5rem 1rem;
+    cursor: pointer;
+    text-decoration: none;
+    text-align: center;
+  }
+  a:focus-visible {
+    outline: 3px solid var(--a);
+    outline-offset: 2px;
+  }
+`;
 
 /** The words, one module per locale (locales/frame.<locale>.ts). */
 const words = { en, id } satisfies Record<Locale, typeof en>;

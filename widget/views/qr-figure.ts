@@ -9,10 +9,7 @@ export { qrStyles } from './qr-styles.js';
 const drawn = new Map<string, { d: string; size: number }>();
 
 /** The code of `data` as an SVG path and its size in modules (without the quiet zone). */
-export const qrCode = (data: string) => {
-  if (!drawn.has(data)) drawn.set(data, qrPath(data));
-  return drawn.get(data)!;
-};
+export const qrCode = (data: string) => drawn.get(data) ?? drawn.set(data, qrPath(data)).get(data)!;
 
 /** The figure of `data`'s code, named `label` for screen readers. */
 export const qrFigure = (data: string, label: string): TemplateResult => {

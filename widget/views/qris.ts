@@ -2,7 +2,7 @@
 // amount, a PNG download (its code loaded when pressed), and the steps.
 import { html } from 'lit';
 import { fill, type Locale } from '../i18n.js';
-import { QUIET } from './qr.js';
+import { QUIET, qrPath } from './qr.js';
 import { frameStyles, screen } from './pending.js';
 import { qrCode, qrFigure, qrStyles } from './qr-figure.js';
 import type { View } from './view.js';
@@ -16,6 +16,11 @@ export const styles = [frameStyles, qrStyles];
 
 /** The words, one module per locale (locales/qris.<locale>.ts). */
 const words = { en, id } satisfies Record<Locale, typeof en>;
+
+// A code of a QRIS payload's usual length, encoded as the chunk loads and dropped: the encoder's code is then compiled
+// and its tables for that size made before the deposit's own code is drawn. The chunk loads while the shopper reads the
+// list (kasir-checkout.ts) or while the deposit is made, so this is not the tap's time.
+qrPath('0'.repeat(220));
 
 /** Saves the code as a PNG, with the code for it loaded now (a failed load leaves the button to be pressed again). */
 const savePng = (id: string, d: string, size: number) =>
