@@ -45,6 +45,8 @@ const profiled = (): Record<string, string> =>
   process.env.BENCH_CPU_PROF
     ? { NODE_OPTIONS: `--require=${fileURLToPath(new URL('./cpu-profile.cjs', import.meta.url))}` }
     : {};
+/** BENCH_METRICS_PART=signed: the sandbox's signed read alone (the status read's rounds take several times as long). */
+const SIGNED_ONLY = process.env.BENCH_METRICS_PART === 'signed';
 /** A control: the "on" server runs with metrics off as well, so the on/off ratios show what the bench alone moves. */
 const CONTROL = process.env.BENCH_CONTROL === '1';
 const metricsFlag = (mode: Mode) => String(mode === 'on' && !CONTROL);
@@ -368,7 +370,7 @@ export async function run(): Promise<void> {
   const affinity = PINNING && pin(process.pid, PINNING.rest);
   try {
     await signedRead();
-    await statusRead();
+    if (!SIGNED_ONLY) await statusRead();
   } finally {
     if (affinity) pin(process.pid, affinity);
   }
