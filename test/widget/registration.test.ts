@@ -34,7 +34,7 @@ describe('<kasir-checkout> registration', () => {
     expect(copy.KasirCheckout).to.be.a('function').and.not.equal(KasirCheckout);
     expect(customElements.get('kasir-checkout')).to.equal(KasirCheckout);
     expect(ours()).to.have.length(1);
-    expect(ours()[0]).to.contain('the first one is used');
+    expect(ours()[0]).to.contain('the first copy is used');
   });
 
   it('the script-tag build loaded twice beside it does not throw, and warns each time', async () => {
