@@ -47,10 +47,15 @@ export function tracerOf(name: string): () => Tracer {
  */
 const EVENT_LOOP_SAMPLE_MS = 50;
 
-/** A registry of one app's own (never prom-client's global one: several apps in one process keep apart), with the process metrics. */
-export function metricsRegistry(): Registry {
+/**
+ * A registry of one app's own (never prom-client's global one: several apps in one process keep apart). With
+ * `processMetrics`, prom-client's default Node.js process metrics too (CPU, memory, event loop lag, GC): the merchant
+ * backend's. Their GC observer runs at every collection, about 3 % of the CPU of the sandbox's signed read
+ * (docs/benchmarks.md), so the sandbox, whose series are its deposits and deliveries, keeps to those.
+ */
+export function metricsRegistry({ processMetrics }: { processMetrics: boolean }): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  if (processMetrics) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   return registry;
 }
 

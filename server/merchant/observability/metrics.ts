@@ -27,7 +27,7 @@ const TIME_TO_PAY_BUCKETS = [10, 30, 60, 120, 300, 600, 1800, 3600, 3 * 3600, 6 
 const SERVICE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class MerchantMetrics {
-  readonly registry: Registry = metricsRegistry();
+  readonly registry: Registry = metricsRegistry({ processMetrics: true });
   private readonly checkoutsCreated: Counter;
   private readonly methodsChosen: Counter<'kind'>;
   private readonly depositsSettled: Counter<'kind' | 'status'>;

@@ -55,7 +55,7 @@ export class SandboxTelemetry {
       else if (this.traced.size) this.traced.delete(depositId);
     });
     if (!config.metrics) return;
-    const registers = [(this.registry = metricsRegistry())];
+    const registers = [(this.registry = metricsRegistry({ processMetrics: false }))];
     new Counter({
       name: 'kasir_sandbox_deposits_total',
       help: 'Deposits the service holds, by status: created (all), completed, expired (read from its database).',
