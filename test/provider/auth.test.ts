@@ -183,20 +183,24 @@ describe('accounts: register, login, verify-login', () => {
   it('spends the same scrypt work on an unknown email as on a known one (a dummy hash), not returning at once', async () => {
     const slow = await createTestProvider({ scryptN: 2 ** 14 });
     try {
-      const time = async (email: string) => {
-        const samples: number[] = [];
-        for (let i = 0; i < 5; i++) {
-          const t0 = performance.now();
-          await post(slow, '/v1/auth/login', { email, password: 'wrong-password' });
-          samples.push(performance.now() - t0);
-        }
-        return samples.sort((a, b) => a - b)[2];
+      const once = async (email: string) => {
+        const t0 = performance.now();
+        await post(slow, '/v1/auth/login', { email, password: 'wrong-password' });
+        return performance.now() - t0;
       };
-      await time('warm-up@example.com');
-      const knownMs = await time(slow.creds.email);
-      const unknownMs = await time('nobody@example.com');
+      await once('warm-up@example.com');
+      // Alternated, so what else the machine does falls on both alike; medians of nine.
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        known.push(await once(slow.creds.email));
+        unknown.push(await once('nobody@example.com'));
+      }
+      const median = (samples: number[]) => samples.sort((a, b) => a - b)[4]!;
+      const [knownMs, unknownMs] = [median(known), median(unknown)];
       assert.ok(knownMs > 5, `scrypt at N=2^14 takes time (${knownMs} ms)`);
-      assert.ok(unknownMs > knownMs * 0.5 && unknownMs < knownMs * 2, `unknown ${unknownMs} ms vs known ${knownMs} ms`);
+      // Returning at once would be a fraction of a millisecond against scrypt's tens: the bounds leave a busy machine room.
+      assert.ok(unknownMs > knownMs / 3 && unknownMs < knownMs * 3, `unknown ${unknownMs} ms vs known ${knownMs} ms`);
     } finally {
       await slow.close();
     }
