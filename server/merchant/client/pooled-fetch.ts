@@ -1,6 +1,6 @@
 // The payment-service client's default fetch: undici's request() over a keep-alive pool, answering as much of a
 // Response as the client reads (ServiceAnswer). The platform's fetch runs on the same library but builds WHATWG
-// requests, streams and Responses around each call: about twice the CPU per call (docs/benchmarks.md), paid on the
+// requests, streams and Responses around each call: two to three times the CPU per call (docs/benchmarks.md), paid on the
 // shop's event loop by every call and by the follower's reads of every open checkout. The client's answers are small
 // JSON envelopes, read whole.
 import { Agent, request } from 'undici';

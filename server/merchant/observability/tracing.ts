@@ -50,7 +50,7 @@ function operationOf(method: string, url: URL, checkoutUrl: string | undefined):
 /**
  * The fetch the payment-service client uses, each call a client span (its `traceparent` sent to the service) and, with
  * metrics, timed into kasir_service_request_duration_seconds. `base` is asked per call (the shop's fetch, else the
- * global one); `checkoutUrl` is asked per call too (the connection is read at the first request).
+ * client's keep-alive pool, client/pooled-fetch.ts); `checkoutUrl` is asked per call too (the connection is read at the first request).
  */
 export function observedFetch(
   base: () => ServiceFetch,
