@@ -117,6 +117,16 @@ describe('webhook dispatcher', () => {
   };
   const delivery = (id: string) =>
     p.deps.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  /** Whether every delivery of `ids` is recorded as succeeded. */
+  const allSucceeded = async (ids: string[]) =>
+    (
+      await p.deps.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('status', '=', 'succeeded')
+        .execute()
+    ).length === ids.length;
   const attempts = (id: string) =>
     p.deps.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('id').execute();
   const start = (options: DispatcherOptions = fast, deps = p.deps) => {
@@ -287,19 +297,7 @@ describe('webhook dispatcher', () => {
     const a = start({ ...fast, batchSize: 5 });
     const b = start({ ...fast, batchSize: 5 }, { ...p.deps, db });
     try {
-      await waitFor(
-        async () => {
-          const done = await p.deps.db
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('id', 'in', ids)
-            .where('status', '=', 'succeeded')
-            .execute();
-          return done.length === ids.length;
-        },
-        10_000,
-        'all deliveries',
-      );
+      await waitFor(() => allSucceeded(ids), 10_000, 'all deliveries');
       await sleep(100);
     } finally {
       await a();
@@ -502,19 +500,7 @@ describe('webhook dispatcher', () => {
     const ids = await Promise.all(Array.from({ length: 12 }, () => enqueue()));
     const stop = start({ ...fast, perEndpoint: 3 });
     try {
-      await waitFor(
-        async () =>
-          (
-            await p.deps.db
-              .selectFrom('webhook_deliveries')
-              .select('id')
-              .where('id', 'in', ids)
-              .where('status', '=', 'succeeded')
-              .execute()
-          ).length === 12,
-        5000,
-        'all deliveries',
-      );
+      await waitFor(() => allSucceeded(ids), 5000, 'all deliveries');
     } finally {
       await stop();
       server.closeAllConnections();
@@ -549,19 +535,7 @@ describe('webhook dispatcher', () => {
       await sleep(100); // the dispatcher's first look found nothing
       const ids = await Promise.all(Array.from({ length: 3 }, () => enqueue()));
       await waitFor(() => arrivals.length === 3, 20_000, 'three arrivals');
-      await waitFor(
-        async () =>
-          (
-            await p.deps.db
-              .selectFrom('webhook_deliveries')
-              .select('id')
-              .where('id', 'in', ids)
-              .where('status', '=', 'succeeded')
-              .execute()
-          ).length === 3,
-        20_000,
-        'the recorded successes',
-      );
+      await waitFor(() => allSucceeded(ids), 20_000, 'the recorded successes');
     } finally {
       await stop();
       server.closeAllConnections();
