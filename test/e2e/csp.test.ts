@@ -4,10 +4,10 @@
 // virtual account, QRIS and crypto, and opens the element as a modal, in Chromium, with no console error (a blocked
 // inline style or script is one).
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launch, sparePort, startKasir, waitForState, type Kasir } from './harness';
+import { forward, launch, sparePort, startKasir, waitForState, type Kasir } from './harness';
 
 const CSP = "script-src 'self'; style-src 'self'";
 
@@ -46,21 +46,7 @@ describe('a page with a strict Content-Security-Policy', () => {
         return res.end('body { font-family: sans-serif; margin: 1rem; }');
       }
       // Everything else (the element, its chunks, /api, the logos) from the merchant backend, as the same origin.
-      const upstream = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: req.url,
-          method: req.method,
-          headers: { ...req.headers, host: target.host },
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-security-policy': CSP });
-          answer.pipe(res);
-        },
-      );
-      upstream.on('error', () => res.writeHead(502).end());
-      req.pipe(upstream);
+      forward(target, req, res, { asTarget: true, answerHeaders: { 'content-security-policy': CSP } });
     });
     const port = await sparePort();
     await new Promise<void>((resolve) => shop.listen(port, '127.0.0.1', resolve));

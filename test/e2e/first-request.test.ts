@@ -6,10 +6,10 @@
 // a second GET. Once the list is shown the element asks the preflight of the method's choice (its POST to
 // /checkouts/:id/deposit) ahead, so the tap's POST goes without one.
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launch, showMethod, sparePort, startKasir, waitForState, type Kasir } from './harness';
+import { forward, launch, showMethod, sparePort, startKasir, waitForState, type Kasir } from './harness';
 
 describe("a checkout the shop's server made: the element's first request (Chromium)", { timeout: 120_000 }, () => {
   let kasir: Kasir;
@@ -30,15 +30,7 @@ describe("a checkout the shop's server made: the element's first request (Chromi
     api = createServer((req, res) => {
       const preflightOf = req.headers['access-control-request-method'];
       seen.push(`${req.method} ${req.url}${preflightOf ? ` (${preflightOf})` : ''}`);
-      const forwarded = request(
-        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forwarded.on('error', () => res.writeHead(502).end());
-      req.pipe(forwarded);
+      forward(upstream, req, res);
     });
     shop = createServer((req, res) => {
       // The shop's server makes the checkout while it renders the page (server to server, as kasir.createCheckout).

@@ -8,7 +8,7 @@
 // WebKitWebDriver over plain HTTP for WebKit (page load strategy `none`: the page does not finish loading while its
 // script is held).
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import puppeteer from 'puppeteer-core';
 import {
@@ -19,7 +19,7 @@ import {
   webkitCapabilities,
   type BrowserName,
 } from '../support/browsers.mjs';
-import { launch, sparePort, startKasir, type Kasir } from './harness';
+import { forward, launch, sparePort, startKasir, type Kasir } from './harness';
 
 const left = (browser: BrowserName) => !wantedBrowsers().includes(browser) && `KASIR_BROWSERS leaves ${browser} out`;
 
@@ -77,20 +77,10 @@ describe('the server-rendered method list, in every browser', { timeout: 300_000
     proxyUrl = `http://localhost:${port}`;
     proxy = createServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
-      const forward = () => {
-        const forwarded = request(
-          { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-          (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-          },
-        );
-        forwarded.on('error', () => res.writeHead(502).end());
-        req.pipe(forwarded);
-      };
+      const pass = () => forward(upstream, req, res);
       // The element's script waits until the test lets it through (each test holds it anew).
-      if (req.url === '/kasir-checkout.js') held.then(forward);
-      else forward();
+      if (req.url === '/kasir-checkout.js') held.then(pass);
+      else pass();
     });
     await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
   });
