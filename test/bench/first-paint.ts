@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { createKasirApi, type KasirApi } from '../../server/merchant/index';
 import { launch, showMethod, sparePort, startKasir, type Kasir } from '../e2e/harness';
-import { forward } from './support';
+import { forward } from '../support/forward';
 
 const QUICK = process.argv.includes('--quick');
 const RUNS = Number(process.env.BENCH_FIRST_PAINT_RUNS || (QUICK ? 3 : 7));
@@ -251,7 +251,7 @@ export async function startShop(port: number, kasir: Kasir, renderer?: Renderer)
       .catch(() => res.writeHead(502).end());
   });
   const apiProxy = createServer((req, res) =>
-    forward(req, res, upstream, req.headers['access-control-request-method'] ? NETWORK.latency : 0),
+    forward(req, res, upstream, { delayMs: req.headers['access-control-request-method'] ? NETWORK.latency : 0 }),
   );
   const apiPort = await sparePort();
   // localhost: another origin than the shop's 127.0.0.1, as npm start's backend was before.

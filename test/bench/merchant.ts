@@ -12,16 +12,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { startSandbox } from '../../server/provider/process/main';
-import {
-  forward,
-  load,
-  MERCHANT_COMMAND,
-  printRow,
-  runShoppers,
-  sandboxConnectionEnv,
-  startBareHono,
-  startMerchantCommand,
-} from './support';
+import { forward } from '../support/forward';
+import { load, MERCHANT_COMMAND, printRow, runShoppers, startBareHono, startMerchantCommand } from './support';
+import { sandboxConnectionEnv } from '../support/sandbox-env';
 
 const CONNECTIONS = 1000;
 /** What shoppers meet: this many shoppers, each polling once a second. */

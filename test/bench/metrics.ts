@@ -20,7 +20,6 @@ import {
   load,
   MERCHANT_COMMAND,
   runShoppers,
-  sandboxConnectionEnv,
   signedDepositRead,
   startMerchantCommand,
   startSandboxCommand,
@@ -28,6 +27,7 @@ import {
   type LoadResult,
   type ShoppersResult,
 } from './support';
+import { sandboxConnectionEnv } from '../support/sandbox-env';
 
 /** Where the compiled servers are: this checkout, or BENCH_ROOT (another build of them, e.g. one before a change). */
 const ROOT = resolve(process.env.BENCH_ROOT || resolve(import.meta.dirname, '../..'));

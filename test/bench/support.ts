@@ -9,7 +9,6 @@ import autocannon from 'autocannon';
 import { Hono } from 'hono';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { signedRequestHeaders } from '../../server/common/request-signing';
 import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 
@@ -97,45 +96,6 @@ export function printRow(label: string, rps: number, baseline: number, extra = '
 }
 
 const SANDBOX_COMMAND = 'server/provider/dist/provider/cli.js';
-
-/** Sends `req` on to `upstream` (its host header too) and its answer back, after `delay` ms; a 502 when it cannot. */
-export function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, delay = 0): void {
-  const send = () => {
-    const forwarded = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: req.url,
-        method: req.method,
-        headers: { ...req.headers, host: upstream.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on('error', () => res.writeHead(502).end());
-    req.pipe(forwarded);
-  };
-  if (delay) setTimeout(send, delay);
-  else send();
-}
-
-/**
- * The merchant command's connection to a sandbox in sandbox mode: its credentials, the service at `baseUrl` (the
- * sandbox's own, or a proxy in front of it).
- */
-export function sandboxConnectionEnv(credentials: SandboxCredentials, baseUrl = credentials.baseUrl) {
-  return {
-    KASIR_BASE_URL: baseUrl,
-    KASIR_CHECKOUT_URL: credentials.checkoutUrl,
-    KASIR_CLIENT_ID: credentials.clientId,
-    KASIR_CLIENT_SECRET: credentials.clientSecret,
-    KASIR_ACCESS_TOKEN: credentials.accessToken,
-    KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
-    KASIR_SANDBOX: 'true',
-  };
-}
 
 /** A port free on 127.0.0.1 now (taken from the system, then released for the server started next). */
 async function freePort(): Promise<number> {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { forward, launch, sparePort, startKasir, waitForState, type Kasir } from './harness';
+import { forward } from '../support/forward';
+import { launch, sparePort, startKasir, waitForState, type Kasir } from './harness';
 
 const CSP = "script-src 'self'; style-src 'self'";
 
@@ -46,7 +47,7 @@ describe('a page with a strict Content-Security-Policy', () => {
         return res.end('body { font-family: sans-serif; margin: 1rem; }');
       }
       // Everything else (the element, its chunks, /api, the logos) from the merchant backend, as the same origin.
-      forward(target, req, res, { asTarget: true, answerHeaders: { 'content-security-policy': CSP } });
+      forward(req, res, target, { answerHeaders: { 'content-security-policy': CSP } });
     });
     const port = await sparePort();
     await new Promise<void>((resolve) => shop.listen(port, '127.0.0.1', resolve));

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { forward, launch, showMethod, sparePort, startKasir, waitForState, type Kasir } from './harness';
+import { forward } from '../support/forward';
+import { launch, showMethod, sparePort, startKasir, waitForState, type Kasir } from './harness';
 
 describe("a checkout the shop's server made: the element's first request (Chromium)", { timeout: 120_000 }, () => {
   let kasir: Kasir;
@@ -30,7 +31,7 @@ describe("a checkout the shop's server made: the element's first request (Chromi
     api = createServer((req, res) => {
       const preflightOf = req.headers['access-control-request-method'];
       seen.push(`${req.method} ${req.url}${preflightOf ? ` (${preflightOf})` : ''}`);
-      forward(upstream, req, res);
+      forward(req, res, upstream, { keepHost: true });
     });
     shop = createServer((req, res) => {
       // The shop's server makes the checkout while it renders the page (server to server, as kasir.createCheckout).

@@ -2,7 +2,6 @@
 // a fresh data dir, and Debian's Chromium driven by playwright-core.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,29 +33,6 @@ export async function sparePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/**
- * Passes one request on to `target` (the merchant backend) and its answer back, as a server in front of it would: with
- * the browser's Host unless `asTarget` (then the target's own, as the same origin), adding `answerHeaders` to the
- * answer; a 502 when the target cannot be reached.
- */
-export function forward(
-  target: URL,
-  req: IncomingMessage,
-  res: ServerResponse,
-  { asTarget = false, answerHeaders = {} }: { asTarget?: boolean; answerHeaders?: OutgoingHttpHeaders } = {},
-): void {
-  const headers = asTarget ? { ...req.headers, host: target.host } : req.headers;
-  const forwarded = request(
-    { host: target.hostname, port: target.port, path: req.url, method: req.method, headers },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...answerHeaders });
-      answer.pipe(res);
-    },
-  );
-  forwarded.on('error', () => res.writeHead(502).end());
-  req.pipe(forwarded);
 }
 
 /**

@@ -19,7 +19,8 @@ import {
   webkitCapabilities,
   type BrowserName,
 } from '../support/browsers.mjs';
-import { forward, launch, sparePort, startKasir, type Kasir } from './harness';
+import { forward } from '../support/forward';
+import { launch, sparePort, startKasir, type Kasir } from './harness';
 
 const left = (browser: BrowserName) => !wantedBrowsers().includes(browser) && `KASIR_BROWSERS leaves ${browser} out`;
 
@@ -77,7 +78,7 @@ describe('the server-rendered method list, in every browser', { timeout: 300_000
     proxyUrl = `http://localhost:${port}`;
     proxy = createServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
-      const pass = () => forward(upstream, req, res);
+      const pass = () => forward(req, res, upstream, { keepHost: true });
       // The element's script waits until the test lets it through (each test holds it anew).
       if (req.url === '/kasir-checkout.js') held.then(pass);
       else pass();

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { webhookHeaders } from '../../server/common/standard-webhooks';
 import { PaymentServiceClient } from '../../server/merchant/client/client';
+import { sandboxConnectionEnv } from '../support/sandbox-env';
 import { routeWebhooksTo, startUpstream, waitFor, type Upstream } from './support';
 
 const BIN = resolve(import.meta.dirname, '../../dist/server/merchant.js');
@@ -142,13 +143,7 @@ describe(
         PORT: String(port),
         HOST: '127.0.0.1',
         KASIR_LOG_LEVEL: 'info',
-        KASIR_BASE_URL: c.baseUrl,
-        KASIR_CHECKOUT_URL: c.checkoutUrl,
-        KASIR_CLIENT_ID: c.clientId,
-        KASIR_CLIENT_SECRET: c.clientSecret,
-        KASIR_ACCESS_TOKEN: c.accessToken,
-        KASIR_WEBHOOK_SECRET: c.webhookSecret,
-        KASIR_SANDBOX: 'true',
+        ...sandboxConnectionEnv(c),
       };
     });
     after(async () => {

@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type RunningSandbox } from '../../server/provider/process/main';
 import { packedTarballs } from '../support/packed';
+import { sandboxConnectionEnv } from '../support/sandbox-env';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECIPES = fileURLToPath(new URL('./fixtures/recipes', import.meta.url));
@@ -230,13 +231,7 @@ async function payThrough(
     command[1],
     cwd,
     childEnv({
-      KASIR_BASE_URL: c.baseUrl,
-      KASIR_CHECKOUT_URL: c.checkoutUrl,
-      KASIR_CLIENT_ID: c.clientId,
-      KASIR_CLIENT_SECRET: c.clientSecret,
-      KASIR_ACCESS_TOKEN: c.accessToken,
-      KASIR_WEBHOOK_SECRET: c.webhookSecret,
-      KASIR_SANDBOX: 'true',
+      ...sandboxConnectionEnv(c),
       // A token sent is checked in sandbox mode too: the order page's token must be the recipe's own.
       KASIR_ORDER_SECRET: 'recipe-order-secret-0123456789abcdef-0123456789',
       PORT: String(port),

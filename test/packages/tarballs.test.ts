@@ -20,6 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { packedTarballs } from '../support/packed';
+import { sandboxConnectionEnv } from '../support/sandbox-env';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -1079,13 +1080,7 @@ describe('The installed bins: kasir-sandbox and kasir-merchant', () => {
 
   const merchantEnv = (extra: Record<string, string | undefined> = {}) =>
     childEnv({
-      KASIR_BASE_URL: credentials.baseUrl,
-      KASIR_CHECKOUT_URL: credentials.checkoutUrl,
-      KASIR_CLIENT_ID: credentials.clientId,
-      KASIR_CLIENT_SECRET: credentials.clientSecret,
-      KASIR_ACCESS_TOKEN: credentials.accessToken,
-      KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
-      KASIR_SANDBOX: 'true',
+      ...sandboxConnectionEnv(credentials),
       PORT: String(merchantPort),
       HOST: '127.0.0.1',
       ...extra,

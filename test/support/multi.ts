@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxCredentials } from '../../server/provider/sandbox/seed';
 import { createTestDatabase, testDatabaseUrl } from './provider';
+import { sandboxConnectionEnv } from './sandbox-env';
 
 export const SERVICE_CLI = 'server/provider/dist/provider/cli.js';
 const MERCHANT_CLI = 'dist/server/merchant.js';
@@ -88,13 +89,8 @@ export async function startCopies(options: {
       readFileSync(join(services[0]!.dataDir, 'sandbox.json'), 'utf8'),
     ) as SandboxCredentials;
     const merchantEnv = {
-      KASIR_BASE_URL: serviceBalancer.url,
+      ...sandboxConnectionEnv(credentials, serviceBalancer.url),
       KASIR_CHECKOUT_URL: `${serviceBalancer.url}/checkout`,
-      KASIR_CLIENT_ID: credentials.clientId,
-      KASIR_CLIENT_SECRET: credentials.clientSecret,
-      KASIR_ACCESS_TOKEN: credentials.accessToken,
-      KASIR_WEBHOOK_SECRET: credentials.webhookSecret,
-      KASIR_SANDBOX: 'true',
       REDIS_URL: redisUrl,
       KASIR_REDIS_PREFIX: `${options.prefix}-${randomUUID()}:`,
       PORT: '0',
