@@ -36,5 +36,5 @@ export default {
   testsFinishTimeout: 180_000,
   plugins: [esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' }), reactAsEsm(), keyboardPlugin()],
   browsers: wantedBrowsers(['chromium']).map((name) => launchers[name]()),
-  testFramework: { config: { timeout: 10_000 } },
+  testFramework: { config: { timeout: 20_000 } },
 };

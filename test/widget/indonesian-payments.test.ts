@@ -10,8 +10,8 @@ import type { Checkout, Deposit, Method, PaymentFailure } from '../../widget/typ
 import { FakeApi, WALLET } from './fake-api';
 import { choose, mount, part, reached, readQr, recordClipboard, text, withFakeApi } from './fixture';
 
-/** How long a step may take to show: generous (under the runner's 10 s per test), as CI shares 2 cores among browsers. */
-const WAIT_MS = 8_000;
+/** How long a step may take to show: generous (under the runner's 20 s per test), as CI shares 2 cores among browsers. */
+const WAIT_MS = 15_000;
 const LOGO = 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
 const BANKS = [
   { code: 'BCA_VA', name: 'BCA Virtual Account', app: 'BCA mobile', menu: 'm-Transfer > BCA Virtual Account' },
