@@ -3,6 +3,8 @@
 // version grows with each committed change and a choice of the method it has changes nothing; the session API says what
 // a choice did; bank-transfer unique codes are pooled per merchant, and a full pool says "choose another method" (409).
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { switchDepositMethod } from '../../server/provider/deposits/switch-method';
 import { bodyOf, dataOf, errorOf, type Envelope } from '../support/envelope';
@@ -69,6 +71,29 @@ describe('hardening: bad input refused in the envelope', () => {
         (await p.deps.db.selectFrom('deposits').select('id').where('deposit_id', '=', id).execute()).length,
         0,
       );
+    });
+
+    it('in a header: refused before any route (Node answers 400; a Headers object cannot hold one)', async () => {
+      assert.throws(() => new Headers({ 'x-note': 'a\u0000b' }), TypeError);
+      let reached = false;
+      const server = createServer((_req, res) => {
+        reached = true;
+        res.end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.end('GET / HTTP/1.1\r\nHost: x\r\nX-Note: a\u0000b\r\n\r\n'),
+        );
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      server.close();
+      assert.match(answer, /^HTTP\/1\.1 400 /);
+      assert.equal(reached, false);
     });
   });
 
