@@ -69,7 +69,11 @@ export function hostedWidgetApi(deps: ProviderDeps): Hono {
         etag: depositEtag(row),
       };
     },
-    cancel: (id) => move(id, 'cancelled'),
+    // The hosted page's key is the checkout id, which a shopper may share: it pays and chooses, never ends a payment.
+    // The shop cancels (PATCH /v1/deposit/:depositId/cancel, bearer; or its backend's route, with the order's token).
+    async cancel() {
+      throw new ApiError(403, 'A checkout is cancelled by the shop: PATCH /v1/deposit/:depositId/cancel');
+    },
     // Outside sandbox mode the routes exist and refuse, as the service's own sandbox endpoint does.
     async sandboxSet(id, status) {
       if (!deps.config.sandbox) throw new ApiError(403, 'Available in sandbox mode only');
