@@ -3,17 +3,21 @@
 // @kasir/checkout) from the packed tarballs and its framework from the npm registry. Each file run here is the file the
 // root README shows (the test checks the README holds it verbatim). Each recipe makes one test payment against a
 // sandbox (started from this repository: it is not under test here) and waits for its onDepositCompleted line.
+// The order page is opened in Chromium: the element's script loads, the methods show and one is chosen there, and the
+// page shows the payment once the sandbox is paid.
 // Printed: the time from `npm install` to that first test payment, per recipe ([recipes] lines).
 // Set KASIR_KEEP_PACKAGES_TMP=1 to keep the temp dir for a look after a failure.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
 import { startSandbox, type RunningSandbox } from '../../server/provider/process/main';
+import { chromiumArgs, chromiumPath } from '../support/chromium';
 import { packedTarballs } from '../support/packed';
 import { sandboxConnectionEnv } from '../support/sandbox-env';
 
@@ -22,9 +26,15 @@ const RECIPES = fileURLToPath(new URL('./fixtures/recipes', import.meta.url));
 const KEEP_TMP = process.env.KASIR_KEEP_PACKAGES_TMP === '1';
 
 type Recipe = 'next' | 'express' | 'hono' | 'node';
-/** Each recipe's files the README shows, and which of our tarballs it installs (the merchant alone, for two). */
+/** Each recipe's files the README shows, and which of our tarballs it installs. */
 const SHOWN: Record<Recipe, string[]> = {
-  next: ['lib/kasir.js', 'app/api/[...kasir]/route.js', 'app/order/[orderId]/page.js', 'next.config.mjs'],
+  next: [
+    'lib/kasir.js',
+    'app/api/[...kasir]/route.js',
+    'app/order/[orderId]/page.js',
+    'app/order/[orderId]/checkout.js',
+    'next.config.mjs',
+  ],
   express: ['server.js'],
   hono: ['server.js'],
   node: ['server.js'],
@@ -32,8 +42,8 @@ const SHOWN: Record<Recipe, string[]> = {
 const OURS: Record<Recipe, Array<'merchant' | 'checkout'>> = {
   next: ['merchant', 'checkout'],
   express: ['merchant', 'checkout'],
-  hono: ['merchant'],
-  node: ['merchant'],
+  hono: ['merchant', 'checkout'],
+  node: ['merchant', 'checkout'],
 };
 
 let work = '';
@@ -42,6 +52,10 @@ const dirs = {} as Record<Recipe, string>;
 const installs = {} as Record<Recipe, Promise<number>>;
 const children = new Set<ChildProcess>();
 const figures: string[] = [];
+/** One Chromium for every recipe's order page, launched at the first. */
+let browser: Promise<Browser> | undefined;
+const launched = () =>
+  (browser ??= chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true }));
 
 /** Children get no kasir or npm-script variables of ours: a recipe sees only what it is given. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -247,19 +261,32 @@ async function payThrough(
       const res = await fetch(`http://127.0.0.1:${port}/order/${orderId}`).catch(() => undefined);
       return res?.ok ? res.text() : undefined;
     });
-    const orderToken = /order-token="([^"]+)"/.exec(page)?.[1];
-    assert.ok(orderToken, `the order page renders order-token: ${page.slice(0, 500)}`);
-    const created = await waitFor(`${recipe} to answer POST /api/checkouts`, 60_000, async () => {
-      if (server.out.code !== null) throw new Error(`the server exited: ${server.out.text.slice(-2000)}`);
-      // As the element with order-id and order-token does: the recipe's priceOrder prices the order on the server.
-      return post(`${url}/checkouts`, { orderId, orderToken }).catch(() => undefined);
-    });
-    assert.equal(created.status, 201, `${created.text}\n${server.out.text.slice(-2000)}`);
-    const id = created.json.data!.id;
-    const chosen = await post(`${url}/checkouts/${id}/deposit`, { method: 'BCA_VA', orderToken });
-    assert.equal(chosen.status, 201, chosen.text);
-    const paid = await post(`${url}/sandbox/checkouts/${id}/pay`);
-    assert.ok(paid.status < 300, paid.text);
+    assert.match(page, /order-token="[^"]+"/, `the order page renders order-token: ${page.slice(0, 500)}`);
+    // The shopper's browser: the element's script loads from the recipe's server, the methods show, one is chosen.
+    const context = await (await launched()).newContext();
+    try {
+      const tab = await context.newPage();
+      const problems: string[] = [];
+      tab.on('pageerror', (e) => problems.push(String(e)));
+      await tab.goto(`http://127.0.0.1:${port}/order/${orderId}`);
+      const state = (name: string) => tab.waitForSelector(`kasir-checkout[state="${name}"]`, { timeout: 60_000 });
+      await state('choosing');
+      const method = tab.locator('kasir-checkout [part="method"][data-method="BCA_VA"]');
+      // With many methods a kind's group is closed until its button opens it.
+      if (!(await method.isVisible()))
+        await tab.locator('kasir-checkout [part="method-group"][data-kind="va"] button.kind').click();
+      const chosen = tab.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/deposit'));
+      await method.click();
+      assert.equal((await chosen).status(), 201, await (await chosen).text());
+      const id = ((await (await chosen).json()) as { data: { id: string } }).data.id;
+      await state('pending');
+      const paid = await post(`${url}/sandbox/checkouts/${id}/pay`);
+      assert.ok(paid.status < 300, paid.text);
+      await state('completed');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
     await waitFor(
       `the ${recipe} recipe's onDepositCompleted ("order paid: ${orderId}"); its output: ${server.out.text.slice(-1500)}`,
       20_000,
@@ -299,6 +326,7 @@ before(
 after(
   async () => {
     await Promise.all([...children].map(stop));
+    await (await browser?.catch(() => undefined))?.close();
     await Promise.allSettled(Object.values(installs));
     if (work && !KEEP_TMP) await rm(work, { recursive: true, force: true, maxRetries: 3 });
     else if (work) console.log(`[recipes] kept ${work}`);
@@ -344,7 +372,9 @@ describe('plain Node recipe (@kasir/merchant alone)', () => {
   });
 
   it('serves no script without @kasir/checkout, and says how to get it', async () => {
-    // The command of the merchant installed alone.
+    // The command of the merchant installed alone: the recipe's @kasir/checkout moved aside for this test.
+    const installed = join(dirs.node, 'node_modules/@kasir/checkout');
+    await rename(installed, `${installed}-aside`);
     const port = await freePort();
     const proc = start(
       join(dirs.node, 'node_modules/.bin/kasir-merchant'),
@@ -370,6 +400,7 @@ describe('plain Node recipe (@kasir/merchant alone)', () => {
       assert.match(await res.text(), /npm install @kasir\/checkout/);
     } finally {
       await stop(proc.child);
+      await rename(`${installed}-aside`, installed);
     }
   });
 });
