@@ -293,10 +293,19 @@ function checkSandbox(sandbox: boolean, baseUrl: string | undefined): CheckResul
   return pass(name, 'on, against a sandbox on this machine');
 }
 
+/** A metrics token shorter than this is said to be guessable (a bearer token is tried as often as one likes). */
+const METRICS_TOKEN_MIN_BYTES = 16;
+
 /** Whether GET /metrics is served, and whether it needs a token (docs/observability.md): told, never failed. */
 function checkMetrics(metrics: boolean, token: string | undefined): CheckResult {
   const name = 'metrics';
   if (!metrics) return pass(name, 'off (KASIR_METRICS=true serves GET /metrics for Prometheus)');
+  const bytes = token ? Buffer.byteLength(token) : 0;
+  if (token && bytes < METRICS_TOKEN_MIN_BYTES)
+    return pass(
+      name,
+      `on at GET /metrics, protected by a KASIR_METRICS_TOKEN (metricsToken) of ${bytes} bytes, which can be guessed: use at least ${METRICS_TOKEN_MIN_BYTES} (e.g. openssl rand -hex 24)`,
+    );
   if (token) return pass(name, 'on at GET /metrics, protected by KASIR_METRICS_TOKEN (metricsToken)');
   return pass(
     name,

@@ -402,7 +402,14 @@ describe('metrics: the token and the switch', () => {
     };
     assert.match(await lineOf({}), /^off/);
     assert.match(await lineOf({ metrics: true }), /not protected: .*KASIR_METRICS_TOKEN/);
-    assert.match(await lineOf({ metrics: true, metricsToken: 'scrape-me' }), /protected by KASIR_METRICS_TOKEN/);
+    assert.match(
+      await lineOf({ metrics: true, metricsToken: 'scrape-me-0123456789' }),
+      /protected by KASIR_METRICS_TOKEN \(metricsToken\)$/,
+    );
+    assert.match(
+      await lineOf({ metrics: true, metricsToken: 'scrape-me' }),
+      /of 9 bytes, which can be guessed: use at least 16/,
+    );
   });
 
   it('the process metrics wake an idle server at most 20 times a second to sample its event loop', async (t) => {
