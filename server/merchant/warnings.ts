@@ -87,7 +87,7 @@ export class Warnings {
   webhookRefused(reason: WebhookRefusal, detail: string, toleranceSeconds: number): boolean {
     const message =
       reason === 'signature'
-        ? `webhook refused: its signature does not match KASIR_WEBHOOK_SECRET (webhookSecret); set the payment service's webhook secret for this shop (a sandbox's is in \`kasir-sandbox env\`). until it matches, hooks such as onDepositCompleted run only when the follower reads the payment from the service (within about a minute), not at once`
+        ? `webhook refused: its signature does not match KASIR_WEBHOOK_SECRET (webhookSecret); set the payment service's webhook secret for this shop (a sandbox's is in \`kasir-sandbox env\`). Until it matches, hooks such as onDepositCompleted run only when the follower reads the payment from the service (within about a minute), not at once`
         : reason === 'timestamp'
           ? `webhook refused: its webhook-timestamp is more than ${toleranceSeconds} s from this server's clock (${detail}); check the clock or webhookToleranceSeconds`
           : `webhook refused: ${detail}; the receiver at /webhooks/kasir takes Standard Webhooks deliveries with webhook-id, webhook-timestamp and webhook-signature`;
