@@ -1,7 +1,7 @@
 // The README's recipes, as a new shop follows them: Next.js App Router, Express 5 (with and without
-// express.json() before the mount), Hono and plain Node, each in its own temp project with @kasir/merchant (and
-// @kasir/checkout) from the packed tarballs and its framework from the npm registry. Each file run here is the file the
-// root README shows (the test checks the README holds it verbatim). Each recipe makes one test payment against a
+// express.json() before the mount), Hono and plain Node, each in its own temp project with @kasir/merchant and
+// @kasir/checkout from the packed tarballs and its framework from the npm registry. Each file run here is the file the
+// docs/install.md shows (the test checks it holds it verbatim). Each recipe makes one test payment against a
 // sandbox (started from this repository: it is not under test here) and waits for its onDepositCompleted line.
 // The order page is opened in Chromium: the element's script loads, the methods show and one is chosen there, and the
 // page shows the payment once the sandbox is paid.
@@ -350,7 +350,7 @@ describe('the README shows each recipe file as the test runs it', () => {
   }
 });
 
-describe('Hono recipe (@kasir/merchant alone)', () => {
+describe('Hono recipe', () => {
   it('installs and makes a test payment', async () => {
     const installMs = await installs.hono;
     const { ms } = await payThrough('hono', ['node', ['server.js']], dirs.hono);
@@ -361,7 +361,7 @@ describe('Hono recipe (@kasir/merchant alone)', () => {
   });
 });
 
-describe('plain Node recipe (@kasir/merchant alone)', () => {
+describe('plain Node recipe', () => {
   it('installs and makes a test payment', async () => {
     const installMs = await installs.node;
     const { ms } = await payThrough('node', ['node', ['server.js']], dirs.node);
