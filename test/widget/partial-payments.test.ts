@@ -150,7 +150,7 @@ describe('<kasir-checkout> payments not as planned (docs/design.md, "Payments th
     await reached(again, 'expired');
     await waitUntil(() => text(part(again, 'result')).includes('refund'), text(part(again, 'result')));
     expect(text(part(again, 'result'))).to.equal(
-      'Payment expired Your payment of 9.292308 USDC arrived after the time to pay ran out: the shop will refund it.',
+      'Payment expired 9.292308 USDC was received, not all of it before the time to pay ran out: the shop will refund it.',
     );
     expect(api.only.deposit!.paidLate).to.equal(true);
     await expect(again).to.be.accessible();

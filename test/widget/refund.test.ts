@@ -343,6 +343,35 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     expect(text(part(el, 'result'))).to.contain('will send you Rp 100,000 + 1 USDC.');
   });
 
+  it('money after a claim: the form is asked for again, listing what the shop has details for apart from the rest', async () => {
+    claims.ask = [];
+    const el = await expiredWithMoney(api);
+    await waitUntil(() => part(el, 'refund'), 'no refund form');
+    fillIn(el, { bankCode: 'BCA', accountNumber: '0123456789', accountName: 'Siti Rahma' });
+    await send(el);
+    await waitUntil(() => !part(el, 'refund'), 'the form stays');
+    // Rp 30,000 more arrives late: all of Rp 80,000 is owed, Rp 50,000 of it claimed.
+    const idr = { currency: 'IDR', kind: 'bank' as const };
+    claims.claimed.clear();
+    claims.offer = { ...idr, amount: '30000', claimed: false, owed: [{ ...idr, amount: '80000', claimed: '50000' }] };
+    const asked = claims.gets;
+    api.pay(api.only.id, '30000');
+    // The element keeps following an expired deposit (money may come late): its next read brings the form back.
+    await waitUntil(() => part(el, 'refund'), 'no form for the money that came after the claim', { timeout: 15_000 });
+    expect(claims.gets).to.be.above(asked);
+    expect([...root(el).querySelectorAll('[part="refund-owed"] li')].map((li) => text(li))).to.deep.equal([
+      'Rp 50,000: the shop has your details.',
+      'Rp 30,000: where to send it is still to tell.',
+    ]);
+    expect(text(part(el, 'refund')!.querySelector('p'))).to.equal(
+      'The shop owes you Rp 30,000. Tell it which bank account to send it to.',
+    );
+    expect(text(part(el, 'result'))).to.contain(
+      'Rp 80,000 was received, not all of it before the time to pay ran out: the shop will refund it.',
+    );
+    await expect(el).to.be.accessible();
+  });
+
   it('crypto on an EVM network: an overpayment is owed; the address is checked (EIP-55) before it is sent', async () => {
     const el = await mount();
     await choose(el, 'USDC-POLYGON');

@@ -6,7 +6,7 @@ export default {
   partial: 'Received {0}. Still due: {1}.',
   over: 'You paid {2} more than was due.',
   short: 'The time to pay ran out before the payment was complete. {0} was received: the shop will refund it.',
-  late: 'Your payment of {0} arrived after the time to pay ran out: the shop will refund it.',
+  late: '{0} was received, not all of it before the time to pay ran out: the shop will refund it.',
   completed: 'Payment received.',
   expired: 'Payment expired.',
 };

@@ -7,7 +7,7 @@ export default {
   partial: 'Diterima {0}. Sisa tagihan: {1}.',
   over: 'Anda membayar {2} lebih dari tagihan.',
   short: 'Waktu pembayaran habis sebelum pembayaran lengkap. {0} telah diterima: toko akan mengembalikannya.',
-  late: 'Pembayaran Anda sebesar {0} diterima setelah waktu pembayaran habis: toko akan mengembalikannya.',
+  late: '{0} telah diterima, tidak semuanya sebelum waktu pembayaran habis: toko akan mengembalikannya.',
   completed: 'Pembayaran diterima.',
   expired: 'Pembayaran kedaluwarsa.',
 } satisfies typeof en;

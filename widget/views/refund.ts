@@ -40,6 +40,14 @@ let sheet: CSSStyleSheet | undefined;
 /** Fills `{0}`, `{1}` in a message (i18n.ts's, written again: this chunk carries no copy of the element's words). */
 const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
 
+/** `a - b` for plain decimal texts, exactly (what of a currency is still to claim: owed less claimed). */
+const minus = (a: string, b: string) => {
+  const places = Math.max(...[a, b].map((v) => (v.split('.')[1] || '').length));
+  const units = (v: string) => BigInt(v.replace('.', '') + '0'.repeat(places - (v.split('.')[1] || '').length));
+  const digits = (units(a) - units(b)).toString().padStart(places + 1, '0');
+  return places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
+};
+
 /**
  * The refund form of one checkout: asks the backend what is owed and what to ask when made, then follows the shopper's
  * answer to the shop. Renders nothing when nothing is owed, the backend takes no claims, or it could not be asked.
@@ -52,6 +60,8 @@ class RefundForm implements ReactiveController {
   private sent?: boolean;
 
   readonly id: string;
+  /** What had arrived when the offer was asked for: more arriving (a late payment) asks again. */
+  paid: string;
   private readonly host: PaidKit['host'];
   private readonly kit: PaidKit;
 
@@ -60,11 +70,19 @@ class RefundForm implements ReactiveController {
     this.kit = kit;
     this.host = kit.host;
     this.id = kit.d.id;
+    this.paid = kit.d.paidAmount;
     kit.host.addController(this);
     void this.load();
   }
 
   hostConnected() {}
+
+  /** The deposit as the element shows it now: when more money arrived, what is owed is asked for again. */
+  seen(kit: PaidKit) {
+    if (kit.d.paidAmount === this.paid) return;
+    this.paid = kit.d.paidAmount;
+    void this.load();
+  }
 
   private async load() {
     try {
@@ -107,7 +125,12 @@ class RefundForm implements ReactiveController {
     const list =
       owed.length > 1 || owed.some((o) => +o.claimed)
         ? html`<ul part="refund-owed">
-            ${owed.map((o) => html`<li>${fill(+o.claimed >= +o.amount ? t.refundOwedSent : t.refundOwedOpen, inCurrency(o.amount, o.currency))}</li>`)}
+            ${owed.map((o) => {
+              // Claimed in part (money arrived after a claim): what the shop has details for, then the rest.
+              const open = +o.claimed < +o.amount && minus(o.amount, o.claimed);
+              return html`${+o.claimed ? html`<li>${fill(t.refundOwedSent, inCurrency(open ? o.claimed : o.amount, o.currency))}</li>` : nothing}
+              ${open ? html`<li>${fill(t.refundOwedOpen, inCurrency(open, o.currency))}</li>` : nothing}`;
+            })}
           </ul>`
         : nothing;
     const crypto = offer.kind === 'crypto';
@@ -236,5 +259,11 @@ function sheetOf() {
 
 /** Gives the element the refund form of its finished deposit (once per deposit), from views/paid.ts's kit. */
 export function offer(kit: PaidKit) {
-  kit.keepRefund((form) => (form?.id === kit.d.id ? form : new RefundForm(kit)));
+  // The panel the element holds is this module's own form.
+  kit.keepRefund((held) => {
+    const form = held as RefundForm | undefined;
+    if (form?.id !== kit.d.id) return new RefundForm(kit);
+    form.seen(kit);
+    return form;
+  });
 }
