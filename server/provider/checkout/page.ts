@@ -61,9 +61,9 @@ form.addEventListener('submit', async (event) => {
   event.preventDefault();
   const amount = form.elements.amount.value.trim();
   status.textContent = '';
-  const res = await fetch('/checkout/api/sandbox/checkouts/' + encodeURIComponent(form.dataset.checkout) + '/pay', amount
-    ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ amount }) }
-    : { method: 'POST' });
+  // Always JSON, as the API takes every POST (an empty body too: what is due).
+  const res = await fetch('/checkout/api/sandbox/checkouts/' + encodeURIComponent(form.dataset.checkout) + '/pay',
+    { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(amount ? { amount } : {}) });
   const body = await res.json().catch(() => null);
   const d = body && body.data;
   status.textContent = res.ok && d ? d.status + ': ' + d.paidAmount + ' / ' + d.amount + ' ' + d.currency : (body && body.message) || res.statusText;
