@@ -163,7 +163,12 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unset, schema.
  */
 const connectionSchema = z.object({
   /** The payment service's origin, e.g. `https://sandbox.example` (default `KASIR_BASE_URL`). */
-  baseUrl: optional(httpUrl),
+  baseUrl: optional(
+    // Every path of the interface starts with /v1: a base URL ending in it would call /v1/v1/... and answer 404s.
+    httpUrl.refine((url) => !/\/v1$/i.test(url), {
+      error: (iss) => `must be the service's address without /v1 (its paths start with /v1) ${got(iss.input)}`,
+    }),
+  ),
   /** The hosted checkout page address (default `KASIR_CHECKOUT_URL`, else `${baseUrl}/checkout`). */
   checkoutUrl: optional(httpUrl),
   /** Default `KASIR_CLIENT_ID`. */

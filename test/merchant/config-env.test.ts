@@ -189,6 +189,24 @@ describe('createKasirApi reads the kasir-merchant environment', () => {
     await kasir.close();
   });
 
+  it('refuses a base URL ending in /v1 (every path starts with it: the calls would go to /v1/v1/...), naming the fix', () => {
+    const connection = {
+      KASIR_CLIENT_ID: 'a',
+      KASIR_CLIENT_SECRET: 'b',
+      KASIR_ACCESS_TOKEN: 'c',
+      KASIR_WEBHOOK_SECRET: 'whsec_c2VjcmV0c2VjcmV0',
+    };
+    for (const wrong of ['http://localhost:4010/v1', 'https://pay.example/api/v1/'])
+      assert.throws(
+        () => loadMerchantConfig({ ...connection, KASIR_BASE_URL: wrong }),
+        (err: Error) =>
+          err instanceof ConfigError && /KASIR_BASE_URL.*without \/v1 \(its paths start with \/v1\)/.test(err.message),
+        wrong,
+      );
+    for (const right of ['http://localhost:4010', 'https://pay.example/api', 'https://v1.pay.example'])
+      assert.equal(loadMerchantConfig({ ...connection, KASIR_BASE_URL: right }).baseUrl, right);
+  });
+
   it('gives the same configuration and the same check through each entry: the command, createKasirApi, kasir.check()', async () => {
     const c = up.provider.credentials;
     const env = {
