@@ -61,9 +61,10 @@ try {
   process.exit(1);
 }
 const hooks = {
-  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId }: CompletedDeposit) => {
+  onDepositCompleted: ({ checkoutId, orderId, deposit, eventId, paidAmount }: CompletedDeposit) => {
+    // What arrived, as exact decimal text (the service's inputAmount is a JSON number: 9.093665 would lose digits).
     completions.info(
-      { checkoutId, orderId, webhookId: eventId, amount: deposit.inputAmount, currency: deposit.inputCurrency },
+      { checkoutId, orderId, webhookId: eventId, paidAmount, currency: deposit.inputCurrency },
       'deposit completed',
     );
   },

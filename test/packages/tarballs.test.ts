@@ -1088,7 +1088,11 @@ describe('The installed bins: kasir-sandbox and kasir-merchant', () => {
 
   it('kasir-merchant, configured from sandbox.json, serves /kasir-checkout.js (200, JavaScript)', async () => {
     assert.ok(credentials, 'no sandbox.json (the step before failed)');
-    merchantProc = startProcess(bin('node', 'kasir-merchant'), [], { cwd: apps.node, env: merchantEnv() });
+    // Its follower reads open checkouts every 500 ms here, so a payment reaches its hook without a webhook to it.
+    merchantProc = startProcess(bin('node', 'kasir-merchant'), [], {
+      cwd: apps.node,
+      env: merchantEnv({ KASIR_FOLLOW_MS: '500' }),
+    });
     const res = await timed('kasir-merchant to answer', () =>
       waitFor(`kasir-merchant on ${merchantUrl}`, 20_000, async () => {
         if (merchantProc!.out.code !== null)
@@ -1106,6 +1110,22 @@ describe('The installed bins: kasir-sandbox and kasir-merchant', () => {
     assert.ok(merchantProc, 'kasir-merchant did not start (the step before failed)');
     const res = await postJson(`${merchantUrl}/api/checkouts`, { amount: '150000', currency: 'IDR' });
     assert.equal(res.status, 201, res.text);
+  });
+
+  it("kasir-merchant's own completion line: a paid checkout's paidAmount as exact decimal text", async () => {
+    assert.ok(merchantProc, 'kasir-merchant did not start (the step before failed)');
+    const created = await postJson(`${merchantUrl}/api/checkouts`, { amount: '150000', currency: 'IDR' });
+    const id = created.json?.data?.id as string;
+    assert.equal((await postJson(`${merchantUrl}/api/checkouts/${id}/deposit`, { method: 'BCA_VA' })).status, 201);
+    const paid = await postJson(`${merchantUrl}/api/sandbox/checkouts/${id}/pay`, undefined);
+    assert.ok(paid.status < 300, paid.text);
+    const line = await waitFor(`the "deposit completed" line of ${id}`, 20_000, () =>
+      merchantProc!.out.stdout
+        .split('\n')
+        .flatMap((l) => (l.includes('"deposit completed"') ? [JSON.parse(l) as Record<string, unknown>] : []))
+        .find((l) => l.checkoutId === id),
+    );
+    assert.deepEqual([line.paidAmount, line.currency], ['150000', 'IDR']);
   });
 
   it('kasir-merchant serves the webhook receiver at /api/webhooks/kasir (an unsigned delivery is refused, not 404)', async () => {
