@@ -226,6 +226,13 @@ describe('<kasir-checkout> refund form (part="refund")', () => {
     await send(el);
     await waitUntil(() => errorOf(el, 'bankCode'));
     expect(errorOf(el, 'bankCode')).to.equal('choose one of the banks listed for IDR');
+    // Refused for its order token: the shopper reads the form's own words, not the developer's.
+    claims.refuse = { status: 401, message: "orderToken: send the order's token with the request" };
+    await send(el);
+    await waitUntil(() => root(el).querySelector('[part="refund"] [role="alert"]'));
+    expect(text(root(el).querySelector('[part="refund"] [role="alert"]'))).to.equal(
+      'Data pengembalian dana tidak dapat dikirim. Silakan coba lagi.',
+    );
     claims.refuse = {
       status: 503,
       message: 'The shop could not take the refund details just now; please try again in a moment',

@@ -239,7 +239,9 @@ class RefundForm implements ReactiveController {
           // "accountNumber: must be ..." names a field of the form: shown at it, else under the form.
           const named = /^(\w+): (.*)$/.exec(message);
           if (status === 400 && named && form.elements.namedItem(named[1])) this.errors = { [named[1]]: named[2] };
-          else this.failure = status && status < 500 && message ? message : t.refundFailed;
+          // A refusal the shopper can act on is shown as the backend words it; a 401 (no or an old order token) is
+          // the shop's page's to mend, and its words are for developers.
+          else this.failure = status && status < 500 && status != 401 && message ? message : t.refundFailed;
         }
       }
       this.sending = false;
