@@ -330,7 +330,8 @@ export function createFollower(
       { checkoutId: deposit.depositId, hooks: hooksRun, check: ['KASIR_WEBHOOK_SECRET', 'webhook URL'] },
       `the follower ran ${hooksRun.join(', ')} for checkout ${deposit.depositId}: its webhook never reached this backend. ` +
         `Check KASIR_WEBHOOK_SECRET (webhookSecret: the service's webhook secret for this shop) and the webhook URL ` +
-        `registered at the payment service's dashboard (${options.webhookUrlHint}). Orders are still marked paid, ` +
+        `registered at the payment service's dashboard (${options.webhookUrlHint}), unless this backend was down when ` +
+        `it was sent (the service retries it; nothing runs twice). Orders are still marked paid, ` +
         `within ${Math.ceil(worstFollowDelay(options.followMs) / 1000)} s instead of at once`,
     );
   };
