@@ -40,11 +40,16 @@ let sheet: CSSStyleSheet | undefined;
 /** Fills `{0}`, `{1}` in a message (i18n.ts's, written again: this chunk carries no copy of the element's words). */
 const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_, i) => values[+i] ?? '');
 
-/** `a - b` for plain decimal texts, exactly (what of a currency is still to claim: owed less claimed). */
+/**
+ * `a - b` for plain decimal texts, exactly, when it is above 0; '' otherwise (what of a currency is still to claim:
+ * owed less claimed).
+ */
 const minus = (a: string, b: string) => {
   const places = Math.max(...[a, b].map((v) => (v.split('.')[1] || '').length));
   const units = (v: string) => BigInt(v.replace('.', '') + '0'.repeat(places - (v.split('.')[1] || '').length));
-  const digits = (units(a) - units(b)).toString().padStart(places + 1, '0');
+  const rest = units(a) - units(b);
+  if (rest <= 0n) return '';
+  const digits = rest.toString().padStart(places + 1, '0');
   return places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
 };
 
@@ -127,7 +132,7 @@ class RefundForm implements ReactiveController {
         ? html`<ul part="refund-owed">
             ${owed.map((o) => {
               // Claimed in part (money arrived after a claim): what the shop has details for, then the rest.
-              const open = +o.claimed < +o.amount && minus(o.amount, o.claimed);
+              const open = minus(o.amount, o.claimed);
               return html`${+o.claimed ? html`<li>${fill(t.refundOwedSent, inCurrency(open ? o.claimed : o.amount, o.currency))}</li>` : nothing}
               ${open ? html`<li>${fill(t.refundOwedOpen, inCurrency(open, o.currency))}</li>` : nothing}`;
             })}
