@@ -66,7 +66,7 @@ class RefundForm implements ReactiveController {
 
   readonly id: string;
   /** What had arrived when the offer was asked for: more arriving (a late payment) asks again. */
-  paid: string;
+  private paid: string;
   private readonly host: PaidKit['host'];
   private readonly kit: PaidKit;
 
