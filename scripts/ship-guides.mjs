@@ -2,7 +2,8 @@
 // install from npm carries them (a package has no repository URL to link to). The repository's docs/ stay the one
 // source: guides/ is made, never edited, and not committed. In each copy a link to another shipped guide stays a link
 // (the copies sit side by side), a mention of `docs/<guide>.md` loses its folder, and a link to anything the package
-// does not ship (sources, another package's README, internal notes) keeps its words and loses its target.
+// does not ship (sources, internal notes) keeps its words and loses its target; a package's README is named as its
+// reader knows it (this package's README, linked beside guides/, or another package's by name).
 // Usage (from a package's build script): node ../../scripts/ship-guides.mjs
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -39,6 +40,12 @@ const GUIDES = {
   ],
   '@kasir/sandbox': ['testing', 'money', 'indonesian-payments', 'scaling', 'idempotency', 'dependencies'],
 };
+/** Each package's README by its path in the repository: a guide's mention of one becomes the package's name. */
+const READMES = {
+  'server/merchant/README.md': '@kasir/merchant',
+  'server/provider/README.md': '@kasir/sandbox',
+  'widget/README.md': '@kasir/checkout',
+};
 /** Files beside the guides that a guide links to. */
 const EXTRAS = { '@kasir/merchant': ['grafana/kasir.json'] };
 
@@ -60,14 +67,21 @@ function shippedTarget(target) {
   return shipped.has(file) ? `${file}${anchor ? `#${anchor}` : ''}` : undefined;
 }
 
+/** A package README's path as its reader knows it: this package's README (beside guides/), or another's by name. */
+const readmeOf = (path) => (READMES[path] === name ? "this package's README" : `${READMES[path]}'s README`);
+
 for (const guide of guides) {
   const text = readFileSync(join(DOCS, `${guide}.md`), 'utf8')
     .replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (link, bang, words, target) => {
       if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(target)) return link; // an absolute URL
+      const [path, anchor] = target.replace(/^(\.\.\/)+/, '').split('#');
+      if (READMES[path] === name) return `[${readmeOf(path)}](../README.md${anchor ? `#${anchor}` : ''})`;
+      if (READMES[path]) return readmeOf(path);
       const kept = shippedTarget(target);
       return kept ? `${bang}[${words}](${kept})` : words;
     })
-    .replace(/\bdocs\/([\w-]+\.md)\b/g, (mention, file) => (shipped.has(file) ? file : mention));
+    .replace(/\bdocs\/([\w-]+\.md)\b/g, (mention, file) => (shipped.has(file) ? file : mention))
+    .replace(/\b(?:server\/merchant|server\/provider|widget)\/README\.md\b/g, (path) => readmeOf(path));
   writeFileSync(join(out, `${guide}.md`), text);
 }
 for (const extra of EXTRAS[name] ?? []) {

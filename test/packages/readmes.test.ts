@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -78,10 +78,17 @@ for (const dir of PACKAGES) {
         linkTargets(readFileSync(join(ROOT, dir, guide), 'utf8'))
           .filter(isRelative)
           .map((target) => decodeURIComponent(target.split('#')[0]!))
-          .filter((path) => path && !files.has(`guides/${path.replace(/^\.\//, '')}`))
+          .filter((path) => path && !files.has(posix.normalize(`guides/${path}`)))
           .map((path) => `${guide} -> ${path}`),
       );
       assert.deepEqual(broken, [], `${manifest.name}'s guides link to files its package does not ship`);
+      // A package's README is named as its reader knows it, never by the repository's path to it.
+      const repositoryReadmes = guides.flatMap((guide) =>
+        (readFileSync(join(ROOT, dir, guide), 'utf8').match(/\b(server\/\w+|widget)\/README\.md\b/g) ?? []).map(
+          (path) => `${guide}: ${path}`,
+        ),
+      );
+      assert.deepEqual(repositoryReadmes, [], `${manifest.name}'s guides name READMEs by repository paths`);
     });
 
     it("names none of the repository's own files", () => {
