@@ -277,8 +277,9 @@ async function payThrough(
         await tab.locator('kasir-checkout [part="method-group"][data-kind="va"] button.kind').click();
       const chosen = tab.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/deposit'));
       await method.click();
-      assert.equal((await chosen).status(), 201, await (await chosen).text());
-      const id = ((await (await chosen).json()) as { data: { id: string } }).data.id;
+      const answer = await chosen;
+      assert.equal(answer.status(), 201, await answer.text());
+      const id = ((await answer.json()) as { data: { id: string } }).data.id;
       await state('pending');
       const paid = await post(`${url}/sandbox/checkouts/${id}/pay`);
       assert.ok(paid.status < 300, paid.text);

@@ -45,8 +45,9 @@ const fill = (text: string, ...values: string[]) => text.replace(/\{(\d)\}/g, (_
  * owed less claimed).
  */
 const minus = (a: string, b: string) => {
-  const places = Math.max(...[a, b].map((v) => (v.split('.')[1] || '').length));
-  const units = (v: string) => BigInt(v.replace('.', '') + '0'.repeat(places - (v.split('.')[1] || '').length));
+  const decimals = (v: string) => (v.split('.')[1] || '').length;
+  const places = Math.max(decimals(a), decimals(b));
+  const units = (v: string) => BigInt(v.replace('.', '') + '0'.repeat(places - decimals(v)));
   const rest = units(a) - units(b);
   if (rest <= 0n) return '';
   const digits = rest.toString().padStart(places + 1, '0');
